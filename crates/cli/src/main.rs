@@ -1,0 +1,44 @@
+//! `lbplan`: thin command-line front end over `lbplan-core`. Each subcommand lives in its own module
+//! and maps arguments to core calls and results to output; exit status 0 ok, 2 bad input, 1 failure.
+
+mod cmd_config;
+mod cmd_hash;
+mod cmd_import;
+mod cmd_replay;
+mod exit;
+
+use clap::{Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(
+    name = "lbplan",
+    version,
+    about = "What-if planner for Apache Pulsar broker load balancing"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Print the effective load-balancing configuration of a profile.
+    Config(cmd_config::Args),
+    /// Replay a conformance scenario and print the decisions as JSON.
+    Replay(cmd_replay::Args),
+    /// Import Pulsar exports (files, directories, .zip, .tar.gz) into one snapshot.
+    Import(cmd_import::Args),
+    /// Print each topic's hash and bundle.
+    Hash(cmd_hash::Args),
+}
+
+fn main() {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Config(args) => cmd_config::run(args),
+        Command::Replay(args) => cmd_replay::run(args),
+        Command::Import(args) => cmd_import::run(args),
+        Command::Hash(args) => cmd_hash::run(args),
+    };
+    std::process::exit(exit::report(result));
+}

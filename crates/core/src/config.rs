@@ -1,0 +1,453 @@
+//! Effective load-balancing configuration: every `broker.conf` key the load manager reads, verbatim,
+//! with its type and its default per profile (§11 and §13.1 of the reference).
+//!
+//! Resolution order: profile defaults → snapshot's `broker.conf` values → operator overrides. Unknown
+//! keys are kept and reported, never fatal.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use crate::units::ResourceWeights;
+
+pub const THRESHOLD_SHEDDER: &str = "org.apache.pulsar.broker.loadbalance.impl.ThresholdShedder";
+pub const OVERLOAD_SHEDDER: &str = "org.apache.pulsar.broker.loadbalance.impl.OverloadShedder";
+pub const UNIFORM_LOAD_SHEDDER: &str =
+    "org.apache.pulsar.broker.loadbalance.impl.UniformLoadShedder";
+pub const AVG_SHEDDER: &str = "org.apache.pulsar.broker.loadbalance.impl.AvgShedder";
+pub const TRANSFER_SHEDDER: &str =
+    "org.apache.pulsar.broker.loadbalance.extensions.scheduler.TransferShedder";
+pub const LEAST_LONG_TERM_MESSAGE_RATE: &str =
+    "org.apache.pulsar.broker.loadbalance.impl.LeastLongTermMessageRate";
+pub const LEAST_RESOURCE_USAGE_WITH_WEIGHT: &str =
+    "org.apache.pulsar.broker.loadbalance.impl.LeastResourceUsageWithWeight";
+pub const MODULAR_LOAD_MANAGER: &str =
+    "org.apache.pulsar.broker.loadbalance.impl.ModularLoadManagerImpl";
+pub const EXTENSIBLE_LOAD_MANAGER: &str =
+    "org.apache.pulsar.broker.loadbalance.extensions.ExtensibleLoadManagerImpl";
+
+/// Which Pulsar behaviour to follow where versions differ (§13 of the reference).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Profile {
+    /// Pulsar 4.0.x (the LTS line): ThresholdShedder + LeastLongTermMessageRate, 4 bundles,
+    /// UniformLoadShedder's +1000 slack, AvgShedder remembers destinations by `BundleData` value.
+    #[serde(rename = "4.x")]
+    Pulsar4x,
+    /// Pulsar 5.0: AvgShedder for shedding and placement, 32 bundles, destinations by bundle name.
+    #[serde(rename = "5.0")]
+    Pulsar50,
+    /// Master at commit 90cba329 (2026-07-21), the code the conformance oracle ran: 4.x defaults,
+    /// no UniformLoadShedder slack, V1 heartbeat names not filtered.
+    #[serde(rename = "master-90cba329")]
+    Master90cba329,
+}
+
+impl Profile {
+    pub const ALL: [Profile; 3] = [
+        Profile::Pulsar4x,
+        Profile::Pulsar50,
+        Profile::Master90cba329,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Profile::Pulsar4x => "4.x",
+            Profile::Pulsar50 => "5.0",
+            Profile::Master90cba329 => "master-90cba329",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Profile> {
+        match text.trim() {
+            "4.x" | "4" | "4.0" => Some(Profile::Pulsar4x),
+            "5.0" | "5" | "5.x" => Some(Profile::Pulsar50),
+            "master-90cba329" | "oracle" => Some(Profile::Master90cba329),
+            _ => None,
+        }
+    }
+
+    /// The profile a broker's `brokerVersionString` implies: 5.x and later → 5.0, anything else → 4.x.
+    pub fn from_broker_version(version: &str) -> Profile {
+        let major = version
+            .trim()
+            .split(['.', '-'])
+            .next()
+            .and_then(|m| m.parse::<u32>().ok());
+        match major {
+            Some(m) if m >= 5 => Profile::Pulsar50,
+            _ => Profile::Pulsar4x,
+        }
+    }
+
+    /// UniformLoadShedder accepts `metric <= need + 1000` (branch-4.0 only).
+    pub fn uniform_shedder_slack(self) -> bool {
+        matches!(self, Profile::Pulsar4x)
+    }
+
+    /// AvgShedder keys its planned destinations by bundle name (apache/pulsar#26246) rather than by
+    /// `BundleData` value.
+    pub fn avg_shedder_destinations_by_name(self) -> bool {
+        matches!(self, Profile::Pulsar50)
+    }
+
+    /// V1 heartbeat/SLA names (`pulsar/<cluster>/<host:port>`) are excluded from shedding.
+    pub fn filters_v1_heartbeat_names(self) -> bool {
+        matches!(self, Profile::Pulsar4x)
+    }
+}
+
+impl fmt::Display for Profile {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A setting's value as the load manager reads it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum ConfigValue {
+    Bool(bool),
+    Int(i64),
+    Double(f64),
+    Text(String),
+    List(Vec<String>),
+}
+
+/// The Java type of a key, which decides how text is parsed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ConfigType {
+    Bool,
+    Int,
+    Double,
+    Text,
+    List,
+    /// An optional integer (`loadBalancerOverrideBrokerNicSpeedGbps`): empty means unset.
+    OptionalInt,
+}
+
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ConfigError {
+    #[error("`{key}`: expected {expected}, found `{found}`")]
+    BadValue {
+        key: String,
+        expected: &'static str,
+        found: String,
+    },
+}
+
+macro_rules! load_balancer_config {
+    ($( $field:ident : $ty:ident = $key:literal, $default:expr ;)*) => {
+        /// The effective value of every load-balancing key. Field names are the keys in snake case;
+        /// [`LoadBalancerConfig::KEYS`] maps them back to the verbatim `broker.conf` names.
+        #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+        pub struct LoadBalancerConfig {
+            $( pub $field: load_balancer_config!(@rust $ty), )*
+        }
+
+        impl LoadBalancerConfig {
+            /// Every key this crate reads, with its type.
+            pub const KEYS: &'static [(&'static str, ConfigType)] = &[ $( ($key, ConfigType::$ty), )* ];
+
+            /// Pulsar's defaults at the commit the reference was written from (4.x values).
+            fn base_defaults() -> Self {
+                Self { $( $field: $default.into(), )* }
+            }
+
+            /// Sets one key from its `broker.conf` text. Unknown keys return `Ok(false)`.
+            pub fn set_text(&mut self, key: &str, text: &str) -> Result<bool, ConfigError> {
+                match key {
+                    $( $key => { self.$field = load_balancer_config!(@parse $ty, key, text)?; Ok(true) } )*
+                    _ => Ok(false),
+                }
+            }
+
+            /// The current value of a key, as text in `broker.conf` form.
+            pub fn get_text(&self, key: &str) -> Option<String> {
+                match key {
+                    $( $key => Some(load_balancer_config!(@show $ty, &self.$field)), )*
+                    _ => None,
+                }
+            }
+        }
+    };
+    (@rust Bool) => { bool };
+    (@rust Int) => { i64 };
+    (@rust Double) => { f64 };
+    (@rust Text) => { String };
+    (@rust List) => { Vec<String> };
+    (@rust OptionalInt) => { Option<i64> };
+    (@parse Bool, $key:expr, $t:expr) => { parse_bool($key, $t) };
+    (@parse Int, $key:expr, $t:expr) => { parse_int($key, $t) };
+    (@parse Double, $key:expr, $t:expr) => { parse_double($key, $t) };
+    (@parse Text, $key:expr, $t:expr) => { Ok::<String, ConfigError>($t.trim().to_string()) };
+    (@parse List, $key:expr, $t:expr) => { Ok::<Vec<String>, ConfigError>(parse_list($t)) };
+    (@parse OptionalInt, $key:expr, $t:expr) => { parse_optional_int($key, $t) };
+    (@show Bool, $v:expr) => { $v.to_string() };
+    (@show Int, $v:expr) => { $v.to_string() };
+    (@show Double, $v:expr) => { show_double(*$v) };
+    (@show Text, $v:expr) => { $v.clone() };
+    (@show List, $v:expr) => { $v.join(",") };
+    (@show OptionalInt, $v:expr) => { $v.map(|n| n.to_string()).unwrap_or_default() };
+}
+
+load_balancer_config! {
+    load_manager_class_name: Text = "loadManagerClassName", MODULAR_LOAD_MANAGER;
+    load_balancer_enabled: Bool = "loadBalancerEnabled", true;
+    load_balancer_shedding_enabled: Bool = "loadBalancerSheddingEnabled", true;
+    load_balancer_load_shedding_strategy: Text = "loadBalancerLoadSheddingStrategy", THRESHOLD_SHEDDER;
+    load_balancer_load_placement_strategy: Text = "loadBalancerLoadPlacementStrategy", LEAST_LONG_TERM_MESSAGE_RATE;
+    lower_boundary_shedding_enabled: Bool = "lowerBoundarySheddingEnabled", false;
+    load_balancer_shedding_interval_minutes: Int = "loadBalancerSheddingIntervalMinutes", 1;
+    load_balancer_shedding_grace_period_minutes: Int = "loadBalancerSheddingGracePeriodMinutes", 30;
+    load_balancer_report_update_threshold_percentage: Int = "loadBalancerReportUpdateThresholdPercentage", 10;
+    load_balancer_report_update_min_interval_millis: Int = "loadBalancerReportUpdateMinIntervalMillis", 5000;
+    load_balancer_report_update_max_interval_minutes: Int = "loadBalancerReportUpdateMaxIntervalMinutes", 15;
+    load_balancer_host_usage_check_interval_minutes: Int = "loadBalancerHostUsageCheckIntervalMinutes", 1;
+    load_balancer_resource_quota_update_interval_minutes: Int = "loadBalancerResourceQuotaUpdateIntervalMinutes", 15;
+    load_balancer_broker_overloaded_threshold_percentage: Int = "loadBalancerBrokerOverloadedThresholdPercentage", 85;
+    load_balancer_broker_threshold_shedder_percentage: Int = "loadBalancerBrokerThresholdShedderPercentage", 10;
+    load_balancer_history_resource_percentage: Double = "loadBalancerHistoryResourcePercentage", 0.9;
+    load_balancer_cpu_resource_weight: Double = "loadBalancerCPUResourceWeight", 1.0;
+    load_balancer_memory_resource_weight: Double = "loadBalancerMemoryResourceWeight", 0.0;
+    load_balancer_direct_memory_resource_weight: Double = "loadBalancerDirectMemoryResourceWeight", 0.0;
+    load_balancer_bandwidth_in_resource_weight: Double = "loadBalancerBandwidthInResourceWeight", 1.0;
+    load_balancer_bandwidth_out_resource_weight: Double = "loadBalancerBandwidthOutResourceWeight", 1.0;
+    load_balancer_bandwith_in_resource_weight: Double = "loadBalancerBandwithInResourceWeight", 1.0;
+    load_balancer_bandwith_out_resource_weight: Double = "loadBalancerBandwithOutResourceWeight", 1.0;
+    load_balancer_bundle_unload_min_throughput_threshold: Double = "loadBalancerBundleUnloadMinThroughputThreshold", 10.0;
+    load_balancer_average_resource_usage_difference_threshold_percentage: Int = "loadBalancerAverageResourceUsageDifferenceThresholdPercentage", 10;
+    load_balancer_msg_rate_difference_shedder_threshold: Double = "loadBalancerMsgRateDifferenceShedderThreshold", 50.0;
+    load_balancer_msg_throughput_multiplier_difference_shedder_threshold: Double = "loadBalancerMsgThroughputMultiplierDifferenceShedderThreshold", 4.0;
+    max_unload_percentage: Double = "maxUnloadPercentage", 0.2;
+    min_unload_message: Int = "minUnloadMessage", 1000;
+    min_unload_message_throughput: Int = "minUnloadMessageThroughput", 1048576;
+    max_unload_bundle_num_per_shedding: Int = "maxUnloadBundleNumPerShedding", -1;
+    load_balancer_avg_shedder_low_threshold: Int = "loadBalancerAvgShedderLowThreshold", 15;
+    load_balancer_avg_shedder_high_threshold: Int = "loadBalancerAvgShedderHighThreshold", 40;
+    load_balancer_avg_shedder_hit_count_low_threshold: Int = "loadBalancerAvgShedderHitCountLowThreshold", 8;
+    load_balancer_avg_shedder_hit_count_high_threshold: Int = "loadBalancerAvgShedderHitCountHighThreshold", 2;
+    load_balancer_distribute_bundles_evenly_enabled: Bool = "loadBalancerDistributeBundlesEvenlyEnabled", true;
+    load_balancer_broker_max_topics: Int = "loadBalancerBrokerMaxTopics", 50000;
+    load_balancer_shedding_excluded_namespaces: List = "loadBalancerSheddingExcludedNamespaces", Vec::<String>::new();
+    load_balancer_auto_bundle_split_enabled: Bool = "loadBalancerAutoBundleSplitEnabled", true;
+    load_balancer_auto_unload_split_bundles_enabled: Bool = "loadBalancerAutoUnloadSplitBundlesEnabled", true;
+    load_balancer_namespace_bundle_max_topics: Int = "loadBalancerNamespaceBundleMaxTopics", 1000;
+    load_balancer_namespace_bundle_max_sessions: Int = "loadBalancerNamespaceBundleMaxSessions", 1000;
+    load_balancer_namespace_bundle_max_msg_rate: Int = "loadBalancerNamespaceBundleMaxMsgRate", 30000;
+    load_balancer_namespace_bundle_max_bandwidth_mbytes: Int = "loadBalancerNamespaceBundleMaxBandwidthMbytes", 100;
+    load_balancer_namespace_maximum_bundles: Int = "loadBalancerNamespaceMaximumBundles", 128;
+    flow_or_qps_difference_threshold_percentage: Int = "flowOrQpsDifferenceThresholdPercentage", 10;
+    default_number_of_namespace_bundles: Int = "defaultNumberOfNamespaceBundles", 4;
+    supported_namespace_bundle_split_algorithms: List = "supportedNamespaceBundleSplitAlgorithms",
+        vec!["range_equally_divide".to_string(), "topic_count_equally_divide".to_string(),
+             "specified_positions_divide".to_string(), "flow_or_qps_equally_divide".to_string()];
+    default_namespace_bundle_split_algorithm: Text = "defaultNamespaceBundleSplitAlgorithm", "range_equally_divide";
+    topic_bundle_assignment_strategy: Text = "topicBundleAssignmentStrategy", "org.apache.pulsar.common.naming.ConsistentHashingTopicBundleAssigner";
+    load_balancer_max_number_of_bundles_in_bundle_load_report: Int = "loadBalancerMaxNumberOfBundlesInBundleLoadReport", 10;
+    load_balancer_override_broker_nic_speed_gbps: OptionalInt = "loadBalancerOverrideBrokerNicSpeedGbps", None::<i64>;
+    prefer_later_versions: Bool = "preferLaterVersions", false;
+    failure_domains_enabled: Bool = "failureDomainsEnabled", false;
+    load_balancer_broker_load_target_std: Double = "loadBalancerBrokerLoadTargetStd", 0.25;
+    load_balancer_shedding_condition_hit_count_threshold: Int = "loadBalancerSheddingConditionHitCountThreshold", 3;
+    load_balancer_transfer_enabled: Bool = "loadBalancerTransferEnabled", true;
+    load_balancer_max_number_of_broker_shedding_per_cycle: Int = "loadBalancerMaxNumberOfBrokerSheddingPerCycle", 3;
+    load_balance_shedding_delay_in_seconds: Int = "loadBalanceSheddingDelayInSeconds", 180;
+    load_balancer_broker_load_data_ttl_in_seconds: Int = "loadBalancerBrokerLoadDataTTLInSeconds", 1800;
+    load_balancer_debug_mode_enabled: Bool = "loadBalancerDebugModeEnabled", false;
+    load_balancer_split_interval_minutes: Int = "loadBalancerSplitIntervalMinutes", 1;
+    load_balancer_max_number_of_bundles_to_split_per_cycle: Int = "loadBalancerMaxNumberOfBundlesToSplitPerCycle", 10;
+    load_balancer_namespace_bundle_split_condition_hit_count_threshold: Int = "loadBalancerNamespaceBundleSplitConditionHitCountThreshold", 3;
+    load_balancer_shedding_bundles_with_policies_enabled: Bool = "loadBalancerSheddingBundlesWithPoliciesEnabled", false;
+}
+
+fn parse_bool(key: &str, text: &str) -> Result<bool, ConfigError> {
+    match text.trim().to_ascii_lowercase().as_str() {
+        "true" => Ok(true),
+        "false" => Ok(false),
+        _ => Err(bad(key, "true or false", text)),
+    }
+}
+
+fn parse_int(key: &str, text: &str) -> Result<i64, ConfigError> {
+    text.trim()
+        .parse::<i64>()
+        .map_err(|_| bad(key, "an integer", text))
+}
+
+fn parse_double(key: &str, text: &str) -> Result<f64, ConfigError> {
+    match text.trim().parse::<f64>() {
+        Ok(v) if v.is_finite() => Ok(v),
+        _ => Err(bad(key, "a finite number", text)),
+    }
+}
+
+fn parse_optional_int(key: &str, text: &str) -> Result<Option<i64>, ConfigError> {
+    if text.trim().is_empty() {
+        Ok(None)
+    } else {
+        parse_int(key, text).map(Some)
+    }
+}
+
+fn parse_list(text: &str) -> Vec<String> {
+    text.split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+fn show_double(v: f64) -> String {
+    if v.fract() == 0.0 && v.abs() < 1e15 {
+        format!("{v:.1}")
+    } else {
+        v.to_string()
+    }
+}
+
+fn bad(key: &str, expected: &'static str, found: &str) -> ConfigError {
+    ConfigError::BadValue {
+        key: key.to_string(),
+        expected,
+        found: found.trim().to_string(),
+    }
+}
+
+/// Turns a JSON value (as vectors and our snapshot files carry them) into `broker.conf` text.
+pub fn json_to_conf_text(value: &serde_json::Value) -> String {
+    match value {
+        serde_json::Value::Null => String::new(),
+        serde_json::Value::String(s) => s.clone(),
+        serde_json::Value::Array(items) => items
+            .iter()
+            .map(json_to_conf_text)
+            .collect::<Vec<_>>()
+            .join(","),
+        other => other.to_string(),
+    }
+}
+
+impl LoadBalancerConfig {
+    /// The defaults of a profile (§13.1).
+    pub fn for_profile(profile: Profile) -> Self {
+        let mut cfg = Self::base_defaults();
+        if profile == Profile::Pulsar50 {
+            cfg.load_balancer_load_shedding_strategy = AVG_SHEDDER.to_string();
+            cfg.load_balancer_load_placement_strategy = AVG_SHEDDER.to_string();
+            cfg.default_number_of_namespace_bundles = 32;
+        }
+        cfg
+    }
+
+    /// Pulsar 4.x defaults.
+    pub fn pulsar_4x() -> Self {
+        Self::for_profile(Profile::Pulsar4x)
+    }
+
+    /// Pulsar 5.0 defaults.
+    pub fn pulsar_5_0() -> Self {
+        Self::for_profile(Profile::Pulsar50)
+    }
+
+    pub fn is_known_key(key: &str) -> bool {
+        Self::KEYS.iter().any(|(k, _)| *k == key)
+    }
+
+    /// Effective weights, honouring the misspelled `...Bandwith...` keys as Pulsar does: the new key
+    /// wins when it is not 1.0, otherwise the old key when it is not 1.0, otherwise 1.0.
+    pub fn resource_weights(&self) -> ResourceWeights {
+        let pick = |new: f64, old: f64| {
+            if new != 1.0 {
+                new
+            } else if old != 1.0 {
+                old
+            } else {
+                1.0
+            }
+        };
+        ResourceWeights {
+            cpu: self.load_balancer_cpu_resource_weight,
+            memory: self.load_balancer_memory_resource_weight,
+            direct_memory: self.load_balancer_direct_memory_resource_weight,
+            bandwidth_in: pick(
+                self.load_balancer_bandwidth_in_resource_weight,
+                self.load_balancer_bandwith_in_resource_weight,
+            ),
+            bandwidth_out: pick(
+                self.load_balancer_bandwidth_out_resource_weight,
+                self.load_balancer_bandwith_out_resource_weight,
+            ),
+        }
+    }
+
+    /// `loadBalancerBrokerOverloadedThresholdPercentage / 100`.
+    pub fn overloaded_threshold_fraction(&self) -> f64 {
+        self.load_balancer_broker_overloaded_threshold_percentage as f64 / 100.0
+    }
+
+    pub fn is_extensible(&self) -> bool {
+        self.load_manager_class_name
+            .ends_with("ExtensibleLoadManagerImpl")
+    }
+}
+
+/// Expands a strategy's simple class name (`AvgShedder`) to its fully qualified Pulsar name; fully
+/// qualified names pass through.
+pub fn qualify_strategy_name(name: &str) -> String {
+    let name = name.trim();
+    if name.contains('.') {
+        return name.to_string();
+    }
+    match name {
+        "TransferShedder" => TRANSFER_SHEDDER.to_string(),
+        "RoundRobinBrokerSelector" => {
+            "org.apache.pulsar.broker.loadbalance.impl.RoundRobinBrokerSelector".to_string()
+        }
+        other => format!("org.apache.pulsar.broker.loadbalance.impl.{other}"),
+    }
+}
+
+/// The simple class name of a strategy (`...impl.ThresholdShedder` → `ThresholdShedder`).
+pub fn simple_class_name(name: &str) -> &str {
+    name.rsplit('.').next().unwrap_or(name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn profiles_differ_where_the_reference_says() {
+        let v4 = LoadBalancerConfig::pulsar_4x();
+        let v5 = LoadBalancerConfig::pulsar_5_0();
+        assert_eq!(v4.load_balancer_load_shedding_strategy, THRESHOLD_SHEDDER);
+        assert_eq!(v4.default_number_of_namespace_bundles, 4);
+        assert_eq!(v5.load_balancer_load_shedding_strategy, AVG_SHEDDER);
+        assert_eq!(v5.load_balancer_load_placement_strategy, AVG_SHEDDER);
+        assert_eq!(v5.default_number_of_namespace_bundles, 32);
+    }
+
+    #[test]
+    fn old_bandwith_keys_are_honoured_only_when_new_key_is_default() {
+        let mut c = LoadBalancerConfig::pulsar_4x();
+        c.set_text("loadBalancerBandwithInResourceWeight", "3.0")
+            .unwrap();
+        assert_eq!(c.resource_weights().bandwidth_in, 3.0);
+        c.set_text("loadBalancerBandwidthInResourceWeight", "2.0")
+            .unwrap();
+        assert_eq!(c.resource_weights().bandwidth_in, 2.0);
+    }
+
+    #[test]
+    fn bad_values_and_unknown_keys() {
+        let mut c = LoadBalancerConfig::pulsar_4x();
+        assert!(c.set_text("loadBalancerBrokerMaxTopics", "lots").is_err());
+        assert!(c.set_text("maxUnloadPercentage", "NaN").is_err());
+        assert_eq!(c.set_text("noSuchKey", "1"), Ok(false));
+        assert_eq!(Profile::from_broker_version("5.0.1"), Profile::Pulsar50);
+        assert_eq!(
+            Profile::from_broker_version("4.0.13-SNAPSHOT"),
+            Profile::Pulsar4x
+        );
+    }
+}

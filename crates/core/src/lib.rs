@@ -1,0 +1,16 @@
+//! `lbplan-core`: a pure, deterministic re-implementation of Apache Pulsar's broker load balancing.
+//!
+//! Nothing in this crate reads a clock, the network, the file system or an unseeded random source:
+//! time is passed in (cycle index or milliseconds), randomness comes from a [`rng::Picker`] the caller
+//! owns, so every result is reproducible from (snapshot, config, seed).
+
+pub mod config;
+pub mod extensible;
+pub mod import;
+pub mod model;
+pub mod modular;
+pub mod naming;
+pub mod replay;
+pub mod rng;
+pub mod split;
+pub mod units;

@@ -1,0 +1,47 @@
+//! `TimeAverageBrokerData`: the leader's per-broker sums of its bundles' averages (§2.6).
+
+use indexmap::IndexMap;
+use serde::{Deserialize, Serialize};
+
+use super::BundleData;
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct TimeAverageBrokerData {
+    pub short_term_msg_throughput_in: f64,
+    pub short_term_msg_throughput_out: f64,
+    pub short_term_msg_rate_in: f64,
+    pub short_term_msg_rate_out: f64,
+    pub long_term_msg_throughput_in: f64,
+    pub long_term_msg_throughput_out: f64,
+    pub long_term_msg_rate_in: f64,
+    pub long_term_msg_rate_out: f64,
+}
+
+impl TimeAverageBrokerData {
+    /// Recomputed from scratch as the leader does: the sum over the broker's bundles, a bundle with
+    /// no `BundleData` counting with Pulsar's defaults.
+    pub fn from_bundles<'a>(
+        bundles: impl IntoIterator<Item = &'a str>,
+        bundle_data: &IndexMap<String, BundleData>,
+    ) -> Self {
+        let default = BundleData::pulsar_default();
+        let mut out = Self::default();
+        for name in bundles {
+            let data = bundle_data.get(name).unwrap_or(&default);
+            out.short_term_msg_throughput_in += data.short_term_data.msg_throughput_in;
+            out.short_term_msg_throughput_out += data.short_term_data.msg_throughput_out;
+            out.short_term_msg_rate_in += data.short_term_data.msg_rate_in;
+            out.short_term_msg_rate_out += data.short_term_data.msg_rate_out;
+            out.long_term_msg_throughput_in += data.long_term_data.msg_throughput_in;
+            out.long_term_msg_throughput_out += data.long_term_data.msg_throughput_out;
+            out.long_term_msg_rate_in += data.long_term_data.msg_rate_in;
+            out.long_term_msg_rate_out += data.long_term_data.msg_rate_out;
+        }
+        out
+    }
+
+    pub fn long_term_msg_rate(&self) -> f64 {
+        self.long_term_msg_rate_in + self.long_term_msg_rate_out
+    }
+}

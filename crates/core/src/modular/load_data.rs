@@ -1,0 +1,98 @@
+//! The leader's view of the cluster as strategies see it (`LoadData` / `BrokerData` in Pulsar).
+
+use indexmap::IndexMap;
+
+use crate::model::{BundleData, LocalBrokerData, TimeAverageBrokerData};
+
+/// `BrokerData`: a broker's own report, the leader's time averages and its preallocated bundles.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct BrokerData {
+    pub local: LocalBrokerData,
+    pub time_average: TimeAverageBrokerData,
+    /// Bundles the leader assigned to this broker that its report does not show yet.
+    pub preallocated: IndexMap<String, BundleData>,
+}
+
+/// `LoadData`: what `findBundlesForUnloading` and `selectBroker` receive.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LoadData {
+    /// Live brokers by brokerId, in iteration order (only exact ties depend on it).
+    pub brokers: IndexMap<String, BrokerData>,
+    /// The leader's bundle data by full bundle name.
+    pub bundle_data: IndexMap<String, BundleData>,
+    /// Bundles unloaded recently: name → unload time (ms).
+    pub recently_unloaded: IndexMap<String, i64>,
+}
+
+/// Heartbeat (`pulsar/<host>:<port>`) and SLA (`sla-monitor/<host>:<port>`) namespaces, which the
+/// leader hides from shedding. With `include_v1_names`, also the V1 forms `pulsar/<cluster>/<host>:<port>`
+/// (filtered on 4.0.x, not on master after PIP-457).
+pub fn is_heartbeat_or_sla_namespace(namespace: &str, include_v1_names: bool) -> bool {
+    fn host_port(s: &str) -> bool {
+        match s.rsplit_once(':') {
+            Some((host, port)) => {
+                !host.is_empty()
+                    && !host.contains(':')
+                    && !port.is_empty()
+                    && port.chars().all(|c| c.is_ascii_digit())
+            }
+            None => false,
+        }
+    }
+    for prefix in ["pulsar/", "sla-monitor/"] {
+        if let Some(rest) = namespace.strip_prefix(prefix) {
+            if !rest.contains('/') && host_port(rest) {
+                return true;
+            }
+            if include_v1_names {
+                if let Some((cluster, hp)) = rest.split_once('/') {
+                    if !cluster.is_empty() && !hp.contains('/') && host_port(hp) {
+                        return true;
+                    }
+                }
+            }
+        }
+    }
+    false
+}
+
+/// The namespace part of a full bundle name (text before the last `/`).
+pub fn namespace_of_bundle(bundle: &str) -> &str {
+    bundle.rsplit_once('/').map_or(bundle, |(ns, _)| ns)
+}
+
+impl LoadData {
+    /// `getBundleDataForLoadShedding()`: bundle data without heartbeat and SLA namespaces.
+    pub fn bundle_data_for_shedding(
+        &self,
+        include_v1_names: bool,
+    ) -> impl Iterator<Item = (&String, &BundleData)> {
+        self.bundle_data.iter().filter(move |(name, _)| {
+            !is_heartbeat_or_sla_namespace(namespace_of_bundle(name), include_v1_names)
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn heartbeat_patterns() {
+        assert!(is_heartbeat_or_sla_namespace("pulsar/10.0.0.1:8080", false));
+        assert!(is_heartbeat_or_sla_namespace(
+            "sla-monitor/broker-1.example:8080",
+            false
+        ));
+        assert!(!is_heartbeat_or_sla_namespace("pulsar/system", false));
+        assert!(!is_heartbeat_or_sla_namespace(
+            "pulsar/c1/10.0.0.1:8080",
+            false
+        ));
+        assert!(is_heartbeat_or_sla_namespace(
+            "pulsar/c1/10.0.0.1:8080",
+            true
+        ));
+        assert!(!is_heartbeat_or_sla_namespace("public/default", true));
+    }
+}

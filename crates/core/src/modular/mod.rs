@@ -1,0 +1,10 @@
+//! The modular load manager (`ModularLoadManagerImpl`, Pulsar's default): the leader's load data,
+//! the shedding strategies, the placement strategies and the candidate pipeline (§6–§8).
+
+pub mod load_data;
+pub mod placement;
+pub mod shedding;
+
+pub use load_data::{BrokerData, LoadData, is_heartbeat_or_sla_namespace};
+pub use placement::{PlacementChoice, PlacementStrategy};
+pub use shedding::{LoadSheddingStrategy, ShedReason, UnloadDecision};

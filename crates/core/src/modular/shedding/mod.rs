@@ -1,0 +1,89 @@
+//! Modular shedding strategies (`loadBalancerLoadSheddingStrategy`, §7): which bundles the leader
+//! unloads in one cycle, each with the rule that fired and its numbers.
+
+use serde::{Deserialize, Serialize};
+
+use super::LoadData;
+use crate::config::LoadBalancerConfig;
+
+/// One bundle a strategy selected for unloading, in selection order.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct UnloadDecision {
+    /// The broker that owns the bundle now.
+    pub broker: String,
+    pub bundle: String,
+    pub reason: ShedReason,
+}
+
+/// Which traffic metric a strategy compared.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TrafficMetric {
+    /// msgRateIn + msgRateOut (msg/s).
+    MsgRate,
+    /// msgThroughputIn + msgThroughputOut (bytes/s).
+    MsgThroughput,
+}
+
+/// Why a bundle was selected: the rule and the numbers it compared (fractions are 0–1).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "strategy")]
+pub enum ShedReason {
+    ThresholdShedder {
+        /// The broker's smoothed usage (`avgUsage[broker]`).
+        broker_usage_fraction: f64,
+        /// Mean smoothed usage over all brokers.
+        avg_usage_fraction: f64,
+        /// `loadBalancerBrokerThresholdShedderPercentage / 100`.
+        threshold_fraction: f64,
+        /// Throughput the broker had to shed.
+        need_bytes_per_sec: f64,
+        /// The bundle's short-term throughput.
+        bundle_bytes_per_sec: f64,
+        /// Selected by the `lowerBoundarySheddingEnabled` path.
+        lower_boundary: bool,
+    },
+    OverloadShedder {
+        broker_usage_fraction: f64,
+        overload_threshold_fraction: f64,
+        need_bytes_per_sec: f64,
+        bundle_bytes_per_sec: f64,
+    },
+    UniformLoadShedder {
+        metric: TrafficMetric,
+        /// The most loaded broker's value of the metric.
+        max_broker_value: f64,
+        /// The least loaded broker's value (after the idle → 1.0 substitution).
+        min_broker_value: f64,
+        /// What remained to unload before this bundle.
+        need: f64,
+        bundle_value: f64,
+    },
+    AvgShedder {
+        /// The low broker of the pair, where the bundle is planned to go.
+        low_broker: String,
+        high_score_pct: f64,
+        low_score_pct: f64,
+        /// Which hit counter reached its threshold (`high` or `low`).
+        hit: String,
+        metric: TrafficMetric,
+        need: f64,
+        bundle_value: f64,
+    },
+}
+
+/// A modular shedding strategy. Stateful strategies keep their history across calls.
+pub trait LoadSheddingStrategy {
+    /// Pulsar's simple class name, e.g. `ThresholdShedder`.
+    fn name(&self) -> &'static str;
+
+    /// `findBundlesForUnloading`: the bundles to unload this cycle, in the order chosen.
+    fn find_bundles_for_unloading(
+        &mut self,
+        data: &LoadData,
+        cfg: &LoadBalancerConfig,
+    ) -> Vec<UnloadDecision>;
+
+    /// `onActiveBrokersChange`: forget per-broker history of brokers that left.
+    fn on_active_brokers_change(&mut self, _active_brokers: &[String]) {}
+}

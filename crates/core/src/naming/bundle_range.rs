@@ -1,0 +1,141 @@
+//! A bundle's hash range `[lo, hi)` (closed at `0xffffffff`) and full bundle names
+//! `tenant/ns/0x%08x_0x%08x`.
+
+use std::fmt;
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum NamingError {
+    #[error("`{0}` is not a bundle name of the form tenant/namespace/0xXXXXXXXX_0xXXXXXXXX")]
+    BadBundleName(String),
+    #[error("`{0}` is not a bundle range of the form 0xXXXXXXXX_0xXXXXXXXX")]
+    BadRange(String),
+    #[error("`{0}` is not a 32-bit hash boundary (0x00000000..0xffffffff)")]
+    BadBoundary(String),
+    #[error("bundle range `{0}` is empty (lower bound must be below the upper bound)")]
+    EmptyRange(String),
+    #[error("`{0}` is not a namespace name of the form tenant/namespace")]
+    BadNamespace(String),
+    #[error("invalid topic name `{name}`: {why}")]
+    BadTopic { name: String, why: String },
+}
+
+/// A hash range of a namespace. `hi == 0xffffffff` means the range includes `0xffffffff`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct BundleRange {
+    pub lo: u32,
+    pub hi: u32,
+}
+
+impl BundleRange {
+    pub const FULL: BundleRange = BundleRange {
+        lo: 0,
+        hi: u32::MAX,
+    };
+
+    pub fn new(lo: u32, hi: u32) -> Result<Self, NamingError> {
+        if lo < hi {
+            Ok(Self { lo, hi })
+        } else {
+            Err(NamingError::EmptyRange(format!("0x{lo:08x}_0x{hi:08x}")))
+        }
+    }
+
+    /// Parses `0xXXXXXXXX_0xXXXXXXXX`; each side in any form Java's `Long.decode` accepts.
+    pub fn parse(text: &str) -> Result<Self, NamingError> {
+        let (lo, hi) = text
+            .split_once('_')
+            .ok_or_else(|| NamingError::BadRange(text.to_string()))?;
+        let lo = parse_hex_boundary(lo).map_err(|_| NamingError::BadRange(text.to_string()))?;
+        let hi = parse_hex_boundary(hi).map_err(|_| NamingError::BadRange(text.to_string()))?;
+        Self::new(lo, hi)
+    }
+
+    /// Whether `hash` falls in the range (`[lo, hi)`, or `[lo, hi]` for the last range).
+    pub fn contains(&self, hash: u32) -> bool {
+        hash >= self.lo && (hash < self.hi || (self.hi == u32::MAX && hash == u32::MAX))
+    }
+
+    /// Pulsar refuses to split a range that is not larger than 1.
+    pub fn is_splittable(&self) -> bool {
+        u64::from(self.hi) - u64::from(self.lo) > 1
+    }
+}
+
+impl fmt::Display for BundleRange {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "0x{:08x}_0x{:08x}", self.lo, self.hi)
+    }
+}
+
+/// Java `Long.decode` restricted to 0..=0xffffffff: `0x`/`0X`/`#` hex, leading-`0` octal, decimal.
+pub fn parse_hex_boundary(text: &str) -> Result<u32, NamingError> {
+    let bad = || NamingError::BadBoundary(text.to_string());
+    let t = text.trim();
+    let (digits, radix) = if let Some(h) = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+        (h, 16)
+    } else if let Some(h) = t.strip_prefix('#') {
+        (h, 16)
+    } else if t.len() > 1 && t.starts_with('0') {
+        (&t[1..], 8)
+    } else {
+        (t, 10)
+    };
+    if digits.is_empty() || !digits.chars().all(|c| c.is_digit(radix)) {
+        return Err(bad());
+    }
+    let value = u64::from_str_radix(digits, radix).map_err(|_| bad())?;
+    u32::try_from(value).map_err(|_| bad())
+}
+
+/// A full bundle name split into namespace and range.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct BundleName {
+    /// `tenant/namespace`.
+    pub namespace: String,
+    pub range: BundleRange,
+}
+
+impl fmt::Display for BundleName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}/{}", self.namespace, self.range)
+    }
+}
+
+/// Parses `tenant/ns/0x…_0x…`: namespace = text before the last `/`, range after it.
+pub fn parse_bundle_name(name: &str) -> Result<BundleName, NamingError> {
+    let bad = || NamingError::BadBundleName(name.to_string());
+    let (namespace, range) = name.rsplit_once('/').ok_or_else(bad)?;
+    let mut parts = namespace.split('/');
+    let (Some(tenant), Some(ns)) = (parts.next(), parts.next()) else {
+        return Err(bad());
+    };
+    if tenant.is_empty() || ns.is_empty() || parts.next().is_some_and(str::is_empty) {
+        return Err(bad());
+    }
+    let range = BundleRange::parse(range).map_err(|_| bad())?;
+    Ok(BundleName {
+        namespace: namespace.to_string(),
+        range,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_and_formats_like_pulsar() {
+        let b = parse_bundle_name("public/default/0x0FFFFFFF_0xffffffff").unwrap();
+        assert_eq!(b.namespace, "public/default");
+        assert_eq!(b.range.to_string(), "0x0fffffff_0xffffffff");
+        assert!(b.range.contains(u32::MAX));
+        assert!(
+            !BundleRange::parse("0x00000000_0x40000000")
+                .unwrap()
+                .contains(0x4000_0000)
+        );
+        assert!(parse_bundle_name("public/default/0x40000000_0x00000000").is_err());
+        assert!(parse_bundle_name("nonsense").is_err());
+        assert!(parse_bundle_name("t/ns/0x1_0x100000000").is_err());
+    }
+}

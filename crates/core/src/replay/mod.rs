@@ -1,0 +1,84 @@
+//! `lbplan replay`: runs a conformance scenario (`../shared/conformance/oracle*/`) through the core
+//! and prints the decisions in the oracle's output shape. This module (with `import`) is the only
+//! place that reads the scenario wire format; strategies only see model types.
+
+mod extensible;
+mod modular_placement;
+mod modular_shedding;
+mod split_and_naming;
+
+use serde_json::Value;
+
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ReplayError {
+    /// The scenario is malformed; `path` is a JSON path such as `$.scenario.cycles[0].brokers[2].cpu`.
+    #[error("{path}: {message}")]
+    Malformed { path: String, message: String },
+    #[error("scenario kind `{0}` is not supported")]
+    UnsupportedKind(String),
+}
+
+impl ReplayError {
+    pub fn malformed(path: impl Into<String>, message: impl Into<String>) -> Self {
+        ReplayError::Malformed {
+            path: path.into(),
+            message: message.into(),
+        }
+    }
+}
+
+/// Picks taken from outside: one list of broker names per cycle, consumed in order.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Picks {
+    pub cycles: Vec<Vec<String>>,
+}
+
+impl Picks {
+    /// Parses `{"cycles": [["broker", ...], ...]}`.
+    pub fn from_json(value: &Value) -> Result<Self, ReplayError> {
+        let cycles = value
+            .get("cycles")
+            .and_then(Value::as_array)
+            .ok_or_else(|| {
+                ReplayError::malformed("$.cycles", "expected an array of arrays of broker names")
+            })?;
+        let mut out = Vec::with_capacity(cycles.len());
+        for (i, cycle) in cycles.iter().enumerate() {
+            let names = cycle.as_array().ok_or_else(|| {
+                ReplayError::malformed(format!("$.cycles[{i}]"), "expected an array")
+            })?;
+            let mut list = Vec::with_capacity(names.len());
+            for (j, n) in names.iter().enumerate() {
+                let s = n.as_str().ok_or_else(|| {
+                    ReplayError::malformed(format!("$.cycles[{i}][{j}]"), "expected a broker name")
+                })?;
+                list.push(s.to_string());
+            }
+            out.push(list);
+        }
+        Ok(Picks { cycles: out })
+    }
+}
+
+/// Runs one scenario file (`{"scenario": ...}` or a bare scenario) and returns the output object.
+pub fn replay(file: &Value, picks: Option<&Picks>, seed: u64) -> Result<Value, ReplayError> {
+    let (scenario, base) = match file.get("scenario") {
+        Some(s) => (s, "$.scenario"),
+        None => (file, "$"),
+    };
+    let kind = scenario
+        .get("kind")
+        .and_then(Value::as_str)
+        .ok_or_else(|| ReplayError::malformed(format!("{base}.kind"), "expected a string"))?;
+    match kind {
+        "topic_bundle" | "split_algorithm" | "bundle_split" | "split_decision_extensible" => {
+            split_and_naming::run(kind, scenario, base, picks, seed)
+        }
+        "shedding" => modular_shedding::run(scenario, base, seed),
+        "placement" => modular_placement::run(scenario, base, picks, seed),
+        "shedding_extensible" | "placement_extensible" => {
+            extensible::run(kind, scenario, base, picks, seed)
+        }
+        other => Err(ReplayError::UnsupportedKind(other.to_string())),
+    }
+}

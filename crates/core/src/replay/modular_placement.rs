@@ -1,0 +1,14 @@
+//! Replay of this module's scenario kinds (being implemented).
+
+use serde_json::Value;
+
+use super::{Picks, ReplayError};
+
+pub(super) fn run(
+    _scenario: &Value,
+    _base: &str,
+    _picks: Option<&Picks>,
+    _seed: u64,
+) -> Result<Value, ReplayError> {
+    Err(ReplayError::UnsupportedKind("placement".to_string()))
+}
