@@ -139,3 +139,15 @@ mod tests {
         assert!(parse_bundle_name("t/ns/0x1_0x100000000").is_err());
     }
 }
+
+/// `PoliciesUtil.getBundles(n)`: `[0, seg, 2·seg, …, (n−1)·seg, 0xffffffff]` with `seg = 2^32 / n`.
+/// Returns `None` for `n == 0`.
+pub fn default_boundaries(n: u32) -> Option<Vec<u32>> {
+    if n == 0 {
+        return None;
+    }
+    let seg = (1u64 << 32) / u64::from(n);
+    let mut out: Vec<u32> = (0..u64::from(n)).map(|i| (i * seg) as u32).collect();
+    out.push(u32::MAX);
+    Some(out)
+}
