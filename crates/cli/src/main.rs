@@ -2,6 +2,7 @@
 //! and maps arguments to core calls and results to output; exit status 0 ok, 2 bad input, 1 failure.
 
 mod cmd_config;
+mod cmd_generate;
 mod cmd_hash;
 mod cmd_import;
 mod cmd_replay;
@@ -30,6 +31,8 @@ enum Command {
     Import(cmd_import::Args),
     /// Print each topic's hash and bundle.
     Hash(cmd_hash::Args),
+    /// Write a synthetic cluster snapshot (the dashboard's demo, or a large one for benchmarks).
+    Generate(cmd_generate::Args),
 }
 
 fn main() {
@@ -39,6 +42,7 @@ fn main() {
         Command::Replay(args) => cmd_replay::run(args),
         Command::Import(args) => cmd_import::run(args),
         Command::Hash(args) => cmd_hash::run(args),
+        Command::Generate(args) => cmd_generate::run(args),
     };
     std::process::exit(exit::report(result));
 }

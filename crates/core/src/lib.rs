@@ -13,4 +13,5 @@ pub mod naming;
 pub mod replay;
 pub mod rng;
 pub mod split;
+pub mod synthetic;
 pub mod units;
