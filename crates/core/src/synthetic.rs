@@ -323,26 +323,6 @@ pub fn generate(spec: &SyntheticSpec, seed: u64) -> Result<Snapshot, SyntheticEr
     let mut namespaces = IndexMap::new();
     let mut bundles: Vec<GeneratedBundle> = Vec::new();
 
-    // Heartbeat namespaces first: `pulsar/<host:port>`, one bundle, always on their own broker.
-    for (owner, id) in broker_ids.iter().enumerate() {
-        let ns_name = format!("pulsar/{id}");
-        namespaces.insert(ns_name.clone(), namespace_snapshot(&[0, u32::MAX]));
-        let base = BaseTraffic {
-            msg_rate_in: HEARTBEAT_MSG_RATE,
-            msg_rate_out: HEARTBEAT_MSG_RATE,
-            msg_size_bytes: HEARTBEAT_MSG_BYTES,
-            topics: 1,
-            producers: 1,
-            consumers: 1,
-        };
-        bundles.push(make_bundle(
-            &mut rng,
-            format!("{ns_name}/{FULL_RANGE}"),
-            owner,
-            &base,
-        ));
-    }
-
     for ns in &spec.namespaces {
         let Some(boundaries) = default_boundaries(ns.bundles) else {
             return Err(SyntheticError::NoBundles(ns.name.clone()));
@@ -387,6 +367,27 @@ pub fn generate(spec: &SyntheticSpec, seed: u64) -> Result<Snapshot, SyntheticEr
                 &base,
             ));
         }
+    }
+
+    // Heartbeat namespaces after the tenants': `pulsar/<host:port>`, one bundle, always on their own
+    // broker.
+    for (owner, id) in broker_ids.iter().enumerate() {
+        let ns_name = format!("pulsar/{id}");
+        namespaces.insert(ns_name.clone(), namespace_snapshot(&[0, u32::MAX]));
+        let base = BaseTraffic {
+            msg_rate_in: HEARTBEAT_MSG_RATE,
+            msg_rate_out: HEARTBEAT_MSG_RATE,
+            msg_size_bytes: HEARTBEAT_MSG_BYTES,
+            topics: 1,
+            producers: 1,
+            consumers: 1,
+        };
+        bundles.push(make_bundle(
+            &mut rng,
+            format!("{ns_name}/{FULL_RANGE}"),
+            owner,
+            &base,
+        ));
     }
 
     // File every bundle under its owner, in generation order.

@@ -1,0 +1,5 @@
+//! The binary trunk builds (`data-bin="lbplan-web"` in index.html).
+
+fn main() {
+    lbplan_web::start();
+}
