@@ -628,11 +628,9 @@ fn check_flow_property(args: &Value, cfg: &LoadBalancerConfig, cuts: &[u32]) -> 
     for &p in cuts {
         let (mut rate, mut bw) = (0.0, 0.0);
         for (h, r) in &topics {
-            if *h >= previous && *h < p {
-                if let Some(r) = r {
-                    rate += r.msg_rate_in + r.msg_rate_out;
-                    bw += r.msg_throughput_in + r.msg_throughput_out;
-                }
+            if let Some(r) = r.as_ref().filter(|_| *h >= previous && *h < p) {
+                rate += r.msg_rate_in + r.msg_rate_out;
+                bw += r.msg_throughput_in + r.msg_throughput_out;
             }
         }
         if !(rate < max_rate && bw < max_bw) {

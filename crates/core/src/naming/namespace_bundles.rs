@@ -193,4 +193,14 @@ mod tests {
             ["0x00000000", "0x40000000", "0xffffffff"]
         );
     }
+
+    proptest::proptest! {
+        #[test]
+        fn every_hash_falls_in_the_bundle_found(hash: u32, n in 1u32..300) {
+            let ns = NamespaceBundles::with_default_partition("t/ns", n).unwrap();
+            let range = ns.bundle_for_hash(hash);
+            proptest::prop_assert!(range.contains(hash));
+            proptest::prop_assert_eq!(ns.ranges().filter(|r| r.contains(hash)).count(), 1);
+        }
+    }
 }

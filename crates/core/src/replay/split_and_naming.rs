@@ -28,3 +28,41 @@ pub(super) fn run(
         other => Err(ReplayError::UnsupportedKind(other.to_string())),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use crate::replay::{ReplayError, replay};
+
+    #[test]
+    fn malformed_input_names_the_json_path() {
+        let file = json!({"scenario": {"kind": "topic_bundle", "namespace": "t/ns", "numBundles": "four", "topics": []}});
+        assert!(matches!(
+            replay(&file, None, 0),
+            Err(ReplayError::Malformed { path, .. }) if path == "$.scenario.numBundles"
+        ));
+        let file = json!({"kind": "bundle_split", "cycles": [{"brokers": [{"name": "b:1", "lastStats": {"t/ns/0x00000000_0xffffffff": {"topics": "many"}}}]}]});
+        assert!(matches!(
+            replay(&file, None, 0),
+            Err(ReplayError::Malformed { path, .. })
+                if path == "$.cycles[0].brokers[0].lastStats[\"t/ns/0x00000000_0xffffffff\"]"
+        ));
+        let file = json!({"kind": "split_algorithm", "namespace": "t/ns", "numBundles": 1,
+            "bundle": "0x00000000_0xffffffff", "algorithm": "range_equally_divide",
+            "config": {"loadBalancerNamespaceBundleMaxMsgRate": "fast"}});
+        assert!(matches!(
+            replay(&file, None, 0),
+            Err(ReplayError::Malformed { path, .. })
+                if path == "$.config.loadBalancerNamespaceBundleMaxMsgRate"
+        ));
+    }
+
+    #[test]
+    fn a_target_outside_the_layout_is_reported() {
+        let file = json!({"kind": "split_algorithm", "namespace": "t/ns", "numBundles": 4,
+            "bundle": "0x00000000_0x80000000", "algorithm": "range_equally_divide"});
+        let out = replay(&file, None, 0).unwrap();
+        assert_eq!(out["result"], "target_not_found");
+    }
+}

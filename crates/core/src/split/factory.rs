@@ -137,4 +137,19 @@ mod tests {
         assert!(split_cut_points(BundleRange::new(0, 1).unwrap(), 2, None).is_err());
         assert!(split_cut_points(BundleRange::new(0, 2).unwrap(), 4, None).is_err());
     }
+
+    proptest::proptest! {
+        #[test]
+        fn children_tile_the_parent(lo: u32, width in 2u32.., n in 1u32..64) {
+            let hi = lo.saturating_add(width);
+            proptest::prop_assume!(u64::from(hi) - u64::from(lo) >= u64::from(n).max(2));
+            let parent = BundleRange::new(lo, hi).unwrap();
+            let cuts = split_cut_points(parent, n, None).unwrap();
+            proptest::prop_assert_eq!(cuts.len() as u32, n - 1);
+            let mut edges = vec![lo];
+            edges.extend(&cuts);
+            edges.push(hi);
+            proptest::prop_assert!(edges.windows(2).all(|w| w[0] < w[1]));
+        }
+    }
 }
