@@ -629,3 +629,65 @@ fn string_list(v: &Value, path: &str) -> Result<Vec<String>, ReplayError> {
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn placement_scenario() -> Value {
+        json!({"scenario": {
+            "kind": "placement_extensible",
+            "cycles": [{
+                "now_ms": 1000,
+                "brokerUpdates": {
+                    "a:1": {"mode": "new", "cpu": {"usage": 10.0, "limit": 100.0}},
+                    "b:1": {"mode": "new", "cpu": {"usage": 12.0, "limit": 100.0}},
+                    "c:1": {"mode": "new", "cpu": {"usage": 90.0, "limit": 100.0}}
+                },
+                "assignments": [{"bundle": "t/ns/0x00000000_0xffffffff"}]
+            }]
+        }})
+    }
+
+    #[test]
+    fn malformed_input_names_the_json_path() {
+        let mut file = placement_scenario();
+        if let Some(u) = file.pointer_mut("/scenario/cycles/0/brokerUpdates/a:1/cpu") {
+            *u = json!("lots");
+        }
+        let err = super::super::replay(&file, None, 0).err();
+        match err {
+            Some(ReplayError::Malformed { path, .. }) => {
+                assert_eq!(path, "$.scenario.cycles[0].brokerUpdates[\"a:1\"].cpu")
+            }
+            other => panic!("expected a Malformed error, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn placement_follows_outside_picks_within_the_choice_set() {
+        // avg = (0.10 + 0.12 + 0.90) / 3 = 0.3733; a and b are >= 0.10 below it.
+        let file = placement_scenario();
+        let picks = Picks {
+            cycles: vec![vec!["b:1".to_string()]],
+        };
+        let out = super::super::replay(&file, Some(&picks), 0).ok();
+        let a = out
+            .as_ref()
+            .and_then(|o| o.pointer("/cycles/0/assignments/0"))
+            .cloned()
+            .unwrap_or(Value::Null);
+        assert_eq!(a.get("choice_set"), Some(&json!(["a:1", "b:1"])));
+        assert_eq!(a.get("selected"), Some(&json!("b:1")));
+
+        let rejected = Picks {
+            cycles: vec![vec!["c:1".to_string()]],
+        };
+        let out = super::super::replay(&file, Some(&rejected), 0).ok();
+        assert_eq!(
+            out.as_ref()
+                .and_then(|o| o.pointer("/cycles/0/assignments/0/pick_rejected")),
+            Some(&json!(true))
+        );
+    }
+}
