@@ -626,10 +626,10 @@ fn check_transfer_shedder(v: &Value) -> Result<(), String> {
             ("std_after", Some(outcome.stats.std)),
             ("stats_avg_after", Some(outcome.stats.avg)),
         ] {
-            if let Some(e) = exp.get(f).and_then(Value::as_f64) {
-                if !close(ours_v, Some(e), tol) {
-                    return Err(format!("{at}{f} = {ours_v:?}, expected {e}"));
-                }
+            if let Some(e) = exp.get(f).and_then(Value::as_f64)
+                && !close(ours_v, Some(e), tol)
+            {
+                return Err(format!("{at}{f} = {ours_v:?}, expected {e}"));
             }
         }
     }
@@ -648,10 +648,10 @@ fn check_decisions(ours: &[Value], ours_set: &BTreeSet<String>, exp: &Value) -> 
             ));
         }
     }
-    if let Some(n) = exp.get("decisions_count").and_then(Value::as_u64) {
-        if u64::try_from(ours.len()).ok() != Some(n) {
-            return Err(format!("{} decisions, expected {n}", ours.len()));
-        }
+    if let Some(n) = exp.get("decisions_count").and_then(Value::as_u64)
+        && u64::try_from(ours.len()).ok() != Some(n)
+    {
+        return Err(format!("{} decisions, expected {n}", ours.len()));
     }
     if let Some(alternatives) = exp.get("decisions_one_of").and_then(Value::as_array) {
         let mut accepted: Vec<BTreeSet<String>> =
@@ -864,12 +864,12 @@ fn check_placement_extensible(v: &Value) -> Result<(), String> {
         let (choice, _) = least_resource_usage_choice_set(&candidates, &store, &conf);
         let choice: BTreeSet<String> = choice.into_iter().collect();
         let exp = expected.get(i).cloned().unwrap_or(Value::Null);
-        if let Some(s) = exp.get("selected").and_then(Value::as_str) {
-            if choice.len() != 1 || !choice.contains(s) {
-                return Err(format!(
-                    "step {i}: choice set {choice:?}, expected only {s}"
-                ));
-            }
+        if let Some(s) = exp.get("selected").and_then(Value::as_str)
+            && (choice.len() != 1 || !choice.contains(s))
+        {
+            return Err(format!(
+                "step {i}: choice set {choice:?}, expected only {s}"
+            ));
         }
         if let Some(set) = exp.get("selected_one_of") {
             let accepted = string_set(Some(set));

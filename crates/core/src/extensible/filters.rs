@@ -54,10 +54,10 @@ pub fn is_transferable_with_filters(
 ) -> bool {
     let mut candidates = available_brokers.clone();
     apply_broker_filters(&mut candidates, store, conf);
-    if let Some(dst) = dst_broker {
-        if !candidates.contains_key(dst) {
-            return false;
-        }
+    if let Some(dst) = dst_broker
+        && !candidates.contains_key(dst)
+    {
+        return false;
     }
     candidates.shift_remove(src_broker);
     match dst_broker {

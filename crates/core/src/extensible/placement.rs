@@ -49,10 +49,10 @@ pub fn least_resource_usage_choice_set(
             conf.load_balancer_average_resource_usage_difference_threshold_percentage as f64
                 / 100.0;
         for broker in candidates {
-            if let Some(data) = store.get(broker) {
-                if data.weighted_max_ema + diff_threshold <= avg_usage {
-                    best.push(broker.clone());
-                }
+            if let Some(data) = store.get(broker)
+                && data.weighted_max_ema + diff_threshold <= avg_usage
+            {
+                best.push(broker.clone());
             }
         }
     }

@@ -371,7 +371,8 @@ fn is_underloaded(
     let Some(data) = broker.and_then(|b| store.get(b)) else {
         return false;
     };
-    let multiplier = (target_std / 2.0).max(0.0).min(0.5);
+    // `clamp` keeps NaN like Java's `Math.min(0.5, Math.max(0.0, x))`.
+    let multiplier = (target_std / 2.0).clamp(0.0, 0.5);
     if data.weighted_max_ema < stats.avg * multiplier {
         return true;
     }
