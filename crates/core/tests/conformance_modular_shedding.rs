@@ -252,14 +252,14 @@ fn build_load_data(input: &Value, args: &Value) -> Result<LoadData, String> {
 }
 
 enum Instance {
-    Avg(AvgShedder),
+    Avg(Box<AvgShedder>),
     Other(Box<dyn LoadSheddingStrategy>),
 }
 
 impl Instance {
     fn new(algorithm: &str, profile: Profile) -> Result<Self, String> {
         if algorithm == "AvgShedder" {
-            return Ok(Instance::Avg(AvgShedder::new(profile)));
+            return Ok(Instance::Avg(Box::new(AvgShedder::new(profile))));
         }
         shedder_by_name(algorithm, profile)
             .map(Instance::Other)

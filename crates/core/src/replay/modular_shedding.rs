@@ -122,12 +122,11 @@ fn conf_text(key: &str, v: &Value) -> String {
     let is_int_key = LoadBalancerConfig::KEYS
         .iter()
         .any(|(k, t)| *k == key && matches!(t, ConfigType::Int | ConfigType::OptionalInt));
-    if is_int_key {
-        if let Some(f) = v.as_f64().filter(|f| f.fract() == 0.0 && f.abs() < 9.0e15) {
-            if !v.is_i64() && !v.is_u64() {
-                return format!("{f:.0}");
-            }
-        }
+    let whole = v
+        .as_f64()
+        .filter(|f| v.is_f64() && f.fract() == 0.0 && f.abs() < 9.0e15);
+    if let (true, Some(f)) = (is_int_key, whole) {
+        return format!("{f:.0}");
     }
     config::json_to_conf_text(v)
 }

@@ -30,12 +30,6 @@ impl UniformLoadShedder {
     pub fn new(profile: Profile) -> Self {
         Self { profile }
     }
-
-    /// branch-4.0 drops bundles whose metric is 0 before sorting; master keeps them (and, since
-    /// 0 always fits, selects them).
-    fn skips_idle_bundles(&self) -> bool {
-        self.profile.uniform_shedder_slack()
-    }
 }
 
 fn extremes<'a>(
@@ -115,15 +109,14 @@ impl LoadSheddingStrategy for UniformLoadShedder {
             return Vec::new();
         }
 
-        let mut candidates: Vec<Candidate<'_>> = ranked_candidates(
+        // Bundles with no traffic stay candidates (and always fit): the oracle shows master
+        // unloading them, and the reference gives branch-4.0 no other difference than the slack.
+        let candidates: Vec<Candidate<'_>> = ranked_candidates(
             data,
             self.profile.filters_v1_heartbeat_names(),
             &broker.local,
             value_of,
         );
-        if self.skips_idle_bundles() {
-            candidates.retain(|c| c.value > 0.0);
-        }
         let max_bundles = cfg.max_unload_bundle_num_per_shedding;
         let slack = if self.profile.uniform_shedder_slack() {
             SLACK
