@@ -526,3 +526,79 @@ fn uniform_broker_with_multiple_bundles_master_vs_4x() {
     );
     assert!(v4_decisions.iter().all(|d| d.broker == "broker-1"));
 }
+
+/// Malformed scenarios give `ReplayError::Malformed` naming the JSON path of the bad value.
+#[test]
+fn malformed_shedding_scenarios_name_the_json_path() {
+    use lbplan_core::replay::{ReplayError, replay};
+    let broker =
+        json!({"name": "b1:8080", "cpu": {"usage": 10, "limit": 100}, "bundles": ["t/ns/a"]});
+    let cases = [
+        (
+            json!({"scenario": {"kind": "shedding", "strategy": "ThresholdShedder", "config": {},
+                "cycles": [{"brokers": [broker.clone(), {"name": "b2:8080", "cpu": {"usage": "high", "limit": 100}}], "bundles": {}}]}}),
+            "$.scenario.cycles[0].brokers[1].cpu.usage",
+        ),
+        (
+            json!({"scenario": {"kind": "shedding", "strategy": "LeastLongTermMessageRate", "cycles": []}}),
+            "$.scenario.strategy",
+        ),
+        (
+            json!({"scenario": {"kind": "shedding", "strategy": "AvgShedder",
+                "config": {"loadBalancerAvgShedderLowThreshold": "low"}, "cycles": []}}),
+            "$.scenario.config.loadBalancerAvgShedderLowThreshold",
+        ),
+        (
+            json!({"kind": "shedding", "strategy": "OverloadShedder",
+                "cycles": [{"brokers": [broker.clone()], "bundles": {"t/ns/a": {"shortTermData": {"msgRateIn": []}}}}]}),
+            "$.cycles[0].bundles[\"t/ns/a\"].shortTermData.msgRateIn",
+        ),
+        (
+            json!({"kind": "shedding", "strategy": "UniformLoadShedder",
+                "cycles": [{"brokers": [broker.clone(), broker.clone()], "bundles": {}}]}),
+            "$.cycles[0].brokers[1].name",
+        ),
+        (
+            json!({"kind": "shedding", "strategy": "ThresholdShedder",
+                "cycles": [{"brokers": [broker], "recentlyUnloadedBundles": 5}]}),
+            "$.cycles[0].recentlyUnloadedBundles",
+        ),
+        (
+            json!({"kind": "shedding", "strategy": "ThresholdShedder", "cycles": {}}),
+            "$.cycles",
+        ),
+    ];
+    for (scenario, want_path) in cases {
+        match replay(&scenario, None, 0) {
+            Err(ReplayError::Malformed { path, .. }) => assert_eq!(path, want_path),
+            other => panic!("expected Malformed at {want_path}, got {other:?}"),
+        }
+    }
+}
+
+/// The replay output has the oracle's shape: `kind` and one `unload` map per cycle.
+#[test]
+fn replay_output_shape() {
+    let path = conformance_dir().join("oracle/handmade-avg_1_high_hits.json");
+    let file = read(&path);
+    let out = lbplan_core::replay::replay(&file, None, 0).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(out["kind"], "shedding");
+    let cycles = out["cycles"].as_array().map_or(0, Vec::len);
+    assert_eq!(
+        cycles,
+        file.pointer("/scenario/cycles")
+            .and_then(Value::as_array)
+            .map_or(0, Vec::len)
+    );
+    // The scenario's description: counters reach 2 in cycle 1, which unloads from b1.
+    assert!(
+        out["cycles"][0]["unload"]
+            .as_object()
+            .is_some_and(|m| m.is_empty())
+    );
+    assert!(
+        out["cycles"][1]["unload"]["b1:8080"]
+            .as_array()
+            .is_some_and(|l| !l.is_empty())
+    );
+}
