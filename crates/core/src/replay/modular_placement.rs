@@ -62,29 +62,49 @@ fn build_strategy(name: &str, path: &str) -> Result<Strategy, ReplayError> {
         .ok_or_else(|| ReplayError::malformed(path, format!("unknown placement strategy `{name}`")))
 }
 
-/// One random choice per assignment may be given from outside; every random choice of that
-/// assignment (the overload re-selection makes a second one) is offered the same broker.
+/// One random choice per assignment may be given from outside: the broker Pulsar finally selected.
+/// Every random choice of that assignment is offered it. When it is not in the set, Pulsar's pick
+/// there must have been an overloaded broker (that is what makes the pipeline re-select on a wider
+/// set), so an overloaded member is taken if there is one, otherwise a seeded pick.
 struct AssignmentPicker<'a> {
     wanted: Option<&'a str>,
+    overloaded: &'a [String],
     fallback: &'a mut SeededPicker,
 }
 
 impl Picker for AssignmentPicker<'_> {
     fn pick(&mut self, choice_set: &[String]) -> Pick {
-        match self.wanted {
-            Some(w) => match choice_set.iter().position(|b| b == w) {
-                Some(index) => Pick {
-                    index,
-                    rejected_outside_pick: false,
-                },
-                None => Pick {
-                    rejected_outside_pick: true,
-                    ..self.fallback.pick(choice_set)
-                },
+        let Some(w) = self.wanted else {
+            return self.fallback.pick(choice_set);
+        };
+        if let Some(index) = choice_set.iter().position(|b| b == w) {
+            return Pick {
+                index,
+                rejected_outside_pick: false,
+            };
+        }
+        match choice_set.iter().position(|b| self.overloaded.contains(b)) {
+            Some(index) => Pick {
+                index,
+                rejected_outside_pick: true,
             },
-            None => self.fallback.pick(choice_set),
+            None => Pick {
+                rejected_outside_pick: true,
+                ..self.fallback.pick(choice_set)
+            },
         }
     }
+}
+
+/// Brokers whose weighted max usage is over the overload threshold (the pipeline's re-select test).
+fn overloaded_brokers(data: &LoadData, cfg: &LoadBalancerConfig) -> Vec<String> {
+    let threshold = cfg.overloaded_threshold_fraction();
+    let weights = cfg.resource_weights();
+    data.brokers
+        .iter()
+        .filter(|(_, b)| b.local.max_resource_usage_with_weight(&weights) > threshold)
+        .map(|(n, _)| n.clone())
+        .collect()
 }
 
 pub(super) fn run(
@@ -205,8 +225,14 @@ fn run_cycle(
                 .copied()
                 .unwrap_or_else(BundleData::pulsar_default),
         };
+        let overloaded = if pipeline {
+            overloaded_brokers(&data, cfg)
+        } else {
+            Vec::new()
+        };
         let mut picker = AssignmentPicker {
             wanted: picks.and_then(|p| p.get(ai)).map(String::as_str),
+            overloaded: &overloaded,
             fallback: &mut *fallback,
         };
         let mut entry = Map::new();
@@ -237,7 +263,11 @@ fn run_cycle(
                     let list = string_list(v, &format!("{apath}.candidates"))?;
                     JavaHashSet::from_ordered(list.iter().map(String::as_str)).to_vec()
                 }
-                None => concurrent_hash_map_order(data.brokers.keys().map(String::as_str)),
+                // The harness copies the broker map's key set into a fresh `HashSet`.
+                None => {
+                    let keys = concurrent_hash_map_order(data.brokers.keys().map(String::as_str));
+                    JavaHashSet::from_ordered(keys.iter().map(String::as_str)).to_vec()
+                }
             };
             let choice = strategy.placement().select_broker(
                 &candidates,
