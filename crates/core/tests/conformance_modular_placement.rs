@@ -172,17 +172,15 @@ fn compare_oracle(ours: &Value, oracle: &Value, exact_picks: bool) -> Result<(),
             if (tc.len() == 1 || exact_picks) && osel != tsel {
                 return Err(format!("{here}: selected {osel}, oracle {tsel}"));
             }
-            if exact_picks {
-                if let Some(stages) = t.get("pipeline_stages").and_then(Value::as_object) {
-                    for (stage, list) in stages {
-                        let ours_stage =
-                            str_set(o.get("pipeline_stages").and_then(|s| s.get(stage)));
-                        if ours_stage != str_set(Some(list)) {
-                            return Err(format!(
-                                "{here}: {stage} {ours_stage:?}, oracle {:?}",
-                                str_set(Some(list))
-                            ));
-                        }
+            if exact_picks && let Some(stages) = t.get("pipeline_stages").and_then(Value::as_object)
+            {
+                for (stage, list) in stages {
+                    let ours_stage = str_set(o.get("pipeline_stages").and_then(|s| s.get(stage)));
+                    if ours_stage != str_set(Some(list)) {
+                        return Err(format!(
+                            "{here}: {stage} {ours_stage:?}, oracle {:?}",
+                            str_set(Some(list))
+                        ));
                     }
                 }
             }

@@ -467,30 +467,29 @@ pub fn select_broker_for_bundle(
     let namespace = namespace_of_bundle(bundle).to_string();
     let excluded = cfg
         .load_balancer_shedding_excluded_namespaces
-        .iter()
-        .any(|n| *n == namespace);
+        .contains(&namespace);
     let strategy_name = if excluded {
         ctx.round_robin.name().to_string()
     } else {
         placement.name().to_string()
     };
-    if path == SelectionPath::Assignment {
-        if let Some(broker) = ctx.preallocated.get(bundle) {
-            return PlacementOutcome {
-                bundle: bundle.to_string(),
-                broker: Some(broker.clone()),
-                choice: Some(PlacementChoice {
-                    broker: broker.clone(),
-                    choice_set: vec![broker.clone()],
-                    reason: "already preallocated to this broker".to_string(),
-                    pick_rejected: false,
-                }),
-                strategy: strategy_name,
-                stages: Vec::new(),
-                overloaded_first_choice: None,
-                from_preallocation: true,
-            };
-        }
+    if path == SelectionPath::Assignment
+        && let Some(broker) = ctx.preallocated.get(bundle)
+    {
+        return PlacementOutcome {
+            bundle: bundle.to_string(),
+            broker: Some(broker.clone()),
+            choice: Some(PlacementChoice {
+                broker: broker.clone(),
+                choice_set: vec![broker.clone()],
+                reason: "already preallocated to this broker".to_string(),
+                pick_rejected: false,
+            }),
+            strategy: strategy_name,
+            stages: Vec::new(),
+            overloaded_first_choice: None,
+            from_preallocation: true,
+        };
     }
 
     let mut set = JavaHashSet::with_min_capacity(ctx.candidate_cache_capacity);
@@ -597,10 +596,10 @@ pub fn select_broker_for_bundle(
     ctx.candidate_cache_capacity = ctx.candidate_cache_capacity.max(set.capacity());
 
     let broker = choice.as_ref().map(|c| c.broker.clone());
-    if path == SelectionPath::Assignment {
-        if let Some(b) = &broker {
-            preallocate(bundle, b, bundle_data, data, ctx);
-        }
+    if path == SelectionPath::Assignment
+        && let Some(b) = &broker
+    {
+        preallocate(bundle, b, bundle_data, data, ctx);
     }
     PlacementOutcome {
         bundle: bundle.to_string(),

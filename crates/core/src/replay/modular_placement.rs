@@ -277,10 +277,8 @@ fn run_cycle(
                 cfg,
                 &mut picker,
             );
-            if preallocate_choices {
-                if let Some(c) = &choice {
-                    preallocate(&bundle, &c.broker, &bundle_data, &mut data, ctx);
-                }
+            if preallocate_choices && let Some(c) = &choice {
+                preallocate(&bundle, &c.broker, &bundle_data, &mut data, ctx);
             }
             write_choice(&mut entry, choice.as_ref());
         }

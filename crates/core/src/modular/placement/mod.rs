@@ -79,7 +79,7 @@ pub fn pick_among(
 /// `AvgShedder` is not here: it is one object shared with shedding (see `modular::leader`).
 pub fn placement_by_name(name: &str) -> Option<Box<dyn PlacementStrategy>> {
     match config::simple_class_name(&config::qualify_strategy_name(name)) {
-        "LeastLongTermMessageRate" => Some(Box::new(LeastLongTermMessageRate::default())),
+        "LeastLongTermMessageRate" => Some(Box::new(LeastLongTermMessageRate)),
         "LeastResourceUsageWithWeight" => Some(Box::new(LeastResourceUsageWithWeight::default())),
         "RoundRobinBrokerSelector" => Some(Box::new(RoundRobinBrokerSelector::default())),
         _ => None,
