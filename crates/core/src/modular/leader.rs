@@ -383,6 +383,133 @@ fn handle_decision(
 mod tests {
     use super::*;
 
+    use crate::model::ResourceUsage;
+    use crate::modular::BrokerData;
+    use crate::modular::placement::LeastLongTermMessageRate;
+    use crate::rng::SeededPicker;
+
+    /// A shedder that returns fixed decisions.
+    struct Fixed(Vec<UnloadDecision>);
+
+    impl LoadSheddingStrategy for Fixed {
+        fn name(&self) -> &'static str {
+            "Fixed"
+        }
+        fn find_bundles_for_unloading(
+            &mut self,
+            _data: &LoadData,
+            _cfg: &LoadBalancerConfig,
+        ) -> Vec<UnloadDecision> {
+            self.0.clone()
+        }
+    }
+
+    fn decision(broker: &str, bundle: &str) -> UnloadDecision {
+        UnloadDecision {
+            broker: broker.into(),
+            bundle: bundle.into(),
+            reason: ShedReason::OverloadShedder {
+                broker_usage_fraction: 0.9,
+                overload_threshold_fraction: 0.85,
+                need_bytes_per_sec: 1.0,
+                bundle_bytes_per_sec: 1.0,
+            },
+        }
+    }
+
+    fn two_brokers() -> LoadData {
+        let mut data = LoadData::default();
+        for (name, cpu, rate) in [("b1:8080", 90.0, 5000.0), ("b2:8080", 10.0, 100.0)] {
+            let mut b = BrokerData::default();
+            b.local.cpu = ResourceUsage::new(cpu, 100.0);
+            b.time_average.long_term_msg_rate_in = rate;
+            data.brokers.insert(name.into(), b);
+        }
+        data
+    }
+
+    fn set_with(decisions: Vec<UnloadDecision>) -> StrategySet {
+        let cfg = LoadBalancerConfig::pulsar_4x();
+        let resolution = resolve_strategy_names(&cfg, Profile::Pulsar4x).unwrap();
+        StrategySet::separate(
+            resolution,
+            Box::new(Fixed(decisions)),
+            Box::new(LeastLongTermMessageRate),
+        )
+    }
+
+    #[test]
+    fn shedding_cycle_places_skips_and_records() {
+        let mut cfg = LoadBalancerConfig::pulsar_4x();
+        cfg.load_balancer_shedding_excluded_namespaces = vec!["t/excluded".into()];
+        let mut set = set_with(vec![
+            decision("b1:8080", "t/ns/0x00000000_0x80000000"),
+            decision("b1:8080", "t/excluded/0x00000000_0xffffffff"),
+            decision("b2:8080", "t/ns/0x80000000_0xffffffff"),
+        ]);
+        let mut data = two_brokers();
+        // Grace period 30 min: an entry 31 minutes old expires, one 1 minute old stays.
+        let now = 10_000_000;
+        data.recently_unloaded
+            .insert("old".into(), now - 31 * 60_000);
+        data.recently_unloaded.insert("new".into(), now - 60_000);
+        let mut ctx = PlacementContext::new();
+        let report = do_load_shedding(
+            &mut set,
+            &mut data,
+            &mut ctx,
+            &cfg,
+            &mut SeededPicker::new(0),
+            now,
+        );
+        assert_eq!(report.expired_recently_unloaded, ["old"]);
+        // b1 is overloaded (90% > 85%): LeastLongTermMessageRate scores it +inf, so b2 is chosen.
+        assert_eq!(report.unloads.len(), 1);
+        assert_eq!(report.unloads[0].to, "b2:8080");
+        assert_eq!(report.unloads[0].from, "b1:8080");
+        let whys: Vec<&SkipReason> = report.skipped.iter().map(|s| &s.why).collect();
+        assert!(whys.contains(&&SkipReason::ExcludedNamespace));
+        // The bundle already on b2 would go to b2 again.
+        assert!(whys.contains(&&SkipReason::SameBroker));
+        assert_eq!(
+            data.recently_unloaded.get("t/ns/0x00000000_0x80000000"),
+            Some(&now)
+        );
+        assert!(!data.recently_unloaded.contains_key("old"));
+    }
+
+    #[test]
+    fn shedding_cycle_skips_when_disabled_or_alone() {
+        let mut cfg = LoadBalancerConfig::pulsar_4x();
+        let mut set = set_with(vec![decision("b1:8080", "t/ns/0x00000000_0xffffffff")]);
+        let mut data = two_brokers();
+        let mut ctx = PlacementContext::new();
+        cfg.load_balancer_shedding_enabled = false;
+        let r = do_load_shedding(
+            &mut set,
+            &mut data,
+            &mut ctx,
+            &cfg,
+            &mut SeededPicker::new(0),
+            0,
+        );
+        assert_eq!(r.cycle_skipped, Some(CycleSkip::SheddingDisabled));
+        cfg.load_balancer_shedding_enabled = true;
+        data.brokers.shift_remove("b2:8080");
+        let r = do_load_shedding(
+            &mut set,
+            &mut data,
+            &mut ctx,
+            &cfg,
+            &mut SeededPicker::new(0),
+            0,
+        );
+        assert_eq!(
+            r.cycle_skipped,
+            Some(CycleSkip::SingleBroker { available: 1 })
+        );
+    }
+
     #[test]
     fn pulsar_5_falls_back_for_classic_shedders() {
         let mut cfg = LoadBalancerConfig::pulsar_5_0();

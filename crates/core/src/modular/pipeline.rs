@@ -671,6 +671,93 @@ pub fn should_anti_affinity_namespace_unload(
 mod tests {
     use super::*;
 
+    use crate::modular::BrokerData;
+
+    fn brokers(names: &[&str]) -> LoadData {
+        let mut data = LoadData::default();
+        for n in names {
+            data.brokers.insert(n.to_string(), BrokerData::default());
+        }
+        data
+    }
+
+    #[test]
+    fn anti_affinity_with_failure_domains() {
+        // Oracle handmade-pipeline_2_anti_affinity: t/ns1 and t/ns2 in group g1, b1 owns a t/ns1
+        // bundle, domains d1={b1,b2}, d2={b3}: the first t/ns2 bundle can only go to b3.
+        let data = brokers(&["b1:8080", "b2:8080", "b3:8080"]);
+        let mut ctx = PlacementContext::new();
+        ctx.namespace_anti_affinity_groups
+            .insert("t/ns1".into(), "g1".into());
+        ctx.namespace_anti_affinity_groups
+            .insert("t/ns2".into(), "G1".into());
+        ctx.failure_domains
+            .insert("d1".into(), vec!["b1:8080".into(), "b2:8080".into()]);
+        ctx.failure_domains
+            .insert("d2".into(), vec!["b3:8080".into()]);
+        ctx.add_to_bundle_range_cache("b1:8080", "t/ns1/0x00000000_0x10000000");
+        let mut cfg = LoadBalancerConfig::pulsar_4x();
+        cfg.failure_domains_enabled = true;
+        let mut set = JavaHashSet::from_ordered(["b1:8080", "b2:8080", "b3:8080"]);
+        filter_anti_affinity("t/ns2/0x00000000_0x10000000", &mut set, &ctx, &cfg);
+        assert_eq!(set.to_vec(), ["b3:8080"]);
+        // Without failure domains, b2 and b3 own none of the group.
+        cfg.failure_domains_enabled = false;
+        let mut set = JavaHashSet::from_ordered(["b1:8080", "b2:8080", "b3:8080"]);
+        filter_anti_affinity("t/ns2/0x00000000_0x10000000", &mut set, &ctx, &cfg);
+        assert_eq!(set.len(), 2);
+        assert!(!set.contains("b1:8080"));
+    }
+
+    #[test]
+    fn anti_affinity_unload_check() {
+        let data = brokers(&["b1:8080", "b2:8080"]);
+        let mut ctx = PlacementContext::new();
+        ctx.namespace_anti_affinity_groups
+            .insert("t/a".into(), "g".into());
+        ctx.namespace_anti_affinity_groups
+            .insert("t/b".into(), "g".into());
+        ctx.add_to_bundle_range_cache("b1:8080", "t/a/0x00000000_0x80000000");
+        // b2 owns none of the group: moving is allowed.
+        assert!(should_anti_affinity_namespace_unload(
+            "t/a/0x00000000_0x80000000",
+            "b1:8080",
+            &data,
+            &ctx
+        ));
+        // Both own one namespace of the group: every candidate has the minimum, so no unload.
+        ctx.add_to_bundle_range_cache("b2:8080", "t/b/0x00000000_0x80000000");
+        assert!(!should_anti_affinity_namespace_unload(
+            "t/a/0x00000000_0x80000000",
+            "b1:8080",
+            &data,
+            &ctx
+        ));
+        // No group: always allowed.
+        assert!(should_anti_affinity_namespace_unload(
+            "t/c/0x00000000_0x80000000",
+            "b1:8080",
+            &data,
+            &ctx
+        ));
+    }
+
+    #[test]
+    fn max_topics_keeps_all_when_none_fit() {
+        let mut data = brokers(&["b1:8080", "b2:8080"]);
+        for b in data.brokers.values_mut() {
+            b.local.num_topics = 150;
+        }
+        let mut set = JavaHashSet::from_ordered(["b1:8080", "b2:8080"]);
+        filter_large_topic_count(&mut set, &data, 100);
+        assert_eq!(set.len(), 2);
+        if let Some(b) = data.brokers.get_mut("b2:8080") {
+            b.local.num_topics = 50;
+        }
+        filter_large_topic_count(&mut set, &data, 100);
+        assert_eq!(set.to_vec(), ["b2:8080"]);
+    }
+
     #[test]
     fn even_distribution_keeps_least_servicing() {
         // pulsar-unit-tests placement/remove_most_servicing_brokers_for_namespace, step 6.

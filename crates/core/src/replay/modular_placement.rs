@@ -617,3 +617,68 @@ fn parse_broker(
         },
     ))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::replay;
+    use super::*;
+
+    fn scenario(cycles: Value) -> Value {
+        json!({"scenario": {"kind": "placement", "strategy": "LeastLongTermMessageRate",
+            "config": {}, "cycles": cycles}})
+    }
+
+    #[test]
+    fn malformed_input_names_the_json_path() {
+        let bad_cpu = scenario(
+            json!([{"brokers": [{"name": "b1:8080", "cpu": {"usage": "x"}}],
+            "assignments": []}]),
+        );
+        match replay(&bad_cpu, None, 0) {
+            Err(ReplayError::Malformed { path, .. }) => {
+                assert_eq!(path, "$.scenario.cycles[0].brokers[0].cpu.usage")
+            }
+            other => panic!("{other:?}"),
+        }
+        let bad_bundle = scenario(json!([{"brokers": [], "assignments": [{"bundle": 3}]}]));
+        match replay(&bad_bundle, None, 0) {
+            Err(ReplayError::Malformed { path, .. }) => {
+                assert_eq!(path, "$.scenario.cycles[0].assignments[0].bundle")
+            }
+            other => panic!("{other:?}"),
+        }
+        let bad_conf = json!({"kind": "placement", "strategy": "LeastLongTermMessageRate",
+            "config": {"loadBalancerBrokerMaxTopics": "many"}, "cycles": []});
+        match replay(&bad_conf, None, 0) {
+            Err(ReplayError::Malformed { path, .. }) => {
+                assert_eq!(path, "$.config.loadBalancerBrokerMaxTopics")
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn outside_pick_outside_the_choice_set_is_flagged() {
+        // handmade-lltmr_2_tie: b1 and b3 tie at 1000 msg/s, b2 is overloaded.
+        let broker = |name: &str, cpu: f64| {
+            json!({"name": name, "cpu": {"usage": cpu, "limit": 100.0},
+                "timeAverage": {"longTermMsgRateIn": 500.0, "longTermMsgRateOut": 500.0}})
+        };
+        let file = scenario(
+            json!([{"brokers": [broker("b1:8080", 10.0), broker("b2:8080", 90.0),
+            broker("b3:8080", 10.0)], "assignments": [{"bundle": "t/ns/0x00000000_0x10000000"}]}]),
+        );
+        let picks = Picks {
+            cycles: vec![vec!["b3:8080".to_string()]],
+        };
+        let out = replay(&file, Some(&picks), 0).unwrap();
+        let a = &out["cycles"][0]["assignments"][0];
+        assert_eq!(a["selected"], "b3:8080");
+        assert!(a.get("pick_rejected").is_none());
+        let picks = Picks {
+            cycles: vec![vec!["b2:8080".to_string()]],
+        };
+        let out = replay(&file, Some(&picks), 0).unwrap();
+        assert_eq!(out["cycles"][0]["assignments"][0]["pick_rejected"], true);
+    }
+}

@@ -241,6 +241,32 @@ mod tests {
     }
 
     #[test]
+    fn concurrent_hash_map_order_matches_oracle() {
+        // Oracle gen-0228 `broker_iteration_order` for broker-0 … broker-11 inserted in order.
+        let names: Vec<String> = (0..12)
+            .map(|i| format!("broker-{i}.pulsar.svc:8080"))
+            .collect();
+        let order = concurrent_hash_map_order(names.iter().map(String::as_str));
+        let want: Vec<String> = [1, 10, 0, 4, 9, 3, 11, 6, 7, 8, 2, 5]
+            .iter()
+            .map(|i| format!("broker-{i}.pulsar.svc:8080"))
+            .collect();
+        assert_eq!(order, want);
+        // The same keys copied into a fresh HashSet (16 buckets, no resize at 12) iterate
+        // differently: gen-0228's candidate_iteration_order starts broker-1, broker-3, broker-11.
+        let set = JavaHashSet::from_ordered(order.iter().map(String::as_str));
+        let first: Vec<&String> = set.iter().take(3).collect();
+        assert_eq!(
+            first,
+            [
+                "broker-1.pulsar.svc:8080",
+                "broker-3.pulsar.svc:8080",
+                "broker-11.pulsar.svc:8080"
+            ]
+        );
+    }
+
+    #[test]
     fn hash_set_grows_past_three_quarters() {
         let names: Vec<String> = (0..13).map(|i| format!("broker-{i}")).collect();
         let set = JavaHashSet::from_ordered(names.iter().map(String::as_str));
