@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use indexmap::IndexMap;
-use lbplan_core::config::LoadBalancerConfig;
+use lbplan_core::config::{LoadBalancerConfig, Profile};
 use lbplan_core::model::{BundleData, LocalBrokerData, TimeAverageBrokerData};
 use lbplan_core::modular::pipeline::{
     PlacementContext, remove_most_servicing_brokers_for_namespace,
@@ -14,6 +14,7 @@ use lbplan_core::modular::placement::java_order::JavaHashSet;
 use lbplan_core::modular::placement::{
     LeastLongTermMessageRate, LeastResourceUsageWithWeight, PlacementStrategy,
 };
+use lbplan_core::modular::shedding::AvgShedder;
 use lbplan_core::modular::{BrokerData, LoadData};
 use lbplan_core::replay::{Picks, replay};
 use lbplan_core::rng::SeededPicker;
@@ -453,11 +454,59 @@ fn run_unit_vector(name: &str, v: &Value) -> Result<(), String> {
             Ok(())
         }
         "remove_most_servicing_brokers_for_namespace" => run_even_distribution(v),
-        "avg_shedder_select_without_preassignment" => {
-            Err("AvgShedder placement is not available yet (modular::shedding::avg)".to_string())
-        }
+        "avg_shedder_select_without_preassignment" => run_avg_shedder_placement(v),
         other => Err(format!("no runner for vector {other}")),
     }
+}
+
+/// `testAvgShedderWithoutPreassignedBroker` / `...WithPreassignedBroker`: a random pick that is then
+/// remembered; a preset destination is returned while it is a candidate.
+fn run_avg_shedder_placement(v: &Value) -> Result<(), String> {
+    let cfg = unit_config(v);
+    let data = unit_load_data(v);
+    let bundle = v
+        .pointer("/args/bundleToAssign")
+        .and_then(Value::as_str)
+        .unwrap_or("b");
+    let bundle_data = data.bundle_data.get(bundle).copied().unwrap_or_default();
+    let all: Vec<String> = ["1", "2", "3"].map(String::from).to_vec();
+    let mut picker = SeededPicker::new(0);
+    let select = |s: &mut AvgShedder, cands: &[String], picker: &mut SeededPicker| {
+        s.select_broker(cands, bundle, &bundle_data, &data, &cfg, picker)
+            .map(|c| c.broker)
+            .ok_or_else(|| "no broker selected".to_string())
+    };
+    // Steps 1-2: random among the three, remembered; then among the two others, remembered.
+    let mut s = AvgShedder::new(Profile::Master90cba329);
+    let first = select(&mut s, &all, &mut picker)?;
+    if !all.contains(&first) {
+        return Err(format!("step 0: {first} not a candidate"));
+    }
+    if select(&mut s, &all, &mut picker)? != first {
+        return Err("step 0: the pick was not remembered".to_string());
+    }
+    let rest: Vec<String> = all.iter().filter(|b| **b != first).cloned().collect();
+    let second = select(&mut s, &rest, &mut picker)?;
+    if !rest.contains(&second) || select(&mut s, &all, &mut picker)? != second {
+        return Err(format!(
+            "step 1: {second} not one of {rest:?} or not remembered"
+        ));
+    }
+    // Steps 3-4 start from a fresh strategy whose bundleBrokerMap is {b: "1"}; placing with "1"
+    // as the only candidate is how the public API presets that memory.
+    let mut s = AvgShedder::new(Profile::Master90cba329);
+    select(&mut s, &["1".to_string()], &mut picker)?;
+    let third = select(&mut s, &all, &mut picker)?;
+    if third != "1" {
+        return Err(format!("step 2: selected {third}, expected 1"));
+    }
+    let fourth = select(&mut s, &["2".to_string()], &mut picker)?;
+    if fourth != "2" || select(&mut s, &all, &mut picker)? != "2" {
+        return Err(format!(
+            "step 3: selected {fourth}, expected 2 and remembered"
+        ));
+    }
+    Ok(())
 }
 
 fn run_even_distribution(v: &Value) -> Result<(), String> {

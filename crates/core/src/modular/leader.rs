@@ -13,6 +13,7 @@ use super::pipeline::{
 };
 use super::placement::java_order::JavaHashSet;
 use super::placement::{PlacementStrategy, placement_by_name};
+use super::shedding::{AvgShedder, shedder_by_name};
 use super::{LoadData, LoadSheddingStrategy, ShedReason, UnloadDecision};
 use crate::config::{
     self, AVG_SHEDDER, LEAST_LONG_TERM_MESSAGE_RATE, LoadBalancerConfig, OVERLOAD_SHEDDER, Profile,
@@ -139,6 +140,20 @@ impl StrategySet {
             instances,
             resolution,
         })
+    }
+
+    /// Builds the pair from configuration with this crate's strategies (AvgShedder shared when it
+    /// is configured for both roles).
+    pub fn from_config(
+        cfg: &LoadBalancerConfig,
+        profile: Profile,
+    ) -> Result<Self, StrategyConfigError> {
+        Self::build(
+            cfg,
+            profile,
+            &|name| shedder_by_name(name, profile),
+            &|| Box::new(AvgShedder::new(profile)),
+        )
     }
 
     /// A pair of separate objects.

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use super::LoadData;
 use super::load_data::namespace_of_bundle;
-use super::placement::java_order::{JavaHashSet, concurrent_hash_map_order};
+use super::placement::java_order::JavaHashSet;
 use super::placement::{PlacementChoice, PlacementStrategy, RoundRobinBrokerSelector};
 use crate::config::LoadBalancerConfig;
 use crate::model::BundleData;
@@ -127,11 +127,12 @@ impl PlacementContext {
             .insert(range.to_string());
     }
 
-    /// The registered brokers in the order Pulsar iterates them.
+    /// The registered brokers in the order Pulsar iterates them (`LoadData.brokers` is kept in
+    /// the broker map's Java iteration order).
     pub fn available_brokers(&self, data: &LoadData) -> Vec<String> {
         match &self.available_brokers {
             Some(list) => list.clone(),
-            None => concurrent_hash_map_order(data.brokers.keys().map(String::as_str)),
+            None => data.brokers.keys().cloned().collect(),
         }
     }
 

@@ -5,6 +5,7 @@
 use indexmap::IndexMap;
 use serde_json::{Map, Value, json};
 
+use super::modular_shedding::java_order;
 use super::{Picks, ReplayError};
 use crate::config::{self, LoadBalancerConfig, Profile};
 use crate::model::{
@@ -15,8 +16,9 @@ use crate::modular::leader::SheddingAndPlacement;
 use crate::modular::pipeline::{
     PlacementContext, SelectionPath, preallocate, select_broker_for_bundle,
 };
-use crate::modular::placement::java_order::{JavaHashSet, concurrent_hash_map_order};
+use crate::modular::placement::java_order::JavaHashSet;
 use crate::modular::placement::{PlacementChoice, PlacementStrategy, placement_by_name};
+use crate::modular::shedding::AvgShedder;
 use crate::modular::{BrokerData, LoadData, LoadSheddingStrategy};
 use crate::rng::{Pick, Picker, SeededPicker};
 
@@ -45,17 +47,15 @@ impl Strategy {
     }
 }
 
-/// AvgShedder in both roles, once `modular::shedding` provides it.
-fn make_avg_shedder(_profile: Profile) -> Option<Box<dyn SheddingAndPlacement>> {
-    None
+/// AvgShedder in both roles: one object, so shedding's planned destinations drive placement.
+fn make_avg_shedder(profile: Profile) -> Box<dyn SheddingAndPlacement> {
+    Box::new(AvgShedder::new(profile))
 }
 
 fn build_strategy(name: &str, path: &str) -> Result<Strategy, ReplayError> {
     let qualified = config::qualify_strategy_name(name);
     if qualified == config::AVG_SHEDDER {
-        return make_avg_shedder(ORACLE_PROFILE)
-            .map(Strategy::Both)
-            .ok_or_else(|| ReplayError::UnsupportedKind("placement with AvgShedder".to_string()));
+        return Ok(Strategy::Both(make_avg_shedder(ORACLE_PROFILE)));
     }
     placement_by_name(&qualified)
         .map(Strategy::PlacementOnly)
@@ -263,11 +263,9 @@ fn run_cycle(
                     let list = string_list(v, &format!("{apath}.candidates"))?;
                     JavaHashSet::from_ordered(list.iter().map(String::as_str)).to_vec()
                 }
-                // The harness copies the broker map's key set into a fresh `HashSet`.
-                None => {
-                    let keys = concurrent_hash_map_order(data.brokers.keys().map(String::as_str));
-                    JavaHashSet::from_ordered(keys.iter().map(String::as_str)).to_vec()
-                }
+                // The harness copies the broker map's key set (already in `ConcurrentHashMap`
+                // order) into a fresh `HashSet`.
+                None => JavaHashSet::from_ordered(data.brokers.keys().map(String::as_str)).to_vec(),
             };
             let choice = strategy.placement().select_broker(
                 &candidates,
@@ -470,27 +468,38 @@ fn parse_bundle_data(v: &Value, path: &str) -> Result<BundleData, ReplayError> {
     })
 }
 
-/// Builds the cycle's `LoadData`: its bundle data, then each broker's report and leader-side data.
+/// Builds the cycle's `LoadData`: its bundle data, then each broker's report and leader-side data,
+/// both laid out in the iteration order of the Java maps the oracle's `LoadData` lived in.
 pub(super) fn parse_load_data(cycle: &Value, cpath: &str) -> Result<LoadData, ReplayError> {
     let mut data = LoadData::default();
     if let Some(bundles) = cycle.get("bundles") {
         let bpath = format!("{cpath}.bundles");
+        let mut list = Vec::new();
         for (name, bd) in object(bundles, &bpath)? {
-            data.bundle_data.insert(
+            list.push((
                 name.clone(),
                 parse_bundle_data(bd, &format!("{bpath}.{name}"))?,
-            );
+            ));
         }
+        data.bundle_data = java_order::shedding_bundle_map(list, ORACLE_PROFILE);
     }
     let brokers = cycle
         .get("brokers")
         .and_then(Value::as_array)
         .ok_or_else(|| ReplayError::malformed(format!("{cpath}.brokers"), "expected an array"))?;
+    let mut parsed: Vec<(String, BrokerData)> = Vec::with_capacity(brokers.len());
     for (bi, b) in brokers.iter().enumerate() {
         let path = format!("{cpath}.brokers[{bi}]");
         let (name, broker) = parse_broker(b, &path, &data)?;
-        data.brokers.insert(name, broker);
+        if parsed.iter().any(|(n, _)| *n == name) {
+            return Err(ReplayError::malformed(
+                format!("{path}.name"),
+                format!("broker `{name}` appears twice"),
+            ));
+        }
+        parsed.push((name, broker));
     }
+    data.brokers = java_order::concurrent_hash_map(parsed);
     if let Some(r) = cycle.get("recentlyUnloadedBundles") {
         let rpath = format!("{cpath}.recentlyUnloadedBundles");
         match r {
