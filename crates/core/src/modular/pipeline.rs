@@ -686,7 +686,6 @@ mod tests {
     fn anti_affinity_with_failure_domains() {
         // Oracle handmade-pipeline_2_anti_affinity: t/ns1 and t/ns2 in group g1, b1 owns a t/ns1
         // bundle, domains d1={b1,b2}, d2={b3}: the first t/ns2 bundle can only go to b3.
-        let data = brokers(&["b1:8080", "b2:8080", "b3:8080"]);
         let mut ctx = PlacementContext::new();
         ctx.namespace_anti_affinity_groups
             .insert("t/ns1".into(), "g1".into());
