@@ -526,6 +526,57 @@ mod tests {
     }
 
     #[test]
+    fn avg_shedder_sheds_towards_its_planned_destination() {
+        // As oracle handmade-avgplace_2_after_shed: scores 90 vs 10 (gap 80 >= high threshold 40);
+        // the high hit count reaches 2 in the second cycle, then the bundle goes to the low broker.
+        let cfg = LoadBalancerConfig::pulsar_5_0();
+        let mut set = StrategySet::from_config(&cfg, Profile::Pulsar50).unwrap();
+        assert!(set.is_shared());
+        let mut data = two_brokers();
+        let bundle = BundleData {
+            short_term_data: crate::model::TimeAverageMessageData {
+                msg_rate_in: 2000.0,
+                msg_rate_out: 2000.0,
+                ..crate::model::TimeAverageMessageData::with_defaults(10)
+            },
+            ..BundleData::default()
+        };
+        for (name, rate, bundles) in [
+            (
+                "b1:8080",
+                15000.0,
+                vec!["t/ns/0x00000000_0x80000000", "t/ns/0x80000000_0xffffffff"],
+            ),
+            ("b2:8080", 1500.0, vec![]),
+        ] {
+            let b = data.brokers.get_mut(name).unwrap();
+            b.local.msg_rate_in = rate;
+            b.local.msg_rate_out = rate;
+            b.local.bundles = bundles.iter().map(|s| s.to_string()).collect();
+        }
+        for name in ["t/ns/0x00000000_0x80000000", "t/ns/0x80000000_0xffffffff"] {
+            data.bundle_data.insert(name.into(), bundle);
+        }
+        let mut ctx = PlacementContext::new();
+        let mut picker = SeededPicker::new(0);
+        let first = do_load_shedding(&mut set, &mut data, &mut ctx, &cfg, &mut picker, 0);
+        assert!(first.decisions.is_empty());
+        let second = do_load_shedding(&mut set, &mut data, &mut ctx, &cfg, &mut picker, 60_000);
+        // need = (30000 - 3000) * 0.2 = 5400 msg/s: one 4000 msg/s bundle fits, the second does not.
+        assert_eq!(second.unloads.len(), 1);
+        assert_eq!(second.unloads[0].to, "b2:8080");
+        assert_eq!(
+            second.unloads[0]
+                .placement
+                .choice
+                .as_ref()
+                .unwrap()
+                .choice_set,
+            ["b2:8080"]
+        );
+    }
+
+    #[test]
     fn pulsar_5_falls_back_for_classic_shedders() {
         let mut cfg = LoadBalancerConfig::pulsar_5_0();
         cfg.load_balancer_load_shedding_strategy = "ThresholdShedder".into();
@@ -533,6 +584,10 @@ mod tests {
         assert_eq!(r.placement, LEAST_LONG_TERM_MESSAGE_RATE);
         assert_eq!(r.warnings.len(), 1);
         assert!(!r.shared_instance);
+        let mut set = StrategySet::from_config(&cfg, Profile::Pulsar50).unwrap();
+        assert!(!set.is_shared());
+        assert_eq!(set.placement().name(), "LeastLongTermMessageRate");
+        assert_eq!(set.shedding().name(), "ThresholdShedder");
     }
 
     #[test]
