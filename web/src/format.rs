@@ -51,7 +51,9 @@ fn group_thousands(whole: f64) -> String {
 mod tests {
     use super::*;
 
-    #[test]
+    // In the wasm test run (`cargo test --target wasm32-unknown-unknown`) this runs under Node.
+    #[cfg_attr(not(target_arch = "wasm32"), test)]
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
     fn formats() {
         assert_eq!(pct(43.75), "43.8 %");
         assert_eq!(rate(12345.64), "12,345.6");
