@@ -51,12 +51,16 @@ install_wasm_bindgen() {
 }
 
 install_node_modules() {
-  # Reinstall when node_modules is missing or older than the lock file.
-  if [[ -f node_modules/.package-lock.json && node_modules/.package-lock.json -nt package-lock.json ]]; then
-    echo "present: node_modules is up to date with package-lock.json"
+  # Reinstall when node_modules is missing or was installed from another package-lock.json.
+  local stamp=node_modules/.lbplan-package-lock.sha256
+  local want
+  want="$(sha256sum package-lock.json | cut -d' ' -f1)"
+  if [[ -f "$stamp" && "$(cat "$stamp")" == "$want" && -x node_modules/.bin/wasm-opt ]]; then
+    echo "present: node_modules matches package-lock.json"
     return 0
   fi
   PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund
+  echo "$want" > "$stamp"
 }
 
 fetch_crates() {

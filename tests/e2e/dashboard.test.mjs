@@ -113,6 +113,8 @@ test('the dashboard opens on the demo cluster', async () => {
     assert.deepEqual(consoleErrors, [], `console errors\n${diagnostics()}`);
   } finally {
     await page.screenshot({ path: path.join(ARTIFACTS, 'dashboard.png'), fullPage: true });
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await page.screenshot({ path: path.join(ARTIFACTS, 'dashboard-dark.png'), fullPage: true });
     await page.close();
   }
 });
