@@ -175,7 +175,7 @@ impl SyntheticSpec {
             skew: 1.0,
             hot_broker: Some(HotBroker {
                 index: 0,
-                extra_bundle_fraction: 0.002,
+                extra_bundle_fraction: 0.001,
             }),
             target_avg_cpu_fraction: 0.4,
             captured_at_ms: 1_796_083_200_000,
