@@ -1,6 +1,7 @@
 //! `lbplan`: thin command-line front end over `lbplan-core`. Each subcommand lives in its own module
 //! and maps arguments to core calls and results to output; exit status 0 ok, 2 bad input, 1 failure.
 
+mod cmd_collect;
 mod cmd_config;
 mod cmd_hash;
 mod cmd_import;
@@ -30,6 +31,8 @@ enum Command {
     Import(cmd_import::Args),
     /// Print each topic's hash and bundle.
     Hash(cmd_hash::Args),
+    /// Collect a snapshot from a live cluster through the admin REST API.
+    Collect(cmd_collect::Args),
 }
 
 fn main() {
@@ -39,6 +42,7 @@ fn main() {
         Command::Replay(args) => cmd_replay::run(args),
         Command::Import(args) => cmd_import::run(args),
         Command::Hash(args) => cmd_hash::run(args),
+        Command::Collect(args) => cmd_collect::run(args),
     };
     std::process::exit(exit::report(result));
 }
