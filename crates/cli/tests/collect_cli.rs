@@ -349,7 +349,6 @@ fn collects_a_directory_with_gaps_reported_and_no_token_leaks() {
         "admin/clusters/standalone/namespaceIsolationPolicies".to_string(),
         "admin/local-policies/public/default".to_string(),
         "admin/local-policies/public/functions".to_string(),
-        "admin/local-policies/pulsar/system".to_string(),
         "admin/policies/public/default".to_string(),
         "admin/policies/pulsar/system".to_string(),
         "broker.conf".to_string(),
@@ -385,13 +384,12 @@ fn collects_a_directory_with_gaps_reported_and_no_token_leaks() {
     assert_eq!(local["namespaceAntiAffinityGroup"], "orders-group");
     assert_eq!(local["bundles"]["numBundles"], 4);
     assert_eq!(local["bundles"]["boundaries"][1], "0x40000000");
-    let system: serde_json::Value =
-        serde_json::from_slice(&files["admin/local-policies/pulsar/system"]).unwrap();
-    assert_eq!(
-        system,
-        serde_json::json!({}),
-        "bundles were a 401, no anti-affinity group"
-    );
+    // pulsar/system: bundles were a 401 and there is no anti-affinity group: no local policies.
+    let functions: serde_json::Value =
+        serde_json::from_slice(&files["admin/local-policies/public/functions"]).unwrap();
+    let one_bundle =
+        serde_json::json!({"boundaries": ["0x00000000", "0xffffffff"], "numBundles": 1});
+    assert_eq!(functions, serde_json::json!({ "bundles": one_bundle }));
     let domain_b: serde_json::Value =
         serde_json::from_slice(&files["admin/clusters/standalone/failureDomain/domain-b"]).unwrap();
     assert_eq!(domain_b, serde_json::json!({"brokers": [b, c]}));
@@ -437,6 +435,12 @@ fn collects_a_directory_with_gaps_reported_and_no_token_leaks() {
             .unwrap()
             .contains("Broker-stats not found")
     );
+    assert!(
+        m["how_to_fill"]
+            .as_str()
+            .unwrap()
+            .contains("broker-stats load-report")
+    );
     let m = missing_of(&report, "load_report", &c);
     assert_eq!(
         (m["reason"].as_str(), m["attempts"].as_u64()),
@@ -453,6 +457,11 @@ fn collects_a_directory_with_gaps_reported_and_no_token_leaks() {
     assert_eq!(
         (m["reason"].as_str(), m["attempts"].as_u64()),
         (Some("timeout"), Some(1))
+    );
+    let msg = m["message"].as_str().unwrap();
+    assert!(
+        msg.starts_with("no complete answer within 1000 ms"),
+        "{msg}"
     );
     let not_exposed: Vec<&str> = report["missing"]
         .as_array()

@@ -423,6 +423,10 @@ impl Run<'_> {
         }
         for (ns, idxs) in local_sources {
             let group = groups.get(&ns).cloned().flatten();
+            if group.is_none() && !layouts.contains_key(&ns) {
+                // Nothing load balancing reads: an empty node would only add noise.
+                continue;
+            }
             let bytes = layout::local_policies(layouts.get(&ns), group.as_deref());
             let p = layout::local_policies_path(&ns);
             self.files.insert(p.clone(), bytes);

@@ -172,10 +172,19 @@ impl Client {
                 Err(e) => {
                     let retry = e.transient && attempt < attempts;
                     if !retry {
+                        let message = if e.kind == FailureKind::Timeout {
+                            format!(
+                                "no complete answer within {} ms ({})",
+                                self.opts.timeout.as_millis(),
+                                e.message
+                            )
+                        } else {
+                            e.message
+                        };
                         return Err(Failure {
                             kind: e.kind,
                             http_status: e.status,
-                            message: self.redactor.text(&e.message),
+                            message: self.redactor.text(&message),
                             attempts: attempt,
                         });
                     }
