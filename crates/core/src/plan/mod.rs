@@ -1,0 +1,15 @@
+//! Plans: what one leader cycle (or a manual what-if) would do to a snapshot, with each decision's
+//! reason, each broker's load before and after, and exports to `pulsar-admin` / admin REST calls.
+
+pub mod balance;
+pub mod export;
+pub mod fingerprint;
+pub mod leader_view;
+pub mod load_model;
+pub mod model;
+pub mod names;
+pub mod operations;
+
+pub use model::{
+    BalanceSummary, BrokerLoadView, PLAN_FORMAT_VERSION, Plan, PlannedSplit, PlannedUnload,
+};
