@@ -95,16 +95,17 @@ fn apply_steps(plan: &Plan, opts: ExportOptions) -> Result<Vec<Step>, NameError>
             check_broker(to)?;
         }
         let note = format!(
-            "unload {} from {} to {}: {}",
+            "unload {} from {} to {}{}: {}",
             u.bundle,
             u.from,
             u.to.as_deref().unwrap_or("(broker chosen by Pulsar)"),
+            if u.pass_destination { "" } else { " (predicted; Pulsar's next lookup chooses)" },
             comment(&u.reason)
         );
         steps.push(Step::Unload {
             namespace,
             range,
-            destination: u.to.clone(),
+            destination: if u.pass_destination { u.to.clone() } else { None },
             note,
         });
     }

@@ -2,6 +2,7 @@
 //! reason, each broker's load before and after, and exports to `pulsar-admin` / admin REST calls.
 
 pub mod balance;
+pub mod driver;
 pub mod export;
 pub mod fingerprint;
 pub mod leader_view;
@@ -9,7 +10,10 @@ pub mod load_model;
 pub mod model;
 pub mod names;
 pub mod operations;
+pub mod reasons;
+pub mod settings;
 
+pub use driver::{make_plan, PlanError, PlanRequest};
 pub use model::{
     BalanceSummary, BrokerLoadView, PLAN_FORMAT_VERSION, Plan, PlannedSplit, PlannedUnload,
 };

@@ -42,8 +42,11 @@ pub struct Plan {
 pub struct PlannedUnload {
     pub bundle: String,
     pub from: String,
-    /// The destination chosen by the placement strategy; `None` = Pulsar picks at the next lookup.
+    /// The broker the bundle lands on (the placement strategy's choice, or the operator's).
     pub to: Option<String>,
+    /// Whether the unload call names `to` as `destinationBroker` (the leader's shedding always does;
+    /// a manual unload without a destination lets the next lookup choose, which `to` predicts).
+    pub pass_destination: bool,
     /// One line an operator can read.
     pub reason: String,
     /// The structured reason: which rule fired, with its numbers.
