@@ -1,20 +1,118 @@
-//! `lbplan hash --namespace NS (--bundles N | --boundaries FILE) TOPIC...` (being implemented).
+//! `lbplan hash --namespace NS (--bundles N | --boundaries FILE) TOPIC...`: each topic's complete
+//! name, CRC-32 (hex and decimal) and bundle, as Pulsar's `ConsistentHashingTopicBundleAssigner`
+//! computes them. FILE is a `BundlesData` JSON (`pulsar-admin namespaces bundles`), a JSON list of
+//! boundaries, or boundaries separated by spaces, commas or newlines.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-use crate::exit::CliError;
+use lbplan_core::model::BundlesData;
+use lbplan_core::naming::{NamespaceBundles, NamespaceName, TopicName, parse_hex_boundary};
+use serde_json::Value;
+
+use crate::exit::{CliError, read_text};
 
 #[derive(clap::Args)]
+#[command(group(clap::ArgGroup::new("layout").required(true).args(["bundles", "boundaries"])))]
 pub struct Args {
+    /// The namespace, `tenant/namespace`.
     #[arg(long)]
     namespace: String,
+    /// The namespace has N bundles of the default partition (`PoliciesUtil.getBundles(N)`).
     #[arg(long)]
     bundles: Option<u32>,
+    /// The namespace's boundaries: `BundlesData` JSON or a plain list of boundaries.
     #[arg(long)]
     boundaries: Option<PathBuf>,
+    /// Topic names in any form Pulsar accepts (`my-topic`, `tenant/ns/topic`, `persistent://…`).
+    #[arg(required = true)]
     topics: Vec<String>,
 }
 
-pub fn run(_args: Args) -> Result<(), CliError> {
-    Err(CliError::Failed("hash is not implemented yet".to_string()))
+pub fn run(args: Args) -> Result<(), CliError> {
+    let namespace = NamespaceName::parse(&args.namespace)
+        .map_err(|e| CliError::BadInput(format!("--namespace: {e}")))?;
+    let layout = match (args.bundles, &args.boundaries) {
+        (Some(n), _) => NamespaceBundles::with_default_partition(namespace.as_str(), n)
+            .map_err(|e| CliError::BadInput(format!("--bundles: {e}")))?,
+        (None, Some(path)) => read_layout(namespace.as_str(), path)?,
+        (None, None) => {
+            return Err(CliError::BadInput(
+                "give --bundles N or --boundaries FILE".to_string(),
+            ));
+        }
+    };
+
+    // Validate every name before printing anything, so a typo never yields a partial table.
+    let mut rows = Vec::with_capacity(args.topics.len());
+    let mut problems = Vec::new();
+    for input in &args.topics {
+        match TopicName::parse(input) {
+            Err(e) => problems.push(e.to_string()),
+            Ok(topic) => match layout.find_bundle(&topic) {
+                Ok(range) => rows.push((topic, range)),
+                // A bare `topic` expands to public/default, which is rarely what was meant.
+                Err(e) if !input.contains('/') => problems.push(format!(
+                    "{e} (a bare name means public/default; write tenant/namespace/topic)"
+                )),
+                Err(e) => problems.push(e.to_string()),
+            },
+        }
+    }
+    if !problems.is_empty() {
+        return Err(CliError::BadInput(problems.join("\n")));
+    }
+
+    let width = rows
+        .iter()
+        .map(|(t, _)| t.complete_name().chars().count())
+        .max()
+        .unwrap_or(0)
+        .max("topic".len());
+    println!(
+        "{:<width$}  {:<10}  {:>10}  bundle",
+        "topic", "hash", "hash_dec"
+    );
+    for (topic, range) in &rows {
+        let hash = topic.bundle_hash();
+        println!(
+            "{:<width$}  {:<10}  {:>10}  {}",
+            topic.complete_name(),
+            format!("{hash:#010x}"),
+            hash,
+            range
+        );
+    }
+    Ok(())
+}
+
+/// Reads a layout file: `BundlesData` JSON, a JSON array, or plain text boundaries.
+fn read_layout(namespace: &str, path: &Path) -> Result<NamespaceBundles, CliError> {
+    let text = read_text(path)?;
+    let bad = |m: String| CliError::BadInput(format!("{}: {m}", path.display()));
+    let boundaries: Vec<String> = match serde_json::from_str::<Value>(&text) {
+        Ok(Value::Object(_)) => {
+            let data: BundlesData = serde_json::from_str(&text)
+                .map_err(|e| bad(format!("not a BundlesData object: {e}")))?;
+            data.boundaries
+        }
+        Ok(Value::Array(items)) => items
+            .iter()
+            .map(|v| match v {
+                Value::String(s) => Ok(s.clone()),
+                Value::Number(n) => Ok(n.to_string()),
+                other => Err(bad(format!("`{other}` is not a boundary"))),
+            })
+            .collect::<Result<_, _>>()?,
+        _ => text
+            .split(|c: char| c.is_whitespace() || c == ',')
+            .filter(|s| !s.is_empty())
+            .map(str::to_string)
+            .collect(),
+    };
+    let values = boundaries
+        .iter()
+        .map(|b| parse_hex_boundary(b))
+        .collect::<Result<Vec<u32>, _>>()
+        .map_err(|e| bad(e.to_string()))?;
+    NamespaceBundles::new(namespace, values).map_err(|e| bad(e.to_string()))
 }

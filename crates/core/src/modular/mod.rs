@@ -1,7 +1,9 @@
 //! The modular load manager (`ModularLoadManagerImpl`, Pulsar's default): the leader's load data,
 //! the shedding strategies, the placement strategies and the candidate pipeline (§6–§8).
 
+pub mod leader;
 pub mod load_data;
+pub mod pipeline;
 pub mod placement;
 pub mod shedding;
 

@@ -17,6 +17,12 @@ pub enum NamingError {
     BadNamespace(String),
     #[error("invalid topic name `{name}`: {why}")]
     BadTopic { name: String, why: String },
+    #[error("invalid bundle boundaries: {0}")]
+    BadBoundaries(String),
+    #[error("the number of bundles must be at least 1")]
+    ZeroBundles,
+    #[error("topic `{topic}` is not in namespace `{namespace}`")]
+    TopicNotInNamespace { topic: String, namespace: String },
 }
 
 /// A hash range of a namespace. `hi == 0xffffffff` means the range includes `0xffffffff`.
@@ -76,7 +82,7 @@ pub fn parse_hex_boundary(text: &str) -> Result<u32, NamingError> {
     } else if let Some(h) = t.strip_prefix('#') {
         (h, 16)
     } else if t.len() > 1 && t.starts_with('0') {
-        (&t[1..], 8)
+        (t.get(1..).unwrap_or_default(), 8)
     } else {
         (t, 10)
     };
@@ -119,6 +125,21 @@ pub fn parse_bundle_name(name: &str) -> Result<BundleName, NamingError> {
     })
 }
 
+/// `PoliciesUtil.getBundles(n)`: `[0, seg, 2·seg, …, (n−1)·seg, 0xffffffff]` with `seg = 2^32 / n`.
+/// Returns `None` for `n == 0`.
+pub fn default_boundaries(n: u32) -> Option<Vec<u32>> {
+    if n == 0 {
+        return None;
+    }
+    let seg = (1u64 << 32) / u64::from(n);
+    // `i · seg < 2^32` for every `i < n`, so the conversion never fails.
+    let mut out: Vec<u32> = (0..u64::from(n))
+        .filter_map(|i| u32::try_from(i * seg).ok())
+        .collect();
+    out.push(u32::MAX);
+    Some(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -138,16 +159,4 @@ mod tests {
         assert!(parse_bundle_name("nonsense").is_err());
         assert!(parse_bundle_name("t/ns/0x1_0x100000000").is_err());
     }
-}
-
-/// `PoliciesUtil.getBundles(n)`: `[0, seg, 2·seg, …, (n−1)·seg, 0xffffffff]` with `seg = 2^32 / n`.
-/// Returns `None` for `n == 0`.
-pub fn default_boundaries(n: u32) -> Option<Vec<u32>> {
-    if n == 0 {
-        return None;
-    }
-    let seg = (1u64 << 32) / u64::from(n);
-    let mut out: Vec<u32> = (0..u64::from(n)).map(|i| (i * seg) as u32).collect();
-    out.push(u32::MAX);
-    Some(out)
 }

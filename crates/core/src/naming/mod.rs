@@ -1,8 +1,19 @@
-//! Pulsar naming: bundle ranges and names, namespaces, topic names, topic → bundle hashing and the
-//! default bundle partitioning (§4 of the reference).
+//! Pulsar naming: bundle ranges and names, namespace and topic names, topic → bundle hashing (CRC-32)
+//! and lookup, the default bundle partitioning (§4 of the reference), plus Java map iteration order
+//! for the decisions that depend on it.
 
 mod bundle_range;
+mod crc32;
+mod java_map_order;
+mod namespace_bundles;
+mod namespace_name;
+mod topic_name;
 
 pub use bundle_range::{
     BundleName, BundleRange, NamingError, default_boundaries, parse_bundle_name, parse_hex_boundary,
 };
+pub use crc32::crc32;
+pub use java_map_order::{concurrent_hash_map_order, java_string_hash};
+pub use namespace_bundles::{NamespaceBundles, validate_boundaries};
+pub use namespace_name::{NamespaceName, is_valid_name_part};
+pub use topic_name::{PARTITIONED_TOPIC_SUFFIX, TopicDomain, TopicName, partition_index_of};

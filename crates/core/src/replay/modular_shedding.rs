@@ -1,9 +1,584 @@
-//! Replay of modular `shedding` scenarios (being implemented).
+//! Replay of modular `shedding` scenarios (the oracle's `kind: "shedding"` files): builds the
+//! leader's `LoadData` for every cycle from the scenario JSON, runs all cycles on ONE strategy
+//! instance (history, hit counters and destinations carry over) and prints the unloads per broker.
+//!
+//! Maps are laid out in the iteration order Pulsar's Java collections would give them (see
+//! [`java_order`]), so that exact ties resolve as they did in the oracle's run.
 
-use serde_json::Value;
+use indexmap::IndexMap;
+use serde_json::{Map, Value, json};
 
 use super::ReplayError;
+use crate::config::{self, ConfigType, LoadBalancerConfig, Profile};
+use crate::model::{
+    BundleData, LocalBrokerData, NUM_LONG_SAMPLES, NUM_SHORT_SAMPLES, NamespaceBundleStats,
+    ResourceUsage, TimeAverageBrokerData, TimeAverageMessageData,
+};
+use crate::modular::load_data::namespace_of_bundle;
+use crate::modular::shedding::{UnloadDecision, shedder_by_name};
+use crate::modular::{BrokerData, LoadData, is_heartbeat_or_sla_namespace};
 
-pub(super) fn run(_scenario: &Value, _base: &str, _seed: u64) -> Result<Value, ReplayError> {
-    Err(ReplayError::UnsupportedKind("shedding".to_string()))
+/// The oracle files were decided by master at 90cba329; replay follows that commit.
+const REPLAY_PROFILE: Profile = Profile::Master90cba329;
+
+pub(super) fn run(scenario: &Value, base: &str, _seed: u64) -> Result<Value, ReplayError> {
+    let profile = REPLAY_PROFILE;
+    let cfg = parse_config(scenario.get("config"), &format!("{base}.config"), profile)?;
+    let strategy_path = format!("{base}.strategy");
+    let strategy_name = scenario
+        .get("strategy")
+        .and_then(Value::as_str)
+        .ok_or_else(|| ReplayError::malformed(&strategy_path, "expected a strategy class name"))?;
+    let mut strategy = shedder_by_name(strategy_name, profile).ok_or_else(|| {
+        ReplayError::malformed(
+            &strategy_path,
+            format!("`{strategy_name}` is not a modular shedding strategy"),
+        )
+    })?;
+    let carry = opt_bool(scenario, "carryRecentlyUnloaded", base)?.unwrap_or(false);
+    let cycles_path = format!("{base}.cycles");
+    let cycles = scenario
+        .get("cycles")
+        .and_then(Value::as_array)
+        .ok_or_else(|| ReplayError::malformed(&cycles_path, "expected an array of cycles"))?;
+
+    let mut carried: IndexMap<String, i64> = IndexMap::new();
+    let mut out_cycles = Vec::with_capacity(cycles.len());
+    for (i, cycle) in cycles.iter().enumerate() {
+        let path = format!("{cycles_path}[{i}]");
+        let parsed = parse_cycle(cycle, &path, profile)?;
+        let mut data = parsed.data;
+        if carry {
+            for (bundle, at) in &carried {
+                data.recently_unloaded.entry(bundle.clone()).or_insert(*at);
+            }
+        }
+        if let Some(active) = &parsed.active_brokers {
+            strategy.on_active_brokers_change(active);
+        }
+        let decisions = strategy.find_bundles_for_unloading(&data, &cfg);
+        if carry {
+            let at = i64::try_from(i).unwrap_or(i64::MAX);
+            for d in &decisions {
+                carried.entry(d.bundle.clone()).or_insert(at);
+            }
+        }
+        out_cycles.push(cycle_output(i, &decisions));
+    }
+    Ok(json!({
+        "kind": "shedding",
+        "strategy": config::qualify_strategy_name(strategy_name),
+        "profile": profile.name(),
+        "cycles": out_cycles,
+    }))
+}
+
+fn cycle_output(index: usize, decisions: &[UnloadDecision]) -> Value {
+    let mut unload: Map<String, Value> = Map::new();
+    for d in decisions {
+        let entry = unload
+            .entry(d.broker.clone())
+            .or_insert_with(|| Value::Array(Vec::new()));
+        if let Value::Array(list) = entry {
+            list.push(Value::String(d.bundle.clone()));
+        }
+    }
+    json!({
+        "cycle": index,
+        "unload": unload,
+        "unload_count": decisions.len(),
+        "decisions": serde_json::to_value(decisions).unwrap_or_default(),
+    })
+}
+
+/// `config`: `broker.conf` keys → JSON values, applied over the profile's defaults. Unknown keys
+/// are ignored (the oracle's stand-in configuration ignores them too).
+fn parse_config(
+    value: Option<&Value>,
+    path: &str,
+    profile: Profile,
+) -> Result<LoadBalancerConfig, ReplayError> {
+    let mut cfg = LoadBalancerConfig::for_profile(profile);
+    let Some(value) = value else {
+        return Ok(cfg);
+    };
+    if value.is_null() {
+        return Ok(cfg);
+    }
+    let map = value
+        .as_object()
+        .ok_or_else(|| ReplayError::malformed(path, "expected an object of broker.conf keys"))?;
+    for (key, v) in map {
+        let text = conf_text(key, v);
+        cfg.set_text(key, &text)
+            .map_err(|e| ReplayError::malformed(format!("{path}.{key}"), e.to_string()))?;
+    }
+    Ok(cfg)
+}
+
+/// `broker.conf` text of a JSON value; an integer key given as `10.0` reads as `10`, as Jackson
+/// would coerce it.
+fn conf_text(key: &str, v: &Value) -> String {
+    let is_int_key = LoadBalancerConfig::KEYS
+        .iter()
+        .any(|(k, t)| *k == key && matches!(t, ConfigType::Int | ConfigType::OptionalInt));
+    let whole = v
+        .as_f64()
+        .filter(|f| v.is_f64() && f.fract() == 0.0 && f.abs() < 9.0e15);
+    if let (true, Some(f)) = (is_int_key, whole) {
+        return format!("{f:.0}");
+    }
+    config::json_to_conf_text(v)
+}
+
+struct ParsedCycle {
+    data: LoadData,
+    active_brokers: Option<Vec<String>>,
+}
+
+fn parse_cycle(cycle: &Value, path: &str, profile: Profile) -> Result<ParsedCycle, ReplayError> {
+    let obj = as_object(cycle, path)?;
+
+    let bundles_path = format!("{path}.bundles");
+    let mut bundle_list: Vec<(String, BundleData)> = Vec::new();
+    match obj.get("bundles") {
+        None | Some(Value::Null) => {}
+        Some(v) => {
+            for (name, b) in as_object(v, &bundles_path)? {
+                let p = format!("{bundles_path}[{name:?}]");
+                bundle_list.push((name.clone(), parse_bundle_data(b, &p)?));
+            }
+        }
+    }
+    let bundle_data = java_order::shedding_bundle_map(bundle_list, profile);
+
+    let brokers_path = format!("{path}.brokers");
+    let brokers_json = obj
+        .get("brokers")
+        .and_then(Value::as_array)
+        .ok_or_else(|| ReplayError::malformed(&brokers_path, "expected an array of brokers"))?;
+    let mut brokers: Vec<(String, BrokerData)> = Vec::with_capacity(brokers_json.len());
+    for (k, b) in brokers_json.iter().enumerate() {
+        let p = format!("{brokers_path}[{k}]");
+        let (name, broker) = parse_broker(b, &p, &bundle_data)?;
+        if brokers.iter().any(|(n, _)| *n == name) {
+            return Err(ReplayError::malformed(
+                format!("{p}.name"),
+                format!("broker `{name}` appears twice"),
+            ));
+        }
+        brokers.push((name, broker));
+    }
+
+    let recently_unloaded = parse_recently_unloaded(
+        obj.get("recentlyUnloadedBundles"),
+        &format!("{path}.recentlyUnloadedBundles"),
+    )?;
+    let active_brokers = match obj.get("activeBrokers") {
+        None | Some(Value::Null) => None,
+        Some(v) => Some(string_list(v, &format!("{path}.activeBrokers"))?),
+    };
+    Ok(ParsedCycle {
+        data: LoadData {
+            brokers: java_order::concurrent_hash_map(brokers),
+            bundle_data,
+            recently_unloaded,
+        },
+        active_brokers,
+    })
+}
+
+fn parse_broker(
+    value: &Value,
+    path: &str,
+    bundle_data: &IndexMap<String, BundleData>,
+) -> Result<(String, BrokerData), ReplayError> {
+    let obj = as_object(value, path)?;
+    let name = obj
+        .get("name")
+        .and_then(Value::as_str)
+        .ok_or_else(|| ReplayError::malformed(format!("{path}.name"), "expected a broker name"))?
+        .to_string();
+    let mut local = LocalBrokerData {
+        cpu: opt_usage(obj, "cpu", path)?,
+        memory: opt_usage(obj, "memory", path)?,
+        direct_memory: opt_usage(obj, "directMemory", path)?,
+        bandwidth_in: opt_usage(obj, "bandwidthIn", path)?,
+        bandwidth_out: opt_usage(obj, "bandwidthOut", path)?,
+        msg_rate_in: opt_f64(obj, "msgRateIn", path)?.unwrap_or(0.0),
+        msg_rate_out: opt_f64(obj, "msgRateOut", path)?.unwrap_or(0.0),
+        msg_throughput_in: opt_f64(obj, "msgThroughputIn", path)?.unwrap_or(0.0),
+        msg_throughput_out: opt_f64(obj, "msgThroughputOut", path)?.unwrap_or(0.0),
+        ..LocalBrokerData::default()
+    };
+    if let Some(v) = obj.get("bundles").filter(|v| !v.is_null()) {
+        let mut list = string_list(v, &format!("{path}.bundles"))?;
+        // `getBundles()` is a set in Pulsar.
+        let mut seen = std::collections::HashSet::new();
+        list.retain(|b| seen.insert(b.clone()));
+        local.num_bundles = i64::try_from(list.len()).unwrap_or(i64::MAX);
+        local.bundles = list;
+    }
+    if let Some(v) = obj.get("lastStats").filter(|v| !v.is_null()) {
+        let p = format!("{path}.lastStats");
+        let mut stats = IndexMap::new();
+        for (bundle, s) in as_object(v, &p)? {
+            let sp = format!("{p}[{bundle:?}]");
+            let parsed: NamespaceBundleStats = serde_json::from_value(s.clone())
+                .map_err(|e| ReplayError::malformed(&sp, e.to_string()))?;
+            stats.insert(bundle.clone(), parsed);
+        }
+        // As `LocalBrokerData.update`: the bundle list and the summed rates come from lastStats.
+        local.set_last_stats(stats);
+    }
+    if let Some(n) = opt_i64(obj, "numTopics", path)? {
+        local.num_topics = n;
+    }
+    let time_average = match obj.get("timeAverage").filter(|v| !v.is_null()) {
+        Some(v) => serde_json::from_value::<TimeAverageBrokerData>(v.clone())
+            .map_err(|e| ReplayError::malformed(format!("{path}.timeAverage"), e.to_string()))?,
+        None => TimeAverageBrokerData::from_bundles(
+            local.bundles.iter().map(String::as_str),
+            bundle_data,
+        ),
+    };
+    let mut preallocated = IndexMap::new();
+    if let Some(v) = obj.get("preallocated").filter(|v| !v.is_null()) {
+        let p = format!("{path}.preallocated");
+        for (bundle, b) in as_object(v, &p)? {
+            let bp = format!("{p}[{bundle:?}]");
+            let data = match b {
+                // `""`: the bundle's entry in the cycle's `bundles`.
+                Value::String(s) if s.is_empty() => *bundle_data.get(bundle).ok_or_else(|| {
+                    ReplayError::malformed(&bp, "no entry of that name in the cycle's bundles")
+                })?,
+                other => parse_bundle_data(other, &bp)?,
+            };
+            preallocated.insert(bundle.clone(), data);
+        }
+    }
+    Ok((
+        name,
+        BrokerData {
+            local,
+            time_average,
+            preallocated,
+        },
+    ))
+}
+
+/// A `BundleData` object; a missing window is Pulsar's default estimate, missing sample counts are
+/// a full window (10 short-term, 1000 long-term), missing rates are 0.
+fn parse_bundle_data(value: &Value, path: &str) -> Result<BundleData, ReplayError> {
+    let obj = as_object(value, path)?;
+    Ok(BundleData {
+        short_term_data: parse_window(
+            obj.get("shortTermData"),
+            path,
+            "shortTermData",
+            NUM_SHORT_SAMPLES,
+        )?,
+        long_term_data: parse_window(
+            obj.get("longTermData"),
+            path,
+            "longTermData",
+            NUM_LONG_SAMPLES,
+        )?,
+        topics: opt_i32(obj, "topics", path)?.unwrap_or(0),
+    })
+}
+
+fn parse_window(
+    value: Option<&Value>,
+    parent: &str,
+    key: &str,
+    default_samples: i32,
+) -> Result<TimeAverageMessageData, ReplayError> {
+    let Some(value) = value.filter(|v| !v.is_null()) else {
+        return Ok(TimeAverageMessageData::with_defaults(default_samples));
+    };
+    let path = format!("{parent}.{key}");
+    let obj = as_object(value, &path)?;
+    let max_samples = opt_i32(obj, "maxSamples", &path)?.unwrap_or(default_samples);
+    Ok(TimeAverageMessageData {
+        max_samples,
+        num_samples: opt_i32(obj, "numSamples", &path)?.unwrap_or(max_samples),
+        msg_throughput_in: opt_f64(obj, "msgThroughputIn", &path)?.unwrap_or(0.0),
+        msg_throughput_out: opt_f64(obj, "msgThroughputOut", &path)?.unwrap_or(0.0),
+        msg_rate_in: opt_f64(obj, "msgRateIn", &path)?.unwrap_or(0.0),
+        msg_rate_out: opt_f64(obj, "msgRateOut", &path)?.unwrap_or(0.0),
+    })
+}
+
+/// A list of names (unloaded at time 0) or a map name → unload time (ms).
+fn parse_recently_unloaded(
+    value: Option<&Value>,
+    path: &str,
+) -> Result<IndexMap<String, i64>, ReplayError> {
+    let mut out = IndexMap::new();
+    match value {
+        None | Some(Value::Null) => {}
+        Some(v @ Value::Array(_)) => {
+            for name in string_list(v, path)? {
+                out.insert(name, 0);
+            }
+        }
+        Some(Value::Object(map)) => {
+            for (name, at) in map {
+                let at = at.as_i64().ok_or_else(|| {
+                    ReplayError::malformed(format!("{path}[{name:?}]"), "expected a timestamp (ms)")
+                })?;
+                out.insert(name.clone(), at);
+            }
+        }
+        Some(_) => {
+            return Err(ReplayError::malformed(
+                path,
+                "expected a list of bundle names or a map bundle → timestamp",
+            ));
+        }
+    }
+    Ok(out)
+}
+
+fn as_object<'a>(v: &'a Value, path: &str) -> Result<&'a Map<String, Value>, ReplayError> {
+    v.as_object()
+        .ok_or_else(|| ReplayError::malformed(path, "expected an object"))
+}
+
+fn string_list(v: &Value, path: &str) -> Result<Vec<String>, ReplayError> {
+    let items = v
+        .as_array()
+        .ok_or_else(|| ReplayError::malformed(path, "expected an array of strings"))?;
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            s.as_str()
+                .map(str::to_string)
+                .ok_or_else(|| ReplayError::malformed(format!("{path}[{i}]"), "expected a string"))
+        })
+        .collect()
+}
+
+fn opt_f64(obj: &Map<String, Value>, key: &str, path: &str) -> Result<Option<f64>, ReplayError> {
+    match obj.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(v) => v
+            .as_f64()
+            .map(Some)
+            .ok_or_else(|| ReplayError::malformed(format!("{path}.{key}"), "expected a number")),
+    }
+}
+
+fn opt_i64(obj: &Map<String, Value>, key: &str, path: &str) -> Result<Option<i64>, ReplayError> {
+    match obj.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(v) => v
+            .as_i64()
+            .map(Some)
+            .ok_or_else(|| ReplayError::malformed(format!("{path}.{key}"), "expected an integer")),
+    }
+}
+
+fn opt_i32(obj: &Map<String, Value>, key: &str, path: &str) -> Result<Option<i32>, ReplayError> {
+    match opt_i64(obj, key, path)? {
+        None => Ok(None),
+        Some(n) => i32::try_from(n).map(Some).map_err(|_| {
+            ReplayError::malformed(format!("{path}.{key}"), "expected a 32-bit integer")
+        }),
+    }
+}
+
+fn opt_bool(obj: &Value, key: &str, path: &str) -> Result<Option<bool>, ReplayError> {
+    match obj.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(v) => v.as_bool().map(Some).ok_or_else(|| {
+            ReplayError::malformed(format!("{path}.{key}"), "expected true or false")
+        }),
+    }
+}
+
+/// `{usage, limit}`; missing means `{0, 0}` (0 %).
+fn opt_usage(
+    obj: &Map<String, Value>,
+    key: &str,
+    path: &str,
+) -> Result<ResourceUsage, ReplayError> {
+    match obj.get(key) {
+        None | Some(Value::Null) => Ok(ResourceUsage::default()),
+        Some(v) => {
+            let p = format!("{path}.{key}");
+            let o = as_object(v, &p)?;
+            Ok(ResourceUsage::new(
+                opt_f64(o, "usage", &p)?.unwrap_or(0.0),
+                opt_f64(o, "limit", &p)?.unwrap_or(0.0),
+            ))
+        }
+    }
+}
+
+/// Iteration order of the Java collections the oracle's `LoadData` lives in, so ties resolve alike:
+/// brokers sit in a `ConcurrentHashMap` filled in scenario order; `getBundleDataForLoadShedding()`
+/// collects the (ConcurrentHashMap) bundle data into a fresh `HashMap`.
+/// Not modelled: bins that turn into trees (8+ keys in one bin), which do not occur at these sizes.
+pub(crate) mod java_order {
+    use indexmap::IndexMap;
+
+    use super::{is_heartbeat_or_sla_namespace, namespace_of_bundle};
+    use crate::config::Profile;
+    use crate::model::BundleData;
+
+    /// `String.hashCode()`: over UTF-16 code units, wrapping.
+    pub(crate) fn string_hash(s: &str) -> i32 {
+        s.encode_utf16()
+            .fold(0_i32, |h, c| h.wrapping_mul(31).wrapping_add(i32::from(c)))
+    }
+
+    /// `ConcurrentHashMap.spread`.
+    fn chm_spread(h: i32) -> u32 {
+        let h = h as u32; // reinterpret the bits, as Java's `>>>` works on them
+        (h ^ (h >> 16)) & 0x7fff_ffff
+    }
+
+    /// `HashMap.hash`.
+    fn hash_map_hash(h: i32) -> u32 {
+        let h = h as u32; // reinterpret the bits
+        h ^ (h >> 16)
+    }
+
+    /// Order in which a default `ConcurrentHashMap` iterates `keys` inserted in this order (distinct
+    /// keys): table of 16, doubled when the count reaches ¾ of it; `transfer` moves each bin's tail
+    /// run as is and prepends the nodes before it, reversing them.
+    pub(crate) fn concurrent_hash_map_positions(keys: &[&str]) -> Vec<usize> {
+        let mut n: usize = 16;
+        let mut table: Vec<Vec<(u32, usize)>> = vec![Vec::new(); n];
+        let mut size_ctl: usize = 12;
+        for (pos, key) in keys.iter().enumerate() {
+            let h = chm_spread(string_hash(key));
+            if let Some(bin) = table.get_mut(bin_index(h, n)) {
+                bin.push((h, pos));
+            }
+            let count = pos + 1;
+            while count >= size_ctl {
+                table = transfer(&table, n);
+                n *= 2;
+                size_ctl = n - (n >> 2);
+            }
+        }
+        table.into_iter().flatten().map(|(_, pos)| pos).collect()
+    }
+
+    fn bin_index(h: u32, n: usize) -> usize {
+        // `n` is a power of two far below 2^32, so the mask keeps the low bits.
+        (h as usize) & (n - 1)
+    }
+
+    fn transfer(table: &[Vec<(u32, usize)>], n: usize) -> Vec<Vec<(u32, usize)>> {
+        let mut next: Vec<Vec<(u32, usize)>> = vec![Vec::new(); 2 * n];
+        let bit = n as u32; // n ≤ 2^30 here
+        for (i, bin) in table.iter().enumerate() {
+            let Some(last) = bin.last() else {
+                continue;
+            };
+            let run_bit = last.0 & bit;
+            let mut last_run = bin.len() - 1;
+            while last_run > 0 && bin.get(last_run - 1).is_some_and(|p| p.0 & bit == run_bit) {
+                last_run -= 1;
+            }
+            let mut low: Vec<(u32, usize)> = Vec::new();
+            let mut high: Vec<(u32, usize)> = Vec::new();
+            let tail = bin.get(last_run..).unwrap_or(&[]);
+            if run_bit == 0 {
+                low.extend_from_slice(tail);
+            } else {
+                high.extend_from_slice(tail);
+            }
+            for node in bin.get(..last_run).unwrap_or(&[]) {
+                if node.0 & bit == 0 {
+                    low.insert(0, *node);
+                } else {
+                    high.insert(0, *node);
+                }
+            }
+            if let Some(slot) = next.get_mut(i) {
+                *slot = low;
+            }
+            if let Some(slot) = next.get_mut(i + n) {
+                *slot = high;
+            }
+        }
+        next
+    }
+
+    /// Order in which a default `java.util.HashMap` iterates `keys` inserted in this order: by bucket
+    /// of the final table (16, doubled while size > ¾ of it), insertion order within a bucket.
+    pub(crate) fn hash_map_positions(keys: &[&str]) -> Vec<usize> {
+        let mut cap: usize = 16;
+        while keys.len() > cap / 4 * 3 {
+            cap *= 2;
+        }
+        let mut positions: Vec<usize> = (0..keys.len()).collect();
+        positions.sort_by_key(|&p| {
+            keys.get(p)
+                .map_or(0, |k| bin_index(hash_map_hash(string_hash(k)), cap))
+        });
+        positions
+    }
+
+    /// Brokers keyed by name in `ConcurrentHashMap` order.
+    pub(crate) fn concurrent_hash_map<V>(entries: Vec<(String, V)>) -> IndexMap<String, V> {
+        let keys: Vec<&str> = entries.iter().map(|(k, _)| k.as_str()).collect();
+        let order = concurrent_hash_map_positions(&keys);
+        reorder(entries, &order)
+    }
+
+    /// Bundle data laid out so that `LoadData::bundle_data_for_shedding` yields Pulsar's order: the
+    /// `ConcurrentHashMap` order of all bundles, filtered, re-collected into a `HashMap`; heartbeat
+    /// and SLA bundles (hidden from shedding) go last.
+    pub(crate) fn shedding_bundle_map(
+        entries: Vec<(String, BundleData)>,
+        profile: Profile,
+    ) -> IndexMap<String, BundleData> {
+        let all = concurrent_hash_map(entries);
+        let v1 = profile.filters_v1_heartbeat_names();
+        let (hidden, visible): (Vec<_>, Vec<_>) = all
+            .into_iter()
+            .partition(|(name, _)| is_heartbeat_or_sla_namespace(namespace_of_bundle(name), v1));
+        let keys: Vec<&str> = visible.iter().map(|(k, _)| k.as_str()).collect();
+        let order = hash_map_positions(&keys);
+        let mut out = reorder(visible, &order);
+        out.extend(hidden);
+        out
+    }
+
+    fn reorder<V>(entries: Vec<(String, V)>, order: &[usize]) -> IndexMap<String, V> {
+        let mut slots: Vec<Option<(String, V)>> = entries.into_iter().map(Some).collect();
+        let mut out = IndexMap::with_capacity(slots.len());
+        for &p in order {
+            if let Some((k, v)) = slots.get_mut(p).and_then(Option::take) {
+                out.insert(k, v);
+            }
+        }
+        out
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+
+        #[test]
+        fn java_string_hash() {
+            // "hello".hashCode() == 99162322 in Java.
+            assert_eq!(string_hash("hello"), 99_162_322);
+            assert_eq!(string_hash(""), 0);
+        }
+
+        #[test]
+        fn small_maps_iterate_by_bucket() {
+            // "b" (98) and "a" (97) land in buckets 2 and 1 of 16.
+            assert_eq!(concurrent_hash_map_positions(&["b", "a"]), vec![1, 0]);
+            assert_eq!(hash_map_positions(&["b", "a"]), vec![1, 0]);
+        }
+    }
 }

@@ -1,9 +1,21 @@
 //! Modular placement strategies (`loadBalancerLoadPlacementStrategy`, §8): which broker gets a bundle.
+//!
+//! Each strategy receives the candidates in the order Pulsar would iterate its `Set<String>` (see
+//! [`java_order`]) and returns a [`PlacementChoice`] naming the set it picked among and why.
+
+pub mod java_order;
+mod least_long_term_message_rate;
+mod least_resource_usage_with_weight;
+mod round_robin;
 
 use serde::{Deserialize, Serialize};
 
+pub use least_long_term_message_rate::LeastLongTermMessageRate;
+pub use least_resource_usage_with_weight::LeastResourceUsageWithWeight;
+pub use round_robin::RoundRobinBrokerSelector;
+
 use super::LoadData;
-use crate::config::LoadBalancerConfig;
+use crate::config::{self, LoadBalancerConfig};
 use crate::model::BundleData;
 use crate::rng::Picker;
 
@@ -34,4 +46,58 @@ pub trait PlacementStrategy {
     ) -> Option<PlacementChoice>;
 
     fn on_active_brokers_change(&mut self, _active_brokers: &[String]) {}
+}
+
+/// Picks uniformly among `choice_set` through the picker (Java: `list.get(random.nextInt(size))`).
+/// A single-element set is returned without consulting the picker. `None` when the set is empty.
+pub fn pick_among(
+    choice_set: Vec<String>,
+    reason: String,
+    picker: &mut dyn Picker,
+) -> Option<PlacementChoice> {
+    let (broker, pick_rejected) = match choice_set.as_slice() {
+        [] => return None,
+        [only] => (only.clone(), false),
+        _ => {
+            let pick = picker.pick(&choice_set);
+            let broker = choice_set
+                .get(pick.index)
+                .or_else(|| choice_set.first())
+                .cloned()?;
+            (broker, pick.rejected_outside_pick)
+        }
+    };
+    Some(PlacementChoice {
+        broker,
+        choice_set,
+        reason,
+        pick_rejected,
+    })
+}
+
+/// The placement strategies this module implements, by simple or fully qualified class name.
+/// `AvgShedder` is not here: it is one object shared with shedding (see `modular::leader`).
+pub fn placement_by_name(name: &str) -> Option<Box<dyn PlacementStrategy>> {
+    match config::simple_class_name(&config::qualify_strategy_name(name)) {
+        "LeastLongTermMessageRate" => Some(Box::new(LeastLongTermMessageRate)),
+        "LeastResourceUsageWithWeight" => Some(Box::new(LeastResourceUsageWithWeight::default())),
+        "RoundRobinBrokerSelector" => Some(Box::new(RoundRobinBrokerSelector::default())),
+        _ => None,
+    }
+}
+
+/// Formats a number for reasons: integers without a fraction, others with up to 4 decimals.
+pub(crate) fn fmt_num(v: f64) -> String {
+    if v.is_infinite() {
+        if v > 0.0 {
+            "+inf".into()
+        } else {
+            "-inf".into()
+        }
+    } else if v.fract() == 0.0 && v.abs() < 1e15 {
+        format!("{v:.0}")
+    } else {
+        let s = format!("{v:.4}");
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    }
 }

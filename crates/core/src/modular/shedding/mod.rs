@@ -4,7 +4,18 @@
 use serde::{Deserialize, Serialize};
 
 use super::LoadData;
-use crate::config::LoadBalancerConfig;
+use crate::config::{self, LoadBalancerConfig, Profile};
+
+mod avg;
+mod candidates;
+mod overload;
+mod threshold;
+mod uniform;
+
+pub use avg::AvgShedder;
+pub use overload::OverloadShedder;
+pub use threshold::ThresholdShedder;
+pub use uniform::UniformLoadShedder;
 
 /// One bundle a strategy selected for unloading, in selection order.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -86,4 +97,40 @@ pub trait LoadSheddingStrategy {
 
     /// `onActiveBrokersChange`: forget per-broker history of brokers that left.
     fn on_active_brokers_change(&mut self, _active_brokers: &[String]) {}
+}
+
+/// The shedding strategy named by `loadBalancerLoadSheddingStrategy` (simple or fully qualified
+/// Pulsar class name), configured for `profile`; `None` for any other name. An `AvgShedder` made
+/// here serves shedding only: the combined shedding + placement wiring shares one instance elsewhere.
+pub fn shedder_by_name(name: &str, profile: Profile) -> Option<Box<dyn LoadSheddingStrategy>> {
+    let qualified = config::qualify_strategy_name(name);
+    let strategy: Box<dyn LoadSheddingStrategy> = match qualified.as_str() {
+        config::THRESHOLD_SHEDDER => Box::new(ThresholdShedder::new(profile)),
+        config::OVERLOAD_SHEDDER => Box::new(OverloadShedder::new(profile)),
+        config::UNIFORM_LOAD_SHEDDER => Box::new(UniformLoadShedder::new(profile)),
+        config::AVG_SHEDDER => Box::new(AvgShedder::new(profile)),
+        _ => return None,
+    };
+    Some(strategy)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn factory_accepts_simple_and_qualified_names() {
+        for (name, simple) in [
+            ("ThresholdShedder", "ThresholdShedder"),
+            (config::OVERLOAD_SHEDDER, "OverloadShedder"),
+            ("UniformLoadShedder", "UniformLoadShedder"),
+            (config::AVG_SHEDDER, "AvgShedder"),
+        ] {
+            let s = shedder_by_name(name, Profile::Pulsar4x);
+            assert_eq!(s.map(|s| s.name()), Some(simple));
+        }
+        assert!(shedder_by_name("LeastLongTermMessageRate", Profile::Pulsar4x).is_none());
+        assert!(shedder_by_name("com.example.ThresholdShedder", Profile::Pulsar4x).is_none());
+        assert!(shedder_by_name(config::TRANSFER_SHEDDER, Profile::Pulsar4x).is_none());
+    }
 }

@@ -1,0 +1,134 @@
+//! `LeastLongTermMessageRate` (§8.1, Pulsar's default placement): the candidate with the smallest
+//! long-term message rate (time average plus preallocated bundles); overloaded brokers score +∞.
+
+use super::{PlacementChoice, PlacementStrategy, fmt_num, pick_among};
+use crate::config::LoadBalancerConfig;
+use crate::model::BundleData;
+use crate::modular::{BrokerData, LoadData};
+use crate::rng::Picker;
+
+/// Stateless: every call scores the candidates afresh.
+#[derive(Clone, Debug, Default)]
+pub struct LeastLongTermMessageRate;
+
+/// `getScore`: +∞ when the weighted max usage exceeds the overload threshold, otherwise the sum of
+/// the preallocated bundles' long-term rates (in map order, as Java sums them) plus the broker's
+/// long-term time-average rate.
+pub fn long_term_message_rate_score(broker: &BrokerData, cfg: &LoadBalancerConfig) -> f64 {
+    let overload_threshold = cfg.overloaded_threshold_fraction();
+    let max_usage = broker
+        .local
+        .max_resource_usage_with_weight(&cfg.resource_weights());
+    if max_usage > overload_threshold {
+        return f64::INFINITY;
+    }
+    let mut total_message_rate = 0.0;
+    for bundle in broker.preallocated.values() {
+        total_message_rate +=
+            bundle.long_term_data.msg_rate_in + bundle.long_term_data.msg_rate_out;
+    }
+    let time_average =
+        broker.time_average.long_term_msg_rate_in + broker.time_average.long_term_msg_rate_out;
+    total_message_rate + time_average
+}
+
+impl PlacementStrategy for LeastLongTermMessageRate {
+    fn name(&self) -> &'static str {
+        "LeastLongTermMessageRate"
+    }
+
+    fn select_broker(
+        &mut self,
+        candidates: &[String],
+        _bundle: &str,
+        _bundle_data: &BundleData,
+        data: &LoadData,
+        cfg: &LoadBalancerConfig,
+        picker: &mut dyn Picker,
+    ) -> Option<PlacementChoice> {
+        let mut best: Vec<String> = Vec::new();
+        let mut min_score = f64::INFINITY;
+        let mut scores: Vec<String> = Vec::new();
+        for name in candidates {
+            // Java would throw on a candidate without broker data; we leave it out.
+            let Some(broker) = data.brokers.get(name) else {
+                scores.push(format!("{name}=no data"));
+                continue;
+            };
+            let score = long_term_message_rate_score(broker, cfg);
+            scores.push(format!("{name}={}", fmt_num(score)));
+            // Exact comparisons, as Java: +inf == +inf, so overloaded brokers tie while nothing
+            // finite has been seen; a NaN score never joins.
+            if score < min_score {
+                best.clear();
+                best.push(name.clone());
+                min_score = score;
+            } else if score == min_score {
+                best.push(name.clone());
+            }
+        }
+        let all_overloaded_or_empty = best.is_empty();
+        if all_overloaded_or_empty {
+            best = candidates.to_vec();
+        }
+        let reason = if all_overloaded_or_empty {
+            format!(
+                "no candidate scored below +inf; random among all {} candidates (long-term msg/s: {})",
+                best.len(),
+                scores.join(", ")
+            )
+        } else if min_score.is_infinite() {
+            format!(
+                "every candidate is over loadBalancerBrokerOverloadedThresholdPercentage={} (score +inf); random among all {} (long-term msg/s: {})",
+                cfg.load_balancer_broker_overloaded_threshold_percentage,
+                best.len(),
+                scores.join(", ")
+            )
+        } else {
+            format!(
+                "least long-term message rate {} msg/s ({} of {} candidates tie); scores: {}",
+                fmt_num(min_score),
+                best.len(),
+                candidates.len(),
+                scores.join(", ")
+            )
+        };
+        pick_among(best, reason, picker)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::ResourceUsage;
+    use crate::rng::SeededPicker;
+
+    fn broker(rate_in: f64, cpu_pct: f64) -> BrokerData {
+        let mut b = BrokerData::default();
+        b.time_average.long_term_msg_rate_in = rate_in;
+        b.local.cpu = ResourceUsage::new(cpu_pct, 100.0);
+        b
+    }
+
+    #[test]
+    fn overloaded_scores_infinity_and_ties_are_exact() {
+        // Oracle handmade-lltmr_2_tie: b1 and b3 tie at 1000, b2 at cpu 90% is +inf.
+        let mut data = LoadData::default();
+        data.brokers.insert("b1".into(), broker(1000.0, 10.0));
+        data.brokers.insert("b2".into(), broker(0.0, 90.0));
+        data.brokers.insert("b3".into(), broker(1000.0, 10.0));
+        let cfg = LoadBalancerConfig::pulsar_4x();
+        let cands: Vec<String> = ["b1", "b2", "b3"].map(String::from).to_vec();
+        let choice = LeastLongTermMessageRate
+            .select_broker(
+                &cands,
+                "t/ns/0x0_0x1",
+                &BundleData::default(),
+                &data,
+                &cfg,
+                &mut SeededPicker::new(1),
+            )
+            .unwrap();
+        assert_eq!(choice.choice_set, ["b1", "b3"]);
+    }
+}

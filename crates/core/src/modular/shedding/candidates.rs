@@ -1,0 +1,114 @@
+//! What the four modular shedders share: a broker's candidate bundles ranked by a traffic metric the
+//! way Pulsar's stream pipelines rank them, Java's `Double.compare`, and Java's `(int)` conversion.
+
+use std::cmp::Ordering;
+use std::collections::HashSet;
+
+use crate::model::{BundleData, LocalBrokerData};
+use crate::modular::LoadData;
+
+/// One bundle of a broker that may be unloaded, with the metric it was ranked by.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Candidate<'a> {
+    pub name: &'a str,
+    pub data: &'a BundleData,
+    pub value: f64,
+}
+
+/// Java's `Double.compare(a, b)`: `-0.0 < 0.0`, and NaN (any bit pattern) equals itself and is
+/// larger than everything, including +∞.
+pub(crate) fn java_double_compare(a: f64, b: f64) -> Ordering {
+    match (a.is_nan(), b.is_nan()) {
+        (true, true) => Ordering::Equal,
+        (true, false) => Ordering::Greater,
+        (false, true) => Ordering::Less,
+        (false, false) => a.total_cmp(&b),
+    }
+}
+
+/// Java's `(int) x` for a double: truncation toward zero, saturating at the `int` range, NaN → 0.
+/// Rust's float-to-int `as` has exactly these semantics, which is why it is used here.
+pub(crate) fn java_int(x: f64) -> i32 {
+    x as i32
+}
+
+/// `bundle_data_for_shedding()` restricted to `broker`'s bundles, minus recently unloaded ones, in
+/// the iteration order of `LoadData::bundle_data`, then stably sorted by descending `metric`
+/// (`sorted((e1, e2) -> Double.compare(e2, e1))` in Pulsar; ties keep iteration order).
+pub(crate) fn ranked_candidates<'a>(
+    data: &'a LoadData,
+    include_v1_heartbeat_names: bool,
+    broker: &LocalBrokerData,
+    metric: impl Fn(&BundleData) -> f64,
+) -> Vec<Candidate<'a>> {
+    let owned: HashSet<&str> = broker.bundles.iter().map(String::as_str).collect();
+    let mut out: Vec<Candidate<'a>> = data
+        .bundle_data_for_shedding(include_v1_heartbeat_names)
+        .filter(|(name, _)| owned.contains(name.as_str()))
+        .filter(|(name, _)| !data.recently_unloaded.contains_key(name.as_str()))
+        .map(|(name, bundle)| Candidate {
+            name: name.as_str(),
+            data: bundle,
+            value: metric(bundle),
+        })
+        .collect();
+    out.sort_by(|a, b| java_double_compare(b.value, a.value));
+    out
+}
+
+/// Number of distinct bundles in a broker's report (`LocalBrokerData.getBundles().size()`, a set).
+pub(crate) fn bundle_count(broker: &LocalBrokerData) -> usize {
+    broker
+        .bundles
+        .iter()
+        .map(String::as_str)
+        .collect::<HashSet<_>>()
+        .len()
+}
+
+/// Short-term msgThroughputIn + msgThroughputOut (bytes/s).
+pub(crate) fn short_term_throughput(b: &BundleData) -> f64 {
+    b.short_term_data.msg_throughput_in + b.short_term_data.msg_throughput_out
+}
+
+/// Short-term msgRateIn + msgRateOut (msg/s).
+pub(crate) fn short_term_rate(b: &BundleData) -> f64 {
+    b.short_term_data.msg_rate_in + b.short_term_data.msg_rate_out
+}
+
+/// The pick loop of ThresholdShedder and OverloadShedder: walk candidates by descending throughput,
+/// take one while less than `need_bytes_per_sec` is marked, and always take the first (so it
+/// overshoots). Returns `(bundle, its throughput)` in selection order.
+pub(crate) fn pick_until_covered<'a>(
+    candidates: &[Candidate<'a>],
+    need_bytes_per_sec: f64,
+) -> Vec<Candidate<'a>> {
+    let mut marked = 0.0_f64;
+    let mut picked = Vec::new();
+    for c in candidates {
+        if marked < need_bytes_per_sec || picked.is_empty() {
+            marked += c.value;
+            picked.push(*c);
+        }
+    }
+    picked
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn java_conversions() {
+        assert_eq!(java_int(2.9), 2);
+        assert_eq!(java_int(-2.9), -2);
+        assert_eq!(java_int(1e300), i32::MAX);
+        assert_eq!(java_int(f64::NAN), 0);
+        assert_eq!(java_double_compare(-0.0, 0.0), Ordering::Less);
+        assert_eq!(
+            java_double_compare(f64::NAN, f64::INFINITY),
+            Ordering::Greater
+        );
+        assert_eq!(java_double_compare(-f64::NAN, f64::NAN), Ordering::Equal);
+    }
+}

@@ -1,0 +1,216 @@
+//! `ThresholdShedder` (§7.1): sheds from brokers whose smoothed usage is at least the cluster mean
+//! plus `loadBalancerBrokerThresholdShedderPercentage`, optionally with lower-boundary shedding.
+
+use indexmap::IndexMap;
+
+use super::candidates::{
+    bundle_count, pick_until_covered, ranked_candidates, short_term_throughput,
+};
+use super::{LoadSheddingStrategy, ShedReason, UnloadDecision};
+use crate::config::{LoadBalancerConfig, Profile};
+use crate::modular::LoadData;
+use crate::units::{MIB, ResourceWeights};
+
+/// `ADDITIONAL_THRESHOLD_PERCENT_MARGIN`: shed 5 points more than strictly needed.
+const ADDITIONAL_THRESHOLD_PERCENT_MARGIN: f64 = 0.05;
+/// `LOWER_BOUNDARY_THRESHOLD_MARGIN`: the lower-boundary path sheds half the threshold's share.
+const LOWER_BOUNDARY_THRESHOLD_MARGIN: f64 = 0.5;
+
+#[derive(Clone, Debug)]
+pub struct ThresholdShedder {
+    profile: Profile,
+    /// `brokerAvgResourceUsage`: EWMA of each broker's weighted max usage (fraction), kept across
+    /// cycles; the first observation initialises it.
+    broker_avg_resource_usage: IndexMap<String, f64>,
+}
+
+/// The numbers one broker's selection is explained with.
+struct BrokerTarget<'a> {
+    broker: &'a str,
+    usage: f64,
+    avg: f64,
+    threshold: f64,
+    need_bytes_per_sec: f64,
+    lower_boundary: bool,
+}
+
+impl ThresholdShedder {
+    pub fn new(profile: Profile) -> Self {
+        Self {
+            profile,
+            broker_avg_resource_usage: IndexMap::new(),
+        }
+    }
+
+    /// The smoothed usage (fraction) remembered for a broker.
+    pub fn avg_resource_usage(&self, broker: &str) -> Option<f64> {
+        self.broker_avg_resource_usage.get(broker).copied()
+    }
+
+    /// `getBrokerAvgUsage`: advances every broker's EWMA once and returns their mean (0 if none).
+    fn refresh(&mut self, data: &LoadData, history: f64, w: &ResourceWeights) -> f64 {
+        let mut total = 0.0_f64;
+        let mut brokers = 0_u32;
+        for (name, broker) in &data.brokers {
+            let usage = broker.local.max_resource_usage_with_weight(w);
+            let smoothed = match self.broker_avg_resource_usage.get(name) {
+                None => usage,
+                Some(&prev) => prev * history + (1.0 - history) * usage,
+            };
+            self.broker_avg_resource_usage
+                .insert(name.clone(), smoothed);
+            total += smoothed;
+            brokers = brokers.saturating_add(1);
+        }
+        if brokers > 0 {
+            total / f64::from(brokers)
+        } else {
+            0.0
+        }
+    }
+
+    fn current(&self, broker: &str) -> f64 {
+        self.avg_resource_usage(broker).unwrap_or(0.0)
+    }
+
+    /// `filterAndSelectBundle`.
+    fn select(&self, data: &LoadData, target: &BrokerTarget<'_>, out: &mut Vec<UnloadDecision>) {
+        let Some(broker) = data.brokers.get(target.broker) else {
+            return;
+        };
+        let candidates = ranked_candidates(
+            data,
+            self.profile.filters_v1_heartbeat_names(),
+            &broker.local,
+            short_term_throughput,
+        );
+        for c in pick_until_covered(&candidates, target.need_bytes_per_sec) {
+            out.push(UnloadDecision {
+                broker: target.broker.to_string(),
+                bundle: c.name.to_string(),
+                reason: ShedReason::ThresholdShedder {
+                    broker_usage_fraction: target.usage,
+                    avg_usage_fraction: target.avg,
+                    threshold_fraction: target.threshold,
+                    need_bytes_per_sec: target.need_bytes_per_sec,
+                    bundle_bytes_per_sec: c.value,
+                    lower_boundary: target.lower_boundary,
+                },
+            });
+        }
+    }
+
+    /// `tryLowerBoundaryShedding`: runs only when the main pass selected nothing.
+    fn lower_boundary(
+        &mut self,
+        data: &LoadData,
+        cfg: &LoadBalancerConfig,
+        threshold: f64,
+        min_throughput: f64,
+        out: &mut Vec<UnloadDecision>,
+    ) {
+        // Quirk kept from Pulsar: the history advances a second time in this cycle.
+        let avg = self.refresh(
+            data,
+            cfg.load_balancer_history_resource_percentage,
+            &cfg.resource_weights(),
+        );
+        // `getMaxUsageBroker`: strict `>` so the first of equal brokers wins.
+        let mut max_usage = avg - threshold;
+        let mut max_broker: Option<&str> = None;
+        let mut has_broker_below_lower_bound = false;
+        for (name, broker) in &data.brokers {
+            let usage = self.current(name);
+            if usage > max_usage && bundle_count(&broker.local) > 1 {
+                max_usage = usage;
+                max_broker = Some(name.as_str());
+            }
+            if usage < avg - threshold {
+                has_broker_below_lower_bound = true;
+            }
+        }
+        let Some(max_broker) = max_broker else {
+            return;
+        };
+        let Some(broker) = data.brokers.get(max_broker) else {
+            return;
+        };
+        if !has_broker_below_lower_bound {
+            return;
+        }
+        let throughput = broker.local.msg_throughput_in + broker.local.msg_throughput_out;
+        let need = throughput * threshold * LOWER_BOUNDARY_THRESHOLD_MARGIN;
+        if min_throughput > need {
+            return;
+        }
+        if bundle_count(&broker.local) > 1 {
+            let target = BrokerTarget {
+                broker: max_broker,
+                usage: self.current(max_broker),
+                avg,
+                threshold,
+                need_bytes_per_sec: need,
+                lower_boundary: true,
+            };
+            self.select(data, &target, out);
+        }
+    }
+}
+
+impl LoadSheddingStrategy for ThresholdShedder {
+    fn name(&self) -> &'static str {
+        "ThresholdShedder"
+    }
+
+    fn find_bundles_for_unloading(
+        &mut self,
+        data: &LoadData,
+        cfg: &LoadBalancerConfig,
+    ) -> Vec<UnloadDecision> {
+        let mut out = Vec::new();
+        let threshold = cfg.load_balancer_broker_threshold_shedder_percentage as f64 / 100.0;
+        let min_throughput = cfg.load_balancer_bundle_unload_min_throughput_threshold * MIB;
+        let avg = self.refresh(
+            data,
+            cfg.load_balancer_history_resource_percentage,
+            &cfg.resource_weights(),
+        );
+        if avg == 0.0 {
+            return out;
+        }
+        for (name, broker) in &data.brokers {
+            let usage = self.current(name);
+            // `cur < avg + thr` skips, so a broker exactly at avg + thr IS shed.
+            if usage < avg + threshold {
+                continue;
+            }
+            let fraction = usage - avg - threshold + ADDITIONAL_THRESHOLD_PERCENT_MARGIN;
+            let throughput = broker.local.msg_throughput_in + broker.local.msg_throughput_out;
+            let need = throughput * fraction;
+            if need < min_throughput {
+                continue;
+            }
+            // A broker's sole bundle (or none) is never shed.
+            if bundle_count(&broker.local) > 1 {
+                let target = BrokerTarget {
+                    broker: name,
+                    usage,
+                    avg,
+                    threshold,
+                    need_bytes_per_sec: need,
+                    lower_boundary: false,
+                };
+                self.select(data, &target, &mut out);
+            }
+        }
+        if out.is_empty() && cfg.lower_boundary_shedding_enabled {
+            self.lower_boundary(data, cfg, threshold, min_throughput, &mut out);
+        }
+        out
+    }
+
+    fn on_active_brokers_change(&mut self, active_brokers: &[String]) {
+        self.broker_avg_resource_usage
+            .retain(|broker, _| active_brokers.iter().any(|a| a == broker));
+    }
+}
