@@ -4,8 +4,11 @@
 mod cmd_config;
 mod cmd_hash;
 mod cmd_import;
+mod cmd_plan;
 mod cmd_replay;
 mod exit;
+mod plan_text;
+mod snapshot_input;
 
 use clap::{Parser, Subcommand};
 
@@ -28,6 +31,8 @@ enum Command {
     Replay(cmd_replay::Args),
     /// Import Pulsar exports (files, directories, .zip, .tar.gz) into one snapshot.
     Import(cmd_import::Args),
+    /// Plan one leader cycle (and manual what-ifs) on a snapshot; export as text, JSON or scripts.
+    Plan(cmd_plan::Args),
     /// Print each topic's hash and bundle.
     Hash(cmd_hash::Args),
 }
@@ -39,6 +44,7 @@ fn main() {
         Command::Replay(args) => cmd_replay::run(args),
         Command::Import(args) => cmd_import::run(args),
         Command::Hash(args) => cmd_hash::run(args),
+        Command::Plan(args) => cmd_plan::run(args),
     };
     std::process::exit(exit::report(result));
 }

@@ -4,21 +4,28 @@
 
 use crate::config::{ConfigError, LoadBalancerConfig, Profile};
 use crate::model::{BrokerSnapshot, LocalBrokerData, ResourceUsage, Snapshot};
-use crate::modular::leader::{do_load_shedding, SheddingCycleReport, StrategyConfigError, StrategySet};
-use crate::modular::pipeline::{select_broker_for_bundle, PlacementContext, SelectionPath};
-use crate::modular::shedding::{shedder_by_name, AvgShedder};
 use crate::modular::LoadData;
+use crate::modular::leader::{
+    CycleSkip, SheddingCycleReport, StrategyConfigError, StrategySet, do_load_shedding,
+};
+use crate::modular::pipeline::{PlacementContext, SelectionPath, select_broker_for_bundle};
+use crate::modular::shedding::{AvgShedder, shedder_by_name};
 use crate::rng::SeededPicker;
 
 use super::balance::{broker_views, summarize};
 use super::fingerprint::snapshot_fingerprint;
 use super::leader_view::load_data_from_snapshot;
 use super::load_model::{bundle_load, move_bundle, owner_of};
-use super::model::{Outlook, Plan, PlannedUnload, SkippedDecision, PLAN_FORMAT_VERSION};
+use super::model::PlannedSplit;
+use super::model::{Outlook, PLAN_FORMAT_VERSION, Plan, PlannedUnload, SkippedDecision};
 use super::names::{check_broker, check_namespace, check_topic};
 use super::operations::Operation;
 use super::reasons::{describe_placement, describe_shed_reason, describe_skip};
 use super::settings::{apply_nic_speed_override, resolve_config};
+use super::splits::{SplitResult, apply_split, compute_split};
+use crate::split::{
+    BrokerBundleStats, SplitAlgorithm, SplitThresholds, auto_split_runs, find_bundles_to_split,
+};
 
 /// What the operator asks for.
 #[derive(Clone, Debug, PartialEq)]
@@ -38,7 +45,14 @@ pub struct PlanRequest {
 impl PlanRequest {
     /// One leader cycle with the detected profile, seed 0, a 10-cycle outlook.
     pub fn leader_cycle() -> Self {
-        Self { profile: None, settings: Vec::new(), operations: Vec::new(), seed: 0, leader_cycle: true, outlook_cycles: 10 }
+        Self {
+            profile: None,
+            settings: Vec::new(),
+            operations: Vec::new(),
+            seed: 0,
+            leader_cycle: true,
+            outlook_cycles: 10,
+        }
     }
 }
 
@@ -53,7 +67,10 @@ pub enum PlanError {
 }
 
 fn op_error(op: &Operation, why: impl Into<String>) -> PlanError {
-    PlanError::Operation { op: op.to_string(), why: why.into() }
+    PlanError::Operation {
+        op: op.to_string(),
+        why: why.into(),
+    }
 }
 
 /// Everything a cycle works on.
@@ -67,8 +84,16 @@ struct Workspace {
     now_ms: i64,
 }
 
-fn build_strategies(cfg: &LoadBalancerConfig, profile: Profile) -> Result<StrategySet, StrategyConfigError> {
-    StrategySet::build(cfg, profile, &|name| shedder_by_name(name, profile), &|| Box::new(AvgShedder::new(profile)))
+fn build_strategies(
+    cfg: &LoadBalancerConfig,
+    profile: Profile,
+) -> Result<StrategySet, StrategyConfigError> {
+    StrategySet::build(
+        cfg,
+        profile,
+        &|name| shedder_by_name(name, profile),
+        &|| Box::new(AvgShedder::new(profile)),
+    )
 }
 
 /// The leader's placement context for a snapshot: anti-affinity groups, failure domains and the
@@ -77,7 +102,8 @@ pub fn placement_context(snapshot: &Snapshot, data: &LoadData) -> PlacementConte
     let mut ctx = PlacementContext::new();
     for (ns, n) in &snapshot.namespaces {
         if let Some(group) = &n.anti_affinity_group {
-            ctx.namespace_anti_affinity_groups.insert(ns.clone(), group.clone());
+            ctx.namespace_anti_affinity_groups
+                .insert(ns.clone(), group.clone());
         }
     }
     ctx.failure_domains = snapshot.failure_domains.clone();
@@ -107,7 +133,12 @@ pub fn make_plan(snapshot: &Snapshot, req: &PlanRequest) -> Result<Plan, PlanErr
         format_version: PLAN_FORMAT_VERSION,
         snapshot_fingerprint: snapshot_fingerprint(snapshot),
         profile: profile.name().to_string(),
-        load_manager: if cfg.is_extensible() { "extensible" } else { "modular" }.to_string(),
+        load_manager: if cfg.is_extensible() {
+            "extensible"
+        } else {
+            "modular"
+        }
+        .to_string(),
         shedding_strategy: strategies.resolution.shedding.clone(),
         placement_strategy: strategies.resolution.placement.clone(),
         seed: req.seed,
@@ -194,14 +225,20 @@ fn apply_operation(ws: &mut Workspace, op: &Operation, plan: &mut Plan) -> Resul
             plan.topic_unloads.push(topic.clone());
             Ok(())
         }
-        Operation::UnloadBundle { bundle, destination_broker } => {
+        Operation::UnloadBundle {
+            bundle,
+            destination_broker,
+        } => {
             let from = owner_of(&ws.snapshot, bundle)
                 .ok_or_else(|| op_error(op, "no broker in the snapshot owns this bundle"))?;
             match destination_broker {
                 Some(to) => {
                     check_broker(to).map_err(|e| op_error(op, e.to_string()))?;
                     if !ws.snapshot.brokers.contains_key(to) {
-                        return Err(op_error(op, format!("destination broker `{to}` is not in the snapshot")));
+                        return Err(op_error(
+                            op,
+                            format!("destination broker `{to}` is not in the snapshot"),
+                        ));
                     }
                     if *to == from {
                         return Err(op_error(op, format!("`{to}` already owns the bundle")));
@@ -224,8 +261,16 @@ fn apply_operation(ws: &mut Workspace, op: &Operation, plan: &mut Plan) -> Resul
                 None => {
                     let mut data = load_data_from_snapshot(&ws.snapshot);
                     let mut ctx = placement_context(&ws.snapshot, &data);
-                    let unload = place_and_move(ws, &mut data, &mut ctx, bundle, &from, "manual", "manual unload")
-                        .ok_or_else(|| op_error(op, "no broker is available to take the bundle"))?;
+                    let unload = place_and_move(
+                        ws,
+                        &mut data,
+                        &mut ctx,
+                        bundle,
+                        &from,
+                        "manual",
+                        "manual unload",
+                    )
+                    .ok_or_else(|| op_error(op, "no broker is available to take the bundle"))?;
                     plan.unloads.push(unload);
                     Ok(())
                 }
@@ -242,13 +287,24 @@ fn apply_operation(ws: &mut Workspace, op: &Operation, plan: &mut Plan) -> Resul
                 }
             }
             if owned.is_empty() {
-                return Err(op_error(op, "no bundle of this namespace is owned by a broker in the snapshot"));
+                return Err(op_error(
+                    op,
+                    "no bundle of this namespace is owned by a broker in the snapshot",
+                ));
             }
             owned.sort();
             let mut data = load_data_from_snapshot(&ws.snapshot);
             let mut ctx = placement_context(&ws.snapshot, &data);
             for (bundle, from) in owned {
-                if let Some(u) = place_and_move(ws, &mut data, &mut ctx, &bundle, &from, "manual", "namespace unload") {
+                if let Some(u) = place_and_move(
+                    ws,
+                    &mut data,
+                    &mut ctx,
+                    &bundle,
+                    &from,
+                    "manual",
+                    "namespace unload",
+                ) {
                     plan.unloads.push(u);
                 }
             }
@@ -260,8 +316,14 @@ fn apply_operation(ws: &mut Workspace, op: &Operation, plan: &mut Plan) -> Resul
                 return Err(op_error(op, "a broker with this name already exists"));
             }
             let template = match like {
-                Some(l) => ws.snapshot.brokers.get(l).ok_or_else(|| op_error(op, format!("template broker `{l}` not found")))?,
-                None => ws.snapshot.brokers.values().next().ok_or_else(|| op_error(op, "the snapshot has no broker to copy limits from"))?,
+                Some(l) => ws
+                    .snapshot
+                    .brokers
+                    .get(l)
+                    .ok_or_else(|| op_error(op, format!("template broker `{l}` not found")))?,
+                None => ws.snapshot.brokers.values().next().ok_or_else(|| {
+                    op_error(op, "the snapshot has no broker to copy limits from")
+                })?,
             };
             let t = &template.local_broker_data;
             let empty = |u: ResourceUsage| ResourceUsage::new(0.0, u.limit);
@@ -277,7 +339,13 @@ fn apply_operation(ws: &mut Workspace, op: &Operation, plan: &mut Plan) -> Resul
                 load_manager_class_name: t.load_manager_class_name.clone(),
                 ..LocalBrokerData::default()
             };
-            ws.snapshot.brokers.insert(broker.clone(), BrokerSnapshot { local_broker_data: local, ..BrokerSnapshot::default() });
+            ws.snapshot.brokers.insert(
+                broker.clone(),
+                BrokerSnapshot {
+                    local_broker_data: local,
+                    ..BrokerSnapshot::default()
+                },
+            );
             Ok(())
         }
         Operation::RemoveBroker { broker } => {
@@ -298,14 +366,72 @@ fn apply_operation(ws: &mut Workspace, op: &Operation, plan: &mut Plan) -> Resul
             let active: Vec<String> = data.brokers.keys().cloned().collect();
             ws.strategies.on_active_brokers_change(&active);
             for bundle in removed {
-                if let Some(u) = place_and_move(ws, &mut data, &mut ctx, &bundle, broker, "remove-broker", "its broker was removed") {
+                if let Some(u) = place_and_move(
+                    ws,
+                    &mut data,
+                    &mut ctx,
+                    &bundle,
+                    broker,
+                    "remove-broker",
+                    "its broker was removed",
+                ) {
                     plan.unloads.push(u);
                 }
             }
             ws.snapshot.brokers.shift_remove(broker);
             Ok(())
         }
-        Operation::SplitBundle { .. } => Err(op_error(op, "manual splits are not supported yet")),
+        Operation::SplitBundle {
+            bundle,
+            algorithm,
+            positions,
+        } => {
+            let owner = owner_of(&ws.snapshot, bundle)
+                .ok_or_else(|| op_error(op, "no broker in the snapshot owns this bundle"))?;
+            let chosen = match algorithm {
+                Some(name) => SplitAlgorithm::from_name(name).ok_or_else(|| {
+                    op_error(
+                        op,
+                        format!("unknown split algorithm `{name}` (Pulsar answers HTTP 412)"),
+                    )
+                })?,
+                None => SplitAlgorithm::by_name_or_default(
+                    "",
+                    &ws.cfg.default_namespace_bundle_split_algorithm,
+                ),
+            };
+            if chosen == SplitAlgorithm::SpecifiedPositionsDivide && positions.is_empty() {
+                return Err(op_error(
+                    op,
+                    "specified_positions_divide needs positions (Pulsar answers HTTP 412)",
+                ));
+            }
+            match compute_split(&ws.snapshot, &ws.cfg, bundle, chosen, positions)
+                .map_err(|e| op_error(op, e))?
+            {
+                Ok(split) => {
+                    apply_split(&mut ws.snapshot, &split);
+                    plan.splits.push(planned_split(
+                        bundle,
+                        &owner,
+                        chosen,
+                        &split,
+                        "manual split".to_string(),
+                        serde_json::json!({ "operation": op.to_string() }),
+                        "manual",
+                    ));
+                }
+                Err(why) => plan.skipped.push(SkippedDecision {
+                    bundle: bundle.clone(),
+                    from: owner,
+                    why: format!(
+                        "{} declined to split: {why} (Pulsar completes the call without splitting)",
+                        chosen.name()
+                    ),
+                }),
+            }
+            Ok(())
+        }
     }
 }
 
@@ -320,7 +446,11 @@ fn unloads_of(report: &SheddingCycleReport, snapshot: &Snapshot) -> Vec<PlannedU
                 from: u.from.clone(),
                 to: Some(u.to.clone()),
                 pass_destination: true,
-                reason: format!("{}; {}", describe_shed_reason(&u.shed_reason), describe_placement(&u.placement)),
+                reason: format!(
+                    "{}; {}",
+                    describe_shed_reason(&u.shed_reason),
+                    describe_placement(&u.placement)
+                ),
                 detail: serde_json::json!({ "shedding": u.shed_reason, "placement": u.placement }),
                 bytes_per_sec: load.bytes_per_sec(),
                 msg_per_sec: load.msg_per_sec(),
@@ -334,14 +464,39 @@ fn run_leader_cycle(ws: &mut Workspace, outlook_cycles: u32, plan: &mut Plan) {
     let mut data = load_data_from_snapshot(&ws.snapshot);
     let steady = data.clone();
     let mut ctx = placement_context(&ws.snapshot, &data);
-    let report = do_load_shedding(&mut ws.strategies, &mut data, &mut ctx, &ws.cfg, &mut ws.picker, ws.now_ms);
+    let report = do_load_shedding(
+        &mut ws.strategies,
+        &mut data,
+        &mut ctx,
+        &ws.cfg,
+        &mut ws.picker,
+        ws.now_ms,
+    );
     if let Some(skip) = &report.cycle_skipped {
-        plan.skipped.push(SkippedDecision { bundle: String::new(), from: String::new(), why: format!("the whole cycle: {skip:?}") });
+        let why = match skip {
+            CycleSkip::SheddingDisabled => {
+                "no shedding: loadBalancerEnabled or loadBalancerSheddingEnabled is false"
+                    .to_string()
+            }
+            CycleSkip::SingleBroker { available } => {
+                format!("no shedding: only {available} broker available")
+            }
+        };
+        plan.skipped.push(SkippedDecision {
+            bundle: String::new(),
+            from: String::new(),
+            why,
+        });
+        plan_auto_splits(ws, &steady, plan);
         return;
     }
     let unloads = unloads_of(&report, &ws.snapshot);
     for s in &report.skipped {
-        plan.skipped.push(SkippedDecision { bundle: s.bundle.clone(), from: s.from.clone(), why: describe_skip(s) });
+        plan.skipped.push(SkippedDecision {
+            bundle: s.bundle.clone(),
+            from: s.from.clone(),
+            why: describe_skip(s),
+        });
     }
     for u in &unloads {
         if let Some(to) = &u.to {
@@ -350,6 +505,7 @@ fn run_leader_cycle(ws: &mut Workspace, outlook_cycles: u32, plan: &mut Plan) {
     }
     let acted = !unloads.is_empty();
     plan.unloads.extend(unloads);
+    plan_auto_splits(ws, &steady, plan);
     if !acted && outlook_cycles > 0 {
         plan.outlook = Some(look_ahead(ws, steady, outlook_cycles));
     }
@@ -357,13 +513,26 @@ fn run_leader_cycle(ws: &mut Workspace, outlook_cycles: u32, plan: &mut Plan) {
 
 /// Keeps the same strategy objects running on unchanged load to see when (if ever) they act.
 fn look_ahead(ws: &mut Workspace, steady: LoadData, cycles: u32) -> Outlook {
-    let interval_ms = ws.cfg.load_balancer_shedding_interval_minutes.max(1).saturating_mul(60_000);
+    let interval_ms = ws
+        .cfg
+        .load_balancer_shedding_interval_minutes
+        .max(1)
+        .saturating_mul(60_000);
     let strategy = crate::config::simple_class_name(&ws.strategies.resolution.shedding).to_string();
     for extra in 1..=cycles {
         let mut data = steady.clone();
         let mut ctx = placement_context(&ws.snapshot, &data);
-        let now = ws.now_ms.saturating_add(interval_ms.saturating_mul(i64::from(extra)));
-        let report = do_load_shedding(&mut ws.strategies, &mut data, &mut ctx, &ws.cfg, &mut ws.picker, now);
+        let now = ws
+            .now_ms
+            .saturating_add(interval_ms.saturating_mul(i64::from(extra)));
+        let report = do_load_shedding(
+            &mut ws.strategies,
+            &mut data,
+            &mut ctx,
+            &ws.cfg,
+            &mut ws.picker,
+            now,
+        );
         let unloads = unloads_of(&report, &ws.snapshot);
         if !unloads.is_empty() {
             let cycle = extra + 1;
@@ -374,13 +543,115 @@ fn look_ahead(ws: &mut Workspace, steady: LoadData, cycles: u32) -> Outlook {
                 unloads.len(),
                 sources.join(", ")
             );
-            return Outlook { cycles_examined: extra, acts_at_cycle: Some(cycle), unloads_then: unloads, summary };
+            return Outlook {
+                cycles_examined: extra,
+                acts_at_cycle: Some(cycle),
+                unloads_then: unloads,
+                summary,
+            };
         }
     }
     Outlook {
         cycles_examined: cycles,
         acts_at_cycle: None,
         unloads_then: Vec::new(),
-        summary: format!("{strategy} would not unload anything in the next {cycles} cycles if the load stays as it is"),
+        summary: format!(
+            "{strategy} would not unload anything in the next {cycles} cycles if the load stays as it is"
+        ),
+    }
+}
+
+fn planned_split(
+    bundle: &str,
+    owner: &str,
+    algorithm: SplitAlgorithm,
+    split: &SplitResult,
+    reason: String,
+    detail: serde_json::Value,
+    origin: &str,
+) -> PlannedSplit {
+    PlannedSplit {
+        bundle: bundle.to_string(),
+        broker: owner.to_string(),
+        algorithm: algorithm.name().to_string(),
+        boundaries: split.cut_points.clone(),
+        new_bundles: split
+            .children
+            .iter()
+            .map(|c| format!("{}/{}", split.namespace, c))
+            .collect(),
+        reason,
+        detail,
+        permanent: true,
+        origin: origin.to_string(),
+    }
+}
+
+/// `BundleSplitterTask` on the leader's view: bundles over a limit are split with the default
+/// algorithm (a bundle the cycle unloads is left alone).
+fn plan_auto_splits(ws: &mut Workspace, data: &LoadData, plan: &mut Plan) {
+    if !auto_split_runs(&ws.cfg, data.brokers.len()) {
+        return;
+    }
+    let reports: Vec<BrokerBundleStats<'_>> = data
+        .brokers
+        .iter()
+        .map(|(id, b)| BrokerBundleStats {
+            broker: id.as_str(),
+            bundles: b
+                .local
+                .last_stats
+                .iter()
+                .map(|(n, s)| (n.as_str(), s))
+                .collect(),
+        })
+        .collect();
+    let counts = |ns: &str| {
+        ws.snapshot
+            .namespaces
+            .get(ns)
+            .map(|n| i64::from(n.bundles.num_bundles))
+    };
+    let decided = find_bundles_to_split(
+        &reports,
+        &data.bundle_data,
+        counts,
+        &SplitThresholds::from_config(&ws.cfg),
+    );
+    let algorithm =
+        SplitAlgorithm::by_name_or_default("", &ws.cfg.default_namespace_bundle_split_algorithm);
+    for candidate in decided.accepted {
+        if plan.unloads.iter().any(|u| u.bundle == candidate.bundle) {
+            continue;
+        }
+        let Some(owner) = owner_of(&ws.snapshot, &candidate.bundle) else {
+            continue;
+        };
+        let triggers: Vec<String> = candidate.triggers.iter().map(|t| t.to_string()).collect();
+        match compute_split(&ws.snapshot, &ws.cfg, &candidate.bundle, algorithm, &[]) {
+            Ok(Ok(split)) => {
+                apply_split(&mut ws.snapshot, &split);
+                let reason = format!("BundleSplitterTask: {}", triggers.join("; "));
+                let detail = serde_json::json!({ "triggers": triggers });
+                plan.splits.push(planned_split(
+                    &candidate.bundle,
+                    &owner,
+                    algorithm,
+                    &split,
+                    reason,
+                    detail,
+                    "auto-split",
+                ));
+            }
+            Ok(Err(why)) | Err(why) => plan.skipped.push(SkippedDecision {
+                bundle: candidate.bundle.clone(),
+                from: owner,
+                why: format!(
+                    "BundleSplitterTask chose it ({}), but {} did not split: {why}",
+                    triggers.join("; "),
+                    algorithm.name()
+                ),
+            }),
+        }
     }
 }

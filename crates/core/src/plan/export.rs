@@ -99,13 +99,21 @@ fn apply_steps(plan: &Plan, opts: ExportOptions) -> Result<Vec<Step>, NameError>
             u.bundle,
             u.from,
             u.to.as_deref().unwrap_or("(broker chosen by Pulsar)"),
-            if u.pass_destination { "" } else { " (predicted; Pulsar's next lookup chooses)" },
+            if u.pass_destination {
+                ""
+            } else {
+                " (predicted; Pulsar's next lookup chooses)"
+            },
             comment(&u.reason)
         );
         steps.push(Step::Unload {
             namespace,
             range,
-            destination: if u.pass_destination { u.to.clone() } else { None },
+            destination: if u.pass_destination {
+                u.to.clone()
+            } else {
+                None
+            },
             note,
         });
     }

@@ -12,8 +12,9 @@ pub mod names;
 pub mod operations;
 pub mod reasons;
 pub mod settings;
+pub mod splits;
 
-pub use driver::{make_plan, PlanError, PlanRequest};
+pub use driver::{PlanError, PlanRequest, make_plan};
 pub use model::{
     BalanceSummary, BrokerLoadView, PLAN_FORMAT_VERSION, Plan, PlannedSplit, PlannedUnload,
 };

@@ -63,14 +63,28 @@ pub fn describe_shed_reason(reason: &ShedReason) -> String {
             mib_s(*need_bytes_per_sec),
             mib_s(*bundle_bytes_per_sec)
         ),
-        ShedReason::UniformLoadShedder { metric, max_broker_value, min_broker_value, need, bundle_value } => format!(
+        ShedReason::UniformLoadShedder {
+            metric,
+            max_broker_value,
+            min_broker_value,
+            need,
+            bundle_value,
+        } => format!(
             "UniformLoadShedder: most loaded broker {} vs least loaded {}; {} left to move, bundle carries {}",
             metric_value(*metric, *max_broker_value),
             metric_value(*metric, *min_broker_value),
             metric_value(*metric, *need),
             metric_value(*metric, *bundle_value)
         ),
-        ShedReason::AvgShedder { low_broker, high_score_pct, low_score_pct, hit, metric, need, bundle_value } => format!(
+        ShedReason::AvgShedder {
+            low_broker,
+            high_score_pct,
+            low_score_pct,
+            hit,
+            metric,
+            need,
+            bundle_value,
+        } => format!(
             "AvgShedder: paired with {low_broker} (scores {high_score_pct:.1} vs {low_score_pct:.1}), {hit} hit count reached; {} left to move, bundle carries {}",
             metric_value(*metric, *need),
             metric_value(*metric, *bundle_value)
@@ -79,7 +93,9 @@ pub fn describe_shed_reason(reason: &ShedReason) -> String {
 }
 
 pub fn describe_placement(outcome: &PlacementOutcome) -> String {
-    let Some(broker) = &outcome.broker else { return "no broker available".to_string() };
+    let Some(broker) = &outcome.broker else {
+        return "no broker available".to_string();
+    };
     if outcome.from_preallocation {
         return format!("placed on {broker} (preallocated)");
     }
@@ -94,20 +110,33 @@ pub fn describe_placement(outcome: &PlacementOutcome) -> String {
         None => format!("{} chose {broker}", outcome.strategy),
     };
     if let Some(first) = &outcome.overloaded_first_choice {
-        text.push_str(&format!("; first pick {} was overloaded, re-selected on the policy-only set", first.broker));
+        text.push_str(&format!(
+            "; first pick {} was overloaded, re-selected on the policy-only set",
+            first.broker
+        ));
     }
     text
 }
 
 pub fn describe_skip(s: &SkippedUnload) -> String {
     let why = match &s.why {
-        SkipReason::ExcludedNamespace => "its namespace is in loadBalancerSheddingExcludedNamespaces".to_string(),
-        SkipReason::NamespacePolicies => "namespace isolation policies allow no other broker".to_string(),
-        SkipReason::AntiAffinity => "moving it would not reduce its anti-affinity group's concentration".to_string(),
+        SkipReason::ExcludedNamespace => {
+            "its namespace is in loadBalancerSheddingExcludedNamespaces".to_string()
+        }
+        SkipReason::NamespacePolicies => {
+            "namespace isolation policies allow no other broker".to_string()
+        }
+        SkipReason::AntiAffinity => {
+            "moving it would not reduce its anti-affinity group's concentration".to_string()
+        }
         SkipReason::NoBrokerAvailable => "the placement pipeline found no broker".to_string(),
         SkipReason::SameBroker => "placement chose the broker that already owns it".to_string(),
     };
-    format!("{} selected it ({}), but the leader skips it: {why}", shed_strategy(&s.shed_reason), describe_shed_reason(&s.shed_reason))
+    format!(
+        "{} selected it ({}), but the leader skips it: {why}",
+        shed_strategy(&s.shed_reason),
+        describe_shed_reason(&s.shed_reason)
+    )
 }
 
 fn shed_strategy(r: &ShedReason) -> &'static str {

@@ -24,7 +24,11 @@ pub fn detect_profile(snapshot: &Snapshot) -> (Profile, Option<String>) {
     }
     let v4 = counts.get(&Profile::Pulsar4x).copied().unwrap_or(0);
     let v5 = counts.get(&Profile::Pulsar50).copied().unwrap_or(0);
-    let profile = if v5 > v4 { Profile::Pulsar50 } else { Profile::Pulsar4x };
+    let profile = if v5 > v4 {
+        Profile::Pulsar50
+    } else {
+        Profile::Pulsar4x
+    };
     let warning = (v4 > 0 && v5 > 0).then(|| {
         format!("mixed broker versions ({v4} on 4.x, {v5} on 5.x): planning with the {profile} profile; choose one with --profile")
     });
@@ -51,21 +55,32 @@ pub fn resolve_config(
     for (key, value) in &snapshot.broker_conf {
         match config.set_text(key, value) {
             Ok(true) => {}
-            Ok(false) => warnings.push(format!("broker.conf key `{key}` is not used by load balancing; ignored")),
+            Ok(false) => warnings.push(format!(
+                "broker.conf key `{key}` is not used by load balancing; ignored"
+            )),
             Err(e) => warnings.push(format!("snapshot broker.conf: {e}; using the default")),
         }
     }
     for (key, value) in overrides {
         if !config.set_text(key, value)? {
-            warnings.push(format!("setting `{key}` is not a load-balancing key; ignored"));
+            warnings.push(format!(
+                "setting `{key}` is not a load-balancing key; ignored"
+            ));
         }
     }
-    Ok(ResolvedConfig { profile, config, warnings })
+    Ok(ResolvedConfig {
+        profile,
+        config,
+        warnings,
+    })
 }
 
 /// `loadBalancerOverrideBrokerNicSpeedGbps` replaces the NIC limits brokers reported
 /// (Gbps × 1,000,000 Kbps, one NIC).
-pub fn apply_nic_speed_override(snapshot: &mut Snapshot, cfg: &LoadBalancerConfig) -> Option<String> {
+pub fn apply_nic_speed_override(
+    snapshot: &mut Snapshot,
+    cfg: &LoadBalancerConfig,
+) -> Option<String> {
     let gbps = cfg.load_balancer_override_broker_nic_speed_gbps?;
     let limit_kbps = gbps as f64 * 1_000_000.0;
     for b in snapshot.brokers.values_mut() {
