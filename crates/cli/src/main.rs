@@ -5,8 +5,11 @@ mod cmd_collect;
 mod cmd_config;
 mod cmd_hash;
 mod cmd_import;
+mod cmd_plan;
 mod cmd_replay;
 mod exit;
+mod plan_text;
+mod snapshot_input;
 
 use clap::{Parser, Subcommand};
 
@@ -29,6 +32,8 @@ enum Command {
     Replay(cmd_replay::Args),
     /// Import Pulsar exports (files, directories, .zip, .tar.gz) into one snapshot.
     Import(cmd_import::Args),
+    /// Plan one leader cycle (and manual what-ifs) on a snapshot; export as text, JSON or scripts.
+    Plan(cmd_plan::Args),
     /// Print each topic's hash and bundle.
     Hash(cmd_hash::Args),
     /// Collect a snapshot from a live cluster through the admin REST API.
@@ -43,6 +48,7 @@ fn main() {
         Command::Import(args) => cmd_import::run(args),
         Command::Hash(args) => cmd_hash::run(args),
         Command::Collect(args) => cmd_collect::run(args),
+        Command::Plan(args) => cmd_plan::run(args),
     };
     std::process::exit(exit::report(result));
 }
