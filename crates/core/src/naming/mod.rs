@@ -4,5 +4,5 @@
 mod bundle_range;
 
 pub use bundle_range::{
-    BundleName, BundleRange, NamingError, parse_bundle_name, parse_hex_boundary,
+    BundleName, BundleRange, NamingError, default_boundaries, parse_bundle_name, parse_hex_boundary,
 };
