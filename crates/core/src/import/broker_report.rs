@@ -45,6 +45,8 @@ const KNOWN: &[&str] = &[
     "startTimestamp",
     "maxResourceUsage",
     "loadReportType",
+    // Serialized by 2.x brokers (a copy of `lastStats`), excluded since; read and ignored.
+    "bundleStats",
 ];
 
 /// `BrokerLookupData` properties (extensible registration; no load figures).

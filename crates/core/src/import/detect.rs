@@ -184,6 +184,9 @@ fn object_shape(v: &Value, m: &Map<String, Value>) -> Shape {
         Shape::TopBundlesLoadData
     } else if broker_load_data::DISTINCTIVE.iter().any(|k| has(k)) {
         Shape::BrokerLoadData
+    } else if has("boundaries") && !has("lastStats") {
+        // Before the report check: `BundlesData` shares `numBundles` with `LocalBrokerData`.
+        Shape::BundlesData
     } else if BROKER_REPORT_KEYS.iter().any(|k| has(k))
         || m.get("bundles").is_some_and(Value::is_array)
     {
@@ -195,8 +198,6 @@ fn object_shape(v: &Value, m: &Map<String, Value>) -> Shape {
         .any(|k| k.starts_with("shortTermMsg") || k.starts_with("longTermMsg"))
     {
         Shape::TimeAverageBrokerData
-    } else if has("boundaries") {
-        Shape::BundlesData
     } else if policies::is_policies(m) {
         Shape::Policies
     } else if cluster::is_leader(m) {

@@ -174,10 +174,13 @@ pub(crate) fn bundle_name(
     text: &str,
     p: &JPath<'_>,
 ) -> Result<BundleName, ImportError> {
-    parse_bundle_name(text).map_err(|e| {
+    parse_bundle_name(text).map_err(|_| {
         ctx.err(
             p,
-            format!("expected a bundle name tenant/namespace/0xXXXXXXXX_0xXXXXXXXX: {e}"),
+            format!(
+                "expected a bundle name tenant/namespace/0xXXXXXXXX_0xXXXXXXXX (lower bound below \
+                 upper), found \"{text}\""
+            ),
         )
     })
 }

@@ -251,6 +251,10 @@ pub(crate) fn parse(file: &str, text: &str) -> Result<Value, ImportError> {
             serde_json::error::Category::Eof => {
                 "unexpected end of file: expected more JSON (the file looks truncated)".to_string()
             }
+            _ if e.to_string().contains("number out of range") => {
+                "expected a finite number: this one is out of range (infinite values are not allowed)"
+                    .to_string()
+            }
             _ if near.is_some_and(starts_with_non_finite) => {
                 "expected a JSON value: NaN and infinite numbers are not allowed".to_string()
             }
