@@ -22,6 +22,9 @@ use crate::naming::{BundleRange, default_boundaries, parse_bundle_name};
 /// of the 4.x profile, unless `broker.conf` says otherwise).
 const DEFAULT_BUNDLES: u32 = 4;
 
+/// Bundle ranges tagged with an index into the origins list.
+type Ranges = Vec<(BundleRange, usize)>;
+
 /// Where a bundle name was seen.
 #[derive(Clone, Copy)]
 enum Origin<'a> {
@@ -150,8 +153,7 @@ pub(crate) fn assemble(mut c: Collected, diag: &mut Diag) -> Result<Snapshot, Im
     }
 
     // Every range seen, per namespace: owned first, then stored data and top bundles.
-    let mut by_ns: IndexMap<String, (Vec<(BundleRange, usize)>, Vec<(BundleRange, usize)>)> =
-        IndexMap::new();
+    let mut by_ns: IndexMap<String, (Ranges, Ranges)> = IndexMap::new();
     for (o, ns, r) in &owned {
         by_ns.entry(ns.clone()).or_default().0.push((*r, *o));
     }
@@ -205,8 +207,10 @@ pub(crate) fn assemble(mut c: Collected, diag: &mut Diag) -> Result<Snapshot, Im
     for ns in &namespaces {
         let (owned_r, other_r) = by_ns.get(ns).unwrap_or(&empty);
         let mut layout = choose_layout(ns, c.layouts.get(ns).map(Vec::as_slice), diag);
-        if let Some(l) = layout {
-            if let Some(&(r, o)) = owned_r.iter().find(|(r, _)| !has_bundle(&l.boundaries, *r)) {
+        if let Some(l) = layout
+            && let Some(&(r, o)) = owned_r.iter().find(|(r, _)| !has_bundle(&l.boundaries, *r))
+        {
+            {
                 let o = origins
                     .get(o)
                     .copied()
