@@ -22,7 +22,12 @@ fn imports_a_directory_and_round_trips() {
     let out_dir = std::env::temp_dir().join(format!("lbplan-import-cli-{}", std::process::id()));
     std::fs::create_dir_all(&out_dir).unwrap();
     let first = out_dir.join("snapshot.json");
-    let o = lbplan(&["import", dir.to_str().unwrap(), "-o", first.to_str().unwrap()]);
+    let o = lbplan(&[
+        "import",
+        dir.to_str().unwrap(),
+        "-o",
+        first.to_str().unwrap(),
+    ]);
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(0), "{stderr}");
     assert!(stderr.contains("warning: "), "{stderr}");
@@ -36,7 +41,12 @@ fn imports_a_directory_and_round_trips() {
     );
 
     let o = lbplan(&["import", first.to_str().unwrap()]);
-    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     assert_eq!(o.stdout, std::fs::read(&first).unwrap());
     let _ = std::fs::remove_dir_all(&out_dir);
 }
@@ -53,7 +63,10 @@ fn bad_input_exits_2_with_file_path_and_expectation() {
         ),
         "{stderr}"
     );
-    let o = lbplan(&["import", corpus().join("malformed/not-utf8.json").to_str().unwrap()]);
+    let o = lbplan(&[
+        "import",
+        corpus().join("malformed/not-utf8.json").to_str().unwrap(),
+    ]);
     assert_eq!(o.status.code(), Some(2));
     let o = lbplan(&["import", "/nonexistent/lbplan-input.json"]);
     assert_eq!(o.status.code(), Some(2));
