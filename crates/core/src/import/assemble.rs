@@ -210,39 +210,37 @@ pub(crate) fn assemble(mut c: Collected, diag: &mut Diag) -> Result<Snapshot, Im
         if let Some(l) = layout
             && let Some(&(r, o)) = owned_r.iter().find(|(r, _)| !has_bundle(&l.boundaries, *r))
         {
-            {
-                let o = origins
-                    .get(o)
-                    .copied()
-                    .ok_or_else(|| ImportError::Empty(String::new()))?;
-                if l.rank == LayoutRank::Policies {
-                    diag.warn(
-                        WarningKind::LayoutConflict,
-                        &l.src.file,
-                        Some(l.at.clone()),
-                        format!(
-                            "boundaries of {ns} in namespace policies (written at creation, stale \
+            let o = origins
+                .get(o)
+                .copied()
+                .ok_or_else(|| ImportError::Empty(String::new()))?;
+            if l.rank == LayoutRank::Policies {
+                diag.warn(
+                    WarningKind::LayoutConflict,
+                    &l.src.file,
+                    Some(l.at.clone()),
+                    format!(
+                        "boundaries of {ns} in namespace policies (written at creation, stale \
                              after splits) do not match owned bundle {}/{r}; layout inferred from \
                              bundle names instead",
-                            ns
-                        ),
-                    );
-                    layout = None;
-                } else {
-                    let (file, at) = places.place(o);
-                    return Err(ImportError::Conflict {
-                        file,
-                        at,
-                        message: format!(
-                            "bundle {} is not one of the {} bundles of {ns} (its ranges would \
+                        ns
+                    ),
+                );
+                layout = None;
+            } else {
+                let (file, at) = places.place(o);
+                return Err(ImportError::Conflict {
+                    file,
+                    at,
+                    message: format!(
+                        "bundle {} is not one of the {} bundles of {ns} (its ranges would \
                              overlap or leave holes)",
-                            places.name(o),
-                            l.boundaries.len().saturating_sub(1)
-                        ),
-                        other_file: l.src.file.clone(),
-                        other_at: l.at.clone(),
-                    });
-                }
+                        places.name(o),
+                        l.boundaries.len().saturating_sub(1)
+                    ),
+                    other_file: l.src.file.clone(),
+                    other_at: l.at.clone(),
+                });
             }
         }
         let boundaries = match layout {
