@@ -84,7 +84,7 @@ struct Workspace {
     now_ms: i64,
 }
 
-fn build_strategies(
+pub fn build_strategies(
     cfg: &LoadBalancerConfig,
     profile: Profile,
 ) -> Result<StrategySet, StrategyConfigError> {

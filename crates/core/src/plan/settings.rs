@@ -82,7 +82,7 @@ pub fn apply_nic_speed_override(
     cfg: &LoadBalancerConfig,
 ) -> Option<String> {
     let gbps = cfg.load_balancer_override_broker_nic_speed_gbps?;
-    let limit_kbps = gbps as f64 * 1_000_000.0;
+    let limit_kbps = gbps * 1_000_000.0;
     for b in snapshot.brokers.values_mut() {
         b.local_broker_data.bandwidth_in.limit = limit_kbps;
         b.local_broker_data.bandwidth_out.limit = limit_kbps;
