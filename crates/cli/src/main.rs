@@ -1,12 +1,16 @@
 //! `lbplan`: thin command-line front end over `lbplan-core`. Each subcommand lives in its own module
 //! and maps arguments to core calls and results to output; exit status 0 ok, 2 bad input, 1 failure.
 
+mod cmd_collect;
 mod cmd_config;
 mod cmd_generate;
 mod cmd_hash;
 mod cmd_import;
+mod cmd_plan;
 mod cmd_replay;
 mod exit;
+mod plan_text;
+mod snapshot_input;
 
 use clap::{Parser, Subcommand};
 
@@ -29,8 +33,12 @@ enum Command {
     Replay(cmd_replay::Args),
     /// Import Pulsar exports (files, directories, .zip, .tar.gz) into one snapshot.
     Import(cmd_import::Args),
+    /// Plan one leader cycle (and manual what-ifs) on a snapshot; export as text, JSON or scripts.
+    Plan(cmd_plan::Args),
     /// Print each topic's hash and bundle.
     Hash(cmd_hash::Args),
+    /// Collect a snapshot from a live cluster through the admin REST API.
+    Collect(cmd_collect::Args),
     /// Write a synthetic cluster snapshot (the dashboard's demo, or a large one for benchmarks).
     Generate(cmd_generate::Args),
 }
@@ -42,6 +50,8 @@ fn main() {
         Command::Replay(args) => cmd_replay::run(args),
         Command::Import(args) => cmd_import::run(args),
         Command::Hash(args) => cmd_hash::run(args),
+        Command::Collect(args) => cmd_collect::run(args),
+        Command::Plan(args) => cmd_plan::run(args),
         Command::Generate(args) => cmd_generate::run(args),
     };
     std::process::exit(exit::report(result));

@@ -121,8 +121,9 @@ pub enum ConfigType {
     Double,
     Text,
     List,
-    /// An optional integer (`loadBalancerOverrideBrokerNicSpeedGbps`): empty means unset.
-    OptionalInt,
+    /// An optional number (`loadBalancerOverrideBrokerNicSpeedGbps`, `Optional<Double>` in Pulsar):
+    /// empty means unset.
+    OptionalDouble,
 }
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -175,19 +176,19 @@ macro_rules! load_balancer_config {
     (@rust Double) => { f64 };
     (@rust Text) => { String };
     (@rust List) => { Vec<String> };
-    (@rust OptionalInt) => { Option<i64> };
+    (@rust OptionalDouble) => { Option<f64> };
     (@parse Bool, $key:expr, $t:expr) => { parse_bool($key, $t) };
     (@parse Int, $key:expr, $t:expr) => { parse_int($key, $t) };
     (@parse Double, $key:expr, $t:expr) => { parse_double($key, $t) };
     (@parse Text, $key:expr, $t:expr) => { Ok::<String, ConfigError>($t.trim().to_string()) };
     (@parse List, $key:expr, $t:expr) => { Ok::<Vec<String>, ConfigError>(parse_list($t)) };
-    (@parse OptionalInt, $key:expr, $t:expr) => { parse_optional_int($key, $t) };
+    (@parse OptionalDouble, $key:expr, $t:expr) => { parse_optional_double($key, $t) };
     (@show Bool, $v:expr) => { $v.to_string() };
     (@show Int, $v:expr) => { $v.to_string() };
     (@show Double, $v:expr) => { show_double(*$v) };
     (@show Text, $v:expr) => { $v.clone() };
     (@show List, $v:expr) => { $v.join(",") };
-    (@show OptionalInt, $v:expr) => { $v.map(|n| n.to_string()).unwrap_or_default() };
+    (@show OptionalDouble, $v:expr) => { $v.map(show_double).unwrap_or_default() };
 }
 
 load_balancer_config! {
@@ -244,7 +245,7 @@ load_balancer_config! {
     default_namespace_bundle_split_algorithm: Text = "defaultNamespaceBundleSplitAlgorithm", "range_equally_divide";
     topic_bundle_assignment_strategy: Text = "topicBundleAssignmentStrategy", "org.apache.pulsar.common.naming.ConsistentHashingTopicBundleAssigner";
     load_balancer_max_number_of_bundles_in_bundle_load_report: Int = "loadBalancerMaxNumberOfBundlesInBundleLoadReport", 10;
-    load_balancer_override_broker_nic_speed_gbps: OptionalInt = "loadBalancerOverrideBrokerNicSpeedGbps", None::<i64>;
+    load_balancer_override_broker_nic_speed_gbps: OptionalDouble = "loadBalancerOverrideBrokerNicSpeedGbps", None::<f64>;
     prefer_later_versions: Bool = "preferLaterVersions", false;
     failure_domains_enabled: Bool = "failureDomainsEnabled", false;
     load_balancer_broker_load_target_std: Double = "loadBalancerBrokerLoadTargetStd", 0.25;
@@ -281,11 +282,17 @@ fn parse_double(key: &str, text: &str) -> Result<f64, ConfigError> {
     }
 }
 
-fn parse_optional_int(key: &str, text: &str) -> Result<Option<i64>, ConfigError> {
-    if text.trim().is_empty() {
+fn parse_optional_double(key: &str, text: &str) -> Result<Option<f64>, ConfigError> {
+    // Java's `Optional.toString()` form, as the runtime-configuration endpoint prints it.
+    let t = text.trim();
+    let t = t
+        .strip_prefix("Optional[")
+        .and_then(|r| r.strip_suffix(']'))
+        .unwrap_or(t);
+    if t.is_empty() || t == "Optional.empty" || t == "null" {
         Ok(None)
     } else {
-        parse_int(key, text).map(Some)
+        parse_double(key, t).map(Some)
     }
 }
 

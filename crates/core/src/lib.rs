@@ -10,6 +10,7 @@ pub mod import;
 pub mod model;
 pub mod modular;
 pub mod naming;
+pub mod plan;
 pub mod replay;
 pub mod rng;
 pub mod split;

@@ -1,3 +1,534 @@
-//! Import of Pulsar exports (load reports, bundle data, policies, `broker.conf`, topic lists,
-//! metadata-store trees and archives) into one validated [`crate::model::Snapshot`], with warnings.
-//! The only module besides `replay` that knows Pulsar's wire formats as they come from a cluster.
+//! Import of Pulsar exports (load reports, bundle data, time averages, layouts, policies,
+//! `broker.conf`, topic lists, extensible load data, our own snapshots, and metadata-store trees as
+//! `.zip`/`.tar.gz`/`.tar`) into one validated [`Snapshot`], with warnings for every gap.
+//!
+//! No file system here: the caller (CLI, browser) hands in `(name, bytes)` entries; directories are
+//! expanded by the caller, archives are expanded here from bytes. Each entry is recognised by its
+//! path in a metadata-store tree, else by its shape (see [`detect`]), parsed by one module per kind,
+//! collected ([`collect`]) and assembled with cross-file checks ([`assemble`]). The format written is
+//! documented in `docs/snapshot-format.md`.
+
+mod archive;
+mod assemble;
+mod broker_conf;
+mod broker_load_data;
+mod broker_report;
+mod bundle_data;
+mod cluster;
+mod collect;
+mod detect;
+mod diag;
+mod fields;
+mod json;
+mod layout;
+mod policies;
+mod snapshot_file;
+pub mod synthetic;
+mod time_average;
+mod top_bundles;
+mod topic_list;
+
+use std::borrow::Cow;
+
+use serde_json::Value;
+
+use crate::model::Snapshot;
+use crate::naming::parse_bundle_name;
+use collect::{Collected, LayoutEntry, LayoutRank, Src};
+use detect::{Location, Shape};
+use diag::Diag;
+pub use diag::{ImportError, ImportWarning, MAX_WARNINGS, WarningKind};
+use json::{Ctx, JPath};
+pub use policies::MAX_BUNDLES_PER_NAMESPACE;
+
+/// Default cap on one file (archive members included): 256 MiB.
+pub const DEFAULT_MAX_FILE_BYTES: u64 = 256 * 1024 * 1024;
+/// Default cap on all bytes of one import, decompressed archive members included: 1 GiB.
+pub const DEFAULT_MAX_TOTAL_BYTES: u64 = 1024 * 1024 * 1024;
+/// Default cap on the number of files of one import, archive members included.
+pub const DEFAULT_MAX_ENTRIES: usize = 500_000;
+
+/// How an input was named: by the user (anything unrecognised is an error), or found while walking a
+/// directory or archive (unrecognised files are skipped with a warning).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Origin {
+    Given,
+    Tree,
+}
+
+/// One input: a path or name (used for detection and in messages) and its bytes.
+#[derive(Clone, Debug)]
+pub struct ImportInput<'a> {
+    pub name: Cow<'a, str>,
+    pub bytes: Cow<'a, [u8]>,
+    pub origin: Origin,
+}
+
+impl<'a> ImportInput<'a> {
+    /// A file the user named.
+    pub fn given(name: impl Into<Cow<'a, str>>, bytes: impl Into<Cow<'a, [u8]>>) -> Self {
+        Self {
+            name: name.into(),
+            bytes: bytes.into(),
+            origin: Origin::Given,
+        }
+    }
+
+    /// A file found inside a directory the user named.
+    pub fn in_tree(name: impl Into<Cow<'a, str>>, bytes: impl Into<Cow<'a, [u8]>>) -> Self {
+        Self {
+            name: name.into(),
+            bytes: bytes.into(),
+            origin: Origin::Tree,
+        }
+    }
+}
+
+/// Size caps (documented in docs/snapshot-format.md).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ImportOptions {
+    pub max_file_bytes: u64,
+    pub max_total_bytes: u64,
+    pub max_entries: usize,
+}
+
+impl Default for ImportOptions {
+    fn default() -> Self {
+        Self {
+            max_file_bytes: DEFAULT_MAX_FILE_BYTES,
+            max_total_bytes: DEFAULT_MAX_TOTAL_BYTES,
+            max_entries: DEFAULT_MAX_ENTRIES,
+        }
+    }
+}
+
+/// A validated snapshot and what import had to work around.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Imported {
+    pub snapshot: Snapshot,
+    pub warnings: Vec<ImportWarning>,
+}
+
+/// Imports with the default caps.
+pub fn import(inputs: &[ImportInput<'_>]) -> Result<Imported, ImportError> {
+    import_with(inputs, &ImportOptions::default())
+}
+
+pub fn import_with(
+    inputs: &[ImportInput<'_>],
+    opts: &ImportOptions,
+) -> Result<Imported, ImportError> {
+    if inputs.is_empty() {
+        return Err(ImportError::Empty("no input files".to_string()));
+    }
+    let mut diag = Diag::default();
+    let mut c = Collected::default();
+    let mut budget = archive::Budget {
+        total_bytes_left: opts.max_total_bytes,
+        entries_left: opts.max_entries,
+    };
+    for input in inputs {
+        process(input, opts, &mut budget, &mut c, &mut diag)?;
+    }
+    if c.recognised == 0 {
+        return Err(ImportError::Empty(format!(
+            "none of the {} input(s) is a recognised export (expected {})",
+            inputs.len(),
+            detect::ACCEPTED
+        )));
+    }
+    let snapshot = assemble::assemble(c, &mut diag)?;
+    Ok(Imported {
+        snapshot,
+        warnings: diag.finish(),
+    })
+}
+
+fn process(
+    input: &ImportInput<'_>,
+    opts: &ImportOptions,
+    budget: &mut archive::Budget,
+    c: &mut Collected,
+    diag: &mut Diag,
+) -> Result<(), ImportError> {
+    let file = input.name.as_ref();
+    let bytes = input.bytes.as_ref();
+    let len = bytes.len() as u64;
+    if len > opts.max_file_bytes {
+        return Err(ImportError::file(
+            file,
+            format!(
+                "is {len} bytes, over the cap of {} bytes per file",
+                opts.max_file_bytes
+            ),
+        ));
+    }
+    budget.take_entry(opts)?;
+    budget.take_bytes(len, opts)?;
+    if let Some(kind) = archive::sniff(bytes) {
+        let members = archive::expand(file, kind, bytes, opts, budget, diag)?;
+        for m in members {
+            let display = format!("{file}!/{}", m.path);
+            process_file(&display, &m.path, &m.bytes, Origin::Tree, c, diag)?;
+        }
+        return Ok(());
+    }
+    process_file(file, file, bytes, input.origin, c, diag)
+}
+
+fn skip(diag: &mut Diag, file: &str, why: &str) {
+    diag.warn(
+        WarningKind::IgnoredFile,
+        file,
+        None,
+        format!("{why}; skipped"),
+    );
+}
+
+fn process_file(
+    file: &str,
+    path: &str,
+    bytes: &[u8],
+    origin: Origin,
+    c: &mut Collected,
+    diag: &mut Diag,
+) -> Result<(), ImportError> {
+    let loc = detect::locate(path);
+    let tree = origin == Origin::Tree;
+    if tree && loc == Location::OtherMetadata {
+        skip(diag, file, "metadata-store node not used by load balancing");
+        return Ok(());
+    }
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    let text = match std::str::from_utf8(bytes) {
+        Ok(t) => t,
+        Err(_) if tree && loc == Location::None => {
+            skip(diag, file, "not UTF-8 text");
+            return Ok(());
+        }
+        Err(e) => {
+            return Err(ImportError::file(
+                file,
+                format!(
+                    "not UTF-8 text (invalid byte at offset {}): expected a JSON or text export",
+                    e.valid_up_to()
+                ),
+            ));
+        }
+    };
+    let trimmed = text.trim_start();
+    if trimmed.is_empty() {
+        if tree {
+            skip(diag, file, "empty file");
+            return Ok(());
+        }
+        return Err(ImportError::file(
+            file,
+            format!("is empty: expected {}", detect::ACCEPTED),
+        ));
+    }
+    if trimmed.starts_with('{') || trimmed.starts_with('[') {
+        let v = json::parse(file, text)?;
+        return dispatch_json(file, path, &loc, &v, origin, c, diag);
+    }
+    dispatch_text(file, path, text, origin, c, diag)
+}
+
+fn dispatch_json(
+    file: &str,
+    path: &str,
+    loc: &Location,
+    v: &Value,
+    origin: Origin,
+    c: &mut Collected,
+    diag: &mut Diag,
+) -> Result<(), ImportError> {
+    let root = JPath::ROOT;
+    let mut ctx = Ctx { file, diag };
+    match loc {
+        Location::Broker(id) => {
+            let report = if v.as_object().is_some_and(broker_report::is_lookup_data) {
+                broker_report::parse_lookup_data(&mut ctx, v, &root)?
+            } else {
+                broker_report::parse_local_broker_data(&mut ctx, v, &root)?
+            };
+            if let Some(b) = &report.broker_id
+                && b != id
+            {
+                ctx.warn(
+                    WarningKind::ValueConflict,
+                    &root.key("brokerId"),
+                    format!(
+                        "brokerId `{b}` differs from the node name `{id}`; the node name is used"
+                    ),
+                );
+            }
+            c.add_broker(id.clone(), Src::whole(file), report.data)?;
+        }
+        Location::BundleData(name) => {
+            let bn = parse_bundle_name(name).map_err(|e| {
+                ImportError::file(
+                    file,
+                    format!("path does not end in <tenant>/<namespace>/0xXXXXXXXX_0xXXXXXXXX: {e}"),
+                )
+            })?;
+            let d = bundle_data::parse(&mut ctx, v, &root)?;
+            c.add_bundle_data(bn.namespace, bn.range, Src::whole(file), d)?;
+        }
+        Location::TimeAverage(id) => {
+            let d = time_average::parse(&mut ctx, v, &root)?;
+            c.add_time_average(id.clone(), Src::whole(file), d)?;
+        }
+        Location::Leader => {
+            let leader = cluster::parse_leader(&mut ctx, v, &root)?;
+            c.set_leader(leader, Src::whole(file), diag);
+        }
+        Location::Policies(ns) | Location::LocalPolicies(ns) => {
+            let rank = if matches!(loc, Location::Policies(_)) {
+                LayoutRank::Policies
+            } else {
+                LayoutRank::LocalPolicies
+            };
+            let p = policies::parse_policies(&mut ctx, v, &root)?;
+            add_policies(file, ns, rank, p, c, diag);
+        }
+        Location::FailureDomain { cluster, domain } => {
+            let brokers = cluster::parse_failure_domain(&mut ctx, v, &root)?;
+            c.set_cluster(cluster.clone(), Src::whole(file), diag);
+            c.add_failure_domain(domain.clone(), brokers, Src::whole(file), diag);
+        }
+        Location::IsolationPolicies { cluster } => {
+            let pols = cluster::parse_isolation_policies(&mut ctx, v, &root)?;
+            c.set_cluster(cluster.clone(), Src::whole(file), diag);
+            for (name, p) in pols {
+                let src = Src::within(file, root.key(&name).render());
+                c.add_isolation(name, p, src, diag);
+            }
+        }
+        Location::OtherMetadata | Location::None => {
+            return dispatch_shape(file, path, v, origin, c, diag);
+        }
+    }
+    c.recognised += 1;
+    Ok(())
+}
+
+/// A broker name for a report that does not carry one: the file name, with a warning.
+fn broker_from_file(
+    ctx: &mut Ctx<'_>,
+    path: &str,
+    url: Option<&str>,
+) -> Result<String, ImportError> {
+    let name = detect::stem(path);
+    if name.is_empty() {
+        return Err(ImportError::file(
+            ctx.file,
+            "cannot tell which broker this is: name the file <brokerId>.json",
+        ));
+    }
+    let hint = url
+        .and_then(cluster::host_port)
+        .filter(|hp| *hp != name)
+        .map(|hp| {
+            format!(" (its webServiceUrl suggests `{hp}`; name the file {hp}.json to use that)")
+        })
+        .unwrap_or_default();
+    ctx.diag.warn(
+        WarningKind::BrokerNamedFromFile,
+        ctx.file,
+        None,
+        format!("no brokerId in the data: broker named `{name}` after the file{hint}"),
+    );
+    Ok(name)
+}
+
+fn dispatch_shape(
+    file: &str,
+    path: &str,
+    v: &Value,
+    origin: Origin,
+    c: &mut Collected,
+    diag: &mut Diag,
+) -> Result<(), ImportError> {
+    let root = JPath::ROOT;
+    let shape = detect::shape(v);
+    if shape == Shape::Snapshot {
+        return snapshot_file::parse(file, v, c, diag);
+    }
+    let mut ctx = Ctx { file, diag };
+    match shape {
+        Shape::Snapshot => {}
+        Shape::LocalBrokerData | Shape::BrokerLookupData => {
+            let report = if shape == Shape::LocalBrokerData {
+                broker_report::parse_local_broker_data(&mut ctx, v, &root)?
+            } else {
+                broker_report::parse_lookup_data(&mut ctx, v, &root)?
+            };
+            let name = match &report.broker_id {
+                Some(id) => id.clone(),
+                None => broker_from_file(&mut ctx, path, report.data.web_service_url.as_deref())?,
+            };
+            c.add_broker(name, Src::whole(file), report.data)?;
+        }
+        Shape::BrokerLoadData => {
+            let d = broker_load_data::parse(&mut ctx, v, &root)?;
+            let name = broker_from_file(&mut ctx, path, None)?;
+            c.add_load_data(name, Src::whole(file), d)?;
+        }
+        Shape::TopBundlesLoadData => {
+            let d = top_bundles::parse(&mut ctx, v, &root)?;
+            let name = broker_from_file(&mut ctx, path, None)?;
+            c.add_top_bundles(name, Src::whole(file), d)?;
+        }
+        Shape::TimeAverageBrokerData => {
+            let d = time_average::parse(&mut ctx, v, &root)?;
+            let name = broker_from_file(&mut ctx, path, None)?;
+            c.add_time_average(name, Src::whole(file), d)?;
+        }
+        Shape::BundleData => {
+            let bn = detect::bundle_from_path(path)
+                .and_then(|n| parse_bundle_name(&n).ok())
+                .ok_or_else(|| {
+                    ImportError::file(
+                        file,
+                        "a BundleData, but its path does not tell the bundle: put it at \
+                         loadbalance/bundle-data/<tenant>/<namespace>/0xXXXXXXXX_0xXXXXXXXX",
+                    )
+                })?;
+            let d = bundle_data::parse(&mut ctx, v, &root)?;
+            c.add_bundle_data(bn.namespace, bn.range, Src::whole(file), d)?;
+        }
+        Shape::BundlesData | Shape::Policies => {
+            let ns = detect::namespace_from_path(path).ok_or_else(|| {
+                ImportError::file(
+                    file,
+                    "namespace layout or policies, but the path does not tell the namespace: name \
+                     it <tenant>/<namespace>.json or put it at admin/local-policies/<tenant>/<namespace>",
+                )
+            })?;
+            if shape == Shape::BundlesData {
+                let b = policies::parse_bundles_data(&mut ctx, v, &root)?;
+                c.add_layout(
+                    ns,
+                    LayoutEntry {
+                        src: Src::whole(file),
+                        at: "$.boundaries".to_string(),
+                        rank: LayoutRank::BundlesData,
+                        boundaries: b,
+                    },
+                );
+            } else {
+                let p = policies::parse_policies(&mut ctx, v, &root)?;
+                add_policies(file, &ns, LayoutRank::Policies, p, c, diag);
+            }
+        }
+        Shape::Leader => {
+            let leader = cluster::parse_leader(&mut ctx, v, &root)?;
+            c.set_leader(leader, Src::whole(file), diag);
+        }
+        Shape::FailureDomain => {
+            let brokers = cluster::parse_failure_domain(&mut ctx, v, &root)?;
+            c.add_failure_domain(detect::stem(path), brokers, Src::whole(file), diag);
+        }
+        Shape::IsolationPolicies => {
+            for (name, p) in cluster::parse_isolation_policies(&mut ctx, v, &root)? {
+                let src = Src::within(file, root.key(&name).render());
+                c.add_isolation(name, p, src, diag);
+            }
+        }
+        Shape::TopicList => {
+            for (ns, topics) in topic_list::parse_json(&mut ctx, v, &root)? {
+                c.topics.entry(ns).or_default().extend(topics);
+            }
+        }
+        Shape::Unknown => {
+            if origin == Origin::Tree {
+                skip(diag, file, "not a recognised export");
+                return Ok(());
+            }
+            return Err(ImportError::file(
+                file,
+                format!("unrecognised content: expected {}", detect::ACCEPTED),
+            ));
+        }
+    }
+    c.recognised += 1;
+    Ok(())
+}
+
+fn add_policies(
+    file: &str,
+    ns: &str,
+    rank: LayoutRank,
+    p: policies::NamespacePolicies,
+    c: &mut Collected,
+    diag: &mut Diag,
+) {
+    if let Some(b) = p.boundaries {
+        c.add_layout(
+            ns.to_string(),
+            LayoutEntry {
+                src: Src::whole(file),
+                at: "$.bundles.boundaries".to_string(),
+                rank,
+                boundaries: b,
+            },
+        );
+    }
+    if let Some(g) = p.anti_affinity_group {
+        c.add_anti_affinity(ns.to_string(), Src::whole(file), g, diag);
+    }
+}
+
+fn dispatch_text(
+    file: &str,
+    path: &str,
+    text: &str,
+    origin: Origin,
+    c: &mut Collected,
+    diag: &mut Diag,
+) -> Result<(), ImportError> {
+    let name = detect::segments(path).last().copied().unwrap_or("");
+    if topic_list::looks_like_topics(text) {
+        for (ns, topics) in topic_list::parse_text(file, text)? {
+            c.topics.entry(ns).or_default().extend(topics);
+        }
+    } else if name.ends_with(".conf")
+        || name.ends_with(".properties")
+        || broker_conf::looks_like_conf(text)
+    {
+        let conf = broker_conf::parse(file, text)?;
+        for s in conf.settings {
+            c.add_conf(
+                s.key,
+                s.value,
+                Src::within(file, format!("line {}", s.line)),
+                diag,
+            );
+        }
+        if let Some(s) = conf.cluster_name {
+            c.set_cluster(s.value, Src::within(file, format!("line {}", s.line)), diag);
+        }
+        if conf.ignored > 0 {
+            diag.warn(
+                WarningKind::ConfKeyIgnored,
+                file,
+                None,
+                format!(
+                    "{} keys the load manager does not read were dropped",
+                    conf.ignored
+                ),
+            );
+        }
+    } else if origin == Origin::Tree {
+        skip(diag, file, "not a recognised export");
+        return Ok(());
+    } else {
+        return Err(ImportError::file(
+            file,
+            format!("unrecognised content: expected {}", detect::ACCEPTED),
+        ));
+    }
+    c.recognised += 1;
+    Ok(())
+}

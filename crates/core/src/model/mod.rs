@@ -17,6 +17,7 @@ pub use bundle_stats::NamespaceBundleStats;
 pub use local_broker_data::LocalBrokerData;
 pub use resource_usage::{ResourceUsage, SystemResourceUsage};
 pub use snapshot::{
-    BrokerSnapshot, BundlesData, NamespaceSnapshot, SNAPSHOT_FORMAT_VERSION, Snapshot,
+    AutoFailoverPolicy, BrokerSnapshot, BundlesData, NamespaceIsolationPolicy, NamespaceSnapshot,
+    SNAPSHOT_FORMAT_VERSION, Snapshot,
 };
 pub use time_average_broker_data::TimeAverageBrokerData;

@@ -30,14 +30,18 @@ pub struct Snapshot {
     /// Effective `broker.conf` values as text, keys verbatim (only what differs from the profile's
     /// defaults needs to be here).
     pub broker_conf: IndexMap<String, String>,
-    /// Live brokers by brokerId (`host:port`), in the order they were imported.
+    /// Live brokers by brokerId (`host:port`), sorted by name.
     pub brokers: IndexMap<String, BrokerSnapshot>,
-    /// The leader's `BundleData` by full bundle name (`tenant/ns/0x…_0x…`).
+    /// The leader's `BundleData` by full bundle name (`tenant/ns/0x…_0x…`), sorted by namespace then
+    /// range. Every bundle a broker reports has an entry (Pulsar's defaults when none was stored).
     pub bundle_data: IndexMap<String, BundleData>,
-    /// Namespaces (`tenant/ns`) with their bundle layout and policies.
+    /// Namespaces (`tenant/ns`) with their bundle layout and policies, sorted by name.
     pub namespaces: IndexMap<String, NamespaceSnapshot>,
-    /// Failure domains: domain name → brokerIds.
+    /// Failure domains: domain name → brokerIds (`/admin/clusters/<cluster>/failureDomain/<domain>`).
     pub failure_domains: IndexMap<String, Vec<String>>,
+    /// Namespace isolation policies by policy name
+    /// (`/admin/clusters/<cluster>/namespaceIsolationPolicies`).
+    pub namespace_isolation_policies: IndexMap<String, NamespaceIsolationPolicy>,
     /// Bundles the leader unloaded recently: name → unload time (ms).
     pub recently_unloaded_bundles: IndexMap<String, i64>,
 }
@@ -77,4 +81,25 @@ pub struct NamespaceSnapshot {
     /// Topic names of the namespace (full names), when exported.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub topics: Option<Vec<String>>,
+}
+
+/// `NamespaceIsolationData` as Pulsar stores it (snake_case names verbatim): which brokers (regexes)
+/// serve which namespaces (regexes), and when to fail over to the secondaries.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct NamespaceIsolationPolicy {
+    pub namespaces: Vec<String>,
+    pub primary: Vec<String>,
+    pub secondary: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub auto_failover_policy: Option<AutoFailoverPolicy>,
+}
+
+/// `AutoFailoverPolicyData`: `policy_type` (`min_available`) and its text parameters
+/// (`min_limit`, `usage_threshold`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct AutoFailoverPolicy {
+    pub policy_type: String,
+    pub parameters: IndexMap<String, String>,
 }

@@ -121,7 +121,7 @@ fn parse_config(
 fn conf_text(key: &str, v: &Value) -> String {
     let is_int_key = LoadBalancerConfig::KEYS
         .iter()
-        .any(|(k, t)| *k == key && matches!(t, ConfigType::Int | ConfigType::OptionalInt));
+        .any(|(k, t)| *k == key && matches!(t, ConfigType::Int));
     let whole = v
         .as_f64()
         .filter(|f| v.is_f64() && f.fract() == 0.0 && f.abs() < 9.0e15);

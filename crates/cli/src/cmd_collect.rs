@@ -1,0 +1,233 @@
+//! `lbplan collect --admin-url URL [--token-file F | --auth-header-file F] [--tls-trust-certs F]
+//! [--namespace T/NS]... [--format dir|zip|json] [-o OUT]`: gathers a snapshot from a live cluster
+//! through Pulsar's admin REST API into the importer's metadata-store layout, plus
+//! `collect-report.json` listing what could not be fetched and why. See
+//! `docs/collecting-snapshots.md`.
+
+#[path = "collect/mod.rs"]
+mod collect;
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use collect::auth::{self, TOKEN_ENV};
+use collect::endpoints::parse_namespace;
+use collect::gather::{self, Options};
+use collect::http::{Client, HttpOptions, host_port, load_trust_certs};
+use collect::progress::Progress;
+use collect::report;
+use collect::writer;
+
+use crate::exit::CliError;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// A directory tree (the metadata-store layout `lbplan import` reads).
+    Dir,
+    /// The same tree as one .zip file.
+    Zip,
+    /// One snapshot JSON, through the importer.
+    Json,
+}
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// The admin REST API, e.g. http://broker-0:8080 or https://pulsar.example.com:8443.
+    #[arg(long, value_name = "URL")]
+    admin_url: String,
+    /// File holding a token, sent as `Authorization: Bearer …` (else $PULSAR_AUTH_TOKEN).
+    #[arg(long, value_name = "FILE", conflicts_with = "auth_header_file")]
+    token_file: Option<PathBuf>,
+    /// File holding one header line `Name: value` (a bare value is the Authorization value).
+    #[arg(long, value_name = "FILE")]
+    auth_header_file: Option<PathBuf>,
+    /// PEM file of certificates to trust for https (instead of the public web roots).
+    #[arg(long, value_name = "FILE")]
+    tls_trust_certs: Option<PathBuf>,
+    /// Collect only this namespace (repeatable); default: every tenant's namespaces.
+    #[arg(long = "namespace", value_name = "TENANT/NS")]
+    namespaces: Vec<String>,
+    /// The cluster to collect (default: `clusterName` of the broker behind --admin-url).
+    #[arg(long, value_name = "NAME")]
+    cluster: Option<String>,
+    #[arg(long, value_enum, default_value = "dir")]
+    format: Format,
+    /// Output directory or file (default: pulsar-snapshot, pulsar-snapshot.zip, or stdout for json).
+    #[arg(short = 'o', long, value_name = "OUT")]
+    output: Option<PathBuf>,
+    /// Requests in flight at once (1 to 16).
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u16).range(1..=16))]
+    concurrency: u16,
+    /// Seconds one attempt of a request may take (connect, headers and body).
+    #[arg(long, value_name = "SECS", default_value_t = 30.0)]
+    timeout: f64,
+    /// Attempts per request; connect errors, 5xx and 429 are retried.
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..=10))]
+    attempts: u32,
+    /// Wait before the first retry, doubled for each further one (capped at 30 s).
+    #[arg(long, value_name = "MS", default_value_t = 500)]
+    backoff_ms: u64,
+    /// No progress lines on stderr.
+    #[arg(long, short = 'q')]
+    quiet: bool,
+}
+
+/// `--admin-url` checked and normalised: `(base without trailing slash, scheme, host:port)`.
+fn admin_base(url: &str) -> Result<(String, String, String), CliError> {
+    // Never echo credentials a user put in the URL.
+    let shown = match url.split_once("://") {
+        Some((s, rest)) => match rest.split('/').next().unwrap_or("").rsplit_once('@') {
+            Some((_, host)) => format!("{s}://***@{host}"),
+            None => url.to_string(),
+        },
+        None => url.to_string(),
+    };
+    let bad = |why: &str| CliError::BadInput(format!("--admin-url `{shown}`: {why}"));
+    let (scheme, rest) = url
+        .split_once("://")
+        .ok_or_else(|| bad("expected http:// or https://"))?;
+    let scheme = scheme.to_ascii_lowercase();
+    if scheme != "http" && scheme != "https" {
+        return Err(bad("expected http:// or https://"));
+    }
+    if rest.split('/').next().unwrap_or("").contains('@') {
+        return Err(bad(
+            "credentials in the URL are not accepted (they would show in process lists); use \
+             --auth-header-file",
+        ));
+    }
+    if rest.contains(['?', '#']) {
+        return Err(bad("expected no query string or fragment"));
+    }
+    let base = format!("{scheme}://{}", rest.trim_end_matches('/'));
+    let hp = host_port(&base).ok_or_else(|| bad("expected a host"))?;
+    Ok((base, scheme, hp))
+}
+
+pub fn run(args: Args) -> Result<(), CliError> {
+    let (base, scheme, admin_host) = admin_base(&args.admin_url)?;
+    for ns in &args.namespaces {
+        if parse_namespace(ns).is_none() {
+            return Err(CliError::BadInput(format!(
+                "--namespace `{ns}`: expected TENANT/NAMESPACE"
+            )));
+        }
+    }
+    if args.format == Format::Json {
+        // The importer (`lbplan_core::import`) is not on this branch yet; once it is, this becomes
+        // `import(&files as ImportInput::in_tree)` and the snapshot JSON is written.
+        return Err(CliError::BadInput(
+            "--format json needs the snapshot importer, which this build does not have yet: use \
+             --format dir or zip, then `lbplan import OUT`"
+                .to_string(),
+        ));
+    }
+    let timeout = Duration::try_from_secs_f64(args.timeout)
+        .ok()
+        .filter(|d| !d.is_zero())
+        .ok_or_else(|| {
+            CliError::BadInput("--timeout: expected a positive number of seconds".into())
+        })?;
+    let out = args.output.clone().unwrap_or_else(|| {
+        PathBuf::from(match args.format {
+            Format::Zip => "pulsar-snapshot.zip",
+            _ => "pulsar-snapshot",
+        })
+    });
+    if args.format == Format::Dir {
+        writer::check_dir_target(&out).map_err(CliError::BadInput)?;
+    }
+    let env_token = std::env::var(TOKEN_ENV).ok();
+    let (credential, source) = auth::load(
+        args.token_file.as_deref(),
+        args.auth_header_file.as_deref(),
+        env_token,
+    )
+    .map_err(CliError::BadInput)?;
+    let trust = match &args.tls_trust_certs {
+        Some(p) => {
+            let pem = std::fs::read(p)
+                .map_err(|e| CliError::BadInput(format!("{}: {e}", p.display())))?;
+            Some(
+                load_trust_certs(&pem)
+                    .map_err(|e| CliError::BadInput(format!("{}: {e}", p.display())))?,
+            )
+        }
+        None => None,
+    };
+    let redactor = credential
+        .as_ref()
+        .map(auth::Credential::redactor)
+        .unwrap_or_default();
+    let client = Client::new(
+        HttpOptions {
+            timeout,
+            attempts: args.attempts,
+            backoff: Duration::from_millis(args.backoff_ms),
+        },
+        credential,
+        trust,
+        admin_host,
+    );
+    let progress = Progress::new(!args.quiet, redactor.clone());
+    progress.note(&format!(
+        "collecting from {base} (credential: {})",
+        source.label()
+    ));
+    let opts = Options {
+        admin_base: base,
+        broker_scheme: scheme,
+        namespaces: args.namespaces.clone(),
+        cluster: args.cluster.clone(),
+        concurrency: usize::from(args.concurrency),
+        credential: source.label(),
+    };
+    let gathered = gather::run(&client, &progress, &opts);
+
+    let mut files = gathered.files;
+    let mut scrubbed = Vec::new();
+    for (path, bytes) in files.iter_mut() {
+        if redactor.bytes(bytes) {
+            scrubbed.push(path.clone());
+        }
+    }
+    let mut rep = gathered.report;
+    for p in scrubbed {
+        rep.notes.push(format!(
+            "{p}: the credential appeared in the answer and was redacted"
+        ));
+    }
+    let missing = rep
+        .missing
+        .iter()
+        .filter(|m| m.reason != "not_exposed_by_rest_api")
+        .count();
+    let report_text = serde_json::to_string_pretty(&rep)
+        .map_err(|e| CliError::Failed(format!("cannot serialise the report: {e}")))?;
+    files.insert(
+        report::FILE_NAME.to_string(),
+        redactor.text(&report_text).into_bytes(),
+    );
+
+    match args.format {
+        Format::Dir => writer::write_dir(&out, &files),
+        Format::Zip => writer::zip_bytes(&files).and_then(|b| writer::write_file(&out, &b)),
+        Format::Json => Ok(()),
+    }
+    .map_err(CliError::Failed)?;
+
+    progress.note(&format!(
+        "wrote {} ({} files); {missing} item(s) could not be fetched, see {} in it",
+        out.display(),
+        files.len(),
+        report::FILE_NAME
+    ));
+    if !gathered.any_success {
+        return Err(CliError::Failed(format!(
+            "no request to {} succeeded; {} lists why",
+            args.admin_url,
+            report::FILE_NAME
+        )));
+    }
+    Ok(())
+}

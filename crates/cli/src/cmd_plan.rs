@@ -1,0 +1,109 @@
+//! `lbplan plan SNAPSHOT [--profile 4.x|5.0] [--set KEY=VALUE]... [--seed N] [--op OPERATION]...
+//! [--format text|json|pulsar-admin|curl]`: one leader cycle (plus manual what-ifs) on a snapshot.
+
+use std::path::PathBuf;
+
+use lbplan_core::config::Profile;
+use lbplan_core::plan::export::{ExportOptions, ScriptFormat, export_script};
+use lbplan_core::plan::operations::Operation;
+use lbplan_core::plan::{PlanRequest, make_plan};
+
+use crate::exit::CliError;
+use crate::plan_text::render_text;
+use crate::snapshot_input::load_snapshot;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    Text,
+    Json,
+    PulsarAdmin,
+    Curl,
+}
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// A snapshot (`lbplan import -o`), or any file the importer accepts.
+    snapshot: PathBuf,
+    /// 4.x, 5.0 or master-90cba329; default: from the brokers' brokerVersionString.
+    #[arg(long)]
+    profile: Option<String>,
+    /// A broker.conf override, KEY=VALUE (repeatable).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    settings: Vec<String>,
+    /// Seed of the random picks among equally good brokers.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// A manual operation (repeatable): unload-namespace=T/NS, unload-bundle=T/NS/0x…_0x…[->HOST:PORT],
+    /// unload-topic=TOPIC, split-bundle=T/NS/0x…_0x…[:ALGORITHM[:P1,P2]], add-broker=HOST:PORT[~LIKE],
+    /// remove-broker=HOST:PORT, set=KEY=VALUE.
+    #[arg(long = "op", value_name = "OPERATION")]
+    operations: Vec<String>,
+    /// Only the manual operations: do not run the leader's shedding cycle after them.
+    #[arg(long)]
+    manual_only: bool,
+    /// Extra cycles to look ahead when the first cycle unloads nothing.
+    #[arg(long, default_value_t = 10)]
+    outlook_cycles: u32,
+    /// Wrap the scripts with loadBalancerSheddingEnabled=false … true.
+    #[arg(long)]
+    pause_shedding: bool,
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
+    /// Write the output to a file instead of stdout.
+    #[arg(short = 'o', long)]
+    output: Option<PathBuf>,
+}
+
+pub fn run(args: Args) -> Result<(), CliError> {
+    let snapshot = load_snapshot(&args.snapshot)?;
+    let profile = match &args.profile {
+        Some(p) => Some(Profile::parse(p).ok_or_else(|| {
+            CliError::BadInput(format!(
+                "unknown profile `{p}` (expected 4.x, 5.0 or master-90cba329)"
+            ))
+        })?),
+        None => None,
+    };
+    let mut settings = Vec::new();
+    for s in &args.settings {
+        let (k, v) = s
+            .split_once('=')
+            .ok_or_else(|| CliError::BadInput(format!("--set `{s}`: expected KEY=VALUE")))?;
+        settings.push((k.trim().to_string(), v.trim().to_string()));
+    }
+    let operations = args
+        .operations
+        .iter()
+        .map(|o| Operation::parse(o).map_err(|e| CliError::BadInput(format!("--op {e}"))))
+        .collect::<Result<Vec<_>, _>>()?;
+    let request = PlanRequest {
+        profile,
+        settings,
+        operations,
+        seed: args.seed,
+        leader_cycle: !args.manual_only,
+        outlook_cycles: args.outlook_cycles,
+    };
+    let plan = make_plan(&snapshot, &request).map_err(|e| CliError::BadInput(e.to_string()))?;
+    let opts = ExportOptions {
+        pause_automatic_shedding: args.pause_shedding,
+    };
+    let text = match args.format {
+        Format::Json => {
+            serde_json::to_string_pretty(&plan).map_err(|e| CliError::Failed(e.to_string()))? + "\n"
+        }
+        Format::Text => render_text(&plan),
+        Format::PulsarAdmin => export_script(&plan, ScriptFormat::PulsarAdmin, opts)
+            .map_err(|e| CliError::BadInput(format!("{}: {e}", args.snapshot.display())))?,
+        Format::Curl => export_script(&plan, ScriptFormat::Curl, opts)
+            .map_err(|e| CliError::BadInput(format!("{}: {e}", args.snapshot.display())))?,
+    };
+    match &args.output {
+        Some(path) => std::fs::write(path, text)
+            .map_err(|e| CliError::Failed(format!("{}: {e}", path.display()))),
+        None => {
+            print!("{text}");
+            Ok(())
+        }
+    }
+}

@@ -1,0 +1,552 @@
+//! The collection itself, in three rounds of concurrent requests (each round needs names learned
+//! in the one before): (1) clusters, leader, configuration, tenants; (2) the cluster's brokers,
+//! failure domains and isolation policies, each tenant's namespaces; (3) each broker's load report
+//! (from the broker's own web service) and each namespace's bundles, policies, anti-affinity group
+//! and topics. Whatever fails is recorded as missing; the rest is still written.
+
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use indexmap::IndexMap;
+use lbplan_core::config::EXTENSIBLE_LOAD_MANAGER;
+use serde_json::Value;
+
+use super::broker_conf;
+use super::endpoints::{What, is_pulsar_name, parse_namespace};
+use super::http::{Client, Failure, Fetched, display_url};
+use super::layout;
+use super::pool;
+use super::progress::Progress;
+use super::report::{self, Missing, Report};
+
+pub struct Options {
+    /// `scheme://host:port[/prefix]` without a trailing slash.
+    pub admin_base: String,
+    /// Scheme used for the brokers' own web service URLs (that of the admin URL).
+    pub broker_scheme: String,
+    /// `--namespace` values (already checked); empty = every tenant's namespaces.
+    pub namespaces: Vec<String>,
+    pub cluster: Option<String>,
+    pub concurrency: usize,
+    pub credential: &'static str,
+}
+
+pub struct Gathered {
+    /// Output files by layout path (without the report).
+    pub files: BTreeMap<String, Vec<u8>>,
+    pub report: Report,
+    /// Whether any request succeeded at all.
+    pub any_success: bool,
+}
+
+struct Run<'a> {
+    client: &'a Client,
+    progress: &'a Progress,
+    opts: &'a Options,
+    files: BTreeMap<String, Vec<u8>>,
+    report: Report,
+    any_success: bool,
+}
+
+type Answer = (What, String, Result<Fetched, Failure>);
+
+fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+        .unwrap_or(0)
+}
+
+fn ms(d: Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+}
+
+pub fn run(client: &Client, progress: &Progress, opts: &Options) -> Gathered {
+    let started = Instant::now();
+    let mut run = Run {
+        client,
+        progress,
+        opts,
+        files: BTreeMap::new(),
+        report: Report {
+            kind: report::KIND,
+            format_version: report::FORMAT_VERSION,
+            tool: format!("lbplan collect {}", env!("CARGO_PKG_VERSION")),
+            admin_url: opts.admin_base.clone(),
+            credential: opts.credential,
+            collected_at_ms: now_ms(),
+            elapsed_ms: 0,
+            cluster: None,
+            clusters: Vec::new(),
+            brokers: Vec::new(),
+            leader: None,
+            load_manager: "unknown".to_string(),
+            namespaces: Vec::new(),
+            fetched: Vec::new(),
+            missing: Vec::new(),
+            notes: Vec::new(),
+        },
+        any_success: false,
+    };
+    run.all();
+    run.report.elapsed_ms = ms(started.elapsed());
+    Gathered {
+        files: run.files,
+        report: run.report,
+        any_success: run.any_success,
+    }
+}
+
+impl Run<'_> {
+    fn fetch(&self, phase: &str, whats: Vec<What>) -> Vec<Answer> {
+        self.progress.phase(phase, whats.len());
+        let admin = &self.opts.admin_base;
+        let scheme = &self.opts.broker_scheme;
+        pool::map(&whats, self.opts.concurrency, |w| {
+            let url = w.url(admin, scheme);
+            let shown = display_url(&url);
+            let hook = |attempt: u32, wait: Duration, why: &str| {
+                self.progress.retry(&shown, attempt, wait, why);
+            };
+            let r = self.client.get(&url, &hook);
+            let outcome = match &r {
+                Ok(f) => format!("ok ({} bytes, {} ms)", f.body.len(), ms(f.elapsed)),
+                Err(e) => format!("FAILED after {} attempt(s): {}", e.attempts, e.message),
+            };
+            self.progress.finished(&shown, &outcome);
+            (w.clone(), url, r)
+        })
+    }
+
+    fn fetched(&mut self, what: &What, url: &str, f: &Fetched, files: Vec<String>) {
+        self.any_success = true;
+        self.report.fetched.push(report::Fetched {
+            what: what.label(),
+            subject: what.subject().map(str::to_string),
+            url: display_url(url),
+            files,
+            attempts: f.attempts,
+            elapsed_ms: ms(f.elapsed),
+        });
+    }
+
+    fn failed(&mut self, what: &What, url: &str, e: &Failure) {
+        self.report.missing.push(Missing {
+            what: what.label(),
+            subject: what.subject().map(str::to_string),
+            url: Some(display_url(url)),
+            reason: e.kind.code(),
+            http_status: e.http_status,
+            attempts: Some(e.attempts),
+            message: e.message.clone(),
+            consequence: what.consequence().to_string(),
+            how_to_fill: hint(what, e),
+        });
+    }
+
+    fn malformed(&mut self, what: &What, url: &str, f: &Fetched, message: String) {
+        self.any_success = true;
+        self.progress.note(&format!(
+            "{}: malformed answer: {message}",
+            display_url(url)
+        ));
+        self.report.missing.push(Missing {
+            what: what.label(),
+            subject: what.subject().map(str::to_string),
+            url: Some(display_url(url)),
+            reason: "malformed",
+            http_status: Some(f.status),
+            attempts: Some(f.attempts),
+            message,
+            consequence: what.consequence().to_string(),
+            how_to_fill: None,
+        });
+    }
+
+    fn skipped(&mut self, what: &What, reason: &'static str, message: String) {
+        self.report.missing.push(Missing {
+            what: what.label(),
+            subject: what.subject().map(str::to_string),
+            url: None,
+            reason,
+            http_status: None,
+            attempts: None,
+            message,
+            consequence: what.consequence().to_string(),
+            how_to_fill: None,
+        });
+    }
+
+    /// Takes a successful, well-formed answer through `parse`; records the outcome.
+    fn take<T>(
+        &mut self,
+        answer: &Answer,
+        parse: impl FnOnce(&[u8]) -> Result<T, String>,
+    ) -> Option<(T, Fetched)> {
+        let (what, url, r) = answer;
+        match r {
+            Err(e) => {
+                self.failed(what, url, e);
+                None
+            }
+            Ok(f) => match parse(&f.body) {
+                Ok(v) => Some((v, f.clone())),
+                Err(msg) => {
+                    self.malformed(what, url, f, msg);
+                    None
+                }
+            },
+        }
+    }
+
+    fn all(&mut self) {
+        // Round 1.
+        let mut round1 = vec![
+            What::Clusters,
+            What::Leader,
+            What::RuntimeConfig,
+            What::DynamicConfig,
+        ];
+        if self.opts.namespaces.is_empty() {
+            round1.push(What::Tenants);
+        }
+        let mut runtime: Option<IndexMap<String, String>> = None;
+        let mut dynamic: Option<IndexMap<String, String>> = None;
+        let mut tenants: Vec<String> = Vec::new();
+        for a in self.fetch("cluster and configuration", round1) {
+            match &a.0 {
+                What::Clusters => {
+                    if let Some((list, f)) = self.take(&a, layout::string_list) {
+                        self.report.clusters = list;
+                        self.fetched(&a.0, &a.1, &f, Vec::new());
+                    }
+                }
+                What::Leader => {
+                    if let Some((id, f)) = self.take(&a, layout::leader) {
+                        self.report.leader = Some(id);
+                        self.files
+                            .insert(layout::LEADER.to_string(), f.body.clone());
+                        self.fetched(&a.0, &a.1, &f, vec![layout::LEADER.to_string()]);
+                    }
+                }
+                What::RuntimeConfig | What::DynamicConfig => {
+                    if let Some((m, f)) = self.take(&a, layout::string_map) {
+                        self.fetched(&a.0, &a.1, &f, vec![layout::BROKER_CONF.to_string()]);
+                        if a.0 == What::RuntimeConfig {
+                            runtime = Some(m);
+                        } else {
+                            dynamic = Some(m);
+                        }
+                    }
+                }
+                What::Tenants => {
+                    if let Some((list, f)) = self.take(&a, layout::string_list) {
+                        self.fetched(&a.0, &a.1, &f, Vec::new());
+                        for t in list {
+                            if is_pulsar_name(&t) {
+                                tenants.push(t);
+                            } else {
+                                self.report
+                                    .notes
+                                    .push(format!("tenant `{t}` skipped: not a plain Pulsar name"));
+                            }
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        self.write_broker_conf(runtime.as_ref(), dynamic.as_ref());
+        let class = dynamic
+            .as_ref()
+            .and_then(|d| d.get("loadManagerClassName"))
+            .or_else(|| runtime.as_ref().and_then(|r| r.get("loadManagerClassName")));
+        let extensible = class.is_some_and(|c| c.trim() == EXTENSIBLE_LOAD_MANAGER);
+        self.report.load_manager = match class {
+            None => "unknown",
+            Some(_) if extensible => "extensible",
+            Some(_) => "modular",
+        }
+        .to_string();
+        let cluster = self.choose_cluster(runtime.as_ref());
+        self.report.cluster = cluster.clone();
+
+        // Round 2.
+        let mut round2 = Vec::new();
+        if let Some(c) = &cluster {
+            round2.push(What::Brokers { cluster: c.clone() });
+            round2.push(What::FailureDomains { cluster: c.clone() });
+            round2.push(What::IsolationPolicies { cluster: c.clone() });
+        }
+        for t in &tenants {
+            round2.push(What::TenantNamespaces { tenant: t.clone() });
+        }
+        let mut brokers: Vec<String> = Vec::new();
+        let mut namespaces: Vec<String> = self.opts.namespaces.clone();
+        for a in self.fetch("brokers and namespaces", round2) {
+            match &a.0 {
+                What::Brokers { .. } => {
+                    if let Some(((ok, bad), f)) = self.take(&a, layout::brokers) {
+                        self.fetched(&a.0, &a.1, &f, Vec::new());
+                        for b in bad {
+                            self.report
+                                .notes
+                                .push(format!("broker `{b}` skipped: not a host:port broker id"));
+                        }
+                        brokers = ok;
+                    }
+                }
+                What::FailureDomains { cluster } => {
+                    let cluster = cluster.clone();
+                    if let Some((domains, f)) = self.take(&a, layout::failure_domains) {
+                        let mut paths = Vec::new();
+                        for (name, bytes) in domains {
+                            let p = layout::failure_domain_path(&cluster, &name);
+                            self.files.insert(p.clone(), bytes);
+                            paths.push(p);
+                        }
+                        self.fetched(&a.0, &a.1, &f, paths);
+                    }
+                }
+                What::IsolationPolicies { cluster } => {
+                    let p = layout::isolation_path(cluster);
+                    if let Some(((), f)) = self.take(&a, layout::isolation_policies) {
+                        self.files.insert(p.clone(), f.body.clone());
+                        self.fetched(&a.0, &a.1, &f, vec![p]);
+                    }
+                }
+                What::TenantNamespaces { .. } => {
+                    if let Some((list, f)) = self.take(&a, layout::string_list) {
+                        self.fetched(&a.0, &a.1, &f, Vec::new());
+                        for ns in list {
+                            if parse_namespace(&ns).is_some() {
+                                namespaces.push(ns);
+                            } else {
+                                self.report.notes.push(format!(
+                                    "namespace `{ns}` skipped: not a V2 tenant/namespace name"
+                                ));
+                            }
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        namespaces.sort();
+        namespaces.dedup();
+        brokers.sort();
+        brokers.dedup();
+        self.client.allow_hosts(brokers.iter().cloned());
+        self.report.brokers = brokers.clone();
+        self.report.namespaces = namespaces.clone();
+
+        // Round 3.
+        let mut round3 = Vec::new();
+        for b in &brokers {
+            let what = What::LoadReport { broker: b.clone() };
+            if extensible {
+                self.skipped(
+                    &what,
+                    "skipped",
+                    "the extensible load manager does not serve broker-stats/load-report; its load \
+                     data lives in system topics (see broker_load_data below)"
+                        .to_string(),
+                );
+            } else {
+                round3.push(what);
+            }
+        }
+        for ns in &namespaces {
+            round3.push(What::Bundles {
+                namespace: ns.clone(),
+            });
+            round3.push(What::Policies {
+                namespace: ns.clone(),
+            });
+            round3.push(What::AntiAffinity {
+                namespace: ns.clone(),
+            });
+            round3.push(What::Topics {
+                namespace: ns.clone(),
+            });
+        }
+        let mut layouts: BTreeMap<String, Value> = BTreeMap::new();
+        let mut groups: BTreeMap<String, Option<String>> = BTreeMap::new();
+        let mut local_sources: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+        for a in self.fetch("load reports and namespaces", round3) {
+            match &a.0 {
+                What::LoadReport { broker } => {
+                    let p = layout::broker_path(broker);
+                    if let Some(((), f)) = self.take(&a, layout::load_report) {
+                        self.files.insert(p.clone(), f.body.clone());
+                        self.fetched(&a.0, &a.1, &f, vec![p]);
+                    }
+                }
+                What::Bundles { namespace } => {
+                    let ns = namespace.clone();
+                    if let Some((v, f)) = self.take(&a, layout::bundles) {
+                        layouts.insert(ns.clone(), v);
+                        self.fetched(&a.0, &a.1, &f, Vec::new());
+                        local_sources
+                            .entry(ns)
+                            .or_default()
+                            .push(self.report.fetched.len().saturating_sub(1));
+                    }
+                }
+                What::AntiAffinity { namespace } => {
+                    let ns = namespace.clone();
+                    if let Some((g, f)) = self.take(&a, layout::anti_affinity) {
+                        groups.insert(ns.clone(), g);
+                        self.fetched(&a.0, &a.1, &f, Vec::new());
+                        local_sources
+                            .entry(ns)
+                            .or_default()
+                            .push(self.report.fetched.len().saturating_sub(1));
+                    }
+                }
+                What::Policies { namespace } => {
+                    let p = layout::policies_path(namespace);
+                    if let Some(((), f)) = self.take(&a, layout::policies) {
+                        self.files.insert(p.clone(), f.body.clone());
+                        self.fetched(&a.0, &a.1, &f, vec![p]);
+                    }
+                }
+                What::Topics { namespace } => {
+                    let p = layout::topics_path(namespace);
+                    if let Some((_, f)) = self.take(&a, layout::string_list) {
+                        self.files.insert(p.clone(), f.body.clone());
+                        self.fetched(&a.0, &a.1, &f, vec![p]);
+                    }
+                }
+                _ => {}
+            }
+        }
+        for (ns, idxs) in local_sources {
+            let group = groups.get(&ns).cloned().flatten();
+            if group.is_none() && !layouts.contains_key(&ns) {
+                // Nothing load balancing reads: an empty node would only add noise.
+                continue;
+            }
+            let bytes = layout::local_policies(layouts.get(&ns), group.as_deref());
+            let p = layout::local_policies_path(&ns);
+            self.files.insert(p.clone(), bytes);
+            for i in idxs {
+                if let Some(f) = self.report.fetched.get_mut(i) {
+                    f.files.push(p.clone());
+                }
+            }
+        }
+        self.report.missing.extend(report::not_exposed(extensible));
+    }
+
+    fn choose_cluster(&mut self, runtime: Option<&IndexMap<String, String>>) -> Option<String> {
+        let from_conf = runtime
+            .and_then(|r| r.get("clusterName"))
+            .map(|c| c.trim().to_string())
+            .filter(|c| !c.is_empty() && c != "null");
+        let chosen = self.opts.cluster.clone().or(from_conf).or_else(|| {
+            match self.report.clusters.as_slice() {
+                [only] => Some(only.clone()),
+                _ => None,
+            }
+        });
+        let Some(c) = chosen else {
+            self.skipped(
+                &What::Brokers {
+                    cluster: "?".to_string(),
+                },
+                "skipped",
+                format!(
+                    "cannot tell which cluster to collect (clusters: {:?}); pass --cluster NAME",
+                    self.report.clusters
+                ),
+            );
+            return None;
+        };
+        if !is_pulsar_name(&c) {
+            self.skipped(
+                &What::Brokers { cluster: c.clone() },
+                "invalid_name",
+                format!("cluster name `{c}` is not a plain Pulsar name"),
+            );
+            return None;
+        }
+        for other in &self.report.clusters {
+            if *other != c {
+                self.report.notes.push(format!(
+                    "cluster `{other}` not collected: a snapshot covers one cluster; run collect \
+                     against that cluster's admin URL"
+                ));
+            }
+        }
+        Some(c)
+    }
+
+    fn write_broker_conf(
+        &mut self,
+        runtime: Option<&IndexMap<String, String>>,
+        dynamic: Option<&IndexMap<String, String>>,
+    ) {
+        if runtime.is_none() && dynamic.is_none() {
+            return;
+        }
+        let conf = broker_conf::build(runtime, dynamic, &self.opts.admin_base);
+        self.files
+            .insert(layout::BROKER_CONF.to_string(), conf.text.into_bytes());
+        if conf.dropped > 0 {
+            self.report.notes.push(format!(
+                "broker.conf: {} runtime configuration keys left out (the planner does not read \
+                 them; some hold secrets)",
+                conf.dropped
+            ));
+        }
+        for k in conf.overridden {
+            self.report.notes.push(format!(
+                "broker.conf: `{k}` taken from the dynamic configuration"
+            ));
+        }
+        for (k, v, why) in conf.rejected {
+            self.report.missing.push(Missing {
+                what: "configuration_key",
+                subject: Some(k.clone()),
+                url: None,
+                reason: "malformed",
+                http_status: None,
+                attempts: None,
+                message: format!(
+                    "value `{}` not understood: {why}",
+                    v.chars().take(80).collect::<String>()
+                ),
+                consequence: format!("`{k}` is left at the profile's default"),
+                how_to_fill: Some(format!("add `{k}=<value>` to broker.conf by hand")),
+            });
+        }
+    }
+}
+
+/// A hint for the operator, by failure.
+fn hint(what: &What, e: &Failure) -> Option<String> {
+    use super::http::FailureKind as K;
+    let s = match (e.kind, what) {
+        (K::Unauthorized, _) => {
+            "check the token (--token-file or PULSAR_AUTH_TOKEN) or --auth-header-file"
+        }
+        (K::Forbidden, _) => {
+            "this endpoint needs a super-user role (broker-stats and configuration do)"
+        }
+        (K::Connect | K::Timeout, What::LoadReport { .. }) => {
+            "the load report is served by the broker itself at its web service address: run collect \
+             where the brokers are reachable, or fetch it with `pulsar-admin --admin-url \
+             http://<brokerId> broker-stats load-report` (docs/collecting-snapshots.md)"
+        }
+        (K::Timeout, _) => {
+            "raise --timeout, or fetch this endpoint by hand (docs/collecting-snapshots.md)"
+        }
+        (K::NotFound, What::LoadReport { .. }) => {
+            "the broker did not serve a load report (gone since the broker list was read?); fetch it \
+             with `pulsar-admin broker-stats load-report` against that broker"
+        }
+        _ => return None,
+    };
+    Some(s.to_string())
+}

@@ -1,0 +1,429 @@
+//! The HTTP client: one blocking GET with a deadline, retried with exponential backoff on transient
+//! failures (connect errors, 5xx, 429), following redirects only to hosts of the cluster being
+//! collected (Pulsar redirects admin calls between brokers; the credential must not leave the
+//! cluster). Failures are classified for the missing-data report.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use ureq::tls::{Certificate, PemItem, RootCerts, TlsConfig};
+
+use super::auth::{Credential, Redactor};
+
+/// Largest body accepted (a topic list of a million topics is ~100 MB).
+pub const MAX_BODY_BYTES: u64 = 512 * 1024 * 1024;
+/// Redirects followed per request.
+const MAX_REDIRECTS: usize = 3;
+/// Longest wait between two attempts, whatever the backoff or `Retry-After` says.
+const MAX_BACKOFF: Duration = Duration::from_secs(30);
+
+#[derive(Clone, Debug)]
+pub struct HttpOptions {
+    /// Deadline of one attempt (connect, headers and body).
+    pub timeout: Duration,
+    /// Attempts per request, at least 1.
+    pub attempts: u32,
+    /// Wait before the second attempt; doubled for each further attempt.
+    pub backoff: Duration,
+}
+
+/// Why a request failed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FailureKind {
+    Unauthorized,
+    Forbidden,
+    NotFound,
+    HttpStatus,
+    Timeout,
+    Connect,
+    Protocol,
+    TooLarge,
+    RedirectRefused,
+}
+
+impl FailureKind {
+    /// The `reason` written to `collect-report.json`.
+    pub fn code(self) -> &'static str {
+        match self {
+            FailureKind::Unauthorized => "unauthorized",
+            FailureKind::Forbidden => "forbidden",
+            FailureKind::NotFound => "not_found",
+            FailureKind::HttpStatus => "http_status",
+            FailureKind::Timeout => "timeout",
+            FailureKind::Connect => "connect",
+            FailureKind::Protocol => "protocol",
+            FailureKind::TooLarge => "too_large",
+            FailureKind::RedirectRefused => "redirect_refused",
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Failure {
+    pub kind: FailureKind,
+    pub http_status: Option<u16>,
+    pub message: String,
+    pub attempts: u32,
+}
+
+#[derive(Clone, Debug)]
+pub struct Fetched {
+    pub status: u16,
+    pub body: Vec<u8>,
+    pub attempts: u32,
+    pub elapsed: Duration,
+}
+
+/// Called before each retry with (attempt number about to start, wait, why).
+pub type RetryHook<'a> = &'a (dyn Fn(u32, Duration, &str) + Sync);
+
+pub struct Client {
+    agent: ureq::Agent,
+    opts: HttpOptions,
+    credential: Option<Credential>,
+    redactor: Redactor,
+    /// `host:port` values a redirect may go to (admin host and the cluster's brokers).
+    allowed_hosts: std::sync::RwLock<Vec<String>>,
+}
+
+/// Reads PEM certificates for `--tls-trust-certs`.
+pub fn load_trust_certs(pem: &[u8]) -> Result<Vec<Certificate<'static>>, String> {
+    let mut out = Vec::new();
+    for item in ureq::tls::parse_pem(pem) {
+        match item {
+            Ok(PemItem::Certificate(c)) => out.push(c),
+            Ok(_) => {}
+            Err(e) => return Err(format!("not a PEM certificate file: {e}")),
+        }
+    }
+    if out.is_empty() {
+        return Err("no certificate found (expected PEM `BEGIN CERTIFICATE` blocks)".to_string());
+    }
+    Ok(out)
+}
+
+impl Client {
+    pub fn new(
+        opts: HttpOptions,
+        credential: Option<Credential>,
+        trust: Option<Vec<Certificate<'static>>>,
+        admin_host: String,
+    ) -> Self {
+        let mut tls = TlsConfig::builder();
+        if let Some(certs) = trust {
+            tls = tls.root_certs(RootCerts::Specific(Arc::new(certs)));
+        }
+        let config = ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .max_redirects(0)
+            .max_redirects_will_error(false)
+            .timeout_global(Some(opts.timeout))
+            .timeout_connect(Some(opts.timeout.min(Duration::from_secs(10))))
+            .user_agent(format!("lbplan/{}", env!("CARGO_PKG_VERSION")))
+            .accept("application/json")
+            // No proxy from the environment: requests go straight to the cluster.
+            .proxy(None)
+            .tls_config(tls.build())
+            .build();
+        let redactor = credential
+            .as_ref()
+            .map(Credential::redactor)
+            .unwrap_or_default();
+        Self {
+            agent: config.into(),
+            opts,
+            credential,
+            redactor,
+            allowed_hosts: std::sync::RwLock::new(vec![admin_host]),
+        }
+    }
+
+    pub fn allow_hosts(&self, hosts: impl IntoIterator<Item = String>) {
+        if let Ok(mut h) = self.allowed_hosts.write() {
+            h.extend(hosts);
+        }
+    }
+
+    fn host_allowed(&self, url: &str) -> bool {
+        let Some(hp) = host_port(url) else {
+            return false;
+        };
+        self.allowed_hosts
+            .read()
+            .map(|h| h.iter().any(|a| a.eq_ignore_ascii_case(&hp)))
+            .unwrap_or(false)
+    }
+
+    /// GET with retries. `on_retry` reports each retry (for progress).
+    pub fn get(&self, url: &str, on_retry: RetryHook<'_>) -> Result<Fetched, Failure> {
+        let started = Instant::now();
+        let attempts = self.opts.attempts.max(1);
+        let mut attempt = 1;
+        loop {
+            match self.once(url) {
+                Ok((status, body)) => {
+                    return Ok(Fetched {
+                        status,
+                        body,
+                        attempts: attempt,
+                        elapsed: started.elapsed(),
+                    });
+                }
+                Err(e) => {
+                    let retry = e.transient && attempt < attempts;
+                    if !retry {
+                        let message = if e.kind == FailureKind::Timeout {
+                            format!(
+                                "no complete answer within {} ms ({})",
+                                self.opts.timeout.as_millis(),
+                                e.message
+                            )
+                        } else {
+                            e.message
+                        };
+                        return Err(Failure {
+                            kind: e.kind,
+                            http_status: e.status,
+                            message: self.redactor.text(&message),
+                            attempts: attempt,
+                        });
+                    }
+                    let wait = self.backoff(attempt, e.retry_after);
+                    on_retry(attempt + 1, wait, &self.redactor.text(&e.message));
+                    std::thread::sleep(wait);
+                    attempt += 1;
+                }
+            }
+        }
+    }
+
+    fn backoff(&self, attempt: u32, retry_after: Option<Duration>) -> Duration {
+        let exp = attempt.saturating_sub(1).min(16);
+        let wait = self.opts.backoff.saturating_mul(1u32 << exp);
+        wait.max(retry_after.unwrap_or_default()).min(MAX_BACKOFF)
+    }
+
+    /// One attempt, following allowed redirects.
+    fn once(&self, url: &str) -> Result<(u16, Vec<u8>), AttemptError> {
+        let mut current = url.to_string();
+        for _ in 0..=MAX_REDIRECTS {
+            let mut req = self.agent.get(&current);
+            if let Some(c) = &self.credential {
+                req = req.header(c.header_name.as_str(), c.header_value());
+            }
+            let mut resp = req.call().map_err(classify)?;
+            let status = resp.status().as_u16();
+            if matches!(status, 301 | 302 | 303 | 307 | 308) {
+                let loc = resp
+                    .headers()
+                    .get("location")
+                    .and_then(|v| v.to_str().ok())
+                    .map(str::to_string)
+                    .ok_or_else(|| {
+                        AttemptError::fatal(
+                            FailureKind::Protocol,
+                            Some(status),
+                            "redirect without a Location".to_string(),
+                        )
+                    })?;
+                let next = resolve(&current, &loc);
+                if !self.host_allowed(&next) {
+                    return Err(AttemptError::fatal(
+                        FailureKind::RedirectRefused,
+                        Some(status),
+                        format!(
+                            "HTTP {status} redirect to {} refused: not the admin host nor a broker of this cluster",
+                            display_url(&next)
+                        ),
+                    ));
+                }
+                current = next;
+                continue;
+            }
+            let retry_after = resp
+                .headers()
+                .get("retry-after")
+                .and_then(|v| v.to_str().ok())
+                .and_then(|v| v.trim().parse::<u64>().ok())
+                .map(Duration::from_secs);
+            let body = resp
+                .body_mut()
+                .with_config()
+                .limit(MAX_BODY_BYTES)
+                .read_to_vec()
+                .map_err(|e| match e {
+                    ureq::Error::BodyExceedsLimit(_) => AttemptError::fatal(
+                        FailureKind::TooLarge,
+                        Some(status),
+                        format!("response larger than {MAX_BODY_BYTES} bytes"),
+                    ),
+                    other => classify(other),
+                })?;
+            if (200..300).contains(&status) {
+                return Ok((status, body));
+            }
+            return Err(status_error(status, &body, retry_after));
+        }
+        Err(AttemptError::fatal(
+            FailureKind::Protocol,
+            None,
+            format!("more than {MAX_REDIRECTS} redirects"),
+        ))
+    }
+}
+
+struct AttemptError {
+    kind: FailureKind,
+    status: Option<u16>,
+    message: String,
+    transient: bool,
+    retry_after: Option<Duration>,
+}
+
+impl AttemptError {
+    fn fatal(kind: FailureKind, status: Option<u16>, message: String) -> Self {
+        Self {
+            kind,
+            status,
+            message,
+            transient: false,
+            retry_after: None,
+        }
+    }
+}
+
+fn status_error(status: u16, body: &[u8], retry_after: Option<Duration>) -> AttemptError {
+    let kind = match status {
+        401 => FailureKind::Unauthorized,
+        403 => FailureKind::Forbidden,
+        404 => FailureKind::NotFound,
+        _ => FailureKind::HttpStatus,
+    };
+    let transient = status == 429 || (500..600).contains(&status);
+    let detail = body_excerpt(body);
+    let message = if detail.is_empty() {
+        format!("HTTP {status}")
+    } else {
+        format!("HTTP {status}: {detail}")
+    };
+    AttemptError {
+        kind,
+        status: Some(status),
+        message,
+        transient,
+        retry_after: if status == 429 { retry_after } else { None },
+    }
+}
+
+/// The start of an error body, one line (Pulsar answers `{"reason": "..."}`).
+fn body_excerpt(body: &[u8]) -> String {
+    let text = String::from_utf8_lossy(body);
+    let reason = serde_json::from_str::<serde_json::Value>(&text)
+        .ok()
+        .and_then(|v| v.get("reason").and_then(|r| r.as_str()).map(str::to_string));
+    let s = reason.unwrap_or_else(|| text.to_string());
+    let one_line: String = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    one_line.chars().take(200).collect()
+}
+
+fn classify(e: ureq::Error) -> AttemptError {
+    use ureq::Timeout;
+    let (kind, transient) = match &e {
+        ureq::Error::Timeout(Timeout::Connect | Timeout::Resolve) => (FailureKind::Connect, true),
+        ureq::Error::Timeout(_) => (FailureKind::Timeout, false),
+        ureq::Error::Io(io) if io.kind() == std::io::ErrorKind::TimedOut => {
+            (FailureKind::Timeout, false)
+        }
+        ureq::Error::Io(_) | ureq::Error::ConnectionFailed | ureq::Error::HostNotFound => {
+            (FailureKind::Connect, true)
+        }
+        _ => (FailureKind::Protocol, false),
+    };
+    let message = match kind {
+        FailureKind::Timeout => format!("timed out ({e})"),
+        FailureKind::Connect => format!("cannot connect ({e})"),
+        _ => e.to_string(),
+    };
+    AttemptError {
+        kind,
+        status: None,
+        message,
+        transient,
+        retry_after: None,
+    }
+}
+
+/// `host:port` of an http(s) URL, with the scheme's default port when absent.
+pub fn host_port(url: &str) -> Option<String> {
+    let (scheme, rest) = url.split_once("://")?;
+    let authority = rest.split(['/', '?', '#']).next()?;
+    if authority.is_empty() || authority.contains('@') {
+        return None;
+    }
+    let has_port = match authority.rfind(':') {
+        Some(i) => !authority.get(i..)?.contains(']'),
+        None => false,
+    };
+    if has_port {
+        Some(authority.to_string())
+    } else {
+        let port = if scheme.eq_ignore_ascii_case("https") {
+            443
+        } else {
+            80
+        };
+        Some(format!("{authority}:{port}"))
+    }
+}
+
+/// A redirect target: absolute, or a path on the same origin.
+fn resolve(base: &str, location: &str) -> String {
+    if location.contains("://") {
+        return location.to_string();
+    }
+    let origin = base
+        .split_once("://")
+        .map(|(s, rest)| format!("{s}://{}", rest.split('/').next().unwrap_or("")))
+        .unwrap_or_default();
+    if location.starts_with('/') {
+        format!("{origin}{location}")
+    } else {
+        format!("{origin}/{location}")
+    }
+}
+
+/// A URL for messages: without query string (there is never a secret in ours, but keep lines short).
+pub fn display_url(url: &str) -> String {
+    url.split('?').next().unwrap_or(url).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn host_ports() {
+        assert_eq!(
+            host_port("http://10.0.0.1:8080/admin").as_deref(),
+            Some("10.0.0.1:8080")
+        );
+        assert_eq!(
+            host_port("https://b.example").as_deref(),
+            Some("b.example:443")
+        );
+        assert_eq!(host_port("http://[::1]/x").as_deref(), Some("[::1]:80"));
+        assert_eq!(host_port("http://u:p@h:1/").as_deref(), None);
+        assert_eq!(resolve("http://a:1/x/y", "/z?q=1"), "http://a:1/z?q=1");
+    }
+
+    #[test]
+    fn statuses_classified() {
+        let e = status_error(503, br#"{"reason":"busy"}"#, None);
+        assert!(e.transient);
+        assert_eq!(e.message, "HTTP 503: busy");
+        let e = status_error(429, b"", Some(Duration::from_secs(2)));
+        assert!(e.transient && e.retry_after == Some(Duration::from_secs(2)));
+        let e = status_error(401, b"", None);
+        assert!(!e.transient && e.kind == FailureKind::Unauthorized);
+    }
+}

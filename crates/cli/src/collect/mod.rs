@@ -1,0 +1,15 @@
+//! `lbplan collect` internals: credentials ([`auth`]), the retrying HTTP client ([`http`]), the admin
+//! endpoints and how their answers map onto the importer's metadata-store layout ([`endpoints`],
+//! [`layout`], [`broker_conf`]), the concurrent gathering ([`pool`], [`gather`]), progress on stderr
+//! ([`progress`]), the missing-data report ([`report`]) and the output writers ([`writer`]).
+
+pub mod auth;
+pub mod broker_conf;
+pub mod endpoints;
+pub mod gather;
+pub mod http;
+pub mod layout;
+pub mod pool;
+pub mod progress;
+pub mod report;
+pub mod writer;

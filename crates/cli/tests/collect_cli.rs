@@ -1,0 +1,684 @@
+//! End-to-end tests of `lbplan collect` against a fake Pulsar admin API served from this process
+//! (127.0.0.1 only): output layout, the missing-data report (401, 404 broker, down broker, slow
+//! endpoint, malformed body, retried 503), that the credential reaches the server and never the
+//! output, and that the report parses into import warnings.
+
+use std::collections::BTreeMap;
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+#[allow(dead_code)]
+#[path = "../../core/src/import/collect_report.rs"]
+mod collect_report;
+
+const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/collect");
+/// The slow endpoint answers after this; the client's timeout is 1 s.
+const SLOW: Duration = Duration::from_secs(3);
+/// No server thread or child process outlives this.
+const DEADLINE: Duration = Duration::from_secs(90);
+
+fn fixture(name: &str) -> String {
+    let p = Path::new(FIXTURES).join(name);
+    std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
+
+#[derive(Clone, Debug)]
+struct Seen {
+    path: String,
+    authorization: Option<String>,
+}
+
+enum Answer {
+    Json(u16, String),
+    Text(u16, String),
+    Slow(String),
+    Empty(u16),
+}
+
+type Router = dyn Fn(&str, usize) -> Answer + Send + Sync;
+
+/// A fake HTTP/1.1 server on 127.0.0.1: one thread per connection, `Connection: close`.
+struct Server {
+    seen: Arc<Mutex<Vec<Seen>>>,
+    stop: Arc<AtomicBool>,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+    }
+}
+
+fn serve(listener: TcpListener, router: Arc<Router>) -> Server {
+    listener.set_nonblocking(true).unwrap();
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let stop = Arc::new(AtomicBool::new(false));
+    let hits: Arc<Mutex<BTreeMap<String, usize>>> = Arc::default();
+    let (seen2, stop2) = (seen.clone(), stop.clone());
+    thread::spawn(move || {
+        let started = Instant::now();
+        while !stop2.load(Ordering::Relaxed) && started.elapsed() < DEADLINE {
+            match listener.accept() {
+                Ok((stream, _)) => {
+                    let (router, seen, hits) = (router.clone(), seen2.clone(), hits.clone());
+                    thread::spawn(move || handle(stream, &*router, &seen, &hits));
+                }
+                Err(_) => thread::sleep(Duration::from_millis(5)),
+            }
+        }
+    });
+    Server { seen, stop }
+}
+
+fn handle(
+    mut stream: TcpStream,
+    router: &Router,
+    seen: &Mutex<Vec<Seen>>,
+    hits: &Mutex<BTreeMap<String, usize>>,
+) {
+    stream.set_nonblocking(false).ok();
+    stream.set_read_timeout(Some(Duration::from_secs(5))).ok();
+    let mut buf = Vec::new();
+    let mut chunk = [0u8; 4096];
+    while !buf.windows(4).any(|w| w == b"\r\n\r\n") && buf.len() < 65536 {
+        match stream.read(&mut chunk) {
+            Ok(0) | Err(_) => return,
+            Ok(n) => buf.extend_from_slice(&chunk[..n]),
+        }
+    }
+    let head = String::from_utf8_lossy(&buf).to_string();
+    let mut lines = head.split("\r\n");
+    let path = lines
+        .next()
+        .and_then(|l| l.split(' ').nth(1))
+        .unwrap_or("")
+        .to_string();
+    let authorization = lines
+        .filter_map(|l| l.split_once(':'))
+        .find(|(k, _)| k.trim().eq_ignore_ascii_case("authorization"))
+        .map(|(_, v)| v.trim().to_string());
+    seen.lock().unwrap().push(Seen {
+        path: path.clone(),
+        authorization,
+    });
+    let n = {
+        let mut h = hits.lock().unwrap();
+        let e = h.entry(path.clone()).or_insert(0);
+        *e += 1;
+        *e
+    };
+    let (status, ctype, body) = match router(&path, n) {
+        Answer::Json(s, b) => (s, "application/json", b),
+        Answer::Text(s, b) => (s, "text/plain", b),
+        Answer::Empty(s) => (s, "text/plain", String::new()),
+        Answer::Slow(b) => {
+            thread::sleep(SLOW);
+            (200, "application/json", b)
+        }
+    };
+    let reason = match status {
+        200 => "OK",
+        204 => "No Content",
+        401 => "Unauthorized",
+        404 => "Not Found",
+        503 => "Service Unavailable",
+        _ => "Other",
+    };
+    let resp = format!(
+        "HTTP/1.1 {status} {reason}\r\nContent-Type: {ctype}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    stream.write_all(resp.as_bytes()).ok();
+    stream.flush().ok();
+}
+
+struct Cluster {
+    admin: Server,
+    broker_b: Server,
+    ids: [String; 3],
+}
+
+fn start_cluster() -> Cluster {
+    let la = TcpListener::bind("127.0.0.1:0").unwrap();
+    let lb = TcpListener::bind("127.0.0.1:0").unwrap();
+    // Broker C: a port that was bound and released, so connections are refused.
+    let pc = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let ids = [
+        format!("127.0.0.1:{}", la.local_addr().unwrap().port()),
+        format!("127.0.0.1:{}", lb.local_addr().unwrap().port()),
+        format!("127.0.0.1:{pc}"),
+    ];
+    let sub = {
+        let ids = ids.clone();
+        move |s: String| {
+            s.replace("{{BROKER_A}}", &ids[0])
+                .replace("{{BROKER_B}}", &ids[1])
+                .replace("{{BROKER_C}}", &ids[2])
+        }
+    };
+    let admin_router = move |path: &str, hit: usize| -> Answer {
+        let ok = |name: &str| Answer::Json(200, sub(fixture(name)));
+        let p = path.strip_prefix("/admin/v2").unwrap_or("");
+        match p {
+            "/clusters" => ok("clusters.json"),
+            "/brokers/standalone" => ok("brokers.json"),
+            "/brokers/leaderBroker" => ok("leader.json"),
+            "/broker-stats/load-report" => ok("load-report.json"),
+            "/brokers/configuration/runtime" => ok("runtime-configuration.json"),
+            "/brokers/configuration/values" => ok("dynamic-configuration.json"),
+            "/tenants" if hit == 1 => Answer::Json(503, fixture("error-503.json")),
+            "/tenants" => ok("tenants.json"),
+            "/namespaces/public" => ok("namespaces-public.json"),
+            "/namespaces/pulsar" => ok("namespaces-pulsar.json"),
+            "/clusters/standalone/failureDomains" => ok("failure-domains.json"),
+            "/clusters/standalone/namespaceIsolationPolicies" => ok("isolation-policies.json"),
+            "/namespaces/public/default/bundles" => ok("bundles-public-default.json"),
+            "/namespaces/public/functions/bundles" => ok("bundles-public-functions.json"),
+            "/namespaces/pulsar/system/bundles" => Answer::Json(401, fixture("error-401.json")),
+            "/namespaces/public/default" => ok("policies-public-default.json"),
+            "/namespaces/public/functions" => ok("policies-public-functions-truncated.json"),
+            "/namespaces/pulsar/system" => ok("policies-pulsar-system.json"),
+            "/namespaces/public/default/antiAffinity" => Answer::Text(200, "orders-group".into()),
+            "/namespaces/public/functions/antiAffinity"
+            | "/namespaces/pulsar/system/antiAffinity" => Answer::Empty(204),
+            "/namespaces/public/default/topics?mode=ALL&includeSystemTopic=true" => {
+                ok("topics-public-default.json")
+            }
+            "/namespaces/public/functions/topics?mode=ALL&includeSystemTopic=true" => {
+                ok("topics-public-functions.json")
+            }
+            "/namespaces/pulsar/system/topics?mode=ALL&includeSystemTopic=true" => {
+                Answer::Slow("[]".into())
+            }
+            _ => Answer::Json(404, "{\"reason\":\"Not found\"}".into()),
+        }
+    };
+    let b_router = |_: &str, _: usize| Answer::Json(404, fixture("error-404.json"));
+    Cluster {
+        admin: serve(la, Arc::new(admin_router)),
+        broker_b: serve(lb, Arc::new(b_router)),
+        ids,
+    }
+}
+
+fn temp_dir(tag: &str) -> PathBuf {
+    static N: AtomicUsize = AtomicUsize::new(0);
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_nanos();
+    let d = std::env::temp_dir().join(format!(
+        "lbplan-collect-{tag}-{}-{nanos}-{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    ));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+struct Ran {
+    code: Option<i32>,
+    stdout: String,
+    stderr: String,
+}
+
+/// Runs the built binary with a deadline; stdout and stderr go to files.
+fn run_lbplan(args: &[&str], env_token: Option<&str>, work: &Path) -> Ran {
+    let out_p = work.join("stdout.txt");
+    let err_p = work.join("stderr.txt");
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_lbplan"));
+    cmd.args(args)
+        .env_remove("PULSAR_AUTH_TOKEN")
+        .stdin(Stdio::null())
+        .stdout(std::fs::File::create(&out_p).unwrap())
+        .stderr(std::fs::File::create(&err_p).unwrap());
+    if let Some(t) = env_token {
+        cmd.env("PULSAR_AUTH_TOKEN", t);
+    }
+    let mut child = cmd.spawn().unwrap();
+    let started = Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if started.elapsed() > Duration::from_secs(60) {
+            child.kill().ok();
+            child.wait().ok();
+            panic!("lbplan collect did not finish within 60 s");
+        }
+        thread::sleep(Duration::from_millis(20));
+    };
+    Ran {
+        code: status.code(),
+        stdout: std::fs::read_to_string(&out_p).unwrap(),
+        stderr: std::fs::read_to_string(&err_p).unwrap(),
+    }
+}
+
+fn walk(dir: &Path, root: &Path, out: &mut BTreeMap<String, Vec<u8>>) {
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            walk(&p, root, out);
+        } else {
+            let rel = p
+                .strip_prefix(root)
+                .unwrap()
+                .to_string_lossy()
+                .replace('\\', "/");
+            out.insert(rel, std::fs::read(&p).unwrap());
+        }
+    }
+}
+
+fn contains(hay: &[u8], needle: &str) -> bool {
+    hay.windows(needle.len()).any(|w| w == needle.as_bytes())
+}
+
+fn unique_token() -> String {
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_nanos();
+    format!(
+        "eyJhbGciOiJIUzI1NiJ9.TOKEN-MARKER-{}-{nanos}.c2lnbmF0dXJl",
+        std::process::id()
+    )
+}
+
+fn missing_of<'a>(
+    report: &'a serde_json::Value,
+    what: &str,
+    subject: &str,
+) -> &'a serde_json::Value {
+    report["missing"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["what"] == what && m["subject"] == subject)
+        .unwrap_or_else(|| panic!("no missing item {what} {subject} in {report:#}"))
+}
+
+#[test]
+fn collects_a_directory_with_gaps_reported_and_no_token_leaks() {
+    let cluster = start_cluster();
+    let [a, b, c] = cluster.ids.clone();
+    let work = temp_dir("dir");
+    let token = unique_token();
+    let token_file = work.join("token");
+    std::fs::write(&token_file, format!("{token}\n")).unwrap();
+    let out = work.join("out");
+    let admin = format!("http://{a}");
+    let ran = run_lbplan(
+        &[
+            "collect",
+            "--admin-url",
+            &admin,
+            "--token-file",
+            token_file.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+            "--timeout",
+            "1",
+            "--attempts",
+            "3",
+            "--backoff-ms",
+            "20",
+        ],
+        None,
+        &work,
+    );
+    assert_eq!(ran.code, Some(0), "stderr:\n{}", ran.stderr);
+
+    let mut files = BTreeMap::new();
+    walk(&out, &out, &mut files);
+    let names: Vec<&str> = files.keys().map(String::as_str).collect();
+    let expected = vec![
+        "admin/clusters/standalone/failureDomain/domain-a".to_string(),
+        "admin/clusters/standalone/failureDomain/domain-b".to_string(),
+        "admin/clusters/standalone/namespaceIsolationPolicies".to_string(),
+        "admin/local-policies/public/default".to_string(),
+        "admin/local-policies/public/functions".to_string(),
+        "admin/policies/public/default".to_string(),
+        "admin/policies/pulsar/system".to_string(),
+        "broker.conf".to_string(),
+        "collect-report.json".to_string(),
+        format!("loadbalance/brokers/{a}"),
+        "loadbalance/leader".to_string(),
+        "topics/public/default.json".to_string(),
+        "topics/public/functions.json".to_string(),
+    ];
+    assert_eq!(
+        names,
+        expected.iter().map(String::as_str).collect::<Vec<_>>()
+    );
+
+    // Answers are kept byte for byte.
+    assert_eq!(
+        files[&format!("loadbalance/brokers/{a}")],
+        fixture("load-report.json").into_bytes()
+    );
+    assert_eq!(
+        files["admin/policies/public/default"],
+        fixture("policies-public-default.json").into_bytes()
+    );
+    assert_eq!(
+        files["topics/public/default.json"],
+        fixture("topics-public-default.json").into_bytes()
+    );
+    let leader: serde_json::Value = serde_json::from_slice(&files["loadbalance/leader"]).unwrap();
+    assert_eq!(leader["brokerId"], a.as_str());
+    // Local policies rebuilt from `bundles` and `antiAffinity`.
+    let local: serde_json::Value =
+        serde_json::from_slice(&files["admin/local-policies/public/default"]).unwrap();
+    assert_eq!(local["namespaceAntiAffinityGroup"], "orders-group");
+    assert_eq!(local["bundles"]["numBundles"], 4);
+    assert_eq!(local["bundles"]["boundaries"][1], "0x40000000");
+    // pulsar/system: bundles were a 401 and there is no anti-affinity group: no local policies.
+    let functions: serde_json::Value =
+        serde_json::from_slice(&files["admin/local-policies/public/functions"]).unwrap();
+    let one_bundle =
+        serde_json::json!({"boundaries": ["0x00000000", "0xffffffff"], "numBundles": 1});
+    assert_eq!(functions, serde_json::json!({ "bundles": one_bundle }));
+    let domain_b: serde_json::Value =
+        serde_json::from_slice(&files["admin/clusters/standalone/failureDomain/domain-b"]).unwrap();
+    assert_eq!(domain_b, serde_json::json!({"brokers": [b, c]}));
+
+    // broker.conf: load-balancing keys with the dynamic override, no secrets.
+    let conf = String::from_utf8(files["broker.conf"].clone()).unwrap();
+    for line in [
+        "clusterName=standalone",
+        "loadBalancerLoadSheddingStrategy=org.apache.pulsar.broker.loadbalance.impl.UniformLoadShedder",
+        "loadBalancerSheddingExcludedNamespaces=public/functions",
+        "loadBalancerBrokerOverloadedThresholdPercentage=85",
+        "loadBalancerOverrideBrokerNicSpeedGbps=",
+    ] {
+        assert!(
+            conf.lines().any(|l| l == line),
+            "broker.conf lacks `{line}`:\n{conf}"
+        );
+    }
+    assert!(!conf.contains("brokerClientAuthentication") && !conf.contains("webServicePort"));
+
+    // The report.
+    let report: serde_json::Value = serde_json::from_slice(&files["collect-report.json"]).unwrap();
+    assert_eq!(report["kind"], "lbplan-collect-report");
+    assert_eq!(report["format_version"], 1);
+    assert_eq!(report["cluster"], "standalone");
+    assert_eq!(report["load_manager"], "modular");
+    let mut brokers = vec![a.clone(), b.clone(), c.clone()];
+    brokers.sort();
+    assert_eq!(report["brokers"], serde_json::json!(brokers));
+    assert_eq!(report["credential"], "token file");
+    assert_eq!(
+        report["namespaces"],
+        serde_json::json!(["public/default", "public/functions", "pulsar/system"])
+    );
+    let m = missing_of(&report, "load_report", &b);
+    assert_eq!(
+        (m["reason"].as_str(), m["http_status"].as_u64()),
+        (Some("not_found"), Some(404))
+    );
+    assert!(
+        m["message"]
+            .as_str()
+            .unwrap()
+            .contains("Broker-stats not found")
+    );
+    assert!(
+        m["how_to_fill"]
+            .as_str()
+            .unwrap()
+            .contains("broker-stats load-report")
+    );
+    let m = missing_of(&report, "load_report", &c);
+    assert_eq!(
+        (m["reason"].as_str(), m["attempts"].as_u64()),
+        (Some("connect"), Some(3))
+    );
+    let m = missing_of(&report, "bundles", "pulsar/system");
+    assert_eq!(
+        (m["reason"].as_str(), m["http_status"].as_u64()),
+        (Some("unauthorized"), Some(401))
+    );
+    let m = missing_of(&report, "policies", "public/functions");
+    assert_eq!(m["reason"], "malformed");
+    let m = missing_of(&report, "topics", "pulsar/system");
+    assert_eq!(
+        (m["reason"].as_str(), m["attempts"].as_u64()),
+        (Some("timeout"), Some(1))
+    );
+    let msg = m["message"].as_str().unwrap();
+    assert!(
+        msg.starts_with("no complete answer within 1000 ms"),
+        "{msg}"
+    );
+    let not_exposed: Vec<&str> = report["missing"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["reason"] == "not_exposed_by_rest_api")
+        .map(|m| m["what"].as_str().unwrap())
+        .collect();
+    assert_eq!(not_exposed, vec!["bundle_data", "broker_time_average"]);
+    assert_eq!(report["missing"].as_array().unwrap().len(), 7, "{report:#}");
+    let tenants = report["fetched"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["what"] == "tenants")
+        .unwrap();
+    assert_eq!(tenants["attempts"], 2, "the 503 was retried");
+
+    // The report parses into one import warning per missing item.
+    let parsed = collect_report::parse("collect-report.json", &report).unwrap();
+    assert_eq!(parsed.cluster.as_deref(), Some("standalone"));
+    assert_eq!(parsed.warnings.len(), 7);
+    let w = parsed
+        .warnings
+        .iter()
+        .find(|w| w.subject.as_deref() == Some(b.as_str()))
+        .unwrap();
+    assert!(w.message.starts_with(&format!(
+        "collect could not get load report of `{b}` (not found: HTTP 404"
+    )));
+
+    // The credential reached every server request and nothing that was written or printed.
+    let seen_a = cluster.admin.seen.lock().unwrap().clone();
+    let seen_b = cluster.broker_b.seen.lock().unwrap().clone();
+    assert!(seen_a.len() >= 20, "{seen_a:?}");
+    assert_eq!(
+        seen_b.len(),
+        1,
+        "broker B's own web service was asked for its load report"
+    );
+    assert_eq!(seen_b[0].path, "/admin/v2/broker-stats/load-report");
+    for s in seen_a.iter().chain(&seen_b) {
+        assert_eq!(
+            s.authorization.as_deref(),
+            Some(format!("Bearer {token}").as_str()),
+            "{}",
+            s.path
+        );
+    }
+    let marker = token.split('.').nth(1).unwrap();
+    assert!(!ran.stdout.contains(marker) && !ran.stderr.contains(marker));
+    for (name, bytes) in &files {
+        assert!(!contains(bytes, marker), "{name} holds the token");
+        assert!(
+            !contains(bytes, "CONF-SECRET-MARKER"),
+            "{name} holds a configuration secret"
+        );
+    }
+    // Progress went to stderr, nothing to stdout.
+    assert!(ran.stdout.is_empty());
+    assert!(ran.stderr.contains("retrying"), "{}", ran.stderr);
+    assert!(ran.stderr.contains("items(s)") || ran.stderr.contains("item(s) could not be fetched"));
+    std::fs::remove_dir_all(&work).ok();
+}
+
+#[test]
+fn collects_a_zip_of_chosen_namespaces_with_the_env_token() {
+    let cluster = start_cluster();
+    let a = cluster.ids[0].clone();
+    let work = temp_dir("zip");
+    let token = unique_token();
+    let out = work.join("snap.zip");
+    let admin = format!("http://{a}/");
+    let ran = run_lbplan(
+        &[
+            "collect",
+            "--admin-url",
+            &admin,
+            "--namespace",
+            "public/default",
+            "--format",
+            "zip",
+            "-o",
+            out.to_str().unwrap(),
+            "--timeout",
+            "1",
+            "--attempts",
+            "2",
+            "--backoff-ms",
+            "10",
+            "--quiet",
+        ],
+        Some(&token),
+        &work,
+    );
+    assert_eq!(ran.code, Some(0), "stderr:\n{}", ran.stderr);
+    assert!(ran.stderr.is_empty(), "--quiet: {}", ran.stderr);
+    let bytes = std::fs::read(&out).unwrap();
+    let mut zip = zip::ZipArchive::new(std::io::Cursor::new(bytes)).unwrap();
+    let mut entries = BTreeMap::new();
+    for i in 0..zip.len() {
+        let mut f = zip.by_index(i).unwrap();
+        let mut data = Vec::new();
+        f.read_to_end(&mut data).unwrap();
+        entries.insert(f.name().to_string(), data);
+    }
+    let names: Vec<&str> = entries.keys().map(String::as_str).collect();
+    assert!(names.contains(&"collect-report.json"));
+    assert!(names.contains(&format!("loadbalance/brokers/{a}").as_str()));
+    assert!(names.contains(&"admin/policies/public/default"));
+    assert!(names.contains(&"topics/public/default.json"));
+    assert!(
+        !names
+            .iter()
+            .any(|n| n.contains("public/functions") || n.contains("pulsar/system")),
+        "{names:?}"
+    );
+    let report: serde_json::Value =
+        serde_json::from_slice(&entries["collect-report.json"]).unwrap();
+    assert_eq!(report["credential"], "PULSAR_AUTH_TOKEN");
+    assert_eq!(report["namespaces"], serde_json::json!(["public/default"]));
+    let seen = cluster.admin.seen.lock().unwrap().clone();
+    assert!(
+        !seen.iter().any(|s| s.path.ends_with("/tenants")),
+        "no tenant listing with --namespace"
+    );
+    for s in &seen {
+        assert_eq!(
+            s.authorization.as_deref(),
+            Some(format!("Bearer {token}").as_str())
+        );
+    }
+    let marker = token.split('.').nth(1).unwrap();
+    for (name, data) in &entries {
+        assert!(!contains(data, marker), "{name} holds the token");
+    }
+    assert!(!ran.stdout.contains(marker));
+    std::fs::remove_dir_all(&work).ok();
+}
+
+#[test]
+fn refuses_tokens_on_the_command_line_and_bad_urls() {
+    let work = temp_dir("args");
+    let ran = run_lbplan(
+        &[
+            "collect",
+            "--admin-url",
+            "http://127.0.0.1:9",
+            "--token",
+            "abc",
+        ],
+        None,
+        &work,
+    );
+    assert_eq!(ran.code, Some(2), "{}", ran.stderr);
+    let ran = run_lbplan(
+        &["collect", "--admin-url", "http://user:pw@127.0.0.1:9"],
+        None,
+        &work,
+    );
+    assert_eq!(ran.code, Some(2));
+    assert!(!ran.stderr.contains("pw@"), "{}", ran.stderr);
+    let ran = run_lbplan(
+        &[
+            "collect",
+            "--admin-url",
+            "http://127.0.0.1:9",
+            "--namespace",
+            "nope",
+        ],
+        None,
+        &work,
+    );
+    assert_eq!(ran.code, Some(2));
+    assert!(ran.stderr.contains("TENANT/NAMESPACE"), "{}", ran.stderr);
+    std::fs::remove_dir_all(&work).ok();
+}
+
+#[test]
+fn an_unreachable_cluster_still_writes_the_report_and_fails() {
+    let port = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let work = temp_dir("down");
+    let out = work.join("out");
+    let ran = run_lbplan(
+        &[
+            "collect",
+            "--admin-url",
+            &format!("http://127.0.0.1:{port}"),
+            "-o",
+            out.to_str().unwrap(),
+            "--attempts",
+            "2",
+            "--backoff-ms",
+            "5",
+            "--timeout",
+            "2",
+        ],
+        None,
+        &work,
+    );
+    assert_eq!(ran.code, Some(1), "{}", ran.stderr);
+    let report: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("collect-report.json")).unwrap()).unwrap();
+    assert_eq!(report["credential"], "none");
+    let reasons: Vec<&str> = report["missing"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["reason"].as_str().unwrap())
+        .collect();
+    assert!(
+        reasons.iter().filter(|r| **r == "connect").count() >= 5,
+        "{reasons:?}"
+    );
+    std::fs::remove_dir_all(&work).ok();
+}

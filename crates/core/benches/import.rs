@@ -1,0 +1,43 @@
+//! Import of a large synthetic cluster (1,000 brokers, 200,000 bundles): from metadata-store files
+//! (one per broker report, bundle-data node and layout) and from the snapshot JSON it produces.
+//! Run with `cargo bench -p lbplan-core --bench import`; the target is under 1 s each, native.
+
+use std::time::Duration;
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use lbplan_core::import::synthetic::{SyntheticSpec, metadata_store};
+use lbplan_core::import::{ImportInput, import};
+
+fn bench_import(c: &mut Criterion) {
+    let files = metadata_store(SyntheticSpec::LARGE);
+    let inputs: Vec<ImportInput<'_>> = files
+        .iter()
+        .map(|(n, b)| ImportInput::in_tree(n.as_str(), b.as_slice()))
+        .collect();
+    let total: usize = files.iter().map(|(_, b)| b.len()).sum();
+    let snapshot = import(&inputs).expect("synthetic cluster imports").snapshot;
+    assert_eq!(snapshot.brokers.len(), 1000);
+    assert_eq!(snapshot.bundle_data.len(), 200_000);
+    let json = serde_json::to_vec(&snapshot).expect("serializes");
+    eprintln!(
+        "synthetic cluster: {} files, {} MB; snapshot {} MB",
+        files.len(),
+        total / 1_000_000,
+        json.len() / 1_000_000
+    );
+
+    let mut group = c.benchmark_group("import");
+    group.sample_size(10);
+    group.measurement_time(Duration::from_secs(20));
+    group.bench_function("metadata_store_1000_brokers_200k_bundles", |b| {
+        b.iter(|| import(&inputs).expect("imports"))
+    });
+    let snap_input = [ImportInput::given("snapshot.json", json.as_slice())];
+    group.bench_function("snapshot_json_1000_brokers_200k_bundles", |b| {
+        b.iter(|| import(&snap_input).expect("imports"))
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bench_import);
+criterion_main!(benches);

@@ -1,0 +1,243 @@
+//! Archives from bytes (no file system): `.zip` (stored or deflate), `.tar.gz`, `.tar` and a single
+//! gzip-compressed file. Members are read through hard caps on member size, total decompressed
+//! bytes and member count, so that a decompression bomb fails cleanly instead of exhausting memory.
+
+use std::io::{Cursor, Read};
+
+use super::ImportOptions;
+use super::diag::{Diag, ImportError, WarningKind};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ArchiveKind {
+    Zip,
+    Gzip,
+    Tar,
+}
+
+/// Recognises an archive by its magic bytes (names can lie).
+pub(crate) fn sniff(bytes: &[u8]) -> Option<ArchiveKind> {
+    if bytes.starts_with(b"PK\x03\x04") || bytes.starts_with(b"PK\x05\x06") {
+        Some(ArchiveKind::Zip)
+    } else if bytes.starts_with(&[0x1f, 0x8b]) {
+        Some(ArchiveKind::Gzip)
+    } else if is_tar(bytes) {
+        Some(ArchiveKind::Tar)
+    } else {
+        None
+    }
+}
+
+fn is_tar(bytes: &[u8]) -> bool {
+    bytes.get(257..262) == Some(b"ustar")
+}
+
+/// A file found in an archive: its path inside the archive and its bytes.
+pub(crate) struct Member {
+    pub path: String,
+    pub bytes: Vec<u8>,
+}
+
+/// What is left of the import-wide caps.
+pub(crate) struct Budget {
+    pub total_bytes_left: u64,
+    pub entries_left: usize,
+}
+
+impl Budget {
+    pub(crate) fn take_entry(&mut self, opts: &ImportOptions) -> Result<(), ImportError> {
+        self.entries_left = self.entries_left.checked_sub(1).ok_or_else(|| {
+            ImportError::Limit(format!(
+                "more than {} files in the import (cap on the number of entries, archives included)",
+                opts.max_entries
+            ))
+        })?;
+        Ok(())
+    }
+
+    pub(crate) fn take_bytes(&mut self, n: u64, opts: &ImportOptions) -> Result<(), ImportError> {
+        self.total_bytes_left = self.total_bytes_left.checked_sub(n).ok_or_else(|| {
+            ImportError::Limit(format!(
+                "more than {} bytes in the import (cap on the total size, decompressed archive \
+                 members included)",
+                opts.max_total_bytes
+            ))
+        })?;
+        Ok(())
+    }
+}
+
+/// Reads at most `cap` bytes; `Ok(None)` if there were more.
+fn read_capped(r: impl Read, cap: u64) -> std::io::Result<Option<Vec<u8>>> {
+    let mut out = Vec::new();
+    r.take(cap.saturating_add(1)).read_to_end(&mut out)?;
+    Ok((out.len() as u64 <= cap).then_some(out))
+}
+
+fn too_big(file: &str, member: &str, cap: u64) -> ImportError {
+    ImportError::file(
+        file,
+        format!("archive member {member} is larger than the cap of {cap} bytes per file"),
+    )
+}
+
+/// Normalises a member path; `None` for entries to skip silently (directories, macOS metadata).
+fn member_path(raw: &str) -> Option<String> {
+    let segs: Vec<&str> = raw
+        .split(['/', '\\'])
+        .filter(|s| !s.is_empty() && *s != ".")
+        .collect();
+    let last = segs.last()?;
+    if segs.first() == Some(&"__MACOSX") || *last == ".DS_Store" || last.starts_with("._") {
+        return None;
+    }
+    Some(segs.join("/"))
+}
+
+pub(crate) fn expand(
+    file: &str,
+    kind: ArchiveKind,
+    bytes: &[u8],
+    opts: &ImportOptions,
+    budget: &mut Budget,
+    diag: &mut Diag,
+) -> Result<Vec<Member>, ImportError> {
+    match kind {
+        ArchiveKind::Zip => expand_zip(file, bytes, opts, budget, diag),
+        ArchiveKind::Tar => expand_tar(file, bytes, opts, budget, diag),
+        ArchiveKind::Gzip => {
+            // The decompressed stream may be a whole tar, so it is capped by the total budget.
+            let cap = budget.total_bytes_left.min(opts.max_total_bytes);
+            let inner = read_capped(flate2::read::GzDecoder::new(bytes), cap)
+                .map_err(|e| ImportError::file(file, format!("not a valid gzip stream: {e}")))?
+                .ok_or_else(|| {
+                    ImportError::Limit(format!(
+                        "{file}: decompresses to more than {cap} bytes (cap on the total size)"
+                    ))
+                })?;
+            if is_tar(&inner) {
+                budget.take_bytes(inner.len() as u64, opts)?;
+                return expand_tar(file, &inner, opts, budget, diag);
+            }
+            if inner.len() as u64 > opts.max_file_bytes {
+                return Err(too_big(
+                    file,
+                    "(the decompressed file)",
+                    opts.max_file_bytes,
+                ));
+            }
+            let name = super::detect::segments(file)
+                .last()
+                .map(|s| s.strip_suffix(".gz").unwrap_or(s).to_string())
+                .unwrap_or_default();
+            Ok(vec![Member {
+                path: name,
+                bytes: inner,
+            }])
+        }
+    }
+}
+
+fn expand_zip(
+    file: &str,
+    bytes: &[u8],
+    opts: &ImportOptions,
+    budget: &mut Budget,
+    diag: &mut Diag,
+) -> Result<Vec<Member>, ImportError> {
+    let bad = |e: zip::result::ZipError| {
+        ImportError::file(file, format!("not a readable zip archive: {e}"))
+    };
+    let mut zip = zip::ZipArchive::new(Cursor::new(bytes)).map_err(bad)?;
+    if zip.len() > budget.entries_left {
+        return Err(ImportError::Limit(format!(
+            "{file}: has {} entries, more than the {} left under the cap on the number of entries",
+            zip.len(),
+            budget.entries_left
+        )));
+    }
+    let mut out = Vec::new();
+    for i in 0..zip.len() {
+        let entry = zip.by_index(i).map_err(bad)?;
+        if entry.is_dir() {
+            continue;
+        }
+        let Some(path) = member_path(entry.name()) else {
+            continue;
+        };
+        if entry.size() > opts.max_file_bytes {
+            return Err(too_big(file, &path, opts.max_file_bytes));
+        }
+        budget.take_entry(opts)?;
+        let data = read_capped(entry, opts.max_file_bytes)
+            .map_err(|e| {
+                ImportError::file(file, format!("cannot read archive member {path}: {e}"))
+            })?
+            .ok_or_else(|| too_big(file, &path, opts.max_file_bytes))?;
+        budget.take_bytes(data.len() as u64, opts)?;
+        if super::archive::sniff(&data).is_some() {
+            skip_nested(file, &path, diag);
+            continue;
+        }
+        out.push(Member { path, bytes: data });
+    }
+    Ok(out)
+}
+
+fn expand_tar(
+    file: &str,
+    bytes: &[u8],
+    opts: &ImportOptions,
+    budget: &mut Budget,
+    diag: &mut Diag,
+) -> Result<Vec<Member>, ImportError> {
+    let bad =
+        |e: std::io::Error| ImportError::file(file, format!("not a readable tar archive: {e}"));
+    let mut archive = tar::Archive::new(Cursor::new(bytes));
+    let mut out = Vec::new();
+    for entry in archive.entries().map_err(bad)? {
+        let entry = entry.map_err(bad)?;
+        let kind = entry.header().entry_type();
+        let raw = String::from_utf8_lossy(&entry.path_bytes()).into_owned();
+        if kind.is_dir() || kind.is_pax_global_extensions() {
+            continue;
+        }
+        let Some(path) = member_path(&raw) else {
+            continue;
+        };
+        if !kind.is_file() {
+            diag.warn(
+                WarningKind::IgnoredFile,
+                &format!("{file}!/{path}"),
+                None,
+                "not a regular file (link or device); skipped",
+            );
+            continue;
+        }
+        let size = entry.header().size().map_err(bad)?;
+        if size > opts.max_file_bytes {
+            return Err(too_big(file, &path, opts.max_file_bytes));
+        }
+        budget.take_entry(opts)?;
+        let data = read_capped(entry, opts.max_file_bytes)
+            .map_err(|e| {
+                ImportError::file(file, format!("cannot read archive member {path}: {e}"))
+            })?
+            .ok_or_else(|| too_big(file, &path, opts.max_file_bytes))?;
+        budget.take_bytes(data.len() as u64, opts)?;
+        if sniff(&data).is_some() {
+            skip_nested(file, &path, diag);
+            continue;
+        }
+        out.push(Member { path, bytes: data });
+    }
+    Ok(out)
+}
+
+fn skip_nested(file: &str, path: &str, diag: &mut Diag) {
+    diag.warn(
+        WarningKind::IgnoredFile,
+        &format!("{file}!/{path}"),
+        None,
+        "archive inside an archive; skipped (unpack it first)",
+    );
+}

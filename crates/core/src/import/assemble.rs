@@ -1,0 +1,617 @@
+//! Assembly and cross-file validation: who owns which bundle (never two brokers), each namespace's
+//! layout (exported, or inferred from bundle names, or guessed with a warning), `BundleData` for
+//! every owned bundle (Pulsar's defaults when missing), time averages (recomputed when missing), and
+//! references to brokers. Output order is canonical (sorted) so that a directory, a zip and a tar of
+//! the same tree give the same snapshot.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use indexmap::IndexMap;
+
+use super::collect::{Collected, LayoutEntry, LayoutRank, Src, quoted};
+use super::diag::{Diag, ImportError, Tally, WarningKind};
+use super::layout::{Inferred, has_bundle, infer};
+use super::policies::format_boundaries;
+use crate::model::{
+    BrokerSnapshot, BundleData, BundlesData, LocalBrokerData, NamespaceSnapshot,
+    SNAPSHOT_FORMAT_VERSION, Snapshot, TimeAverageBrokerData,
+};
+use crate::naming::{BundleRange, default_boundaries, parse_bundle_name};
+
+/// Bundles per namespace assumed when nothing tells the layout (`defaultNumberOfNamespaceBundles`
+/// of the 4.x profile, unless `broker.conf` says otherwise).
+const DEFAULT_BUNDLES: u32 = 4;
+
+/// Bundle ranges tagged with an index into the origins list.
+type Ranges = Vec<(BundleRange, usize)>;
+
+/// Where a bundle name was seen.
+#[derive(Clone, Copy)]
+enum Origin<'a> {
+    /// In broker `broker`'s `lastStats` (`list == None`) or `bundles[list]`.
+    Owned {
+        broker: usize,
+        key: &'a str,
+        list: Option<usize>,
+    },
+    /// A stored `BundleData`.
+    Data { key: &'a str },
+    /// Entry `i` of broker `broker`'s `TopBundlesLoadData`.
+    Top { broker: &'a str, i: usize },
+}
+
+struct Places<'a> {
+    c: &'a Collected,
+}
+
+impl Places<'_> {
+    /// (file, JSON path) of an origin.
+    fn place(&self, o: Origin<'_>) -> (String, String) {
+        match o {
+            Origin::Owned { broker, key, list } => {
+                let Some((_, e)) = self.c.brokers.get_index(broker) else {
+                    return (String::new(), String::new());
+                };
+                let at = match list {
+                    None => e.src.at(&format!(".lastStats{}", quoted(key))),
+                    Some(i) => e.src.at(&format!(".bundles[{i}]")),
+                };
+                (e.src.file.clone(), at)
+            }
+            Origin::Data { key } => match self.c.bundle_data.get(key) {
+                Some(e) => (e.src.file.clone(), e.src.at("")),
+                None => (String::new(), String::new()),
+            },
+            Origin::Top { broker, i } => match self.c.top_bundles.get(broker) {
+                Some((src, _)) => (
+                    src.file.clone(),
+                    src.at(&format!(".topBundlesLoadData[{i}]")),
+                ),
+                None => (String::new(), String::new()),
+            },
+        }
+    }
+
+    fn name(&self, o: Origin<'_>) -> String {
+        match o {
+            Origin::Owned { key, .. } | Origin::Data { key } => key.to_string(),
+            Origin::Top { broker, i } => self
+                .c
+                .top_bundles
+                .get(broker)
+                .and_then(|(_, t)| t.top_bundles_load_data.get(i))
+                .map(|b| b.bundle_name.clone())
+                .unwrap_or_default(),
+        }
+    }
+
+    fn conflict(&self, a: Origin<'_>, b: Origin<'_>, message: String) -> ImportError {
+        let (file, at) = self.place(a);
+        let (other_file, other_at) = self.place(b);
+        ImportError::Conflict {
+            file,
+            at,
+            message,
+            other_file,
+            other_at,
+        }
+    }
+}
+
+pub(crate) fn assemble(mut c: Collected, diag: &mut Diag) -> Result<Snapshot, ImportError> {
+    add_brokers_without_reports(&mut c, diag);
+    c.brokers.sort_keys();
+    let c = c;
+    let places = Places { c: &c };
+
+    // Ownership: a bundle may be served by one broker only.
+    let mut origins: Vec<Origin<'_>> = Vec::new();
+    let mut owner: HashMap<&str, usize> = HashMap::new();
+    let mut owned: Vec<(usize, String, BundleRange)> = Vec::new();
+    for (bi, (_, e)) in c.brokers.iter().enumerate() {
+        let listed = e.data.bundles.iter().enumerate().map(|(i, k)| (k, Some(i)));
+        for (key, list) in e.data.last_stats.keys().map(|k| (k, None)).chain(listed) {
+            if list.is_some() && e.data.last_stats.contains_key(key) {
+                continue;
+            }
+            let here = Origin::Owned {
+                broker: bi,
+                key: key.as_str(),
+                list,
+            };
+            if let Some(&prev) = owner.get(key.as_str()) {
+                let Some(&Origin::Owned { broker: pb, .. }) = origins.get(prev) else {
+                    continue;
+                };
+                if pb == bi {
+                    continue;
+                }
+                let names = |i: usize| {
+                    c.brokers
+                        .get_index(i)
+                        .map(|(n, _)| n.as_str())
+                        .unwrap_or("")
+                };
+                let prev_origin = origins.get(prev).copied().unwrap_or(here);
+                return Err(places.conflict(
+                    here,
+                    prev_origin,
+                    format!(
+                        "bundle {key} is owned by two brokers, `{}` and `{}`",
+                        names(bi),
+                        names(pb)
+                    ),
+                ));
+            }
+            let Ok(bn) = parse_bundle_name(key) else {
+                continue;
+            };
+            owner.insert(key.as_str(), origins.len());
+            owned.push((origins.len(), bn.namespace, bn.range));
+            origins.push(here);
+        }
+    }
+
+    // Every range seen, per namespace: owned first, then stored data and top bundles.
+    let mut by_ns: IndexMap<String, (Ranges, Ranges)> = IndexMap::new();
+    for (o, ns, r) in &owned {
+        by_ns.entry(ns.clone()).or_default().0.push((*r, *o));
+    }
+    for (key, e) in &c.bundle_data {
+        let o = origins.len();
+        origins.push(Origin::Data { key: key.as_str() });
+        by_ns
+            .entry(e.namespace.clone())
+            .or_default()
+            .1
+            .push((e.range, o));
+    }
+    for (broker, (_, top)) in &c.top_bundles {
+        for (i, b) in top.top_bundles_load_data.iter().enumerate() {
+            let Ok(bn) = parse_bundle_name(&b.bundle_name) else {
+                continue;
+            };
+            let o = origins.len();
+            origins.push(Origin::Top {
+                broker: broker.as_str(),
+                i,
+            });
+            by_ns.entry(bn.namespace).or_default().1.push((bn.range, o));
+        }
+    }
+
+    let mut namespaces: Vec<String> = by_ns.keys().cloned().collect();
+    namespaces.extend(c.layouts.keys().cloned());
+    namespaces.extend(c.topics.keys().cloned());
+    namespaces.extend(c.anti_affinity.keys().cloned());
+    namespaces.sort();
+    namespaces.dedup();
+
+    let default_n = c
+        .conf
+        .get("defaultNumberOfNamespaceBundles")
+        .and_then(|(_, v)| v.trim().parse::<u32>().ok())
+        .filter(|&n| n > 0 && n as usize <= super::policies::MAX_BUNDLES_PER_NAMESPACE)
+        .unwrap_or(DEFAULT_BUNDLES);
+    let mut stale: HashSet<usize> = HashSet::new();
+    let mut stale_tally = Tally::new(
+        WarningKind::StaleBundle,
+        "bundles with data but not in their namespace's layout (stale after a split?) were dropped",
+    );
+    let mut inferred_tally = Tally::new(
+        WarningKind::InferredLayout,
+        "namespaces had no exported layout; boundaries inferred from bundle names that tile the range",
+    );
+    let empty = (Vec::new(), Vec::new());
+    let mut ns_out: IndexMap<String, NamespaceSnapshot> = IndexMap::new();
+    for ns in &namespaces {
+        let (owned_r, other_r) = by_ns.get(ns).unwrap_or(&empty);
+        let mut layout = choose_layout(ns, c.layouts.get(ns).map(Vec::as_slice), diag);
+        if let Some(l) = layout
+            && let Some(&(r, o)) = owned_r.iter().find(|(r, _)| !has_bundle(&l.boundaries, *r))
+        {
+            let o = origins
+                .get(o)
+                .copied()
+                .ok_or_else(|| ImportError::Empty(String::new()))?;
+            if l.rank == LayoutRank::Policies {
+                diag.warn(
+                    WarningKind::LayoutConflict,
+                    &l.src.file,
+                    Some(l.at.clone()),
+                    format!(
+                        "boundaries of {ns} in namespace policies (written at creation, stale \
+                             after splits) do not match owned bundle {}/{r}; layout inferred from \
+                             bundle names instead",
+                        ns
+                    ),
+                );
+                layout = None;
+            } else {
+                let (file, at) = places.place(o);
+                return Err(ImportError::Conflict {
+                    file,
+                    at,
+                    message: format!(
+                        "bundle {} is not one of the {} bundles of {ns} (its ranges would \
+                             overlap or leave holes)",
+                        places.name(o),
+                        l.boundaries.len().saturating_sub(1)
+                    ),
+                    other_file: l.src.file.clone(),
+                    other_at: l.at.clone(),
+                });
+            }
+        }
+        let boundaries = match layout {
+            Some(l) => {
+                for &(r, o) in other_r {
+                    if !has_bundle(&l.boundaries, r) {
+                        stale.insert(o);
+                        if let Some(&og) = origins.get(o) {
+                            let (file, _) = places.place(og);
+                            stale_tally.add(&file, || places.name(og));
+                        }
+                    }
+                }
+                l.boundaries.clone()
+            }
+            None => infer_layout(
+                ns,
+                owned_r,
+                other_r,
+                &origins,
+                &places,
+                &mut stale,
+                &mut stale_tally,
+                &mut inferred_tally,
+                default_n,
+                diag,
+            )?,
+        };
+        let num_bundles = i32::try_from(boundaries.len().saturating_sub(1)).unwrap_or(i32::MAX);
+        ns_out.insert(
+            ns.clone(),
+            NamespaceSnapshot {
+                bundles: BundlesData {
+                    boundaries: format_boundaries(&boundaries),
+                    num_bundles,
+                },
+                anti_affinity_group: c.anti_affinity.get(ns).map(|(_, g)| g.clone()),
+                topics: c.topics.get(ns).map(|t| t.iter().cloned().collect()),
+            },
+        );
+    }
+    stale_tally.emit(diag);
+    inferred_tally.emit(diag);
+
+    // BundleData: stored data (minus stale), plus Pulsar's defaults for owned bundles without any.
+    let mut data: Vec<(&str, u32, String, BundleData)> = Vec::with_capacity(c.bundle_data.len());
+    for (key, e) in &c.bundle_data {
+        data.push((e.namespace.as_str(), e.range.lo, key.clone(), e.data));
+    }
+    let data_origin: HashMap<&str, usize> = origins
+        .iter()
+        .enumerate()
+        .filter_map(|(i, o)| match o {
+            Origin::Data { key } => Some((*key, i)),
+            _ => None,
+        })
+        .collect();
+    data.retain(|(_, _, key, _)| {
+        data_origin
+            .get(key.as_str())
+            .is_none_or(|o| !stale.contains(o))
+    });
+    let mut default_tally = Tally::new(
+        WarningKind::DefaultBundleData,
+        "owned bundles have no BundleData; Pulsar's defaults used (50 msg/s and 50000 B/s each way)",
+    );
+    for (o, ns, r) in &owned {
+        let Some(&og @ Origin::Owned { key, .. }) = origins.get(*o) else {
+            continue;
+        };
+        if !c.bundle_data.contains_key(key) {
+            let (file, _) = places.place(og);
+            default_tally.add(&file, || key.to_string());
+            data.push((
+                ns.as_str(),
+                r.lo,
+                key.to_string(),
+                BundleData::pulsar_default(),
+            ));
+        }
+    }
+    default_tally.emit(diag);
+    data.sort_by(|a, b| a.0.cmp(b.0).then(a.1.cmp(&b.1)));
+    let bundle_data: IndexMap<String, BundleData> =
+        data.into_iter().map(|(_, _, k, d)| (k, d)).collect();
+
+    // Brokers, with time averages recomputed where missing.
+    let mut recomputed = Tally::new(
+        WarningKind::RecomputedTimeAverage,
+        "brokers have no TimeAverageBrokerData; recomputed from their bundles' BundleData",
+    );
+    let mut brokers: IndexMap<String, BrokerSnapshot> = IndexMap::with_capacity(c.brokers.len());
+    for (name, e) in &c.brokers {
+        let time_average = match c.time_averages.get(name) {
+            Some((_, t)) => *t,
+            None => {
+                recomputed.add(&e.src.file, || name.clone());
+                TimeAverageBrokerData::from_bundles(
+                    e.data.last_stats.keys().map(String::as_str),
+                    &bundle_data,
+                )
+            }
+        };
+        brokers.insert(
+            name.clone(),
+            BrokerSnapshot {
+                local_broker_data: e.data.clone(),
+                time_average_broker_data: Some(time_average),
+                broker_load_data: c.load_data.get(name).map(|(_, d)| *d),
+                top_bundles_load_data: c.top_bundles.get(name).map(|(_, d)| d.clone()),
+            },
+        );
+    }
+    recomputed.emit(diag);
+    for (name, (src, _)) in &c.time_averages {
+        if !c.brokers.contains_key(name) {
+            diag.warn(
+                WarningKind::OrphanBrokerData,
+                &src.file,
+                None,
+                format!("TimeAverageBrokerData of `{name}`, which has no load report (dead broker?); dropped"),
+            );
+        }
+    }
+
+    check_broker_references(&c, diag);
+
+    let captured_at_ms = c.captured_at_ms.or_else(|| {
+        let newest = c
+            .brokers
+            .values()
+            .map(|e| e.data.last_update)
+            .chain(c.load_data.values().map(|(_, d)| d.updated_at))
+            .max()
+            .filter(|&t| t > 0)?;
+        diag.warn(
+            WarningKind::CapturedAt,
+            "(import)",
+            None,
+            format!("captured_at_ms taken as the newest report time, {newest}"),
+        );
+        Some(newest)
+    });
+
+    Ok(Snapshot {
+        format_version: SNAPSHOT_FORMAT_VERSION,
+        cluster: c.cluster.as_ref().map(|(_, n)| n.clone()),
+        captured_at_ms,
+        leader_broker: c.leader.as_ref().map(|(_, n)| n.clone()),
+        broker_conf: c
+            .conf
+            .iter()
+            .map(|(k, (_, v))| (k.clone(), v.clone()))
+            .collect(),
+        brokers,
+        bundle_data,
+        namespaces: ns_out,
+        failure_domains: c
+            .failure_domains
+            .iter()
+            .map(|(k, (_, b))| (k.clone(), b.clone()))
+            .collect(),
+        namespace_isolation_policies: c
+            .isolation
+            .iter()
+            .map(|(k, (_, p))| (k.clone(), p.clone()))
+            .collect(),
+        recently_unloaded_bundles: c.recently_unloaded.clone(),
+    })
+}
+
+/// Brokers known only from extensible data get an empty `LocalBrokerData`, with a warning.
+fn add_brokers_without_reports(c: &mut Collected, diag: &mut Diag) {
+    let mut missing: Vec<(String, Src)> = Vec::new();
+    for (name, (src, _)) in &c.load_data {
+        if !c.brokers.contains_key(name) && !missing.iter().any(|(n, _)| n == name) {
+            missing.push((name.clone(), src.clone()));
+        }
+    }
+    for (name, (src, _)) in &c.top_bundles {
+        if !c.brokers.contains_key(name) && !missing.iter().any(|(n, _)| n == name) {
+            missing.push((name.clone(), src.clone()));
+        }
+    }
+    for (name, src) in missing {
+        diag.warn(
+            WarningKind::OrphanBrokerData,
+            &src.file,
+            None,
+            format!(
+                "no load report or registration for broker `{name}`; added with an empty \
+                 LocalBrokerData (its extensible load data is kept)"
+            ),
+        );
+        c.brokers.insert(
+            name,
+            super::collect::BrokerEntry {
+                src,
+                data: LocalBrokerData::default(),
+            },
+        );
+    }
+}
+
+/// The highest-ranked layout (the first of equals), warning about any source that disagrees.
+fn choose_layout<'a>(
+    ns: &str,
+    entries: Option<&'a [LayoutEntry]>,
+    diag: &mut Diag,
+) -> Option<&'a LayoutEntry> {
+    let entries = entries?;
+    let best = entries.iter().rev().max_by_key(|e| e.rank)?;
+    for e in entries {
+        if !std::ptr::eq(e, best) && e.boundaries != best.boundaries {
+            diag.warn(
+                WarningKind::LayoutConflict,
+                &e.src.file,
+                Some(e.at.clone()),
+                format!(
+                    "boundaries of {ns} differ from those in {} ({}), which are kept",
+                    best.src.file, best.at
+                ),
+            );
+        }
+    }
+    Some(best)
+}
+
+/// A layout from the bundle names alone: owned ranges must not overlap (error); other ranges that
+/// overlap owned ones are stale (dropped); holes are filled with one bundle each (warning).
+#[allow(clippy::too_many_arguments)]
+fn infer_layout(
+    ns: &str,
+    owned: &[(BundleRange, usize)],
+    other: &[(BundleRange, usize)],
+    origins: &[Origin<'_>],
+    places: &Places<'_>,
+    stale: &mut HashSet<usize>,
+    stale_tally: &mut Tally,
+    inferred_tally: &mut Tally,
+    default_n: u32,
+    diag: &mut Diag,
+) -> Result<Vec<u32>, ImportError> {
+    if owned.is_empty() && other.is_empty() {
+        diag.warn(
+            WarningKind::GuessedLayout,
+            "(import)",
+            None,
+            format!(
+                "namespace {ns} has no layout and no bundles; assumed the default {default_n} \
+                 bundles (defaultNumberOfNamespaceBundles)"
+            ),
+        );
+        return Ok(default_boundaries(default_n).unwrap_or_else(|| vec![0, u32::MAX]));
+    }
+    // lo → (hi, origin) of accepted ranges, checked for overlap as they are added.
+    let mut accepted: BTreeMap<u32, (u32, usize)> = BTreeMap::new();
+    let overlapping = |acc: &BTreeMap<u32, (u32, usize)>, r: BundleRange| -> Option<usize> {
+        if let Some((&lo, &(hi, o))) = acc.range(..=r.lo).next_back()
+            && hi > r.lo
+            && !(lo == r.lo && hi == r.hi)
+        {
+            return Some(o);
+        }
+        if let Some((&lo, &(_, o))) = acc.range(r.lo.saturating_add(1)..).next()
+            && lo < r.hi
+        {
+            return Some(o);
+        }
+        None
+    };
+    let mut sorted_owned: Vec<(BundleRange, usize)> = owned.to_vec();
+    sorted_owned.sort_unstable();
+    for &(r, o) in &sorted_owned {
+        if let Some(prev) = overlapping(&accepted, r) {
+            let (Some(&a), Some(&b)) = (origins.get(o), origins.get(prev)) else {
+                continue;
+            };
+            return Err(places.conflict(
+                a,
+                b,
+                format!(
+                    "bundle {} overlaps bundle {}",
+                    places.name(a),
+                    places.name(b)
+                ),
+            ));
+        }
+        accepted.entry(r.lo).or_insert((r.hi, o));
+    }
+    for &(r, o) in other {
+        if overlapping(&accepted, r).is_some() {
+            stale.insert(o);
+            if let Some(&og) = origins.get(o) {
+                let (file, _) = places.place(og);
+                stale_tally.add(&file, || places.name(og));
+            }
+        } else {
+            accepted.entry(r.lo).or_insert((r.hi, o));
+        }
+    }
+    let mut ranges: Vec<(BundleRange, usize)> = accepted
+        .iter()
+        .map(|(&lo, &(hi, o))| (BundleRange { lo, hi }, o))
+        .collect();
+    let first_file = ranges
+        .first()
+        .and_then(|(_, o)| origins.get(*o))
+        .map(|&o| places.place(o).0)
+        .unwrap_or_default();
+    match infer(&mut ranges) {
+        Ok(Inferred::Tiles(b)) => {
+            inferred_tally.add(&first_file, || ns.to_string());
+            Ok(b)
+        }
+        Ok(Inferred::Holes { boundaries, holes }) => {
+            let shown: Vec<String> = holes.iter().take(3).map(ToString::to_string).collect();
+            diag.warn(
+                WarningKind::GuessedLayout,
+                &first_file,
+                None,
+                format!(
+                    "namespace {ns} has no exported layout and its bundles leave {} hole(s) ({}{}); \
+                     each hole taken as one bundle — export admin/local-policies/{ns} for the real \
+                     layout",
+                    holes.len(),
+                    shown.join(", "),
+                    if holes.len() > 3 { ", …" } else { "" }
+                ),
+            );
+            Ok(boundaries)
+        }
+        Err((a, b)) => {
+            let (Some(&a), Some(&b)) = (origins.get(a), origins.get(b)) else {
+                return Err(ImportError::Empty(format!("internal: bad origin in {ns}")));
+            };
+            Err(places.conflict(
+                a,
+                b,
+                format!(
+                    "bundle {} overlaps bundle {}",
+                    places.name(a),
+                    places.name(b)
+                ),
+            ))
+        }
+    }
+}
+
+/// The leader and failure-domain members should be live brokers.
+fn check_broker_references(c: &Collected, diag: &mut Diag) {
+    if let Some((src, leader)) = &c.leader
+        && !c.brokers.contains_key(leader)
+    {
+        diag.warn(
+            WarningKind::UnknownBroker,
+            &src.file,
+            src.base.clone(),
+            format!("leader `{leader}` is not among the imported brokers"),
+        );
+    }
+    for (domain, (src, members)) in &c.failure_domains {
+        for b in members {
+            if !c.brokers.contains_key(b) {
+                diag.warn(
+                    WarningKind::UnknownBroker,
+                    &src.file,
+                    src.base.clone(),
+                    format!("failure domain `{domain}` lists `{b}`, which is not among the imported brokers"),
+                );
+            }
+        }
+    }
+}

@@ -1,0 +1,115 @@
+//! `broker.conf` (Java properties text): the load-balancing keys, checked against their Java types
+//! with [`LoadBalancerConfig::set_text`]; `clusterName` gives the cluster. Other keys are dropped.
+
+use super::diag::ImportError;
+use crate::config::LoadBalancerConfig;
+
+/// One `key=value` setting and the (1-based) line it started on.
+pub(crate) struct Setting {
+    pub key: String,
+    pub value: String,
+    pub line: usize,
+}
+
+pub(crate) struct BrokerConf {
+    /// Load-balancing keys, in file order.
+    pub settings: Vec<Setting>,
+    pub cluster_name: Option<Setting>,
+    /// How many keys the load manager does not read (dropped).
+    pub ignored: usize,
+}
+
+/// Whether text looks like a properties file: every non-comment line is `identifier[=:]…`.
+pub(crate) fn looks_like_conf(text: &str) -> bool {
+    let mut any = false;
+    for line in text.lines() {
+        let t = line.trim();
+        if t.is_empty() || t.starts_with('#') || t.starts_with('!') {
+            continue;
+        }
+        let key_end = t.find(['=', ':']).unwrap_or(t.len());
+        let key = t.get(..key_end).unwrap_or("").trim_end();
+        if key.is_empty()
+            || key_end == t.len()
+            || !key
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "._-".contains(c))
+        {
+            return false;
+        }
+        any = true;
+    }
+    any
+}
+
+/// Parses `broker.conf`: `#`/`!` comments, `key=value` or `key: value`, `\` line continuations.
+pub(crate) fn parse(file: &str, text: &str) -> Result<BrokerConf, ImportError> {
+    let mut out = BrokerConf {
+        settings: Vec::new(),
+        cluster_name: None,
+        ignored: 0,
+    };
+    let mut scratch = LoadBalancerConfig::for_profile(crate::config::Profile::Pulsar4x);
+    let mut lines = text.lines().enumerate();
+    while let Some((i, raw)) = lines.next() {
+        let line_no = i + 1;
+        let mut logical = raw.trim_start().to_string();
+        if logical.is_empty() || logical.starts_with('#') || logical.starts_with('!') {
+            continue;
+        }
+        // A line ending in an odd number of backslashes continues on the next line.
+        while logical.chars().rev().take_while(|&c| c == '\\').count() % 2 == 1 {
+            logical.pop();
+            match lines.next() {
+                Some((_, next)) => logical.push_str(next.trim_start()),
+                None => break,
+            }
+        }
+        let Some(sep) = logical.find(['=', ':']) else {
+            return Err(ImportError::at(
+                file,
+                format!("line {line_no}"),
+                format!(
+                    "expected key=value, found \"{}\"",
+                    logical.chars().take(60).collect::<String>()
+                ),
+            ));
+        };
+        let key = logical.get(..sep).unwrap_or("").trim().to_string();
+        let value = logical.get(sep + 1..).unwrap_or("").trim().to_string();
+        if key.is_empty() {
+            return Err(ImportError::at(
+                file,
+                format!("line {line_no}"),
+                "expected a key before `=`",
+            ));
+        }
+        let setting = Setting {
+            key,
+            value,
+            line: line_no,
+        };
+        if setting.key == "clusterName" {
+            out.cluster_name = Some(setting);
+            continue;
+        }
+        match scratch.set_text(&setting.key, &setting.value) {
+            Ok(true) => out.settings.push(setting),
+            Ok(false) => out.ignored += 1,
+            Err(e) => {
+                return Err(ImportError::at(
+                    file,
+                    format!("line {line_no}"),
+                    e.to_string(),
+                ));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Checks one load-balancing value (snapshot's `broker_conf`); `Ok(false)` for an unknown key.
+pub(crate) fn check_value(key: &str, value: &str) -> Result<bool, String> {
+    let mut scratch = LoadBalancerConfig::for_profile(crate::config::Profile::Pulsar4x);
+    scratch.set_text(key, value).map_err(|e| e.to_string())
+}

@@ -1,0 +1,186 @@
+//! Readers for the pieces several Pulsar objects share: `ResourceUsage` (with the rules on negative
+//! and zero limits), `NamespaceBundleStats` and bundle names. Each checks values and names the path.
+
+use serde_json::{Map, Value};
+
+use super::diag::{ImportError, WarningKind};
+use super::json::{Ctx, JPath, field};
+use crate::model::{NamespaceBundleStats, ResourceUsage};
+use crate::naming::{BundleName, parse_bundle_name};
+
+/// Which resource a `ResourceUsage` is: decides whether a limit of 0 is allowed.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Resource {
+    /// cpu, memory, directMemory: a real broker always reports a positive capacity.
+    Capacity,
+    /// bandwidthIn/Out: limit 0 is Pulsar's "NIC speed unknown" (the resource then counts as 0 %).
+    Bandwidth,
+}
+
+/// The five resources of a report, with their kinds.
+pub(crate) const RESOURCES: [(&str, Resource); 5] = [
+    ("cpu", Resource::Capacity),
+    ("memory", Resource::Capacity),
+    ("directMemory", Resource::Capacity),
+    ("bandwidthIn", Resource::Bandwidth),
+    ("bandwidthOut", Resource::Bandwidth),
+];
+
+/// Pulsar's marker for "could not sample" (`SystemResourceUsage` starts at −1, a failed cpu read
+/// reports −1).
+const NOT_SAMPLED: f64 = -1.0;
+
+/// Reads `m[key]` as a `ResourceUsage`. `Ok(None)` when absent.
+///
+/// Rules (documented in docs/snapshot-format.md): usage and limit are finite; negative values are
+/// errors except Pulsar's −1 marker (warning); limit 0 is an error for cpu/memory/directMemory when
+/// usage is positive (Pulsar would silently count the resource as 0 %), a warning otherwise.
+pub(crate) fn resource(
+    ctx: &mut Ctx<'_>,
+    m: &Map<String, Value>,
+    key: &str,
+    kind: Resource,
+    p: &JPath<'_>,
+) -> Result<Option<ResourceUsage>, ImportError> {
+    let Some(v) = field(m, key) else {
+        return Ok(None);
+    };
+    let p = p.key(key);
+    let o = ctx.object(v, &p, "a resource usage {\"usage\", \"limit\"}")?;
+    ctx.check_known(o, &["usage", "limit"], &p);
+    let pu = p.key("usage");
+    let pl = p.key("limit");
+    let usage = match field(o, "usage") {
+        Some(v) => ctx.number(v, &pu)?,
+        None => 0.0,
+    };
+    let limit = match field(o, "limit") {
+        Some(v) => ctx.number(v, &pl)?,
+        None => 0.0,
+    };
+    if usage < 0.0 {
+        if usage != NOT_SAMPLED {
+            return Err(ctx.err(
+                &pu,
+                format!(
+                    "expected a non-negative usage (or -1, Pulsar's \"not sampled\"), found {usage}"
+                ),
+            ));
+        }
+        ctx.warn(
+            WarningKind::UnsampledResource,
+            &pu,
+            "usage -1 (Pulsar could not sample it) kept: the resource counts below 0 %",
+        );
+    }
+    if limit < 0.0 {
+        if limit != NOT_SAMPLED || usage != NOT_SAMPLED {
+            return Err(ctx.err(
+                &pl,
+                format!("expected a non-negative limit (or -1 with usage -1), found {limit}"),
+            ));
+        }
+    } else if limit == 0.0 {
+        match kind {
+            Resource::Bandwidth => ctx.warn(
+                WarningKind::UnsampledResource,
+                &pl,
+                "limit 0 (NIC speed unknown): counts as 0 %, as in Pulsar; set \
+                 loadBalancerOverrideBrokerNicSpeedGbps to count bandwidth",
+            ),
+            Resource::Capacity if usage > 0.0 => {
+                return Err(ctx.err(
+                    &pl,
+                    format!(
+                        "expected a limit > 0 when usage is {usage} (with limit 0 Pulsar counts the \
+                         resource as 0 %)"
+                    ),
+                ));
+            }
+            Resource::Capacity => ctx.warn(
+                WarningKind::UnsampledResource,
+                &pl,
+                "no sample (usage 0, limit 0): counts as 0 %",
+            ),
+        }
+    }
+    Ok(Some(ResourceUsage::new(usage, limit)))
+}
+
+/// Reads the five resources into `(cpu, memory, directMemory, bandwidthIn, bandwidthOut)`, warning
+/// once for each one missing.
+pub(crate) fn resources(
+    ctx: &mut Ctx<'_>,
+    m: &Map<String, Value>,
+    p: &JPath<'_>,
+) -> Result<[ResourceUsage; 5], ImportError> {
+    let mut out = [ResourceUsage::default(); 5];
+    for (slot, (key, kind)) in out.iter_mut().zip(RESOURCES) {
+        match resource(ctx, m, key, kind, p)? {
+            Some(r) => *slot = r,
+            None => ctx.warn(
+                WarningKind::MissingResource,
+                p,
+                format!("no `{key}` sample: {{usage: 0, limit: 0}} assumed (counts as 0 %)"),
+            ),
+        }
+    }
+    Ok(out)
+}
+
+pub(crate) const BUNDLE_STATS_FIELDS: [&str; 8] = [
+    "msgRateIn",
+    "msgThroughputIn",
+    "msgRateOut",
+    "msgThroughputOut",
+    "consumerCount",
+    "producerCount",
+    "topics",
+    "cacheSize",
+];
+
+/// `NamespaceBundleStats`: every number finite and ≥ 0.
+pub(crate) fn bundle_stats(
+    ctx: &mut Ctx<'_>,
+    v: &Value,
+    p: &JPath<'_>,
+) -> Result<NamespaceBundleStats, ImportError> {
+    let m = ctx.object(v, p, "NamespaceBundleStats")?;
+    ctx.check_known(m, &BUNDLE_STATS_FIELDS, p);
+    let mut s = NamespaceBundleStats::default();
+    for (key, value) in m {
+        let pk = p.key(key);
+        if value.is_null() {
+            continue;
+        }
+        match key.as_str() {
+            "msgRateIn" => s.msg_rate_in = ctx.non_negative(value, &pk)?,
+            "msgThroughputIn" => s.msg_throughput_in = ctx.non_negative(value, &pk)?,
+            "msgRateOut" => s.msg_rate_out = ctx.non_negative(value, &pk)?,
+            "msgThroughputOut" => s.msg_throughput_out = ctx.non_negative(value, &pk)?,
+            "consumerCount" => s.consumer_count = ctx.non_negative_i64(value, &pk)?,
+            "producerCount" => s.producer_count = ctx.non_negative_i64(value, &pk)?,
+            "topics" => s.topics = ctx.non_negative_i64(value, &pk)?,
+            "cacheSize" => s.cache_size = ctx.non_negative_i64(value, &pk)?,
+            _ => {}
+        }
+    }
+    Ok(s)
+}
+
+/// A full bundle name `tenant/ns/0xXXXXXXXX_0xXXXXXXXX` (any `Long.decode` form; normalised later).
+pub(crate) fn bundle_name(
+    ctx: &Ctx<'_>,
+    text: &str,
+    p: &JPath<'_>,
+) -> Result<BundleName, ImportError> {
+    parse_bundle_name(text).map_err(|_| {
+        ctx.err(
+            p,
+            format!(
+                "expected a bundle name tenant/namespace/0xXXXXXXXX_0xXXXXXXXX (lower bound below \
+                 upper), found \"{text}\""
+            ),
+        )
+    })
+}

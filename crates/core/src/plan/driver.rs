@@ -1,0 +1,657 @@
+//! Makes a plan: resolves the configuration, applies the operator's manual operations, runs one leader
+//! cycle as a freshly elected leader would, and looks ahead when a stateful strategy needs more
+//! cycles. See `docs/plan-model.md`.
+
+use crate::config::{ConfigError, LoadBalancerConfig, Profile};
+use crate::model::{BrokerSnapshot, LocalBrokerData, ResourceUsage, Snapshot};
+use crate::modular::LoadData;
+use crate::modular::leader::{
+    CycleSkip, SheddingCycleReport, StrategyConfigError, StrategySet, do_load_shedding,
+};
+use crate::modular::pipeline::{PlacementContext, SelectionPath, select_broker_for_bundle};
+use crate::modular::shedding::{AvgShedder, shedder_by_name};
+use crate::rng::SeededPicker;
+
+use super::balance::{broker_views, summarize};
+use super::fingerprint::snapshot_fingerprint;
+use super::leader_view::load_data_from_snapshot;
+use super::load_model::{bundle_load, move_bundle, owner_of};
+use super::model::PlannedSplit;
+use super::model::{Outlook, PLAN_FORMAT_VERSION, Plan, PlannedUnload, SkippedDecision};
+use super::names::{check_broker, check_namespace, check_topic};
+use super::operations::Operation;
+use super::reasons::{describe_placement, describe_shed_reason, describe_skip};
+use super::settings::{apply_nic_speed_override, resolve_config};
+use super::splits::{SplitResult, apply_split, compute_split};
+use crate::split::{
+    BrokerBundleStats, SplitAlgorithm, SplitThresholds, auto_split_runs, find_bundles_to_split,
+};
+
+/// What the operator asks for.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PlanRequest {
+    /// `None`: detect from the brokers' `brokerVersionString`.
+    pub profile: Option<Profile>,
+    /// `broker.conf` overrides, applied after the snapshot's own values.
+    pub settings: Vec<(String, String)>,
+    pub operations: Vec<Operation>,
+    pub seed: u64,
+    /// Run the leader's shedding cycle after the manual operations.
+    pub leader_cycle: bool,
+    /// Extra cycles to look ahead when the first cycle unloads nothing.
+    pub outlook_cycles: u32,
+}
+
+impl PlanRequest {
+    /// One leader cycle with the detected profile, seed 0, a 10-cycle outlook.
+    pub fn leader_cycle() -> Self {
+        Self {
+            profile: None,
+            settings: Vec::new(),
+            operations: Vec::new(),
+            seed: 0,
+            leader_cycle: true,
+            outlook_cycles: 10,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum PlanError {
+    #[error("setting {0}")]
+    Setting(#[from] ConfigError),
+    #[error(transparent)]
+    Strategy(#[from] StrategyConfigError),
+    #[error("operation `{op}`: {why}")]
+    Operation { op: String, why: String },
+}
+
+fn op_error(op: &Operation, why: impl Into<String>) -> PlanError {
+    PlanError::Operation {
+        op: op.to_string(),
+        why: why.into(),
+    }
+}
+
+/// Everything a cycle works on.
+struct Workspace {
+    cfg: LoadBalancerConfig,
+    profile: Profile,
+    /// The cluster as it will be after the plan (the "after" view).
+    snapshot: Snapshot,
+    strategies: StrategySet,
+    picker: SeededPicker,
+    now_ms: i64,
+}
+
+pub fn build_strategies(
+    cfg: &LoadBalancerConfig,
+    profile: Profile,
+) -> Result<StrategySet, StrategyConfigError> {
+    StrategySet::build(
+        cfg,
+        profile,
+        &|name| shedder_by_name(name, profile),
+        &|| Box::new(AvgShedder::new(profile)),
+    )
+}
+
+/// The leader's placement context for a snapshot: anti-affinity groups, failure domains and the
+/// broker → namespace → ranges cache.
+pub fn placement_context(snapshot: &Snapshot, data: &LoadData) -> PlacementContext {
+    let mut ctx = PlacementContext::new();
+    for (ns, n) in &snapshot.namespaces {
+        if let Some(group) = &n.anti_affinity_group {
+            ctx.namespace_anti_affinity_groups
+                .insert(ns.clone(), group.clone());
+        }
+    }
+    ctx.failure_domains = snapshot.failure_domains.clone();
+    ctx.rebuild_bundle_range_cache(data);
+    ctx
+}
+
+pub fn make_plan(snapshot: &Snapshot, req: &PlanRequest) -> Result<Plan, PlanError> {
+    let mut settings = req.settings.clone();
+    for op in &req.operations {
+        if let Operation::SetConfig { key, value } = op {
+            settings.push((key.clone(), value.clone()));
+        }
+    }
+    let resolved = resolve_config(snapshot, req.profile, &settings)?;
+    let mut warnings = resolved.warnings;
+    let cfg = resolved.config;
+    let profile = resolved.profile;
+    let mut work = snapshot.clone();
+    warnings.extend(apply_nic_speed_override(&mut work, &cfg));
+    let weights = cfg.resource_weights();
+    let brokers_before = broker_views(&work, &weights);
+
+    let strategies = build_strategies(&cfg, profile)?;
+    warnings.extend(strategies.resolution.warnings.iter().cloned());
+    let mut plan = Plan {
+        format_version: PLAN_FORMAT_VERSION,
+        snapshot_fingerprint: snapshot_fingerprint(snapshot),
+        profile: profile.name().to_string(),
+        load_manager: if cfg.is_extensible() {
+            "extensible"
+        } else {
+            "modular"
+        }
+        .to_string(),
+        shedding_strategy: strategies.resolution.shedding.clone(),
+        placement_strategy: strategies.resolution.placement.clone(),
+        seed: req.seed,
+        settings,
+        operations: req.operations.iter().map(Operation::to_string).collect(),
+        ..Plan::default()
+    };
+    let mut ws = Workspace {
+        cfg,
+        profile,
+        snapshot: work,
+        strategies,
+        picker: SeededPicker::new(req.seed),
+        now_ms: snapshot.captured_at_ms.unwrap_or(0),
+    };
+    if ws.cfg.is_extensible() {
+        warnings.push(
+            "loadManagerClassName is ExtensibleLoadManagerImpl: manual operations are planned with the modular placement pipeline".to_string(),
+        );
+    }
+
+    for op in &req.operations {
+        apply_operation(&mut ws, op, &mut plan)?;
+    }
+
+    if req.leader_cycle {
+        run_leader_cycle(&mut ws, req.outlook_cycles, &mut plan);
+    }
+
+    plan.brokers_after = broker_views(&ws.snapshot, &weights);
+    plan.balance_before = summarize(&brokers_before);
+    plan.balance_after = summarize(&plan.brokers_after);
+    plan.brokers_before = brokers_before;
+    plan.warnings = warnings;
+    let _ = ws.profile;
+    Ok(plan)
+}
+
+/// Places `bundle` as a lookup after an unload would (`selectBrokerForAssignment`), on the leader view
+/// `data`, and moves it in the workspace snapshot.
+fn place_and_move(
+    ws: &mut Workspace,
+    data: &mut LoadData,
+    ctx: &mut PlacementContext,
+    bundle: &str,
+    from: &str,
+    origin: &str,
+    why: &str,
+) -> Option<PlannedUnload> {
+    let bundle_data = data.bundle_data.get(bundle).copied().unwrap_or_default();
+    let outcome = select_broker_for_bundle(
+        bundle,
+        &bundle_data,
+        SelectionPath::Assignment,
+        data,
+        ctx,
+        &ws.cfg,
+        ws.strategies.placement(),
+        &mut ws.picker,
+    );
+    let to = outcome.broker.clone()?;
+    let load = bundle_load(&ws.snapshot, from, bundle);
+    if to != from {
+        move_bundle(&mut ws.snapshot, bundle, from, &to);
+    }
+    Some(PlannedUnload {
+        bundle: bundle.to_string(),
+        from: from.to_string(),
+        to: Some(to),
+        pass_destination: false,
+        reason: format!("{why}; {}", describe_placement(&outcome)),
+        detail: serde_json::json!({ "operation": why, "placement": outcome }),
+        bytes_per_sec: load.bytes_per_sec(),
+        msg_per_sec: load.msg_per_sec(),
+        origin: origin.to_string(),
+    })
+}
+
+fn apply_operation(ws: &mut Workspace, op: &Operation, plan: &mut Plan) -> Result<(), PlanError> {
+    match op {
+        Operation::SetConfig { .. } => Ok(()),
+        Operation::UnloadTopic { topic } => {
+            check_topic(topic).map_err(|e| op_error(op, e.to_string()))?;
+            plan.topic_unloads.push(topic.clone());
+            Ok(())
+        }
+        Operation::UnloadBundle {
+            bundle,
+            destination_broker,
+        } => {
+            let from = owner_of(&ws.snapshot, bundle)
+                .ok_or_else(|| op_error(op, "no broker in the snapshot owns this bundle"))?;
+            match destination_broker {
+                Some(to) => {
+                    check_broker(to).map_err(|e| op_error(op, e.to_string()))?;
+                    if !ws.snapshot.brokers.contains_key(to) {
+                        return Err(op_error(
+                            op,
+                            format!("destination broker `{to}` is not in the snapshot"),
+                        ));
+                    }
+                    if *to == from {
+                        return Err(op_error(op, format!("`{to}` already owns the bundle")));
+                    }
+                    let load = move_bundle(&mut ws.snapshot, bundle, &from, to)
+                        .ok_or_else(|| op_error(op, "the bundle could not be moved"))?;
+                    plan.unloads.push(PlannedUnload {
+                        bundle: bundle.clone(),
+                        from,
+                        to: Some(to.clone()),
+                        pass_destination: true,
+                        reason: "manual unload to a chosen destinationBroker".to_string(),
+                        detail: serde_json::json!({ "operation": op.to_string() }),
+                        bytes_per_sec: load.bytes_per_sec(),
+                        msg_per_sec: load.msg_per_sec(),
+                        origin: "manual".to_string(),
+                    });
+                    Ok(())
+                }
+                None => {
+                    let mut data = load_data_from_snapshot(&ws.snapshot);
+                    let mut ctx = placement_context(&ws.snapshot, &data);
+                    let unload = place_and_move(
+                        ws,
+                        &mut data,
+                        &mut ctx,
+                        bundle,
+                        &from,
+                        "manual",
+                        "manual unload",
+                    )
+                    .ok_or_else(|| op_error(op, "no broker is available to take the bundle"))?;
+                    plan.unloads.push(unload);
+                    Ok(())
+                }
+            }
+        }
+        Operation::UnloadNamespace { namespace } => {
+            check_namespace(namespace).map_err(|e| op_error(op, e.to_string()))?;
+            let mut owned: Vec<(String, String)> = Vec::new();
+            for (broker, b) in &ws.snapshot.brokers {
+                for bundle in &b.local_broker_data.bundles {
+                    if crate::modular::load_data::namespace_of_bundle(bundle) == namespace {
+                        owned.push((bundle.clone(), broker.clone()));
+                    }
+                }
+            }
+            if owned.is_empty() {
+                return Err(op_error(
+                    op,
+                    "no bundle of this namespace is owned by a broker in the snapshot",
+                ));
+            }
+            owned.sort();
+            let mut data = load_data_from_snapshot(&ws.snapshot);
+            let mut ctx = placement_context(&ws.snapshot, &data);
+            for (bundle, from) in owned {
+                if let Some(u) = place_and_move(
+                    ws,
+                    &mut data,
+                    &mut ctx,
+                    &bundle,
+                    &from,
+                    "manual",
+                    "namespace unload",
+                ) {
+                    plan.unloads.push(u);
+                }
+            }
+            Ok(())
+        }
+        Operation::AddBroker { broker, like } => {
+            check_broker(broker).map_err(|e| op_error(op, e.to_string()))?;
+            if ws.snapshot.brokers.contains_key(broker) {
+                return Err(op_error(op, "a broker with this name already exists"));
+            }
+            let template = match like {
+                Some(l) => ws
+                    .snapshot
+                    .brokers
+                    .get(l)
+                    .ok_or_else(|| op_error(op, format!("template broker `{l}` not found")))?,
+                None => ws.snapshot.brokers.values().next().ok_or_else(|| {
+                    op_error(op, "the snapshot has no broker to copy limits from")
+                })?,
+            };
+            let t = &template.local_broker_data;
+            let empty = |u: ResourceUsage| ResourceUsage::new(0.0, u.limit);
+            let local = LocalBrokerData {
+                cpu: empty(t.cpu),
+                memory: empty(t.memory),
+                direct_memory: empty(t.direct_memory),
+                bandwidth_in: empty(t.bandwidth_in),
+                bandwidth_out: empty(t.bandwidth_out),
+                persistent_topics_enabled: t.persistent_topics_enabled,
+                non_persistent_topics_enabled: t.non_persistent_topics_enabled,
+                broker_version_string: t.broker_version_string.clone(),
+                load_manager_class_name: t.load_manager_class_name.clone(),
+                ..LocalBrokerData::default()
+            };
+            ws.snapshot.brokers.insert(
+                broker.clone(),
+                BrokerSnapshot {
+                    local_broker_data: local,
+                    ..BrokerSnapshot::default()
+                },
+            );
+            Ok(())
+        }
+        Operation::RemoveBroker { broker } => {
+            let removed = ws
+                .snapshot
+                .brokers
+                .get(broker)
+                .ok_or_else(|| op_error(op, "no such broker in the snapshot"))?
+                .local_broker_data
+                .bundles
+                .clone();
+            if ws.snapshot.brokers.len() <= 1 {
+                return Err(op_error(op, "cannot remove the only broker"));
+            }
+            let mut data = load_data_from_snapshot(&ws.snapshot);
+            data.brokers.shift_remove(broker);
+            let mut ctx = placement_context(&ws.snapshot, &data);
+            let active: Vec<String> = data.brokers.keys().cloned().collect();
+            ws.strategies.on_active_brokers_change(&active);
+            for bundle in removed {
+                if let Some(u) = place_and_move(
+                    ws,
+                    &mut data,
+                    &mut ctx,
+                    &bundle,
+                    broker,
+                    "remove-broker",
+                    "its broker was removed",
+                ) {
+                    plan.unloads.push(u);
+                }
+            }
+            ws.snapshot.brokers.shift_remove(broker);
+            Ok(())
+        }
+        Operation::SplitBundle {
+            bundle,
+            algorithm,
+            positions,
+        } => {
+            let owner = owner_of(&ws.snapshot, bundle)
+                .ok_or_else(|| op_error(op, "no broker in the snapshot owns this bundle"))?;
+            let chosen = match algorithm {
+                Some(name) => SplitAlgorithm::from_name(name).ok_or_else(|| {
+                    op_error(
+                        op,
+                        format!("unknown split algorithm `{name}` (Pulsar answers HTTP 412)"),
+                    )
+                })?,
+                None => SplitAlgorithm::by_name_or_default(
+                    "",
+                    &ws.cfg.default_namespace_bundle_split_algorithm,
+                ),
+            };
+            if chosen == SplitAlgorithm::SpecifiedPositionsDivide && positions.is_empty() {
+                return Err(op_error(
+                    op,
+                    "specified_positions_divide needs positions (Pulsar answers HTTP 412)",
+                ));
+            }
+            match compute_split(&ws.snapshot, &ws.cfg, bundle, chosen, positions)
+                .map_err(|e| op_error(op, e))?
+            {
+                Ok(split) => {
+                    apply_split(&mut ws.snapshot, &split);
+                    plan.splits.push(planned_split(
+                        bundle,
+                        &owner,
+                        chosen,
+                        &split,
+                        "manual split".to_string(),
+                        serde_json::json!({ "operation": op.to_string() }),
+                        "manual",
+                    ));
+                }
+                Err(why) => plan.skipped.push(SkippedDecision {
+                    bundle: bundle.clone(),
+                    from: owner,
+                    why: format!(
+                        "{} declined to split: {why} (Pulsar completes the call without splitting)",
+                        chosen.name()
+                    ),
+                }),
+            }
+            Ok(())
+        }
+    }
+}
+
+fn unloads_of(report: &SheddingCycleReport, snapshot: &Snapshot) -> Vec<PlannedUnload> {
+    report
+        .unloads
+        .iter()
+        .map(|u| {
+            let load = bundle_load(snapshot, &u.from, &u.bundle);
+            PlannedUnload {
+                bundle: u.bundle.clone(),
+                from: u.from.clone(),
+                to: Some(u.to.clone()),
+                pass_destination: true,
+                reason: format!(
+                    "{}; {}",
+                    describe_shed_reason(&u.shed_reason),
+                    describe_placement(&u.placement)
+                ),
+                detail: serde_json::json!({ "shedding": u.shed_reason, "placement": u.placement }),
+                bytes_per_sec: load.bytes_per_sec(),
+                msg_per_sec: load.msg_per_sec(),
+                origin: "shedding".to_string(),
+            }
+        })
+        .collect()
+}
+
+fn run_leader_cycle(ws: &mut Workspace, outlook_cycles: u32, plan: &mut Plan) {
+    let mut data = load_data_from_snapshot(&ws.snapshot);
+    let steady = data.clone();
+    let mut ctx = placement_context(&ws.snapshot, &data);
+    let report = do_load_shedding(
+        &mut ws.strategies,
+        &mut data,
+        &mut ctx,
+        &ws.cfg,
+        &mut ws.picker,
+        ws.now_ms,
+    );
+    if let Some(skip) = &report.cycle_skipped {
+        let why = match skip {
+            CycleSkip::SheddingDisabled => {
+                "no shedding: loadBalancerEnabled or loadBalancerSheddingEnabled is false"
+                    .to_string()
+            }
+            CycleSkip::SingleBroker { available } => {
+                format!("no shedding: only {available} broker available")
+            }
+        };
+        plan.skipped.push(SkippedDecision {
+            bundle: String::new(),
+            from: String::new(),
+            why,
+        });
+        plan_auto_splits(ws, &steady, plan);
+        return;
+    }
+    let unloads = unloads_of(&report, &ws.snapshot);
+    for s in &report.skipped {
+        plan.skipped.push(SkippedDecision {
+            bundle: s.bundle.clone(),
+            from: s.from.clone(),
+            why: describe_skip(s),
+        });
+    }
+    for u in &unloads {
+        if let Some(to) = &u.to {
+            move_bundle(&mut ws.snapshot, &u.bundle, &u.from, to);
+        }
+    }
+    let acted = !unloads.is_empty();
+    plan.unloads.extend(unloads);
+    plan_auto_splits(ws, &steady, plan);
+    if !acted && outlook_cycles > 0 {
+        plan.outlook = Some(look_ahead(ws, steady, outlook_cycles));
+    }
+}
+
+/// Keeps the same strategy objects running on unchanged load to see when (if ever) they act.
+fn look_ahead(ws: &mut Workspace, steady: LoadData, cycles: u32) -> Outlook {
+    let interval_ms = ws
+        .cfg
+        .load_balancer_shedding_interval_minutes
+        .max(1)
+        .saturating_mul(60_000);
+    let strategy = crate::config::simple_class_name(&ws.strategies.resolution.shedding).to_string();
+    for extra in 1..=cycles {
+        let mut data = steady.clone();
+        let mut ctx = placement_context(&ws.snapshot, &data);
+        let now = ws
+            .now_ms
+            .saturating_add(interval_ms.saturating_mul(i64::from(extra)));
+        let report = do_load_shedding(
+            &mut ws.strategies,
+            &mut data,
+            &mut ctx,
+            &ws.cfg,
+            &mut ws.picker,
+            now,
+        );
+        let unloads = unloads_of(&report, &ws.snapshot);
+        if !unloads.is_empty() {
+            let cycle = extra + 1;
+            let mut sources: Vec<&str> = unloads.iter().map(|u| u.from.as_str()).collect();
+            sources.dedup();
+            let summary = format!(
+                "{strategy} unloads {} bundle(s) from {} at cycle {cycle} if the load stays as it is",
+                unloads.len(),
+                sources.join(", ")
+            );
+            return Outlook {
+                cycles_examined: extra,
+                acts_at_cycle: Some(cycle),
+                unloads_then: unloads,
+                summary,
+            };
+        }
+    }
+    Outlook {
+        cycles_examined: cycles,
+        acts_at_cycle: None,
+        unloads_then: Vec::new(),
+        summary: format!(
+            "{strategy} would not unload anything in the next {cycles} cycles if the load stays as it is"
+        ),
+    }
+}
+
+fn planned_split(
+    bundle: &str,
+    owner: &str,
+    algorithm: SplitAlgorithm,
+    split: &SplitResult,
+    reason: String,
+    detail: serde_json::Value,
+    origin: &str,
+) -> PlannedSplit {
+    PlannedSplit {
+        bundle: bundle.to_string(),
+        broker: owner.to_string(),
+        algorithm: algorithm.name().to_string(),
+        boundaries: split.cut_points.clone(),
+        new_bundles: split
+            .children
+            .iter()
+            .map(|c| format!("{}/{}", split.namespace, c))
+            .collect(),
+        reason,
+        detail,
+        permanent: true,
+        origin: origin.to_string(),
+    }
+}
+
+/// `BundleSplitterTask` on the leader's view: bundles over a limit are split with the default
+/// algorithm (a bundle the cycle unloads is left alone).
+fn plan_auto_splits(ws: &mut Workspace, data: &LoadData, plan: &mut Plan) {
+    if !auto_split_runs(&ws.cfg, data.brokers.len()) {
+        return;
+    }
+    let reports: Vec<BrokerBundleStats<'_>> = data
+        .brokers
+        .iter()
+        .map(|(id, b)| BrokerBundleStats {
+            broker: id.as_str(),
+            bundles: b
+                .local
+                .last_stats
+                .iter()
+                .map(|(n, s)| (n.as_str(), s))
+                .collect(),
+        })
+        .collect();
+    let counts = |ns: &str| {
+        ws.snapshot
+            .namespaces
+            .get(ns)
+            .map(|n| i64::from(n.bundles.num_bundles))
+    };
+    let decided = find_bundles_to_split(
+        &reports,
+        &data.bundle_data,
+        counts,
+        &SplitThresholds::from_config(&ws.cfg),
+    );
+    let algorithm =
+        SplitAlgorithm::by_name_or_default("", &ws.cfg.default_namespace_bundle_split_algorithm);
+    for candidate in decided.accepted {
+        if plan.unloads.iter().any(|u| u.bundle == candidate.bundle) {
+            continue;
+        }
+        let Some(owner) = owner_of(&ws.snapshot, &candidate.bundle) else {
+            continue;
+        };
+        let triggers: Vec<String> = candidate.triggers.iter().map(|t| t.to_string()).collect();
+        match compute_split(&ws.snapshot, &ws.cfg, &candidate.bundle, algorithm, &[]) {
+            Ok(Ok(split)) => {
+                apply_split(&mut ws.snapshot, &split);
+                let reason = format!("BundleSplitterTask: {}", triggers.join("; "));
+                let detail = serde_json::json!({ "triggers": triggers });
+                plan.splits.push(planned_split(
+                    &candidate.bundle,
+                    &owner,
+                    algorithm,
+                    &split,
+                    reason,
+                    detail,
+                    "auto-split",
+                ));
+            }
+            Ok(Err(why)) | Err(why) => plan.skipped.push(SkippedDecision {
+                bundle: candidate.bundle.clone(),
+                from: owner,
+                why: format!(
+                    "BundleSplitterTask chose it ({}), but {} did not split: {why}",
+                    triggers.join("; "),
+                    algorithm.name()
+                ),
+            }),
+        }
+    }
+}

@@ -1,0 +1,20 @@
+//! Plans: what one leader cycle (or a manual what-if) would do to a snapshot, with each decision's
+//! reason, each broker's load before and after, and exports to `pulsar-admin` / admin REST calls.
+
+pub mod balance;
+pub mod driver;
+pub mod export;
+pub mod fingerprint;
+pub mod leader_view;
+pub mod load_model;
+pub mod model;
+pub mod names;
+pub mod operations;
+pub mod reasons;
+pub mod settings;
+pub mod splits;
+
+pub use driver::{PlanError, PlanRequest, make_plan};
+pub use model::{
+    BalanceSummary, BrokerLoadView, PLAN_FORMAT_VERSION, Plan, PlannedSplit, PlannedUnload,
+};

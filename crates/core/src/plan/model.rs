@@ -1,0 +1,128 @@
+//! The plan document: `format_version`, the snapshot it was made from, the decisions and the
+//! before/after view. This is what `lbplan plan --format json` prints and the dashboard renders.
+
+use serde::{Deserialize, Serialize};
+
+/// Version of the plan JSON format.
+pub const PLAN_FORMAT_VERSION: u32 = 1;
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Plan {
+    pub format_version: u32,
+    /// Fingerprint of the snapshot the plan was made from (see [`super::fingerprint`]).
+    pub snapshot_fingerprint: String,
+    /// `4.x`, `5.0` or `master-90cba329`.
+    pub profile: String,
+    /// `modular` or `extensible`.
+    pub load_manager: String,
+    pub shedding_strategy: String,
+    pub placement_strategy: String,
+    pub seed: u64,
+    /// `broker.conf` overrides the operator applied on top of the snapshot.
+    pub settings: Vec<(String, String)>,
+    /// Manual operations, in the order applied, as text.
+    pub operations: Vec<String>,
+    pub splits: Vec<PlannedSplit>,
+    pub unloads: Vec<PlannedUnload>,
+    /// Topics to unload (`pulsar-admin topics unload`): they reconnect on the bundle's same owner.
+    pub topic_unloads: Vec<String>,
+    /// Decisions the strategy made that the leader would not carry out, with why.
+    pub skipped: Vec<SkippedDecision>,
+    pub brokers_before: Vec<BrokerLoadView>,
+    pub brokers_after: Vec<BrokerLoadView>,
+    pub balance_before: BalanceSummary,
+    pub balance_after: BalanceSummary,
+    /// When the first cycle does nothing: whether and when the strategy would act if load stayed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub outlook: Option<Outlook>,
+    pub warnings: Vec<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PlannedUnload {
+    pub bundle: String,
+    pub from: String,
+    /// The broker the bundle lands on (the placement strategy's choice, or the operator's).
+    pub to: Option<String>,
+    /// Whether the unload call names `to` as `destinationBroker` (the leader's shedding always does;
+    /// a manual unload without a destination lets the next lookup choose, which `to` predicts).
+    pub pass_destination: bool,
+    /// One line an operator can read.
+    pub reason: String,
+    /// The structured reason: which rule fired, with its numbers.
+    pub detail: serde_json::Value,
+    /// Short-term throughput moved with the bundle (in + out).
+    pub bytes_per_sec: f64,
+    /// Short-term message rate moved with the bundle (in + out).
+    pub msg_per_sec: f64,
+    /// Where this came from: `shedding`, `manual`, `remove-broker`.
+    pub origin: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PlannedSplit {
+    pub bundle: String,
+    pub broker: String,
+    pub algorithm: String,
+    /// Split points (unsigned 32-bit).
+    pub boundaries: Vec<u32>,
+    /// The children, as full bundle names.
+    pub new_bundles: Vec<String>,
+    pub reason: String,
+    pub detail: serde_json::Value,
+    /// Pulsar cannot merge bundles: a split is permanent.
+    pub permanent: bool,
+    pub origin: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SkippedDecision {
+    pub bundle: String,
+    pub from: String,
+    pub why: String,
+}
+
+/// One broker's load as the plan shows it.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct BrokerLoadView {
+    pub broker: String,
+    pub cpu_pct: f64,
+    pub memory_pct: f64,
+    pub direct_memory_pct: f64,
+    pub bandwidth_in_pct: f64,
+    pub bandwidth_out_pct: f64,
+    /// The weighted max the modular strategies compare (fraction).
+    pub weighted_max_usage_fraction: f64,
+    pub msg_rate_in: f64,
+    pub msg_rate_out: f64,
+    pub msg_throughput_in_bytes_per_sec: f64,
+    pub msg_throughput_out_bytes_per_sec: f64,
+    pub bundle_count: usize,
+    pub topic_count: i64,
+}
+
+/// Cluster balance over brokers' weighted max usage.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct BalanceSummary {
+    pub broker_count: usize,
+    pub max_usage_fraction: f64,
+    pub mean_usage_fraction: f64,
+    /// max / mean (1.0 is perfectly even; 0 when the mean is 0).
+    pub max_over_mean: f64,
+    /// Population standard deviation of the weighted max usage.
+    pub std_usage_fraction: f64,
+    pub min_bundle_count: usize,
+    pub max_bundle_count: usize,
+}
+
+/// What a stateful strategy would do on later cycles if the load stayed as in the snapshot.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Outlook {
+    /// Cycles simulated beyond the first.
+    pub cycles_examined: u32,
+    /// The first later cycle (1-based; the plan itself is cycle 1) at which the strategy unloads.
+    pub acts_at_cycle: Option<u32>,
+    /// Unloads it would make then.
+    pub unloads_then: Vec<PlannedUnload>,
+    pub summary: String,
+}

@@ -1,0 +1,93 @@
+//! Resolves the effective configuration of a plan: profile (explicit or from the brokers' versions),
+//! the snapshot's `broker.conf`, then the operator's overrides; and applies
+//! `loadBalancerOverrideBrokerNicSpeedGbps` to the brokers' bandwidth limits.
+
+use indexmap::IndexMap;
+
+use crate::config::{ConfigError, LoadBalancerConfig, Profile};
+use crate::model::Snapshot;
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct ResolvedConfig {
+    pub profile: Profile,
+    pub config: LoadBalancerConfig,
+    pub warnings: Vec<String>,
+}
+
+/// The profile most brokers report (`brokerVersionString`), with a warning for a mixed cluster.
+pub fn detect_profile(snapshot: &Snapshot) -> (Profile, Option<String>) {
+    let mut counts: IndexMap<Profile, usize> = IndexMap::new();
+    for b in snapshot.brokers.values() {
+        if let Some(v) = &b.local_broker_data.broker_version_string {
+            *counts.entry(Profile::from_broker_version(v)).or_insert(0) += 1;
+        }
+    }
+    let v4 = counts.get(&Profile::Pulsar4x).copied().unwrap_or(0);
+    let v5 = counts.get(&Profile::Pulsar50).copied().unwrap_or(0);
+    let profile = if v5 > v4 {
+        Profile::Pulsar50
+    } else {
+        Profile::Pulsar4x
+    };
+    let warning = (v4 > 0 && v5 > 0).then(|| {
+        format!("mixed broker versions ({v4} on 4.x, {v5} on 5.x): planning with the {profile} profile; choose one with --profile")
+    });
+    (profile, warning)
+}
+
+/// Profile defaults → snapshot `broker_conf` (bad values and unknown keys become warnings) → overrides
+/// (an unknown key is a warning, a bad value an error).
+pub fn resolve_config(
+    snapshot: &Snapshot,
+    profile: Option<Profile>,
+    overrides: &[(String, String)],
+) -> Result<ResolvedConfig, ConfigError> {
+    let mut warnings = Vec::new();
+    let profile = match profile {
+        Some(p) => p,
+        None => {
+            let (p, w) = detect_profile(snapshot);
+            warnings.extend(w);
+            p
+        }
+    };
+    let mut config = LoadBalancerConfig::for_profile(profile);
+    for (key, value) in &snapshot.broker_conf {
+        match config.set_text(key, value) {
+            Ok(true) => {}
+            Ok(false) => warnings.push(format!(
+                "broker.conf key `{key}` is not used by load balancing; ignored"
+            )),
+            Err(e) => warnings.push(format!("snapshot broker.conf: {e}; using the default")),
+        }
+    }
+    for (key, value) in overrides {
+        if !config.set_text(key, value)? {
+            warnings.push(format!(
+                "setting `{key}` is not a load-balancing key; ignored"
+            ));
+        }
+    }
+    Ok(ResolvedConfig {
+        profile,
+        config,
+        warnings,
+    })
+}
+
+/// `loadBalancerOverrideBrokerNicSpeedGbps` replaces the NIC limits brokers reported
+/// (Gbps × 1,000,000 Kbps, one NIC).
+pub fn apply_nic_speed_override(
+    snapshot: &mut Snapshot,
+    cfg: &LoadBalancerConfig,
+) -> Option<String> {
+    let gbps = cfg.load_balancer_override_broker_nic_speed_gbps?;
+    let limit_kbps = gbps * 1_000_000.0;
+    for b in snapshot.brokers.values_mut() {
+        b.local_broker_data.bandwidth_in.limit = limit_kbps;
+        b.local_broker_data.bandwidth_out.limit = limit_kbps;
+    }
+    Some(format!(
+        "loadBalancerOverrideBrokerNicSpeedGbps={gbps}: every broker's bandwidth limit set to {limit_kbps} Kbps"
+    ))
+}
