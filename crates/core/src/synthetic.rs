@@ -424,8 +424,8 @@ pub fn generate(spec: &SyntheticSpec, seed: u64) -> Result<Snapshot, SyntheticEr
         brokers,
         bundle_data,
         namespaces,
-        failure_domains: IndexMap::new(),
-        recently_unloaded_bundles: IndexMap::new(),
+        // No failure domains, isolation policies or recent unloads: a plain cluster.
+        ..Snapshot::default()
     })
 }
 
