@@ -13,5 +13,6 @@ pub mod naming;
 pub mod plan;
 pub mod replay;
 pub mod rng;
+pub mod simulate;
 pub mod split;
 pub mod units;
