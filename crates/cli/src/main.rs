@@ -7,6 +7,7 @@ mod cmd_hash;
 mod cmd_import;
 mod cmd_plan;
 mod cmd_replay;
+mod cmd_simulate;
 mod exit;
 mod plan_text;
 mod snapshot_input;
@@ -38,6 +39,8 @@ enum Command {
     Hash(cmd_hash::Args),
     /// Collect a snapshot from a live cluster through the admin REST API.
     Collect(cmd_collect::Args),
+    /// Run the leader's loop for many cycles under a scenario; compare configurations.
+    Simulate(cmd_simulate::Args),
 }
 
 fn main() {
@@ -49,6 +52,7 @@ fn main() {
         Command::Hash(args) => cmd_hash::run(args),
         Command::Collect(args) => cmd_collect::run(args),
         Command::Plan(args) => cmd_plan::run(args),
+        Command::Simulate(args) => cmd_simulate::run(args),
     };
     std::process::exit(exit::report(result));
 }

@@ -42,11 +42,11 @@ pub struct GeneratorSpec {
 }
 
 impl GeneratorSpec {
-    /// A small cluster: 20 brokers, 320 bundles, 3 brokers start hot.
+    /// A small cluster: 20 brokers, 640 bundles, 3 brokers start hot.
     pub fn demo() -> Self {
         Self {
             brokers: 20,
-            namespaces: 20,
+            namespaces: 40,
             bundles_per_namespace: 16,
             seed: 1,
             hot_brokers: 3,
@@ -180,23 +180,38 @@ pub fn generate(spec: &GeneratorSpec) -> Snapshot {
             },
         );
     }
-    // Scale so the mean broker NIC-out usage hits the target, then cap each bundle.
-    let total_out: f64 = raw.iter().map(|r| r.1.msg_throughput_out).sum();
+    // Scale so the mean broker NIC-out usage hits the target with every bundle under the cap:
+    // capped bundles stay at the cap and the others are scaled up to make up (a few rounds).
     let target_out_bytes =
         spec.mean_usage_fraction * NIC_LIMIT_KBPS / KBPS_PER_BYTE * brokers as f64;
-    let scale = if total_out > 0.0 {
+    let cap = spec.max_bundle_mib_per_sec * MIB;
+    let factor_of = |s: &NamespaceBundleStats, scale: f64| {
+        let total = s.total_msg_throughput() * scale;
+        if total > cap && total > 0.0 {
+            scale * cap / total
+        } else {
+            scale
+        }
+    };
+    let total_out: f64 = raw.iter().map(|r| r.1.msg_throughput_out).sum();
+    let mut scale = if total_out > 0.0 {
         target_out_bytes / total_out
     } else {
         1.0
     };
-    let cap = spec.max_bundle_mib_per_sec * MIB;
+    for _ in 0..8 {
+        let got: f64 = raw
+            .iter()
+            .map(|r| r.1.msg_throughput_out * factor_of(&r.1, scale))
+            .sum();
+        if got <= 0.0 {
+            break;
+        }
+        scale *= target_out_bytes / got;
+    }
     let mut reports: Vec<IndexMap<String, NamespaceBundleStats>> = vec![IndexMap::new(); brokers];
     for (name, s, owner) in raw {
-        let mut f = scale;
-        let total = s.total_msg_throughput() * f;
-        if total > cap {
-            f *= cap / total;
-        }
+        let f = factor_of(&s, scale);
         let stats = NamespaceBundleStats {
             msg_throughput_in: s.msg_throughput_in * f,
             msg_throughput_out: s.msg_throughput_out * f,
@@ -262,12 +277,12 @@ mod tests {
         let b = generate(&GeneratorSpec::demo());
         assert_eq!(a, b);
         assert_eq!(a.brokers.len(), 20);
-        assert_eq!(a.bundle_data.len(), 320);
+        assert_eq!(a.bundle_data.len(), 640);
         let owned: usize = a
             .brokers
             .values()
             .map(|b| b.local_broker_data.bundles.len())
             .sum();
-        assert_eq!(owned, 320);
+        assert_eq!(owned, 640);
     }
 }
