@@ -437,6 +437,25 @@ impl Run<'_> {
             return Vec::new();
         }
         let data = &self.cluster.data;
+        let thresholds = SplitThresholds::from_config(&self.cfg);
+        // Only bundles that exceed a limit can be accepted, and the per-namespace cap counts only
+        // accepted ones, so leaving the others out gives the same decision without building a skip
+        // record for each of the thousands of bundles that exceed nothing.
+        let may_split = |name: &str, s: &crate::model::NamespaceBundleStats| {
+            if s.topics < 2 {
+                return false;
+            }
+            let (rate, throughput) = data.bundle_data.get(name).map_or((0.0, 0.0), |d| {
+                (
+                    d.long_term_data.total_msg_rate(),
+                    d.long_term_data.total_msg_throughput(),
+                )
+            });
+            let sessions = s.consumer_count.saturating_add(s.producer_count);
+            !thresholds
+                .exceeded(s.topics, sessions, rate, throughput)
+                .is_empty()
+        };
         let reports: Vec<BrokerBundleStats<'_>> = data
             .brokers
             .iter()
@@ -446,9 +465,11 @@ impl Run<'_> {
                     .local
                     .last_stats
                     .iter()
+                    .filter(|(n, s)| may_split(n, s))
                     .map(|(n, s)| (n.as_str(), s))
                     .collect(),
             })
+            .filter(|r| !r.bundles.is_empty())
             .collect();
         let layout = &self.cluster.layout;
         let counts = |ns: &str| {
@@ -457,16 +478,11 @@ impl Run<'_> {
                 .get(ns)
                 .map(|n| i64::from(n.bundles.num_bundles))
         };
-        find_bundles_to_split(
-            &reports,
-            &data.bundle_data,
-            counts,
-            &SplitThresholds::from_config(&self.cfg),
-        )
-        .accepted
-        .into_iter()
-        .map(|c| (c.bundle, c.broker))
-        .collect()
+        find_bundles_to_split(&reports, &data.bundle_data, counts, &thresholds)
+            .accepted
+            .into_iter()
+            .map(|c| (c.bundle, c.broker))
+            .collect()
     }
 
     fn apply_splits(
