@@ -23,6 +23,11 @@ fn bench_simulate(c: &mut Criterion) {
     group.sample_size(10);
     group.measurement_time(Duration::from_secs(15));
     for (name, config) in [
+        // The engine alone (load model, reports, leader update, split check, metrics).
+        (
+            "engine_only_100_brokers_10k_bundles_1000_cycles",
+            "loadBalancerSheddingEnabled=false",
+        ),
         ("threshold_lltmr_100_brokers_10k_bundles_1000_cycles", ""),
         (
             "avg_shedder_100_brokers_10k_bundles_1000_cycles",

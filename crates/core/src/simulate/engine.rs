@@ -40,7 +40,7 @@ pub struct RunOptions {
 }
 
 /// Seeds the picker differently from the load model's noise so the two streams are independent.
-const PICKER_SEED_SALT: u64 = 0x5EED_0F_91C4_E11A;
+const PICKER_SEED_SALT: u64 = 0x005E_ED0F_91C4_E11A;
 
 struct Run<'a> {
     scenario: &'a Scenario,
@@ -441,33 +441,51 @@ impl Run<'_> {
         // Only bundles that exceed a limit can be accepted, and the per-namespace cap counts only
         // accepted ones, so leaving the others out gives the same decision without building a skip
         // record for each of the thousands of bundles that exceed nothing.
-        let may_split = |name: &str, s: &crate::model::NamespaceBundleStats| {
+        let cluster = &self.cluster;
+        // The leader's long-term data of the k-th bundle of a broker's report, by position (no
+        // name hashing: this runs over every bundle every cycle).
+        let may_split = |owned: &[usize], k: usize, s: &crate::model::NamespaceBundleStats| {
             if s.topics < 2 {
                 return false;
             }
-            let (rate, throughput) = data.bundle_data.get(name).map_or((0.0, 0.0), |d| {
-                (
-                    d.long_term_data.total_msg_rate(),
-                    d.long_term_data.total_msg_throughput(),
-                )
-            });
+            let (rate, throughput) = owned
+                .get(k)
+                .and_then(|&bi| cluster.bundles.get(bi))
+                .and_then(|b| data.bundle_data.get_index(b.data_pos))
+                .map_or((0.0, 0.0), |(_, d)| {
+                    (
+                        d.long_term_data.total_msg_rate(),
+                        d.long_term_data.total_msg_throughput(),
+                    )
+                });
             let sessions = s.consumer_count.saturating_add(s.producer_count);
             !thresholds
                 .exceeded(s.topics, sessions, rate, throughput)
                 .is_empty()
         };
+        let mut owned_by_pos: Vec<&[usize]> = vec![&[]; data.brokers.len()];
+        for b in cluster.brokers.iter().filter(|b| b.live) {
+            if let Some(slot) = owned_by_pos.get_mut(b.data_pos) {
+                *slot = &b.owned;
+            }
+        }
         let reports: Vec<BrokerBundleStats<'_>> = data
             .brokers
             .iter()
-            .map(|(id, b)| BrokerBundleStats {
-                broker: id.as_str(),
-                bundles: b
-                    .local
-                    .last_stats
-                    .iter()
-                    .filter(|(n, s)| may_split(n, s))
-                    .map(|(n, s)| (n.as_str(), s))
-                    .collect(),
+            .enumerate()
+            .map(|(pos, (id, b))| {
+                let owned = owned_by_pos.get(pos).copied().unwrap_or(&[]);
+                BrokerBundleStats {
+                    broker: id.as_str(),
+                    bundles: b
+                        .local
+                        .last_stats
+                        .iter()
+                        .enumerate()
+                        .filter(|(k, (_, s))| may_split(owned, *k, s))
+                        .map(|(_, (n, s))| (n.as_str(), s))
+                        .collect(),
+                }
             })
             .filter(|r| !r.bundles.is_empty())
             .collect();
