@@ -13,6 +13,7 @@ pub mod names;
 pub mod operations;
 pub mod reasons;
 pub mod settings;
+pub mod sizing;
 pub mod splits;
 
 pub use driver::{PlanError, PlanRequest, make_plan};
