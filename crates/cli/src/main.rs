@@ -8,6 +8,7 @@ mod cmd_import;
 mod cmd_plan;
 mod cmd_replay;
 mod exit;
+mod input_files;
 mod plan_text;
 mod snapshot_input;
 

@@ -16,6 +16,7 @@ mod broker_report;
 mod bundle_data;
 mod cluster;
 mod collect;
+pub mod collect_report;
 mod detect;
 mod diag;
 mod fields;
@@ -56,12 +57,18 @@ pub enum Origin {
     Tree,
 }
 
-/// One input: a path or name (used for detection and in messages) and its bytes.
+/// One input: a name (used to recognise it), its bytes, and how messages name it.
+///
+/// `name` should be the path *relative to the directory or archive the user gave*: recognition looks
+/// for `loadbalance/…` and `admin/…` anywhere in it, so the directories above the dump (such as
+/// `/home/admin`) must not be part of it. Messages use `display` when set (the CLI passes the full
+/// path there), else `name`.
 #[derive(Clone, Debug)]
 pub struct ImportInput<'a> {
     pub name: Cow<'a, str>,
     pub bytes: Cow<'a, [u8]>,
     pub origin: Origin,
+    pub display: Option<Cow<'a, str>>,
 }
 
 impl<'a> ImportInput<'a> {
@@ -71,16 +78,29 @@ impl<'a> ImportInput<'a> {
             name: name.into(),
             bytes: bytes.into(),
             origin: Origin::Given,
+            display: None,
         }
     }
 
-    /// A file found inside a directory the user named.
+    /// A file found inside a directory the user named; `name` relative to that directory.
     pub fn in_tree(name: impl Into<Cow<'a, str>>, bytes: impl Into<Cow<'a, [u8]>>) -> Self {
         Self {
             name: name.into(),
             bytes: bytes.into(),
             origin: Origin::Tree,
+            display: None,
         }
+    }
+
+    /// The same input, named `display` in messages.
+    pub fn shown_as(mut self, display: impl Into<Cow<'a, str>>) -> Self {
+        self.display = Some(display.into());
+        self
+    }
+
+    /// How messages name this input.
+    pub fn display_name(&self) -> &str {
+        self.display.as_deref().unwrap_or(&self.name)
     }
 }
 
@@ -151,7 +171,8 @@ fn process(
     c: &mut Collected,
     diag: &mut Diag,
 ) -> Result<(), ImportError> {
-    let file = input.name.as_ref();
+    let file = input.display_name();
+    let path = input.name.as_ref();
     let bytes = input.bytes.as_ref();
     let len = bytes.len() as u64;
     if len > opts.max_file_bytes {
@@ -173,7 +194,7 @@ fn process(
         }
         return Ok(());
     }
-    process_file(file, file, bytes, input.origin, c, diag)
+    process_file(file, path, bytes, input.origin, c, diag)
 }
 
 fn skip(diag: &mut Diag, file: &str, why: &str) {
@@ -351,6 +372,10 @@ fn dispatch_shape(
     diag: &mut Diag,
 ) -> Result<(), ImportError> {
     let root = JPath::ROOT;
+    // Before the shape check: a collect report has `format_version` like a snapshot.
+    if collect_report::is_collect_report(v) {
+        return read_collect_report(file, v, c, diag);
+    }
     let shape = detect::shape(v);
     if shape == Shape::Snapshot {
         return snapshot_file::parse(file, v, c, diag);
@@ -453,6 +478,28 @@ fn dispatch_shape(
         }
     }
     c.recognised += 1;
+    Ok(())
+}
+
+/// `collect-report.json` of `lbplan collect`: each missing item becomes a [`WarningKind::CollectGap`]
+/// warning. The report alone is no data, so it does not count as a recognised input.
+fn read_collect_report(
+    file: &str,
+    v: &Value,
+    c: &mut Collected,
+    diag: &mut Diag,
+) -> Result<(), ImportError> {
+    let report = collect_report::parse(file, v).map_err(|e| ImportError::At {
+        file: e.file,
+        at: e.at,
+        message: e.message,
+    })?;
+    if let Some(name) = report.cluster {
+        c.set_cluster(name, Src::within(file, "$.cluster".to_string()), diag);
+    }
+    for w in report.warnings {
+        diag.warn(WarningKind::CollectGap, &w.file, Some(w.at), w.message);
+    }
     Ok(())
 }
 
