@@ -19,7 +19,9 @@ mod collect;
 pub mod collect_report;
 mod detect;
 mod diag;
+mod fast;
 mod fields;
+mod fxhash;
 mod json;
 mod layout;
 mod policies;
@@ -248,6 +250,9 @@ fn process_file(
             format!("is empty: expected {}", detect::ACCEPTED),
         ));
     }
+    if trimmed.starts_with('{') && fast_path(file, &loc, text, c, diag)? {
+        return Ok(());
+    }
     if trimmed.starts_with('{') || trimmed.starts_with('[') {
         let v = json::parse(file, text)?;
         return dispatch_json(file, path, &loc, &v, origin, c, diag);
@@ -273,18 +278,7 @@ fn dispatch_json(
             } else {
                 broker_report::parse_local_broker_data(&mut ctx, v, &root)?
             };
-            if let Some(b) = &report.broker_id
-                && b != id
-            {
-                ctx.warn(
-                    WarningKind::ValueConflict,
-                    &root.key("brokerId"),
-                    format!(
-                        "brokerId `{b}` differs from the node name `{id}`; the node name is used"
-                    ),
-                );
-            }
-            c.add_broker(id.clone(), Src::whole(file), report.data)?;
+            add_broker_node(file, id, report, c, diag)?;
         }
         Location::BundleData(name) => {
             let bn = parse_bundle_name(name).map_err(|e| {
@@ -294,7 +288,7 @@ fn dispatch_json(
                 )
             })?;
             let d = bundle_data::parse(&mut ctx, v, &root)?;
-            c.add_bundle_data(bn.namespace, bn.range, Src::whole(file), d)?;
+            c.add_bundle_data(&bn.namespace, bn.range, Src::whole(file), d)?;
         }
         Location::TimeAverage(id) => {
             let d = time_average::parse(&mut ctx, v, &root)?;
@@ -305,13 +299,8 @@ fn dispatch_json(
             c.set_leader(leader, Src::whole(file), diag);
         }
         Location::Policies(ns) | Location::LocalPolicies(ns) => {
-            let rank = if matches!(loc, Location::Policies(_)) {
-                LayoutRank::Policies
-            } else {
-                LayoutRank::LocalPolicies
-            };
             let p = policies::parse_policies(&mut ctx, v, &root)?;
-            add_policies(file, ns, rank, p, c, diag);
+            add_policies(file, ns, policies_rank(loc), p, c, diag);
         }
         Location::FailureDomain { cluster, domain } => {
             let brokers = cluster::parse_failure_domain(&mut ctx, v, &root)?;
@@ -332,6 +321,80 @@ fn dispatch_json(
     }
     c.recognised += 1;
     Ok(())
+}
+
+/// The typed path for the bulky kinds (see [`fast`]): `Ok(false)` when the input needs the generic
+/// walk (anything to report about it, or a kind the typed path does not read).
+fn fast_path(
+    file: &str,
+    loc: &Location,
+    text: &str,
+    c: &mut Collected,
+    diag: &mut Diag,
+) -> Result<bool, ImportError> {
+    match loc {
+        Location::Broker(id) => {
+            let Some(report) = fast::local_broker_data(text) else {
+                return Ok(false);
+            };
+            add_broker_node(file, id, report, c, diag)?;
+        }
+        Location::BundleData(name) => {
+            let Ok(bn) = parse_bundle_name(name) else {
+                return Ok(false);
+            };
+            let Some(d) = fast::bundle_data(text) else {
+                return Ok(false);
+            };
+            c.add_bundle_data(&bn.namespace, bn.range, Src::whole(file), d)?;
+        }
+        Location::Policies(ns) | Location::LocalPolicies(ns) => {
+            let Some(p) = fast::policies(text) else {
+                return Ok(false);
+            };
+            add_policies(file, ns, policies_rank(loc), p, c, diag);
+        }
+        Location::None | Location::OtherMetadata => {
+            let Some(parts) = fast::snapshot(file, text) else {
+                return Ok(false);
+            };
+            // Counts itself as recognised.
+            snapshot_file::apply(file, parts, c, diag)?;
+            return Ok(true);
+        }
+        _ => return Ok(false),
+    }
+    c.recognised += 1;
+    Ok(true)
+}
+
+fn policies_rank(loc: &Location) -> LayoutRank {
+    if matches!(loc, Location::Policies(_)) {
+        LayoutRank::Policies
+    } else {
+        LayoutRank::LocalPolicies
+    }
+}
+
+/// A report found at `loadbalance/brokers/<id>`: the node name is the broker.
+fn add_broker_node(
+    file: &str,
+    id: &str,
+    report: broker_report::BrokerReport,
+    c: &mut Collected,
+    diag: &mut Diag,
+) -> Result<(), ImportError> {
+    if let Some(b) = &report.broker_id
+        && b != id
+    {
+        diag.warn(
+            WarningKind::ValueConflict,
+            file,
+            Some(JPath::ROOT.key("brokerId").render()),
+            format!("brokerId `{b}` differs from the node name `{id}`; the node name is used"),
+        );
+    }
+    c.add_broker(id.to_string(), Src::whole(file), report.data)
 }
 
 /// A broker name for a report that does not carry one: the file name, with a warning.
@@ -421,7 +484,7 @@ fn dispatch_shape(
                     )
                 })?;
             let d = bundle_data::parse(&mut ctx, v, &root)?;
-            c.add_bundle_data(bn.namespace, bn.range, Src::whole(file), d)?;
+            c.add_bundle_data(&bn.namespace, bn.range, Src::whole(file), d)?;
         }
         Shape::BundlesData | Shape::Policies => {
             let ns = detect::namespace_from_path(path).ok_or_else(|| {
