@@ -723,3 +723,233 @@ pub(crate) fn snapshot(file: &str, text: &str) -> Option<Parts> {
     }
     Some(parts)
 }
+
+#[cfg(test)]
+pub(crate) mod tests {
+    //! The fast path must give exactly what the generic walk gives: whole imports are compared with
+    //! and without it, on the corpus and on every single-node mutation of its JSON (each node
+    //! replaced by values that hit the checks: negatives, zero, -1, wrong types, NaN strings, arrays
+    //! for objects, …, and each object's first key renamed).
+
+    use std::cell::Cell;
+    use std::path::{Path, PathBuf};
+
+    use serde_json::{Value, json};
+
+    use crate::import::{ImportError, ImportInput, Imported, import};
+
+    thread_local! {
+        /// Set by [`generic_only`]: `fast_path` declines everything.
+        pub(crate) static GENERIC_ONLY: Cell<bool> = const { Cell::new(false) };
+    }
+
+    fn generic_only<T>(f: impl FnOnce() -> T) -> T {
+        GENERIC_ONLY.with(|g| g.set(true));
+        let out = f();
+        GENERIC_ONLY.with(|g| g.set(false));
+        out
+    }
+
+    type Outcome = Result<Imported, ImportError>;
+
+    fn both(inputs: &[ImportInput<'_>]) -> (Outcome, Outcome) {
+        (import(inputs), generic_only(|| import(inputs)))
+    }
+
+    fn corpus() -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/import_corpus")
+    }
+
+    fn files(dir: &Path, out: &mut Vec<(String, Vec<u8>)>) {
+        let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        entries.sort();
+        for p in entries {
+            if p.is_dir() {
+                files(&p, out);
+            } else {
+                let rel = p
+                    .strip_prefix(corpus())
+                    .unwrap()
+                    .to_string_lossy()
+                    .replace('\\', "/");
+                out.push((rel, std::fs::read(&p).unwrap()));
+            }
+        }
+    }
+
+    fn corpus_files() -> Vec<(String, Vec<u8>)> {
+        let mut out = Vec::new();
+        files(&corpus(), &mut out);
+        assert!(out.len() > 40, "corpus missing: {}", corpus().display());
+        out
+    }
+
+    /// The metadata-store tree with metadata-store paths, and the snapshot it imports to.
+    fn tree_and_snapshot() -> (Vec<(String, Vec<u8>)>, Vec<u8>) {
+        let tree: Vec<(String, Vec<u8>)> = corpus_files()
+            .into_iter()
+            .filter_map(|(n, b)| Some((n.strip_prefix("metadata-store/")?.to_string(), b)))
+            .collect();
+        let inputs: Vec<ImportInput<'_>> = tree
+            .iter()
+            .map(|(n, b)| ImportInput::in_tree(n.as_str(), b.as_slice()))
+            .collect();
+        let snapshot = import(&inputs).unwrap().snapshot;
+        (tree, serde_json::to_vec_pretty(&snapshot).unwrap())
+    }
+
+    #[test]
+    fn corpus_imports_the_same_with_and_without_the_fast_path() {
+        for (name, bytes) in &corpus_files() {
+            let one = [ImportInput::given(name.as_str(), bytes.as_slice())];
+            let (fast, generic) = both(&one);
+            assert_eq!(fast, generic, "{name}");
+        }
+        let (tree, snapshot) = tree_and_snapshot();
+        let inputs: Vec<ImportInput<'_>> = tree
+            .iter()
+            .map(|(n, b)| ImportInput::in_tree(n.as_str(), b.as_slice()))
+            .collect();
+        let (fast, generic) = both(&inputs);
+        assert_eq!(fast, generic);
+        let snap = [ImportInput::given("snapshot.json", snapshot.as_slice())];
+        let (fast, generic) = both(&snap);
+        assert_eq!(fast, generic);
+        assert!(fast.unwrap().warnings.is_empty());
+    }
+
+    fn replacements() -> Vec<Value> {
+        vec![
+            Value::Null,
+            json!(-1),
+            json!(-1.0),
+            json!(-5),
+            json!(0),
+            json!(-0.0),
+            json!(3.0),
+            json!(2.5),
+            json!(2147483648u64),
+            json!(9007199254740993u64),
+            json!(1e300),
+            json!("NaN"),
+            json!("x"),
+            json!("public/default/0x00000000_0xFFFFFFFF"),
+            json!(true),
+            json!([]),
+            json!([1, 2]),
+            json!({}),
+            json!({"usage": 1.0, "limit": 2.0}),
+        ]
+    }
+
+    /// The child indices leading to every node of `v`, depth first (the root first).
+    fn node_paths(v: &Value, path: &mut Vec<usize>, out: &mut Vec<Vec<usize>>) {
+        out.push(path.clone());
+        let children: Vec<&Value> = match v {
+            Value::Array(a) => a.iter().collect(),
+            Value::Object(m) => m.values().collect(),
+            _ => Vec::new(),
+        };
+        for (k, c) in children.into_iter().enumerate() {
+            path.push(k);
+            node_paths(c, path, out);
+            path.pop();
+        }
+    }
+
+    fn node_mut<'v>(v: &'v mut Value, path: &[usize]) -> Option<&'v mut Value> {
+        let mut cur = v;
+        for &k in path {
+            cur = match cur {
+                Value::Array(a) => a.get_mut(k)?,
+                Value::Object(m) => m.values_mut().nth(k)?,
+                _ => return None,
+            };
+        }
+        Some(cur)
+    }
+
+    fn json_inputs() -> Vec<(String, Value)> {
+        let (tree, snapshot) = tree_and_snapshot();
+        let mut out: Vec<(String, Value)> = tree
+            .into_iter()
+            .filter_map(|(n, b)| Some((n, serde_json::from_slice(&b).ok()?)))
+            .collect();
+        out.push((
+            "snapshot.json".to_string(),
+            serde_json::from_slice(&snapshot).unwrap(),
+        ));
+        for f in ["LocalBrokerDataTest.json", "issue-15313.json"] {
+            let b = std::fs::read(corpus().join("reports").join(f)).unwrap();
+            out.push((
+                format!("loadbalance/brokers/{f}"),
+                serde_json::from_slice(&b).unwrap(),
+            ));
+        }
+        out
+    }
+
+    fn check(name: &str, v: &Value, what: &str, failures: &mut Vec<String>) {
+        let text = serde_json::to_string(v).unwrap();
+        let one = [ImportInput::in_tree(name, text.as_bytes())];
+        let (fast, generic) = both(&one);
+        if fast != generic {
+            failures.push(format!(
+                "{name}: {what}: fast {fast:?}\n   generic {generic:?}"
+            ));
+        }
+    }
+
+    #[test]
+    fn every_single_node_mutation_imports_the_same() {
+        let reps = replacements();
+        let keys = ["fooBar", "public/default/0x00000000_0X40000000", "cpu", ""];
+        let mut failures = Vec::new();
+        let mut cases = 0usize;
+        for (name, v) in json_inputs() {
+            let mut paths = Vec::new();
+            node_paths(&v, &mut Vec::new(), &mut paths);
+            for path in &paths {
+                for r in &reps {
+                    let mut m = v.clone();
+                    if let Some(slot) = node_mut(&mut m, path) {
+                        *slot = r.clone();
+                    }
+                    check(&name, &m, &format!("{path:?} = {r}"), &mut failures);
+                    cases += 1;
+                }
+                for k in keys {
+                    let mut m = v.clone();
+                    if let Some(Value::Object(o)) = node_mut(&mut m, path)
+                        && let Some((old, x)) = o.iter().next().map(|(k, x)| (k.clone(), x.clone()))
+                    {
+                        o.shift_remove(&old);
+                        o.insert(k.to_string(), x);
+                        check(
+                            &name,
+                            &m,
+                            &format!("{path:?} key {old} -> {k}"),
+                            &mut failures,
+                        );
+                        cases += 1;
+                    }
+                }
+            }
+        }
+        assert!(cases > 5000, "{cases} cases");
+        assert!(
+            failures.is_empty(),
+            "{} of {cases} mutations differ:\n{}",
+            failures.len(),
+            failures
+                .iter()
+                .take(5)
+                .cloned()
+                .collect::<Vec<_>>()
+                .join("\n")
+        );
+    }
+}
