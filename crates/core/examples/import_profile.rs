@@ -2,7 +2,8 @@
 //! CPU time per run, without criterion: for profiling (`perf record ... import_profile meta 3`) and
 //! for a quick measurement on a shared machine, where CPU time is steadier than wall time.
 //!
-//! `cargo run --release -p lbplan-core --example import_profile -- meta|snap [RUNS]`
+//! `cargo run --release -p lbplan-core --example import_profile -- meta|snap [RUNS] [DIVISOR]`
+//! (DIVISOR shrinks the cluster, e.g. 10 for 100 brokers and 20,000 bundles under valgrind).
 
 use std::time::Instant;
 
@@ -35,7 +36,17 @@ fn main() {
         .nth(2)
         .and_then(|s| s.parse().ok())
         .unwrap_or(3);
-    let files = metadata_store(SyntheticSpec::LARGE);
+    let divisor: usize = std::env::args()
+        .nth(3)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1)
+        .max(1);
+    let spec = SyntheticSpec {
+        brokers: SyntheticSpec::LARGE.brokers / divisor,
+        namespaces: SyntheticSpec::LARGE.namespaces / divisor,
+        ..SyntheticSpec::LARGE
+    };
+    let files = metadata_store(spec);
     let inputs: Vec<ImportInput<'_>> = files
         .iter()
         .map(|(n, b)| ImportInput::in_tree(n.as_str(), b.as_slice()))

@@ -18,7 +18,7 @@ use serde_json::Value;
 
 use super::broker_report::{BrokerReport, consistency_issues};
 use super::diag::{Diag, ImportError};
-use super::fields::{bundle_key, split_bundle};
+use super::fields::{bundle_key, split_bundle_spelled};
 use super::fxhash::FxHashSet;
 use super::json::Ctx;
 use super::policies::{MAX_BUNDLES_PER_NAMESPACE, NamespacePolicies};
@@ -164,8 +164,12 @@ fn distinct<'k>(keys: impl ExactSizeIterator<Item = &'k str>) -> bool {
 
 /// A bundle name in Pulsar's canonical spelling.
 fn canonical_bundle(name: &str) -> Option<String> {
-    let (ns, range) = split_bundle(name)?;
-    Some(bundle_key(ns, range))
+    let (ns, range, canonical) = split_bundle_spelled(name)?;
+    Some(if canonical {
+        name.to_string()
+    } else {
+        bundle_key(ns, range)
+    })
 }
 
 // ---------------------------------------------------------------------------------------------

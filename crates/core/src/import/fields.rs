@@ -187,6 +187,12 @@ pub(crate) fn bundle_name(
 
 /// [`parse_bundle_name`] without allocating: `(namespace, range)` borrowed from `name`, same rules.
 pub(crate) fn split_bundle(name: &str) -> Option<(&str, BundleRange)> {
+    split_bundle_spelled(name).map(|(ns, r, _)| (ns, r))
+}
+
+/// [`split_bundle`], also telling whether the range is spelled canonically (`0x%08x_0x%08x`, so
+/// that the name needs no rewriting).
+pub(crate) fn split_bundle_spelled(name: &str) -> Option<(&str, BundleRange, bool)> {
     let (namespace, range) = name.rsplit_once('/')?;
     let mut parts = namespace.split('/');
     let (Some(tenant), Some(ns)) = (parts.next(), parts.next()) else {
@@ -195,7 +201,38 @@ pub(crate) fn split_bundle(name: &str) -> Option<(&str, BundleRange)> {
     if tenant.is_empty() || ns.is_empty() || parts.next().is_some_and(str::is_empty) {
         return None;
     }
-    Some((namespace, BundleRange::parse(range).ok()?))
+    Some(match canonical_range(range) {
+        Some(r) => (namespace, r, true),
+        None => (namespace, BundleRange::parse(range).ok()?, false),
+    })
+}
+
+/// `0x%08x_0x%08x` read directly (what nearly every name looks like); `None` for any other
+/// spelling, which [`BundleRange::parse`] then reads (`Long.decode` forms, upper case, …).
+fn canonical_range(range: &str) -> Option<BundleRange> {
+    let b = range.as_bytes();
+    if b.len() != 21 || b.get(10) != Some(&b'_') {
+        return None;
+    }
+    let lo = lower_hex8(b.get(..10)?)?;
+    let hi = lower_hex8(b.get(11..)?)?;
+    BundleRange::new(lo, hi).ok()
+}
+
+/// `0x` and eight lower-case hex digits.
+fn lower_hex8(b: &[u8]) -> Option<u32> {
+    let digits = b.strip_prefix(b"0x")?;
+    if digits.len() != 8 {
+        return None;
+    }
+    digits.iter().try_fold(0u32, |acc, &d| {
+        let v = match d {
+            b'0'..=b'9' => d - b'0',
+            b'a'..=b'f' => d - b'a' + 10,
+            _ => return None,
+        };
+        Some((acc << 4) | u32::from(v))
+    })
 }
 
 /// Appends `0x%08x` (what `format!` would, without its machinery: this runs for every bundle).

@@ -344,13 +344,13 @@ fn fast_path(
             add_broker_node(file, id, report, c, diag)?;
         }
         Location::BundleData(name) => {
-            let Ok(bn) = parse_bundle_name(name) else {
+            let Some((namespace, range)) = fields::split_bundle(name) else {
                 return Ok(false);
             };
             let Some(d) = fast::bundle_data(text) else {
                 return Ok(false);
             };
-            c.add_bundle_data(&bn.namespace, bn.range, Src::whole(file), d)?;
+            c.add_bundle_data(namespace, range, Src::whole(file), d)?;
         }
         Location::Policies(ns) | Location::LocalPolicies(ns) => {
             let Some(p) = fast::policies(text) else {
