@@ -11,6 +11,7 @@ mod cmd_replay;
 mod cmd_simulate;
 mod cmd_size;
 mod exit;
+mod input_files;
 mod plan_text;
 mod snapshot_input;
 
