@@ -16,3 +16,4 @@ pub mod rng;
 pub mod split;
 pub mod synthetic;
 pub mod units;
+pub mod view;
