@@ -299,10 +299,15 @@ pub fn app(props: &AppProps) -> Html {
         Callback::from(move |e: String| d.dispatch(Action::Failed(e)))
     };
     let on_demo = {
-        let d = state.dispatcher();
+        let (d, prefix, note) = (state.dispatcher(), prefix.clone(), note.clone());
         Callback::from(move |_| {
-            let d = d.clone();
+            let (d, prefix) = (d.clone(), prefix.clone());
+            d.dispatch(Action::ClearHistory);
+            note.set(None);
             yew::platform::spawn_local(async move {
+                if let Some(p) = &prefix {
+                    persist::clear_snapshot(p).await;
+                }
                 let result = fetch_bytes(DEMO_SNAPSHOT_URL)
                     .await
                     .map(|b| String::from_utf8_lossy(&b).into_owned());

@@ -92,11 +92,12 @@ pub async fn load_snapshot(prefix: &str) -> Option<Result<StoredSnapshot, String
     }))
 }
 
-pub fn clear(prefix: &str) {
+/// Forgets the kept snapshot (the page goes back to the demo on reload).
+pub async fn clear_snapshot(prefix: &str) {
     if let Some(s) = storage() {
         let _ = s.remove_item(&snapshot_key(prefix));
-        let _ = s.remove_item(&session_key(prefix));
     }
+    let _ = idb_delete(prefix).await;
 }
 
 /// Resolves when an IDB request succeeds (its result) or fails.
