@@ -263,11 +263,26 @@ pub fn app(props: &AppProps) -> Html {
         });
     }
 
+    // Follow the system's colour scheme as it changes (for the canvas; CSS follows by itself).
+    let system_dark = use_state(prefers_dark);
+    {
+        let system_dark = system_dark.clone();
+        use_effect_with((), move |_| {
+            let mql = web_sys::window()
+                .and_then(|w| w.match_media("(prefers-color-scheme: dark)").ok().flatten());
+            let listener = mql.map(|m| {
+                gloo::events::EventListener::new(&m, "change", move |_| {
+                    system_dark.set(prefers_dark())
+                })
+            });
+            move || drop(listener)
+        });
+    }
     let readonly = options.readonly;
     let dark = match options.theme.as_deref() {
         Some("dark") => true,
         Some("light") => false,
-        _ => prefers_dark(),
+        _ => *system_dark,
     };
     let theme_class = match options.theme.as_deref() {
         Some("dark") => "theme-dark",

@@ -399,8 +399,10 @@ impl Component for BundleMapView {
                     <button type="button" onclick={link.callback(|_| Msg::Reset)} title="Reset (0)">{ "Reset" }</button>
                     <label>{ "Tenant " }
                         <select onchange={link.callback(move |e: Event| Msg::Tenant(select_value(e)))}>
-                            <option value="">{ "all" }</option>
-                            { for map.tenants().into_iter().map(|t| html! { <option value={t.clone()}>{ t }</option> }) }
+                            <option value="" selected={self.filter.tenant.is_none()}>{ "all" }</option>
+                            { for map.tenants().into_iter().map(|t| html! {
+                                <option value={t.clone()} selected={self.filter.tenant.as_deref() == Some(t.as_str())}>{ t }</option>
+                            }) }
                         </select>
                     </label>
                     <label>{ "Namespace " }
@@ -410,8 +412,10 @@ impl Component for BundleMapView {
                     </label>
                     <label>{ "Broker " }
                         <select onchange={link.callback(move |e: Event| Msg::Broker(select_value(e)))}>
-                            <option value="">{ "all" }</option>
-                            { for map.brokers.iter().map(|b| html! { <option value={b.clone()}>{ b }</option> }) }
+                            <option value="" selected={self.filter.broker.is_none()}>{ "all" }</option>
+                            { for map.brokers.iter().map(|b| html! {
+                                <option value={b.clone()} selected={self.filter.broker.as_deref() == Some(b.as_str())}>{ b }</option>
+                            }) }
                         </select>
                     </label>
                     if p.after_owners.is_some() {

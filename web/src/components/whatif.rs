@@ -235,8 +235,8 @@ pub fn what_if(p: &WhatIfProps) -> Html {
                     <button type="button" onclick={on_add} data-testid="add-broker">{ "Add" }</button>
                     <label>{ " Remove broker " }
                         <select onchange={setter(&remove)} data-testid="remove-broker-name">
-                            <option value="">{ "choose" }</option>
-                            { for map.brokers.iter().map(|b| html! { <option value={b.clone()}>{ b }</option> }) }
+                            <option value="" selected={remove.is_empty()}>{ "choose" }</option>
+                            { for map.brokers.iter().map(|b| html! { <option value={b.clone()} selected={*remove == *b}>{ b }</option> }) }
                         </select>
                     </label>
                     <button type="button" onclick={on_remove} data-testid="remove-broker">{ "Remove" }</button>
