@@ -1,120 +1,183 @@
 // End-to-end: the release build in dist/ (trunk build --release) served by a throw-away static
-// server, opened in headless Chromium through playwright-core. Checks that the demo cluster renders
-// (one row per broker) with no page error and no console error, and saves a screenshot to
-// test-artifacts/.
+// server, opened in headless Chromium through playwright-core. Each test saves screenshots to
+// test-artifacts/ and fails with everything the browser said.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import http from 'node:http';
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
-
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-const DIST = path.join(ROOT, 'dist');
-const ARTIFACTS = path.join(ROOT, 'test-artifacts');
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-// Same flags as webdriver.json: no sandbox (root in a container), nothing that calls home.
-const CHROMIUM_ARGS = [
-  '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync',
-];
+import { ROOT, start, recordingPage, waitForRows, screenshot } from './dashboard-helpers.mjs';
 
 const demo = JSON.parse(fs.readFileSync(path.join(ROOT, 'static', 'demo-snapshot.json'), 'utf8'));
 const DEMO_BROKERS = Object.keys(demo.brokers).length;
 
-const TYPES = {
-  '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.mjs': 'text/javascript',
-  '.wasm': 'application/wasm', '.css': 'text/css', '.json': 'application/json',
-  '.svg': 'image/svg+xml', '.png': 'image/png', '.ico': 'image/x-icon',
-};
+let env;
+before(async () => { env = await start(); });
+after(async () => { await env?.close(); });
 
-/** A static file server for dist/ on 127.0.0.1 and a free port. */
-function serveDist() {
-  const server = http.createServer((req, res) => {
-    const url = new URL(req.url, 'http://localhost');
-    let file = path.normalize(path.join(DIST, decodeURIComponent(url.pathname)));
-    if (!file.startsWith(DIST)) {
-      res.writeHead(403).end();
-      return;
-    }
-    if (fs.existsSync(file) && fs.statSync(file).isDirectory()) file = path.join(file, 'index.html');
-    fs.readFile(file, (err, body) => {
-      if (err) {
-        res.writeHead(404, { 'content-type': 'text/plain' }).end(`not found: ${url.pathname}`);
-        return;
-      }
-      res.writeHead(200, { 'content-type': TYPES[path.extname(file)] ?? 'application/octet-stream' });
-      res.end(body);
-    });
-  });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
+/** A fresh browser context (own localStorage / IndexedDB) and a recording page on the dashboard. */
+async function openDashboard(url = env.baseUrl) {
+  const context = await env.browser.newContext({ viewport: { width: 1400, height: 1000 } });
+  const rec = await recordingPage(context);
+  await rec.page.goto(url, { waitUntil: 'load' });
+  return { context, ...rec };
 }
 
-let server;
-let browser;
-let baseUrl;
+/** A LocalBrokerData load report (what `pulsar-admin broker-stats load-report` prints). */
+function loadReport(host, cpuPct, bundles) {
+  const stats = Object.fromEntries(bundles.map((b) => [b, {
+    msgRateIn: 100, msgThroughputIn: 102400, msgRateOut: 100, msgThroughputOut: 102400,
+    consumerCount: 1, producerCount: 1, topics: 2, cacheSize: 0,
+  }]));
+  return {
+    webServiceUrl: `http://${host}:8080`,
+    pulsarServiceUrl: `pulsar://${host}:6650`,
+    persistentTopicsEnabled: true, nonPersistentTopicsEnabled: false,
+    cpu: { usage: cpuPct, limit: 100 }, memory: { usage: 100, limit: 1000 },
+    directMemory: { usage: 10, limit: 1000 }, bandwidthIn: { usage: 1000, limit: 1000000 },
+    bandwidthOut: { usage: 1000, limit: 1000000 },
+    msgThroughputIn: 102400 * bundles.length, msgThroughputOut: 102400 * bundles.length,
+    msgRateIn: 100 * bundles.length, msgRateOut: 100 * bundles.length,
+    lastUpdate: 1796083200000, lastStats: stats, numTopics: 2 * bundles.length,
+    numBundles: bundles.length, numConsumers: bundles.length, numProducers: bundles.length,
+    bundles, lastBundleGains: [], lastBundleLosses: [], brokerVersionString: '4.0.7',
+    loadReportType: 'LocalBrokerData',
+  };
+}
 
-before(async () => {
-  assert.ok(fs.existsSync(path.join(DIST, 'index.html')),
-    `no ${DIST}/index.html: run \`trunk build --release\` (scripts/test.sh does) before this test`);
-  assert.ok(fs.existsSync(CHROMIUM), `no Chromium at ${CHROMIUM}: run scripts/setup.sh`);
-  server = await serveDist();
-  baseUrl = `http://127.0.0.1:${server.address().port}/`;
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
-});
+const UPLOAD = [
+  ['e2e-a:8080.json', loadReport('e2e-a', 90, ['e2e/ns/0x00000000_0x40000000', 'e2e/ns/0x40000000_0x80000000', 'e2e/ns/0x80000000_0xc0000000'])],
+  ['e2e-b:8080.json', loadReport('e2e-b', 20, ['e2e/ns/0xc0000000_0xffffffff'])],
+  ['e2e-c:8080.json', loadReport('e2e-c', 10, [])],
+].map(([name, body]) => ({ name, mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(body)) }));
 
-after(async () => {
-  await browser?.close();
-  await new Promise((resolve) => (server ? server.close(resolve) : resolve()));
-});
-
-test('the dashboard opens on the demo cluster', async () => {
-  const page = await browser.newPage({ viewport: { width: 1366, height: 900 } });
-  const pageErrors = [];
-  const consoleLines = [];
-  const failedRequests = [];
-  page.on('pageerror', (err) => pageErrors.push(err.stack ?? String(err)));
-  page.on('console', (msg) => consoleLines.push(`[${msg.type()}] ${msg.text()}`));
-  page.on('requestfailed', (req) => failedRequests.push(`${req.url()}: ${req.failure()?.errorText}`));
-  page.on('response', (res) => {
-    if (res.status() >= 400) failedRequests.push(`${res.url()}: HTTP ${res.status()}`);
-  });
-
-  // Everything the browser said, for any failure below.
-  const diagnostics = () => [
-    `page errors (${pageErrors.length}):`, ...pageErrors.map((e) => `  ${e}`),
-    `console (${consoleLines.length} lines):`, ...consoleLines.map((l) => `  ${l}`),
-    `failed requests (${failedRequests.length}):`, ...failedRequests.map((r) => `  ${r}`),
-  ].join('\n');
-
-  fs.mkdirSync(ARTIFACTS, { recursive: true });
+test('opens on the demo cluster: overview, bundle map, no console errors', async () => {
+  const { context, page, diagnostics, assertClean } = await openDashboard();
   try {
-    await page.goto(baseUrl, { waitUntil: 'load' });
-    const first = await Promise.race([
-      page.waitForSelector('[data-testid=broker-row]', { timeout: 20_000 }).then(() => 'rows'),
-      page.waitForSelector('[data-testid=error-banner]', { timeout: 20_000 }).then(() => 'error'),
-    ]);
-    if (first === 'error') {
-      const banner = await page.textContent('[data-testid=error-banner]');
-      assert.fail(`the page shows an error banner: ${banner}\n${diagnostics()}`);
-    }
-
-    const rows = await page.locator('[data-testid=broker-row]').count();
-    assert.equal(rows, DEMO_BROKERS, `broker rows\n${diagnostics()}`);
+    await waitForRows(page, diagnostics);
+    assert.equal(await page.locator('[data-testid=broker-row]').count(), DEMO_BROKERS, diagnostics());
     assert.equal(await page.textContent('[data-testid=broker-count]'), String(DEMO_BROKERS));
     assert.equal(await page.textContent('[data-testid=cluster-name]'), demo.cluster);
     assert.equal(await page.textContent('[data-testid=profile]'), '4.x');
-    const namespaces = await page.locator('[data-testid=namespace-row]').count();
-    assert.equal(namespaces, Object.keys(demo.namespaces).length, `namespace rows\n${diagnostics()}`);
-
-    assert.deepEqual(pageErrors, [], `page errors\n${diagnostics()}`);
-    const consoleErrors = consoleLines.filter((l) => l.startsWith('[error]'));
-    assert.deepEqual(consoleErrors, [], `console errors\n${diagnostics()}`);
+    assert.equal(await page.locator('[data-testid=namespace-row]').count(), Object.keys(demo.namespaces).length);
+    // The bundle map drew a frame (the component records its draw time on the canvas).
+    await page.waitForSelector('[data-testid=bundle-map][data-draw-ms]', { timeout: 10_000 });
+    // Sorting by the weighted max (a header button) puts the busiest broker first.
+    await page.click('[data-testid=sort-weightedmax]');
+    const firstPct = parseFloat(await page.locator('[data-testid=broker-row] td.usage .value').first().textContent());
+    const allPct = await page.locator('[data-testid=broker-row] td.usage .value').allTextContents();
+    assert.equal(firstPct, Math.max(...allPct.map(parseFloat)));
+    // Hovering the map shows a tooltip naming a bundle and its owner.
+    const box = await page.locator('[data-testid=bundle-map]').boundingBox();
+    await page.mouse.move(box.x + box.width * 0.3, box.y + 6);
+    await page.waitForSelector('[data-testid=map-tooltip]', { timeout: 5_000 });
+    assert.match(await page.textContent('[data-testid=map-tooltip]'), /owner/);
+    assertClean();
   } finally {
-    await page.screenshot({ path: path.join(ARTIFACTS, 'dashboard.png'), fullPage: true });
+    await screenshot(page, 'dashboard.png');
     await page.emulateMedia({ colorScheme: 'dark' });
-    await page.screenshot({ path: path.join(ARTIFACTS, 'dashboard-dark.png'), fullPage: true });
-    await page.close();
+    await screenshot(page, 'dashboard-dark.png');
+    await context.close();
+  }
+});
+
+test('upload files; a bad upload keeps the previous snapshot', async () => {
+  const { context, page, diagnostics, assertClean } = await openDashboard();
+  try {
+    await waitForRows(page, diagnostics);
+    await page.setInputFiles('[data-testid=snapshot-input]', UPLOAD);
+    await page.waitForFunction(() => document.querySelectorAll('[data-testid=broker-row]').length === 3, null, { timeout: 20_000 })
+      .catch(async () => assert.fail(`upload did not load 3 brokers; banner: ${await page.locator('[data-testid=error-banner]').allTextContents()}\n${diagnostics()}`));
+    assert.equal(await page.textContent('[data-testid=broker-count]'), '3');
+    await screenshot(page, 'upload.png');
+
+    await page.setInputFiles('[data-testid=snapshot-input]', [
+      { name: 'broken.json', mimeType: 'application/json', buffer: Buffer.from('{ "cpu": ') },
+    ]);
+    await page.waitForSelector('[data-testid=error-banner]', { timeout: 10_000 });
+    assert.match(await page.textContent('[data-testid=error-banner]'), /broken\.json/);
+    assert.equal(await page.locator('[data-testid=broker-row]').count(), 3, 'the previous snapshot stays');
+    await screenshot(page, 'bad-upload.png');
+    assertClean();
+  } finally {
+    await context.close();
+  }
+});
+
+test('run plan, a manual move, export, and reload restores it', async () => {
+  const { context, page, diagnostics, assertClean } = await openDashboard();
+  try {
+    await waitForRows(page, diagnostics);
+    await page.click('[data-testid=run-plan]');
+    await page.waitForSelector('[data-testid=plan]', { timeout: 20_000 });
+    await page.waitForSelector('[data-testid=plan-move]', { timeout: 20_000 })
+      .catch(async () => assert.fail(`no plan-move rows: ${await page.textContent('[data-testid=plan]')}\n${diagnostics()}`));
+
+    // Manual move: select a bundle on the map, choose a destination, move.
+    await page.locator('[data-testid=bundle-map]').scrollIntoViewIfNeeded();
+    const box = await page.locator('[data-testid=bundle-map]').boundingBox();
+    await page.mouse.click(box.x + box.width * 0.5, box.y + 6);
+    await page.waitForSelector('[data-testid=selection]', { timeout: 5_000 });
+    const owner = (await page.textContent('[data-testid=selection-owner]')).trim();
+    const dest = await page.locator('[data-testid=move-destination] option').nth(1).getAttribute('value');
+    assert.notEqual(dest, owner);
+    await page.selectOption('[data-testid=move-destination]', dest);
+    await page.click('[data-testid=move-bundle]');
+    await page.waitForSelector('[data-testid=plan-move][data-origin=manual]', { timeout: 20_000 });
+    const manual = await page.textContent('[data-testid=plan-move][data-origin=manual]');
+    assert.ok(manual.includes(`${owner} → ${dest}`), manual);
+    assert.equal(await page.locator('[data-testid=operations] li').count(), 1);
+
+    // Export: the pulsar-admin script unloads the bundles.
+    const script = await page.textContent('[data-testid=export-commands]');
+    // The script runs `pulsar-admin namespaces unload …` through $PULSAR_ADMIN (default pulsar-admin).
+    assert.ok(script.includes('PULSAR_ADMIN="${PULSAR_ADMIN:-pulsar-admin}"'), script.slice(0, 600));
+    assert.ok(script.includes('"$PULSAR_ADMIN" namespaces unload'), script.slice(0, 600));
+    assert.ok(script.includes(`--destinationBroker '${dest}'`), script.slice(0, 600));
+    await screenshot(page, 'plan.png');
+
+    // Undo / redo with the keyboard.
+    await page.locator('[data-testid=run-plan]').focus();
+    await page.keyboard.press('Control+z');
+    await page.waitForFunction(() => !document.querySelector('[data-testid=operations]'));
+    await page.keyboard.press('Control+Shift+z');
+    await page.waitForSelector('[data-testid=operations] li');
+
+    // Reload: snapshot, edits and plan come back.
+    await page.reload({ waitUntil: 'load' });
+    await waitForRows(page, diagnostics);
+    await page.waitForSelector('[data-testid=plan-move][data-origin=manual]', { timeout: 20_000 });
+    assert.equal(await page.locator('[data-testid=operations] li').count(), 1);
+    await screenshot(page, 'reloaded.png');
+    assertClean();
+  } finally {
+    await context.close();
+  }
+});
+
+test('a share link restores settings and edits in a fresh browser', async () => {
+  const first = await openDashboard();
+  let link;
+  try {
+    await waitForRows(first.page, first.diagnostics);
+    await first.page.selectOption('[data-testid=profile-select]', '5.0');
+    await first.page.selectOption('[data-testid=remove-broker-name]', { index: 1 });
+    await first.page.click('[data-testid=remove-broker]');
+    await first.page.waitForSelector('[data-testid=operations] li');
+    link = await first.page.getAttribute('[data-testid=share-link]', 'href');
+    assert.match(link, /#s=/);
+  } finally {
+    await first.context.close();
+  }
+  const second = await openDashboard(link);
+  try {
+    await waitForRows(second.page, second.diagnostics);
+    await second.page.waitForSelector('[data-testid=operations] li');
+    assert.match(await second.page.textContent('[data-testid=operations]'), /remove-broker=/);
+    assert.equal(await second.page.textContent('[data-testid=profile]'), '5.0');
+    // The 5.0 profile's AvgShedder shows its outlook or its plan in the plan view.
+    await second.page.waitForSelector('[data-testid=plan]');
+    second.assertClean();
+  } finally {
+    await second.context.close();
   }
 });

@@ -1,19 +1,23 @@
 //! `lbplan-web`: the planner's dashboard, a Yew client-side app compiled to wasm by trunk.
 //!
-//! It loads a snapshot (for now the demo cluster, `static/demo-snapshot.json`), derives what it shows
-//! through `lbplan-core` (see [`state`]) and renders it with small components. It holds no planning
-//! logic of its own.
+//! It imports snapshots (files, folders, archives, URLs) through `lbplan-core`, shows the cluster
+//! (overview table, bundle map), makes plans and what-ifs with the core, exports and applies them.
+//! It holds no planning logic: every number comes from a core function (`view`, `plan`, `import`).
+//! [`embed`] is the entry point, for the standalone page and for embedding (`mount_planner`).
 
 mod app;
+pub mod bench;
 pub mod components;
+pub mod embed;
 pub mod format;
+pub mod loader;
 mod panic_banner;
+pub mod persist;
 pub mod state;
 
-pub use app::App;
+pub use app::{App, AppProps};
 
-/// Entry point of the page: installs the panic handlers, then mounts [`App`] on `<body>`.
+/// Entry point of the standalone page (`index.html`'s `#app`).
 pub fn start() {
-    panic_banner::install();
-    yew::Renderer::<App>::new().render();
+    embed::start_standalone();
 }

@@ -1,128 +1,54 @@
-//! The dashboard's state (a `use_reducer` store) and the rows it shows, derived from a snapshot
-//! through `lbplan-core` only: usages and weighted maxima come from the core's Pulsar arithmetic,
-//! never recomputed here.
+//! The dashboard's state (a `use_reducer` store, one per mounted instance): the loaded snapshot and
+//! what is derived from it once (bundle-map geometry, namespace rows), the profile, the edit history
+//! with undo/redo, the last plan and the selection. Plans are made by `lbplan-core` in the reducer.
 
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use lbplan_core::config::{LoadBalancerConfig, Profile};
-use lbplan_core::model::{LocalBrokerData, SNAPSHOT_FORMAT_VERSION, Snapshot};
+use lbplan_core::config::Profile;
+use lbplan_core::import::{ImportError, ImportInput, ImportOptions, Imported, import_with};
+use lbplan_core::model::Snapshot;
 use lbplan_core::naming::parse_bundle_name;
-use lbplan_core::units::ResourceWeights;
+use lbplan_core::plan::operations::Operation;
+use lbplan_core::plan::{Plan, PlanRequest, make_plan};
+use lbplan_core::view::bundle_map::BundleMap;
+use lbplan_core::view::share::{SESSION_FORMAT_VERSION, Session};
 use yew::Reducible;
 
 /// Where the dashboard loads its demo cluster from (relative, so it works under any base path).
 pub const DEMO_SNAPSHOT_URL: &str = "static/demo-snapshot.json";
-
-/// One row of the brokers table.
-#[derive(Clone, Debug, PartialEq)]
-pub struct BrokerRow {
-    pub broker: String,
-    /// `getMaxResourceUsageWithWeight` × 100, with the profile's (and `broker.conf`'s) weights.
-    pub weighted_max_usage_pct: f64,
-    pub cpu_pct: f64,
-    pub bandwidth_in_pct: f64,
-    pub bandwidth_out_pct: f64,
-    pub msg_rate_in: f64,
-    pub msg_rate_out: f64,
-    /// In + out, bytes per second.
-    pub msg_throughput_bytes_per_sec: f64,
-    pub bundle_count: usize,
-    pub version: String,
-}
-
-impl BrokerRow {
-    pub fn new(broker: &str, local: &LocalBrokerData, weights: &ResourceWeights) -> Self {
-        Self {
-            broker: broker.to_string(),
-            weighted_max_usage_pct: local.max_resource_usage_with_weight(weights) * 100.0,
-            cpu_pct: local.cpu.percent_usage(),
-            bandwidth_in_pct: local.bandwidth_in.percent_usage(),
-            bandwidth_out_pct: local.bandwidth_out.percent_usage(),
-            msg_rate_in: local.msg_rate_in,
-            msg_rate_out: local.msg_rate_out,
-            msg_throughput_bytes_per_sec: local.total_msg_throughput(),
-            bundle_count: local.last_stats.len().max(local.bundles.len()),
-            version: local.broker_version_string.clone().unwrap_or_default(),
-        }
-    }
-}
 
 /// One row of the namespaces list.
 #[derive(Clone, Debug, PartialEq)]
 pub struct NamespaceRow {
     pub namespace: String,
     pub bundle_count: i32,
-    /// Topic names exported for the namespace when present, else the sum of its bundles' topics.
     pub topics: i64,
     /// `pulsar/<host:port>`: a broker's heartbeat namespace.
     pub heartbeat: bool,
 }
 
-/// A loaded snapshot and everything derived from it for display.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Dashboard {
+/// A loaded snapshot and what is derived from it once.
+#[derive(Debug, PartialEq)]
+pub struct Loaded {
     pub snapshot: Rc<Snapshot>,
-    pub profile: Profile,
-    pub config: LoadBalancerConfig,
-    /// Things the user should know (unknown `broker.conf` keys, values that did not parse).
+    /// Where it came from (file names, URL, "demo").
+    pub source: String,
+    /// Import warnings: file, JSON path, message.
     pub warnings: Vec<String>,
-    pub brokers: Vec<BrokerRow>,
+    pub map: Rc<BundleMap>,
     pub namespaces: Vec<NamespaceRow>,
 }
 
-impl Dashboard {
-    /// Parses a snapshot file (`format_version` checked) and derives the rows.
-    pub fn from_json(text: &str) -> Result<Self, String> {
-        let snapshot: Snapshot =
-            serde_json::from_str(text).map_err(|e| format!("the snapshot is not valid: {e}"))?;
-        if snapshot.format_version != SNAPSHOT_FORMAT_VERSION {
-            return Err(format!(
-                "snapshot format_version {} is not supported (this dashboard reads {})",
-                snapshot.format_version, SNAPSHOT_FORMAT_VERSION
-            ));
-        }
-        Ok(Self::from_snapshot(snapshot))
-    }
-
-    /// Derives the rows of a snapshot: profile from the first `brokerVersionString`, configuration
-    /// from the profile's defaults overlaid with the snapshot's `broker.conf`.
-    pub fn from_snapshot(snapshot: Snapshot) -> Self {
-        let mut warnings = Vec::new();
-        let version = snapshot
-            .brokers
-            .values()
-            .find_map(|b| b.local_broker_data.broker_version_string.as_deref());
-        let profile = match version {
-            Some(v) => Profile::from_broker_version(v),
-            None => {
-                warnings.push("no broker reports a brokerVersionString; assuming 4.x".to_string());
-                Profile::Pulsar4x
-            }
-        };
-        let mut config = LoadBalancerConfig::for_profile(profile);
-        for (key, value) in &snapshot.broker_conf {
-            match config.set_text(key, value) {
-                Ok(true) => {}
-                Ok(false) => {
-                    warnings.push(format!("broker.conf: `{key}` is not a load-balancing key"))
-                }
-                Err(e) => warnings.push(format!("broker.conf: {e}")),
-            }
-        }
-        let weights = config.resource_weights();
-        let brokers = snapshot
-            .brokers
-            .iter()
-            .map(|(id, b)| BrokerRow::new(id, &b.local_broker_data, &weights))
-            .collect();
+impl Loaded {
+    pub fn new(snapshot: Snapshot, source: String, warnings: Vec<String>) -> Self {
+        let map = Rc::new(BundleMap::from_snapshot(&snapshot));
         let namespaces = namespace_rows(&snapshot);
         Self {
             snapshot: Rc::new(snapshot),
-            profile,
-            config,
+            source,
             warnings,
-            brokers,
+            map,
             namespaces,
         }
     }
@@ -133,6 +59,27 @@ impl Dashboard {
             .as_deref()
             .unwrap_or("(unnamed cluster)")
     }
+}
+
+/// Imports `(name, bytes, found_in_a_tree)` inputs through the core; errors name the file.
+pub fn import_files(inputs: &[(String, Vec<u8>, bool)]) -> Result<Imported, String> {
+    let inputs: Vec<ImportInput<'_>> = inputs
+        .iter()
+        .map(|(name, bytes, tree)| {
+            if *tree {
+                ImportInput::in_tree(name.as_str(), bytes.as_slice())
+            } else {
+                ImportInput::given(name.as_str(), bytes.as_slice())
+            }
+        })
+        .collect();
+    import_with(&inputs, &ImportOptions::default()).map_err(|e: ImportError| e.to_string())
+}
+
+/// An import's result as the page keeps it.
+pub fn loaded_from(imported: Imported, source: String) -> Loaded {
+    let warnings = imported.warnings.iter().map(|w| w.to_string()).collect();
+    Loaded::new(imported.snapshot, source, warnings)
 }
 
 fn namespace_rows(snapshot: &Snapshot) -> Vec<NamespaceRow> {
@@ -157,7 +104,6 @@ fn namespace_rows(snapshot: &Snapshot) -> Vec<NamespaceRow> {
         .collect()
 }
 
-/// `pulsar/<host:port>` (V2 name) or `pulsar/<cluster>/<host:port>` (V1): shown last and greyed.
 fn is_heartbeat(namespace: &str) -> bool {
     namespace
         .strip_prefix("pulsar/")
@@ -169,35 +115,219 @@ fn is_heartbeat(namespace: &str) -> bool {
 pub enum Status {
     #[default]
     Loading,
-    Loaded(Rc<Dashboard>),
+    Loaded(Rc<Loaded>),
     Failed(String),
 }
 
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct AppState {
     pub status: Status,
+    /// The latest failure (import, fetch, operation); shown in the error banner, never replacing
+    /// what is loaded.
+    pub error: Option<String>,
+    /// `None`: detect from the brokers.
+    pub profile: Option<Profile>,
+    pub operations: Vec<Operation>,
+    pub redo: Vec<Operation>,
+    /// Run the leader's cycle after the manual operations.
+    pub leader_cycle: bool,
+    /// Whether plans are being made (after the first `run-plan` or edit).
+    pub planning: bool,
+    pub plan: Option<Rc<Result<Plan, String>>>,
+    /// Selected segment of the bundle map.
+    pub selected: Option<usize>,
+    /// Bumped on every new plan, so listeners can tell plans apart.
+    pub plan_serial: u32,
 }
 
 pub enum Action {
-    /// The snapshot file arrived (its text) or could not be fetched (why), from `source`.
+    /// The demo/URL snapshot arrived (its text) or could not be fetched (why), from `source`.
     Fetched {
         source: String,
         result: Result<String, String>,
     },
+    /// A snapshot was imported. `keep_session`: keep the edit history (restoring a saved session).
+    Loaded {
+        loaded: Rc<Loaded>,
+        keep_session: bool,
+    },
+    Failed(String),
+    DismissError,
+    SetProfile(Option<Profile>),
+    SetLeaderCycle(bool),
+    Push(Operation),
+    Undo,
+    Redo,
+    ClearHistory,
+    RunPlan,
+    Select(Option<usize>),
+    Restore(Session),
+}
+
+impl AppState {
+    pub fn loaded(&self) -> Option<&Rc<Loaded>> {
+        match &self.status {
+            Status::Loaded(l) => Some(l),
+            _ => None,
+        }
+    }
+
+    pub fn plan_ok(&self) -> Option<&Plan> {
+        self.plan.as_deref().and_then(|r| r.as_ref().ok())
+    }
+
+    pub fn session(&self) -> Session {
+        Session {
+            format_version: SESSION_FORMAT_VERSION,
+            profile: self.profile.map(|p| p.name().to_string()),
+            settings: Vec::new(),
+            operations: self.operations.iter().map(Operation::to_string).collect(),
+            redo: self.redo.iter().map(Operation::to_string).collect(),
+        }
+    }
+
+    pub fn request(&self) -> PlanRequest {
+        PlanRequest {
+            profile: self.profile,
+            operations: self.operations.clone(),
+            leader_cycle: self.leader_cycle,
+            ..PlanRequest::leader_cycle()
+        }
+    }
+
+    fn replan(&mut self) {
+        if !self.planning {
+            return;
+        }
+        let Some(l) = self.loaded() else {
+            return;
+        };
+        let result = make_plan(&l.snapshot, &self.request()).map_err(|e| e.to_string());
+        self.plan = Some(Rc::new(result));
+        self.plan_serial = self.plan_serial.wrapping_add(1);
+    }
 }
 
 impl Reducible for AppState {
     type Action = Action;
 
     fn reduce(self: Rc<Self>, action: Action) -> Rc<Self> {
-        let status = match action {
+        let mut s = (*self).clone();
+        match action {
             Action::Fetched { source, result } => {
-                match result.and_then(|t| Dashboard::from_json(&t)) {
-                    Ok(d) => Status::Loaded(Rc::new(d)),
-                    Err(e) => Status::Failed(format!("Could not load {source}: {e}")),
+                let loaded = result.and_then(|t| {
+                    import_files(&[(source.clone(), t.into_bytes(), false)])
+                        .map(|i| loaded_from(i, source.clone()))
+                });
+                match loaded {
+                    Ok(l) => {
+                        s.status = Status::Loaded(Rc::new(l));
+                        s.error = None;
+                        s.selected = None;
+                        s.replan();
+                    }
+                    Err(e) => {
+                        let message = format!("Could not load {source}: {e}");
+                        if s.loaded().is_none() {
+                            s.status = Status::Failed(message.clone());
+                        }
+                        s.error = Some(message);
+                    }
                 }
             }
-        };
-        Rc::new(AppState { status })
+            Action::Loaded {
+                loaded,
+                keep_session,
+            } => {
+                s.status = Status::Loaded(loaded);
+                s.error = None;
+                s.selected = None;
+                if !keep_session {
+                    s.operations.clear();
+                    s.redo.clear();
+                }
+                s.plan = None;
+                s.replan();
+            }
+            Action::Failed(e) => {
+                if matches!(s.status, Status::Loading) {
+                    s.status = Status::Failed(e.clone());
+                }
+                s.error = Some(e);
+            }
+            Action::DismissError => s.error = None,
+            Action::SetProfile(p) => {
+                s.profile = p;
+                s.replan();
+            }
+            Action::SetLeaderCycle(on) => {
+                s.leader_cycle = on;
+                s.replan();
+            }
+            Action::Push(op) => {
+                s.operations.push(op);
+                s.redo.clear();
+                s.planning = true;
+                s.replan();
+                // An operation the planner refuses is reported and taken back.
+                if let Some(Err(e)) = s.plan.as_deref() {
+                    let e = e.clone();
+                    s.operations.pop();
+                    s.error = Some(e);
+                    s.replan();
+                }
+            }
+            Action::Undo => {
+                if let Some(op) = s.operations.pop() {
+                    s.redo.push(op);
+                    s.replan();
+                }
+            }
+            Action::Redo => {
+                if let Some(op) = s.redo.pop() {
+                    s.operations.push(op);
+                    s.replan();
+                }
+            }
+            Action::ClearHistory => {
+                s.operations.clear();
+                s.redo.clear();
+                s.replan();
+            }
+            Action::RunPlan => {
+                s.planning = true;
+                s.replan();
+            }
+            Action::Select(seg) => s.selected = seg,
+            Action::Restore(session) => {
+                s.profile = session.profile.as_deref().and_then(Profile::parse);
+                match (
+                    session.parsed_operations(),
+                    Session {
+                        operations: session.redo.clone(),
+                        ..session.clone()
+                    }
+                    .parsed_operations(),
+                ) {
+                    (Ok(ops), Ok(redo)) => {
+                        s.planning |= !ops.is_empty();
+                        s.operations = ops;
+                        s.redo = redo;
+                    }
+                    (Err(e), _) | (_, Err(e)) => s.error = Some(e.to_string()),
+                }
+                s.replan();
+            }
+        }
+        Rc::new(s)
+    }
+}
+
+impl AppState {
+    pub fn initial() -> Self {
+        Self {
+            leader_cycle: true,
+            ..Self::default()
+        }
     }
 }

@@ -17,3 +17,4 @@ pub mod simulate;
 pub mod split;
 pub mod synthetic;
 pub mod units;
+pub mod view;

@@ -2,13 +2,13 @@
 
 use yew::prelude::*;
 
-use super::DashboardProps;
+use super::LoadedProps;
 use crate::format;
 use crate::state::NamespaceRow;
 
 #[function_component(NamespaceList)]
-pub fn namespace_list(props: &DashboardProps) -> Html {
-    let d = &props.dashboard;
+pub fn namespace_list(props: &LoadedProps) -> Html {
+    let d = &props.loaded;
     let tenants = d.namespaces.iter().filter(|n| !n.heartbeat);
     let heartbeats: Vec<&NamespaceRow> = d.namespaces.iter().filter(|n| n.heartbeat).collect();
     html! {
