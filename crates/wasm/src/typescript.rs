@@ -1,0 +1,194 @@
+//! TypeScript declarations of the API's option and result objects, appended to the `.d.ts` that
+//! wasm-bindgen generates; the exports name them through `typescript_type` (see `lib.rs`).
+
+use wasm_bindgen::prelude::*;
+
+#[wasm_bindgen(typescript_custom_section)]
+const TS_TYPES: &'static str = r#"
+/** A planner snapshot (`format_version` 1): see docs/snapshot-format.md. Pulsar's own objects keep
+ *  Pulsar's field names. */
+export interface Snapshot {
+  format_version: number;
+  cluster?: string;
+  captured_at_ms?: number;
+  leader_broker?: string;
+  broker_conf?: Record<string, string>;
+  brokers: Record<string, BrokerSnapshot>;
+  bundle_data?: Record<string, unknown>;
+  namespaces?: Record<string, { bundles: BundlesData; anti_affinity_group?: string }>;
+  failure_domains?: Record<string, string[]>;
+  namespace_isolation_policies?: Record<string, unknown>;
+  recently_unloaded_bundles?: Record<string, number>;
+}
+
+/** One broker of a snapshot: its `LocalBrokerData` and optional leader / extensible data. */
+export interface BrokerSnapshot {
+  local_broker_data: Record<string, unknown>;
+  time_average_broker_data?: Record<string, unknown>;
+  broker_load_data?: Record<string, unknown>;
+  top_bundles_load_data?: Record<string, unknown>;
+}
+
+/** `pulsar-admin namespaces bundles` output. */
+export interface BundlesData {
+  boundaries: string[];
+  numBundles?: number;
+}
+
+/** One input of `importFiles`: a path or file name (used for detection and in messages) and its
+ *  bytes (a `Uint8Array`; an `ArrayBuffer` or a string of text are accepted too). Archives
+ *  (`.zip`, `.tar.gz`, `.tar`) are expanded. */
+export interface InputFile {
+  name: string;
+  bytes: Uint8Array | ArrayBuffer | string;
+}
+
+/** Something import worked around; `at` is a JSON path or a line when known. */
+export interface ImportWarning {
+  kind: string;
+  file: string;
+  at?: string;
+  message: string;
+  /** Further places that produced the same warning. */
+  more?: number;
+}
+
+export interface ImportResult {
+  snapshot: Snapshot;
+  warnings: ImportWarning[];
+}
+
+export type Profile = "4.x" | "5.0" | "master-90cba329";
+
+/** Options of `plan()` (and `simulate()`); every field is optional. */
+export interface PlanOptions {
+  /** Default: from the brokers' `brokerVersionString`. */
+  profile?: Profile;
+  /** `broker.conf` overrides, applied after the snapshot's own values. */
+  settings?: Record<string, string | number | boolean>;
+  /** Manual what-if operations in their text form: `unload-namespace=T/NS`,
+   *  `unload-bundle=T/NS/0x…_0x…[->HOST:PORT]`, `unload-topic=TOPIC`,
+   *  `split-bundle=T/NS/0x…_0x…[:ALGORITHM[:P1,P2]]`, `add-broker=HOST:PORT[~LIKE]`,
+   *  `remove-broker=HOST:PORT`, `set=KEY=VALUE`. */
+  operations?: string[];
+  /** Seed of the random picks among equally good brokers (a safe integer; default 0). */
+  seed?: number;
+  /** Run the leader's shedding cycle after the operations (default true). */
+  leaderCycle?: boolean;
+  /** Extra cycles to look ahead when the first cycle unloads nothing (default 10). */
+  outlookCycles?: number;
+}
+
+export interface PlannedUnload {
+  bundle: string;
+  from: string;
+  to: string | null;
+  pass_destination: boolean;
+  reason: string;
+  detail: unknown;
+  bytes_per_sec: number;
+  msg_per_sec: number;
+  /** `shedding`, `manual` or `remove-broker`. */
+  origin: string;
+}
+
+export interface PlannedSplit {
+  bundle: string;
+  broker: string;
+  algorithm: string;
+  boundaries: number[];
+  new_bundles: string[];
+  reason: string;
+  detail: unknown;
+  permanent: boolean;
+  origin: string;
+}
+
+export interface SkippedDecision {
+  bundle: string;
+  from: string;
+  why: string;
+}
+
+export interface BrokerLoadView {
+  broker: string;
+  cpu_pct: number;
+  memory_pct: number;
+  direct_memory_pct: number;
+  bandwidth_in_pct: number;
+  bandwidth_out_pct: number;
+  weighted_max_usage_fraction: number;
+  msg_rate_in: number;
+  msg_rate_out: number;
+  msg_throughput_in_bytes_per_sec: number;
+  msg_throughput_out_bytes_per_sec: number;
+  bundle_count: number;
+  topic_count: number;
+}
+
+export interface BalanceSummary {
+  broker_count: number;
+  max_usage_fraction: number;
+  mean_usage_fraction: number;
+  max_over_mean: number;
+  std_usage_fraction: number;
+  min_bundle_count: number;
+  max_bundle_count: number;
+}
+
+export interface Outlook {
+  cycles_examined: number;
+  acts_at_cycle: number | null;
+  unloads_then: PlannedUnload[];
+  summary: string;
+}
+
+/** The plan document (`format_version` 1), as `lbplan plan --format json` writes it. */
+export interface Plan {
+  format_version: number;
+  snapshot_fingerprint: string;
+  profile: string;
+  /** `modular` or `extensible`. */
+  load_manager: string;
+  shedding_strategy: string;
+  placement_strategy: string;
+  seed: number;
+  settings: [string, string][];
+  operations: string[];
+  splits: PlannedSplit[];
+  unloads: PlannedUnload[];
+  topic_unloads: string[];
+  skipped: SkippedDecision[];
+  brokers_before: BrokerLoadView[];
+  brokers_after: BrokerLoadView[];
+  balance_before: BalanceSummary;
+  balance_after: BalanceSummary;
+  outlook?: Outlook;
+  warnings: string[];
+}
+
+export type ExportFormat = "pulsar-admin" | "curl" | "json";
+
+export interface ExportOptions {
+  /** Wrap the script with `loadBalancerSheddingEnabled=false` … `true`. */
+  pauseAutomaticShedding?: boolean;
+}
+
+/** A namespace's bundle layout for `hashTopic`: a bundle count (Pulsar's default partition),
+ *  a list of boundaries (`"0x40000000"` or numbers), or a `BundlesData` object. */
+export type BundleLayout = number | Array<string | number> | BundlesData;
+
+export interface TopicHash {
+  /** The complete name that is hashed (`persistent://public/default/my-topic`). */
+  topic: string;
+  /** Unsigned CRC-32 of the complete name. */
+  hash: number;
+  /** `hash` as `0x%08x`. */
+  hashHex: string;
+  /** The bundle's range, `0x%08x_0x%08x`. */
+  bundle: string;
+  /** `tenant/namespace/range`. */
+  bundleName: string;
+  bundleIndex: number;
+}
+"#;
