@@ -14,6 +14,7 @@ NATIVE_PACKAGES=(-p lbplan-core -p lbplan -p lbplan-wasm)
 
 total=$SECONDS
 step "cargo test (native: ${NATIVE_PACKAGES[*]})" cargo test --locked "${NATIVE_PACKAGES[@]}"
+step "conformance vectors (counts per suite)" bash scripts/conformance-summary.sh
 step "cargo test -p lbplan-web (wasm, headless Chromium)" \
   cargo test --locked -p lbplan-web --target wasm32-unknown-unknown
 step "trunk build --release (dist/)" trunk build --release

@@ -8,6 +8,7 @@ mod cmd_hash;
 mod cmd_import;
 mod cmd_plan;
 mod cmd_replay;
+mod cmd_simulate;
 mod exit;
 mod plan_text;
 mod snapshot_input;
@@ -41,6 +42,8 @@ enum Command {
     Collect(cmd_collect::Args),
     /// Write a synthetic cluster snapshot (the dashboard's demo, or a large one for benchmarks).
     Generate(cmd_generate::Args),
+    /// Run the leader's loop for many cycles under a scenario; compare configurations.
+    Simulate(cmd_simulate::Args),
 }
 
 fn main() {
@@ -53,6 +56,7 @@ fn main() {
         Command::Collect(args) => cmd_collect::run(args),
         Command::Plan(args) => cmd_plan::run(args),
         Command::Generate(args) => cmd_generate::run(args),
+        Command::Simulate(args) => cmd_simulate::run(args),
     };
     std::process::exit(exit::report(result));
 }
