@@ -6,6 +6,8 @@ import init, {
   hashTopic,
   importFiles,
   plan,
+  simulate,
+  type Comparison,
   type ExportFormat,
   type ImportResult,
   type Plan,
@@ -43,6 +45,13 @@ export async function example(reportBytes: Uint8Array): Promise<string> {
   const script: string = exportPlan(p, format, { pauseAutomaticShedding: true });
   exportPlan(plan(snapshot), 'pulsar-admin');
 
+  const c: Comparison = simulate(snapshot, { scenario: 'hot-spike', cycles: 30, compare: ['name=a', { name: 'b', settings: { loadBalancerSheddingEnabled: false } }] },
+    (done: number, total: number) => done < total);
+  const balancedAt: number | null = c.runs[0]?.summary.balanced_at_cycle ?? null;
+  simulate('builtin:demo');
+  // @ts-expect-error: onProgress receives numbers
+  simulate(snapshot, {}, (done: string) => done.length > 0);
+
   // @ts-expect-error: seed is a number
   plan(snapshot, { seed: 'one' });
   // @ts-expect-error: unknown profile
@@ -54,5 +63,5 @@ export async function example(reportBytes: Uint8Array): Promise<string> {
   // @ts-expect-error: files need bytes
   importFiles([{ name: 'x' }]);
 
-  return [warnings.join('\n'), to, usage, hash, script].join('\n');
+  return [warnings.join('\n'), to, usage, hash, script, balancedAt].join('\n');
 }

@@ -181,6 +181,40 @@ test('exportPlan: pulsar-admin, curl and json', () => {
   assert.throws(() => api.exportPlan(hostile, 'pulsar-admin'), (e) => e instanceof Error);
 });
 
+test('simulate: a scenario over cycles, with progress and cancel', () => {
+  const calls = [];
+  const c = api.simulate(demo(), {
+    scenario: 'steady', cycles: 4, seed: 1,
+    compare: ['name=threshold', { name: 'uniform', settings: {
+      loadBalancerLoadSheddingStrategy: 'org.apache.pulsar.broker.loadbalance.impl.UniformLoadShedder' } }],
+  }, (done, total) => { calls.push([done, total]); });
+  assert.equal(c.format_version, 1);
+  assert.equal(c.scenario, 'steady');
+  assert.equal(c.cycles, 4);
+  assert.deepEqual(c.runs.map((r) => r.config.name), ['threshold', 'uniform']);
+  assert.equal(c.runs[1].shedding_strategy, 'org.apache.pulsar.broker.loadbalance.impl.UniformLoadShedder');
+  for (const r of c.runs) {
+    assert.equal(r.cycles.length, 4);
+    assert.equal(r.cancelled, false);
+    assert.equal(r.summary.cycles_run, 4);
+  }
+  // The demo's hot broker is shed on the first cycle (as plan() says).
+  assert.ok(c.runs[0].cycles[0].bundles_unloaded > 0, JSON.stringify(c.runs[0].cycles[0]));
+  assert.deepEqual(calls.at(-1), [8, 8]);
+  assert.equal(calls.length, 8);
+
+  const stopped = api.simulate('builtin:demo', { cycles: 10 }, (done) => done < 2);
+  assert.equal(stopped.runs[0].cancelled, true);
+  assert.equal(stopped.runs[0].cycles.length, 2);
+
+  assert.throws(() => api.simulate(demo(), { cycles: 3 }, () => { throw new Error('boom'); }),
+    (e) => e instanceof Error && e.message === 'onProgress: threw: boom');
+  assert.throws(() => api.simulate(demo(), { scenario: 'nope' }),
+    (e) => e instanceof Error && e.message.startsWith('options.scenario: unknown built-in scenario'));
+  assert.throws(() => api.simulate(demo(), { scenario: { format_version: 1, load: { noise_fraction: 'x' } } }),
+    (e) => e instanceof Error && e.message.startsWith('options.scenario.load.noise_fraction: '));
+});
+
 test('version', () => {
   assert.match(api.version(), /^\d+\.\d+\.\d+/);
 });

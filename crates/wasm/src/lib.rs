@@ -12,6 +12,7 @@ pub mod error;
 pub mod export;
 pub mod hash;
 pub mod plan_options;
+pub mod simulation;
 pub mod snapshot_input;
 mod typescript;
 
@@ -47,6 +48,14 @@ extern "C" {
     pub type JsBundleLayout;
     #[wasm_bindgen(typescript_type = "TopicHash")]
     pub type JsTopicHash;
+    #[wasm_bindgen(typescript_type = "Snapshot | string | null")]
+    pub type JsSimulationSnapshot;
+    #[wasm_bindgen(typescript_type = "SimulateOptions")]
+    pub type JsSimulateOptions;
+    #[wasm_bindgen(typescript_type = "(done: number, total: number) => boolean | void")]
+    pub type JsProgress;
+    #[wasm_bindgen(typescript_type = "Comparison")]
+    pub type JsComparison;
 }
 
 /// What `importFiles` returns.
@@ -173,6 +182,55 @@ pub fn plan_value(snapshot: &Value, options: &Value) -> Result<Plan, ApiError> {
     make_plan(&snapshot, &request).map_err(|e| ApiError::whole(e.to_string()))
 }
 
+/// The leader's loop over many cycles under a scenario, one or several configurations side by
+/// side. `onProgress(done, total)` is called after every cycle (synchronously: run it in a Worker to
+/// keep a page responsive); returning `false` stops the run, which is then marked `cancelled`.
+#[wasm_bindgen(js_name = simulate)]
+pub fn simulate_js(
+    snapshot: &JsSimulationSnapshot,
+    options: Option<JsSimulateOptions>,
+    on_progress: Option<JsProgress>,
+) -> Result<JsComparison, JsError> {
+    init();
+    let run = || -> Result<JsValue, ApiError> {
+        let snapshot = from_js(snapshot, "$")?;
+        let options = match &options {
+            Some(o) => from_js(o, "options")?,
+            None => Value::Null,
+        };
+        let input = simulation::simulation_input(&snapshot, &options)?;
+        let callback = match &on_progress {
+            None => None,
+            Some(f) => Some(
+                f.dyn_ref::<js_sys::Function>()
+                    .ok_or_else(|| ApiError::at("onProgress", "expected a function"))?,
+            ),
+        };
+        let mut thrown: Option<JsValue> = None;
+        let mut progress = |done: u32, total: u32| -> bool {
+            let Some(f) = callback else { return true };
+            match f.call2(&JsValue::NULL, &JsValue::from(done), &JsValue::from(total)) {
+                Ok(answer) => answer.as_bool() != Some(false),
+                Err(e) => {
+                    thrown = Some(e);
+                    false
+                }
+            }
+        };
+        let comparison = simulation::run(&input, &mut progress)?;
+        if let Some(e) = thrown {
+            let why = e
+                .dyn_ref::<js_sys::Error>()
+                .map(|e| String::from(e.message()))
+                .or_else(|| e.as_string())
+                .unwrap_or_else(|| "an exception".to_string());
+            return Err(ApiError::at("onProgress", format!("threw: {why}")));
+        }
+        to_js(&comparison)
+    };
+    run().map(JsCast::unchecked_into).map_err(js_error)
+}
+
 /// A topic's complete name, CRC-32 and bundle in a namespace layout (`boundaries`: a bundle count,
 /// a list of boundaries or a `BundlesData` object).
 #[wasm_bindgen(js_name = hashTopic)]
@@ -296,10 +354,7 @@ mod tests {
         assert!(!plan.unloads.is_empty(), "the demo has a hot broker");
         let as_value = serde_json::to_value(&plan).unwrap();
         let script = export::export_plan(&as_value, "pulsar-admin", &Value::Null).unwrap();
-        assert!(
-            script.contains("namespaces unload"),
-            "{script}"
-        );
+        assert!(script.contains("namespaces unload"), "{script}");
         let curl = export::export_plan(&as_value, "curl", &Value::Null).unwrap();
         assert!(curl.contains("/unload"), "{curl}");
         let json = export::export_plan(&as_value, "json", &Value::Null).unwrap();

@@ -167,6 +167,93 @@ export interface Plan {
   warnings: string[];
 }
 
+/** A configuration of `simulate()`: `name=N;profile=P;KEY=VALUE;…` text or an object. */
+export type RunConfigInput = string | {
+  name?: string;
+  profile?: Profile;
+  settings?: Record<string, string | number | boolean>;
+};
+
+/** Options of `simulate()`; every field is optional. */
+export interface SimulateOptions {
+  /** A built-in scenario (steady, daily-wave, hot-spike, broker-crash, rolling-restart, pr-16059)
+   *  or a scenario object (docs/simulation.md). Default: steady. */
+  scenario?: string | Record<string, unknown>;
+  /** Default: the scenario's, else 100. */
+  cycles?: number;
+  /** Seed of the load noise and of the random picks (a safe integer; default 0). */
+  seed?: number;
+  /** Configurations to compare side by side. Default: the scenario's list, else the snapshot's own. */
+  compare?: RunConfigInput[];
+  /** `broker.conf` overrides applied to every configuration. */
+  settings?: Record<string, string | number | boolean>;
+  /** Profile of every configuration that names none. */
+  profile?: Profile;
+  /** Keep every broker's usage at every cycle (`broker_usage_fraction`). */
+  recordBrokerUsage?: boolean;
+}
+
+export interface CycleMetrics {
+  cycle: number;
+  minute: number;
+  brokers: number;
+  max_usage_fraction: number;
+  mean_usage_fraction: number;
+  max_over_mean: number;
+  std_usage_fraction: number;
+  bundles_unloaded: number;
+  bytes_moved_per_sec: number;
+  thrashing: number;
+  unloads_from_recent_destinations: number;
+  splits: number;
+  bundles_reassigned: number;
+  events?: string[];
+  broker_usage_fraction?: Record<string, number>;
+}
+
+export interface RunSummary {
+  cycles_run: number;
+  balanced_std_fraction: number;
+  balanced_consecutive_cycles: number;
+  thrashing_window_cycles: number;
+  balanced_at_cycle: number | null;
+  balanced_after_minutes: number | null;
+  balanced_at_end: boolean;
+  total_unloads: number;
+  total_bytes_moved_per_sec: number;
+  total_thrashing: number;
+  total_unloads_from_recent_destinations: number;
+  total_splits: number;
+  total_reassigned: number;
+  cycles_with_unloads: number;
+  last_unload_cycle: number | null;
+  peak_max_usage_fraction: number;
+  final_max_usage_fraction: number;
+  final_max_over_mean: number;
+  final_std_usage_fraction: number;
+}
+
+export interface SimulationRun {
+  config: { name: string; profile?: Profile; settings: [string, string][] };
+  profile: string;
+  shedding_strategy: string;
+  placement_strategy: string;
+  warnings: string[];
+  cancelled: boolean;
+  summary: RunSummary;
+  cycles: CycleMetrics[];
+}
+
+/** What `simulate()` returns (`format_version` 1, as `lbplan simulate --format json`). */
+export interface Comparison {
+  format_version: number;
+  scenario: string;
+  snapshot_fingerprint: string;
+  seed: number;
+  cycles: number;
+  runs: SimulationRun[];
+}
+
 export type ExportFormat = "pulsar-admin" | "curl" | "json";
 
 export interface ExportOptions {
