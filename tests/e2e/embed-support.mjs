@@ -54,6 +54,18 @@ export function requireDist() {
 }
 
 /**
+ * Why the embedding tests cannot run yet, or null: the dashboard module must export `mount_planner`
+ * (web/src/embed.rs). Until it is in the build the element tests are skipped with this reason.
+ */
+export function mountPlannerMissing() {
+  const js = path.join(DIST, 'lbplan-web.js');
+  if (!fs.existsSync(js)) return `no ${js}`;
+  return fs.readFileSync(js, 'utf8').includes('mount_planner')
+    ? null
+    : 'dist/lbplan-web.js has no mount_planner export yet (web/src/embed.rs): embedding tests skipped';
+}
+
+/**
  * Serves dist/ on 127.0.0.1 (a free port) with `csp` on every response. `admin(req, body, res)` may
  * answer /admin/ requests. Every request is recorded in `server.requests` ({method, url, headers}).
  */
