@@ -67,9 +67,9 @@ export function mountPlannerMissing() {
 
 /**
  * Serves dist/ on 127.0.0.1 (a free port) with `csp` on every response. `admin(req, body, res)` may
- * answer /admin/ requests. Every request is recorded in `server.requests` ({method, url, headers}).
+ * answer /admin/ requests; `extra` maps further paths to `{type, body}` (test pages). Every request is recorded in `server.requests` ({method, url, headers}).
  */
-export function serveDist({ csp = STRICT_CSP, admin } = {}) {
+export function serveDist({ csp = STRICT_CSP, admin, extra = {} } = {}) {
   const requests = [];
   const server = http.createServer((req, res) => {
     const chunks = [];
@@ -82,6 +82,11 @@ export function serveDist({ csp = STRICT_CSP, admin } = {}) {
       if (url.pathname.startsWith('/admin/')) {
         if (admin) return admin(req, body, res, headers);
         res.writeHead(404, headers).end();
+        return;
+      }
+      if (extra[url.pathname]) {
+        const { type, body: content } = extra[url.pathname];
+        res.writeHead(200, { ...headers, 'content-type': type }).end(content);
         return;
       }
       let file = path.normalize(path.join(DIST, decodeURIComponent(url.pathname)));
