@@ -2,8 +2,6 @@
 //! same checks as `lbplan import` on a snapshot file), so a bad field is reported with its JSON path
 //! instead of being guessed at.
 
-use std::borrow::Cow;
-
 use lbplan_core::import::{ImportInput, ImportWarning, import};
 use lbplan_core::model::Snapshot;
 use serde_json::Value;
@@ -32,12 +30,8 @@ pub fn snapshot_from_value(value: &Value) -> Result<(Snapshot, Vec<ImportWarning
         ));
     }
     let bytes = serde_json::to_vec(value).map_err(|e| ApiError::at("$", e.to_string()))?;
-    let input = ImportInput {
-        name: Cow::Borrowed(SNAPSHOT_NAME),
-        bytes: Cow::Owned(bytes),
-        origin: lbplan_core::import::Origin::Given,
-    };
-    let imported = import(&[input]).map_err(ApiError::from_snapshot_import)?;
+    let imported = import(&[ImportInput::given(SNAPSHOT_NAME, bytes)])
+        .map_err(ApiError::from_snapshot_import)?;
     Ok((imported.snapshot, imported.warnings))
 }
 
