@@ -3,10 +3,13 @@
 
 mod cmd_collect;
 mod cmd_config;
+mod cmd_generate;
 mod cmd_hash;
 mod cmd_import;
 mod cmd_plan;
 mod cmd_replay;
+mod cmd_simulate;
+mod cmd_size;
 mod exit;
 mod input_files;
 mod plan_text;
@@ -39,6 +42,12 @@ enum Command {
     Hash(cmd_hash::Args),
     /// Collect a snapshot from a live cluster through the admin REST API.
     Collect(cmd_collect::Args),
+    /// Write a synthetic cluster snapshot (the dashboard's demo, or a large one for benchmarks).
+    Generate(cmd_generate::Args),
+    /// How a namespace's topics and load would spread over 4, 16, 32, 64, 128 bundles and the brokers.
+    Size(cmd_size::Args),
+    /// Run the leader's loop for many cycles under a scenario; compare configurations.
+    Simulate(cmd_simulate::Args),
 }
 
 fn main() {
@@ -50,6 +59,9 @@ fn main() {
         Command::Hash(args) => cmd_hash::run(args),
         Command::Collect(args) => cmd_collect::run(args),
         Command::Plan(args) => cmd_plan::run(args),
+        Command::Generate(args) => cmd_generate::run(args),
+        Command::Simulate(args) => cmd_simulate::run(args),
+        Command::Size(args) => cmd_size::run(args),
     };
     std::process::exit(exit::report(result));
 }

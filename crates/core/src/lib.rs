@@ -13,5 +13,8 @@ pub mod naming;
 pub mod plan;
 pub mod replay;
 pub mod rng;
+pub mod simulate;
 pub mod split;
+pub mod synthetic;
 pub mod units;
+pub mod view;

@@ -210,62 +210,103 @@ fn render_pulsar_admin(step: &Step, out: &mut String) {
     }
 }
 
-fn render_curl(step: &Step, out: &mut String) {
+/// One admin REST call of a plan, as the curl export and the dashboard's Apply flow make it.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct RestCall {
+    pub method: &'static str,
+    /// Path and query under the admin base URL (`/admin/v2/...`), names URL-encoded.
+    pub path: String,
+    /// JSON body, when the call has one.
+    pub body: Option<String>,
+    /// What the call does, one line.
+    pub note: String,
+}
+
+fn rest_call(step: &Step) -> RestCall {
     match step {
-        Step::SetShedding(enabled) => {
-            let _ = writeln!(
-                out,
-                "  call POST '/admin/v2/brokers/configuration/loadBalancerSheddingEnabled/{enabled}'"
-            );
-        }
+        Step::SetShedding(enabled) => RestCall {
+            method: "POST",
+            path: format!("/admin/v2/brokers/configuration/loadBalancerSheddingEnabled/{enabled}"),
+            body: None,
+            note: format!("loadBalancerSheddingEnabled={enabled}"),
+        },
         Step::Split {
             namespace,
             range,
             algorithm,
             positions,
             note,
-        } => {
-            let _ = writeln!(out, "  # {note}");
-            let path = format!(
+        } => RestCall {
+            method: "PUT",
+            path: format!(
                 "/admin/v2/namespaces/{namespace}/{range}/split?unload=false&splitAlgorithmName={}",
                 url_encode(algorithm)
-            );
-            if positions.is_empty() {
-                let _ = writeln!(out, "  call PUT {}", shell_quote(&path));
-            } else {
+            ),
+            body: (!positions.is_empty()).then(|| {
                 let list: Vec<String> = positions.iter().map(u32::to_string).collect();
-                let _ = writeln!(
-                    out,
-                    "  call PUT {} -H 'Content-Type: application/json' --data {}",
-                    shell_quote(&path),
-                    shell_quote(&format!("[{}]", list.join(",")))
-                );
-            }
-        }
+                format!("[{}]", list.join(","))
+            }),
+            note: note.clone(),
+        },
         Step::Unload {
             namespace,
             range,
             destination,
             note,
         } => {
-            let _ = writeln!(out, "  # {note}");
             let mut path = format!("/admin/v2/namespaces/{namespace}/{range}/unload");
             if let Some(d) = destination {
                 path.push_str(&format!("?destinationBroker={}", url_encode(d)));
             }
-            let _ = writeln!(out, "  call PUT {}", shell_quote(&path));
+            RestCall {
+                method: "PUT",
+                path,
+                body: None,
+                note: note.clone(),
+            }
         }
         Step::UnloadTopic {
             domain,
             tenant,
             namespace,
             local,
-        } => {
-            let path = format!(
+        } => RestCall {
+            method: "PUT",
+            path: format!(
                 "/admin/v2/{domain}/{tenant}/{namespace}/{}/unload",
                 url_encode(local)
+            ),
+            body: None,
+            note: format!("unload topic {domain}://{tenant}/{namespace}/{local}"),
+        },
+    }
+}
+
+/// The REST calls that apply a plan, in order (the curl export's `apply` section).
+pub fn rest_calls(plan: &Plan, opts: ExportOptions) -> Result<Vec<RestCall>, NameError> {
+    Ok(apply_steps(plan, opts)?.iter().map(rest_call).collect())
+}
+
+fn render_curl(step: &Step, out: &mut String) {
+    let call = rest_call(step);
+    match step {
+        Step::Split { note, .. } | Step::Unload { note, .. } => {
+            let _ = writeln!(out, "  # {note}");
+        }
+        Step::SetShedding(_) | Step::UnloadTopic { .. } => {}
+    }
+    match &call.body {
+        None => {
+            let _ = writeln!(out, "  call {} {}", call.method, shell_quote(&call.path));
+        }
+        Some(body) => {
+            let _ = writeln!(
+                out,
+                "  call {} {} -H 'Content-Type: application/json' --data {}",
+                call.method,
+                shell_quote(&call.path),
+                shell_quote(body)
             );
-            let _ = writeln!(out, "  call PUT {}", shell_quote(&path));
         }
     }
 }

@@ -1,0 +1,46 @@
+//! `lbplan generate [--spec demo|large] [--seed N] [-o FILE]`: writes a synthetic cluster snapshot
+//! (`lbplan_core::synthetic`). `static/demo-snapshot.json` is `generate --spec demo` with the
+//! default seed.
+
+use std::path::PathBuf;
+
+use lbplan_core::synthetic::{self, DEMO_SEED, SyntheticSpec};
+
+use crate::exit::CliError;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Which cluster: `demo` (12 brokers, the dashboard's demo) or `large` (1,000 brokers,
+    /// 200,000 bundles, for benchmarks).
+    #[arg(long, default_value = "demo")]
+    spec: String,
+    /// Seed of the generator; the same seed always gives the same snapshot.
+    #[arg(long, default_value_t = DEMO_SEED)]
+    seed: u64,
+    /// Output file (default: standard output).
+    #[arg(short = 'o', long)]
+    output: Option<PathBuf>,
+}
+
+pub fn run(args: Args) -> Result<(), CliError> {
+    let spec = SyntheticSpec::by_name(&args.spec).ok_or_else(|| {
+        CliError::BadInput(format!(
+            "unknown spec `{}` (expected demo or large)",
+            args.spec
+        ))
+    })?;
+    let snapshot = synthetic::generate(&spec, args.seed)
+        .map_err(|e| CliError::BadInput(format!("spec `{}`: {e}", args.spec)))?;
+    let text = synthetic::to_json(&snapshot)
+        .map_err(|e| CliError::Failed(format!("cannot serialise the snapshot: {e}")))?;
+    match args.output {
+        Some(path) => std::fs::write(&path, text)
+            .map_err(|e| CliError::Failed(format!("{}: {e}", path.display()))),
+        None => {
+            use std::io::Write;
+            std::io::stdout()
+                .write_all(text.as_bytes())
+                .map_err(|e| CliError::Failed(format!("standard output: {e}")))
+        }
+    }
+}

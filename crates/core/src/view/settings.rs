@@ -1,0 +1,124 @@
+//! The settings table: every `broker.conf` key the load managers read, with Pulsar's default for the
+//! profile, the effective value (profile → snapshot `broker.conf` → the operator's overrides) and
+//! where that value came from.
+
+use crate::config::{ConfigType, LoadBalancerConfig, Profile};
+use crate::model::Snapshot;
+use crate::plan::settings::{detect_profile, resolve_config};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ValueSource {
+    PulsarDefault,
+    SnapshotConf,
+    Override,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct SettingRow {
+    pub key: &'static str,
+    pub kind: ConfigType,
+    pub pulsar_default: String,
+    pub effective: String,
+    pub source: ValueSource,
+}
+
+/// The profile a plan would use: the chosen one, else the one detected from the brokers.
+pub fn effective_profile(snapshot: &Snapshot, chosen: Option<Profile>) -> Profile {
+    chosen.unwrap_or_else(|| detect_profile(snapshot).0)
+}
+
+/// One row per key of [`LoadBalancerConfig::KEYS`]. A bad override shows as the text entered.
+pub fn setting_rows(
+    snapshot: &Snapshot,
+    chosen: Option<Profile>,
+    overrides: &[(String, String)],
+) -> Vec<SettingRow> {
+    let profile = effective_profile(snapshot, chosen);
+    let defaults = LoadBalancerConfig::for_profile(profile);
+    let effective = resolve_config(snapshot, Some(profile), overrides)
+        .map(|r| r.config)
+        .or_else(|_| resolve_config(snapshot, Some(profile), &[]).map(|r| r.config))
+        .unwrap_or_else(|_| defaults.clone());
+    LoadBalancerConfig::KEYS
+        .iter()
+        .map(|(key, kind)| {
+            let over = overrides.iter().rev().find(|(k, _)| k == key);
+            let source = if over.is_some() {
+                ValueSource::Override
+            } else if snapshot.broker_conf.contains_key(*key) {
+                ValueSource::SnapshotConf
+            } else {
+                ValueSource::PulsarDefault
+            };
+            SettingRow {
+                key,
+                kind: *kind,
+                pulsar_default: defaults.get_text(key).unwrap_or_default(),
+                effective: effective
+                    .get_text(key)
+                    .or_else(|| over.map(|(_, v)| v.clone()))
+                    .unwrap_or_default(),
+                source,
+            }
+        })
+        .collect()
+}
+
+/// Strategy class names offered in the settings menus (Pulsar's simple names; the config accepts them).
+pub const SHEDDING_STRATEGIES: &[&str] = &[
+    "org.apache.pulsar.broker.loadbalance.impl.ThresholdShedder",
+    "org.apache.pulsar.broker.loadbalance.impl.OverloadShedder",
+    "org.apache.pulsar.broker.loadbalance.impl.UniformLoadShedder",
+    "org.apache.pulsar.broker.loadbalance.impl.AvgShedder",
+];
+pub const PLACEMENT_STRATEGIES: &[&str] = &[
+    "org.apache.pulsar.broker.loadbalance.impl.LeastLongTermMessageRate",
+    "org.apache.pulsar.broker.loadbalance.impl.LeastResourceUsageWithWeight",
+    "org.apache.pulsar.broker.loadbalance.impl.RoundRobinBrokerSelector",
+    "org.apache.pulsar.broker.loadbalance.impl.AvgShedder",
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sources_and_values() {
+        let mut s = Snapshot::default();
+        s.broker_conf.insert(
+            "loadBalancerBrokerThresholdShedderPercentage".into(),
+            "20".into(),
+        );
+        let rows = setting_rows(
+            &s,
+            Some(Profile::Pulsar4x),
+            &[(
+                "loadBalancerBrokerOverloadedThresholdPercentage".into(),
+                "70".into(),
+            )],
+        );
+        assert_eq!(rows.len(), LoadBalancerConfig::KEYS.len());
+        let get = |k: &str| rows.iter().find(|r| r.key == k).cloned();
+        let t = get("loadBalancerBrokerThresholdShedderPercentage").unwrap_or_else(|| panic!());
+        // Pulsar's default for loadBalancerBrokerThresholdShedderPercentage is 10.
+        assert_eq!(
+            (t.pulsar_default.as_str(), t.effective.as_str()),
+            ("10", "20")
+        );
+        assert_eq!(t.source, ValueSource::SnapshotConf);
+        let o = get("loadBalancerBrokerOverloadedThresholdPercentage").unwrap_or_else(|| panic!());
+        assert_eq!(
+            (o.pulsar_default.as_str(), o.effective.as_str()),
+            ("85", "70")
+        );
+        assert_eq!(o.source, ValueSource::Override);
+        let p = get("loadBalancerLoadSheddingStrategy").unwrap_or_else(|| panic!());
+        assert!(p.effective.ends_with("ThresholdShedder"));
+        let five = setting_rows(&s, Some(Profile::Pulsar50), &[]);
+        let p5 = five
+            .iter()
+            .find(|r| r.key == "loadBalancerLoadSheddingStrategy")
+            .unwrap_or_else(|| panic!());
+        assert!(p5.pulsar_default.ends_with("AvgShedder"));
+    }
+}

@@ -1,0 +1,155 @@
+//! The dashboard's session (profile, settings, edit history) as it is persisted across reloads and
+//! carried in share links (`#s=<percent-encoded JSON>`); versioned by `format_version`. The snapshot
+//! is never part of a share link.
+
+use serde::{Deserialize, Serialize};
+
+use crate::plan::operations::Operation;
+
+pub const SESSION_FORMAT_VERSION: u32 = 1;
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Session {
+    pub format_version: u32,
+    /// `4.x`, `5.0`, or `None` for detection from the brokers.
+    #[serde(default)]
+    pub profile: Option<String>,
+    #[serde(default)]
+    pub settings: Vec<(String, String)>,
+    /// Operations in their text form (see [`Operation`]).
+    #[serde(default)]
+    pub operations: Vec<String>,
+    /// Undone operations that redo would re-apply (persisted, not shared).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub redo: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum SessionError {
+    #[error("the session is not valid JSON: {0}")]
+    Json(String),
+    #[error(
+        "session format_version {0} is not supported (this dashboard reads {SESSION_FORMAT_VERSION})"
+    )]
+    Version(u32),
+    #[error("{0}")]
+    Operation(String),
+    #[error("the link has no session (expected #s=…)")]
+    Missing,
+}
+
+impl Session {
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).unwrap_or_default()
+    }
+
+    /// Parses and checks the version and every operation.
+    pub fn from_json(text: &str) -> Result<Session, SessionError> {
+        let s: Session =
+            serde_json::from_str(text).map_err(|e| SessionError::Json(e.to_string()))?;
+        if s.format_version != SESSION_FORMAT_VERSION {
+            return Err(SessionError::Version(s.format_version));
+        }
+        s.parsed_operations()?;
+        Ok(s)
+    }
+
+    pub fn parsed_operations(&self) -> Result<Vec<Operation>, SessionError> {
+        self.operations
+            .iter()
+            .map(|o| Operation::parse(o).map_err(|e| SessionError::Operation(e.to_string())))
+            .collect()
+    }
+
+    /// The URL fragment (without `#`) of a share link: no redo stack.
+    pub fn to_fragment(&self) -> String {
+        let shared = Session {
+            redo: Vec::new(),
+            ..self.clone()
+        };
+        format!("s={}", percent_encode(&shared.to_json()))
+    }
+
+    pub fn from_fragment(fragment: &str) -> Result<Session, SessionError> {
+        let f = fragment.strip_prefix('#').unwrap_or(fragment);
+        let value = f
+            .split('&')
+            .find_map(|p| p.strip_prefix("s="))
+            .ok_or(SessionError::Missing)?;
+        let json = percent_decode(value).ok_or_else(|| {
+            SessionError::Json("the link's session is not valid percent-encoding".into())
+        })?;
+        Session::from_json(&json)
+    }
+}
+
+fn percent_encode(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() * 2);
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~') {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+fn percent_decode(s: &str) -> Option<String> {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while let Some(&b) = bytes.get(i) {
+        if b == b'%' {
+            let hex = s.get(i + 1..i + 3)?;
+            out.push(u8::from_str_radix(hex, 16).ok()?);
+            i += 3;
+        } else {
+            out.push(if b == b'+' { b' ' } else { b });
+            i += 1;
+        }
+    }
+    String::from_utf8(out).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fragment_round_trip_drops_redo() {
+        let s = Session {
+            format_version: SESSION_FORMAT_VERSION,
+            profile: Some("5.0".into()),
+            settings: vec![(
+                "loadBalancerBrokerThresholdShedderPercentage".into(),
+                "5".into(),
+            )],
+            operations: vec!["unload-bundle=t/n/0x00000000_0x40000000->b2:8080".into()],
+            redo: vec!["remove-broker=b3:8080".into()],
+        };
+        let f = s.to_fragment();
+        assert!(f.starts_with("s=%7B"));
+        let back = Session::from_fragment(&format!("#{f}")).unwrap_or_default();
+        assert_eq!(back.operations, s.operations);
+        assert_eq!(back.settings, s.settings);
+        assert!(back.redo.is_empty());
+    }
+
+    #[test]
+    fn bad_links_are_errors() {
+        assert_eq!(Session::from_fragment("#x=1"), Err(SessionError::Missing));
+        assert!(matches!(
+            Session::from_fragment("s=%7B%22format_version%22%3A9%7D"),
+            Err(SessionError::Version(9))
+        ));
+        assert!(matches!(
+            Session::from_fragment("s=%ZZ"),
+            Err(SessionError::Json(_))
+        ));
+        assert!(matches!(
+            Session::from_json(r#"{"format_version":1,"operations":["explode=now"]}"#),
+            Err(SessionError::Operation(_))
+        ));
+    }
+}

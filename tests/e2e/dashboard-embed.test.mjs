@@ -1,0 +1,87 @@
+// End-to-end: the embedding API of the same build. `mount_planner` mounts a second, independent
+// planner on the standalone page; its Apply flow lists every REST call before sending anything,
+// sends them one at a time with the host's auth headers, and stops at the first failure.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { start, recordingPage, waitForRows, screenshot } from './dashboard-helpers.mjs';
+
+// The fake admin API: the first call succeeds, every later one fails with 500.
+const adminCalls = [];
+function fakeAdmin(req, res, url) {
+  if (!url.pathname.startsWith('/fake-admin/')) return false;
+  adminCalls.push({ method: req.method, path: url.pathname + url.search, auth: req.headers.authorization });
+  res.writeHead(adminCalls.length === 1 ? 204 : 500).end();
+  return true;
+}
+
+let env;
+before(async () => { env = await start(fakeAdmin); });
+after(async () => { await env?.close(); });
+
+test('mount_planner: a second instance, apply with confirmation, readonly, destroy', async () => {
+  const context = await env.browser.newContext({ viewport: { width: 1400, height: 1000 } });
+  const { page, diagnostics, log } = await recordingPage(context);
+  try {
+    await page.goto(env.baseUrl, { waitUntil: 'load' });
+    await waitForRows(page, diagnostics);
+    const standaloneRows = await page.locator('#app [data-testid=broker-row]').count();
+    await page.waitForFunction(() => window.wasmBindings?.mount_planner, null, { timeout: 10_000 });
+    await page.evaluate(() => {
+      const host = document.createElement('div');
+      host.id = 'embedded';
+      document.body.append(host);
+      const root = host.attachShadow({ mode: 'open' });
+      window.__plans = 0;
+      window.__handle = window.wasmBindings.mount_planner(root, {
+        snapshotUrl: 'static/demo-snapshot.json',
+        adminBaseUrl: `${location.origin}/fake-admin`,
+        authHeaders: async () => ({ Authorization: 'Bearer e2e' }),
+        theme: 'dark',
+        onPlanReady: () => { window.__plans += 1; },
+      });
+    });
+    const embedded = page.locator('#embedded');
+    await embedded.locator('[data-testid=broker-row]').first().waitFor({ timeout: 20_000 });
+    assert.equal(await embedded.locator('[data-testid=broker-row]').count(), standaloneRows);
+    await embedded.locator('[data-testid=run-plan]').click();
+    await embedded.locator('[data-testid=plan-move]').first().waitFor({ timeout: 20_000 });
+    assert.ok(await page.evaluate(() => window.__plans) >= 1, 'onPlanReady was called');
+    // The standalone instance has no plan: state is per instance.
+    assert.equal(await page.locator('#app [data-testid=plan]').count(), 0);
+
+    await embedded.locator('[data-testid=apply-plan]').click();
+    const dialog = embedded.locator('[data-testid=apply-confirm]');
+    await dialog.waitFor();
+    const listed = await dialog.locator('li').count();
+    assert.ok(listed >= 1);
+    assert.match(await dialog.textContent(), /PUT \/admin\/v2\/namespaces\//);
+    assert.equal(adminCalls.length, 0, 'nothing is sent before the confirmation');
+    await screenshot(page, 'embed-apply-confirm.png');
+
+    await embedded.locator('[data-testid=apply-confirm-ok]').click();
+    await embedded.locator('[data-testid=apply-finished]').waitFor({ timeout: 10_000 });
+    const results = embedded.locator('[data-testid=apply-result]');
+    const expected = Math.min(listed, 2);
+    assert.equal(await results.count(), expected, await embedded.locator('[data-testid=apply-finished]').textContent());
+    assert.equal(await results.first().getAttribute('data-status'), '204');
+    assert.equal(adminCalls.length, expected, JSON.stringify(adminCalls));
+    assert.equal(adminCalls[0].auth, 'Bearer e2e');
+    assert.equal(adminCalls[0].method, 'PUT');
+    if (listed >= 2) {
+      assert.equal(await results.nth(1).getAttribute('data-status'), '500');
+      assert.match(await embedded.locator('[data-testid=apply-finished]').textContent(), /Stopped at call 2/);
+    }
+
+    await page.evaluate(() => window.__handle.set_option('readonly', true));
+    await page.waitForFunction(() => !document.querySelector('#embedded').shadowRoot.querySelector('[data-testid=export-commands]'));
+    await page.evaluate(() => window.__handle.destroy());
+    assert.equal(await embedded.locator('[data-testid=broker-row]').count(), 0);
+    assert.ok(await page.locator('#app [data-testid=broker-row]').count() > 0, 'the standalone instance lives on');
+    assert.deepEqual(log.pageErrors, [], diagnostics());
+    // The failing fake call is the only expected console error.
+    const errors = log.consoleLines.filter((l) => l.startsWith('[error]') && !l.includes('500'));
+    assert.deepEqual(errors, [], diagnostics());
+  } finally {
+    await context.close();
+  }
+});

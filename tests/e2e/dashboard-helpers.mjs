@@ -1,0 +1,105 @@
+// Shared by the dashboard e2e tests: a static server for dist/, headless Chromium with the project's
+// launch flags, and a page that records everything the browser says (for failure messages).
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const DIST = path.join(ROOT, 'dist');
+export const ARTIFACTS = path.join(ROOT, 'test-artifacts');
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+// Same flags as webdriver.json: no sandbox (root in a container), nothing that calls home.
+export const CHROMIUM_ARGS = [
+  '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-quic', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync',
+];
+
+const TYPES = {
+  '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.mjs': 'text/javascript',
+  '.wasm': 'application/wasm', '.css': 'text/css', '.json': 'application/json',
+  '.svg': 'image/svg+xml', '.png': 'image/png', '.ico': 'image/x-icon',
+};
+
+/** A static file server for dist/ on 127.0.0.1 and a free port. */
+export function serveDist(extra = null) {
+  const server = http.createServer((req, res) => {
+    const url = new URL(req.url, 'http://localhost');
+    if (extra && extra(req, res, url)) return;
+    let file = path.normalize(path.join(DIST, decodeURIComponent(url.pathname)));
+    if (!file.startsWith(DIST)) {
+      res.writeHead(403).end();
+      return;
+    }
+    if (fs.existsSync(file) && fs.statSync(file).isDirectory()) file = path.join(file, 'index.html');
+    fs.readFile(file, (err, body) => {
+      if (err) {
+        res.writeHead(404, { 'content-type': 'text/plain' }).end(`not found: ${url.pathname}`);
+        return;
+      }
+      res.writeHead(200, { 'content-type': TYPES[path.extname(file)] ?? 'application/octet-stream' });
+      res.end(body);
+    });
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
+}
+
+/** Starts the server and the browser; returns { baseUrl, browser, close }. */
+export async function start(extra = null) {
+  assert.ok(fs.existsSync(path.join(DIST, 'index.html')),
+    `no ${DIST}/index.html: run \`trunk build --release\` (scripts/test.sh does) before this test`);
+  assert.ok(fs.existsSync(CHROMIUM), `no Chromium at ${CHROMIUM}: run scripts/setup.sh`);
+  fs.mkdirSync(ARTIFACTS, { recursive: true });
+  const server = await serveDist(extra);
+  const baseUrl = `http://127.0.0.1:${server.address().port}/`;
+  const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+  return {
+    baseUrl,
+    browser,
+    close: async () => {
+      await browser.close();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+/** A page that records page errors, console lines and failed requests. */
+export async function recordingPage(context) {
+  const page = await context.newPage();
+  const log = { pageErrors: [], consoleLines: [], failedRequests: [] };
+  page.on('pageerror', (err) => log.pageErrors.push(err.stack ?? String(err)));
+  page.on('console', (msg) => log.consoleLines.push(`[${msg.type()}] ${msg.text()}`));
+  page.on('requestfailed', (req) => log.failedRequests.push(`${req.url()}: ${req.failure()?.errorText}`));
+  page.on('response', (res) => {
+    if (res.status() >= 400) log.failedRequests.push(`${res.url()}: HTTP ${res.status()}`);
+  });
+  const diagnostics = () => [
+    `page errors (${log.pageErrors.length}):`, ...log.pageErrors.map((e) => `  ${e}`),
+    `console (${log.consoleLines.length} lines):`, ...log.consoleLines.map((l) => `  ${l}`),
+    `failed requests (${log.failedRequests.length}):`, ...log.failedRequests.map((r) => `  ${r}`),
+  ].join('\n');
+  const assertClean = () => {
+    assert.deepEqual(log.pageErrors, [], `page errors\n${diagnostics()}`);
+    const errors = log.consoleLines.filter((l) => l.startsWith('[error]'));
+    assert.deepEqual(errors, [], `console errors\n${diagnostics()}`);
+  };
+  return { page, log, diagnostics, assertClean };
+}
+
+/** Waits for broker rows, failing with the banner's text if an error shows first. */
+export async function waitForRows(page, diagnostics) {
+  const first = await Promise.race([
+    page.waitForSelector('[data-testid=broker-row]', { timeout: 30_000 }).then(() => 'rows'),
+    page.waitForSelector('[data-testid=error-banner]', { timeout: 30_000 }).then(() => 'error'),
+  ]);
+  if (first === 'error') {
+    const banner = await page.textContent('[data-testid=error-banner]');
+    assert.fail(`the page shows an error banner: ${banner}\n${diagnostics()}`);
+  }
+}
+
+export function screenshot(page, name) {
+  return page.screenshot({ path: path.join(ARTIFACTS, name), fullPage: true });
+}

@@ -1,0 +1,183 @@
+// End-to-end: the release build in dist/ (trunk build --release) served by a throw-away static
+// server, opened in headless Chromium through playwright-core. Each test saves screenshots to
+// test-artifacts/ and fails with everything the browser said.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { ROOT, start, recordingPage, waitForRows, screenshot } from './dashboard-helpers.mjs';
+
+const demo = JSON.parse(fs.readFileSync(path.join(ROOT, 'static', 'demo-snapshot.json'), 'utf8'));
+const DEMO_BROKERS = Object.keys(demo.brokers).length;
+
+let env;
+before(async () => { env = await start(); });
+after(async () => { await env?.close(); });
+
+/** A fresh browser context (own localStorage / IndexedDB) and a recording page on the dashboard. */
+async function openDashboard(url = env.baseUrl) {
+  const context = await env.browser.newContext({ viewport: { width: 1400, height: 1000 } });
+  const rec = await recordingPage(context);
+  await rec.page.goto(url, { waitUntil: 'load' });
+  return { context, ...rec };
+}
+
+/** A LocalBrokerData load report (what `pulsar-admin broker-stats load-report` prints). */
+function loadReport(host, cpuPct, bundles) {
+  const stats = Object.fromEntries(bundles.map((b) => [b, {
+    msgRateIn: 100, msgThroughputIn: 102400, msgRateOut: 100, msgThroughputOut: 102400,
+    consumerCount: 1, producerCount: 1, topics: 2, cacheSize: 0,
+  }]));
+  return {
+    webServiceUrl: `http://${host}:8080`,
+    pulsarServiceUrl: `pulsar://${host}:6650`,
+    persistentTopicsEnabled: true, nonPersistentTopicsEnabled: false,
+    cpu: { usage: cpuPct, limit: 100 }, memory: { usage: 100, limit: 1000 },
+    directMemory: { usage: 10, limit: 1000 }, bandwidthIn: { usage: 1000, limit: 1000000 },
+    bandwidthOut: { usage: 1000, limit: 1000000 },
+    msgThroughputIn: 102400 * bundles.length, msgThroughputOut: 102400 * bundles.length,
+    msgRateIn: 100 * bundles.length, msgRateOut: 100 * bundles.length,
+    lastUpdate: 1796083200000, lastStats: stats, numTopics: 2 * bundles.length,
+    numBundles: bundles.length, numConsumers: bundles.length, numProducers: bundles.length,
+    bundles, lastBundleGains: [], lastBundleLosses: [], brokerVersionString: '4.0.7',
+    loadReportType: 'LocalBrokerData',
+  };
+}
+
+const UPLOAD = [
+  ['e2e-a:8080.json', loadReport('e2e-a', 90, ['e2e/ns/0x00000000_0x40000000', 'e2e/ns/0x40000000_0x80000000', 'e2e/ns/0x80000000_0xc0000000'])],
+  ['e2e-b:8080.json', loadReport('e2e-b', 20, ['e2e/ns/0xc0000000_0xffffffff'])],
+  ['e2e-c:8080.json', loadReport('e2e-c', 10, [])],
+].map(([name, body]) => ({ name, mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(body)) }));
+
+test('opens on the demo cluster: overview, bundle map, no console errors', async () => {
+  const { context, page, diagnostics, assertClean } = await openDashboard();
+  try {
+    await waitForRows(page, diagnostics);
+    assert.equal(await page.locator('[data-testid=broker-row]').count(), DEMO_BROKERS, diagnostics());
+    assert.equal(await page.textContent('[data-testid=broker-count]'), String(DEMO_BROKERS));
+    assert.equal(await page.textContent('[data-testid=cluster-name]'), demo.cluster);
+    assert.equal(await page.textContent('[data-testid=profile]'), '4.x');
+    assert.equal(await page.locator('[data-testid=namespace-row]').count(), Object.keys(demo.namespaces).length);
+    // The bundle map drew a frame (the component records its draw time on the canvas).
+    await page.waitForSelector('[data-testid=bundle-map][data-draw-ms]', { timeout: 10_000 });
+    // Sorting by the weighted max (a header button) puts the busiest broker first.
+    await page.click('[data-testid=sort-weightedmax]');
+    const firstPct = parseFloat(await page.locator('[data-testid=broker-row] td.usage .value').first().textContent());
+    const allPct = await page.locator('[data-testid=broker-row] td.usage .value').allTextContents();
+    assert.equal(firstPct, Math.max(...allPct.map(parseFloat)));
+    // Hovering the map shows a tooltip naming a bundle and its owner.
+    const box = await page.locator('[data-testid=bundle-map]').boundingBox();
+    await page.mouse.move(box.x + box.width * 0.3, box.y + 6);
+    await page.waitForSelector('[data-testid=map-tooltip]', { timeout: 5_000 });
+    assert.match(await page.textContent('[data-testid=map-tooltip]'), /owner/);
+    assertClean();
+  } finally {
+    await screenshot(page, 'dashboard.png');
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await screenshot(page, 'dashboard-dark.png');
+    await context.close();
+  }
+});
+
+test('upload files; a bad upload keeps the previous snapshot', async () => {
+  const { context, page, diagnostics, assertClean } = await openDashboard();
+  try {
+    await waitForRows(page, diagnostics);
+    await page.setInputFiles('[data-testid=snapshot-input]', UPLOAD);
+    await page.waitForFunction(() => document.querySelectorAll('[data-testid=broker-row]').length === 3, null, { timeout: 20_000 })
+      .catch(async () => assert.fail(`upload did not load 3 brokers; banner: ${await page.locator('[data-testid=error-banner]').allTextContents()}\n${diagnostics()}`));
+    assert.equal(await page.textContent('[data-testid=broker-count]'), '3');
+    await screenshot(page, 'upload.png');
+
+    await page.setInputFiles('[data-testid=snapshot-input]', [
+      { name: 'broken.json', mimeType: 'application/json', buffer: Buffer.from('{ "cpu": ') },
+    ]);
+    await page.waitForSelector('[data-testid=error-banner]', { timeout: 10_000 });
+    assert.match(await page.textContent('[data-testid=error-banner]'), /broken\.json/);
+    assert.equal(await page.locator('[data-testid=broker-row]').count(), 3, 'the previous snapshot stays');
+    await screenshot(page, 'bad-upload.png');
+    assertClean();
+  } finally {
+    await context.close();
+  }
+});
+
+test('run plan, a manual move, export, and reload restores it', async () => {
+  const { context, page, diagnostics, assertClean } = await openDashboard();
+  try {
+    await waitForRows(page, diagnostics);
+    await page.click('[data-testid=run-plan]');
+    await page.waitForSelector('[data-testid=plan]', { timeout: 20_000 });
+    await page.waitForSelector('[data-testid=plan-move]', { timeout: 20_000 })
+      .catch(async () => assert.fail(`no plan-move rows: ${await page.textContent('[data-testid=plan]')}\n${diagnostics()}`));
+
+    // Manual move: select a bundle on the map, choose a destination, move.
+    await page.locator('[data-testid=bundle-map]').scrollIntoViewIfNeeded();
+    const box = await page.locator('[data-testid=bundle-map]').boundingBox();
+    await page.mouse.click(box.x + box.width * 0.5, box.y + 6);
+    await page.waitForSelector('[data-testid=selection]', { timeout: 5_000 });
+    const owner = (await page.textContent('[data-testid=selection-owner]')).trim();
+    const dest = await page.locator('[data-testid=move-destination] option').nth(1).getAttribute('value');
+    assert.notEqual(dest, owner);
+    await page.selectOption('[data-testid=move-destination]', dest);
+    await page.click('[data-testid=move-bundle]');
+    await page.waitForSelector('[data-testid=plan-move][data-origin=manual]', { timeout: 20_000 });
+    const manual = await page.textContent('[data-testid=plan-move][data-origin=manual]');
+    assert.ok(manual.includes(`${owner} → ${dest}`), manual);
+    assert.equal(await page.locator('[data-testid=operations] li').count(), 1);
+
+    // Export: the pulsar-admin script unloads the bundles.
+    const script = await page.textContent('[data-testid=export-commands]');
+    // The script runs `pulsar-admin namespaces unload …` through $PULSAR_ADMIN (default pulsar-admin).
+    assert.ok(script.includes('PULSAR_ADMIN="${PULSAR_ADMIN:-pulsar-admin}"'), script.slice(0, 600));
+    assert.ok(script.includes('"$PULSAR_ADMIN" namespaces unload'), script.slice(0, 600));
+    assert.ok(script.includes(`--destinationBroker '${dest}'`), script.slice(0, 600));
+    await screenshot(page, 'plan.png');
+
+    // Undo / redo with the keyboard.
+    await page.locator('[data-testid=run-plan]').focus();
+    await page.keyboard.press('Control+z');
+    await page.waitForFunction(() => !document.querySelector('[data-testid=operations]'));
+    await page.keyboard.press('Control+Shift+z');
+    await page.waitForSelector('[data-testid=operations] li');
+
+    // Reload: snapshot, edits and plan come back.
+    await page.reload({ waitUntil: 'load' });
+    await waitForRows(page, diagnostics);
+    await page.waitForSelector('[data-testid=plan-move][data-origin=manual]', { timeout: 20_000 });
+    assert.equal(await page.locator('[data-testid=operations] li').count(), 1);
+    await screenshot(page, 'reloaded.png');
+    assertClean();
+  } finally {
+    await context.close();
+  }
+});
+
+test('a share link restores settings and edits in a fresh browser', async () => {
+  const first = await openDashboard();
+  let link;
+  try {
+    await waitForRows(first.page, first.diagnostics);
+    await first.page.selectOption('[data-testid=profile-select]', '5.0');
+    await first.page.selectOption('[data-testid=remove-broker-name]', { index: 1 });
+    await first.page.click('[data-testid=remove-broker]');
+    await first.page.waitForSelector('[data-testid=operations] li');
+    link = await first.page.getAttribute('[data-testid=share-link]', 'href');
+    assert.match(link, /#s=/);
+  } finally {
+    await first.context.close();
+  }
+  const second = await openDashboard(link);
+  try {
+    await waitForRows(second.page, second.diagnostics);
+    await second.page.waitForSelector('[data-testid=operations] li');
+    assert.match(await second.page.textContent('[data-testid=operations]'), /remove-broker=/);
+    assert.equal(await second.page.textContent('[data-testid=profile]'), '5.0');
+    // The 5.0 profile's AvgShedder shows its outlook or its plan in the plan view.
+    await second.page.waitForSelector('[data-testid=plan]');
+    second.assertClean();
+  } finally {
+    await second.context.close();
+  }
+});

@@ -1,0 +1,574 @@
+//! The root component of one mounted planner: loads the first snapshot (options, `?snapshot=URL`,
+//! what was kept, or the demo), restores the session (share link or kept), persists changes, and lays
+//! out the panels. Everything it shows is computed by `lbplan-core`.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use lbplan_core::plan::operations::Operation;
+use lbplan_core::plan::settings::resolve_config;
+use lbplan_core::view::brokers::broker_rows;
+use lbplan_core::view::settings::effective_profile;
+use lbplan_core::view::share::Session;
+use wasm_bindgen::JsCast;
+use wasm_bindgen::prelude::*;
+use yew::prelude::*;
+
+use crate::components::{
+    BrokerTable, BundleMapView, ErrorBanner, ExportPanel, Header, History, LoadedProps, LoaderBar,
+    NamespaceList, PlanView, SettingsPanel, WhatIf,
+};
+use crate::embed::{External, Options};
+use crate::loader::{Input, dropped_entries, fetch_bytes, read_entries};
+use crate::persist::{self, STORED_SNAPSHOT_FORMAT_VERSION, StoredSnapshot};
+use crate::state::{
+    Action, AppState, DEMO_SNAPSHOT_URL, Loaded, Status, import_files, loaded_from,
+};
+
+/// The handle through which `PlannerHandle` talks to a mounted app.
+#[derive(Default)]
+pub struct BridgeInner {
+    pub pending: Vec<External>,
+    pub callback: Option<Callback<External>>,
+}
+pub type Bridge = Rc<RefCell<BridgeInner>>;
+
+#[derive(Clone, Properties)]
+pub struct AppProps {
+    pub options: Rc<Options>,
+    pub bridge: Bridge,
+}
+
+impl PartialEq for AppProps {
+    fn eq(&self, o: &Self) -> bool {
+        Rc::ptr_eq(&self.options, &o.options) && Rc::ptr_eq(&self.bridge, &o.bridge)
+    }
+}
+
+fn prefers_dark() -> bool {
+    web_sys::window()
+        .and_then(|w| w.match_media("(prefers-color-scheme: dark)").ok().flatten())
+        .is_some_and(|m| m.matches())
+}
+
+/// Imports inputs and hands the result to the store; keeps it when persisting.
+fn load_inputs(
+    state: UseReducerDispatcher<AppState>,
+    inputs: Vec<Input>,
+    label: String,
+    keep_session: bool,
+    persist_prefix: Option<String>,
+    note: UseStateHandle<Option<AttrValue>>,
+) {
+    match import_files(&inputs) {
+        Ok(imported) => {
+            let loaded = loaded_from(imported, label);
+            let stored = persist_prefix.map(|p| {
+                (
+                    p,
+                    StoredSnapshot {
+                        format_version: STORED_SNAPSHOT_FORMAT_VERSION,
+                        source: loaded.source.clone(),
+                        warnings: loaded.warnings.clone(),
+                        snapshot: (*loaded.snapshot).clone(),
+                    },
+                )
+            });
+            state.dispatch(Action::Loaded {
+                loaded: Rc::new(loaded),
+                keep_session,
+            });
+            if let Some((prefix, stored)) = stored {
+                yew::platform::spawn_local(async move {
+                    let n = persist::save_snapshot(&prefix, &stored).await;
+                    note.set(Some(n.into()));
+                });
+            }
+        }
+        Err(e) => state.dispatch(Action::Failed(format!("Could not import {label}: {e}"))),
+    }
+}
+
+fn url_param(name: &str) -> Option<String> {
+    let search = web_sys::window()?.location().search().ok()?;
+    web_sys::UrlSearchParams::new_with_str(&search)
+        .ok()?
+        .get(name)
+}
+
+fn location_hash() -> String {
+    web_sys::window()
+        .and_then(|w| w.location().hash().ok())
+        .unwrap_or_default()
+}
+
+#[function_component(App)]
+pub fn app(props: &AppProps) -> Html {
+    let state = use_reducer(AppState::initial);
+    let options = use_state(|| props.options.clone());
+    let note = use_state(|| None::<AttrValue>);
+    let busy = use_state(|| false);
+    let prefix = options.persist.then(|| options.storage_prefix.clone());
+
+    // Start: session first (so a kept snapshot keeps its edits), then the snapshot.
+    {
+        let state = state.clone();
+        let options = options.clone();
+        let note = note.clone();
+        let bridge = props.bridge.clone();
+        use_effect_with((), move |_| {
+            let o = (*options).clone();
+            let dispatcher = state.dispatcher();
+            let prefix = o.persist.then(|| o.storage_prefix.clone());
+            let hash = if o.standalone {
+                location_hash()
+            } else {
+                String::new()
+            };
+            let shared = hash.contains("s=");
+            if shared {
+                match Session::from_fragment(&hash) {
+                    Ok(s) => dispatcher.dispatch(Action::Restore(s)),
+                    Err(e) => dispatcher.dispatch(Action::Failed(format!("share link: {e}"))),
+                }
+            } else if let Some(p) = &prefix {
+                match persist::load_session(p) {
+                    Some(Ok(s)) => dispatcher.dispatch(Action::Restore(s)),
+                    Some(Err(e)) => dispatcher.dispatch(Action::Failed(e)),
+                    None => {}
+                }
+            }
+            if let Some(p) = o.profile {
+                dispatcher.dispatch(Action::SetProfile(Some(p)));
+            }
+            let url = o.snapshot_url.clone().or_else(|| {
+                if o.standalone {
+                    url_param("snapshot")
+                } else {
+                    None
+                }
+            });
+            let d = dispatcher.clone();
+            let note_for_load = note.clone();
+            yew::platform::spawn_local(async move {
+                let note = note_for_load;
+                if let Some(json) = o.snapshot.clone() {
+                    load_inputs(
+                        d,
+                        vec![("snapshot".into(), json.into_bytes(), false)],
+                        "snapshot (from the host page)".into(),
+                        false,
+                        None,
+                        note,
+                    );
+                } else if let Some(url) = url {
+                    match fetch_bytes(&url).await {
+                        Ok(bytes) => load_inputs(
+                            d,
+                            vec![(url.clone(), bytes, false)],
+                            url,
+                            shared,
+                            prefix,
+                            note,
+                        ),
+                        Err(e) => d.dispatch(Action::Failed(format!("Could not load {url}: {e}"))),
+                    }
+                } else {
+                    let kept = match &prefix {
+                        Some(p) => persist::load_snapshot(p).await,
+                        None => None,
+                    };
+                    match kept {
+                        Some(Ok(s)) => {
+                            note.set(Some("Restored from this browser.".into()));
+                            d.dispatch(Action::Loaded {
+                                loaded: Rc::new(Loaded::new(s.snapshot, s.source, s.warnings)),
+                                keep_session: true,
+                            });
+                        }
+                        other => {
+                            if let Some(Err(e)) = other {
+                                d.dispatch(Action::Failed(format!("{e}; loading the demo")));
+                            }
+                            let result = fetch_bytes(DEMO_SNAPSHOT_URL)
+                                .await
+                                .map(|b| String::from_utf8_lossy(&b).into_owned());
+                            d.dispatch(Action::Fetched {
+                                source: DEMO_SNAPSHOT_URL.to_string(),
+                                result,
+                            });
+                        }
+                    }
+                }
+            });
+            // Messages from the PlannerHandle.
+            let cb = {
+                let d = dispatcher.clone();
+                let options = options.clone();
+                let note = note.clone();
+                Callback::from(move |m: External| match m {
+                    External::SetSnapshot(json) => load_inputs(
+                        d.clone(),
+                        vec![("snapshot".into(), json.into_bytes(), false)],
+                        "snapshot (from the host page)".into(),
+                        false,
+                        None,
+                        note.clone(),
+                    ),
+                    External::SetOptions(o) => {
+                        if let Some(p) = o.profile {
+                            d.dispatch(Action::SetProfile(Some(p)));
+                        }
+                        options.set(o);
+                    }
+                })
+            };
+            let pending: Vec<External> = {
+                let mut b = bridge.borrow_mut();
+                b.callback = Some(cb.clone());
+                std::mem::take(&mut b.pending)
+            };
+            for m in pending {
+                cb.emit(m);
+            }
+            move || {
+                bridge.borrow_mut().callback = None;
+            }
+        });
+    }
+
+    // Keep the session whenever it changes.
+    {
+        let session = state.session();
+        let prefix = prefix.clone();
+        use_effect_with(session, move |s| {
+            if let Some(p) = prefix {
+                persist::save_session(&p, s);
+            }
+        });
+    }
+
+    // Tell the host about each plan.
+    {
+        let plan = state.plan.clone();
+        let cb = options.on_plan_ready.clone();
+        use_effect_with(state.plan_serial, move |_| {
+            if let (Some(cb), Some(Ok(plan))) = (cb, plan.as_deref()) {
+                if let Ok(text) = serde_json::to_string(plan) {
+                    if let Ok(v) = js_sys::JSON::parse(&text) {
+                        let _ = cb.call1(&JsValue::NULL, &v);
+                    }
+                }
+            }
+        });
+    }
+
+    // Follow the system's colour scheme as it changes (for the canvas; CSS follows by itself).
+    let system_dark = use_state(prefers_dark);
+    {
+        let system_dark = system_dark.clone();
+        use_effect_with((), move |_| {
+            let mql = web_sys::window()
+                .and_then(|w| w.match_media("(prefers-color-scheme: dark)").ok().flatten());
+            let listener = mql.map(|m| {
+                gloo::events::EventListener::new(&m, "change", move |_| {
+                    system_dark.set(prefers_dark())
+                })
+            });
+            move || drop(listener)
+        });
+    }
+    let readonly = options.readonly;
+    let dark = match options.theme.as_deref() {
+        Some("dark") => true,
+        Some("light") => false,
+        _ => *system_dark,
+    };
+    let theme_class = match options.theme.as_deref() {
+        Some("dark") => "theme-dark",
+        Some("light") => "theme-light",
+        _ => "theme-auto",
+    };
+
+    let on_inputs = {
+        let (d, prefix, note, busy) = (
+            state.dispatcher(),
+            prefix.clone(),
+            note.clone(),
+            busy.clone(),
+        );
+        Callback::from(move |(inputs, label): (Vec<Input>, String)| {
+            busy.set(false);
+            load_inputs(
+                d.clone(),
+                inputs,
+                label,
+                false,
+                prefix.clone(),
+                note.clone(),
+            );
+        })
+    };
+    let on_error = {
+        let d = state.dispatcher();
+        Callback::from(move |e: String| d.dispatch(Action::Failed(e)))
+    };
+    let on_demo = {
+        let (d, prefix, note) = (state.dispatcher(), prefix.clone(), note.clone());
+        Callback::from(move |_| {
+            let (d, prefix) = (d.clone(), prefix.clone());
+            d.dispatch(Action::ClearHistory);
+            note.set(None);
+            yew::platform::spawn_local(async move {
+                if let Some(p) = &prefix {
+                    persist::clear_snapshot(p).await;
+                }
+                let result = fetch_bytes(DEMO_SNAPSHOT_URL)
+                    .await
+                    .map(|b| String::from_utf8_lossy(&b).into_owned());
+                d.dispatch(Action::Fetched {
+                    source: DEMO_SNAPSHOT_URL.to_string(),
+                    result,
+                });
+            });
+        })
+    };
+    let ondragover = Callback::from(|e: DragEvent| e.prevent_default());
+    let ondrop = {
+        let (on_inputs, on_error, busy) = (on_inputs.clone(), on_error.clone(), busy.clone());
+        Callback::from(move |e: DragEvent| {
+            e.prevent_default();
+            let entries = dropped_entries(&e);
+            if entries.is_empty() {
+                return;
+            }
+            busy.set(true);
+            let (on_inputs, on_error, busy) = (on_inputs.clone(), on_error.clone(), busy.clone());
+            yew::platform::spawn_local(async move {
+                match read_entries(entries).await {
+                    Ok(inputs) if !inputs.is_empty() => {
+                        let label = crate::components::loader_bar::label(&inputs);
+                        on_inputs.emit((inputs, label));
+                    }
+                    Ok(_) => busy.set(false),
+                    Err(e) => {
+                        busy.set(false);
+                        on_error.emit(e);
+                    }
+                }
+            });
+        })
+    };
+    let onkeydown = {
+        let d = state.dispatcher();
+        Callback::from(move |e: KeyboardEvent| {
+            if readonly || !(e.ctrl_key() || e.meta_key()) {
+                return;
+            }
+            let in_field = e
+                .target()
+                .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+                .is_some_and(|el| {
+                    matches!(el.tag_name().as_str(), "INPUT" | "TEXTAREA" | "SELECT")
+                });
+            if in_field {
+                return;
+            }
+            match e.key().to_lowercase().as_str() {
+                "z" if e.shift_key() => d.dispatch(Action::Redo),
+                "z" => d.dispatch(Action::Undo),
+                "y" => d.dispatch(Action::Redo),
+                _ => return,
+            }
+            e.prevent_default();
+        })
+    };
+
+    let loaded = state.loaded().cloned();
+    let profile = loaded
+        .as_ref()
+        .map(|l| effective_profile(&l.snapshot, state.profile))
+        .unwrap_or(lbplan_core::config::Profile::Pulsar4x);
+    let overrides: Vec<(String, String)> = state
+        .operations
+        .iter()
+        .filter_map(|o| match o {
+            Operation::SetConfig { key, value } => Some((key.clone(), value.clone())),
+            _ => None,
+        })
+        .collect();
+    let rows = use_memo(
+        (
+            loaded.as_ref().map(|l| Rc::as_ptr(l) as usize),
+            profile,
+            overrides.clone(),
+        ),
+        {
+            let loaded = loaded.clone();
+            move |(_, profile, overrides)| match &loaded {
+                Some(l) => {
+                    let cfg = resolve_config(&l.snapshot, Some(*profile), overrides)
+                        .or_else(|_| resolve_config(&l.snapshot, Some(*profile), &[]))
+                        .map(|r| r.config)
+                        .unwrap_or_else(|_| {
+                            lbplan_core::config::LoadBalancerConfig::for_profile(*profile)
+                        });
+                    broker_rows(&l.snapshot, &cfg.resource_weights())
+                }
+                None => Vec::new(),
+            }
+        },
+    );
+    let marks = use_memo(
+        (
+            loaded.as_ref().map(|l| Rc::as_ptr(l) as usize),
+            state.plan_serial,
+        ),
+        {
+            let loaded = loaded.clone();
+            let plan = state.plan.clone();
+            move |_| {
+                let (Some(l), Some(Ok(p))) = (&loaded, plan.as_deref()) else {
+                    return (Rc::new(Vec::new()), None);
+                };
+                let mut segs: Vec<usize> = p
+                    .unloads
+                    .iter()
+                    .filter_map(|u| l.map.find(&u.bundle))
+                    .chain(p.splits.iter().filter_map(|s| l.map.find(&s.bundle)))
+                    .collect();
+                segs.sort_unstable();
+                segs.dedup();
+                let moves: Vec<(&str, &str)> = p
+                    .unloads
+                    .iter()
+                    .filter_map(|u| Some((u.bundle.as_str(), u.to.as_deref()?)))
+                    .collect();
+                let after = (!moves.is_empty()).then(|| Rc::new(l.map.owners_after(moves)));
+                (Rc::new(segs), after)
+            }
+        },
+    );
+    let ops = Rc::new(state.operations.clone());
+    let redo = Rc::new(state.redo.clone());
+    let share_url = {
+        let base = web_sys::window()
+            .and_then(|w| w.location().href().ok())
+            .map(|h| h.split('#').next().unwrap_or_default().to_string())
+            .unwrap_or_default();
+        format!("{base}#{}", state.session().to_fragment())
+    };
+    let on_op = {
+        let d = state.dispatcher();
+        Callback::from(move |op: Operation| d.dispatch(Action::Push(op)))
+    };
+    let on_set = {
+        let d = state.dispatcher();
+        Callback::from(move |(key, value): (String, String)| {
+            d.dispatch(Action::Push(Operation::SetConfig { key, value }))
+        })
+    };
+    let on_drop_bundle = {
+        let d = state.dispatcher();
+        Callback::from(move |(bundle, broker): (String, String)| {
+            d.dispatch(Action::Push(Operation::UnloadBundle {
+                bundle,
+                destination_broker: Some(broker),
+            }))
+        })
+    };
+    let on_export = {
+        let cb = options.on_export_requested.clone();
+        let plan = state.plan.clone();
+        Callback::from(move |(format, text): (String, String)| {
+            let (Some(cb), Some(Ok(plan))) = (&cb, plan.as_deref()) else {
+                return;
+            };
+            let detail = js_sys::Object::new();
+            let plan_js = serde_json::to_string(plan)
+                .ok()
+                .and_then(|t| js_sys::JSON::parse(&t).ok())
+                .unwrap_or(JsValue::NULL);
+            let _ = js_sys::Reflect::set(&detail, &"plan".into(), &plan_js);
+            let _ = js_sys::Reflect::set(&detail, &"format".into(), &format.into());
+            let _ = js_sys::Reflect::set(&detail, &"text".into(), &text.into());
+            let _ = cb.call1(&JsValue::NULL, &detail);
+        })
+    };
+
+    let banner = state.error.clone().map(|e| {
+        let d = state.dispatcher();
+        html! { <ErrorBanner message={e} on_dismiss={Some(Callback::from(move |_| d.dispatch(Action::DismissError)))} /> }
+    });
+    let body = match (&state.status, &loaded) {
+        (Status::Loading, _) => {
+            html! { <p class="loading" data-testid="loading">{ "Loading the cluster…" }</p> }
+        }
+        (_, None) => html! {},
+        (_, Some(l)) => {
+            let d = state.dispatcher();
+            let plan_warnings = Rc::new(
+                state
+                    .plan_ok()
+                    .map(|p| p.warnings.clone())
+                    .unwrap_or_default(),
+            );
+            html! {
+                <>
+                    if !l.warnings.is_empty() {
+                        <details class="panel warnings-panel" open={l.warnings.len() <= 5}>
+                            <summary>{ format!("{} import warning(s)", l.warnings.len()) }</summary>
+                            <ul class="warnings" data-testid="warnings">
+                                { for l.warnings.iter().map(|w| html! { <li class="mono small">{ w }</li> }) }
+                            </ul>
+                        </details>
+                    }
+                    <BrokerTable rows={rows.clone()} on_drop_bundle={on_drop_bundle} readonly={readonly} />
+                    <div class="map-row">
+                        <BundleMapView map={l.map.clone()} highlighted={marks.0.clone()} after_owners={marks.1.clone()}
+                            selected={state.selected} dark={dark}
+                            on_select={{ let d = d.clone(); Callback::from(move |s| d.dispatch(Action::Select(s))) }} />
+                        <WhatIf map={l.map.clone()} selected={state.selected} on_op={on_op.clone()}
+                            on_error={on_error.clone()} readonly={readonly} />
+                    </div>
+                    <div class="plan-row">
+                        <SettingsPanel snapshot={l.snapshot.clone()} profile={state.profile} operations={ops.clone()}
+                            on_profile={{ let d = d.clone(); Callback::from(move |p| d.dispatch(Action::SetProfile(p))) }}
+                            on_set={on_set} readonly={readonly} warnings={plan_warnings} />
+                        <section class="panel run">
+                            <button type="button" class="primary" data-testid="run-plan"
+                                onclick={{ let d = d.clone(); Callback::from(move |_| d.dispatch(Action::RunPlan)) }}>{ "Run plan" }</button>
+                            <label><input type="checkbox" checked={state.leader_cycle}
+                                onchange={{ let d = d.clone(); let on = state.leader_cycle; Callback::from(move |_| d.dispatch(Action::SetLeaderCycle(!on))) }} />
+                                { " include the leader's shedding cycle" }</label>
+                        </section>
+                    </div>
+                    if let Some(plan) = state.plan.clone() {
+                        <PlanView plan={plan.clone()} />
+                        <ExportPanel plan={plan} readonly={readonly}
+                            admin_base_url={options.admin_base_url.clone().map(AttrValue::from)}
+                            auth_headers={options.auth_headers.clone()} on_export={on_export} />
+                    }
+                    <History operations={ops.clone()} redo={redo}
+                        on_undo={{ let d = d.clone(); Callback::from(move |_| d.dispatch(Action::Undo)) }}
+                        on_redo={{ let d = d.clone(); Callback::from(move |_| d.dispatch(Action::Redo)) }}
+                        on_clear={{ let d = d.clone(); Callback::from(move |_| d.dispatch(Action::ClearHistory)) }}
+                        share_url={share_url} readonly={readonly} />
+                    <NamespaceList loaded={l.clone()} />
+                </>
+            }
+        }
+    };
+    html! {
+        <div class={classes!("lbplan-app", theme_class, readonly.then_some("readonly"))}
+             {ondragover} {ondrop} {onkeydown}>
+            <main class="app">
+                <Header inner={loaded.clone().map(|l| LoadedProps { loaded: l })} profile={profile} />
+                { banner.unwrap_or_default() }
+                <LoaderBar on_inputs={on_inputs} on_error={on_error.clone()} on_demo={on_demo}
+                    storage_note={(*note).clone()} busy={*busy} />
+                { body }
+            </main>
+        </div>
+    }
+}

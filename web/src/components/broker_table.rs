@@ -1,0 +1,141 @@
+//! The cluster overview: one row per broker with the five resource usages, the weighted max the
+//! strategies compare, rates, throughput, bundle and topic counts and version; sortable by any column
+//! (the header buttons, keyboard included). Rows accept a bundle dragged from the selection panel.
+
+use std::rc::Rc;
+
+use lbplan_core::view::brokers::{BrokerColumn, BrokerRow, sort_rows};
+use lbplan_core::view::palette::{broker_colour, css_hex};
+use yew::prelude::*;
+
+use crate::format;
+
+/// The drag payload type of a bundle (its full name).
+pub const BUNDLE_MIME: &str = "application/x-lbplan-bundle";
+
+#[derive(Clone, Properties)]
+pub struct BrokerTableProps {
+    pub rows: Rc<Vec<BrokerRow>>,
+    /// A bundle dropped on a broker row: (bundle, broker).
+    pub on_drop_bundle: Callback<(String, String)>,
+    #[prop_or_default]
+    pub readonly: bool,
+}
+
+impl PartialEq for BrokerTableProps {
+    fn eq(&self, o: &Self) -> bool {
+        Rc::ptr_eq(&self.rows, &o.rows) && self.readonly == o.readonly
+    }
+}
+
+#[function_component(BrokerTable)]
+pub fn broker_table(props: &BrokerTableProps) -> Html {
+    let sort = use_state(|| (BrokerColumn::Broker, false));
+    let (column, descending) = *sort;
+    let rows = {
+        let mut r = (*props.rows).clone();
+        sort_rows(&mut r, column, descending);
+        r
+    };
+    let header = |c: BrokerColumn| {
+        let sort = sort.clone();
+        let onclick = Callback::from(move |_| {
+            let (cur, desc) = *sort;
+            // A numeric column sorts busiest first on the first click.
+            sort.set(if cur == c {
+                (c, !desc)
+            } else {
+                (c, c.is_numeric())
+            });
+        });
+        let aria = if column == c {
+            if descending {
+                "descending"
+            } else {
+                "ascending"
+            }
+        } else {
+            "none"
+        };
+        let arrow = if column == c {
+            if descending { " ▼" } else { " ▲" }
+        } else {
+            ""
+        };
+        html! {
+            <th scope="col" class={classes!(c.is_numeric().then_some("num"))} aria-sort={aria}>
+                <button type="button" class="sort" {onclick} data-testid={format!("sort-{:?}", c).to_lowercase()}>
+                    { c.title() }{ arrow }
+                </button>
+            </th>
+        }
+    };
+    html! {
+        <section class="panel">
+            <h2>{ "Brokers" }</h2>
+            <div class="table-scroll">
+                <table class="data brokers" data-testid="broker-table">
+                    <thead><tr>{ for BrokerColumn::ALL.into_iter().map(header) }</tr></thead>
+                    <tbody>
+                        { for rows.iter().map(|r| row(r, &props.on_drop_bundle, props.readonly)) }
+                    </tbody>
+                </table>
+            </div>
+        </section>
+    }
+}
+
+fn row(r: &BrokerRow, on_drop: &Callback<(String, String)>, readonly: bool) -> Html {
+    let width = r.weighted_max_pct.clamp(0.0, 100.0);
+    let level = if r.weighted_max_pct >= 85.0 {
+        "high"
+    } else if r.weighted_max_pct >= 60.0 {
+        "mid"
+    } else {
+        "low"
+    };
+    let ondragover = Callback::from(move |e: DragEvent| {
+        if !readonly {
+            e.prevent_default();
+        }
+    });
+    let ondrop = {
+        let on_drop = on_drop.clone();
+        let broker = r.broker.clone();
+        Callback::from(move |e: DragEvent| {
+            e.prevent_default();
+            e.stop_propagation();
+            let bundle = e
+                .data_transfer()
+                .and_then(|d| d.get_data(BUNDLE_MIME).ok())
+                .unwrap_or_default();
+            if !bundle.is_empty() && !readonly {
+                on_drop.emit((bundle, broker.clone()));
+            }
+        })
+    };
+    html! {
+        <tr data-testid="broker-row" data-broker={r.broker.clone()} {ondragover} {ondrop}>
+            <th scope="row" class="mono">
+                <span class="swatch" style={format!("background:{}", css_hex(broker_colour(&r.broker)))}></span>
+                { &r.broker }
+            </th>
+            <td class="num usage">
+                <span class={classes!("bar", level)} style={format!("width:{width:.1}%")}></span>
+                <span class="value">{ format::pct(r.weighted_max_pct) }</span>
+            </td>
+            <td class="num">{ format::pct(r.cpu_pct) }</td>
+            <td class="num">{ format::pct(r.memory_pct) }</td>
+            <td class="num">{ format::pct(r.direct_memory_pct) }</td>
+            <td class="num">{ format::pct(r.bandwidth_in_pct) }</td>
+            <td class="num">{ format::pct(r.bandwidth_out_pct) }</td>
+            <td class="num">{ format::rate(r.msg_rate_in) }</td>
+            <td class="num">{ format::rate(r.msg_rate_out) }</td>
+            <td class="num">{ format::bytes_per_sec(r.throughput_in_bytes_per_sec) }</td>
+            <td class="num">{ format::bytes_per_sec(r.throughput_out_bytes_per_sec) }</td>
+            <td class="num">{ r.bundle_count }</td>
+            <td class="num">{ format::count(r.topic_count) }</td>
+            <td>{ &r.version }</td>
+        </tr>
+    }
+}

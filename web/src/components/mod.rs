@@ -1,0 +1,43 @@
+//! The dashboard's components, one per file; each renders what it is given (computed by the core)
+//! and reports user intent through callbacks.
+
+pub mod broker_table;
+pub mod bundle_map;
+pub mod error_banner;
+pub mod export_panel;
+pub mod header;
+pub mod history;
+pub mod loader_bar;
+pub mod namespace_list;
+pub mod plan_view;
+pub mod settings_panel;
+pub mod whatif;
+
+pub use broker_table::BrokerTable;
+pub use bundle_map::BundleMapView;
+pub use error_banner::ErrorBanner;
+pub use export_panel::ExportPanel;
+pub use header::Header;
+pub use history::History;
+pub use loader_bar::LoaderBar;
+pub use namespace_list::NamespaceList;
+pub use plan_view::PlanView;
+pub use settings_panel::SettingsPanel;
+pub use whatif::WhatIf;
+
+use std::rc::Rc;
+
+use crate::state::Loaded;
+
+/// Props of the components that render a loaded snapshot. Compared by pointer: a new snapshot is a
+/// new `Rc`, and comparing whole snapshots by value would cost more than rendering.
+#[derive(Clone, yew::Properties)]
+pub struct LoadedProps {
+    pub loaded: Rc<Loaded>,
+}
+
+impl PartialEq for LoadedProps {
+    fn eq(&self, other: &Self) -> bool {
+        Rc::ptr_eq(&self.loaded, &other.loaded)
+    }
+}

@@ -1,0 +1,45 @@
+//! The namespaces list: bundle layout and topic counts; brokers' heartbeat namespaces last.
+
+use yew::prelude::*;
+
+use super::LoadedProps;
+use crate::format;
+use crate::state::NamespaceRow;
+
+#[function_component(NamespaceList)]
+pub fn namespace_list(props: &LoadedProps) -> Html {
+    let d = &props.loaded;
+    let tenants = d.namespaces.iter().filter(|n| !n.heartbeat);
+    let heartbeats: Vec<&NamespaceRow> = d.namespaces.iter().filter(|n| n.heartbeat).collect();
+    html! {
+        <section class="panel">
+            <h2>{ "Namespaces" }</h2>
+            <table class="data namespaces" data-testid="namespace-table">
+                <thead>
+                    <tr>
+                        <th scope="col">{ "Namespace" }</th>
+                        <th scope="col" class="num">{ "Bundles" }</th>
+                        <th scope="col" class="num">{ "Topics" }</th>
+                    </tr>
+                </thead>
+                <tbody>
+                    { for tenants.map(row) }
+                    { for heartbeats.iter().copied().map(row) }
+                </tbody>
+            </table>
+        </section>
+    }
+}
+
+fn row(n: &NamespaceRow) -> Html {
+    html! {
+        <tr data-testid="namespace-row" class={classes!(n.heartbeat.then_some("heartbeat"))}>
+            <th scope="row" class="mono">
+                { &n.namespace }
+                if n.heartbeat { <span class="tag">{ "heartbeat" }</span> }
+            </th>
+            <td class="num">{ n.bundle_count }</td>
+            <td class="num">{ format::count(n.topics) }</td>
+        </tr>
+    }
+}

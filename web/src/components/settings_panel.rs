@@ -1,0 +1,165 @@
+//! Settings: the profile (4.x, 5.0 or detected), the shedding and placement strategies and every
+//! `broker.conf` key with Pulsar's default and the effective value. A change is an operation in the
+//! edit history (`set=KEY=VALUE`), so it can be undone and shared.
+
+use std::rc::Rc;
+
+use lbplan_core::config::{ConfigType, Profile, simple_class_name};
+use lbplan_core::model::Snapshot;
+use lbplan_core::plan::operations::Operation;
+use lbplan_core::view::settings::{
+    PLACEMENT_STRATEGIES, SHEDDING_STRATEGIES, ValueSource, effective_profile, setting_rows,
+};
+use wasm_bindgen::JsCast;
+use yew::prelude::*;
+
+#[derive(Clone, Properties)]
+pub struct SettingsProps {
+    pub snapshot: Rc<Snapshot>,
+    pub profile: Option<Profile>,
+    pub operations: Rc<Vec<Operation>>,
+    pub on_profile: Callback<Option<Profile>>,
+    pub on_set: Callback<(String, String)>,
+    #[prop_or_default]
+    pub readonly: bool,
+    /// The plan's warnings (the 5.0 fallback warning shows here).
+    pub warnings: Rc<Vec<String>>,
+}
+
+impl PartialEq for SettingsProps {
+    fn eq(&self, o: &Self) -> bool {
+        Rc::ptr_eq(&self.snapshot, &o.snapshot)
+            && self.profile == o.profile
+            && Rc::ptr_eq(&self.operations, &o.operations)
+            && self.readonly == o.readonly
+            && self.warnings == o.warnings
+    }
+}
+
+fn value_of(e: &Event) -> String {
+    e.target()
+        .and_then(|t| {
+            t.clone()
+                .dyn_into::<web_sys::HtmlSelectElement>()
+                .map(|s| s.value())
+                .ok()
+                .or_else(|| {
+                    t.dyn_into::<web_sys::HtmlInputElement>()
+                        .ok()
+                        .map(|i| i.value())
+                })
+        })
+        .unwrap_or_default()
+}
+
+#[function_component(SettingsPanel)]
+pub fn settings_panel(p: &SettingsProps) -> Html {
+    let filter = use_state(String::new);
+    let overrides: Vec<(String, String)> = p
+        .operations
+        .iter()
+        .filter_map(|o| match o {
+            Operation::SetConfig { key, value } => Some((key.clone(), value.clone())),
+            _ => None,
+        })
+        .collect();
+    let rows = setting_rows(&p.snapshot, p.profile, &overrides);
+    let effective = effective_profile(&p.snapshot, p.profile);
+    let get = |k: &str| {
+        rows.iter()
+            .find(|r| r.key == k)
+            .map(|r| r.effective.clone())
+            .unwrap_or_default()
+    };
+    let on_profile = {
+        let cb = p.on_profile.clone();
+        Callback::from(move |e: Event| cb.emit(Profile::parse(&value_of(&e))))
+    };
+    let strategy_select = |key: &'static str, options: &'static [&'static str]| {
+        let current = get(key);
+        let on_set = p.on_set.clone();
+        let onchange = Callback::from(move |e: Event| on_set.emit((key.to_string(), value_of(&e))));
+        html! {
+            <label class="setting">
+                <span class="mono">{ key }</span>
+                <select {onchange} disabled={p.readonly} data-testid={key.to_string()}>
+                    { for options.iter().map(|o| html! {
+                        <option value={o.to_string()} selected={simple_class_name(o) == simple_class_name(&current)}>{ simple_class_name(o) }</option>
+                    }) }
+                </select>
+            </label>
+        }
+    };
+    let needle = (*filter).to_lowercase();
+    let on_filter = {
+        let filter = filter.clone();
+        Callback::from(move |e: InputEvent| {
+            filter.set(
+                e.target()
+                    .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
+                    .map(|i| i.value())
+                    .unwrap_or_default(),
+            )
+        })
+    };
+    html! {
+        <section class="panel settings" data-testid="settings">
+            <h2>{ "Settings" }</h2>
+            <div class="settings-top">
+                <label class="setting">
+                    <span>{ "Profile" }</span>
+                    <select onchange={on_profile} disabled={p.readonly} data-testid="profile-select">
+                        <option value="auto" selected={p.profile.is_none()}>{ format!("auto ({effective})") }</option>
+                        <option value="4.x" selected={p.profile == Some(Profile::Pulsar4x)}>{ "4.x" }</option>
+                        <option value="5.0" selected={p.profile == Some(Profile::Pulsar50)}>{ "5.0" }</option>
+                    </select>
+                </label>
+                { strategy_select("loadBalancerLoadSheddingStrategy", SHEDDING_STRATEGIES) }
+                { strategy_select("loadBalancerLoadPlacementStrategy", PLACEMENT_STRATEGIES) }
+            </div>
+            if !p.warnings.is_empty() {
+                <ul class="warnings" data-testid="plan-warnings">
+                    { for p.warnings.iter().map(|w| html! { <li>{ w }</li> }) }
+                </ul>
+            }
+            <details>
+                <summary>{ format!("All {} broker.conf keys", rows.len()) }</summary>
+                <input type="search" placeholder="filter keys" oninput={on_filter} aria-label="Filter keys" />
+                <div class="table-scroll settings-table">
+                    <table class="data">
+                        <thead><tr>
+                            <th scope="col">{ "Key" }</th><th scope="col">{ "Type" }</th>
+                            <th scope="col">{ "Pulsar default" }</th><th scope="col">{ "Effective" }</th>
+                        </tr></thead>
+                        <tbody>
+                            { for rows.iter().filter(|r| needle.is_empty() || r.key.to_lowercase().contains(&needle)).map(|r| {
+                                let key = r.key;
+                                let on_set = p.on_set.clone();
+                                let onchange = Callback::from(move |e: Event| on_set.emit((key.to_string(), value_of(&e))));
+                                let kind = match r.kind {
+                                    ConfigType::Bool => "boolean", ConfigType::Int => "int", ConfigType::Double => "double",
+                                    ConfigType::Text => "string", ConfigType::List => "list", ConfigType::OptionalDouble => "optional double",
+                                };
+                                let source = match r.source {
+                                    ValueSource::PulsarDefault => "", ValueSource::SnapshotConf => "from broker.conf", ValueSource::Override => "changed",
+                                };
+                                html! {
+                                    <tr class={classes!((r.source != ValueSource::PulsarDefault).then_some("changed"))}>
+                                        <th scope="row" class="mono">{ key }</th>
+                                        <td>{ kind }</td>
+                                        <td class="mono">{ &r.pulsar_default }</td>
+                                        <td>
+                                            <input class="mono" value={r.effective.clone()} {onchange} disabled={p.readonly}
+                                                aria-label={format!("{key} effective value")} data-key={key} />
+                                            <span class="muted small">{ format!(" {source}") }</span>
+                                        </td>
+                                    </tr>
+                                }
+                            }) }
+                        </tbody>
+                    </table>
+                </div>
+            </details>
+        </section>
+    }
+}

@@ -1,0 +1,247 @@
+//! Manual what-ifs: for the selected bundle, a destination (or drag it onto a broker row), a split
+//! (algorithm or positions) or unloading its namespace; for the cluster, adding or removing a broker.
+//! Each becomes an `Operation` in the edit history.
+
+use std::rc::Rc;
+
+use lbplan_core::naming::{BundleRange, parse_hex_boundary};
+use lbplan_core::plan::operations::Operation;
+use lbplan_core::view::bundle_map::BundleMap;
+use wasm_bindgen::JsCast;
+use yew::prelude::*;
+
+use super::broker_table::BUNDLE_MIME;
+use crate::format;
+
+const ALGORITHMS: [&str; 4] = [
+    "range_equally_divide",
+    "topic_count_equally_divide",
+    "flow_or_qps_equally_divide",
+    "specified_positions_divide",
+];
+
+#[derive(Clone, Properties)]
+pub struct WhatIfProps {
+    pub map: Rc<BundleMap>,
+    pub selected: Option<usize>,
+    pub on_op: Callback<Operation>,
+    pub on_error: Callback<String>,
+    #[prop_or_default]
+    pub readonly: bool,
+}
+
+impl PartialEq for WhatIfProps {
+    fn eq(&self, o: &Self) -> bool {
+        Rc::ptr_eq(&self.map, &o.map) && self.selected == o.selected && self.readonly == o.readonly
+    }
+}
+
+fn input_value(e: &Event) -> String {
+    e.target()
+        .and_then(|t| {
+            t.clone()
+                .dyn_into::<web_sys::HtmlSelectElement>()
+                .map(|s| s.value())
+                .ok()
+                .or_else(|| {
+                    t.dyn_into::<web_sys::HtmlInputElement>()
+                        .ok()
+                        .map(|i| i.value())
+                })
+        })
+        .unwrap_or_default()
+}
+
+#[function_component(WhatIf)]
+pub fn what_if(p: &WhatIfProps) -> Html {
+    let dest = use_state(String::new);
+    let algorithm = use_state(|| ALGORITHMS[0].to_string());
+    let positions = use_state(String::new);
+    let new_broker = use_state(String::new);
+    let remove = use_state(String::new);
+    let map = &p.map;
+    let selected = p.selected.and_then(|s| {
+        let seg = map.segments.get(s)?;
+        Some((map.bundle_name(s)?, *seg))
+    });
+    let setter = |h: &UseStateHandle<String>| {
+        let h = h.clone();
+        Callback::from(move |e: Event| h.set(input_value(&e)))
+    };
+    let bundle_panel = match selected {
+        None => {
+            html! { <p class="muted">{ "Select a bundle on the map to move, unload or split it." }</p> }
+        }
+        Some((name, seg)) => {
+            let owner = map
+                .owner_name(seg.owner)
+                .unwrap_or("(no owner)")
+                .to_string();
+            let namespace = name
+                .rsplit_once('/')
+                .map(|(n, _)| n.to_string())
+                .unwrap_or_default();
+            let on_move = {
+                let (on_op, on_error, name, dest) = (
+                    p.on_op.clone(),
+                    p.on_error.clone(),
+                    name.clone(),
+                    dest.clone(),
+                );
+                Callback::from(move |_| {
+                    if dest.is_empty() {
+                        on_error.emit("choose a destination broker first".into());
+                    } else {
+                        on_op.emit(Operation::UnloadBundle {
+                            bundle: name.clone(),
+                            destination_broker: Some((*dest).clone()),
+                        });
+                    }
+                })
+            };
+            let on_unload = {
+                let (on_op, name) = (p.on_op.clone(), name.clone());
+                Callback::from(move |_| {
+                    on_op.emit(Operation::UnloadBundle {
+                        bundle: name.clone(),
+                        destination_broker: None,
+                    })
+                })
+            };
+            let on_split = {
+                let (on_op, on_error, name, algorithm, positions) = (
+                    p.on_op.clone(),
+                    p.on_error.clone(),
+                    name.clone(),
+                    algorithm.clone(),
+                    positions.clone(),
+                );
+                Callback::from(move |_| {
+                    let parsed: Result<Vec<u32>, _> = positions
+                        .split(',')
+                        .map(str::trim)
+                        .filter(|s| !s.is_empty())
+                        .map(parse_hex_boundary)
+                        .collect();
+                    match parsed {
+                        Ok(pos) => {
+                            let algo = if pos.is_empty() {
+                                (*algorithm).clone()
+                            } else {
+                                "specified_positions_divide".to_string()
+                            };
+                            on_op.emit(Operation::SplitBundle {
+                                bundle: name.clone(),
+                                algorithm: Some(algo),
+                                positions: pos,
+                            });
+                        }
+                        Err(_) => on_error.emit(
+                            "split positions must be numbers (decimal or 0x…), separated by commas"
+                                .into(),
+                        ),
+                    }
+                })
+            };
+            let on_unload_ns = {
+                let (on_op, namespace) = (p.on_op.clone(), namespace.clone());
+                Callback::from(move |_| {
+                    on_op.emit(Operation::UnloadNamespace {
+                        namespace: namespace.clone(),
+                    })
+                })
+            };
+            let ondragstart = {
+                let name = name.clone();
+                Callback::from(move |e: DragEvent| {
+                    if let Some(dt) = e.data_transfer() {
+                        let _ = dt.set_data(BUNDLE_MIME, &name);
+                        let _ = dt.set_data("text/plain", &name);
+                    }
+                })
+            };
+            html! {
+                <div class="selection" data-testid="selection">
+                    <p>
+                        <span class="chip mono" draggable={(!p.readonly).to_string()} {ondragstart}
+                            title="Drag onto a broker row to move the bundle there" data-testid="bundle-chip">{ &name }</span>
+                    </p>
+                    <dl class="facts small">
+                        <div><dt>{ "Range" }</dt><dd class="mono">{ BundleRange { lo: seg.lo, hi: seg.hi }.to_string() }</dd></div>
+                        <div><dt>{ "Owner" }</dt><dd class="mono" data-testid="selection-owner">{ &owner }</dd></div>
+                        <div><dt>{ "Load" }</dt><dd>{ format!("{} msg/s, {}", format::rate(f64::from(seg.msg_per_sec)), format::bytes_per_sec(f64::from(seg.bytes_per_sec))) }</dd></div>
+                        <div><dt>{ "Topics" }</dt><dd>{ seg.topics }</dd></div>
+                    </dl>
+                    if !p.readonly {
+                        <div class="actions">
+                            <label>{ "Move to " }
+                                <select onchange={setter(&dest)} data-testid="move-destination">
+                                    <option value="" selected={dest.is_empty()}>{ "choose a broker" }</option>
+                                    { for map.brokers.iter().filter(|b| **b != owner).map(|b| html! {
+                                        <option value={b.clone()} selected={*dest == *b}>{ b }</option>
+                                    }) }
+                                </select>
+                            </label>
+                            <button type="button" onclick={on_move} data-testid="move-bundle">{ "Move" }</button>
+                            <button type="button" onclick={on_unload}>{ "Unload (Pulsar places it)" }</button>
+                        </div>
+                        <div class="actions">
+                            <label>{ "Split by " }
+                                <select onchange={setter(&algorithm)} data-testid="split-algorithm">
+                                    { for ALGORITHMS.iter().map(|a| html! { <option value={a.to_string()} selected={*algorithm == *a}>{ a }</option> }) }
+                                </select>
+                            </label>
+                            <label>{ " or at positions " }
+                                <input class="mono" placeholder="0x40000000,…" onchange={setter(&positions)} />
+                            </label>
+                            <button type="button" onclick={on_split} data-testid="split-bundle">{ "Split (permanent)" }</button>
+                        </div>
+                        <div class="actions">
+                            <button type="button" onclick={on_unload_ns} data-testid="unload-namespace">{ format!("Unload namespace {namespace}") }</button>
+                        </div>
+                    }
+                </div>
+            }
+        }
+    };
+    let on_add = {
+        let (on_op, new_broker) = (p.on_op.clone(), new_broker.clone());
+        Callback::from(move |_| {
+            if !new_broker.trim().is_empty() {
+                on_op.emit(Operation::AddBroker {
+                    broker: new_broker.trim().to_string(),
+                    like: None,
+                });
+            }
+        })
+    };
+    let on_remove = {
+        let (on_op, remove) = (p.on_op.clone(), remove.clone());
+        Callback::from(move |_| {
+            if !remove.is_empty() {
+                on_op.emit(Operation::RemoveBroker {
+                    broker: (*remove).clone(),
+                });
+            }
+        })
+    };
+    html! {
+        <section class="panel whatif" data-testid="whatif">
+            <h2>{ "What if" }</h2>
+            { bundle_panel }
+            if !p.readonly {
+                <div class="actions">
+                    <label>{ "Add broker " }<input class="mono" placeholder="host:port" onchange={setter(&new_broker)} data-testid="add-broker-name" /></label>
+                    <button type="button" onclick={on_add} data-testid="add-broker">{ "Add" }</button>
+                    <label>{ " Remove broker " }
+                        <select onchange={setter(&remove)} data-testid="remove-broker-name">
+                            <option value="" selected={remove.is_empty()}>{ "choose" }</option>
+                            { for map.brokers.iter().map(|b| html! { <option value={b.clone()} selected={*remove == *b}>{ b }</option> }) }
+                        </select>
+                    </label>
+                    <button type="button" onclick={on_remove} data-testid="remove-broker">{ "Remove" }</button>
+                </div>
+            }
+        </section>
+    }
+}

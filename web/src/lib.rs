@@ -1,0 +1,23 @@
+//! `lbplan-web`: the planner's dashboard, a Yew client-side app compiled to wasm by trunk.
+//!
+//! It imports snapshots (files, folders, archives, URLs) through `lbplan-core`, shows the cluster
+//! (overview table, bundle map), makes plans and what-ifs with the core, exports and applies them.
+//! It holds no planning logic: every number comes from a core function (`view`, `plan`, `import`).
+//! [`embed`] is the entry point, for the standalone page and for embedding (`mount_planner`).
+
+mod app;
+pub mod bench;
+pub mod components;
+pub mod embed;
+pub mod format;
+pub mod loader;
+mod panic_banner;
+pub mod persist;
+pub mod state;
+
+pub use app::{App, AppProps};
+
+/// Entry point of the standalone page (`index.html`'s `#app`).
+pub fn start() {
+    embed::start_standalone();
+}

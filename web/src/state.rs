@@ -1,0 +1,333 @@
+//! The dashboard's state (a `use_reducer` store, one per mounted instance): the loaded snapshot and
+//! what is derived from it once (bundle-map geometry, namespace rows), the profile, the edit history
+//! with undo/redo, the last plan and the selection. Plans are made by `lbplan-core` in the reducer.
+
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use lbplan_core::config::Profile;
+use lbplan_core::import::{ImportError, ImportInput, ImportOptions, Imported, import_with};
+use lbplan_core::model::Snapshot;
+use lbplan_core::naming::parse_bundle_name;
+use lbplan_core::plan::operations::Operation;
+use lbplan_core::plan::{Plan, PlanRequest, make_plan};
+use lbplan_core::view::bundle_map::BundleMap;
+use lbplan_core::view::share::{SESSION_FORMAT_VERSION, Session};
+use yew::Reducible;
+
+/// Where the dashboard loads its demo cluster from (relative, so it works under any base path).
+pub const DEMO_SNAPSHOT_URL: &str = "static/demo-snapshot.json";
+
+/// One row of the namespaces list.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NamespaceRow {
+    pub namespace: String,
+    pub bundle_count: i32,
+    pub topics: i64,
+    /// `pulsar/<host:port>`: a broker's heartbeat namespace.
+    pub heartbeat: bool,
+}
+
+/// A loaded snapshot and what is derived from it once.
+#[derive(Debug, PartialEq)]
+pub struct Loaded {
+    pub snapshot: Rc<Snapshot>,
+    /// Where it came from (file names, URL, "demo").
+    pub source: String,
+    /// Import warnings: file, JSON path, message.
+    pub warnings: Vec<String>,
+    pub map: Rc<BundleMap>,
+    pub namespaces: Vec<NamespaceRow>,
+}
+
+impl Loaded {
+    pub fn new(snapshot: Snapshot, source: String, warnings: Vec<String>) -> Self {
+        let map = Rc::new(BundleMap::from_snapshot(&snapshot));
+        let namespaces = namespace_rows(&snapshot);
+        Self {
+            snapshot: Rc::new(snapshot),
+            source,
+            warnings,
+            map,
+            namespaces,
+        }
+    }
+
+    pub fn cluster_name(&self) -> &str {
+        self.snapshot
+            .cluster
+            .as_deref()
+            .unwrap_or("(unnamed cluster)")
+    }
+}
+
+/// Imports `(name, bytes, found_in_a_tree)` inputs through the core; errors name the file.
+pub fn import_files(inputs: &[(String, Vec<u8>, bool)]) -> Result<Imported, String> {
+    let inputs: Vec<ImportInput<'_>> = inputs
+        .iter()
+        .map(|(name, bytes, tree)| {
+            if *tree {
+                ImportInput::in_tree(name.as_str(), bytes.as_slice())
+            } else {
+                ImportInput::given(name.as_str(), bytes.as_slice())
+            }
+        })
+        .collect();
+    import_with(&inputs, &ImportOptions::default()).map_err(|e: ImportError| e.to_string())
+}
+
+/// An import's result as the page keeps it.
+pub fn loaded_from(imported: Imported, source: String) -> Loaded {
+    let warnings = imported.warnings.iter().map(|w| w.to_string()).collect();
+    Loaded::new(imported.snapshot, source, warnings)
+}
+
+fn namespace_rows(snapshot: &Snapshot) -> Vec<NamespaceRow> {
+    let mut topics_by_ns: HashMap<String, i64> = HashMap::new();
+    for (name, data) in &snapshot.bundle_data {
+        if let Ok(b) = parse_bundle_name(name) {
+            *topics_by_ns.entry(b.namespace).or_default() += i64::from(data.topics);
+        }
+    }
+    snapshot
+        .namespaces
+        .iter()
+        .map(|(name, ns)| NamespaceRow {
+            namespace: name.clone(),
+            bundle_count: ns.bundles.num_bundles,
+            topics: match &ns.topics {
+                Some(list) => i64::try_from(list.len()).unwrap_or(i64::MAX),
+                None => topics_by_ns.get(name).copied().unwrap_or(0),
+            },
+            heartbeat: is_heartbeat(name),
+        })
+        .collect()
+}
+
+fn is_heartbeat(namespace: &str) -> bool {
+    namespace
+        .strip_prefix("pulsar/")
+        .is_some_and(|rest| rest.rsplit('/').next().is_some_and(|h| h.contains(':')))
+}
+
+/// What the page shows.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub enum Status {
+    #[default]
+    Loading,
+    Loaded(Rc<Loaded>),
+    Failed(String),
+}
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct AppState {
+    pub status: Status,
+    /// The latest failure (import, fetch, operation); shown in the error banner, never replacing
+    /// what is loaded.
+    pub error: Option<String>,
+    /// `None`: detect from the brokers.
+    pub profile: Option<Profile>,
+    pub operations: Vec<Operation>,
+    pub redo: Vec<Operation>,
+    /// Run the leader's cycle after the manual operations.
+    pub leader_cycle: bool,
+    /// Whether plans are being made (after the first `run-plan` or edit).
+    pub planning: bool,
+    pub plan: Option<Rc<Result<Plan, String>>>,
+    /// Selected segment of the bundle map.
+    pub selected: Option<usize>,
+    /// Bumped on every new plan, so listeners can tell plans apart.
+    pub plan_serial: u32,
+}
+
+pub enum Action {
+    /// The demo/URL snapshot arrived (its text) or could not be fetched (why), from `source`.
+    Fetched {
+        source: String,
+        result: Result<String, String>,
+    },
+    /// A snapshot was imported. `keep_session`: keep the edit history (restoring a saved session).
+    Loaded {
+        loaded: Rc<Loaded>,
+        keep_session: bool,
+    },
+    Failed(String),
+    DismissError,
+    SetProfile(Option<Profile>),
+    SetLeaderCycle(bool),
+    Push(Operation),
+    Undo,
+    Redo,
+    ClearHistory,
+    RunPlan,
+    Select(Option<usize>),
+    Restore(Session),
+}
+
+impl AppState {
+    pub fn loaded(&self) -> Option<&Rc<Loaded>> {
+        match &self.status {
+            Status::Loaded(l) => Some(l),
+            _ => None,
+        }
+    }
+
+    pub fn plan_ok(&self) -> Option<&Plan> {
+        self.plan.as_deref().and_then(|r| r.as_ref().ok())
+    }
+
+    pub fn session(&self) -> Session {
+        Session {
+            format_version: SESSION_FORMAT_VERSION,
+            profile: self.profile.map(|p| p.name().to_string()),
+            settings: Vec::new(),
+            operations: self.operations.iter().map(Operation::to_string).collect(),
+            redo: self.redo.iter().map(Operation::to_string).collect(),
+        }
+    }
+
+    pub fn request(&self) -> PlanRequest {
+        PlanRequest {
+            profile: self.profile,
+            operations: self.operations.clone(),
+            leader_cycle: self.leader_cycle,
+            ..PlanRequest::leader_cycle()
+        }
+    }
+
+    fn replan(&mut self) {
+        if !self.planning {
+            return;
+        }
+        let Some(l) = self.loaded() else {
+            return;
+        };
+        let result = make_plan(&l.snapshot, &self.request()).map_err(|e| e.to_string());
+        self.plan = Some(Rc::new(result));
+        self.plan_serial = self.plan_serial.wrapping_add(1);
+    }
+}
+
+impl Reducible for AppState {
+    type Action = Action;
+
+    fn reduce(self: Rc<Self>, action: Action) -> Rc<Self> {
+        let mut s = (*self).clone();
+        match action {
+            Action::Fetched { source, result } => {
+                let loaded = result.and_then(|t| {
+                    import_files(&[(source.clone(), t.into_bytes(), false)])
+                        .map(|i| loaded_from(i, source.clone()))
+                });
+                match loaded {
+                    Ok(l) => {
+                        s.status = Status::Loaded(Rc::new(l));
+                        s.error = None;
+                        s.selected = None;
+                        s.replan();
+                    }
+                    Err(e) => {
+                        let message = format!("Could not load {source}: {e}");
+                        if s.loaded().is_none() {
+                            s.status = Status::Failed(message.clone());
+                        }
+                        s.error = Some(message);
+                    }
+                }
+            }
+            Action::Loaded {
+                loaded,
+                keep_session,
+            } => {
+                s.status = Status::Loaded(loaded);
+                s.error = None;
+                s.selected = None;
+                if !keep_session {
+                    s.operations.clear();
+                    s.redo.clear();
+                }
+                s.plan = None;
+                s.replan();
+            }
+            Action::Failed(e) => {
+                if matches!(s.status, Status::Loading) {
+                    s.status = Status::Failed(e.clone());
+                }
+                s.error = Some(e);
+            }
+            Action::DismissError => s.error = None,
+            Action::SetProfile(p) => {
+                s.profile = p;
+                s.replan();
+            }
+            Action::SetLeaderCycle(on) => {
+                s.leader_cycle = on;
+                s.replan();
+            }
+            Action::Push(op) => {
+                s.operations.push(op);
+                s.redo.clear();
+                s.planning = true;
+                s.replan();
+                // An operation the planner refuses is reported and taken back.
+                if let Some(Err(e)) = s.plan.as_deref() {
+                    let e = e.clone();
+                    s.operations.pop();
+                    s.error = Some(e);
+                    s.replan();
+                }
+            }
+            Action::Undo => {
+                if let Some(op) = s.operations.pop() {
+                    s.redo.push(op);
+                    s.replan();
+                }
+            }
+            Action::Redo => {
+                if let Some(op) = s.redo.pop() {
+                    s.operations.push(op);
+                    s.replan();
+                }
+            }
+            Action::ClearHistory => {
+                s.operations.clear();
+                s.redo.clear();
+                s.replan();
+            }
+            Action::RunPlan => {
+                s.planning = true;
+                s.replan();
+            }
+            Action::Select(seg) => s.selected = seg,
+            Action::Restore(session) => {
+                s.profile = session.profile.as_deref().and_then(Profile::parse);
+                match (
+                    session.parsed_operations(),
+                    Session {
+                        operations: session.redo.clone(),
+                        ..session.clone()
+                    }
+                    .parsed_operations(),
+                ) {
+                    (Ok(ops), Ok(redo)) => {
+                        s.planning |= !ops.is_empty();
+                        s.operations = ops;
+                        s.redo = redo;
+                    }
+                    (Err(e), _) | (_, Err(e)) => s.error = Some(e.to_string()),
+                }
+                s.replan();
+            }
+        }
+        Rc::new(s)
+    }
+}
+
+impl AppState {
+    pub fn initial() -> Self {
+        Self {
+            leader_cycle: true,
+            ..Self::default()
+        }
+    }
+}

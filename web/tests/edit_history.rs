@@ -1,0 +1,84 @@
+//! The store's edit history and plans in the browser: a plan after `RunPlan`, a manual move as an
+//! operation (a `plan-move` with origin `manual`), undo and redo, and a refused operation reported
+//! without entering the history.
+
+use std::rc::Rc;
+
+use lbplan_core::plan::operations::Operation;
+use lbplan_web::state::{Action, AppState};
+use wasm_bindgen_test::*;
+use yew::Reducible;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+fn loaded() -> Rc<AppState> {
+    let s = lbplan_core::synthetic::demo().unwrap();
+    Rc::new(AppState::initial()).reduce(Action::Fetched {
+        source: "demo".into(),
+        result: Ok(lbplan_core::synthetic::to_json(&s).unwrap()),
+    })
+}
+
+#[wasm_bindgen_test]
+fn plans_moves_undo_redo() {
+    let s = loaded();
+    assert!(s.plan.is_none());
+    let s = s.reduce(Action::RunPlan);
+    assert!(s.plan_ok().is_some(), "{:?}", s.plan);
+
+    let l = s.loaded().unwrap().clone();
+    let bundle = l.map.bundle_name(0).unwrap();
+    let owner = l
+        .map
+        .owner_name(l.map.segments[0].owner)
+        .unwrap()
+        .to_string();
+    let dest = l.map.brokers.iter().find(|b| **b != owner).unwrap().clone();
+    let s = s.reduce(Action::Push(Operation::UnloadBundle {
+        bundle: bundle.clone(),
+        destination_broker: Some(dest.clone()),
+    }));
+    let plan = s.plan_ok().unwrap();
+    let manual = plan
+        .unloads
+        .iter()
+        .find(|u| u.origin == "manual")
+        .expect("a manual move");
+    assert_eq!(
+        (manual.bundle.as_str(), manual.to.as_deref()),
+        (bundle.as_str(), Some(dest.as_str()))
+    );
+    assert_eq!(s.operations.len(), 1);
+
+    let s = s.reduce(Action::Undo);
+    assert!(s.operations.is_empty());
+    assert_eq!(s.redo.len(), 1);
+    assert!(
+        !s.plan_ok()
+            .unwrap()
+            .unloads
+            .iter()
+            .any(|u| u.origin == "manual")
+    );
+    let s = s.reduce(Action::Redo);
+    assert_eq!(s.operations.len(), 1);
+
+    // A destination that is not in the snapshot: reported, not kept.
+    let s = s.reduce(Action::Push(Operation::UnloadBundle {
+        bundle,
+        destination_broker: Some("nowhere:8080".into()),
+    }));
+    assert_eq!(s.operations.len(), 1);
+    assert!(
+        s.error
+            .as_deref()
+            .is_some_and(|e| e.contains("nowhere:8080")),
+        "{:?}",
+        s.error
+    );
+
+    // The session carries the operations with a format_version, for share links and reloads.
+    let session = s.session();
+    assert_eq!(session.format_version, 1);
+    assert_eq!(session.operations.len(), 1);
+}
