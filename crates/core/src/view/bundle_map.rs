@@ -331,7 +331,7 @@ impl BundleMap {
     /// The segment under canvas pixel (`x_px`, `y_px`).
     pub fn hit(&self, rows: &[u32], vp: &Viewport, x_px: f64, y_px: f64) -> Option<usize> {
         let r = (vp.row0 + y_px / vp.row_height_px.max(1.0)).floor();
-        if !(r >= 0.0) {
+        if r.is_nan() || r < 0.0 {
             return None;
         }
         let row = self.rows.get(*rows.get(r as usize)? as usize)?;
