@@ -290,10 +290,10 @@ impl BundleMap {
     ) -> Vec<u32> {
         let mut owners: Vec<u32> = self.segments.iter().map(|s| s.owner).collect();
         for (bundle, to) in moves {
-            if let (Some(seg), Some(b)) = (self.find(bundle), self.broker_index(to)) {
-                if let Some(o) = owners.get_mut(seg) {
-                    *o = b;
-                }
+            if let (Some(seg), Some(b)) = (self.find(bundle), self.broker_index(to))
+                && let Some(o) = owners.get_mut(seg)
+            {
+                *o = b;
             }
         }
         owners
@@ -443,11 +443,11 @@ impl BundleMap {
                         px.copy_from_slice(&colour);
                     }
                     // Bundle edges: a thin darker line when a bundle is wide enough to show one.
-                    if b - a >= 5 {
-                        if let Some(edge) = dst.get_mut(0..3) {
-                            for v in edge {
-                                *v = (u16::from(*v) * 3 / 5) as u8;
-                            }
+                    if b - a >= 5
+                        && let Some(edge) = dst.get_mut(0..3)
+                    {
+                        for v in edge {
+                            *v = (u16::from(*v) * 3 / 5) as u8;
                         }
                     }
                 }
