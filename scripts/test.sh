@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs every test: native crates, wasm tests in headless Chromium, the release build, the e2e test.
+# Runs every test: native crates, wasm tests in headless Chromium, the release build, the JS API build,
+# the e2e tests (dashboard, JS API + TypeScript check, custom element, CSP, apply).
 # Run scripts/setup.sh first (make test does).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -13,8 +14,10 @@ NATIVE_PACKAGES=(-p lbplan-core -p lbplan -p lbplan-wasm)
 
 total=$SECONDS
 step "cargo test (native: ${NATIVE_PACKAGES[*]})" cargo test --locked "${NATIVE_PACKAGES[@]}"
+step "conformance vectors (counts per suite)" bash scripts/conformance-summary.sh
 step "cargo test -p lbplan-web (wasm, headless Chromium)" \
   cargo test --locked -p lbplan-web --target wasm32-unknown-unknown
 step "trunk build --release (dist/)" trunk build --release
+step "scripts/build-api.sh (dist/api/: the JavaScript API, web + node)" bash scripts/build-api.sh
 step "node --test tests/e2e/ (playwright-core, headless Chromium)" node --test tests/e2e/
 printf '\ntests: all green in %s\n' "$(elapsed $((SECONDS - total)))"

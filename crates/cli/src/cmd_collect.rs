@@ -7,7 +7,8 @@
 #[path = "collect/mod.rs"]
 mod collect;
 
-use std::path::PathBuf;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use collect::auth::{self, TOKEN_ENV};
@@ -18,7 +19,11 @@ use collect::progress::Progress;
 use collect::report;
 use collect::writer;
 
+use lbplan_core::import::{ImportInput, import};
+
+use crate::cmd_import::write_snapshot;
 use crate::exit::CliError;
+use crate::input_files::print_warnings;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
@@ -72,6 +77,28 @@ pub struct Args {
     quiet: bool,
 }
 
+/// `--format json`: the collected tree (report included, so its gaps become warnings) through the
+/// importer, written as one snapshot JSON; the import's warnings go to stderr unless `quiet`.
+fn write_json(
+    files: &BTreeMap<String, Vec<u8>>,
+    output: Option<&Path>,
+    quiet: bool,
+) -> Result<(), CliError> {
+    let inputs: Vec<ImportInput<'_>> = files
+        .iter()
+        .map(|(name, bytes)| ImportInput::in_tree(name.as_str(), bytes.as_slice()))
+        .collect();
+    let imported = import(&inputs).map_err(|e| {
+        CliError::Failed(format!(
+            "the collected data does not import: {e} (collect with --format dir to inspect it)"
+        ))
+    })?;
+    if !quiet {
+        print_warnings(&imported.warnings);
+    }
+    write_snapshot(&imported.snapshot, output)
+}
+
 /// `--admin-url` checked and normalised: `(base without trailing slash, scheme, host:port)`.
 fn admin_base(url: &str) -> Result<(String, String, String), CliError> {
     // Never echo credentials a user put in the URL.
@@ -112,15 +139,6 @@ pub fn run(args: Args) -> Result<(), CliError> {
                 "--namespace `{ns}`: expected TENANT/NAMESPACE"
             )));
         }
-    }
-    if args.format == Format::Json {
-        // The importer (`lbplan_core::import`) is not on this branch yet; once it is, this becomes
-        // `import(&files as ImportInput::in_tree)` and the snapshot JSON is written.
-        return Err(CliError::BadInput(
-            "--format json needs the snapshot importer, which this build does not have yet: use \
-             --format dir or zip, then `lbplan import OUT`"
-                .to_string(),
-        ));
     }
     let timeout = Duration::try_from_secs_f64(args.timeout)
         .ok()
@@ -209,18 +227,32 @@ pub fn run(args: Args) -> Result<(), CliError> {
         redactor.text(&report_text).into_bytes(),
     );
 
-    match args.format {
-        Format::Dir => writer::write_dir(&out, &files),
-        Format::Zip => writer::zip_bytes(&files).and_then(|b| writer::write_file(&out, &b)),
-        Format::Json => Ok(()),
+    let written = match args.format {
+        Format::Dir => writer::write_dir(&out, &files).map(|()| out.display().to_string()),
+        Format::Zip => writer::zip_bytes(&files)
+            .and_then(|b| writer::write_file(&out, &b))
+            .map(|()| out.display().to_string()),
+        Format::Json => {
+            // Nothing can be imported when no request succeeded; that failure is reported below.
+            if gathered.any_success {
+                write_json(&files, args.output.as_deref(), args.quiet)?;
+            }
+            Ok(args.output.as_ref().map_or_else(
+                || "the snapshot to stdout".to_string(),
+                |p| p.display().to_string(),
+            ))
+        }
     }
     .map_err(CliError::Failed)?;
 
+    let listed = if args.format == Format::Json {
+        "listed as collect_gap warnings".to_string()
+    } else {
+        format!("see {} in it", report::FILE_NAME)
+    };
     progress.note(&format!(
-        "wrote {} ({} files); {missing} item(s) could not be fetched, see {} in it",
-        out.display(),
+        "wrote {written} ({} files collected); {missing} item(s) could not be fetched, {listed}",
         files.len(),
-        report::FILE_NAME
     ));
     if !gathered.any_success {
         return Err(CliError::Failed(format!(

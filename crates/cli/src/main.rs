@@ -8,7 +8,10 @@ mod cmd_hash;
 mod cmd_import;
 mod cmd_plan;
 mod cmd_replay;
+mod cmd_simulate;
+mod cmd_size;
 mod exit;
+mod input_files;
 mod plan_text;
 mod snapshot_input;
 
@@ -41,6 +44,10 @@ enum Command {
     Collect(cmd_collect::Args),
     /// Write a synthetic cluster snapshot (the dashboard's demo, or a large one for benchmarks).
     Generate(cmd_generate::Args),
+    /// How a namespace's topics and load would spread over 4, 16, 32, 64, 128 bundles and the brokers.
+    Size(cmd_size::Args),
+    /// Run the leader's loop for many cycles under a scenario; compare configurations.
+    Simulate(cmd_simulate::Args),
 }
 
 fn main() {
@@ -53,6 +60,8 @@ fn main() {
         Command::Collect(args) => cmd_collect::run(args),
         Command::Plan(args) => cmd_plan::run(args),
         Command::Generate(args) => cmd_generate::run(args),
+        Command::Simulate(args) => cmd_simulate::run(args),
+        Command::Size(args) => cmd_size::run(args),
     };
     std::process::exit(exit::report(result));
 }

@@ -1,21 +1,15 @@
-//! Reading a snapshot argument: our own snapshot JSON, with errors that name the file and position.
+//! Reading a snapshot argument (`lbplan plan SNAPSHOT`): anything the importer accepts — our own
+//! snapshot JSON, a metadata-store directory, a .zip/.tar.gz/.tar, a single load report — through
+//! the same import as `lbplan import`. Warnings go to stderr (one line each, `file: $.path: message`);
+//! bad input exits 2 naming the file and JSON path.
 
 use std::path::Path;
 
-use lbplan_core::model::{SNAPSHOT_FORMAT_VERSION, Snapshot};
+use lbplan_core::model::Snapshot;
 
-use crate::exit::{CliError, read_text};
+use crate::exit::CliError;
+use crate::input_files::import_paths;
 
 pub fn load_snapshot(path: &Path) -> Result<Snapshot, CliError> {
-    let text = read_text(path)?;
-    let snapshot: Snapshot = serde_json::from_str(&text)
-        .map_err(|e| CliError::BadInput(format!("{}: not a snapshot: {e}", path.display())))?;
-    if snapshot.format_version != SNAPSHOT_FORMAT_VERSION {
-        return Err(CliError::BadInput(format!(
-            "{}: $.format_version: expected {SNAPSHOT_FORMAT_VERSION}, found {}",
-            path.display(),
-            snapshot.format_version
-        )));
-    }
-    Ok(snapshot)
+    Ok(import_paths(&[path.to_path_buf()], false)?.snapshot)
 }

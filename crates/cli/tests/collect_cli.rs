@@ -13,9 +13,7 @@ use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-#[allow(dead_code)]
-#[path = "../../core/src/import/collect_report.rs"]
-mod collect_report;
+use lbplan_core::import::collect_report;
 
 const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/collect");
 /// The slow endpoint answers after this; the client's timeout is 1 s.
@@ -493,6 +491,41 @@ fn collects_a_directory_with_gaps_reported_and_no_token_leaks() {
         "collect could not get load report of `{b}` (not found: HTTP 404"
     )));
 
+    // `lbplan import` of the directory: the report's gaps are import warnings, and the rest imports.
+    let snap = work.join("snapshot.json");
+    let imported = run_lbplan(
+        &[
+            "import",
+            out.to_str().unwrap(),
+            "-o",
+            snap.to_str().unwrap(),
+        ],
+        None,
+        &work,
+    );
+    assert_eq!(imported.code, Some(0), "{}", imported.stderr);
+    let report_file = out.join("collect-report.json");
+    let gap = format!("warning: {}: $.missing[", report_file.display());
+    let gaps: Vec<&str> = imported
+        .stderr
+        .lines()
+        .filter(|l| l.starts_with(&gap))
+        .collect();
+    assert_eq!(gaps.len(), 7, "{}", imported.stderr);
+    assert!(
+        gaps.iter().any(|l| l.contains(&format!(
+            "collect could not get load report of `{b}` (not found: HTTP 404"
+        ))),
+        "{gaps:?}"
+    );
+    let snapshot: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&snap).unwrap()).unwrap();
+    assert_eq!(snapshot["cluster"], "standalone");
+    assert_eq!(
+        snapshot["namespaces"]["public/default"]["anti_affinity_group"],
+        "orders-group"
+    );
+
     // The credential reached every server request and nothing that was written or printed.
     let seen_a = cluster.admin.seen.lock().unwrap().clone();
     let seen_b = cluster.broker_b.seen.lock().unwrap().clone();
@@ -599,6 +632,70 @@ fn collects_a_zip_of_chosen_namespaces_with_the_env_token() {
         assert!(!contains(data, marker), "{name} holds the token");
     }
     assert!(!ran.stdout.contains(marker));
+    std::fs::remove_dir_all(&work).ok();
+}
+
+#[test]
+fn collects_one_snapshot_json_through_the_importer() {
+    let cluster = start_cluster();
+    let [a, b, _] = cluster.ids.clone();
+    let work = temp_dir("json");
+    let admin = format!("http://{a}");
+    let ran = run_lbplan(
+        &[
+            "collect",
+            "--admin-url",
+            &admin,
+            "--namespace",
+            "public/default",
+            "--format",
+            "json",
+            "--timeout",
+            "1",
+            "--attempts",
+            "2",
+            "--backoff-ms",
+            "10",
+        ],
+        None,
+        &work,
+    );
+    assert_eq!(ran.code, Some(0), "stderr:\n{}", ran.stderr);
+    let snapshot: serde_json::Value = serde_json::from_str(&ran.stdout)
+        .unwrap_or_else(|e| panic!("stdout is not a snapshot ({e}):\n{}", ran.stdout));
+    assert_eq!(snapshot["format_version"], 1);
+    assert_eq!(snapshot["cluster"], "standalone");
+    assert_eq!(snapshot["leader_broker"], a.as_str());
+    let brokers: Vec<&String> = snapshot["brokers"].as_object().unwrap().keys().collect();
+    assert_eq!(brokers, [&a]);
+    // The load report's cpu, as the fixture has it.
+    assert_eq!(
+        snapshot["brokers"][a.as_str()]["local_broker_data"]["cpu"]["usage"],
+        3.1577712104798255
+    );
+    let ns = &snapshot["namespaces"]["public/default"];
+    assert_eq!(ns["bundles"]["numBundles"], 4);
+    assert_eq!(ns["anti_affinity_group"], "orders-group");
+    assert_eq!(
+        snapshot["broker_conf"]["loadBalancerBrokerOverloadedThresholdPercentage"],
+        "85"
+    );
+    // The gaps are warnings on stderr, one line each, naming the report and the item.
+    assert!(
+        ran.stderr.lines().any(
+            |l| l.starts_with("warning: collect-report.json: $.missing[")
+                && l.contains(&format!(
+                    "collect could not get load report of `{b}` (not found: HTTP 404"
+                ))
+        ),
+        "{}",
+        ran.stderr
+    );
+    assert!(
+        ran.stderr.contains("listed as collect_gap warnings"),
+        "{}",
+        ran.stderr
+    );
     std::fs::remove_dir_all(&work).ok();
 }
 

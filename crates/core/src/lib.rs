@@ -13,6 +13,7 @@ pub mod naming;
 pub mod plan;
 pub mod replay;
 pub mod rng;
+pub mod simulate;
 pub mod split;
 pub mod synthetic;
 pub mod units;

@@ -56,6 +56,7 @@ fn inputs(files: &[(String, Vec<u8>)], origin: Origin) -> Vec<ImportInput<'_>> {
             name: Cow::Borrowed(n.as_str()),
             bytes: Cow::Borrowed(b.as_slice()),
             origin,
+            display: None,
         })
         .collect()
 }
@@ -326,6 +327,49 @@ fn unknown_fields_are_ignored_with_a_warning() {
         "{shown:?}"
     );
     assert!(imp.snapshot.brokers.contains_key("10.0.0.7:8080"));
+}
+
+// ---------------------------------------------------------------------------------------------
+// `lbplan collect` output: its report becomes warnings
+
+#[test]
+fn collect_report_gaps_become_warnings() {
+    let imp = import_tree("collected");
+    let gaps: Vec<String> = imp
+        .warnings
+        .iter()
+        .filter(|w| w.kind == WarningKind::CollectGap)
+        .map(ToString::to_string)
+        .collect();
+    assert_eq!(
+        gaps,
+        vec![
+            "collected/collect-report.json: $.missing[0]: collect could not get load report of \
+             `10.0.0.2:8080` (not found: HTTP 404); the broker is absent from the snapshot; to fill \
+             it: run pulsar-admin broker-stats load-report on that broker"
+                .to_string(),
+            "collected/collect-report.json: $.missing[1]: collect could not get bundle data (not \
+             exposed by rest api: only in the metadata store); bundles get Pulsar's defaults; to \
+             fill it: dump /loadbalance/bundle-data"
+                .to_string(),
+        ]
+    );
+    assert_eq!(imp.snapshot.cluster.as_deref(), Some("standalone"));
+    assert_eq!(
+        imp.snapshot.brokers.keys().collect::<Vec<_>>(),
+        vec!["10.0.0.1:8080"]
+    );
+    // The report is not a snapshot, and alone it is nothing to import.
+    let report = std::fs::read(corpus().join("collected/collect-report.json")).unwrap();
+    let e = import(&[ImportInput::given("collect-report.json", &report[..])]).unwrap_err();
+    assert!(e.to_string().starts_with("nothing to import"), "{e}");
+    let bad =
+        br#"{"kind": "lbplan-collect-report", "format_version": 1, "missing": [{"what": 1}]}"#;
+    let e = import(&[ImportInput::given("collect-report.json", &bad[..])]).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "collect-report.json: $.missing[0].what: expected a string, found a number"
+    );
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -327,3 +327,82 @@ fn hostile_names_are_refused_by_the_exports() {
         assert!(err.contains("not a valid Pulsar name"), "{err}");
     }
 }
+
+/// Two extensible brokers: b1 at weightedMaxEMA 0.9 with bundles of 20 and 80 MB/s (ascending top list),
+/// b2 at 0.1 with one small bundle.
+fn extensible_snapshot() -> Snapshot {
+    use lbplan_core::model::{BrokerLoadData, TopBundle, TopBundlesLoadData};
+    let now = 1_700_000_000_000;
+    let mut s = threshold_snapshot("4.0.7");
+    s.captured_at_ms = Some(now);
+    s.broker_conf.insert(
+        "loadManagerClassName".into(),
+        "org.apache.pulsar.broker.loadbalance.extensions.ExtensibleLoadManagerImpl".into(),
+    );
+    let top = |items: &[(&str, f64)]| TopBundlesLoadData {
+        top_bundles_load_data: items
+            .iter()
+            .map(|(n, thr)| TopBundle {
+                bundle_name: n.to_string(),
+                stats: NamespaceBundleStats {
+                    msg_throughput_in: *thr,
+                    ..NamespaceBundleStats::default()
+                },
+            })
+            .collect(),
+    };
+    let load = |ema: f64, thr: f64| BrokerLoadData {
+        weighted_max_ema: ema,
+        msg_throughput_in: thr,
+        msg_throughput_ema: thr,
+        updated_at: now - 1000,
+        ..BrokerLoadData::default()
+    };
+    let b1 = s.brokers.get_mut("b1:8080").unwrap();
+    b1.broker_load_data = Some(load(0.9, 100.0 * MB));
+    b1.top_bundles_load_data = Some(top(&[
+        ("t/ns/0x10000000_0x20000000", 20.0 * MB),
+        ("t/ns/0x00000000_0x10000000", 80.0 * MB),
+    ]));
+    let b2 = s.brokers.get_mut("b2:8080").unwrap();
+    b2.broker_load_data = Some(load(0.1, 1000.0));
+    b2.top_bundles_load_data = Some(top(&[("t/ns/0x20000000_0x30000000", 1000.0)]));
+    s
+}
+
+#[test]
+fn extensible_snapshots_are_planned_with_transfer_shedder() {
+    let plan = make_plan(&extensible_snapshot(), &request(Profile::Pulsar4x)).unwrap();
+    assert_eq!(plan.load_manager, "extensible");
+    assert_eq!(
+        plan.shedding_strategy,
+        lbplan_core::config::TRANSFER_SHEDDER
+    );
+    // std of {0.9, 0.1} = 0.4 > loadBalancerBrokerLoadTargetStd 0.25, so every cycle is a hit; the
+    // shedder acts once the count exceeds loadBalancerSheddingConditionHitCountThreshold (3): cycle 4 (§9.3).
+    assert!(plan.unloads.is_empty());
+    let outlook = plan.outlook.expect("outlook");
+    assert_eq!(outlook.acts_at_cycle, Some(4));
+    // offload = (0.9 − 0.1)/2 = 0.4 → target 100 MB/s × 0.4 / 0.9 ≈ 44.4 MB/s; the walk is smallest first:
+    // the 20 MB/s bundle fits, then one bundle is left and the walk stops.
+    assert_eq!(outlook.unloads_then.len(), 1);
+    let u = &outlook.unloads_then[0];
+    assert_eq!(
+        (u.bundle.as_str(), u.from.as_str(), u.to.as_deref()),
+        ("t/ns/0x10000000_0x20000000", "b1:8080", Some("b2:8080"))
+    );
+    assert!(
+        u.reason.starts_with("TransferShedder: Overloaded"),
+        "{}",
+        u.reason
+    );
+
+    let mut req = request(Profile::Pulsar4x);
+    req.settings.push((
+        "loadBalancerSheddingConditionHitCountThreshold".into(),
+        "0".into(),
+    ));
+    let plan = make_plan(&extensible_snapshot(), &req).unwrap();
+    assert_eq!(plan.unloads.len(), 1);
+    assert_eq!(plan.unloads[0].to.as_deref(), Some("b2:8080"));
+}

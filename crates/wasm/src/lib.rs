@@ -1,14 +1,274 @@
-//! `lbplan-wasm`: the JavaScript-facing API of `lbplan-core`, compiled to WebAssembly.
+//! `lbplan-wasm`: the JavaScript API of `lbplan-core`, compiled to WebAssembly
+//! (`scripts/build-api.sh` builds `dist/api/`; usage in `docs/embedding.md`).
 //!
-//! Each export is a thin wrapper: it takes and returns JSON text (the snapshot file format in, a
-//! small camelCase object out), calls the core, and turns errors into JavaScript exceptions. The
-//! logic lives in plain Rust functions next to each export so native tests can exercise it (calling
-//! a `#[wasm_bindgen]` function outside a JavaScript host aborts).
+//! Each export is a thin wrapper: it converts its JavaScript arguments to JSON values
+//! (serde-wasm-bindgen), calls a plain Rust function of this crate (so native tests exercise the
+//! logic; a `#[wasm_bindgen]` function cannot run outside a JavaScript host), and converts the result
+//! back to plain JavaScript objects. Every failure is a JavaScript `Error` whose message starts with
+//! the path of the bad input (`$.brokers["b1:8080"].local_broker_data.cpu.limit: …`); nothing here
+//! panics on input, and a panic hook reports any bug to the console instead of a bare trap.
+
+pub mod error;
+pub mod export;
+pub mod hash;
+pub mod plan_options;
+pub mod simulation;
+pub mod snapshot_input;
+mod typescript;
 
 use lbplan_core::config::Profile;
+use lbplan_core::import::{ImportInput, ImportWarning, import};
 use lbplan_core::model::{SNAPSHOT_FORMAT_VERSION, Snapshot};
+use lbplan_core::plan::{Plan, make_plan};
 use serde::Serialize;
+use serde_json::Value;
+use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
+
+pub use error::ApiError;
+
+// The argument and result types of the exports, as the TypeScript names declared in `typescript.rs`.
+#[wasm_bindgen]
+extern "C" {
+    #[wasm_bindgen(typescript_type = "InputFile[]")]
+    pub type JsInputFiles;
+    #[wasm_bindgen(typescript_type = "ImportResult")]
+    pub type JsImportResult;
+    #[wasm_bindgen(typescript_type = "Snapshot")]
+    pub type JsSnapshot;
+    #[wasm_bindgen(typescript_type = "PlanOptions")]
+    pub type JsPlanOptions;
+    #[wasm_bindgen(typescript_type = "Plan")]
+    pub type JsPlan;
+    #[wasm_bindgen(typescript_type = "ExportFormat")]
+    pub type JsExportFormat;
+    #[wasm_bindgen(typescript_type = "ExportOptions")]
+    pub type JsExportOptions;
+    #[wasm_bindgen(typescript_type = "BundleLayout")]
+    pub type JsBundleLayout;
+    #[wasm_bindgen(typescript_type = "TopicHash")]
+    pub type JsTopicHash;
+    #[wasm_bindgen(typescript_type = "Snapshot | string | null")]
+    pub type JsSimulationSnapshot;
+    #[wasm_bindgen(typescript_type = "SimulateOptions")]
+    pub type JsSimulateOptions;
+    #[wasm_bindgen(typescript_type = "(done: number, total: number) => boolean | void")]
+    pub type JsProgress;
+    #[wasm_bindgen(typescript_type = "Comparison")]
+    pub type JsComparison;
+}
+
+/// What `importFiles` returns.
+#[derive(Serialize)]
+pub struct ImportResult<'a> {
+    pub snapshot: &'a Snapshot,
+    pub warnings: &'a [ImportWarning],
+}
+
+/// Reports a Rust panic (a bug: inputs never panic) on the console with its message.
+fn init() {
+    console_error_panic_hook::set_once();
+}
+
+fn js_error(e: ApiError) -> JsError {
+    JsError::new(&e.to_string())
+}
+
+/// A JavaScript argument as JSON; `null`/`undefined` become `Value::Null`.
+fn from_js(v: &JsValue, what: &str) -> Result<Value, ApiError> {
+    if v.is_undefined() || v.is_null() {
+        return Ok(Value::Null);
+    }
+    serde_wasm_bindgen::from_value(v.clone()).map_err(|e| {
+        ApiError::at(
+            what,
+            format!("not a plain JSON-like value ({e}); pass objects, arrays, strings, numbers and booleans"),
+        )
+    })
+}
+
+/// A result as plain JavaScript objects (maps as objects, 64-bit integers as numbers).
+fn to_js<T: Serialize + ?Sized>(v: &T) -> Result<JsValue, ApiError> {
+    v.serialize(&serde_wasm_bindgen::Serializer::json_compatible())
+        .map_err(|e| ApiError::whole(format!("cannot return the result to JavaScript: {e}")))
+}
+
+/// The crate version (the planner's version).
+#[wasm_bindgen]
+pub fn version() -> String {
+    env!("CARGO_PKG_VERSION").to_string()
+}
+
+/// Imports Pulsar exports (load reports, bundle data, layouts, policies, `broker.conf`, topic lists,
+/// metadata-store trees as `.zip`/`.tar.gz`, or one of our snapshots) into one validated snapshot,
+/// with the warnings import worked around. Throws an `Error` naming the file and JSON path.
+#[wasm_bindgen(js_name = importFiles)]
+pub fn import_files_js(files: &JsInputFiles) -> Result<JsImportResult, JsError> {
+    init();
+    let run = || -> Result<JsValue, ApiError> {
+        let files = read_files(files)?;
+        let inputs: Vec<ImportInput<'_>> = files
+            .iter()
+            .map(|(name, bytes)| ImportInput::given(name.as_str(), bytes.as_slice()))
+            .collect();
+        let imported = import(&inputs).map_err(|e| ApiError::whole(e.to_string()))?;
+        to_js(&ImportResult {
+            snapshot: &imported.snapshot,
+            warnings: &imported.warnings,
+        })
+    };
+    run().map(JsCast::unchecked_into).map_err(js_error)
+}
+
+/// `files` as `(name, bytes)`: each item `{name: string, bytes: Uint8Array | ArrayBuffer | string}`.
+fn read_files(files: &JsValue) -> Result<Vec<(String, Vec<u8>)>, ApiError> {
+    if !js_sys::Array::is_array(files) {
+        return Err(ApiError::at(
+            "files",
+            "expected an array of {name: string, bytes: Uint8Array}",
+        ));
+    }
+    let list = js_sys::Array::from(files);
+    let mut out = Vec::new();
+    for (i, item) in list.iter().enumerate() {
+        let get = |key: &str| {
+            if item.is_object() {
+                js_sys::Reflect::get(&item, &JsValue::from_str(key)).ok()
+            } else {
+                None
+            }
+        };
+        let name = get("name")
+            .and_then(|v| v.as_string())
+            .ok_or_else(|| ApiError::at(format!("files[{i}].name"), "expected a string"))?;
+        let bytes = get("bytes").unwrap_or(JsValue::UNDEFINED);
+        let bytes = if let Some(a) = bytes.dyn_ref::<js_sys::Uint8Array>() {
+            a.to_vec()
+        } else if let Some(b) = bytes.dyn_ref::<js_sys::ArrayBuffer>() {
+            js_sys::Uint8Array::new(b).to_vec()
+        } else if let Some(text) = bytes.as_string() {
+            text.into_bytes()
+        } else {
+            return Err(ApiError::at(
+                format!("files[{i}].bytes"),
+                "expected a Uint8Array (or an ArrayBuffer, or a string of text)",
+            ));
+        };
+        out.push((name, bytes));
+    }
+    Ok(out)
+}
+
+/// One leader cycle (plus manual what-ifs) on a snapshot: what Pulsar's load manager would unload,
+/// where it would place it, what it would split, and why. See `PlanOptions`.
+#[wasm_bindgen(js_name = plan)]
+pub fn plan_js(snapshot: &JsSnapshot, options: Option<JsPlanOptions>) -> Result<JsPlan, JsError> {
+    init();
+    let run = || -> Result<JsValue, ApiError> {
+        let snapshot = from_js(snapshot, "$")?;
+        let options = match &options {
+            Some(o) => from_js(o, "options")?,
+            None => Value::Null,
+        };
+        to_js(&plan_value(&snapshot, &options)?)
+    };
+    run().map(JsCast::unchecked_into).map_err(js_error)
+}
+
+/// The logic behind [`plan_js`].
+pub fn plan_value(snapshot: &Value, options: &Value) -> Result<Plan, ApiError> {
+    let request = plan_options::plan_request(options, &[])?;
+    let (snapshot, _warnings) = snapshot_input::snapshot_from_value(snapshot)?;
+    make_plan(&snapshot, &request).map_err(|e| ApiError::whole(e.to_string()))
+}
+
+/// The leader's loop over many cycles under a scenario, one or several configurations side by
+/// side. `onProgress(done, total)` is called after every cycle (synchronously: run it in a Worker to
+/// keep a page responsive); returning `false` stops the run, which is then marked `cancelled`.
+#[wasm_bindgen(js_name = simulate)]
+pub fn simulate_js(
+    snapshot: &JsSimulationSnapshot,
+    options: Option<JsSimulateOptions>,
+    on_progress: Option<JsProgress>,
+) -> Result<JsComparison, JsError> {
+    init();
+    let run = || -> Result<JsValue, ApiError> {
+        let snapshot = from_js(snapshot, "$")?;
+        let options = match &options {
+            Some(o) => from_js(o, "options")?,
+            None => Value::Null,
+        };
+        let input = simulation::simulation_input(&snapshot, &options)?;
+        let callback = match &on_progress {
+            None => None,
+            Some(f) => Some(
+                f.dyn_ref::<js_sys::Function>()
+                    .ok_or_else(|| ApiError::at("onProgress", "expected a function"))?,
+            ),
+        };
+        let mut thrown: Option<JsValue> = None;
+        let mut progress = |done: u32, total: u32| -> bool {
+            let Some(f) = callback else { return true };
+            match f.call2(&JsValue::NULL, &JsValue::from(done), &JsValue::from(total)) {
+                Ok(answer) => answer.as_bool() != Some(false),
+                Err(e) => {
+                    thrown = Some(e);
+                    false
+                }
+            }
+        };
+        let comparison = simulation::run(&input, &mut progress)?;
+        if let Some(e) = thrown {
+            let why = e
+                .dyn_ref::<js_sys::Error>()
+                .map(|e| String::from(e.message()))
+                .or_else(|| e.as_string())
+                .unwrap_or_else(|| "an exception".to_string());
+            return Err(ApiError::at("onProgress", format!("threw: {why}")));
+        }
+        to_js(&comparison)
+    };
+    run().map(JsCast::unchecked_into).map_err(js_error)
+}
+
+/// A topic's complete name, CRC-32 and bundle in a namespace layout (`boundaries`: a bundle count,
+/// a list of boundaries or a `BundlesData` object).
+#[wasm_bindgen(js_name = hashTopic)]
+pub fn hash_topic_js(
+    namespace: &str,
+    boundaries: &JsBundleLayout,
+    topic: &str,
+) -> Result<JsTopicHash, JsError> {
+    init();
+    let run = || -> Result<JsValue, ApiError> {
+        let layout = from_js(boundaries, "boundaries")?;
+        to_js(&hash::hash_topic(namespace, &layout, topic)?)
+    };
+    run().map(JsCast::unchecked_into).map_err(js_error)
+}
+
+/// A plan as a `pulsar-admin` script, curl admin REST calls (both bash with `apply` / `rollback`) or
+/// the plan JSON document.
+#[wasm_bindgen(js_name = exportPlan)]
+pub fn export_plan_js(
+    plan: &JsPlan,
+    format: &JsExportFormat,
+    options: Option<JsExportOptions>,
+) -> Result<String, JsError> {
+    init();
+    let run = || -> Result<String, ApiError> {
+        let plan = from_js(plan, "plan")?;
+        let format = format
+            .as_string()
+            .ok_or_else(|| ApiError::at("format", format!("expected {}", export::FORMATS)))?;
+        let options = match &options {
+            Some(o) => from_js(o, "options")?,
+            None => Value::Null,
+        };
+        export::export_plan(&plan, &format, &options)
+    };
+    run().map_err(js_error)
+}
 
 /// What `demoSummary` returns (as JSON text).
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -23,16 +283,11 @@ pub struct SnapshotSummary {
     pub profile: String,
 }
 
-/// The crate version (the planner's version).
-#[wasm_bindgen]
-pub fn version() -> String {
-    env!("CARGO_PKG_VERSION").to_string()
-}
-
 /// Parses a snapshot file and returns `{formatVersion, cluster, brokers, namespaces, bundles,
 /// profile}` as JSON text. Throws an `Error` naming what is wrong with the input.
 #[wasm_bindgen(js_name = demoSummary)]
 pub fn demo_summary(snapshot_json: &str) -> Result<String, JsError> {
+    init();
     let summary = summarize(snapshot_json).map_err(|e| JsError::new(&e))?;
     serde_json::to_string(&summary).map_err(|e| JsError::new(&e.to_string()))
 }
@@ -89,5 +344,44 @@ mod tests {
                 .contains("format_version 99")
         );
         assert!(summarize(r#"{"format_version": 1, "bogus": 1}"#).is_err());
+    }
+
+    #[test]
+    fn plans_the_demo_and_exports_it() {
+        let snapshot: Value = serde_json::from_str(DEMO).unwrap();
+        let plan = plan_value(&snapshot, &Value::Null).unwrap();
+        assert_eq!(plan.format_version, 1);
+        assert!(!plan.unloads.is_empty(), "the demo has a hot broker");
+        let as_value = serde_json::to_value(&plan).unwrap();
+        let script = export::export_plan(&as_value, "pulsar-admin", &Value::Null).unwrap();
+        assert!(script.contains("namespaces unload"), "{script}");
+        let curl = export::export_plan(&as_value, "curl", &Value::Null).unwrap();
+        assert!(curl.contains("/unload"), "{curl}");
+        let json = export::export_plan(&as_value, "json", &Value::Null).unwrap();
+        let back: Value = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, as_value);
+        let e = export::export_plan(&as_value, "yaml", &Value::Null).unwrap_err();
+        assert_eq!(e.path, "format");
+    }
+
+    #[test]
+    fn a_bad_plan_names_its_path() {
+        let snapshot: Value = serde_json::from_str(DEMO).unwrap();
+        let mut plan = serde_json::to_value(plan_value(&snapshot, &Value::Null).unwrap()).unwrap();
+        plan["unloads"][0]["bundle"] = Value::from(7);
+        let e = export::export_plan(&plan, "curl", &Value::Null).unwrap_err();
+        assert_eq!(e.path, "plan.unloads[0].bundle", "{e}");
+        plan["format_version"] = Value::from(2);
+        plan["unloads"] = Value::Array(vec![]);
+        let e = export::export_plan(&plan, "curl", &Value::Null).unwrap_err();
+        assert_eq!(e.path, "plan.format_version", "{e}");
+    }
+
+    #[test]
+    fn a_hostile_bundle_name_is_refused_not_exported() {
+        let snapshot: Value = serde_json::from_str(DEMO).unwrap();
+        let mut plan = serde_json::to_value(plan_value(&snapshot, &Value::Null).unwrap()).unwrap();
+        plan["unloads"][0]["bundle"] = Value::from("a/b/0x0_0x1; rm -rf /");
+        assert!(export::export_plan(&plan, "pulsar-admin", &Value::Null).is_err());
     }
 }

@@ -4,19 +4,21 @@
 //! references to brokers. Output order is canonical (sorted) so that a directory, a zip and a tar of
 //! the same tree give the same snapshot.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::BTreeMap;
 
 use indexmap::IndexMap;
 
 use super::collect::{Collected, LayoutEntry, LayoutRank, Src, quoted};
 use super::diag::{Diag, ImportError, Tally, WarningKind};
+use super::fields::split_bundle;
+use super::fxhash::{FxHashMap, FxHashSet, FxIndexMap};
 use super::layout::{Inferred, has_bundle, infer};
 use super::policies::format_boundaries;
 use crate::model::{
     BrokerSnapshot, BundleData, BundlesData, LocalBrokerData, NamespaceSnapshot,
     SNAPSHOT_FORMAT_VERSION, Snapshot, TimeAverageBrokerData,
 };
-use crate::naming::{BundleRange, default_boundaries, parse_bundle_name};
+use crate::naming::{BundleRange, default_boundaries};
 
 /// Bundles per namespace assumed when nothing tells the layout (`defaultNumberOfNamespaceBundles`
 /// of the 4.x profile, unless `broker.conf` says otherwise).
@@ -56,15 +58,15 @@ impl Places<'_> {
                     None => e.src.at(&format!(".lastStats{}", quoted(key))),
                     Some(i) => e.src.at(&format!(".bundles[{i}]")),
                 };
-                (e.src.file.clone(), at)
+                (e.src.file.to_string(), at)
             }
             Origin::Data { key } => match self.c.bundle_data.get(key) {
-                Some(e) => (e.src.file.clone(), e.src.at("")),
+                Some(e) => (e.src.file.to_string(), e.src.at("")),
                 None => (String::new(), String::new()),
             },
             Origin::Top { broker, i } => match self.c.top_bundles.get(broker) {
                 Some((src, _)) => (
-                    src.file.clone(),
+                    src.file.to_string(),
                     src.at(&format!(".topBundlesLoadData[{i}]")),
                 ),
                 None => (String::new(), String::new()),
@@ -106,8 +108,8 @@ pub(crate) fn assemble(mut c: Collected, diag: &mut Diag) -> Result<Snapshot, Im
 
     // Ownership: a bundle may be served by one broker only.
     let mut origins: Vec<Origin<'_>> = Vec::new();
-    let mut owner: HashMap<&str, usize> = HashMap::new();
-    let mut owned: Vec<(usize, String, BundleRange)> = Vec::new();
+    let mut owner: FxHashMap<&str, usize> = FxHashMap::default();
+    let mut owned: Vec<(usize, &str, BundleRange)> = Vec::new();
     for (bi, (_, e)) in c.brokers.iter().enumerate() {
         let listed = e.data.bundles.iter().enumerate().map(|(i, k)| (k, Some(i)));
         for (key, list) in e.data.last_stats.keys().map(|k| (k, None)).chain(listed) {
@@ -143,32 +145,34 @@ pub(crate) fn assemble(mut c: Collected, diag: &mut Diag) -> Result<Snapshot, Im
                     ),
                 ));
             }
-            let Ok(bn) = parse_bundle_name(key) else {
+            let Some((ns, range)) = split_bundle(key) else {
                 continue;
             };
             owner.insert(key.as_str(), origins.len());
-            owned.push((origins.len(), bn.namespace, bn.range));
+            owned.push((origins.len(), ns, range));
             origins.push(here);
         }
     }
 
     // Every range seen, per namespace: owned first, then stored data and top bundles.
-    let mut by_ns: IndexMap<String, (Ranges, Ranges)> = IndexMap::new();
-    for (o, ns, r) in &owned {
-        by_ns.entry(ns.clone()).or_default().0.push((*r, *o));
+    let mut by_ns: FxIndexMap<&str, (Ranges, Ranges)> = FxIndexMap::default();
+    for &(o, ns, r) in &owned {
+        by_ns.entry(ns).or_default().0.push((r, o));
     }
+    // The origin of the i-th stored BundleData is `data_base + i`.
+    let data_base = origins.len();
     for (key, e) in &c.bundle_data {
         let o = origins.len();
         origins.push(Origin::Data { key: key.as_str() });
         by_ns
-            .entry(e.namespace.clone())
+            .entry(key.get(..e.namespace_len).unwrap_or(""))
             .or_default()
             .1
             .push((e.range, o));
     }
     for (broker, (_, top)) in &c.top_bundles {
         for (i, b) in top.top_bundles_load_data.iter().enumerate() {
-            let Ok(bn) = parse_bundle_name(&b.bundle_name) else {
+            let Some((ns, range)) = split_bundle(&b.bundle_name) else {
                 continue;
             };
             let o = origins.len();
@@ -176,15 +180,15 @@ pub(crate) fn assemble(mut c: Collected, diag: &mut Diag) -> Result<Snapshot, Im
                 broker: broker.as_str(),
                 i,
             });
-            by_ns.entry(bn.namespace).or_default().1.push((bn.range, o));
+            by_ns.entry(ns).or_default().1.push((range, o));
         }
     }
 
-    let mut namespaces: Vec<String> = by_ns.keys().cloned().collect();
-    namespaces.extend(c.layouts.keys().cloned());
-    namespaces.extend(c.topics.keys().cloned());
-    namespaces.extend(c.anti_affinity.keys().cloned());
-    namespaces.sort();
+    let mut namespaces: Vec<&str> = by_ns.keys().copied().collect();
+    namespaces.extend(c.layouts.keys().map(String::as_str));
+    namespaces.extend(c.topics.keys().map(String::as_str));
+    namespaces.extend(c.anti_affinity.keys().map(String::as_str));
+    namespaces.sort_unstable();
     namespaces.dedup();
 
     let default_n = c
@@ -193,7 +197,7 @@ pub(crate) fn assemble(mut c: Collected, diag: &mut Diag) -> Result<Snapshot, Im
         .and_then(|(_, v)| v.trim().parse::<u32>().ok())
         .filter(|&n| n > 0 && n as usize <= super::policies::MAX_BUNDLES_PER_NAMESPACE)
         .unwrap_or(DEFAULT_BUNDLES);
-    let mut stale: HashSet<usize> = HashSet::new();
+    let mut stale: FxHashSet<usize> = FxHashSet::default();
     let mut stale_tally = Tally::new(
         WarningKind::StaleBundle,
         "bundles with data but not in their namespace's layout (stale after a split?) were dropped",
@@ -204,7 +208,7 @@ pub(crate) fn assemble(mut c: Collected, diag: &mut Diag) -> Result<Snapshot, Im
     );
     let empty = (Vec::new(), Vec::new());
     let mut ns_out: IndexMap<String, NamespaceSnapshot> = IndexMap::new();
-    for ns in &namespaces {
+    for &ns in &namespaces {
         let (owned_r, other_r) = by_ns.get(ns).unwrap_or(&empty);
         let mut layout = choose_layout(ns, c.layouts.get(ns).map(Vec::as_slice), diag);
         if let Some(l) = layout
@@ -238,7 +242,7 @@ pub(crate) fn assemble(mut c: Collected, diag: &mut Diag) -> Result<Snapshot, Im
                         places.name(o),
                         l.boundaries.len().saturating_sub(1)
                     ),
-                    other_file: l.src.file.clone(),
+                    other_file: l.src.file.to_string(),
                     other_at: l.at.clone(),
                 });
             }
@@ -271,7 +275,7 @@ pub(crate) fn assemble(mut c: Collected, diag: &mut Diag) -> Result<Snapshot, Im
         };
         let num_bundles = i32::try_from(boundaries.len().saturating_sub(1)).unwrap_or(i32::MAX);
         ns_out.insert(
-            ns.clone(),
+            ns.to_string(),
             NamespaceSnapshot {
                 bundles: BundlesData {
                     boundaries: format_boundaries(&boundaries),
@@ -285,56 +289,50 @@ pub(crate) fn assemble(mut c: Collected, diag: &mut Diag) -> Result<Snapshot, Im
     stale_tally.emit(diag);
     inferred_tally.emit(diag);
 
-    // BundleData: stored data (minus stale), plus Pulsar's defaults for owned bundles without any.
-    let mut data: Vec<(&str, u32, String, BundleData)> = Vec::with_capacity(c.bundle_data.len());
-    for (key, e) in &c.bundle_data {
-        data.push((e.namespace.as_str(), e.range.lo, key.clone(), e.data));
-    }
-    let data_origin: HashMap<&str, usize> = origins
+    // BundleData: stored data (minus stale), plus Pulsar's defaults for owned bundles without any,
+    // in (namespace, lower bound) order; namespaces are ranked once rather than compared per bundle.
+    let ns_rank: FxHashMap<&str, usize> = namespaces
         .iter()
         .enumerate()
-        .filter_map(|(i, o)| match o {
-            Origin::Data { key } => Some((*key, i)),
-            _ => None,
-        })
+        .map(|(i, &n)| (n, i))
         .collect();
-    data.retain(|(_, _, key, _)| {
-        data_origin
-            .get(key.as_str())
-            .is_none_or(|o| !stale.contains(o))
-    });
+    let rank = |ns: &str| ns_rank.get(ns).copied().unwrap_or(usize::MAX);
+    let mut data: Vec<(usize, u32, &str, BundleData)> = Vec::with_capacity(c.bundle_data.len());
+    for (i, (key, e)) in c.bundle_data.iter().enumerate() {
+        if !stale.contains(&(data_base + i)) {
+            let ns = key.get(..e.namespace_len).unwrap_or("");
+            data.push((rank(ns), e.range.lo, key.as_str(), e.data));
+        }
+    }
     let mut default_tally = Tally::new(
         WarningKind::DefaultBundleData,
         "owned bundles have no BundleData; Pulsar's defaults used (50 msg/s and 50000 B/s each way)",
     );
-    for (o, ns, r) in &owned {
-        let Some(&og @ Origin::Owned { key, .. }) = origins.get(*o) else {
+    for &(o, ns, r) in &owned {
+        let Some(&og @ Origin::Owned { key, .. }) = origins.get(o) else {
             continue;
         };
         if !c.bundle_data.contains_key(key) {
             let (file, _) = places.place(og);
             default_tally.add(&file, || key.to_string());
-            data.push((
-                ns.as_str(),
-                r.lo,
-                key.to_string(),
-                BundleData::pulsar_default(),
-            ));
+            data.push((rank(ns), r.lo, key, BundleData::pulsar_default()));
         }
     }
     default_tally.emit(diag);
-    data.sort_by(|a, b| a.0.cmp(b.0).then(a.1.cmp(&b.1)));
-    let bundle_data: IndexMap<String, BundleData> =
-        data.into_iter().map(|(_, _, k, d)| (k, d)).collect();
+    data.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.cmp(&b.1)));
+    let mut bundle_data: IndexMap<String, BundleData> = IndexMap::with_capacity(data.len());
+    for (_, _, key, d) in data {
+        bundle_data.insert(key.to_string(), d);
+    }
 
-    // Brokers, with time averages recomputed where missing.
+    // Time averages, recomputed where missing.
     let mut recomputed = Tally::new(
         WarningKind::RecomputedTimeAverage,
         "brokers have no TimeAverageBrokerData; recomputed from their bundles' BundleData",
     );
-    let mut brokers: IndexMap<String, BrokerSnapshot> = IndexMap::with_capacity(c.brokers.len());
+    let mut averages: Vec<TimeAverageBrokerData> = Vec::with_capacity(c.brokers.len());
     for (name, e) in &c.brokers {
-        let time_average = match c.time_averages.get(name) {
+        averages.push(match c.time_averages.get(name) {
             Some((_, t)) => *t,
             None => {
                 recomputed.add(&e.src.file, || name.clone());
@@ -343,16 +341,7 @@ pub(crate) fn assemble(mut c: Collected, diag: &mut Diag) -> Result<Snapshot, Im
                     &bundle_data,
                 )
             }
-        };
-        brokers.insert(
-            name.clone(),
-            BrokerSnapshot {
-                local_broker_data: e.data.clone(),
-                time_average_broker_data: Some(time_average),
-                broker_load_data: c.load_data.get(name).map(|(_, d)| *d),
-                top_bundles_load_data: c.top_bundles.get(name).map(|(_, d)| d.clone()),
-            },
-        );
+        });
     }
     recomputed.emit(diag);
     for (name, (src, _)) in &c.time_averages {
@@ -385,30 +374,50 @@ pub(crate) fn assemble(mut c: Collected, diag: &mut Diag) -> Result<Snapshot, Im
         Some(newest)
     });
 
+    // Everything is checked: the collected data moves into the snapshot (no copies).
+    let Collected {
+        brokers: collected_brokers,
+        mut load_data,
+        mut top_bundles,
+        conf,
+        cluster,
+        leader,
+        failure_domains,
+        isolation,
+        recently_unloaded,
+        ..
+    } = c;
+    let mut brokers: IndexMap<String, BrokerSnapshot> =
+        IndexMap::with_capacity(collected_brokers.len());
+    for ((name, e), time_average) in collected_brokers.into_iter().zip(averages) {
+        let broker_load_data = load_data.swap_remove(&name).map(|(_, d)| d);
+        let top_bundles_load_data = top_bundles.swap_remove(&name).map(|(_, d)| d);
+        brokers.insert(
+            name,
+            BrokerSnapshot {
+                local_broker_data: e.data,
+                time_average_broker_data: Some(time_average),
+                broker_load_data,
+                top_bundles_load_data,
+            },
+        );
+    }
+
     Ok(Snapshot {
         format_version: SNAPSHOT_FORMAT_VERSION,
-        cluster: c.cluster.as_ref().map(|(_, n)| n.clone()),
+        cluster: cluster.map(|(_, n)| n),
         captured_at_ms,
-        leader_broker: c.leader.as_ref().map(|(_, n)| n.clone()),
-        broker_conf: c
-            .conf
-            .iter()
-            .map(|(k, (_, v))| (k.clone(), v.clone()))
-            .collect(),
+        leader_broker: leader.map(|(_, n)| n),
+        broker_conf: conf.into_iter().map(|(k, (_, v))| (k, v)).collect(),
         brokers,
         bundle_data,
         namespaces: ns_out,
-        failure_domains: c
-            .failure_domains
-            .iter()
-            .map(|(k, (_, b))| (k.clone(), b.clone()))
+        failure_domains: failure_domains
+            .into_iter()
+            .map(|(k, (_, b))| (k, b))
             .collect(),
-        namespace_isolation_policies: c
-            .isolation
-            .iter()
-            .map(|(k, (_, p))| (k.clone(), p.clone()))
-            .collect(),
-        recently_unloaded_bundles: c.recently_unloaded.clone(),
+        namespace_isolation_policies: isolation.into_iter().map(|(k, (_, p))| (k, p)).collect(),
+        recently_unloaded_bundles: recently_unloaded,
     })
 }
 
@@ -478,7 +487,7 @@ fn infer_layout(
     other: &[(BundleRange, usize)],
     origins: &[Origin<'_>],
     places: &Places<'_>,
-    stale: &mut HashSet<usize>,
+    stale: &mut FxHashSet<usize>,
     stale_tally: &mut Tally,
     inferred_tally: &mut Tally,
     default_n: u32,

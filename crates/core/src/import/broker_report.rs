@@ -198,29 +198,35 @@ pub(crate) fn parse_local_broker_data(
 /// Warns (never fails) when a report's totals disagree with its per-bundle stats: the leader uses
 /// the totals as reported, so they are kept.
 fn check_consistency(ctx: &mut Ctx<'_>, d: &LocalBrokerData, p: &JPath<'_>) {
+    for (key, message) in consistency_issues(d) {
+        ctx.warn(WarningKind::InconsistentReport, &p.key(key), message);
+    }
+}
+
+/// What [`check_consistency`] warns about, as `(field, message)` (the fast path needs none).
+pub(crate) fn consistency_issues(d: &LocalBrokerData) -> Vec<(&'static str, String)> {
+    let mut out = Vec::new();
     if d.last_stats.is_empty() && d.bundles.is_empty() {
-        return;
+        return out;
     }
     let n = d.last_stats.len() as i64;
     if d.num_bundles != n {
-        ctx.warn(
-            WarningKind::InconsistentReport,
-            &p.key("numBundles"),
+        out.push((
+            "numBundles",
             format!(
                 "numBundles is {} but lastStats has {n} bundles (kept as reported)",
                 d.num_bundles
             ),
-        );
+        ));
     }
-    let listed: std::collections::HashSet<&str> = d.bundles.iter().map(String::as_str).collect();
+    let listed: super::fxhash::FxHashSet<&str> = d.bundles.iter().map(String::as_str).collect();
     if listed.len() != d.last_stats.len()
         || d.last_stats.keys().any(|k| !listed.contains(k.as_str()))
     {
-        ctx.warn(
-            WarningKind::InconsistentReport,
-            &p.key("bundles"),
-            "bundles and the keys of lastStats differ; the broker is taken to own both",
-        );
+        out.push((
+            "bundles",
+            "bundles and the keys of lastStats differ; the broker is taken to own both".to_string(),
+        ));
     }
     let (mut r_in, mut r_out, mut t_in, mut t_out) = (0.0, 0.0, 0.0, 0.0);
     for s in d.last_stats.values() {
@@ -237,13 +243,13 @@ fn check_consistency(ctx: &mut Ctx<'_>, d: &LocalBrokerData, p: &JPath<'_>) {
         ("msgThroughputOut", d.msg_throughput_out, t_out),
     ] {
         if !close(reported, summed) {
-            ctx.warn(
-                WarningKind::InconsistentReport,
-                &p.key(key),
+            out.push((
+                key,
                 format!("{key} is {reported} but lastStats sums to {summed} (kept as reported)"),
-            );
+            ));
         }
     }
+    out
 }
 
 /// `BrokerLookupData`: the broker is registered (live) but no load figures are known.

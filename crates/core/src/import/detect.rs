@@ -33,9 +33,12 @@ pub(crate) enum Location {
 
 /// Path segments, with `\` as a separator too and `.`/empty segments dropped.
 pub(crate) fn segments(path: &str) -> Vec<&str> {
-    path.split(['/', '\\'])
-        .filter(|s| !s.is_empty() && *s != ".")
-        .collect()
+    let mut out = Vec::with_capacity(8);
+    out.extend(
+        path.split(['/', '\\'])
+            .filter(|s| !s.is_empty() && *s != "."),
+    );
+    out
 }
 
 /// A node name without the `.json` a dump tool may have added.
@@ -69,7 +72,14 @@ pub(crate) fn locate(path: &str) -> Location {
                 return Location::Leader;
             }
             ("loadbalance", ["bundle-data", ns @ .., range]) if (2..=3).contains(&ns.len()) => {
-                return Location::BundleData(format!("{}/{}", ns.join("/"), node_name(range)));
+                // One allocation (this runs once per bundle of a dump).
+                let mut name = String::with_capacity(path.len());
+                for part in ns {
+                    name.push_str(part);
+                    name.push('/');
+                }
+                name.push_str(node_name(range));
+                return Location::BundleData(name);
             }
             ("admin", ["policies", ns @ ..]) if (2..=3).contains(&ns.len()) => {
                 return Location::Policies(namespace_of(ns));

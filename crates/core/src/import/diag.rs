@@ -106,6 +106,8 @@ pub enum WarningKind {
     CapturedAt,
     /// Two inputs disagree on a scalar (cluster name, anti-affinity group); the first was kept.
     ValueConflict,
+    /// An item `lbplan collect` could not fetch (from its `collect-report.json`): the snapshot lacks it.
+    CollectGap,
     /// More warnings than the cap; the rest were counted, not kept.
     Truncated,
 }
@@ -177,6 +179,11 @@ impl Diag {
             more: 0,
         };
         self.warnings.insert(key, w);
+    }
+
+    /// Whether nothing was reported.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.warnings.is_empty() && self.dropped == 0
     }
 
     pub(crate) fn finish(self) -> Vec<ImportWarning> {

@@ -6,7 +6,7 @@ use serde_json::{Map, Value};
 use super::diag::{ImportError, WarningKind};
 use super::json::{Ctx, JPath, field};
 use crate::model::{NamespaceBundleStats, ResourceUsage};
-use crate::naming::{BundleName, parse_bundle_name};
+use crate::naming::{BundleName, BundleRange, parse_bundle_name};
 
 /// Which resource a `ResourceUsage` is: decides whether a limit of 0 is allowed.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -183,4 +183,105 @@ pub(crate) fn bundle_name(
             ),
         )
     })
+}
+
+/// [`parse_bundle_name`] without allocating: `(namespace, range)` borrowed from `name`, same rules.
+pub(crate) fn split_bundle(name: &str) -> Option<(&str, BundleRange)> {
+    split_bundle_spelled(name).map(|(ns, r, _)| (ns, r))
+}
+
+/// [`split_bundle`], also telling whether the range is spelled canonically (`0x%08x_0x%08x`, so
+/// that the name needs no rewriting).
+pub(crate) fn split_bundle_spelled(name: &str) -> Option<(&str, BundleRange, bool)> {
+    let (namespace, range) = name.rsplit_once('/')?;
+    let mut parts = namespace.split('/');
+    let (Some(tenant), Some(ns)) = (parts.next(), parts.next()) else {
+        return None;
+    };
+    if tenant.is_empty() || ns.is_empty() || parts.next().is_some_and(str::is_empty) {
+        return None;
+    }
+    Some(match canonical_range(range) {
+        Some(r) => (namespace, r, true),
+        None => (namespace, BundleRange::parse(range).ok()?, false),
+    })
+}
+
+/// `0x%08x_0x%08x` read directly (what nearly every name looks like); `None` for any other
+/// spelling, which [`BundleRange::parse`] then reads (`Long.decode` forms, upper case, …).
+fn canonical_range(range: &str) -> Option<BundleRange> {
+    let b = range.as_bytes();
+    if b.len() != 21 || b.get(10) != Some(&b'_') {
+        return None;
+    }
+    let lo = lower_hex8(b.get(..10)?)?;
+    let hi = lower_hex8(b.get(11..)?)?;
+    BundleRange::new(lo, hi).ok()
+}
+
+/// `0x` and eight lower-case hex digits.
+fn lower_hex8(b: &[u8]) -> Option<u32> {
+    let digits = b.strip_prefix(b"0x")?;
+    if digits.len() != 8 {
+        return None;
+    }
+    digits.iter().try_fold(0u32, |acc, &d| {
+        let v = match d {
+            b'0'..=b'9' => d - b'0',
+            b'a'..=b'f' => d - b'a' + 10,
+            _ => return None,
+        };
+        Some((acc << 4) | u32::from(v))
+    })
+}
+
+/// Appends `0x%08x` (what `format!` would, without its machinery: this runs for every bundle).
+pub(crate) fn push_hex(out: &mut String, x: u32) {
+    out.push_str("0x");
+    for shift in (0..8).rev() {
+        out.push(char::from_digit((x >> (shift * 4)) & 0xf, 16).unwrap_or('0'));
+    }
+}
+
+/// `namespace/0x%08x_0x%08x`, the canonical bundle name.
+pub(crate) fn bundle_key(namespace: &str, r: BundleRange) -> String {
+    let mut s = String::with_capacity(namespace.len() + 22);
+    s.push_str(namespace);
+    s.push('/');
+    push_hex(&mut s, r.lo);
+    s.push('_');
+    push_hex(&mut s, r.hi);
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fast_formatting_matches_display() {
+        for name in [
+            "public/default/0x00000000_0xffffffff",
+            "Public/Default/0x0FFFFFFF_0xF0000000",
+            "prop/cluster/ns/0x12345678_0x9abcdef0",
+        ] {
+            let bn = parse_bundle_name(name).unwrap();
+            let (ns, r) = split_bundle(name).unwrap();
+            assert_eq!((ns, r), (bn.namespace.as_str(), bn.range));
+            assert_eq!(bundle_key(ns, r), bn.to_string());
+        }
+        for bad in [
+            "a/0x0_0x1",
+            "/b/0x0_0x1",
+            "a//0x0_0x1",
+            "a/b/c/",
+            "a/b/0x2_0x1",
+        ] {
+            assert_eq!(
+                split_bundle(bad).is_some(),
+                parse_bundle_name(bad).is_ok(),
+                "{bad}"
+            );
+        }
+    }
 }

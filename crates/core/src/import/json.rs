@@ -42,34 +42,41 @@ impl<'a> JPath<'a> {
 
     /// `$.a.b[2]["t/ns/0x0_0x1"]`: identifier-like keys with a dot, others quoted in brackets.
     pub(crate) fn render(&self) -> String {
-        let mut segs = Vec::new();
-        let mut cur = Some(self);
-        while let Some(p) = cur {
-            if let Some(s) = p.seg {
-                segs.push(s);
-            }
-            cur = p.parent;
-        }
-        let mut out = String::from("$");
-        for s in segs.iter().rev() {
-            match s {
-                Seg::Key(k) if is_identifier(k) => {
-                    out.push('.');
-                    out.push_str(k);
-                }
-                Seg::Key(k) => {
-                    out.push('[');
-                    out.push_str(&serde_json::to_string(k).unwrap_or_default());
-                    out.push(']');
-                }
-                Seg::Index(i) => {
-                    out.push('[');
-                    out.push_str(&i.to_string());
-                    out.push(']');
-                }
-            }
-        }
+        let mut out = String::with_capacity(64);
+        out.push('$');
+        self.render_into(&mut out);
         out
+    }
+
+    /// Appends the segments after `$`, outermost first.
+    fn render_into(&self, out: &mut String) {
+        if let Some(parent) = self.parent {
+            parent.render_into(out);
+        }
+        match self.seg {
+            None => {}
+            Some(Seg::Key(k)) if is_identifier(k) => {
+                out.push('.');
+                out.push_str(k);
+            }
+            Some(Seg::Key(k)) => {
+                out.push('[');
+                if k.chars().any(|c| c == '"' || c == '\\' || c.is_control()) {
+                    out.push_str(&serde_json::to_string(k).unwrap_or_default());
+                } else {
+                    // What serde_json writes for a string needing no escapes.
+                    out.push('"');
+                    out.push_str(k);
+                    out.push('"');
+                }
+                out.push(']');
+            }
+            Some(Seg::Index(i)) => {
+                out.push('[');
+                out.push_str(&i.to_string());
+                out.push(']');
+            }
+        }
     }
 }
 

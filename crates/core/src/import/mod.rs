@@ -16,9 +16,12 @@ mod broker_report;
 mod bundle_data;
 mod cluster;
 mod collect;
+pub mod collect_report;
 mod detect;
 mod diag;
+mod fast;
 mod fields;
+mod fxhash;
 mod json;
 mod layout;
 mod policies;
@@ -56,12 +59,18 @@ pub enum Origin {
     Tree,
 }
 
-/// One input: a path or name (used for detection and in messages) and its bytes.
+/// One input: a name (used to recognise it), its bytes, and how messages name it.
+///
+/// `name` should be the path *relative to the directory or archive the user gave*: recognition looks
+/// for `loadbalance/…` and `admin/…` anywhere in it, so the directories above the dump (such as
+/// `/home/admin`) must not be part of it. Messages use `display` when set (the CLI passes the full
+/// path there), else `name`.
 #[derive(Clone, Debug)]
 pub struct ImportInput<'a> {
     pub name: Cow<'a, str>,
     pub bytes: Cow<'a, [u8]>,
     pub origin: Origin,
+    pub display: Option<Cow<'a, str>>,
 }
 
 impl<'a> ImportInput<'a> {
@@ -71,16 +80,29 @@ impl<'a> ImportInput<'a> {
             name: name.into(),
             bytes: bytes.into(),
             origin: Origin::Given,
+            display: None,
         }
     }
 
-    /// A file found inside a directory the user named.
+    /// A file found inside a directory the user named; `name` relative to that directory.
     pub fn in_tree(name: impl Into<Cow<'a, str>>, bytes: impl Into<Cow<'a, [u8]>>) -> Self {
         Self {
             name: name.into(),
             bytes: bytes.into(),
             origin: Origin::Tree,
+            display: None,
         }
+    }
+
+    /// The same input, named `display` in messages.
+    pub fn shown_as(mut self, display: impl Into<Cow<'a, str>>) -> Self {
+        self.display = Some(display.into());
+        self
+    }
+
+    /// How messages name this input.
+    pub fn display_name(&self) -> &str {
+        self.display.as_deref().unwrap_or(&self.name)
     }
 }
 
@@ -151,7 +173,8 @@ fn process(
     c: &mut Collected,
     diag: &mut Diag,
 ) -> Result<(), ImportError> {
-    let file = input.name.as_ref();
+    let file = input.display_name();
+    let path = input.name.as_ref();
     let bytes = input.bytes.as_ref();
     let len = bytes.len() as u64;
     if len > opts.max_file_bytes {
@@ -173,7 +196,7 @@ fn process(
         }
         return Ok(());
     }
-    process_file(file, file, bytes, input.origin, c, diag)
+    process_file(file, path, bytes, input.origin, c, diag)
 }
 
 fn skip(diag: &mut Diag, file: &str, why: &str) {
@@ -227,6 +250,9 @@ fn process_file(
             format!("is empty: expected {}", detect::ACCEPTED),
         ));
     }
+    if trimmed.starts_with('{') && fast_path(file, &loc, text, c, diag)? {
+        return Ok(());
+    }
     if trimmed.starts_with('{') || trimmed.starts_with('[') {
         let v = json::parse(file, text)?;
         return dispatch_json(file, path, &loc, &v, origin, c, diag);
@@ -252,18 +278,7 @@ fn dispatch_json(
             } else {
                 broker_report::parse_local_broker_data(&mut ctx, v, &root)?
             };
-            if let Some(b) = &report.broker_id
-                && b != id
-            {
-                ctx.warn(
-                    WarningKind::ValueConflict,
-                    &root.key("brokerId"),
-                    format!(
-                        "brokerId `{b}` differs from the node name `{id}`; the node name is used"
-                    ),
-                );
-            }
-            c.add_broker(id.clone(), Src::whole(file), report.data)?;
+            add_broker_node(file, id, report, c, diag)?;
         }
         Location::BundleData(name) => {
             let bn = parse_bundle_name(name).map_err(|e| {
@@ -273,7 +288,7 @@ fn dispatch_json(
                 )
             })?;
             let d = bundle_data::parse(&mut ctx, v, &root)?;
-            c.add_bundle_data(bn.namespace, bn.range, Src::whole(file), d)?;
+            c.add_bundle_data(&bn.namespace, bn.range, Src::whole(file), d)?;
         }
         Location::TimeAverage(id) => {
             let d = time_average::parse(&mut ctx, v, &root)?;
@@ -284,13 +299,8 @@ fn dispatch_json(
             c.set_leader(leader, Src::whole(file), diag);
         }
         Location::Policies(ns) | Location::LocalPolicies(ns) => {
-            let rank = if matches!(loc, Location::Policies(_)) {
-                LayoutRank::Policies
-            } else {
-                LayoutRank::LocalPolicies
-            };
             let p = policies::parse_policies(&mut ctx, v, &root)?;
-            add_policies(file, ns, rank, p, c, diag);
+            add_policies(file, ns, policies_rank(loc), p, c, diag);
         }
         Location::FailureDomain { cluster, domain } => {
             let brokers = cluster::parse_failure_domain(&mut ctx, v, &root)?;
@@ -311,6 +321,84 @@ fn dispatch_json(
     }
     c.recognised += 1;
     Ok(())
+}
+
+/// The typed path for the bulky kinds (see [`fast`]): `Ok(false)` when the input needs the generic
+/// walk (anything to report about it, or a kind the typed path does not read).
+fn fast_path(
+    file: &str,
+    loc: &Location,
+    text: &str,
+    c: &mut Collected,
+    diag: &mut Diag,
+) -> Result<bool, ImportError> {
+    #[cfg(test)]
+    if fast::tests::GENERIC_ONLY.with(std::cell::Cell::get) {
+        return Ok(false);
+    }
+    match loc {
+        Location::Broker(id) => {
+            let Some(report) = fast::local_broker_data(text) else {
+                return Ok(false);
+            };
+            add_broker_node(file, id, report, c, diag)?;
+        }
+        Location::BundleData(name) => {
+            let Some((namespace, range)) = fields::split_bundle(name) else {
+                return Ok(false);
+            };
+            let Some(d) = fast::bundle_data(text) else {
+                return Ok(false);
+            };
+            c.add_bundle_data(namespace, range, Src::whole(file), d)?;
+        }
+        Location::Policies(ns) | Location::LocalPolicies(ns) => {
+            let Some(p) = fast::policies(text) else {
+                return Ok(false);
+            };
+            add_policies(file, ns, policies_rank(loc), p, c, diag);
+        }
+        Location::None | Location::OtherMetadata => {
+            let Some(parts) = fast::snapshot(file, text) else {
+                return Ok(false);
+            };
+            // Counts itself as recognised.
+            snapshot_file::apply(file, parts, c, diag)?;
+            return Ok(true);
+        }
+        _ => return Ok(false),
+    }
+    c.recognised += 1;
+    Ok(true)
+}
+
+fn policies_rank(loc: &Location) -> LayoutRank {
+    if matches!(loc, Location::Policies(_)) {
+        LayoutRank::Policies
+    } else {
+        LayoutRank::LocalPolicies
+    }
+}
+
+/// A report found at `loadbalance/brokers/<id>`: the node name is the broker.
+fn add_broker_node(
+    file: &str,
+    id: &str,
+    report: broker_report::BrokerReport,
+    c: &mut Collected,
+    diag: &mut Diag,
+) -> Result<(), ImportError> {
+    if let Some(b) = &report.broker_id
+        && b != id
+    {
+        diag.warn(
+            WarningKind::ValueConflict,
+            file,
+            Some(JPath::ROOT.key("brokerId").render()),
+            format!("brokerId `{b}` differs from the node name `{id}`; the node name is used"),
+        );
+    }
+    c.add_broker(id.to_string(), Src::whole(file), report.data)
 }
 
 /// A broker name for a report that does not carry one: the file name, with a warning.
@@ -351,6 +439,10 @@ fn dispatch_shape(
     diag: &mut Diag,
 ) -> Result<(), ImportError> {
     let root = JPath::ROOT;
+    // Before the shape check: a collect report has `format_version` like a snapshot.
+    if collect_report::is_collect_report(v) {
+        return read_collect_report(file, v, c, diag);
+    }
     let shape = detect::shape(v);
     if shape == Shape::Snapshot {
         return snapshot_file::parse(file, v, c, diag);
@@ -396,7 +488,7 @@ fn dispatch_shape(
                     )
                 })?;
             let d = bundle_data::parse(&mut ctx, v, &root)?;
-            c.add_bundle_data(bn.namespace, bn.range, Src::whole(file), d)?;
+            c.add_bundle_data(&bn.namespace, bn.range, Src::whole(file), d)?;
         }
         Shape::BundlesData | Shape::Policies => {
             let ns = detect::namespace_from_path(path).ok_or_else(|| {
@@ -453,6 +545,28 @@ fn dispatch_shape(
         }
     }
     c.recognised += 1;
+    Ok(())
+}
+
+/// `collect-report.json` of `lbplan collect`: each missing item becomes a [`WarningKind::CollectGap`]
+/// warning. The report alone is no data, so it does not count as a recognised input.
+fn read_collect_report(
+    file: &str,
+    v: &Value,
+    c: &mut Collected,
+    diag: &mut Diag,
+) -> Result<(), ImportError> {
+    let report = collect_report::parse(file, v).map_err(|e| ImportError::At {
+        file: e.file,
+        at: e.at,
+        message: e.message,
+    })?;
+    if let Some(name) = report.cluster {
+        c.set_cluster(name, Src::within(file, "$.cluster".to_string()), diag);
+    }
+    for w in report.warnings {
+        diag.warn(WarningKind::CollectGap, &w.file, Some(w.at), w.message);
+    }
     Ok(())
 }
 

@@ -168,5 +168,11 @@ pub(crate) fn parse_policies(
 
 /// Formats boundaries as Pulsar writes them (`0x%08x`).
 pub(crate) fn format_boundaries(b: &[u32]) -> Vec<String> {
-    b.iter().map(|x| format!("0x{x:08x}")).collect()
+    b.iter()
+        .map(|&x| {
+            let mut s = String::with_capacity(10);
+            super::fields::push_hex(&mut s, x);
+            s
+        })
+        .collect()
 }

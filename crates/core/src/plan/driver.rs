@@ -155,9 +155,15 @@ pub fn make_plan(snapshot: &Snapshot, req: &PlanRequest) -> Result<Plan, PlanErr
         now_ms: snapshot.captured_at_ms.unwrap_or(0),
     };
     if ws.cfg.is_extensible() {
-        warnings.push(
-            "loadManagerClassName is ExtensibleLoadManagerImpl: manual operations are planned with the modular placement pipeline".to_string(),
-        );
+        plan.shedding_strategy = crate::config::TRANSFER_SHEDDER.to_string();
+        plan.placement_strategy =
+            "org.apache.pulsar.broker.loadbalance.extensions.strategy.LeastResourceUsageWithWeight"
+                .to_string();
+        if !req.operations.is_empty() {
+            warnings.push(
+                "loadManagerClassName is ExtensibleLoadManagerImpl: manual operations are placed with the modular placement pipeline".to_string(),
+            );
+        }
     }
 
     for op in &req.operations {
@@ -165,7 +171,11 @@ pub fn make_plan(snapshot: &Snapshot, req: &PlanRequest) -> Result<Plan, PlanErr
     }
 
     if req.leader_cycle {
-        run_leader_cycle(&mut ws, req.outlook_cycles, &mut plan);
+        if ws.cfg.is_extensible() {
+            run_extensible_leader_cycle(&mut ws, req.outlook_cycles, &mut plan, &mut warnings);
+        } else {
+            run_leader_cycle(&mut ws, req.outlook_cycles, &mut plan);
+        }
     }
 
     plan.brokers_after = broker_views(&ws.snapshot, &weights);
@@ -654,4 +664,127 @@ fn plan_auto_splits(ws: &mut Workspace, data: &LoadData, plan: &mut Plan) {
             }),
         }
     }
+}
+
+/// The extensible manager's cycle: TransferShedder on the brokers' published load data; decisions carry
+/// their destination (or are placed by extensible LeastResourceUsageWithWeight when transfers are off).
+fn run_extensible_leader_cycle(
+    ws: &mut Workspace,
+    outlook_cycles: u32,
+    plan: &mut Plan,
+    warnings: &mut Vec<String>,
+) {
+    use super::extensible_cycle::{extensible_view, place_plain_unload, run_transfer_shedder};
+    if !ws.cfg.load_balancer_enabled || !ws.cfg.load_balancer_shedding_enabled {
+        plan.skipped.push(SkippedDecision {
+            bundle: String::new(),
+            from: String::new(),
+            why: "no shedding: loadBalancerEnabled or loadBalancerSheddingEnabled is false"
+                .to_string(),
+        });
+        return;
+    }
+    let view = extensible_view(&ws.snapshot, &ws.cfg);
+    warnings.extend(view.warnings.iter().cloned());
+    let mut shedder = crate::extensible::TransferShedder::new();
+    let recent = ws.snapshot.recently_unloaded_bundles.clone();
+    let interval_ms = ws
+        .cfg
+        .load_balancer_shedding_interval_minutes
+        .max(1)
+        .saturating_mul(60_000);
+    let mut cycle = 1;
+    let mut outcome = run_transfer_shedder(&mut shedder, &view, &ws.cfg, &recent, view.now_ms);
+    let mut first_skip = outcome.skip_reason;
+    let first_stats = outcome.load_avg_std;
+    while outcome.decisions.is_empty()
+        && cycle <= outlook_cycles
+        && outcome.skip_reason == Some(crate::extensible::SkipReason::HitCount)
+    {
+        cycle += 1;
+        let now = view
+            .now_ms
+            .saturating_add(interval_ms.saturating_mul(i64::from(cycle - 1)));
+        outcome = run_transfer_shedder(&mut shedder, &view, &ws.cfg, &recent, now);
+    }
+    let mut unloads = Vec::new();
+    for d in &outcome.decisions {
+        let (to, pass) = match &d.dest_broker {
+            Some(dest) => (Some(dest.clone()), true),
+            None => (
+                place_plain_unload(&view, &ws.cfg, &d.source_broker, &mut ws.picker),
+                false,
+            ),
+        };
+        let load = bundle_load(&ws.snapshot, &d.source_broker, &d.service_unit);
+        let stats = outcome
+            .load_avg_std
+            .map(|(avg, std)| {
+                format!(
+                    " (load avg {:.1}%, std {:.1}% vs target {:.1}%)",
+                    avg * 100.0,
+                    std * 100.0,
+                    ws.cfg.load_balancer_broker_load_target_std * 100.0
+                )
+            })
+            .unwrap_or_default();
+        unloads.push(PlannedUnload {
+            bundle: d.service_unit.clone(),
+            from: d.source_broker.clone(),
+            to,
+            pass_destination: pass,
+            reason: format!("TransferShedder: {}{stats}", d.reason.name()),
+            detail: d.to_json(),
+            bytes_per_sec: load.bytes_per_sec(),
+            msg_per_sec: load.msg_per_sec(),
+            origin: "shedding".to_string(),
+        });
+    }
+    if cycle == 1 {
+        for u in &unloads {
+            if let Some(to) = &u.to {
+                move_bundle(&mut ws.snapshot, &u.bundle, &u.from, to);
+            }
+        }
+        plan.unloads.extend(unloads);
+        return;
+    }
+    if let Some(skip) = first_skip.take() {
+        let why = match (skip, first_stats) {
+            (crate::extensible::SkipReason::HitCount, Some((avg, std))) => format!(
+                "TransferShedder skipped the cycle (HitCount): load std {:.1}% vs loadBalancerBrokerLoadTargetStd {:.1}% (avg {:.1}%), no overloaded or underloaded outlier held for more than loadBalancerSheddingConditionHitCountThreshold = {} cycles",
+                std * 100.0,
+                ws.cfg.load_balancer_broker_load_target_std * 100.0,
+                avg * 100.0,
+                ws.cfg.load_balancer_shedding_condition_hit_count_threshold
+            ),
+            (other, _) => format!("TransferShedder skipped the cycle: {}", other.name()),
+        };
+        plan.skipped.push(SkippedDecision {
+            bundle: String::new(),
+            from: String::new(),
+            why,
+        });
+    }
+    let acts = !unloads.is_empty();
+    let mut sources: Vec<&str> = unloads.iter().map(|u| u.from.as_str()).collect();
+    sources.dedup();
+    let summary = if acts {
+        format!(
+            "TransferShedder unloads {} bundle(s) from {} at cycle {cycle} if the load stays as it is (loadBalancerSheddingConditionHitCountThreshold = {})",
+            unloads.len(),
+            sources.join(", "),
+            ws.cfg.load_balancer_shedding_condition_hit_count_threshold
+        )
+    } else {
+        format!(
+            "TransferShedder would not unload anything in the next {outlook_cycles} cycles if the load stays as it is"
+        )
+    };
+    plan.outlook = Some(Outlook {
+        cycles_examined: cycle - 1,
+        acts_at_cycle: acts.then_some(cycle),
+        unloads_then: unloads,
+        summary,
+    });
 }

@@ -4,6 +4,7 @@
 pub mod balance;
 pub mod driver;
 pub mod export;
+pub mod extensible_cycle;
 pub mod fingerprint;
 pub mod leader_view;
 pub mod load_model;
@@ -12,6 +13,7 @@ pub mod names;
 pub mod operations;
 pub mod reasons;
 pub mod settings;
+pub mod sizing;
 pub mod splits;
 
 pub use driver::{PlanError, PlanRequest, make_plan};

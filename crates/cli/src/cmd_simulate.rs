@@ -1,0 +1,195 @@
+//! `lbplan simulate [SNAPSHOT] --cycles N [--scenario NAME|FILE] [--seed N] [--compare CONFIG]...
+//! [--set KEY=VALUE]... [--format text|json|csv] [-o FILE]`: the leader's loop over many cycles,
+//! one or several configurations side by side. SNAPSHOT is a file or `builtin:demo|pr-16059|bench`.
+
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+
+use lbplan_core::model::Snapshot;
+use lbplan_core::simulate::{
+    self, BUILTIN_SNAPSHOTS, Comparison, RunConfig, RunOptions, Scenario, builtin_scenario,
+    builtin_scenario_names, builtin_snapshot,
+};
+
+use crate::exit::{CliError, read_text};
+use crate::snapshot_input::load_snapshot;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    Text,
+    Json,
+    Csv,
+}
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// A snapshot file, or builtin:demo / builtin:pr-16059 / builtin:bench (synthetic clusters).
+    /// Default: the scenario's own snapshot.
+    snapshot: Option<String>,
+    /// Number of cycles (each loadBalancerSheddingIntervalMinutes long). Default: the scenario's.
+    #[arg(long)]
+    cycles: Option<u32>,
+    /// A built-in scenario (steady, daily-wave, hot-spike, broker-crash, rolling-restart,
+    /// pr-16059) or a scenario JSON file.
+    #[arg(long, default_value = "steady")]
+    scenario: String,
+    /// Seed of the load noise and of the random picks among equally good brokers.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// A configuration to compare (repeatable): `name=N;profile=4.x;KEY=VALUE;KEY=VALUE`, items
+    /// separated by `;`, KEY a broker.conf key. Default: the scenario's list, else the snapshot's
+    /// own configuration.
+    #[arg(long = "compare", value_name = "CONFIG")]
+    compare: Vec<String>,
+    /// A broker.conf override applied to every configuration, KEY=VALUE (repeatable).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    settings: Vec<String>,
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
+    /// Text: also print every cycle; CSV: one row per cycle instead of one per configuration.
+    #[arg(long)]
+    per_cycle: bool,
+    /// JSON: include every broker's usage at every cycle.
+    #[arg(long)]
+    broker_usage: bool,
+    /// Do not draw the progress bar (it is drawn only when stderr is a terminal).
+    #[arg(long)]
+    no_progress: bool,
+    /// Write the output to a file instead of stdout.
+    #[arg(short = 'o', long)]
+    output: Option<PathBuf>,
+}
+
+fn load_scenario(arg: &str) -> Result<Scenario, CliError> {
+    if let Some(found) = builtin_scenario(arg) {
+        return found.map_err(|e| CliError::Failed(format!("built-in scenario {arg}: {e}")));
+    }
+    let path = Path::new(arg);
+    if !path.exists() {
+        return Err(CliError::BadInput(format!(
+            "--scenario {arg}: no such file and not a built-in scenario ({})",
+            builtin_scenario_names().join(", ")
+        )));
+    }
+    let text = read_text(path)?;
+    Scenario::from_json_text(&text).map_err(|e| CliError::BadInput(format!("{arg}: {e}")))
+}
+
+fn load_snapshot_arg(arg: &str) -> Result<Snapshot, CliError> {
+    if let Some(name) = arg.strip_prefix("builtin:") {
+        return builtin_snapshot(name).ok_or_else(|| {
+            CliError::BadInput(format!(
+                "unknown built-in snapshot `{arg}` (expected builtin:{})",
+                BUILTIN_SNAPSHOTS.join(", builtin:")
+            ))
+        });
+    }
+    load_snapshot(Path::new(arg))
+}
+
+fn render_per_cycle_text(c: &Comparison) -> String {
+    let mut out = String::new();
+    for r in &c.runs {
+        out.push_str(&format!("\n[{}]\n", r.config.name));
+        out.push_str(
+            "cycle  minute  max     mean    std    unloads  moved MiB/s  thrash  splits  events\n",
+        );
+        for m in &r.cycles {
+            out.push_str(&format!(
+                "{:>5}  {:>6}  {:>5.1}%  {:>5.1}%  {:.3}  {:>7}  {:>11.1}  {:>6}  {:>6}  {}\n",
+                m.cycle,
+                m.minute,
+                m.max_usage_fraction * 100.0,
+                m.mean_usage_fraction * 100.0,
+                m.std_usage_fraction,
+                m.bundles_unloaded,
+                m.bytes_moved_per_sec / (1024.0 * 1024.0),
+                m.thrashing,
+                m.splits,
+                m.events.join("; ")
+            ));
+        }
+    }
+    out
+}
+
+pub fn run(args: Args) -> Result<(), CliError> {
+    let mut scenario = load_scenario(&args.scenario)?;
+    let snapshot_arg = args
+        .snapshot
+        .clone()
+        .or_else(|| scenario.snapshot.clone())
+        .ok_or_else(|| {
+            CliError::BadInput(
+                "no SNAPSHOT given and the scenario names none (try builtin:demo)".to_string(),
+            )
+        })?;
+    let snapshot = load_snapshot_arg(&snapshot_arg)?;
+    for s in &args.settings {
+        let (k, v) = s
+            .split_once('=')
+            .ok_or_else(|| CliError::BadInput(format!("--set `{s}`: expected KEY=VALUE")))?;
+        scenario
+            .settings
+            .push((k.trim().to_string(), v.trim().to_string()));
+    }
+    let configs: Vec<RunConfig> = if args.compare.is_empty() {
+        scenario.compare.clone()
+    } else {
+        args.compare
+            .iter()
+            .map(|c| RunConfig::parse(c).map_err(|e| CliError::BadInput(format!("--compare {e}"))))
+            .collect::<Result<_, _>>()?
+    };
+    let opts = RunOptions {
+        cycles: args.cycles.or(scenario.cycles).unwrap_or(100),
+        seed: args.seed,
+        record_broker_usage: args.broker_usage,
+    };
+    let show_progress = !args.no_progress && std::io::stderr().is_terminal();
+    let mut last_pct = u32::MAX;
+    let mut progress = |done: u32, total: u32| {
+        if show_progress && total > 0 {
+            let pct = (u64::from(done) * 100 / u64::from(total)) as u32;
+            if pct != last_pct {
+                last_pct = pct;
+                let filled = (pct / 5) as usize;
+                let mut err = std::io::stderr();
+                let _ = write!(
+                    err,
+                    "\r[{}{}] {pct:>3}% {done}/{total} cycles",
+                    "#".repeat(filled),
+                    " ".repeat(20 - filled.min(20))
+                );
+                let _ = err.flush();
+            }
+        }
+        true
+    };
+    let result = simulate::compare(&snapshot, &scenario, &configs, opts, &mut progress);
+    if show_progress {
+        eprintln!();
+    }
+    let comparison = result.map_err(|e| CliError::BadInput(e.to_string()))?;
+    let text = match args.format {
+        Format::Json => {
+            serde_json::to_string_pretty(&comparison)
+                .map_err(|e| CliError::Failed(e.to_string()))?
+                + "\n"
+        }
+        Format::Csv if args.per_cycle => simulate::render_cycles_csv(&comparison),
+        Format::Csv => simulate::render_csv(&comparison),
+        Format::Text if args.per_cycle => {
+            simulate::render_table(&comparison) + &render_per_cycle_text(&comparison)
+        }
+        Format::Text => simulate::render_table(&comparison),
+    };
+    match &args.output {
+        Some(path) => std::fs::write(path, text)
+            .map_err(|e| CliError::Failed(format!("{}: {e}", path.display()))),
+        None => {
+            print!("{text}");
+            Ok(())
+        }
+    }
+}

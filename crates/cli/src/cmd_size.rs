@@ -1,0 +1,126 @@
+//! `lbplan size --namespace T/NS (--topics FILE | --topic-count N [--partitions P]) [--snapshot S |
+//! --brokers B] [--bundles 4,16,32,64,128] [--format text|json]`: how a namespace's topics and load
+//! would spread over bundles and brokers for several bundle counts.
+
+use std::path::PathBuf;
+
+use lbplan_core::plan::sizing::{
+    DEFAULT_BUNDLE_COUNTS, SizingRow, size_namespace, synthetic_topics,
+};
+
+use crate::exit::{CliError, read_text};
+use crate::snapshot_input::load_snapshot;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    Text,
+    Json,
+}
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// The namespace, tenant/namespace.
+    #[arg(long)]
+    namespace: String,
+    /// A topic list (`pulsar-admin topics list` output: one name per line, or a JSON array).
+    #[arg(long, conflicts_with = "topic_count")]
+    topics: Option<PathBuf>,
+    /// Size a namespace from a topic count instead (names `persistent://NS/topic-<i>`).
+    #[arg(long)]
+    topic_count: Option<usize>,
+    /// With --topic-count: partitions per topic (0 = non-partitioned).
+    #[arg(long, default_value_t = 0)]
+    partitions: u32,
+    /// Take the broker count (and the namespace's topic list, when exported) from a snapshot.
+    #[arg(long)]
+    snapshot: Option<PathBuf>,
+    /// Number of brokers (default: the snapshot's, else 3).
+    #[arg(long)]
+    brokers: Option<usize>,
+    /// Bundle counts to compare, comma separated.
+    #[arg(long, value_delimiter = ',', default_values_t = DEFAULT_BUNDLE_COUNTS.to_vec())]
+    bundles: Vec<u32>,
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
+}
+
+fn topics_from_file(path: &PathBuf) -> Result<Vec<String>, CliError> {
+    let text = read_text(path)?;
+    if text.trim_start().starts_with('[') {
+        return serde_json::from_str::<Vec<String>>(&text).map_err(|e| {
+            CliError::BadInput(format!(
+                "{}: expected a JSON array of topic names: {e}",
+                path.display()
+            ))
+        });
+    }
+    Ok(text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(str::to_string)
+        .collect())
+}
+
+pub fn run(args: Args) -> Result<(), CliError> {
+    let snapshot = args
+        .snapshot
+        .as_ref()
+        .map(|p| load_snapshot(p))
+        .transpose()?;
+    let topics = match (&args.topics, args.topic_count) {
+        (Some(file), _) => topics_from_file(file)?,
+        (None, Some(n)) => synthetic_topics(&args.namespace, n, args.partitions),
+        (None, None) => snapshot
+            .as_ref()
+            .and_then(|s| s.namespaces.get(&args.namespace))
+            .and_then(|n| n.topics.clone())
+            .ok_or_else(|| {
+                CliError::BadInput(
+                    "give --topics FILE or --topic-count N (or a --snapshot that carries the namespace's topic list)"
+                        .to_string(),
+                )
+            })?,
+    };
+    let brokers = args
+        .brokers
+        .or_else(|| snapshot.as_ref().map(|s| s.brokers.len()))
+        .unwrap_or(3);
+    let rows = size_namespace(&args.namespace, &topics, None, brokers, &args.bundles)
+        .map_err(|e| CliError::BadInput(e.to_string()))?;
+    match args.format {
+        Format::Json => {
+            let doc = serde_json::json!({ "format_version": 1, "namespace": args.namespace, "rows": rows });
+            println!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
+        }
+        Format::Text => print!("{}", render(&args.namespace, &rows)),
+    }
+    Ok(())
+}
+
+fn render(namespace: &str, rows: &[SizingRow]) -> String {
+    let mut out = String::new();
+    if let Some(r) = rows.first() {
+        out.push_str(&format!(
+            "{namespace}: {} topics over {} brokers\n",
+            r.topics, r.brokers
+        ));
+    }
+    out.push_str("bundles  empty  topics/bundle min..max (mean)  largest bundle  bundles/broker  busiest broker (worst)  even share\n");
+    for r in rows {
+        out.push_str(&format!(
+            "{:>7}  {:>5}  {:>10}..{:<6} ({:>7.1})  {:>13.1}%  {:>9}..{:<4}  {:>21.1}%  {:>9.1}%\n",
+            r.bundles,
+            r.empty_bundles,
+            r.min_topics_per_bundle,
+            r.max_topics_per_bundle,
+            r.mean_topics_per_bundle,
+            r.largest_bundle_load_fraction * 100.0,
+            r.min_bundles_per_broker,
+            r.max_bundles_per_broker,
+            r.worst_broker_load_fraction * 100.0,
+            r.ideal_broker_load_fraction * 100.0
+        ));
+    }
+    out
+}

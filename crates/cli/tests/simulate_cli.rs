@@ -1,0 +1,243 @@
+//! `lbplan simulate` end to end: built-in snapshots and scenarios, comparisons in every format,
+//! scenario files (good and malformed), snapshot files, and determinism of the JSON output.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn lbplan(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_lbplan"))
+        .args(args)
+        .output()
+        .expect("run lbplan")
+}
+
+fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+fn temp_file(name: &str, contents: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("lbplan-simulate-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let path = dir.join(name);
+    std::fs::write(&path, contents).expect("write temp file");
+    path
+}
+
+const TLR: &str = "name=tlr;loadBalancerLoadSheddingStrategy=ThresholdShedder;loadBalancerLoadPlacementStrategy=LeastResourceUsageWithWeight";
+const AVG: &str = "name=avg;loadBalancerLoadSheddingStrategy=AvgShedder;loadBalancerLoadPlacementStrategy=AvgShedder";
+
+#[test]
+fn text_table_compares_configurations() {
+    let out = lbplan(&[
+        "simulate",
+        "builtin:demo",
+        "--cycles",
+        "30",
+        "--compare",
+        TLR,
+        "--compare",
+        AVG,
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(
+        text.starts_with("scenario steady · 30 cycles · seed 0"),
+        "{text}"
+    );
+    let row = |name: &str| {
+        text.lines()
+            .find(|l| l.split_whitespace().next() == Some(name))
+            .unwrap_or_else(|| panic!("no row {name} in:\n{text}"))
+            .to_string()
+    };
+    assert!(row("tlr").contains("LeastResourceUsageWithWeight"));
+    assert!(row("avg").contains("AvgShedder"));
+    // Not a terminal: no progress bar on stderr.
+    assert!(stderr(&out).is_empty(), "{}", stderr(&out));
+}
+
+#[test]
+fn json_is_deterministic_and_csv_has_one_row_per_config() {
+    let args = [
+        "simulate",
+        "builtin:demo",
+        "--scenario",
+        "hot-spike",
+        "--cycles",
+        "40",
+        "--seed",
+        "9",
+        "--format",
+        "json",
+        "--compare",
+        TLR,
+    ];
+    let a = lbplan(&args);
+    let b = lbplan(&args);
+    assert!(a.status.success(), "{}", stderr(&a));
+    assert_eq!(a.stdout, b.stdout);
+    let v: serde_json::Value = serde_json::from_slice(&a.stdout).unwrap();
+    assert_eq!(v["format_version"], 1);
+    assert_eq!(v["scenario"], "hot-spike");
+    assert_eq!(v["seed"], 9);
+    assert_eq!(v["runs"][0]["config"]["name"], "tlr");
+    assert_eq!(v["runs"][0]["cycles"].as_array().unwrap().len(), 40);
+
+    let out = lbplan(&[
+        "simulate",
+        "builtin:demo",
+        "--cycles",
+        "10",
+        "--format",
+        "csv",
+        "--compare",
+        TLR,
+        "--compare",
+        AVG,
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let csv = stdout(&out);
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines.len(), 3);
+    assert!(lines[0].starts_with("config,shedding,placement,balanced_at_cycle"));
+    assert!(lines[1].starts_with("tlr,ThresholdShedder,LeastResourceUsageWithWeight,"));
+
+    let out = lbplan(&[
+        "simulate",
+        "builtin:demo",
+        "--cycles",
+        "10",
+        "--format",
+        "csv",
+        "--per-cycle",
+    ]);
+    assert_eq!(stdout(&out).lines().count(), 11);
+}
+
+#[test]
+fn scenario_files_and_snapshot_files() {
+    let scenario = temp_file(
+        "crash.json",
+        r##"{"format_version": 1, "name": "my-crash", "cycles": 12,
+            "events": [{"cycle": 3, "kind": "remove_broker", "broker": "#2"}]}"##,
+    );
+    // A snapshot file: broker a at 90 % CPU with 9 bundles of 10 MiB/s, b at 10 % with 1.
+    let bundle = |i: u32| {
+        let lo = i * 0x1000_0000;
+        format!("t/ns/0x{lo:08x}_0x{:08x}", lo + 0x1000_0000)
+    };
+    let report = |cpu: f64, range: std::ops::Range<u32>| {
+        let stats: serde_json::Map<String, serde_json::Value> = range
+            .map(|i| (bundle(i), serde_json::json!({"msgThroughputIn": 10485760.0, "msgRateIn": 100.0, "topics": 1})))
+            .collect();
+        serde_json::json!({"local_broker_data": {
+            "cpu": {"usage": cpu, "limit": 100.0},
+            "bundles": stats.keys().cloned().collect::<Vec<_>>(),
+            "lastStats": stats,
+        }})
+    };
+    let snapshot = serde_json::json!({
+        "format_version": 1,
+        "brokers": {"a:8080": report(90.0, 0..9), "b:8080": report(10.0, 9..10)},
+    });
+    let snap = temp_file("snap.json", &snapshot.to_string());
+    // No noise and no idle CPU, so both brokers cost exactly 1 % per 1 MiB/s.
+    let exact = temp_file(
+        "exact.json",
+        r#"{"format_version": 1, "load": {"idle_cpu_fraction": 0}}"#,
+    );
+    let out = lbplan(&[
+        "simulate",
+        snap.to_str().unwrap(),
+        "--scenario",
+        exact.to_str().unwrap(),
+        "--cycles",
+        "5",
+        "--format",
+        "json",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    // ThresholdShedder + LeastLongTermMessageRate at cycle 0: need 90 MiB/s × 0.35 = 31.5 MiB/s,
+    // bundles of 10 MiB/s → 4 go to b (a is overloaded), and both are then at 50 %.
+    assert_eq!(v["runs"][0]["cycles"][0]["bundles_unloaded"], 4);
+    assert_eq!(v["runs"][0]["cycles"][1]["std_usage_fraction"], 0.0);
+    let out = lbplan(&[
+        "simulate",
+        "builtin:demo",
+        "--scenario",
+        scenario.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["scenario"], "my-crash");
+    let cycles = v["runs"][0]["cycles"].as_array().unwrap();
+    assert_eq!(cycles.len(), 12);
+    assert_eq!(cycles[2]["brokers"], 20);
+    assert_eq!(cycles[3]["brokers"], 19);
+    assert!(cycles[3]["bundles_reassigned"].as_u64().unwrap() > 0);
+
+    let bad = temp_file(
+        "bad.json",
+        r#"{"format_version": 1, "load": {"daily_wave": {"amplitude_fraction": 2}}}"#,
+    );
+    let out = lbplan(&[
+        "simulate",
+        "builtin:demo",
+        "--scenario",
+        bad.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("$.load.daily_wave.amplitude_fraction"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn bad_arguments_exit_2() {
+    let out = lbplan(&["simulate", "builtin:nope"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("builtin:demo"));
+    let out = lbplan(&["simulate", "builtin:demo", "--scenario", "no-such-scenario"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("pr-16059"));
+    let out = lbplan(&["simulate", "builtin:demo", "--compare", "name=x;oops"]);
+    assert_eq!(out.status.code(), Some(2));
+    let out = lbplan(&[
+        "simulate",
+        "builtin:demo",
+        "--compare",
+        "loadBalancerLoadPlacementStrategy=AvgShedder",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("refuses to start"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn output_file() {
+    let path = std::env::temp_dir().join(format!("lbplan-sim-out-{}.txt", std::process::id()));
+    let out = lbplan(&[
+        "simulate",
+        "builtin:demo",
+        "--cycles",
+        "5",
+        "-o",
+        path.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).is_empty());
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(text.contains("ThresholdShedder+LeastLongTermMessageRate"));
+}

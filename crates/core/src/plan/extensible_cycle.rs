@@ -1,0 +1,196 @@
+//! One unload cycle of the extensible load manager on a snapshot (`UnloadScheduler` +
+//! `TransferShedder`, §9.2–9.3), for plans of clusters whose `loadManagerClassName` is
+//! `ExtensibleLoadManagerImpl`.
+//!
+//! The shedder reads each broker's published `BrokerLoadData` and `TopBundlesLoadData`. When a snapshot
+//! has only the modular reports, both are derived from them (the EMA then equals the latest sample, and
+//! the top bundles come from `lastStats` through Pulsar's top-K rules) and the plan says so.
+
+use indexmap::IndexMap;
+
+use crate::config::LoadBalancerConfig;
+use crate::extensible::{
+    CandidateBrokers, SheddingInput, SkipReason, TopKFilter, TransferShedder, UnloadChecks,
+    UnloadDecision, is_transferable_with_filters, select_broker, top_k_bundles,
+};
+use crate::model::{BrokerLoadData, BrokerLoadSample, Snapshot, TopBundlesLoadData};
+use crate::rng::Picker;
+
+/// The extensible leader's inputs, built once from a snapshot.
+pub struct ExtensibleView {
+    pub load_store: IndexMap<String, BrokerLoadData>,
+    pub top_bundles: IndexMap<String, TopBundlesLoadData>,
+    pub available: CandidateBrokers,
+    pub owners: IndexMap<String, String>,
+    pub now_ms: i64,
+    pub warnings: Vec<String>,
+}
+
+pub fn extensible_view(snapshot: &Snapshot, cfg: &LoadBalancerConfig) -> ExtensibleView {
+    let mut warnings = Vec::new();
+    let weights = cfg.resource_weights();
+    let newest = snapshot
+        .brokers
+        .values()
+        .filter_map(|b| b.broker_load_data.map(|d| d.updated_at))
+        .max()
+        .unwrap_or(0);
+    let now_ms = snapshot.captured_at_ms.unwrap_or(newest).max(newest);
+    let mut load_store = IndexMap::new();
+    let mut top_bundles = IndexMap::new();
+    let mut derived_load = 0;
+    let mut derived_top = 0;
+    let no_policies = |_: &str| false;
+    let filter = TopKFilter {
+        shedding_excluded_namespaces: &cfg.load_balancer_shedding_excluded_namespaces,
+        shedding_bundles_with_policies_enabled: cfg
+            .load_balancer_shedding_bundles_with_policies_enabled,
+        namespace_has_policies: &no_policies,
+    };
+    let mut available = CandidateBrokers::new();
+    let mut owners = IndexMap::new();
+    for (id, b) in &snapshot.brokers {
+        let local = &b.local_broker_data;
+        available.insert(
+            id.clone(),
+            local
+                .load_manager_class_name
+                .clone()
+                .unwrap_or_else(|| cfg.load_manager_class_name.clone()),
+        );
+        for bundle in &local.bundles {
+            owners.insert(bundle.clone(), id.clone());
+        }
+        let data = match b.broker_load_data {
+            Some(d) => d,
+            None => {
+                derived_load += 1;
+                let mut d = BrokerLoadData::default();
+                let sample = BrokerLoadSample {
+                    usage: local.resource_usage(),
+                    msg_throughput_in: local.msg_throughput_in,
+                    msg_throughput_out: local.msg_throughput_out,
+                    msg_rate_in: local.msg_rate_in,
+                    msg_rate_out: local.msg_rate_out,
+                    bundle_count: i32::try_from(local.bundles.len()).unwrap_or(i32::MAX),
+                    topics: i32::try_from(local.num_topics).unwrap_or(i32::MAX),
+                };
+                d.update(
+                    &sample,
+                    &weights,
+                    cfg.load_balancer_history_resource_percentage,
+                    now_ms,
+                );
+                d
+            }
+        };
+        load_store.insert(id.clone(), data);
+        let top = match &b.top_bundles_load_data {
+            Some(t) => t.clone(),
+            None => {
+                derived_top += 1;
+                top_k_bundles(
+                    &local.last_stats,
+                    cfg.load_balancer_max_number_of_bundles_in_bundle_load_report,
+                    &filter,
+                )
+            }
+        };
+        top_bundles.insert(id.clone(), top);
+    }
+    if derived_load > 0 {
+        warnings.push(format!(
+            "{derived_load} broker(s) have no extensible BrokerLoadData: derived from their load reports (weightedMaxEMA = the latest sample)"
+        ));
+    }
+    if derived_top > 0 {
+        warnings.push(format!(
+            "{derived_top} broker(s) have no TopBundlesLoadData: derived from lastStats with Pulsar's top-K rules"
+        ));
+    }
+    ExtensibleView {
+        load_store,
+        top_bundles,
+        available,
+        owners,
+        now_ms,
+        warnings,
+    }
+}
+
+struct SnapshotChecks<'a> {
+    view: &'a ExtensibleView,
+    cfg: &'a LoadBalancerConfig,
+}
+
+impl UnloadChecks for SnapshotChecks<'_> {
+    fn is_owner(&self, bundle: &str, broker: &str) -> bool {
+        self.view
+            .owners
+            .get(bundle)
+            .is_none_or(|owner| owner == broker)
+    }
+
+    fn is_transferable(&self, _bundle: &str, src: &str, dst: Option<&str>) -> bool {
+        is_transferable_with_filters(
+            &self.view.available,
+            &self.view.load_store,
+            self.cfg,
+            src,
+            dst,
+        )
+    }
+}
+
+/// One shedder call at `now_ms`.
+pub struct ExtensibleCycle {
+    pub decisions: Vec<UnloadDecision>,
+    pub skip_reason: Option<SkipReason>,
+    pub load_avg_std: Option<(f64, f64)>,
+}
+
+pub fn run_transfer_shedder(
+    shedder: &mut TransferShedder,
+    view: &ExtensibleView,
+    cfg: &LoadBalancerConfig,
+    recently_unloaded_bundles: &IndexMap<String, i64>,
+    now_ms: i64,
+) -> ExtensibleCycle {
+    let available: Vec<String> = view.available.keys().cloned().collect();
+    let input = SheddingInput {
+        now_ms,
+        load_store: &view.load_store,
+        top_bundles: &view.top_bundles,
+        available_brokers: &available,
+        recently_unloaded_bundles,
+    };
+    let mut recently_unloaded_brokers = IndexMap::new();
+    let checks = SnapshotChecks { view, cfg };
+    let out =
+        shedder.find_bundles_for_unloading(cfg, &input, &mut recently_unloaded_brokers, &checks);
+    ExtensibleCycle {
+        decisions: out.decisions,
+        skip_reason: out.skip_reason,
+        load_avg_std: out.load_avg_std,
+    }
+}
+
+/// Where a plain unload (transfers disabled) lands: extensible placement over every other broker.
+pub fn place_plain_unload(
+    view: &ExtensibleView,
+    cfg: &LoadBalancerConfig,
+    source: &str,
+    picker: &mut dyn Picker,
+) -> Option<String> {
+    let exclude = vec![source.to_string()];
+    select_broker(
+        &view.available,
+        None,
+        &exclude,
+        &view.load_store,
+        cfg,
+        true,
+        picker,
+    )
+    .selected
+}

@@ -1,0 +1,286 @@
+//! Several configurations on the same snapshot, scenario and seed, side by side (JSON, a text
+//! table, CSV), and the built-in scenarios (the files under `scenarios/`, embedded).
+
+use serde::{Deserialize, Serialize};
+
+use crate::config::simple_class_name;
+use crate::model::Snapshot;
+use crate::plan::fingerprint::snapshot_fingerprint;
+use crate::replay::ReplayError;
+
+use super::engine::{RunOptions, SimulateError, simulate};
+use super::metrics::SimulationRun;
+use super::run_config::RunConfig;
+use super::scenario::Scenario;
+
+/// Version of the comparison JSON this crate writes.
+pub const COMPARISON_FORMAT_VERSION: u32 = 1;
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Comparison {
+    pub format_version: u32,
+    pub scenario: String,
+    pub snapshot_fingerprint: String,
+    pub seed: u64,
+    pub cycles: u32,
+    pub runs: Vec<SimulationRun>,
+}
+
+/// Runs every configuration (an empty list runs the snapshot's own configuration once).
+/// `progress(done, total)` counts cycles over all runs; returning `false` stops after the current
+/// cycle (that run is marked `cancelled`, later ones are not started).
+pub fn compare(
+    snapshot: &Snapshot,
+    scenario: &Scenario,
+    configs: &[RunConfig],
+    opts: RunOptions,
+    progress: &mut dyn FnMut(u32, u32) -> bool,
+) -> Result<Comparison, SimulateError> {
+    let default = [RunConfig::default()];
+    let configs = if configs.is_empty() {
+        &default[..]
+    } else {
+        configs
+    };
+    let n = u32::try_from(configs.len()).unwrap_or(u32::MAX);
+    let total = opts.cycles.saturating_mul(n);
+    let mut out = Comparison {
+        format_version: COMPARISON_FORMAT_VERSION,
+        scenario: scenario.name.clone(),
+        snapshot_fingerprint: snapshot_fingerprint(snapshot),
+        seed: opts.seed,
+        cycles: opts.cycles,
+        runs: Vec::new(),
+    };
+    for (k, cfg) in configs.iter().enumerate() {
+        let offset = opts
+            .cycles
+            .saturating_mul(u32::try_from(k).unwrap_or(u32::MAX));
+        let run = simulate(snapshot, scenario, cfg, opts, &mut |done, _| {
+            progress(offset.saturating_add(done), total)
+        })?;
+        let stop = run.cancelled;
+        out.runs.push(run);
+        if stop {
+            break;
+        }
+    }
+    Ok(out)
+}
+
+fn opt<T: ToString>(v: Option<T>) -> String {
+    v.map_or_else(|| "never".to_string(), |x| x.to_string())
+}
+
+fn pct(x: f64) -> String {
+    format!("{:.1}%", x * 100.0)
+}
+
+/// One row per configuration.
+fn rows(c: &Comparison) -> Vec<Vec<String>> {
+    c.runs
+        .iter()
+        .map(|r| {
+            let s = &r.summary;
+            vec![
+                r.config.name.clone(),
+                simple_class_name(&r.shedding_strategy).to_string(),
+                simple_class_name(&r.placement_strategy).to_string(),
+                opt(s.balanced_at_cycle),
+                opt(s.balanced_after_minutes),
+                s.total_unloads.to_string(),
+                s.cycles_with_unloads.to_string(),
+                opt(s.last_unload_cycle),
+                format!(
+                    "{:.1}",
+                    s.total_bytes_moved_per_sec / (1024.0 * 1024.0 * 1024.0)
+                ),
+                s.total_thrashing.to_string(),
+                s.total_unloads_from_recent_destinations.to_string(),
+                s.total_splits.to_string(),
+                pct(s.peak_max_usage_fraction),
+                pct(s.final_max_usage_fraction),
+                format!("{:.2}", s.final_max_over_mean),
+                format!("{:.3}", s.final_std_usage_fraction),
+            ]
+        })
+        .collect()
+}
+
+const HEADERS: [&str; 16] = [
+    "config",
+    "shedding",
+    "placement",
+    "balanced@cycle",
+    "balanced@min",
+    "unloads",
+    "cycles w/ unloads",
+    "last unload",
+    "moved GiB/s",
+    "thrashing",
+    "from recent dest",
+    "splits",
+    "peak max",
+    "final max",
+    "final max/mean",
+    "final std",
+];
+
+/// An aligned text table of the runs' summaries.
+pub fn render_table(c: &Comparison) -> String {
+    let rows = rows(c);
+    let mut widths: Vec<usize> = HEADERS.iter().map(|h| h.len()).collect();
+    for r in &rows {
+        for (w, cell) in widths.iter_mut().zip(r) {
+            *w = (*w).max(cell.len());
+        }
+    }
+    let line = |cells: Vec<&str>| {
+        let mut s = String::new();
+        for (i, (cell, w)) in cells.iter().zip(&widths).enumerate() {
+            if i > 0 {
+                s.push_str("  ");
+            }
+            if i < 3 {
+                s.push_str(&format!("{cell:<w$}"));
+            } else {
+                s.push_str(&format!("{cell:>w$}"));
+            }
+        }
+        s.trim_end().to_string() + "\n"
+    };
+    let mut out = format!(
+        "scenario {} · {} cycles · seed {} · snapshot {}\n",
+        c.scenario, c.cycles, c.seed, c.snapshot_fingerprint
+    );
+    if let Some(r) = c.runs.first() {
+        out.push_str(&format!(
+            "balanced = std of weighted max usage < {} for {} consecutive cycles; thrashing window {} cycles\n\n",
+            r.summary.balanced_std_fraction,
+            r.summary.balanced_consecutive_cycles,
+            r.summary.thrashing_window_cycles
+        ));
+    }
+    out.push_str(&line(HEADERS.to_vec()));
+    for r in &rows {
+        out.push_str(&line(r.iter().map(String::as_str).collect()));
+    }
+    for r in &c.runs {
+        for w in &r.warnings {
+            out.push_str(&format!("warning [{}]: {w}\n", r.config.name));
+        }
+        if r.cancelled {
+            out.push_str(&format!(
+                "[{}] cancelled after {} cycles\n",
+                r.config.name, r.summary.cycles_run
+            ));
+        }
+    }
+    out
+}
+
+fn csv_cell(s: &str) -> String {
+    if s.contains([',', '"', '\n']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+/// The summary table as CSV (numbers unrounded).
+pub fn render_csv(c: &Comparison) -> String {
+    let mut out = String::from(
+        "config,shedding,placement,balanced_at_cycle,balanced_after_minutes,total_unloads,cycles_with_unloads,last_unload_cycle,total_bytes_moved_per_sec,total_thrashing,total_unloads_from_recent_destinations,total_splits,total_reassigned,peak_max_usage_fraction,final_max_usage_fraction,final_max_over_mean,final_std_usage_fraction\n",
+    );
+    let o = |v: Option<String>| v.unwrap_or_default();
+    for r in &c.runs {
+        let s = &r.summary;
+        let cells = [
+            csv_cell(&r.config.name),
+            csv_cell(simple_class_name(&r.shedding_strategy)),
+            csv_cell(simple_class_name(&r.placement_strategy)),
+            o(s.balanced_at_cycle.map(|x| x.to_string())),
+            o(s.balanced_after_minutes.map(|x| x.to_string())),
+            s.total_unloads.to_string(),
+            s.cycles_with_unloads.to_string(),
+            o(s.last_unload_cycle.map(|x| x.to_string())),
+            s.total_bytes_moved_per_sec.to_string(),
+            s.total_thrashing.to_string(),
+            s.total_unloads_from_recent_destinations.to_string(),
+            s.total_splits.to_string(),
+            s.total_reassigned.to_string(),
+            s.peak_max_usage_fraction.to_string(),
+            s.final_max_usage_fraction.to_string(),
+            s.final_max_over_mean.to_string(),
+            s.final_std_usage_fraction.to_string(),
+        ];
+        out.push_str(&cells.join(","));
+        out.push('\n');
+    }
+    out
+}
+
+/// Every cycle of every run as CSV (for plotting).
+pub fn render_cycles_csv(c: &Comparison) -> String {
+    let mut out = String::from(
+        "config,cycle,minute,brokers,max_usage_fraction,mean_usage_fraction,max_over_mean,std_usage_fraction,bundles_unloaded,bytes_moved_per_sec,thrashing,unloads_from_recent_destinations,splits,bundles_reassigned\n",
+    );
+    for r in &c.runs {
+        let name = csv_cell(&r.config.name);
+        for m in &r.cycles {
+            out.push_str(&format!(
+                "{name},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
+                m.cycle,
+                m.minute,
+                m.brokers,
+                m.max_usage_fraction,
+                m.mean_usage_fraction,
+                m.max_over_mean,
+                m.std_usage_fraction,
+                m.bundles_unloaded,
+                m.bytes_moved_per_sec,
+                m.thrashing,
+                m.unloads_from_recent_destinations,
+                m.splits,
+                m.bundles_reassigned
+            ));
+        }
+    }
+    out
+}
+
+const BUILTIN: &[(&str, &str)] = &[
+    ("steady", include_str!("../../../../scenarios/steady.json")),
+    (
+        "daily-wave",
+        include_str!("../../../../scenarios/daily-wave.json"),
+    ),
+    (
+        "hot-spike",
+        include_str!("../../../../scenarios/hot-spike.json"),
+    ),
+    (
+        "broker-crash",
+        include_str!("../../../../scenarios/broker-crash.json"),
+    ),
+    (
+        "rolling-restart",
+        include_str!("../../../../scenarios/rolling-restart.json"),
+    ),
+    (
+        "pr-16059",
+        include_str!("../../../../scenarios/pr-16059.json"),
+    ),
+];
+
+pub fn builtin_scenario_names() -> Vec<&'static str> {
+    BUILTIN.iter().map(|(n, _)| *n).collect()
+}
+
+/// A built-in scenario by name (`None` when there is no such name).
+pub fn builtin_scenario(name: &str) -> Option<Result<Scenario, ReplayError>> {
+    BUILTIN
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, text)| Scenario::from_json_text(text))
+}

@@ -1,0 +1,617 @@
+//! The simulation loop: the modular leader's cycle repeated every
+//! `loadBalancerSheddingIntervalMinutes` on a simulated clock, with one persistent `StrategySet`,
+//! the scenario's load model and events, automatic splits, and the metrics of every cycle.
+
+use crate::config::{self, LoadBalancerConfig, Profile};
+use crate::model::Snapshot;
+use crate::modular::leader::{StrategyConfigError, StrategySet, do_load_shedding};
+use crate::modular::pipeline::{SelectionPath, select_broker_for_bundle};
+use crate::plan::driver::build_strategies;
+use crate::plan::settings::{apply_nic_speed_override, resolve_config};
+use crate::plan::splits::{apply_split, compute_split};
+use crate::replay::ReplayError;
+use crate::rng::SeededPicker;
+use crate::split::{
+    BrokerBundleStats, SplitAlgorithm, SplitThresholds, auto_split_runs, find_bundles_to_split,
+};
+
+use super::cluster::{SimCluster, broker_usages};
+use super::metrics::{ChurnTracker, CycleMetrics, RunSummary, SimulationRun, spread};
+use super::run_config::RunConfig;
+use super::scenario::{EventKind, Scenario};
+
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum SimulateError {
+    #[error("setting {0}")]
+    Setting(#[from] config::ConfigError),
+    #[error(transparent)]
+    Strategy(#[from] StrategyConfigError),
+    #[error(transparent)]
+    Scenario(#[from] ReplayError),
+}
+
+/// Options that do not change the simulated cluster.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RunOptions {
+    pub cycles: u32,
+    pub seed: u64,
+    /// Keep every broker's usage per cycle in the result (large for big clusters).
+    pub record_broker_usage: bool,
+}
+
+/// Seeds the picker differently from the load model's noise so the two streams are independent.
+const PICKER_SEED_SALT: u64 = 0x005E_ED0F_91C4_E11A;
+
+struct Run<'a> {
+    scenario: &'a Scenario,
+    opts: RunOptions,
+    cfg: LoadBalancerConfig,
+    profile: Profile,
+    strategies: StrategySet,
+    picker: SeededPicker,
+    cluster: SimCluster,
+    start_ms: i64,
+    interval_ms: i64,
+    /// (cycle, broker index) of scheduled restarts.
+    downs: Vec<(u32, usize)>,
+    ups: Vec<(u32, usize)>,
+    /// Bundles waiting for a broker (none was available when theirs went away).
+    orphans: Vec<usize>,
+    churn: ChurnTracker,
+    warnings: Vec<String>,
+}
+
+fn interval_ms_of(cfg: &LoadBalancerConfig) -> i64 {
+    cfg.load_balancer_shedding_interval_minutes
+        .max(1)
+        .saturating_mul(60_000)
+}
+
+/// Runs one configuration of a scenario on a snapshot. `progress(done, total)` is called after each
+/// cycle; returning `false` stops the run (the result says `cancelled`).
+pub fn simulate(
+    snapshot: &Snapshot,
+    scenario: &Scenario,
+    run: &RunConfig,
+    opts: RunOptions,
+    progress: &mut dyn FnMut(u32, u32) -> bool,
+) -> Result<SimulationRun, SimulateError> {
+    let mut settings = scenario.settings.clone();
+    settings.extend(run.settings.iter().cloned());
+    let resolved = resolve_config(snapshot, run.profile, &settings)?;
+    let mut warnings = resolved.warnings;
+    let cfg = resolved.config;
+    let profile = resolved.profile;
+    let mut work = snapshot.clone();
+    warnings.extend(apply_nic_speed_override(&mut work, &cfg));
+    if cfg.is_extensible() {
+        warnings.push(
+            "loadManagerClassName is ExtensibleLoadManagerImpl: simulated with the modular leader"
+                .to_string(),
+        );
+    }
+    let strategies = build_strategies(&cfg, profile)?;
+    warnings.extend(strategies.resolution.warnings.iter().cloned());
+    let interval_ms = interval_ms_of(&cfg);
+    let grace_cycles = {
+        let grace = cfg.load_balancer_shedding_grace_period_minutes.max(0);
+        let interval = (interval_ms / 60_000).max(1);
+        u32::try_from((grace + interval - 1) / interval).unwrap_or(u32::MAX)
+    };
+    let window = scenario
+        .metrics
+        .thrashing_window_cycles
+        .unwrap_or(grace_cycles);
+    let cluster = SimCluster::from_snapshot(&work, &scenario.load, opts.seed);
+    let mut r = Run {
+        scenario,
+        opts,
+        profile,
+        strategies,
+        picker: SeededPicker::new(opts.seed ^ PICKER_SEED_SALT),
+        cluster,
+        start_ms: snapshot.captured_at_ms.unwrap_or(0),
+        interval_ms,
+        downs: Vec::new(),
+        ups: Vec::new(),
+        orphans: Vec::new(),
+        churn: ChurnTracker::new(window),
+        warnings: Vec::new(),
+        cfg,
+    };
+    let target = scenario
+        .metrics
+        .balanced_std_fraction
+        .unwrap_or(r.cfg.load_balancer_broker_threshold_shedder_percentage as f64 / 100.0);
+    let consecutive = scenario
+        .metrics
+        .balanced_consecutive_cycles
+        .unwrap_or(3)
+        .max(1);
+    let mut out = SimulationRun {
+        config: run.clone(),
+        profile: profile.name().to_string(),
+        shedding_strategy: r.strategies.resolution.shedding.clone(),
+        placement_strategy: r.strategies.resolution.placement.clone(),
+        ..SimulationRun::default()
+    };
+    if out.config.name.is_empty() {
+        out.config.name = format!(
+            "{}+{}",
+            config::simple_class_name(&out.shedding_strategy),
+            config::simple_class_name(&out.placement_strategy)
+        );
+    }
+    for cycle in 0..opts.cycles {
+        let m = r.cycle(cycle)?;
+        out.cycles.push(m);
+        if !progress(cycle + 1, opts.cycles) {
+            out.cancelled = true;
+            break;
+        }
+    }
+    warnings.append(&mut r.warnings);
+    out.warnings = warnings;
+    out.summary = summarize(&out.cycles, target, consecutive, window, interval_ms);
+    Ok(out)
+}
+
+fn summarize(
+    cycles: &[CycleMetrics],
+    target: f64,
+    consecutive: u32,
+    window: u32,
+    interval_ms: i64,
+) -> RunSummary {
+    let mut s = RunSummary {
+        cycles_run: u32::try_from(cycles.len()).unwrap_or(u32::MAX),
+        balanced_std_fraction: target,
+        balanced_consecutive_cycles: consecutive,
+        thrashing_window_cycles: window,
+        ..RunSummary::default()
+    };
+    let mut streak = 0u32;
+    for c in cycles {
+        if c.std_usage_fraction < target {
+            streak += 1;
+            if streak == consecutive && s.balanced_at_cycle.is_none() {
+                let start = c.cycle + 1 - consecutive;
+                s.balanced_at_cycle = Some(start);
+                s.balanced_after_minutes = Some(i64::from(start) * (interval_ms / 60_000));
+            }
+        } else {
+            streak = 0;
+        }
+        s.total_unloads += c.bundles_unloaded;
+        s.total_bytes_moved_per_sec += c.bytes_moved_per_sec;
+        s.total_thrashing += c.thrashing;
+        s.total_unloads_from_recent_destinations += c.unloads_from_recent_destinations;
+        s.total_splits += c.splits;
+        s.total_reassigned += c.bundles_reassigned;
+        if c.bundles_unloaded > 0 {
+            s.cycles_with_unloads += 1;
+            s.last_unload_cycle = Some(c.cycle);
+        }
+        s.peak_max_usage_fraction = s.peak_max_usage_fraction.max(c.max_usage_fraction);
+    }
+    s.balanced_at_end = streak >= consecutive;
+    if let Some(last) = cycles.last() {
+        s.final_max_usage_fraction = last.max_usage_fraction;
+        s.final_max_over_mean = last.max_over_mean;
+        s.final_std_usage_fraction = last.std_usage_fraction;
+    }
+    s
+}
+
+impl Run<'_> {
+    fn now_ms(&self, cycle: u32) -> i64 {
+        self.start_ms
+            .saturating_add(self.interval_ms.saturating_mul(i64::from(cycle)))
+    }
+
+    fn live_ids(&self) -> Vec<String> {
+        self.cluster.data.brokers.keys().cloned().collect()
+    }
+
+    fn resolve_broker(&self, r: &str, path: String) -> Result<usize, SimulateError> {
+        let found = if let Some(n) = r.strip_prefix('#') {
+            n.parse::<usize>()
+                .ok()
+                .filter(|&i| i < self.cluster.brokers.len())
+        } else if r == "@busiest" {
+            let w = self.cfg.resource_weights();
+            let mut best: Option<(usize, f64)> = None;
+            for (i, b) in self.cluster.brokers.iter().enumerate() {
+                if !b.live {
+                    continue;
+                }
+                let u = self
+                    .cluster
+                    .data
+                    .brokers
+                    .get_index(b.data_pos)
+                    .map_or(0.0, |(_, d)| d.local.max_resource_usage_with_weight(&w));
+                if best.is_none_or(|(_, bu)| u > bu) {
+                    best = Some((i, u));
+                }
+            }
+            best.map(|(i, _)| i)
+        } else {
+            self.cluster.broker_by_id(r)
+        };
+        found.ok_or_else(|| {
+            SimulateError::Scenario(ReplayError::malformed(
+                path,
+                format!("no broker `{r}` (use a brokerId, #N or @busiest)"),
+            ))
+        })
+    }
+
+    /// Places bundles whose broker went away, one at a time as lookups would (preallocating).
+    fn place_orphans(&mut self, cycle: u32, reassigned: &mut usize) {
+        if self.cluster.data.brokers.is_empty() {
+            return;
+        }
+        let orphans = std::mem::take(&mut self.orphans);
+        let mut touched = Vec::new();
+        for idx in orphans {
+            let Some(sb) = self.cluster.bundles.get(idx) else {
+                continue;
+            };
+            if !sb.alive {
+                continue;
+            }
+            let name = sb.name.clone();
+            let data = self
+                .cluster
+                .data
+                .bundle_data
+                .get(name.as_str())
+                .copied()
+                .unwrap_or_default();
+            let outcome = select_broker_for_bundle(
+                &name,
+                &data,
+                SelectionPath::Assignment,
+                &mut self.cluster.data,
+                &mut self.cluster.ctx,
+                &self.cfg,
+                self.strategies.placement(),
+                &mut self.picker,
+            );
+            match outcome.broker.and_then(|b| self.cluster.broker_by_id(&b)) {
+                Some(to) => {
+                    self.cluster.attach(idx, to);
+                    *reassigned += 1;
+                    if !touched.contains(&to) {
+                        touched.push(to);
+                    }
+                }
+                None => self.orphans.push(idx),
+            }
+        }
+        let now = self.now_ms(cycle);
+        for b in touched {
+            self.cluster.write_report(b, cycle, now, false);
+        }
+    }
+
+    fn go_down(&mut self, bi: usize) {
+        let orphans = self.cluster.take_down(bi);
+        self.orphans.extend(orphans);
+        let live = self.live_ids();
+        self.strategies.on_active_brokers_change(&live);
+    }
+
+    fn come_up(&mut self, bi: usize, cycle: u32) {
+        let now = self.now_ms(cycle);
+        self.cluster.bring_up(bi, now);
+        let live = self.live_ids();
+        self.strategies.on_active_brokers_change(&live);
+    }
+
+    fn set_config(&mut self, key: &str, value: &str, path: String) -> Result<(), SimulateError> {
+        let before = (
+            self.cfg.load_balancer_load_shedding_strategy.clone(),
+            self.cfg.load_balancer_load_placement_strategy.clone(),
+        );
+        if !self.cfg.set_text(key, value)? {
+            return Err(SimulateError::Scenario(ReplayError::malformed(
+                path,
+                format!("`{key}` is not a load-balancing key"),
+            )));
+        }
+        let after = (
+            self.cfg.load_balancer_load_shedding_strategy.clone(),
+            self.cfg.load_balancer_load_placement_strategy.clone(),
+        );
+        if before != after {
+            // Pulsar builds new strategy objects when the setting changes: history is lost.
+            self.strategies = build_strategies(&self.cfg, self.profile)?;
+        }
+        if key == "loadBalancerOverrideBrokerNicSpeedGbps"
+            && let Some(gbps) = self.cfg.load_balancer_override_broker_nic_speed_gbps
+        {
+            let limit = gbps * 1_000_000.0;
+            for b in self.cluster.brokers.iter_mut() {
+                b.template.bandwidth_in.limit = limit;
+                b.template.bandwidth_out.limit = limit;
+            }
+            for bd in self.cluster.data.brokers.values_mut() {
+                bd.local.bandwidth_in.limit = limit;
+                bd.local.bandwidth_out.limit = limit;
+            }
+        }
+        Ok(())
+    }
+
+    fn apply_events(&mut self, cycle: u32, notes: &mut Vec<String>) -> Result<(), SimulateError> {
+        let ups: Vec<usize> = self
+            .ups
+            .iter()
+            .filter(|(c, _)| *c == cycle)
+            .map(|(_, b)| *b)
+            .collect();
+        for b in ups {
+            self.come_up(b, cycle);
+            if let Some(x) = self.cluster.brokers.get(b) {
+                notes.push(format!("{} is back (empty)", x.id));
+            }
+        }
+        let scenario = self.scenario;
+        for (i, e) in scenario.events.iter().enumerate() {
+            if e.cycle != cycle {
+                continue;
+            }
+            let path = format!("$.events[{i}]");
+            match &e.kind {
+                EventKind::SetConfig { key, value } => {
+                    self.set_config(key, value, format!("{path}.key"))?;
+                    notes.push(format!("set {key}={value}"));
+                }
+                EventKind::AddBroker { broker, like } => {
+                    if self.cluster.broker_by_id(broker).is_some() {
+                        return Err(SimulateError::Scenario(ReplayError::malformed(
+                            format!("{path}.broker"),
+                            format!("a broker `{broker}` already exists"),
+                        )));
+                    }
+                    let like = self
+                        .resolve_broker(like.as_deref().unwrap_or("#0"), format!("{path}.like"))?;
+                    let bi =
+                        self.cluster
+                            .add_broker(broker, like, self.opts.seed, &self.scenario.load);
+                    self.come_up(bi, cycle);
+                    notes.push(format!("added {broker}"));
+                }
+                EventKind::RemoveBroker { broker } => {
+                    let bi = self.resolve_broker(broker, format!("{path}.broker"))?;
+                    if let Some(x) = self.cluster.brokers.get(bi) {
+                        notes.push(format!("{} crashed", x.id));
+                    }
+                    self.go_down(bi);
+                }
+                EventKind::RollingRestart {
+                    brokers,
+                    interval_cycles,
+                } => {
+                    let list: Vec<usize> = if brokers.is_empty() {
+                        (0..self.cluster.brokers.len())
+                            .filter(|&b| self.cluster.brokers.get(b).is_some_and(|x| x.live))
+                            .collect()
+                    } else {
+                        brokers
+                            .iter()
+                            .enumerate()
+                            .map(|(k, r)| self.resolve_broker(r, format!("{path}.brokers[{k}]")))
+                            .collect::<Result<_, _>>()?
+                    };
+                    for (k, b) in list.into_iter().enumerate() {
+                        let k = u32::try_from(k).unwrap_or(u32::MAX);
+                        let down = cycle.saturating_add(k.saturating_mul(*interval_cycles));
+                        self.downs.push((down, b));
+                        self.ups.push((down.saturating_add(1), b));
+                    }
+                    notes.push("rolling restart begins".to_string());
+                }
+            }
+        }
+        let downs: Vec<usize> = self
+            .downs
+            .iter()
+            .filter(|(c, _)| *c == cycle)
+            .map(|(_, b)| *b)
+            .collect();
+        for b in downs {
+            if let Some(x) = self.cluster.brokers.get(b) {
+                notes.push(format!("{} restarts", x.id));
+            }
+            self.go_down(b);
+        }
+        Ok(())
+    }
+
+    /// `BundleSplitterTask` on this cycle's view: which bundles to split (not applied yet).
+    fn decide_splits(&self) -> Vec<(String, String)> {
+        if !auto_split_runs(&self.cfg, self.cluster.data.brokers.len()) {
+            return Vec::new();
+        }
+        let data = &self.cluster.data;
+        let thresholds = SplitThresholds::from_config(&self.cfg);
+        // Only bundles that exceed a limit can be accepted, and the per-namespace cap counts only
+        // accepted ones, so leaving the others out gives the same decision without building a skip
+        // record for each of the thousands of bundles that exceed nothing.
+        let cluster = &self.cluster;
+        // The leader's long-term data of the k-th bundle of a broker's report, by position (no
+        // name hashing: this runs over every bundle every cycle).
+        let may_split = |owned: &[usize], k: usize, s: &crate::model::NamespaceBundleStats| {
+            if s.topics < 2 {
+                return false;
+            }
+            let (rate, throughput) = owned
+                .get(k)
+                .and_then(|&bi| cluster.bundles.get(bi))
+                .and_then(|b| data.bundle_data.get_index(b.data_pos))
+                .map_or((0.0, 0.0), |(_, d)| {
+                    (
+                        d.long_term_data.total_msg_rate(),
+                        d.long_term_data.total_msg_throughput(),
+                    )
+                });
+            let sessions = s.consumer_count.saturating_add(s.producer_count);
+            !thresholds
+                .exceeded(s.topics, sessions, rate, throughput)
+                .is_empty()
+        };
+        let mut owned_by_pos: Vec<&[usize]> = vec![&[]; data.brokers.len()];
+        for b in cluster.brokers.iter().filter(|b| b.live) {
+            if let Some(slot) = owned_by_pos.get_mut(b.data_pos) {
+                *slot = &b.owned;
+            }
+        }
+        let reports: Vec<BrokerBundleStats<'_>> = data
+            .brokers
+            .iter()
+            .enumerate()
+            .map(|(pos, (id, b))| {
+                let owned = owned_by_pos.get(pos).copied().unwrap_or(&[]);
+                BrokerBundleStats {
+                    broker: id.as_str(),
+                    bundles: b
+                        .local
+                        .last_stats
+                        .iter()
+                        .enumerate()
+                        .filter(|(k, (_, s))| may_split(owned, *k, s))
+                        .map(|(_, (n, s))| (n.as_str(), s))
+                        .collect(),
+                }
+            })
+            .filter(|r| !r.bundles.is_empty())
+            .collect();
+        let layout = &self.cluster.layout;
+        let counts = |ns: &str| {
+            layout
+                .namespaces
+                .get(ns)
+                .map(|n| i64::from(n.bundles.num_bundles))
+        };
+        find_bundles_to_split(&reports, &data.bundle_data, counts, &thresholds)
+            .accepted
+            .into_iter()
+            .map(|c| (c.bundle, c.broker))
+            .collect()
+    }
+
+    fn apply_splits(
+        &mut self,
+        decided: Vec<(String, String)>,
+        unloaded: &[String],
+        notes: &mut Vec<String>,
+    ) -> usize {
+        let algorithm = SplitAlgorithm::by_name_or_default(
+            "",
+            &self.cfg.default_namespace_bundle_split_algorithm,
+        );
+        let mut done = 0;
+        for (bundle, _) in decided {
+            if unloaded.contains(&bundle) {
+                continue;
+            }
+            let Some(idx) = self.cluster.bundle_by_name(&bundle) else {
+                continue;
+            };
+            match compute_split(&self.cluster.layout, &self.cfg, &bundle, algorithm, &[]) {
+                Ok(Ok(split)) => {
+                    let width = |lo: u32, hi: u32| (u64::from(hi) - u64::from(lo)) as f64;
+                    let parent = width(split.parent.lo, split.parent.hi);
+                    let children: Vec<(String, f64)> = split
+                        .children
+                        .iter()
+                        .map(|c| {
+                            let f = if parent > 0.0 {
+                                width(c.lo, c.hi) / parent
+                            } else {
+                                0.0
+                            };
+                            (format!("{}/{}", split.namespace, c), f)
+                        })
+                        .collect();
+                    apply_split(&mut self.cluster.layout, &split);
+                    self.cluster.split(idx, &children);
+                    self.churn.forget(idx);
+                    done += 1;
+                }
+                Ok(Err(why)) | Err(why) => {
+                    notes.push(format!("split of {bundle} not done: {why}"));
+                }
+            }
+        }
+        done
+    }
+
+    fn cycle(&mut self, cycle: u32) -> Result<CycleMetrics, SimulateError> {
+        let now = self.now_ms(cycle);
+        let interval_minutes = (self.interval_ms / 60_000) as f64;
+        let mut m = CycleMetrics {
+            cycle,
+            minute: i64::from(cycle) * (self.interval_ms / 60_000),
+            ..CycleMetrics::default()
+        };
+        self.cluster
+            .set_traffic(&self.scenario.load, self.opts.seed, cycle, interval_minutes);
+        self.cluster.publish_reports(cycle, now);
+        self.apply_events(cycle, &mut m.events)?;
+        let mut reassigned = 0;
+        self.place_orphans(cycle, &mut reassigned);
+        m.bundles_reassigned = reassigned;
+
+        let weights = self.cfg.resource_weights();
+        let usages = broker_usages(&self.cluster.data, &weights);
+        let (max, mean, ratio, std) = spread(usages.values().copied());
+        m.brokers = usages.len();
+        m.max_usage_fraction = max;
+        m.mean_usage_fraction = mean;
+        m.max_over_mean = ratio;
+        m.std_usage_fraction = std;
+        if self.opts.record_broker_usage {
+            m.broker_usage_fraction = usages;
+        }
+
+        let splits = self.decide_splits();
+        let report = do_load_shedding(
+            &mut self.strategies,
+            &mut self.cluster.data,
+            &mut self.cluster.ctx,
+            &self.cfg,
+            &mut self.picker,
+            now,
+        );
+        let mut unloaded = Vec::new();
+        for u in &report.unloads {
+            let (Some(idx), Some(to)) = (
+                self.cluster.bundle_by_name(&u.bundle),
+                self.cluster.broker_by_id(&u.to),
+            ) else {
+                continue;
+            };
+            let bytes = self
+                .cluster
+                .bundles
+                .get(idx)
+                .map_or(0.0, |b| b.current.total_msg_throughput());
+            let Some(from) = self.cluster.detach(idx) else {
+                continue;
+            };
+            self.cluster.attach(idx, to);
+            let (thrash, recent) = self.churn.record(idx, from, to, cycle);
+            m.bundles_unloaded += 1;
+            m.bytes_moved_per_sec += bytes;
+            m.thrashing += usize::from(thrash);
+            m.unloads_from_recent_destinations += usize::from(recent);
+            unloaded.push(u.bundle.clone());
+        }
+        m.splits = self.apply_splits(splits, &unloaded, &mut m.events);
+        Ok(m)
+    }
+}

@@ -1,0 +1,152 @@
+//! What a simulation measures: per cycle the spread of the brokers' weighted max usage and the
+//! churn (unloads, bytes moved, thrashing, splits); per run the time to balance and the totals.
+
+use std::collections::HashMap;
+
+use indexmap::IndexMap;
+use serde::{Deserialize, Serialize};
+
+use super::run_config::RunConfig;
+
+/// One cycle, measured on the reports the leader saw in that cycle (after the cycle's events).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct CycleMetrics {
+    pub cycle: u32,
+    /// Simulated minutes since the start (`cycle × loadBalancerSheddingIntervalMinutes`).
+    pub minute: i64,
+    pub brokers: usize,
+    pub max_usage_fraction: f64,
+    pub mean_usage_fraction: f64,
+    pub max_over_mean: f64,
+    /// Population standard deviation of the weighted max usage.
+    pub std_usage_fraction: f64,
+    pub bundles_unloaded: usize,
+    /// Throughput (in + out) of the unloaded bundles.
+    pub bytes_moved_per_sec: f64,
+    /// Unloads that took a bundle back to a broker it left within the thrashing window.
+    pub thrashing: usize,
+    /// Unloads from a broker that itself received a shed bundle within the thrashing window: the
+    /// PR #16059 pattern (shed bundles land on the next broker to shed).
+    pub unloads_from_recent_destinations: usize,
+    pub splits: usize,
+    /// Bundles placed because their broker went away (crash, restart).
+    pub bundles_reassigned: usize,
+    /// What happened this cycle besides shedding (events, skipped splits).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub events: Vec<String>,
+    /// Weighted max usage of every live broker (omitted when not recorded).
+    #[serde(skip_serializing_if = "IndexMap::is_empty")]
+    pub broker_usage_fraction: IndexMap<String, f64>,
+}
+
+/// The whole run.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct RunSummary {
+    pub cycles_run: u32,
+    pub balanced_std_fraction: f64,
+    pub balanced_consecutive_cycles: u32,
+    pub thrashing_window_cycles: u32,
+    /// First cycle of the first streak of `balanced_consecutive_cycles` balanced cycles.
+    pub balanced_at_cycle: Option<u32>,
+    pub balanced_after_minutes: Option<i64>,
+    /// The last `balanced_consecutive_cycles` cycles were all balanced.
+    pub balanced_at_end: bool,
+    pub total_unloads: usize,
+    pub total_bytes_moved_per_sec: f64,
+    pub total_thrashing: usize,
+    pub total_unloads_from_recent_destinations: usize,
+    pub total_splits: usize,
+    pub total_reassigned: usize,
+    pub cycles_with_unloads: u32,
+    pub last_unload_cycle: Option<u32>,
+    pub peak_max_usage_fraction: f64,
+    pub final_max_usage_fraction: f64,
+    pub final_max_over_mean: f64,
+    pub final_std_usage_fraction: f64,
+}
+
+/// One configuration's run.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct SimulationRun {
+    pub config: RunConfig,
+    pub profile: String,
+    pub shedding_strategy: String,
+    pub placement_strategy: String,
+    pub warnings: Vec<String>,
+    /// The progress callback asked to stop; `cycles` holds what ran.
+    pub cancelled: bool,
+    pub summary: RunSummary,
+    pub cycles: Vec<CycleMetrics>,
+}
+
+/// Max, mean, max/mean and population std of a set of usages (all 0 when empty).
+pub fn spread(usages: impl Iterator<Item = f64> + Clone) -> (f64, f64, f64, f64) {
+    let n = usages.clone().count();
+    if n == 0 {
+        return (0.0, 0.0, 0.0, 0.0);
+    }
+    let mean = usages.clone().sum::<f64>() / n as f64;
+    let max = usages.clone().fold(f64::NEG_INFINITY, f64::max);
+    let var = usages.map(|u| (u - mean) * (u - mean)).sum::<f64>() / n as f64;
+    let ratio = if mean > 0.0 { max / mean } else { 0.0 };
+    (max, mean, ratio, var.sqrt())
+}
+
+/// Remembers where bundles left from and which brokers received bundles, to count thrashing.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct ChurnTracker {
+    window: u32,
+    /// bundle → (broker it left, cycle).
+    departures: HashMap<usize, Vec<(usize, u32)>>,
+    /// broker → last cycle it received a shed bundle.
+    received: HashMap<usize, u32>,
+}
+
+impl ChurnTracker {
+    pub fn new(window: u32) -> Self {
+        Self {
+            window,
+            ..Self::default()
+        }
+    }
+
+    /// Records a shedding move; returns (thrashing, from a recent destination).
+    pub fn record(&mut self, bundle: usize, from: usize, to: usize, cycle: u32) -> (bool, bool) {
+        let w = self.window;
+        let within = |c: u32| cycle.saturating_sub(c) <= w;
+        let past = self.departures.entry(bundle).or_default();
+        past.retain(|&(_, c)| within(c));
+        let thrash = past.iter().any(|&(b, _)| b == to);
+        past.push((from, cycle));
+        let recent_destination = self.received.get(&from).is_some_and(|&c| within(c));
+        self.received.insert(to, cycle);
+        (thrash, recent_destination)
+    }
+
+    /// A bundle replaced by split children: its history no longer applies.
+    pub fn forget(&mut self, bundle: usize) {
+        self.departures.remove(&bundle);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn thrashing_within_window_only() {
+        let mut t = ChurnTracker::new(5);
+        assert_eq!(t.record(7, 0, 1, 10), (false, false));
+        // Back to broker 0 four cycles later: thrashing; broker 1 received at 10: recent.
+        assert_eq!(t.record(7, 1, 0, 14), (true, true));
+        // Back to 1 more than 5 cycles after it left 1 (at 14 → 20 is 6 later).
+        assert_eq!(t.record(7, 0, 1, 20), (false, false));
+    }
+
+    #[test]
+    fn spread_of_two() {
+        let (max, mean, ratio, std) = spread([0.9, 0.1].into_iter());
+        assert_eq!((max, mean, ratio), (0.9, 0.5, 1.8));
+        assert!((std - 0.4).abs() < 1e-12);
+    }
+}

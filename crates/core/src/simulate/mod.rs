@@ -1,0 +1,23 @@
+//! Multi-cycle simulation: the modular leader's loop run for N cycles on a snapshot under a load
+//! model and scheduled events, with one persistent strategy set, measuring convergence and churn;
+//! and the comparison of several configurations on the same inputs. See `docs/simulation.md`.
+
+mod cluster;
+pub mod compare;
+mod engine;
+pub mod generator;
+mod json_read;
+pub mod load_model;
+pub mod metrics;
+pub mod run_config;
+pub mod scenario;
+
+pub use compare::{
+    Comparison, builtin_scenario, builtin_scenario_names, compare, render_csv, render_cycles_csv,
+    render_table,
+};
+pub use engine::{RunOptions, SimulateError, simulate};
+pub use generator::{BUILTIN_SNAPSHOTS, builtin_snapshot};
+pub use metrics::{CycleMetrics, RunSummary, SimulationRun};
+pub use run_config::{RunConfig, RunConfigError};
+pub use scenario::{SCENARIO_FORMAT_VERSION, Scenario};

@@ -1,0 +1,79 @@
+//! `exportPlan`: a plan object (as `plan()` returned it, possibly stored and reloaded) rendered as a
+//! `pulsar-admin` script, curl REST calls (core `plan::export`), or the plan JSON document.
+
+use lbplan_core::plan::export::{ExportOptions, ScriptFormat, export_script};
+use lbplan_core::plan::{PLAN_FORMAT_VERSION, Plan};
+use serde_json::Value;
+
+use crate::error::{ApiError, kind_of};
+use crate::plan_options::present;
+
+/// The formats `exportPlan` writes.
+pub const FORMATS: &str = "pulsar-admin, curl or json";
+
+/// Reads a plan object back, naming the path of the first bad field.
+pub fn plan_from_value(v: &Value) -> Result<Plan, ApiError> {
+    let plan: Plan = serde_path_to_error::deserialize(v).map_err(|e| {
+        let at = e.path().to_string();
+        let path = if at == "." || at.is_empty() {
+            "plan".to_string()
+        } else {
+            format!("plan.{at}")
+        };
+        ApiError::at(path, e.into_inner().to_string())
+    })?;
+    if plan.format_version != PLAN_FORMAT_VERSION {
+        return Err(ApiError::at(
+            "plan.format_version",
+            format!(
+                "expected {PLAN_FORMAT_VERSION}, found {}",
+                plan.format_version
+            ),
+        ));
+    }
+    Ok(plan)
+}
+
+/// `options`: `{pauseAutomaticShedding?: boolean}` (wrap the script with
+/// `loadBalancerSheddingEnabled=false` … `true`).
+pub fn export_plan(plan: &Value, format: &str, options: &Value) -> Result<String, ApiError> {
+    let plan = plan_from_value(plan)?;
+    let mut opts = ExportOptions::default();
+    match options {
+        Value::Null => {}
+        Value::Object(m) => {
+            if let Some(key) = m.keys().find(|k| *k != "pauseAutomaticShedding") {
+                return Err(ApiError::at(
+                    format!("options.{key}"),
+                    "unknown option (expected pauseAutomaticShedding)",
+                ));
+            }
+            if let Some(p) = present(m, "pauseAutomaticShedding") {
+                opts.pause_automatic_shedding = p.as_bool().ok_or_else(|| {
+                    ApiError::at(
+                        "options.pauseAutomaticShedding",
+                        format!("expected a boolean, found {}", kind_of(p)),
+                    )
+                })?;
+            }
+        }
+        other => {
+            return Err(ApiError::at(
+                "options",
+                format!("expected an object, found {}", kind_of(other)),
+            ));
+        }
+    }
+    let script = |f| export_script(&plan, f, opts).map_err(|e| ApiError::at("plan", e.to_string()));
+    match format {
+        "pulsar-admin" => script(ScriptFormat::PulsarAdmin),
+        "curl" => script(ScriptFormat::Curl),
+        "json" => serde_json::to_string_pretty(&plan)
+            .map(|t| t + "\n")
+            .map_err(|e| ApiError::at("plan", e.to_string())),
+        other => Err(ApiError::at(
+            "format",
+            format!("unknown format `{other}` (expected {FORMATS})"),
+        )),
+    }
+}

@@ -1,0 +1,281 @@
+//! TypeScript declarations of the API's option and result objects, appended to the `.d.ts` that
+//! wasm-bindgen generates; the exports name them through `typescript_type` (see `lib.rs`).
+
+use wasm_bindgen::prelude::*;
+
+#[wasm_bindgen(typescript_custom_section)]
+const TS_TYPES: &'static str = r#"
+/** A planner snapshot (`format_version` 1): see docs/snapshot-format.md. Pulsar's own objects keep
+ *  Pulsar's field names. */
+export interface Snapshot {
+  format_version: number;
+  cluster?: string;
+  captured_at_ms?: number;
+  leader_broker?: string;
+  broker_conf?: Record<string, string>;
+  brokers: Record<string, BrokerSnapshot>;
+  bundle_data?: Record<string, unknown>;
+  namespaces?: Record<string, { bundles: BundlesData; anti_affinity_group?: string }>;
+  failure_domains?: Record<string, string[]>;
+  namespace_isolation_policies?: Record<string, unknown>;
+  recently_unloaded_bundles?: Record<string, number>;
+}
+
+/** One broker of a snapshot: its `LocalBrokerData` and optional leader / extensible data. */
+export interface BrokerSnapshot {
+  local_broker_data: Record<string, unknown>;
+  time_average_broker_data?: Record<string, unknown>;
+  broker_load_data?: Record<string, unknown>;
+  top_bundles_load_data?: Record<string, unknown>;
+}
+
+/** `pulsar-admin namespaces bundles` output. */
+export interface BundlesData {
+  boundaries: string[];
+  numBundles?: number;
+}
+
+/** One input of `importFiles`: a path or file name (used for detection and in messages) and its
+ *  bytes (a `Uint8Array`; an `ArrayBuffer` or a string of text are accepted too). Archives
+ *  (`.zip`, `.tar.gz`, `.tar`) are expanded. */
+export interface InputFile {
+  name: string;
+  bytes: Uint8Array | ArrayBuffer | string;
+}
+
+/** Something import worked around; `at` is a JSON path or a line when known. */
+export interface ImportWarning {
+  kind: string;
+  file: string;
+  at?: string;
+  message: string;
+  /** Further places that produced the same warning. */
+  more?: number;
+}
+
+export interface ImportResult {
+  snapshot: Snapshot;
+  warnings: ImportWarning[];
+}
+
+export type Profile = "4.x" | "5.0" | "master-90cba329";
+
+/** Options of `plan()` (and `simulate()`); every field is optional. */
+export interface PlanOptions {
+  /** Default: from the brokers' `brokerVersionString`. */
+  profile?: Profile;
+  /** `broker.conf` overrides, applied after the snapshot's own values. */
+  settings?: Record<string, string | number | boolean>;
+  /** Manual what-if operations in their text form: `unload-namespace=T/NS`,
+   *  `unload-bundle=T/NS/0x…_0x…[->HOST:PORT]`, `unload-topic=TOPIC`,
+   *  `split-bundle=T/NS/0x…_0x…[:ALGORITHM[:P1,P2]]`, `add-broker=HOST:PORT[~LIKE]`,
+   *  `remove-broker=HOST:PORT`, `set=KEY=VALUE`. */
+  operations?: string[];
+  /** Seed of the random picks among equally good brokers (a safe integer; default 0). */
+  seed?: number;
+  /** Run the leader's shedding cycle after the operations (default true). */
+  leaderCycle?: boolean;
+  /** Extra cycles to look ahead when the first cycle unloads nothing (default 10). */
+  outlookCycles?: number;
+}
+
+export interface PlannedUnload {
+  bundle: string;
+  from: string;
+  to: string | null;
+  pass_destination: boolean;
+  reason: string;
+  detail: unknown;
+  bytes_per_sec: number;
+  msg_per_sec: number;
+  /** `shedding`, `manual` or `remove-broker`. */
+  origin: string;
+}
+
+export interface PlannedSplit {
+  bundle: string;
+  broker: string;
+  algorithm: string;
+  boundaries: number[];
+  new_bundles: string[];
+  reason: string;
+  detail: unknown;
+  permanent: boolean;
+  origin: string;
+}
+
+export interface SkippedDecision {
+  bundle: string;
+  from: string;
+  why: string;
+}
+
+export interface BrokerLoadView {
+  broker: string;
+  cpu_pct: number;
+  memory_pct: number;
+  direct_memory_pct: number;
+  bandwidth_in_pct: number;
+  bandwidth_out_pct: number;
+  weighted_max_usage_fraction: number;
+  msg_rate_in: number;
+  msg_rate_out: number;
+  msg_throughput_in_bytes_per_sec: number;
+  msg_throughput_out_bytes_per_sec: number;
+  bundle_count: number;
+  topic_count: number;
+}
+
+export interface BalanceSummary {
+  broker_count: number;
+  max_usage_fraction: number;
+  mean_usage_fraction: number;
+  max_over_mean: number;
+  std_usage_fraction: number;
+  min_bundle_count: number;
+  max_bundle_count: number;
+}
+
+export interface Outlook {
+  cycles_examined: number;
+  acts_at_cycle: number | null;
+  unloads_then: PlannedUnload[];
+  summary: string;
+}
+
+/** The plan document (`format_version` 1), as `lbplan plan --format json` writes it. */
+export interface Plan {
+  format_version: number;
+  snapshot_fingerprint: string;
+  profile: string;
+  /** `modular` or `extensible`. */
+  load_manager: string;
+  shedding_strategy: string;
+  placement_strategy: string;
+  seed: number;
+  settings: [string, string][];
+  operations: string[];
+  splits: PlannedSplit[];
+  unloads: PlannedUnload[];
+  topic_unloads: string[];
+  skipped: SkippedDecision[];
+  brokers_before: BrokerLoadView[];
+  brokers_after: BrokerLoadView[];
+  balance_before: BalanceSummary;
+  balance_after: BalanceSummary;
+  outlook?: Outlook;
+  warnings: string[];
+}
+
+/** A configuration of `simulate()`: `name=N;profile=P;KEY=VALUE;…` text or an object. */
+export type RunConfigInput = string | {
+  name?: string;
+  profile?: Profile;
+  settings?: Record<string, string | number | boolean>;
+};
+
+/** Options of `simulate()`; every field is optional. */
+export interface SimulateOptions {
+  /** A built-in scenario (steady, daily-wave, hot-spike, broker-crash, rolling-restart, pr-16059)
+   *  or a scenario object (docs/simulation.md). Default: steady. */
+  scenario?: string | Record<string, unknown>;
+  /** Default: the scenario's, else 100. */
+  cycles?: number;
+  /** Seed of the load noise and of the random picks (a safe integer; default 0). */
+  seed?: number;
+  /** Configurations to compare side by side. Default: the scenario's list, else the snapshot's own. */
+  compare?: RunConfigInput[];
+  /** `broker.conf` overrides applied to every configuration. */
+  settings?: Record<string, string | number | boolean>;
+  /** Profile of every configuration that names none. */
+  profile?: Profile;
+  /** Keep every broker's usage at every cycle (`broker_usage_fraction`). */
+  recordBrokerUsage?: boolean;
+}
+
+export interface CycleMetrics {
+  cycle: number;
+  minute: number;
+  brokers: number;
+  max_usage_fraction: number;
+  mean_usage_fraction: number;
+  max_over_mean: number;
+  std_usage_fraction: number;
+  bundles_unloaded: number;
+  bytes_moved_per_sec: number;
+  thrashing: number;
+  unloads_from_recent_destinations: number;
+  splits: number;
+  bundles_reassigned: number;
+  events?: string[];
+  broker_usage_fraction?: Record<string, number>;
+}
+
+export interface RunSummary {
+  cycles_run: number;
+  balanced_std_fraction: number;
+  balanced_consecutive_cycles: number;
+  thrashing_window_cycles: number;
+  balanced_at_cycle: number | null;
+  balanced_after_minutes: number | null;
+  balanced_at_end: boolean;
+  total_unloads: number;
+  total_bytes_moved_per_sec: number;
+  total_thrashing: number;
+  total_unloads_from_recent_destinations: number;
+  total_splits: number;
+  total_reassigned: number;
+  cycles_with_unloads: number;
+  last_unload_cycle: number | null;
+  peak_max_usage_fraction: number;
+  final_max_usage_fraction: number;
+  final_max_over_mean: number;
+  final_std_usage_fraction: number;
+}
+
+export interface SimulationRun {
+  config: { name: string; profile?: Profile; settings: [string, string][] };
+  profile: string;
+  shedding_strategy: string;
+  placement_strategy: string;
+  warnings: string[];
+  cancelled: boolean;
+  summary: RunSummary;
+  cycles: CycleMetrics[];
+}
+
+/** What `simulate()` returns (`format_version` 1, as `lbplan simulate --format json`). */
+export interface Comparison {
+  format_version: number;
+  scenario: string;
+  snapshot_fingerprint: string;
+  seed: number;
+  cycles: number;
+  runs: SimulationRun[];
+}
+
+export type ExportFormat = "pulsar-admin" | "curl" | "json";
+
+export interface ExportOptions {
+  /** Wrap the script with `loadBalancerSheddingEnabled=false` … `true`. */
+  pauseAutomaticShedding?: boolean;
+}
+
+/** A namespace's bundle layout for `hashTopic`: a bundle count (Pulsar's default partition),
+ *  a list of boundaries (`"0x40000000"` or numbers), or a `BundlesData` object. */
+export type BundleLayout = number | Array<string | number> | BundlesData;
+
+export interface TopicHash {
+  /** The complete name that is hashed (`persistent://public/default/my-topic`). */
+  topic: string;
+  /** Unsigned CRC-32 of the complete name. */
+  hash: number;
+  /** `hash` as `0x%08x`. */
+  hashHex: string;
+  /** The bundle's range, `0x%08x_0x%08x`. */
+  bundle: string;
+  /** `tenant/namespace/range`. */
+  bundleName: string;
+  bundleIndex: number;
+}
+"#;
