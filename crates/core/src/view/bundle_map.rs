@@ -290,10 +290,10 @@ impl BundleMap {
     ) -> Vec<u32> {
         let mut owners: Vec<u32> = self.segments.iter().map(|s| s.owner).collect();
         for (bundle, to) in moves {
-            if let (Some(seg), Some(b)) = (self.find(bundle), self.broker_index(to)) {
-                if let Some(o) = owners.get_mut(seg) {
-                    *o = b;
-                }
+            if let (Some(seg), Some(b)) = (self.find(bundle), self.broker_index(to))
+                && let Some(o) = owners.get_mut(seg)
+            {
+                *o = b;
             }
         }
         owners
@@ -331,7 +331,7 @@ impl BundleMap {
     /// The segment under canvas pixel (`x_px`, `y_px`).
     pub fn hit(&self, rows: &[u32], vp: &Viewport, x_px: f64, y_px: f64) -> Option<usize> {
         let r = (vp.row0 + y_px / vp.row_height_px.max(1.0)).floor();
-        if !(r >= 0.0) {
+        if r.is_nan() || r < 0.0 {
             return None;
         }
         let row = self.rows.get(*rows.get(r as usize)? as usize)?;
@@ -443,11 +443,11 @@ impl BundleMap {
                         px.copy_from_slice(&colour);
                     }
                     // Bundle edges: a thin darker line when a bundle is wide enough to show one.
-                    if b - a >= 5 {
-                        if let Some(edge) = dst.get_mut(0..3) {
-                            for v in edge {
-                                *v = (u16::from(*v) * 3 / 5) as u8;
-                            }
+                    if b - a >= 5
+                        && let Some(edge) = dst.get_mut(0..3)
+                    {
+                        for v in edge {
+                            *v = (u16::from(*v) * 3 / 5) as u8;
                         }
                     }
                 }
