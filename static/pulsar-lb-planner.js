@@ -9,7 +9,7 @@
 // `authHeaders` (a function returning the headers of one admin request, or a promise of them; called
 // per request, never stored), `ready` (a promise settled once mounted). Events (CustomEvent, bubbling
 // and composed): `plan-ready` (detail: the plan), `export-requested` (detail: {plan, format, text}),
-// `planner-error` (detail: {message}) when the planner cannot load.
+// `planner-error` (detail: {message}) when the planner cannot load or a new snapshot-url fails.
 //
 // Everything lives in an open shadow root that loads the dashboard's style.css: the page's styles do
 // not reach in (the host resets inherited properties) and the planner's do not leak out. The wasm
@@ -149,7 +149,22 @@ export class PulsarLbPlanner extends HTMLElement {
     try {
       this.#handle.set_option(option, value);
     } catch (e) {
-      this.#fail(e);
+      this.#report(e);
+      return;
+    }
+    // The planner reads snapshotUrl when it mounts; a later change is loaded here.
+    if (name === 'snapshot-url' && newValue) this.#loadSnapshotUrl(newValue);
+  }
+
+  async #loadSnapshotUrl(url) {
+    try {
+      const response = await fetch(new URL(url, document.baseURI));
+      if (!response.ok) throw new Error(`Could not load ${url}: HTTP ${response.status}`);
+      const text = await response.text();
+      // Only the latest attribute value wins (a slow response for an older URL is dropped).
+      if (this.getAttribute('snapshot-url') === url && this.#handle) this.#handle.set_snapshot(text);
+    } catch (e) {
+      this.#report(e);
     }
   }
 
@@ -206,6 +221,14 @@ export class PulsarLbPlanner extends HTMLElement {
     this.dispatchEvent(new CustomEvent(type, { detail, bubbles: true, composed: true }));
   }
 
+  /** A problem after mounting: logged and sent as `planner-error`; the planner keeps working. */
+  #report(e) {
+    const message = e instanceof Error ? e.message : String(e);
+    console.warn(`<pulsar-lb-planner>: ${message}`);
+    this.#emit('planner-error', { message });
+  }
+
+  /** The planner could not load: shown in the element, `ready` rejects, `planner-error` is sent. */
   #fail(e) {
     const message = e instanceof Error ? e.message : String(e);
     console.error(`<pulsar-lb-planner>: ${message}`);

@@ -21,6 +21,13 @@ const PORTAL_ASSETS = [
   '/lbplan-web.js', '/lbplan-web_bg.wasm',
 ];
 
+/** The demo cluster under another name, to see a snapshot change. */
+function otherSnapshot() {
+  const other = structuredClone(demo);
+  other.cluster = 'other';
+  return JSON.stringify(other);
+}
+
 let server;
 // Skipped (with the reason printed) until the dashboard build exports mount_planner.
 const skip = mountPlannerMissing() ?? false;
@@ -29,7 +36,9 @@ let browser;
 before(async () => {
   if (skip) return;
   requireDist();
-  server = await serveDist();
+  server = await serveDist({
+    extra: { '/static/other-snapshot.json': { type: 'application/json', body: otherSnapshot() } },
+  });
   browser = await launchChromium();
 });
 
@@ -132,7 +141,7 @@ test('two planners in the demo portal: independent, isolated, CSP-clean, own ass
   }
 });
 
-test('a planner created, moved and removed by script mounts, survives the move, and unmounts', { skip }, async () => {
+test('a planner created by script mounts, loads a new snapshot-url or snapshot, survives a move, and unmounts', { skip }, async () => {
   const page = await browser.newPage();
   const w = await watch(page);
   try {
@@ -146,6 +155,19 @@ test('a planner created, moved and removed by script mounts, survives the move, 
     });
     await waitForRows(page, '#planner-late', w);
     assert.equal(await page.locator('#planner-late [data-testid=broker-row]').count(), DEMO_BROKERS);
+    // A new snapshot-url is loaded; so is a new `snapshot` object.
+    const clusterName = () => page.locator('#planner-late [data-testid=cluster-name]').first().textContent();
+    assert.equal(await clusterName(), 'demo');
+    await page.evaluate(() => document.getElementById('planner-late').setAttribute('snapshot-url', 'other-snapshot.json'));
+    await page.waitForFunction(() => document.getElementById('planner-late').shadowRoot
+      .querySelector('[data-testid=cluster-name]')?.textContent === 'other', null, { timeout: 20_000 });
+    await page.evaluate(async () => {
+      const s = await (await fetch('demo-snapshot.json')).json();
+      s.cluster = 'from-property';
+      document.getElementById('planner-late').snapshot = s;
+    });
+    await page.waitForFunction(() => document.getElementById('planner-late').shadowRoot
+      .querySelector('[data-testid=cluster-name]')?.textContent === 'from-property', null, { timeout: 20_000 });
     // Moving it keeps the same instance (no remount: the rows stay).
     await page.evaluate(() => document.querySelector('main').prepend(document.getElementById('planner-late')));
     await page.waitForTimeout(100);
