@@ -1,7 +1,8 @@
 //! One leader cycle on a large synthetic cluster (1,000 brokers, 200,000 bundles,
 //! `SyntheticSpec::large()`): `make_plan` with `PlanRequest::leader_cycle()` (snapshot copy, leader
 //! view, shedding, placement with full explanations, auto-split check, outlook), and
-//! `do_load_shedding` alone on a prepared `LoadData` (strategy + placement pipeline only).
+//! `do_load_shedding` alone on a prepared `LoadData` (strategy + placement pipeline only), fully
+//! explained as the plan driver runs it and untraced (`PipelineTrace::Off`) as the simulation does.
 //! Run with `cargo bench -p lbplan-core --bench plan_cycle`; the target is under 50 ms, native.
 //!
 //! `LBPLAN_BENCH_REPEAT=N` skips criterion and prints N plain wall-clock timings of each, for a
@@ -13,7 +14,7 @@ use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use lbplan_core::model::Snapshot;
 use lbplan_core::modular::LoadData;
 use lbplan_core::modular::leader::{SheddingCycleReport, StrategySet, do_load_shedding};
-use lbplan_core::modular::pipeline::PlacementContext;
+use lbplan_core::modular::pipeline::{PipelineTrace, PlacementContext};
 use lbplan_core::plan::driver::{build_strategies, placement_context};
 use lbplan_core::plan::leader_view::load_data_from_snapshot;
 use lbplan_core::plan::settings::resolve_config;
@@ -73,8 +74,15 @@ fn quick(snapshot: &Snapshot, p: &Prepared, repeat: usize) {
         let start = Instant::now();
         let report = shed_once(p, &mut strategies, &mut data, &mut ctx);
         let shed_ms = start.elapsed().as_secs_f64() * 1e3;
+        let mut strategies = build_strategies(&p.cfg, p.profile).expect("strategies");
+        let mut data = p.data.clone();
+        let mut ctx = p.ctx.clone();
+        ctx.trace = PipelineTrace::Off;
+        let start = Instant::now();
+        shed_once(p, &mut strategies, &mut data, &mut ctx);
+        let shed_off_ms = start.elapsed().as_secs_f64() * 1e3;
         println!(
-            "run {i}: make_plan {plan_ms:.1} ms ({} unloads, outlook {}), do_load_shedding {shed_ms:.1} ms ({} decisions)",
+            "run {i}: make_plan {plan_ms:.1} ms ({} unloads, outlook {}), do_load_shedding {shed_ms:.1} ms ({} decisions), untraced {shed_off_ms:.1} ms",
             plan.unloads.len(),
             plan.outlook.is_some(),
             report.decisions.len()
@@ -111,8 +119,29 @@ fn bench_plan_cycle(c: &mut Criterion) {
                     prepared.ctx.clone(),
                 )
             },
+            // The state is returned so that criterion drops it outside the timed part.
             |(mut strategies, mut data, mut ctx)| {
-                shed_once(&prepared, &mut strategies, &mut data, &mut ctx)
+                let report = shed_once(&prepared, &mut strategies, &mut data, &mut ctx);
+                (report, strategies, data, ctx)
+            },
+            BatchSize::LargeInput,
+        )
+    });
+    group.bench_function("do_load_shedding_untraced_1000_brokers_200k_bundles", |b| {
+        b.iter_batched(
+            || {
+                let mut ctx = prepared.ctx.clone();
+                ctx.trace = PipelineTrace::Off;
+                (
+                    build_strategies(&prepared.cfg, prepared.profile).expect("strategies"),
+                    prepared.data.clone(),
+                    ctx,
+                )
+            },
+            // The state is returned so that criterion drops it outside the timed part.
+            |(mut strategies, mut data, mut ctx)| {
+                let report = shed_once(&prepared, &mut strategies, &mut data, &mut ctx);
+                (report, strategies, data, ctx)
             },
             BatchSize::LargeInput,
         )

@@ -581,33 +581,64 @@ impl<'d> StageLog<'d> {
     }
 
     /// The candidates before a step (empty when not recording).
-    fn before(&self, set: &Candidates) -> Vec<String> {
+    fn before(&self, set: &Candidates) -> Vec<usize> {
         if self.on() {
-            names_of(set, self.data)
+            set.iter().copied().collect()
         } else {
             Vec::new()
         }
     }
 
-    /// A step that narrowed the set from `before`.
-    fn step(&mut self, stage: &str, before: &[String], set: &Candidates, note: Option<String>) {
-        let data = self.data;
-        let Some(stages) = &mut self.stages else {
+    /// Membership of every broker position in `set`.
+    fn kept(&self, set: &Candidates) -> Vec<bool> {
+        let mut kept = vec![false; self.data.brokers.len()];
+        for &pos in set.iter() {
+            if let Some(k) = kept.get_mut(pos) {
+                *k = true;
+            }
+        }
+        kept
+    }
+
+    /// The first step, narrowing the available brokers (named, some maybe without load data).
+    fn first_step(&mut self, stage: &str, available: &[String], set: &Candidates) {
+        if !self.on() {
             return;
-        };
-        let remaining = names_of(set, data);
-        let removed = before
+        }
+        let kept = self.kept(set);
+        let data = self.data;
+        let removed = available
             .iter()
             .filter(|b| {
                 data.brokers
                     .get_index_of(b.as_str())
-                    .is_none_or(|pos| !set.contains_hashed(hash_map_hash(b), &pos))
+                    .is_none_or(|pos| !kept.get(pos).copied().unwrap_or(false))
             })
             .cloned()
             .collect();
-        stages.push(PipelineStage {
+        self.push(PipelineStage {
             stage: stage.to_string(),
-            remaining,
+            remaining: names_of(set, data),
+            removed,
+            note: None,
+        });
+    }
+
+    /// A step that narrowed the set from `before` (positions).
+    fn step(&mut self, stage: &str, before: &[usize], set: &Candidates, note: Option<String>) {
+        if !self.on() {
+            return;
+        }
+        let kept = self.kept(set);
+        let data = self.data;
+        let removed = before
+            .iter()
+            .filter(|&&pos| !kept.get(pos).copied().unwrap_or(false))
+            .map(|&pos| name_at(data, pos).to_string())
+            .collect();
+        self.push(PipelineStage {
+            stage: stage.to_string(),
+            remaining: names_of(set, data),
             removed,
             note,
         });
@@ -681,7 +712,7 @@ pub fn select_broker_for_bundle(
         } else {
             Vec::new()
         };
-        log.step("after_namespace_policies", &available, &set, None);
+        log.first_step("after_namespace_policies", &available, &set);
 
         let before = log.before(&set);
         let note =

@@ -8,7 +8,9 @@ use crate::modular::LoadData;
 use crate::modular::leader::{
     CycleSkip, SheddingCycleReport, StrategyConfigError, StrategySet, do_load_shedding,
 };
-use crate::modular::pipeline::{PlacementContext, SelectionPath, select_broker_for_bundle};
+use crate::modular::pipeline::{
+    PipelineTrace, PlacementContext, SelectionPath, select_broker_for_bundle,
+};
 use crate::modular::shedding::{AvgShedder, shedder_by_name};
 use crate::rng::SeededPicker;
 
@@ -472,7 +474,10 @@ fn unloads_of(report: &SheddingCycleReport, snapshot: &Snapshot) -> Vec<PlannedU
 
 fn run_leader_cycle(ws: &mut Workspace, outlook_cycles: u32, plan: &mut Plan) {
     let mut data = load_data_from_snapshot(&ws.snapshot);
-    let steady = data.clone();
+    // The cycle changes only `recently_unloaded` in the leader view (the shedding path preallocates
+    // nothing), so the steady view for the split check and the look-ahead is `data` with this copy
+    // put back: no clone of the whole view.
+    let steady_recently_unloaded = data.recently_unloaded.clone();
     let mut ctx = placement_context(&ws.snapshot, &data);
     let report = do_load_shedding(
         &mut ws.strategies,
@@ -482,6 +487,7 @@ fn run_leader_cycle(ws: &mut Workspace, outlook_cycles: u32, plan: &mut Plan) {
         &mut ws.picker,
         ws.now_ms,
     );
+    data.recently_unloaded = steady_recently_unloaded;
     if let Some(skip) = &report.cycle_skipped {
         let why = match skip {
             CycleSkip::SheddingDisabled => {
@@ -497,7 +503,7 @@ fn run_leader_cycle(ws: &mut Workspace, outlook_cycles: u32, plan: &mut Plan) {
             from: String::new(),
             why,
         });
-        plan_auto_splits(ws, &steady, plan);
+        plan_auto_splits(ws, &data, plan);
         return;
     }
     let unloads = unloads_of(&report, &ws.snapshot);
@@ -515,23 +521,37 @@ fn run_leader_cycle(ws: &mut Workspace, outlook_cycles: u32, plan: &mut Plan) {
     }
     let acted = !unloads.is_empty();
     plan.unloads.extend(unloads);
-    plan_auto_splits(ws, &steady, plan);
+    plan_auto_splits(ws, &data, plan);
     if !acted && outlook_cycles > 0 {
-        plan.outlook = Some(look_ahead(ws, steady, outlook_cycles));
+        // A cycle that placed nothing left the context as it was; one that did is rebuilt.
+        if !report.decisions.is_empty() {
+            ctx = placement_context(&ws.snapshot, &data);
+        }
+        plan.outlook = Some(look_ahead(ws, data, ctx, outlook_cycles));
     }
 }
 
 /// Keeps the same strategy objects running on unchanged load to see when (if ever) they act.
-fn look_ahead(ws: &mut Workspace, steady: LoadData, cycles: u32) -> Outlook {
+///
+/// Each extra cycle starts from the steady view (`steady`, with its own `recently_unloaded`) and a
+/// fresh placement context. Both are reused rather than copied: a cycle that selects nothing changes
+/// neither (its expiry of `recently_unloaded` entries would happen again at any later cycle, so
+/// keeping it changes nothing), and one whose selections were all skipped is followed by a reset.
+fn look_ahead(
+    ws: &mut Workspace,
+    mut data: LoadData,
+    mut ctx: PlacementContext,
+    cycles: u32,
+) -> Outlook {
     let interval_ms = ws
         .cfg
         .load_balancer_shedding_interval_minutes
         .max(1)
         .saturating_mul(60_000);
     let strategy = crate::config::simple_class_name(&ws.strategies.resolution.shedding).to_string();
+    let steady_recently_unloaded = data.recently_unloaded.clone();
     for extra in 1..=cycles {
-        let mut data = steady.clone();
-        let mut ctx = placement_context(&ws.snapshot, &data);
+        ctx.trace = PipelineTrace::Summary;
         let now = ws
             .now_ms
             .saturating_add(interval_ms.saturating_mul(i64::from(extra)));
@@ -559,6 +579,12 @@ fn look_ahead(ws: &mut Workspace, steady: LoadData, cycles: u32) -> Outlook {
                 unloads_then: unloads,
                 summary,
             };
+        }
+        if !report.decisions.is_empty() {
+            // Skipped selections ran the pipeline, which may have grown the candidate cache or
+            // advanced the round robin: start the next cycle from a fresh context, as before.
+            data.recently_unloaded = steady_recently_unloaded.clone();
+            ctx = placement_context(&ws.snapshot, &data);
         }
     }
     Outlook {

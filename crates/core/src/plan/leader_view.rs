@@ -8,24 +8,32 @@ use crate::model::{BundleData, Snapshot, TimeAverageBrokerData};
 use crate::modular::{BrokerData, LoadData};
 
 pub fn load_data_from_snapshot(snapshot: &Snapshot) -> LoadData {
-    let mut bundle_data: IndexMap<String, BundleData> = IndexMap::new();
+    let mut bundle_data: IndexMap<String, BundleData> =
+        IndexMap::with_capacity(snapshot.bundle_data.len());
     for broker in snapshot.brokers.values() {
         let local = &broker.local_broker_data;
         for name in &local.bundles {
-            if let Some(data) = snapshot.bundle_data.get(name) {
-                bundle_data.entry(name.clone()).or_insert(*data);
+            // Look up before inserting: a bundle reported twice (or already seen) costs no key copy.
+            if !bundle_data.contains_key(name.as_str())
+                && let Some(data) = snapshot.bundle_data.get(name)
+            {
+                bundle_data.insert(name.clone(), *data);
             }
         }
         // `updateBundleData`: every bundle in a report gets data (stored or default), then the sample.
         for (name, stats) in &local.last_stats {
-            let entry = bundle_data.entry(name.clone()).or_insert_with(|| {
-                snapshot
-                    .bundle_data
-                    .get(name)
-                    .copied()
-                    .unwrap_or_else(BundleData::pulsar_default)
-            });
-            entry.update(stats);
+            match bundle_data.get_mut(name.as_str()) {
+                Some(entry) => entry.update(stats),
+                None => {
+                    let mut entry = snapshot
+                        .bundle_data
+                        .get(name)
+                        .copied()
+                        .unwrap_or_else(BundleData::pulsar_default);
+                    entry.update(stats);
+                    bundle_data.insert(name.clone(), entry);
+                }
+            }
         }
     }
     let brokers = snapshot

@@ -5,7 +5,7 @@
 use crate::config::{self, LoadBalancerConfig, Profile};
 use crate::model::Snapshot;
 use crate::modular::leader::{StrategyConfigError, StrategySet, do_load_shedding};
-use crate::modular::pipeline::{SelectionPath, select_broker_for_bundle};
+use crate::modular::pipeline::{PipelineTrace, SelectionPath, select_broker_for_bundle};
 use crate::plan::driver::build_strategies;
 use crate::plan::settings::{apply_nic_speed_override, resolve_config};
 use crate::plan::splits::{apply_split, compute_split};
@@ -102,7 +102,9 @@ pub fn simulate(
         .metrics
         .thrashing_window_cycles
         .unwrap_or(grace_cycles);
-    let cluster = SimCluster::from_snapshot(&work, &scenario.load, opts.seed);
+    let mut cluster = SimCluster::from_snapshot(&work, &scenario.load, opts.seed);
+    // Thousands of placements nobody reads the reasons of: decide without explaining.
+    cluster.ctx.trace = PipelineTrace::Off;
     let mut r = Run {
         scenario,
         opts,
