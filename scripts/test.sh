@@ -19,5 +19,7 @@ step "cargo test -p lbplan-web (wasm, headless Chromium)" \
   cargo test --locked -p lbplan-web --target wasm32-unknown-unknown
 step "trunk build --release (dist/)" trunk build --release
 step "scripts/build-api.sh (dist/api/: the JavaScript API, web + node)" bash scripts/build-api.sh
+# Bounded fuzzing of the importer (no cargo-fuzz install: plain cargo with libFuzzer's coverage flags).
+step "fuzz the importer (${FUZZ_SECONDS:-30} s, scripts/fuzz.sh)" env FUZZ_NO_INSTALL=1 FUZZ_SECONDS="${FUZZ_SECONDS:-30}" bash scripts/fuzz.sh
 step "node --test tests/e2e/ (playwright-core, headless Chromium)" node --test tests/e2e/
 printf '\ntests: all green in %s\n' "$(elapsed $((SECONDS - total)))"

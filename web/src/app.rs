@@ -253,12 +253,11 @@ pub fn app(props: &AppProps) -> Html {
         let plan = state.plan.clone();
         let cb = options.on_plan_ready.clone();
         use_effect_with(state.plan_serial, move |_| {
-            if let (Some(cb), Some(Ok(plan))) = (cb, plan.as_deref()) {
-                if let Ok(text) = serde_json::to_string(plan) {
-                    if let Ok(v) = js_sys::JSON::parse(&text) {
-                        let _ = cb.call1(&JsValue::NULL, &v);
-                    }
-                }
+            if let (Some(cb), Some(Ok(plan))) = (cb, plan.as_deref())
+                && let Ok(text) = serde_json::to_string(plan)
+                && let Ok(v) = js_sys::JSON::parse(&text)
+            {
+                let _ = cb.call1(&JsValue::NULL, &v);
             }
         });
     }

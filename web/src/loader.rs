@@ -170,17 +170,14 @@ pub fn copy_to_clipboard(text: &str) {
     let Ok(clip) = js_sys::Reflect::get(&nav, &JsValue::from_str("clipboard")) else {
         return;
     };
-    if let Ok(f) = js_sys::Reflect::get(&clip, &JsValue::from_str("writeText")) {
-        if let Some(f) = f.dyn_ref::<js_sys::Function>() {
-            if let Ok(p) = f.call1(&clip, &JsValue::from_str(text)) {
-                if let Ok(p) = p.dyn_into::<js_sys::Promise>() {
-                    // A denied permission is not an error worth a console line.
-                    let ignore =
-                        Closure::wrap(Box::new(|_: JsValue| {}) as Box<dyn FnMut(JsValue)>);
-                    let _ = p.catch(&ignore);
-                    ignore.forget();
-                }
-            }
-        }
+    if let Ok(f) = js_sys::Reflect::get(&clip, &JsValue::from_str("writeText"))
+        && let Some(f) = f.dyn_ref::<js_sys::Function>()
+        && let Ok(p) = f.call1(&clip, &JsValue::from_str(text))
+        && let Ok(p) = p.dyn_into::<js_sys::Promise>()
+    {
+        // A denied permission is not an error worth a console line.
+        let ignore = Closure::wrap(Box::new(|_: JsValue| {}) as Box<dyn FnMut(JsValue)>);
+        let _ = p.catch(&ignore);
+        ignore.forget();
     }
 }

@@ -53,13 +53,12 @@ pub async fn save_snapshot(prefix: &str, stored: &StoredSnapshot) -> String {
         return "Not kept: the snapshot could not be serialised.".to_string();
     };
     let mib = json.len() as f64 / (1024.0 * 1024.0);
-    if json.len() <= LOCAL_STORAGE_MAX_BYTES {
-        if let Some(s) = storage() {
-            if s.set_item(&snapshot_key(prefix), &json).is_ok() {
-                let _ = idb_delete(prefix).await;
-                return format!("Kept in this browser (localStorage, {mib:.1} MiB).");
-            }
-        }
+    if json.len() <= LOCAL_STORAGE_MAX_BYTES
+        && let Some(s) = storage()
+        && s.set_item(&snapshot_key(prefix), &json).is_ok()
+    {
+        let _ = idb_delete(prefix).await;
+        return format!("Kept in this browser (localStorage, {mib:.1} MiB).");
     }
     if let Some(s) = storage() {
         let _ = s.remove_item(&snapshot_key(prefix));
@@ -131,10 +130,10 @@ async fn open_db() -> Result<web_sys::IdbDatabase, String> {
             .and_then(|t| t.dyn_into::<web_sys::IdbOpenDbRequest>().ok())
             .and_then(|r| r.result().ok())
             .and_then(|d| d.dyn_into::<web_sys::IdbDatabase>().ok());
-        if let Some(db) = db {
-            if !db.object_store_names().contains(STORE) {
-                let _ = db.create_object_store(STORE);
-            }
+        if let Some(db) = db
+            && !db.object_store_names().contains(STORE)
+        {
+            let _ = db.create_object_store(STORE);
         }
     });
     req.set_onupgradeneeded(Some(upgrade.unchecked_ref()));

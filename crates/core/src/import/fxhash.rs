@@ -67,15 +67,11 @@ pub(crate) type FxHashSet<K> = std::collections::HashSet<K, FxBuild>;
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::hash::{BuildHasher, Hash};
+    use std::hash::BuildHasher;
 
     #[test]
     fn equal_keys_hash_equal_and_different_keys_spread() {
-        let h = |s: &str| {
-            let mut x = FxBuild::default().build_hasher();
-            s.hash(&mut x);
-            x.finish()
-        };
+        let h = |s: &str| FxBuild::default().hash_one(s);
         assert_eq!(
             h("public/default/0x00000000_0x40000000"),
             h("public/default/0x00000000_0x40000000")

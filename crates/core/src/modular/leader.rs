@@ -11,7 +11,6 @@ use super::pipeline::{
     PlacementContext, PlacementOutcome, SelectionPath, select_broker_for_bundle,
     should_anti_affinity_namespace_unload, should_namespace_policies_unload,
 };
-use super::placement::java_order::JavaHashSet;
 use super::placement::{PlacementStrategy, placement_by_name};
 use super::shedding::{AvgShedder, shedder_by_name};
 use super::{LoadData, LoadSheddingStrategy, ShedReason, UnloadDecision};
@@ -20,6 +19,7 @@ use crate::config::{
     THRESHOLD_SHEDDER, UNIFORM_LOAD_SHEDDER,
 };
 use crate::model::BundleData;
+use crate::naming::java_map_order::JavaHashSet;
 use crate::rng::Picker;
 
 /// A strategy object that serves both roles (AvgShedder).
@@ -279,7 +279,7 @@ pub fn do_load_shedding(
         report.cycle_skipped = Some(CycleSkip::SheddingDisabled);
         return report;
     }
-    let available = ctx.available_brokers(data).len();
+    let available = ctx.available_broker_count(data);
     if available <= 1 {
         report.cycle_skipped = Some(CycleSkip::SingleBroker { available });
         return report;

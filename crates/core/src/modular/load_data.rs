@@ -44,12 +44,13 @@ pub fn is_heartbeat_or_sla_namespace(namespace: &str, include_v1_names: bool) ->
             if !rest.contains('/') && host_port(rest) {
                 return true;
             }
-            if include_v1_names {
-                if let Some((cluster, hp)) = rest.split_once('/') {
-                    if !cluster.is_empty() && !hp.contains('/') && host_port(hp) {
-                        return true;
-                    }
-                }
+            if include_v1_names
+                && let Some((cluster, hp)) = rest.split_once('/')
+                && !cluster.is_empty()
+                && !hp.contains('/')
+                && host_port(hp)
+            {
+                return true;
             }
         }
     }

@@ -2,25 +2,33 @@
 //! `selectBroker` narrowing the live brokers step by step before the placement strategy picks, and
 //! the anti-affinity check the shedding cycle runs before unloading.
 //!
-//! The candidate set is a [`JavaHashSet`] reused across calls like Pulsar's `brokerCandidateCache`,
-//! so strategies see the candidates in the order Java would iterate them.
+//! The candidate set is a Java `HashSet` model ([`JavaHashTable`]) reused across calls like Pulsar's
+//! `brokerCandidateCache`, so strategies see the candidates in the order Java would iterate them. It
+//! holds brokers by their position in `LoadData.brokers` (with their names' hashes), so narrowing
+//! the set allocates no names; how much of each step is written down is the context's
+//! [`PipelineTrace`] level (the decisions do not depend on it).
 
 use indexmap::{IndexMap, IndexSet};
 use serde::{Deserialize, Serialize};
 
-use super::LoadData;
 use super::load_data::namespace_of_bundle;
-use super::placement::java_order::JavaHashSet;
 use super::placement::{PlacementChoice, PlacementStrategy, RoundRobinBrokerSelector};
+use super::{BrokerData, LoadData};
 use crate::config::LoadBalancerConfig;
 use crate::model::BundleData;
+use crate::naming::java_map_order::{JavaHashSet, JavaHashTable, hash_map_hash};
 use crate::rng::Picker;
+
+pub use super::placement::PipelineTrace;
 
 /// `LoadManagerShared.DEFAULT_DOMAIN_TYPE`: the failure domain of brokers listed in none.
 pub const DEFAULT_DOMAIN: &str = "default";
 
 /// The namespace Pulsar always distributes evenly, whatever the setting says.
 const SYSTEM_NAMESPACE: &str = "pulsar/system";
+
+/// The candidate set: positions in `LoadData.brokers`, in Java `HashSet` order of their names.
+type Candidates = JavaHashTable<usize>;
 
 /// What the leader knows besides `LoadData` when it places a bundle.
 #[derive(Clone, Debug, Default)]
@@ -40,6 +48,8 @@ pub struct PlacementContext {
     pub non_persistent_bundles: IndexSet<String>,
     /// The selector for `loadBalancerSheddingExcludedNamespaces`, a manager-level instance.
     pub round_robin: RoundRobinBrokerSelector,
+    /// How much of each placement is explained (default: everything).
+    pub trace: PipelineTrace,
     /// Capacity the reused candidate set has grown to (Java never shrinks it).
     candidate_cache_capacity: usize,
 }
@@ -94,6 +104,19 @@ fn split_bundle(bundle: &str) -> (&str, &str) {
     }
 }
 
+/// Adds `range` under `namespace`, allocating only for what is new (the range cache is rebuilt from
+/// every reported bundle, most of which repeat a namespace, many a range).
+fn insert_range(namespaces: &mut IndexMap<String, IndexSet<String>>, namespace: &str, range: &str) {
+    if !namespaces.contains_key(namespace) {
+        namespaces.insert(namespace.to_string(), IndexSet::new());
+    }
+    if let Some(ranges) = namespaces.get_mut(namespace)
+        && !ranges.contains(range)
+    {
+        ranges.insert(range.to_string());
+    }
+}
+
 impl PlacementContext {
     pub fn new() -> Self {
         Self::default()
@@ -108,10 +131,7 @@ impl PlacementContext {
             let reported = bd.local.bundles.iter().chain(bd.local.last_stats.keys());
             for bundle in reported.chain(bd.preallocated.keys()) {
                 let (ns, range) = split_bundle(bundle);
-                entry
-                    .entry(ns.to_string())
-                    .or_default()
-                    .insert(range.to_string());
+                insert_range(entry, ns, range);
             }
         }
     }
@@ -119,12 +139,13 @@ impl PlacementContext {
     /// Records a bundle as served by a broker in the range cache.
     pub fn add_to_bundle_range_cache(&mut self, broker: &str, bundle: &str) {
         let (ns, range) = split_bundle(bundle);
-        self.bundle_range_cache
-            .entry(broker.to_string())
-            .or_default()
-            .entry(ns.to_string())
-            .or_default()
-            .insert(range.to_string());
+        if !self.bundle_range_cache.contains_key(broker) {
+            self.bundle_range_cache
+                .insert(broker.to_string(), IndexMap::new());
+        }
+        if let Some(namespaces) = self.bundle_range_cache.get_mut(broker) {
+            insert_range(namespaces, ns, range);
+        }
     }
 
     /// The registered brokers in the order Pulsar iterates them (`LoadData.brokers` is kept in
@@ -133,6 +154,34 @@ impl PlacementContext {
         match &self.available_brokers {
             Some(list) => list.clone(),
             None => data.brokers.keys().cloned().collect(),
+        }
+    }
+
+    /// `getAvailableBrokers().size()`, without copying the names.
+    pub fn available_broker_count(&self, data: &LoadData) -> usize {
+        match &self.available_brokers {
+            Some(list) => list.len(),
+            None => data.brokers.len(),
+        }
+    }
+
+    /// The available brokers that have load data: (position in `data.brokers`, name, data).
+    fn available_with_data<'d>(
+        &'d self,
+        data: &'d LoadData,
+    ) -> Box<dyn Iterator<Item = (usize, &'d str, &'d BrokerData)> + 'd> {
+        match &self.available_brokers {
+            Some(list) => Box::new(list.iter().filter_map(|b| {
+                data.brokers
+                    .get_full(b.as_str())
+                    .map(|(pos, name, bd)| (pos, name.as_str(), bd))
+            })),
+            None => Box::new(
+                data.brokers
+                    .iter()
+                    .enumerate()
+                    .map(|(pos, (name, bd))| (pos, name.as_str(), bd)),
+            ),
         }
     }
 
@@ -176,81 +225,116 @@ impl PlacementContext {
     }
 }
 
+/// The name of the broker at `pos` in `data.brokers`.
+fn name_at(data: &LoadData, pos: usize) -> &str {
+    data.brokers.get_index(pos).map_or("", |(n, _)| n.as_str())
+}
+
+/// The candidates' names in iteration order.
+fn names_of(set: &Candidates, data: &LoadData) -> Vec<String> {
+    set.iter().map(|&p| name_at(data, p).to_string()).collect()
+}
+
+/// Whether a broker takes the bundle's kind of topics.
+fn supports(bd: &BrokerData, non_persistent: bool) -> bool {
+    if non_persistent {
+        bd.local.non_persistent_topics_enabled
+    } else {
+        bd.local.persistent_topics_enabled
+    }
+}
+
 /// `applyNamespacePolicies` without isolation policies: every broker is shared; keep the available
 /// brokers with load data that support the bundle's topic kind.
 fn apply_namespace_policies(
     bundle: &str,
     data: &LoadData,
     ctx: &PlacementContext,
-    set: &mut JavaHashSet,
+    set: &mut Candidates,
 ) {
     set.clear();
     let non_persistent = ctx.non_persistent_bundles.contains(bundle);
-    for broker in ctx.available_brokers(data) {
-        let Some(bd) = data.brokers.get(&broker) else {
-            continue;
-        };
-        let supported = if non_persistent {
-            bd.local.non_persistent_topics_enabled
-        } else {
-            bd.local.persistent_topics_enabled
-        };
-        if supported {
-            set.insert(&broker);
+    for (pos, name, bd) in ctx.available_with_data(data) {
+        if supports(bd, non_persistent) {
+            set.insert_hashed(hash_map_hash(name), pos);
         }
     }
 }
 
-/// `shouldNamespacePoliciesUnload`: some broker other than the current owner may take the bundle.
+/// `shouldNamespacePoliciesUnload`: some broker other than the current owner may take the bundle
+/// (the policy-only set is non-empty and is not just the owner). Needs no set: only whether a second
+/// distinct broker qualifies.
 pub fn should_namespace_policies_unload(
     bundle: &str,
     current_broker: &str,
     data: &LoadData,
     ctx: &PlacementContext,
 ) -> bool {
-    let mut set = JavaHashSet::new();
-    apply_namespace_policies(bundle, data, ctx, &mut set);
-    !set.is_empty() && (set.len() > 1 || !set.contains(current_broker))
+    let non_persistent = ctx.non_persistent_bundles.contains(bundle);
+    let mut first: Option<&str> = None;
+    for (_, name, bd) in ctx.available_with_data(data) {
+        if !supports(bd, non_persistent) {
+            continue;
+        }
+        match first {
+            None => first = Some(name),
+            Some(f) if f != name => return true,
+            Some(_) => {}
+        }
+    }
+    first.is_some_and(|only| only != current_broker)
 }
 
 /// `filterBrokersWithLargeTopicCount`: keep brokers whose topics (reported + preallocated) are within
-/// `loadBalancerBrokerMaxTopics`; keep everyone if that would leave none.
-fn filter_large_topic_count(set: &mut JavaHashSet, data: &LoadData, max_topics: i64) -> String {
-    let mut filtered = JavaHashSet::new();
+/// `loadBalancerBrokerMaxTopics`; keep everyone if that would leave none. The note only when `explain`.
+fn filter_large_topic_count(
+    set: &mut Candidates,
+    data: &LoadData,
+    max_topics: i64,
+    explain: bool,
+) -> Option<String> {
+    let mut filtered = Candidates::new();
     let mut over = Vec::new();
-    for broker in set.iter() {
-        let total: i64 = data.brokers.get(broker).map_or(0, |bd| {
+    for (hash, &pos) in set.iter_hashed() {
+        let total: i64 = data.brokers.get_index(pos).map_or(0, |(_, bd)| {
             let pre: i64 = bd.preallocated.values().map(|b| i64::from(b.topics)).sum();
             pre.saturating_add(bd.local.num_topics)
         });
         if total <= max_topics {
-            filtered.insert(broker);
-        } else {
-            over.push(format!("{broker}={total}"));
+            filtered.insert_hashed(hash, pos);
+        } else if explain {
+            over.push(format!("{}={total}", name_at(data, pos)));
         }
+    }
+    let none_left = filtered.is_empty();
+    if !none_left {
+        // `brokerCandidateCache.clear(); addAll(filtered)`: the fresh set's order into the reused one.
+        set.clear();
+        for (hash, &pos) in filtered.iter_hashed() {
+            set.insert_hashed(hash, pos);
+        }
+    }
+    if !explain {
+        return None;
     }
     let mut note = format!("loadBalancerBrokerMaxTopics={max_topics}");
     if !over.is_empty() {
         note.push_str(&format!("; over: {}", over.join(", ")));
     }
-    if filtered.is_empty() {
+    if none_left {
         note.push_str("; none left, all kept");
-    } else {
-        let order = filtered.to_vec();
-        set.clear();
-        for b in &order {
-            set.insert(b);
-        }
     }
-    note
+    Some(note)
 }
 
-/// `filterAntiAffinityGroupOwnedBrokers` (§6.5).
+/// `filterAntiAffinityGroupOwnedBrokers` (§6.5). The note only when `explain`.
 fn filter_anti_affinity(
     bundle: &str,
-    set: &mut JavaHashSet,
+    set: &mut Candidates,
+    data: &LoadData,
     ctx: &PlacementContext,
     cfg: &LoadBalancerConfig,
+    explain: bool,
 ) -> Option<String> {
     if set.is_empty() {
         return None;
@@ -258,50 +342,53 @@ fn filter_anti_affinity(
     let namespace = namespace_of_bundle(bundle);
     let group = ctx.anti_affinity_group(namespace)?.to_string();
     let counts = ctx.anti_affinity_namespace_counts(namespace)?;
-    let mut note = format!(
-        "group {group}: namespaces per broker {}",
-        if counts.is_empty() {
-            "none".to_string()
-        } else {
-            counts
-                .iter()
-                .map(|(b, c)| format!("{b}={c}"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        }
-    );
+    let count_of = |pos: &usize| counts.get(name_at(data, *pos)).copied();
+    let mut note = String::new();
+    if explain {
+        note = format!(
+            "group {group}: namespaces per broker {}",
+            if counts.is_empty() {
+                "none".to_string()
+            } else {
+                counts
+                    .iter()
+                    .map(|(b, c)| format!("{b}={c}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            }
+        );
+    }
     let domains = ctx.broker_to_domain();
     if cfg.failure_domains_enabled && !domains.is_empty() {
+        let domain_of = |pos: &usize| {
+            domains
+                .get(name_at(data, *pos))
+                .copied()
+                .unwrap_or(DEFAULT_DOMAIN)
+        };
         // Sum per domain over the candidates; keep only the domains with the least.
         let mut per_domain: IndexMap<&str, i64> = IndexMap::new();
-        for broker in set.iter() {
-            let domain = domains
-                .get(broker.as_str())
-                .copied()
-                .unwrap_or(DEFAULT_DOMAIN);
-            let count = counts.get(broker).copied().unwrap_or(0);
-            *per_domain.entry(domain).or_insert(0) += count;
+        for pos in set.iter() {
+            *per_domain.entry(domain_of(pos)).or_insert(0) += count_of(pos).unwrap_or(0);
         }
         let least = per_domain.values().copied().min().unwrap_or(i64::MAX);
-        let keep_domain = |broker: &str| {
-            let domain = domains.get(broker).copied().unwrap_or(DEFAULT_DOMAIN);
-            per_domain.get(domain).is_none_or(|c| *c == least)
-        };
-        note.push_str(&format!(
-            "; per failure domain {} (least {least})",
-            per_domain
-                .iter()
-                .map(|(d, c)| format!("{d}={c}"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ));
-        set.retain(|b| keep_domain(b));
+        if explain {
+            note.push_str(&format!(
+                "; per failure domain {} (least {least})",
+                per_domain
+                    .iter()
+                    .map(|(d, c)| format!("{d}={c}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
+        set.retain(|pos| per_domain.get(domain_of(pos)).is_none_or(|c| *c == least));
     }
     // A candidate absent from the counts owns none of the group's namespaces.
     let mut least = i64::MAX;
-    for broker in set.iter() {
-        match counts.get(broker) {
-            Some(c) => least = least.min(*c),
+    for pos in set.iter() {
+        match count_of(pos) {
+            Some(c) => least = least.min(c),
             None => {
                 least = 0;
                 break;
@@ -309,11 +396,33 @@ fn filter_anti_affinity(
         }
     }
     if least == 0 {
-        set.retain(|b| counts.get(b).is_none_or(|c| *c <= 0));
+        set.retain(|pos| count_of(pos).is_none_or(|c| c <= 0));
     } else {
-        set.retain(|b| counts.get(b).is_some_and(|c| *c == least));
+        set.retain(|pos| count_of(pos) == Some(least));
     }
-    Some(note)
+    explain.then_some(note)
+}
+
+/// Keeps the candidates with the fewest ranges by `count`; returns that minimum.
+fn keep_least_servicing<K: PartialEq>(
+    set: &mut JavaHashTable<K>,
+    count: impl Fn(&K) -> usize,
+) -> usize {
+    let min = set.iter().map(&count).min().unwrap_or(0);
+    set.retain(|k| count(k) == min);
+    min
+}
+
+/// Cached ranges of `namespace` on `broker`.
+fn ranges_on(
+    cache: &IndexMap<String, IndexMap<String, IndexSet<String>>>,
+    broker: &str,
+    namespace: &str,
+) -> usize {
+    cache
+        .get(broker)
+        .and_then(|m| m.get(namespace))
+        .map_or(0, IndexSet::len)
 }
 
 /// `removeMostServicingBrokersForNamespace`: keep the candidates with the fewest cached ranges of the
@@ -327,22 +436,38 @@ pub fn remove_most_servicing_brokers_for_namespace(
         return None;
     }
     let namespace = namespace_of_bundle(bundle);
-    let count = |broker: &str| {
-        cache
-            .get(broker)
-            .and_then(|m| m.get(namespace))
-            .map_or(0, IndexSet::len)
-    };
-    let min = set.iter().map(|b| count(b)).min().unwrap_or(0);
     let listed = set
         .iter()
-        .map(|b| format!("{b}={}", count(b)))
+        .map(|b| format!("{b}={}", ranges_on(cache, b, namespace)))
         .collect::<Vec<_>>()
         .join(", ");
-    set.retain(|b| count(b) == min);
+    let min = keep_least_servicing(set, |b| ranges_on(cache, b, namespace));
     Some(format!(
         "bundles of {namespace} per broker: {listed} (min {min})"
     ))
+}
+
+/// The pipeline's form of [`remove_most_servicing_brokers_for_namespace`], on positions.
+fn remove_most_servicing(
+    bundle: &str,
+    set: &mut Candidates,
+    data: &LoadData,
+    cache: &IndexMap<String, IndexMap<String, IndexSet<String>>>,
+    explain: bool,
+) -> Option<String> {
+    if set.is_empty() {
+        return None;
+    }
+    let namespace = namespace_of_bundle(bundle);
+    let count = |pos: &usize| ranges_on(cache, name_at(data, *pos), namespace);
+    let listed = explain.then(|| {
+        set.iter()
+            .map(|pos| format!("{}={}", name_at(data, *pos), count(pos)))
+            .collect::<Vec<_>>()
+            .join(", ")
+    });
+    let min = keep_least_servicing(set, count);
+    listed.map(|listed| format!("bundles of {namespace} per broker: {listed} (min {min})"))
 }
 
 /// A broker version as `BrokerVersionFilter` compares it (semver core, then pre-release).
@@ -375,15 +500,18 @@ fn version_key(v: &(u64, u64, u64, Option<String>)) -> (u64, u64, u64, bool, Str
 
 /// The filter pipeline: `BrokerLoadManagerClassFilter`, then `BrokerVersionFilter` when
 /// `preferLaterVersions`. `Err` when a filter throws (Pulsar then restores the policy-only set).
+/// The `Ok` note only when `explain`.
 fn apply_broker_filters(
-    set: &mut JavaHashSet,
+    set: &mut Candidates,
     data: &LoadData,
     cfg: &LoadBalancerConfig,
+    explain: bool,
 ) -> Result<Option<String>, String> {
+    let broker = |pos: &usize| data.brokers.get_index(*pos).map(|(_, bd)| bd);
     // A report without `loadManagerClassName` is kept: in our snapshots a missing field means "not
     // exported", not Java's null (which Pulsar would drop).
-    set.retain(|b| {
-        data.brokers.get(b).is_some_and(|bd| {
+    set.retain(|pos| {
+        broker(pos).is_some_and(|bd| {
             bd.local
                 .load_manager_class_name
                 .as_deref()
@@ -394,14 +522,16 @@ fn apply_broker_filters(
         return Ok(None);
     }
     let mut latest: Option<(u64, u64, u64, Option<String>)> = None;
-    for b in set.iter() {
-        let text = data
-            .brokers
-            .get(b)
+    for pos in set.iter() {
+        let text = broker(pos)
             .and_then(|bd| bd.local.broker_version_string.clone())
             .unwrap_or_default();
-        let v = parse_version(&text)
-            .ok_or_else(|| format!("bad brokerVersionString `{text}` on {b}"))?;
+        let v = parse_version(&text).ok_or_else(|| {
+            format!(
+                "bad brokerVersionString `{text}` on {}",
+                name_at(data, *pos)
+            )
+        })?;
         if latest
             .as_ref()
             .is_none_or(|l| version_key(&v) > version_key(l))
@@ -412,9 +542,8 @@ fn apply_broker_filters(
     let Some(latest) = latest else {
         return Ok(None);
     };
-    set.retain(|b| {
-        data.brokers
-            .get(b)
+    set.retain(|pos| {
+        broker(pos)
             .and_then(|bd| bd.local.broker_version_string.as_deref())
             .and_then(parse_version)
             .is_some_and(|v| version_key(&v) == version_key(&latest))
@@ -422,38 +551,83 @@ fn apply_broker_filters(
     if set.is_empty() {
         return Err("no broker left after the version filter".to_string());
     }
-    Ok(Some(format!(
-        "preferLaterVersions: kept {}.{}.{}{}",
-        latest.0,
-        latest.1,
-        latest.2,
-        latest.3.map(|p| format!("-{p}")).unwrap_or_default()
-    )))
+    Ok(explain.then(|| {
+        format!(
+            "preferLaterVersions: kept {}.{}.{}{}",
+            latest.0,
+            latest.1,
+            latest.2,
+            latest.3.map(|p| format!("-{p}")).unwrap_or_default()
+        )
+    }))
 }
 
-fn record(
-    stages: &mut Vec<PipelineStage>,
-    stage: &str,
-    before: &[String],
-    set: &JavaHashSet,
-    note: Option<String>,
-) {
-    let remaining = set.to_vec();
-    let removed = before
-        .iter()
-        .filter(|b| !set.contains(b))
-        .cloned()
-        .collect();
-    stages.push(PipelineStage {
-        stage: stage.to_string(),
-        remaining,
-        removed,
-        note,
-    });
+/// The stages of one selection, recorded only at [`PipelineTrace::Full`].
+struct StageLog<'d> {
+    data: &'d LoadData,
+    stages: Option<Vec<PipelineStage>>,
+}
+
+impl<'d> StageLog<'d> {
+    fn new(data: &'d LoadData, trace: PipelineTrace) -> Self {
+        Self {
+            data,
+            stages: (trace == PipelineTrace::Full).then(Vec::new),
+        }
+    }
+
+    fn on(&self) -> bool {
+        self.stages.is_some()
+    }
+
+    /// The candidates before a step (empty when not recording).
+    fn before(&self, set: &Candidates) -> Vec<String> {
+        if self.on() {
+            names_of(set, self.data)
+        } else {
+            Vec::new()
+        }
+    }
+
+    /// A step that narrowed the set from `before`.
+    fn step(&mut self, stage: &str, before: &[String], set: &Candidates, note: Option<String>) {
+        let data = self.data;
+        let Some(stages) = &mut self.stages else {
+            return;
+        };
+        let remaining = names_of(set, data);
+        let removed = before
+            .iter()
+            .filter(|b| {
+                data.brokers
+                    .get_index_of(b.as_str())
+                    .is_none_or(|pos| !set.contains_hashed(hash_map_hash(b), &pos))
+            })
+            .cloned()
+            .collect();
+        stages.push(PipelineStage {
+            stage: stage.to_string(),
+            remaining,
+            removed,
+            note,
+        });
+    }
+
+    /// A stage whose lists are given as is.
+    fn push(&mut self, stage: PipelineStage) {
+        if let Some(stages) = &mut self.stages {
+            stages.push(stage);
+        }
+    }
+
+    fn into_stages(self) -> Vec<PipelineStage> {
+        self.stages.unwrap_or_default()
+    }
 }
 
 /// `selectBrokerForAssignment` (path `Assignment`) or `selectBroker` (path `Shedding`): the §6.4 steps
 /// in order, then the strategy, the overload re-selection and (assignment path) the preallocation.
+/// Explained at `ctx.trace` level.
 #[allow(clippy::too_many_arguments)]
 pub fn select_broker_for_bundle(
     bundle: &str,
@@ -465,10 +639,11 @@ pub fn select_broker_for_bundle(
     placement: &mut dyn PlacementStrategy,
     picker: &mut dyn Picker,
 ) -> PlacementOutcome {
-    let namespace = namespace_of_bundle(bundle).to_string();
+    let namespace = namespace_of_bundle(bundle);
     let excluded = cfg
         .load_balancer_shedding_excluded_namespaces
-        .contains(&namespace);
+        .iter()
+        .any(|n| n == namespace);
     let strategy_name = if excluded {
         ctx.round_robin.name().to_string()
     } else {
@@ -493,108 +668,124 @@ pub fn select_broker_for_bundle(
         };
     }
 
-    let mut set = JavaHashSet::with_min_capacity(ctx.candidate_cache_capacity);
-    let mut stages = Vec::new();
+    let trace = ctx.trace;
+    let (choice, overloaded_first_choice, stages) = {
+        let view: &LoadData = data;
+        let mut log = StageLog::new(view, trace);
+        let explain = log.on();
+        let mut set = Candidates::with_min_capacity(ctx.candidate_cache_capacity);
 
-    apply_namespace_policies(bundle, data, ctx, &mut set);
-    let available = ctx.available_brokers(data);
-    record(
-        &mut stages,
-        "after_namespace_policies",
-        &available,
-        &set,
-        None,
-    );
+        apply_namespace_policies(bundle, view, ctx, &mut set);
+        let available = if explain {
+            ctx.available_brokers(view)
+        } else {
+            Vec::new()
+        };
+        log.step("after_namespace_policies", &available, &set, None);
 
-    let before = set.to_vec();
-    let note = filter_large_topic_count(&mut set, data, cfg.load_balancer_broker_max_topics);
-    record(
-        &mut stages,
-        "after_large_topic_count",
-        &before,
-        &set,
-        Some(note),
-    );
-
-    let before = set.to_vec();
-    let note = filter_anti_affinity(bundle, &mut set, ctx, cfg);
-    record(&mut stages, "after_anti_affinity", &before, &set, note);
-
-    if cfg.load_balancer_distribute_bundles_evenly_enabled || namespace == SYSTEM_NAMESPACE {
-        let before = set.to_vec();
+        let before = log.before(&set);
         let note =
-            remove_most_servicing_brokers_for_namespace(bundle, &mut set, &ctx.bundle_range_cache);
-        record(&mut stages, "after_distribute_evenly", &before, &set, note);
-    }
+            filter_large_topic_count(&mut set, view, cfg.load_balancer_broker_max_topics, explain);
+        log.step("after_large_topic_count", &before, &set, note);
 
-    let before = set.to_vec();
-    match apply_broker_filters(&mut set, data, cfg) {
-        Ok(note) => record(&mut stages, "after_broker_filters", &before, &set, note),
-        Err(why) => {
-            apply_namespace_policies(bundle, data, ctx, &mut set);
-            record(
-                &mut stages,
-                "after_broker_filters",
-                &before,
-                &set,
-                Some(format!(
-                    "a filter failed ({why}); restored the policy-only set"
-                )),
-            );
+        let before = log.before(&set);
+        let note = filter_anti_affinity(bundle, &mut set, view, ctx, cfg, explain);
+        log.step("after_anti_affinity", &before, &set, note);
+
+        if cfg.load_balancer_distribute_bundles_evenly_enabled || namespace == SYSTEM_NAMESPACE {
+            let before = log.before(&set);
+            let note =
+                remove_most_servicing(bundle, &mut set, view, &ctx.bundle_range_cache, explain);
+            log.step("after_distribute_evenly", &before, &set, note);
         }
-    }
 
-    if set.is_empty() {
-        apply_namespace_policies(bundle, data, ctx, &mut set);
-        let restored = set.to_vec();
-        stages.push(PipelineStage {
-            stage: "after_restore_all".to_string(),
-            remaining: restored.clone(),
-            removed: restored,
-            note: Some("no candidate left; restored the policy-only set".to_string()),
-        });
-    }
-
-    // The round-robin selector lives in the context; take it out while the context is also read.
-    let mut round_robin = std::mem::take(&mut ctx.round_robin);
-    let strategy: &mut dyn PlacementStrategy = if excluded {
-        &mut round_robin
-    } else {
-        placement
-    };
-    let candidates = set.to_vec();
-    let mut choice = strategy.select_broker(&candidates, bundle, bundle_data, data, cfg, picker);
-
-    let mut overloaded_first_choice = None;
-    if let Some(first) = &choice {
-        let threshold = cfg.overloaded_threshold_fraction();
-        let usage = data.brokers.get(&first.broker).map_or(0.0, |bd| {
-            bd.local
-                .max_resource_usage_with_weight(&cfg.resource_weights())
-        });
-        if usage > threshold {
-            apply_namespace_policies(bundle, data, ctx, &mut set);
-            let retry_candidates = set.to_vec();
-            stages.push(PipelineStage {
-                stage: "reselect_policy_only".to_string(),
-                remaining: retry_candidates.clone(),
-                removed: Vec::new(),
-                note: Some(format!(
-                    "{} is at {:.2}% > loadBalancerBrokerOverloadedThresholdPercentage={}; strategy re-run on the policy-only set",
-                    first.broker,
-                    usage * 100.0,
-                    cfg.load_balancer_broker_overloaded_threshold_percentage
-                )),
-            });
-            let retry =
-                strategy.select_broker(&retry_candidates, bundle, bundle_data, data, cfg, picker);
-            if let Some(retry) = retry {
-                overloaded_first_choice = choice.replace(retry);
+        let before = log.before(&set);
+        match apply_broker_filters(&mut set, view, cfg, explain) {
+            Ok(note) => log.step("after_broker_filters", &before, &set, note),
+            Err(why) => {
+                apply_namespace_policies(bundle, view, ctx, &mut set);
+                log.step(
+                    "after_broker_filters",
+                    &before,
+                    &set,
+                    explain
+                        .then(|| format!("a filter failed ({why}); restored the policy-only set")),
+                );
             }
         }
-    }
-    ctx.round_robin = round_robin;
-    ctx.candidate_cache_capacity = ctx.candidate_cache_capacity.max(set.capacity());
+
+        if set.is_empty() {
+            apply_namespace_policies(bundle, view, ctx, &mut set);
+            if explain {
+                let restored = names_of(&set, view);
+                log.push(PipelineStage {
+                    stage: "after_restore_all".to_string(),
+                    remaining: restored.clone(),
+                    removed: restored,
+                    note: Some("no candidate left; restored the policy-only set".to_string()),
+                });
+            }
+        }
+
+        // The round-robin selector lives in the context; take it out while the context is also read.
+        let mut round_robin = std::mem::take(&mut ctx.round_robin);
+        let strategy: &mut dyn PlacementStrategy = if excluded {
+            &mut round_robin
+        } else {
+            placement
+        };
+        let candidates = names_of(&set, view);
+        let mut choice = strategy.select_broker_traced(
+            &candidates,
+            bundle,
+            bundle_data,
+            view,
+            cfg,
+            picker,
+            trace,
+        );
+
+        let mut overloaded_first_choice = None;
+        if let Some(first) = &choice {
+            let threshold = cfg.overloaded_threshold_fraction();
+            let usage = view.brokers.get(&first.broker).map_or(0.0, |bd| {
+                bd.local
+                    .max_resource_usage_with_weight(&cfg.resource_weights())
+            });
+            if usage > threshold {
+                apply_namespace_policies(bundle, view, ctx, &mut set);
+                let retry_candidates = names_of(&set, view);
+                if explain {
+                    log.push(PipelineStage {
+                        stage: "reselect_policy_only".to_string(),
+                        remaining: retry_candidates.clone(),
+                        removed: Vec::new(),
+                        note: Some(format!(
+                            "{} is at {:.2}% > loadBalancerBrokerOverloadedThresholdPercentage={}; strategy re-run on the policy-only set",
+                            first.broker,
+                            usage * 100.0,
+                            cfg.load_balancer_broker_overloaded_threshold_percentage
+                        )),
+                    });
+                }
+                let retry = strategy.select_broker_traced(
+                    &retry_candidates,
+                    bundle,
+                    bundle_data,
+                    view,
+                    cfg,
+                    picker,
+                    trace,
+                );
+                if let Some(retry) = retry {
+                    overloaded_first_choice = choice.replace(retry);
+                }
+            }
+        }
+        ctx.round_robin = round_robin;
+        ctx.candidate_cache_capacity = ctx.candidate_cache_capacity.max(set.capacity());
+        (choice, overloaded_first_choice, log.into_stages())
+    };
 
     let broker = choice.as_ref().map(|c| c.broker.clone());
     if path == SelectionPath::Assignment
@@ -649,14 +840,14 @@ pub fn should_anti_affinity_namespace_unload(
     if counts.is_empty() {
         return true;
     }
-    let mut candidates = JavaHashSet::new();
+    let mut candidates = Candidates::new();
     apply_namespace_policies(bundle, data, ctx, &mut candidates);
-    let count = |b: &str| counts.get(b).copied().unwrap_or(0);
+    let count = |pos: &usize| counts.get(name_at(data, *pos)).copied().unwrap_or(0);
     let mut least = i64::MAX;
     let mut current = 0;
-    for b in candidates.iter() {
-        let c = count(b);
-        if b == current_broker {
+    for pos in candidates.iter() {
+        let c = count(pos);
+        if name_at(data, *pos) == current_broker {
             current = c;
         }
         least = least.min(c);
@@ -664,7 +855,7 @@ pub fn should_anti_affinity_namespace_unload(
     if least == 0 || current > least {
         return true;
     }
-    let at_least = candidates.iter().filter(|b| count(b) == least).count();
+    let at_least = candidates.iter().filter(|p| count(p) == least).count();
     candidates.len() != at_least
 }
 
@@ -672,14 +863,21 @@ pub fn should_anti_affinity_namespace_unload(
 mod tests {
     use super::*;
 
-    use crate::modular::BrokerData;
-
     fn brokers(names: &[&str]) -> LoadData {
         let mut data = LoadData::default();
         for n in names {
             data.brokers.insert(n.to_string(), BrokerData::default());
         }
         data
+    }
+
+    /// Every broker of `data` as a candidate set, inserted in map order.
+    fn candidates(data: &LoadData) -> Candidates {
+        let mut set = Candidates::new();
+        for (pos, name) in data.brokers.keys().enumerate() {
+            set.insert_hashed(hash_map_hash(name), pos);
+        }
+        set
     }
 
     #[test]
@@ -698,15 +896,30 @@ mod tests {
         ctx.add_to_bundle_range_cache("b1:8080", "t/ns1/0x00000000_0x10000000");
         let mut cfg = LoadBalancerConfig::pulsar_4x();
         cfg.failure_domains_enabled = true;
-        let mut set = JavaHashSet::from_ordered(["b1:8080", "b2:8080", "b3:8080"]);
-        filter_anti_affinity("t/ns2/0x00000000_0x10000000", &mut set, &ctx, &cfg);
-        assert_eq!(set.to_vec(), ["b3:8080"]);
+        let data = brokers(&["b1:8080", "b2:8080", "b3:8080"]);
+        let mut set = candidates(&data);
+        filter_anti_affinity(
+            "t/ns2/0x00000000_0x10000000",
+            &mut set,
+            &data,
+            &ctx,
+            &cfg,
+            true,
+        );
+        assert_eq!(names_of(&set, &data), ["b3:8080"]);
         // Without failure domains, b2 and b3 own none of the group.
         cfg.failure_domains_enabled = false;
-        let mut set = JavaHashSet::from_ordered(["b1:8080", "b2:8080", "b3:8080"]);
-        filter_anti_affinity("t/ns2/0x00000000_0x10000000", &mut set, &ctx, &cfg);
+        let mut set = candidates(&data);
+        filter_anti_affinity(
+            "t/ns2/0x00000000_0x10000000",
+            &mut set,
+            &data,
+            &ctx,
+            &cfg,
+            false,
+        );
         assert_eq!(set.len(), 2);
-        assert!(!set.contains("b1:8080"));
+        assert!(!names_of(&set, &data).contains(&"b1:8080".to_string()));
     }
 
     #[test]
@@ -748,14 +961,20 @@ mod tests {
         for b in data.brokers.values_mut() {
             b.local.num_topics = 150;
         }
-        let mut set = JavaHashSet::from_ordered(["b1:8080", "b2:8080"]);
-        filter_large_topic_count(&mut set, &data, 100);
+        let mut set = candidates(&data);
+        let note = filter_large_topic_count(&mut set, &data, 100, true);
         assert_eq!(set.len(), 2);
+        assert_eq!(
+            note.as_deref(),
+            Some(
+                "loadBalancerBrokerMaxTopics=100; over: b1:8080=150, b2:8080=150; none left, all kept"
+            )
+        );
         if let Some(b) = data.brokers.get_mut("b2:8080") {
             b.local.num_topics = 50;
         }
-        filter_large_topic_count(&mut set, &data, 100);
-        assert_eq!(set.to_vec(), ["b2:8080"]);
+        assert_eq!(filter_large_topic_count(&mut set, &data, 100, false), None);
+        assert_eq!(names_of(&set, &data), ["b2:8080"]);
     }
 
     #[test]

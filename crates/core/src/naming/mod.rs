@@ -4,7 +4,7 @@
 
 mod bundle_range;
 mod crc32;
-mod java_map_order;
+pub mod java_map_order;
 mod namespace_bundles;
 mod namespace_name;
 mod topic_name;
@@ -13,7 +13,10 @@ pub use bundle_range::{
     BundleName, BundleRange, NamingError, default_boundaries, parse_bundle_name, parse_hex_boundary,
 };
 pub use crc32::crc32;
-pub use java_map_order::{concurrent_hash_map_order, java_string_hash};
+pub use java_map_order::{
+    JavaHashSet, JavaHashTable, concurrent_hash_map_order, hash_map_hash, hash_map_order,
+    java_string_hash,
+};
 pub use namespace_bundles::{NamespaceBundles, validate_boundaries};
 pub use namespace_name::{NamespaceName, is_valid_name_part};
 pub use topic_name::{PARTITIONED_TOPIC_SUFFIX, TopicDomain, TopicName, partition_index_of};

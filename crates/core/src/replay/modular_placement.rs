@@ -16,10 +16,10 @@ use crate::modular::leader::SheddingAndPlacement;
 use crate::modular::pipeline::{
     PlacementContext, SelectionPath, preallocate, select_broker_for_bundle,
 };
-use crate::modular::placement::java_order::JavaHashSet;
 use crate::modular::placement::{PlacementChoice, PlacementStrategy, placement_by_name};
 use crate::modular::shedding::AvgShedder;
 use crate::modular::{BrokerData, LoadData, LoadSheddingStrategy};
+use crate::naming::JavaHashSet;
 use crate::rng::{Pick, Picker, SeededPicker};
 
 /// The profile oracle scenarios were decided with.

@@ -428,108 +428,12 @@ pub(crate) mod java_order {
     use super::{is_heartbeat_or_sla_namespace, namespace_of_bundle};
     use crate::config::Profile;
     use crate::model::BundleData;
-
-    /// `String.hashCode()`: over UTF-16 code units, wrapping.
-    pub(crate) fn string_hash(s: &str) -> i32 {
-        s.encode_utf16()
-            .fold(0_i32, |h, c| h.wrapping_mul(31).wrapping_add(i32::from(c)))
-    }
-
-    /// `ConcurrentHashMap.spread`.
-    fn chm_spread(h: i32) -> u32 {
-        let h = h as u32; // reinterpret the bits, as Java's `>>>` works on them
-        (h ^ (h >> 16)) & 0x7fff_ffff
-    }
-
-    /// `HashMap.hash`.
-    fn hash_map_hash(h: i32) -> u32 {
-        let h = h as u32; // reinterpret the bits
-        h ^ (h >> 16)
-    }
-
-    /// Order in which a default `ConcurrentHashMap` iterates `keys` inserted in this order (distinct
-    /// keys): table of 16, doubled when the count reaches ¾ of it; `transfer` moves each bin's tail
-    /// run as is and prepends the nodes before it, reversing them.
-    pub(crate) fn concurrent_hash_map_positions(keys: &[&str]) -> Vec<usize> {
-        let mut n: usize = 16;
-        let mut table: Vec<Vec<(u32, usize)>> = vec![Vec::new(); n];
-        let mut size_ctl: usize = 12;
-        for (pos, key) in keys.iter().enumerate() {
-            let h = chm_spread(string_hash(key));
-            if let Some(bin) = table.get_mut(bin_index(h, n)) {
-                bin.push((h, pos));
-            }
-            let count = pos + 1;
-            while count >= size_ctl {
-                table = transfer(&table, n);
-                n *= 2;
-                size_ctl = n - (n >> 2);
-            }
-        }
-        table.into_iter().flatten().map(|(_, pos)| pos).collect()
-    }
-
-    fn bin_index(h: u32, n: usize) -> usize {
-        // `n` is a power of two far below 2^32, so the mask keeps the low bits.
-        (h as usize) & (n - 1)
-    }
-
-    fn transfer(table: &[Vec<(u32, usize)>], n: usize) -> Vec<Vec<(u32, usize)>> {
-        let mut next: Vec<Vec<(u32, usize)>> = vec![Vec::new(); 2 * n];
-        let bit = n as u32; // n ≤ 2^30 here
-        for (i, bin) in table.iter().enumerate() {
-            let Some(last) = bin.last() else {
-                continue;
-            };
-            let run_bit = last.0 & bit;
-            let mut last_run = bin.len() - 1;
-            while last_run > 0 && bin.get(last_run - 1).is_some_and(|p| p.0 & bit == run_bit) {
-                last_run -= 1;
-            }
-            let mut low: Vec<(u32, usize)> = Vec::new();
-            let mut high: Vec<(u32, usize)> = Vec::new();
-            let tail = bin.get(last_run..).unwrap_or(&[]);
-            if run_bit == 0 {
-                low.extend_from_slice(tail);
-            } else {
-                high.extend_from_slice(tail);
-            }
-            for node in bin.get(..last_run).unwrap_or(&[]) {
-                if node.0 & bit == 0 {
-                    low.insert(0, *node);
-                } else {
-                    high.insert(0, *node);
-                }
-            }
-            if let Some(slot) = next.get_mut(i) {
-                *slot = low;
-            }
-            if let Some(slot) = next.get_mut(i + n) {
-                *slot = high;
-            }
-        }
-        next
-    }
-
-    /// Order in which a default `java.util.HashMap` iterates `keys` inserted in this order: by bucket
-    /// of the final table (16, doubled while size > ¾ of it), insertion order within a bucket.
-    pub(crate) fn hash_map_positions(keys: &[&str]) -> Vec<usize> {
-        let mut cap: usize = 16;
-        while keys.len() > cap / 4 * 3 {
-            cap *= 2;
-        }
-        let mut positions: Vec<usize> = (0..keys.len()).collect();
-        positions.sort_by_key(|&p| {
-            keys.get(p)
-                .map_or(0, |k| bin_index(hash_map_hash(string_hash(k)), cap))
-        });
-        positions
-    }
+    use crate::naming::{concurrent_hash_map_order, hash_map_order};
 
     /// Brokers keyed by name in `ConcurrentHashMap` order.
     pub(crate) fn concurrent_hash_map<V>(entries: Vec<(String, V)>) -> IndexMap<String, V> {
         let keys: Vec<&str> = entries.iter().map(|(k, _)| k.as_str()).collect();
-        let order = concurrent_hash_map_positions(&keys);
+        let order = concurrent_hash_map_order(&keys);
         reorder(entries, &order)
     }
 
@@ -546,7 +450,7 @@ pub(crate) mod java_order {
             .into_iter()
             .partition(|(name, _)| is_heartbeat_or_sla_namespace(namespace_of_bundle(name), v1));
         let keys: Vec<&str> = visible.iter().map(|(k, _)| k.as_str()).collect();
-        let order = hash_map_positions(&keys);
+        let order = hash_map_order(&keys);
         let mut out = reorder(visible, &order);
         out.extend(hidden);
         out
@@ -561,24 +465,5 @@ pub(crate) mod java_order {
             }
         }
         out
-    }
-
-    #[cfg(test)]
-    mod tests {
-        use super::*;
-
-        #[test]
-        fn java_string_hash() {
-            // "hello".hashCode() == 99162322 in Java.
-            assert_eq!(string_hash("hello"), 99_162_322);
-            assert_eq!(string_hash(""), 0);
-        }
-
-        #[test]
-        fn small_maps_iterate_by_bucket() {
-            // "b" (98) and "a" (97) land in buckets 2 and 1 of 16.
-            assert_eq!(concurrent_hash_map_positions(&["b", "a"]), vec![1, 0]);
-            assert_eq!(hash_map_positions(&["b", "a"]), vec![1, 0]);
-        }
     }
 }

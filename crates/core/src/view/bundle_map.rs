@@ -15,6 +15,8 @@ use super::palette::{broker_colour, shade};
 /// `owner` of a bundle no live broker reports.
 pub const NO_OWNER: u32 = u32::MAX;
 const HASH_SPAN: f64 = 4_294_967_296.0;
+/// Load shading levels (enough to see differences, few enough to precompute per broker).
+pub const SHADES: usize = 16;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct MapSegment {
@@ -52,6 +54,11 @@ pub struct BundleMap {
     pub colours: Vec<[u8; 3]>,
     /// The busiest bundle's throughput (the top of the shading scale).
     pub max_bytes_per_sec: f32,
+    /// Shade level (`0..SHADES`) of each segment's load, fixed per snapshot.
+    pub shade_level: Vec<u8>,
+    /// RGBA of broker `b` at shade level `l`: `shaded[b * SHADES + l]`, computed once per snapshot so
+    /// a frame only looks colours up.
+    shaded: Vec<[u8; 4]>,
     row_of_namespace: HashMap<String, u32>,
     broker_index: HashMap<String, u32>,
 }
@@ -211,7 +218,38 @@ impl BundleMap {
                 end: map.segments.len(),
             });
         }
+        let max = if map.max_bytes_per_sec > 0.0 {
+            map.max_bytes_per_sec
+        } else {
+            1.0
+        };
+        let top = (SHADES - 1) as f32;
+        map.shade_level = map
+            .segments
+            .iter()
+            .map(|s| {
+                let t = (s.bytes_per_sec / max).max(0.0).sqrt();
+                (t * top).round().clamp(0.0, top) as u8
+            })
+            .collect();
+        map.shaded = map
+            .colours
+            .iter()
+            .flat_map(|c| {
+                (0..SHADES).map(move |l| {
+                    let [r, g, b] = shade(*c, l as f32 / top);
+                    [r, g, b, 255]
+                })
+            })
+            .collect();
         map
+    }
+
+    fn colour_of(&self, owner: u32, segment: usize) -> Option<[u8; 4]> {
+        let level = usize::from(*self.shade_level.get(segment)?);
+        self.shaded
+            .get((owner as usize).checked_mul(SHADES)? + level)
+            .copied()
     }
 
     pub fn broker_index(&self, broker: &str) -> Option<u32> {
@@ -252,10 +290,10 @@ impl BundleMap {
     ) -> Vec<u32> {
         let mut owners: Vec<u32> = self.segments.iter().map(|s| s.owner).collect();
         for (bundle, to) in moves {
-            if let (Some(seg), Some(b)) = (self.find(bundle), self.broker_index(to)) {
-                if let Some(o) = owners.get_mut(seg) {
-                    *o = b;
-                }
+            if let (Some(seg), Some(b)) = (self.find(bundle), self.broker_index(to))
+                && let Some(o) = owners.get_mut(seg)
+            {
+                *o = b;
             }
         }
         owners
@@ -293,7 +331,7 @@ impl BundleMap {
     /// The segment under canvas pixel (`x_px`, `y_px`).
     pub fn hit(&self, rows: &[u32], vp: &Viewport, x_px: f64, y_px: f64) -> Option<usize> {
         let r = (vp.row0 + y_px / vp.row_height_px.max(1.0)).floor();
-        if !(r >= 0.0) {
+        if r.is_nan() || r < 0.0 {
             return None;
         }
         let row = self.rows.get(*rows.get(r as usize)? as usize)?;
@@ -323,26 +361,27 @@ impl BundleMap {
             return 0;
         }
         let bg = style.background;
-        for px in buf.chunks_exact_mut(4) {
-            px.copy_from_slice(&[bg[0], bg[1], bg[2], 255]);
+        let bg_px = [bg[0], bg[1], bg[2], 255];
+        let row_bytes = w * 4;
+        let mut bg_row = vec![0u8; row_bytes];
+        for px in bg_row.chunks_exact_mut(4) {
+            px.copy_from_slice(&bg_px);
+        }
+        for r in buf.chunks_exact_mut(row_bytes).take(h) {
+            r.copy_from_slice(&bg_row);
         }
         let rh = vp.row_height_px.max(1.0);
-        let grey = if style.dark {
-            [70, 70, 78]
+        let grey: [u8; 4] = if style.dark {
+            [70, 70, 78, 255]
         } else {
-            [205, 205, 210]
+            [205, 205, 210, 255]
         };
-        let unowned = if style.dark {
-            [40, 40, 40]
+        let unowned: [u8; 4] = if style.dark {
+            [40, 40, 40, 255]
         } else {
-            [235, 235, 235]
+            [235, 235, 235, 255]
         };
-        let max_load = if self.max_bytes_per_sec > 0.0 {
-            self.max_bytes_per_sec
-        } else {
-            1.0
-        };
-        let mut line = vec![0u8; w * 4];
+        let mut line = vec![0u8; row_bytes];
         let mut marks = vec![0u8; w];
         let mut drawn = 0usize;
         let first = vp.row0.floor().max(0.0) as usize;
@@ -364,8 +403,8 @@ impl BundleMap {
             if y1 <= y0 {
                 continue;
             }
-            line.copy_from_slice(&buf[y0 * w * 4..(y0 + 1) * w * 4]);
-            marks.fill(0);
+            line.copy_from_slice(&bg_row);
+            let mut any_mark = false;
             let Some(segs) = self.segments.get(row.start..row.end) else {
                 continue;
             };
@@ -394,32 +433,37 @@ impl BundleMap {
                     .owners
                     .and_then(|o| o.get(seg).copied())
                     .unwrap_or(s.owner);
-                let colour = match (self.colours.get(owner as usize), style.focus_broker) {
-                    (None, _) => unowned,
-                    (Some(_), Some(f)) if f != owner => grey,
-                    (Some(c), _) => shade(*c, (s.bytes_per_sec / max_load).sqrt()),
+                let colour = match style.focus_broker {
+                    Some(f) if f != owner && owner != NO_OWNER => grey,
+                    _ => self.colour_of(owner, seg).unwrap_or(unowned),
                 };
+                let (a, b) = (c0 as usize, c1 as usize);
+                if let Some(dst) = line.get_mut(a * 4..b * 4) {
+                    for px in dst.chunks_exact_mut(4) {
+                        px.copy_from_slice(&colour);
+                    }
+                    // Bundle edges: a thin darker line when a bundle is wide enough to show one.
+                    if b - a >= 5
+                        && let Some(edge) = dst.get_mut(0..3)
+                    {
+                        for v in edge {
+                            *v = (u16::from(*v) * 3 / 5) as u8;
+                        }
+                    }
+                }
                 let mark = if style.selected == Some(seg) {
                     2
-                } else if style.highlighted.binary_search(&seg).is_ok() {
+                } else if !style.highlighted.is_empty()
+                    && style.highlighted.binary_search(&seg).is_ok()
+                {
                     1
                 } else {
                     0
                 };
-                // Bundle edges: a thin darker line when a bundle is wide enough to show one.
-                let edge = c1 - c0 >= 5;
-                for c in c0..c1 {
-                    let ci = c as usize;
-                    let col = if edge && c == c0 {
-                        colour.map(|v| (u16::from(v) * 3 / 5) as u8)
-                    } else {
-                        colour
-                    };
-                    if let Some(p) = line.get_mut(ci * 4..ci * 4 + 4) {
-                        p.copy_from_slice(&[col[0], col[1], col[2], 255]);
-                    }
-                    if let Some(m) = marks.get_mut(ci) {
-                        *m = mark;
+                if mark != 0 {
+                    any_mark = true;
+                    if let Some(m) = marks.get_mut(a..b) {
+                        m.fill(mark);
                     }
                 }
                 last_col = c1 - 1;
@@ -427,27 +471,27 @@ impl BundleMap {
             }
             let band = ((y1 - y0) / 4).max(1);
             for y in y0..y1 {
-                let dst = &mut buf[y * w * 4..(y + 1) * w * 4];
+                let Some(dst) = buf.get_mut(y * row_bytes..(y + 1) * row_bytes) else {
+                    break;
+                };
                 dst.copy_from_slice(&line);
-                let stripe = y < y0 + band || y >= y1 - band;
-                if stripe {
+                // Marked bundles: stripes along the row's top and bottom edges.
+                if any_mark && (y < y0 + band || y >= y1 - band) {
                     for (ci, m) in marks.iter().enumerate() {
                         let c = match m {
-                            1 => {
-                                if style.dark {
-                                    [255, 255, 255]
-                                } else {
-                                    [20, 20, 20]
-                                }
-                            }
-                            2 => [230, 0, 160],
-                            _ => continue,
+                            0 => continue,
+                            1 if style.dark => [255, 255, 255],
+                            1 => [20, 20, 20],
+                            _ => [230, 0, 160],
                         };
                         if let Some(p) = dst.get_mut(ci * 4..ci * 4 + 3) {
                             p.copy_from_slice(&c);
                         }
                     }
                 }
+            }
+            if any_mark {
+                marks.fill(0);
             }
         }
         drawn

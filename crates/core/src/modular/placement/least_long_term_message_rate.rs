@@ -1,7 +1,7 @@
 //! `LeastLongTermMessageRate` (§8.1, Pulsar's default placement): the candidate with the smallest
 //! long-term message rate (time average plus preallocated bundles); overloaded brokers score +∞.
 
-use super::{PlacementChoice, PlacementStrategy, fmt_num, pick_among};
+use super::{PipelineTrace, PlacementChoice, PlacementStrategy, fmt_num, pick_among};
 use crate::config::LoadBalancerConfig;
 use crate::model::BundleData;
 use crate::modular::{BrokerData, LoadData};
@@ -40,23 +40,49 @@ impl PlacementStrategy for LeastLongTermMessageRate {
     fn select_broker(
         &mut self,
         candidates: &[String],
+        bundle: &str,
+        bundle_data: &BundleData,
+        data: &LoadData,
+        cfg: &LoadBalancerConfig,
+        picker: &mut dyn Picker,
+    ) -> Option<PlacementChoice> {
+        self.select_broker_traced(
+            candidates,
+            bundle,
+            bundle_data,
+            data,
+            cfg,
+            picker,
+            PipelineTrace::Full,
+        )
+    }
+
+    fn select_broker_traced(
+        &mut self,
+        candidates: &[String],
         _bundle: &str,
         _bundle_data: &BundleData,
         data: &LoadData,
         cfg: &LoadBalancerConfig,
         picker: &mut dyn Picker,
+        trace: PipelineTrace,
     ) -> Option<PlacementChoice> {
         let mut best: Vec<String> = Vec::new();
         let mut min_score = f64::INFINITY;
-        let mut scores: Vec<String> = Vec::new();
+        // Each candidate's score (`None`: no broker data), formatted only for a full explanation.
+        let mut scores: Vec<Option<f64>> = Vec::new();
         for name in candidates {
             // Java would throw on a candidate without broker data; we leave it out.
             let Some(broker) = data.brokers.get(name) else {
-                scores.push(format!("{name}=no data"));
+                if trace == PipelineTrace::Full {
+                    scores.push(None);
+                }
                 continue;
             };
             let score = long_term_message_rate_score(broker, cfg);
-            scores.push(format!("{name}={}", fmt_num(score)));
+            if trace == PipelineTrace::Full {
+                scores.push(Some(score));
+            }
             // Exact comparisons, as Java: +inf == +inf, so overloaded brokers tie while nothing
             // finite has been seen; a NaN score never joins.
             if score < min_score {
@@ -71,26 +97,43 @@ impl PlacementStrategy for LeastLongTermMessageRate {
         if all_overloaded_or_empty {
             best = candidates.to_vec();
         }
-        let reason = if all_overloaded_or_empty {
+        let listed = |prefix: &str, suffix: &str| {
+            if trace != PipelineTrace::Full {
+                return String::new();
+            }
+            let list = candidates
+                .iter()
+                .zip(&scores)
+                .map(|(name, score)| match score {
+                    Some(s) => format!("{name}={}", fmt_num(*s)),
+                    None => format!("{name}=no data"),
+                })
+                .collect::<Vec<_>>()
+                .join(", ");
+            format!("{prefix}{list}{suffix}")
+        };
+        let reason = if trace == PipelineTrace::Off {
+            String::new()
+        } else if all_overloaded_or_empty {
             format!(
-                "no candidate scored below +inf; random among all {} candidates (long-term msg/s: {})",
+                "no candidate scored below +inf; random among all {} candidates{}",
                 best.len(),
-                scores.join(", ")
+                listed(" (long-term msg/s: ", ")")
             )
         } else if min_score.is_infinite() {
             format!(
-                "every candidate is over loadBalancerBrokerOverloadedThresholdPercentage={} (score +inf); random among all {} (long-term msg/s: {})",
+                "every candidate is over loadBalancerBrokerOverloadedThresholdPercentage={} (score +inf); random among all {}{}",
                 cfg.load_balancer_broker_overloaded_threshold_percentage,
                 best.len(),
-                scores.join(", ")
+                listed(" (long-term msg/s: ", ")")
             )
         } else {
             format!(
-                "least long-term message rate {} msg/s ({} of {} candidates tie); scores: {}",
+                "least long-term message rate {} msg/s ({} of {} candidates tie){}",
                 fmt_num(min_score),
                 best.len(),
                 candidates.len(),
-                scores.join(", ")
+                listed("; scores: ", "")
             )
         };
         pick_among(best, reason, picker)

@@ -3,7 +3,7 @@
 
 use indexmap::IndexMap;
 
-use super::{PlacementChoice, PlacementStrategy, fmt_num, pick_among};
+use super::{PipelineTrace, PlacementChoice, PlacementStrategy, fmt_num, pick_among};
 use crate::config::LoadBalancerConfig;
 use crate::model::BundleData;
 use crate::modular::LoadData;
@@ -48,7 +48,13 @@ impl LeastResourceUsageWithWeight {
             None => usage,
             Some(old) => old * h + (1.0 - h) * usage,
         };
-        self.history.insert(name.to_string(), smoothed);
+        // Overwrite in place: same map order as `put`, without a key allocation per call.
+        match self.history.get_mut(name) {
+            Some(slot) => *slot = smoothed,
+            None => {
+                self.history.insert(name.to_string(), smoothed);
+            }
+        }
         Some(smoothed)
     }
 }
@@ -61,11 +67,32 @@ impl PlacementStrategy for LeastResourceUsageWithWeight {
     fn select_broker(
         &mut self,
         candidates: &[String],
+        bundle: &str,
+        bundle_data: &BundleData,
+        data: &LoadData,
+        cfg: &LoadBalancerConfig,
+        picker: &mut dyn Picker,
+    ) -> Option<PlacementChoice> {
+        self.select_broker_traced(
+            candidates,
+            bundle,
+            bundle_data,
+            data,
+            cfg,
+            picker,
+            PipelineTrace::Full,
+        )
+    }
+
+    fn select_broker_traced(
+        &mut self,
+        candidates: &[String],
         _bundle: &str,
         _bundle_data: &BundleData,
         data: &LoadData,
         cfg: &LoadBalancerConfig,
         picker: &mut dyn Picker,
+        trace: PipelineTrace,
     ) -> Option<PlacementChoice> {
         // Java would throw on a candidate without broker data; we leave such candidates out.
         let usable: Vec<String> = candidates
@@ -92,28 +119,38 @@ impl PlacementStrategy for LeastResourceUsageWithWeight {
                 .get(name)
                 .copied()
                 .unwrap_or(MAX_RESOURCE_USAGE);
-            listed.push(format!("{name}={}%", fmt_num(smoothed * 100.0)));
+            if trace == PipelineTrace::Full {
+                listed.push(format!("{name}={}%", fmt_num(smoothed * 100.0)));
+            }
             if smoothed + diff_threshold <= avg_usage {
                 best.push(name.clone());
             }
         }
-        let reason = if best.is_empty() {
+        let fell_back = best.is_empty();
+        if fell_back {
             best = usable.clone();
+        }
+        let smoothed_list = if trace == PipelineTrace::Full {
+            format!(" (smoothed: {})", listed.join(", "))
+        } else {
+            String::new()
+        };
+        let reason = if trace == PipelineTrace::Off {
+            String::new()
+        } else if fell_back {
             format!(
-                "no candidate is {}% below the average smoothed usage {}%; random among all {} (smoothed: {})",
+                "no candidate is {}% below the average smoothed usage {}%; random among all {}{smoothed_list}",
                 fmt_num(diff_threshold * 100.0),
                 fmt_num(avg_usage * 100.0),
                 best.len(),
-                listed.join(", ")
             )
         } else {
             format!(
-                "{} of {} candidates have smoothed usage + {}% <= average {}% (smoothed: {})",
+                "{} of {} candidates have smoothed usage + {}% <= average {}%{smoothed_list}",
                 best.len(),
                 usable.len(),
                 fmt_num(diff_threshold * 100.0),
                 fmt_num(avg_usage * 100.0),
-                listed.join(", ")
             )
         };
         pick_among(best, reason, picker)

@@ -1,9 +1,10 @@
 //! Modular placement strategies (`loadBalancerLoadPlacementStrategy`, §8): which broker gets a bundle.
 //!
 //! Each strategy receives the candidates in the order Pulsar would iterate its `Set<String>` (see
-//! [`java_order`]) and returns a [`PlacementChoice`] naming the set it picked among and why.
+//! [`crate::naming::java_map_order`]) and returns a [`PlacementChoice`] naming the set it picked among and why.
 
-pub mod java_order;
+/// The Java collection order emulation, kept at this path for the callers that name it here.
+pub use crate::naming::java_map_order as java_order;
 mod least_long_term_message_rate;
 mod least_resource_usage_with_weight;
 mod round_robin;
@@ -31,10 +32,26 @@ pub struct PlacementChoice {
     pub pick_rejected: bool,
 }
 
+/// How much of a placement decision is explained. Decisions are the same at every level; only the
+/// text and the recorded pipeline stages differ. Formatting a reason that lists every candidate costs
+/// far more than the decision itself, so callers that make many decisions and read few (the
+/// simulation, the plan's look-ahead) ask for less.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PipelineTrace {
+    /// No stages, empty reasons.
+    Off,
+    /// No stages; reasons give the winning numbers without listing every candidate.
+    Summary,
+    /// Every pipeline stage with its candidates and notes; reasons list each candidate's numbers.
+    #[default]
+    Full,
+}
+
 pub trait PlacementStrategy {
     fn name(&self) -> &'static str;
 
-    /// `selectBroker(candidates, bundleData, loadData, conf)`.
+    /// `selectBroker(candidates, bundleData, loadData, conf)`, fully explained.
     fn select_broker(
         &mut self,
         candidates: &[String],
@@ -44,6 +61,23 @@ pub trait PlacementStrategy {
         cfg: &LoadBalancerConfig,
         picker: &mut dyn Picker,
     ) -> Option<PlacementChoice>;
+
+    /// `select_broker` with the reason explained at `trace` level (same choice, same picker calls).
+    /// Strategies whose reasons are costly override it; the default explains fully.
+    #[allow(clippy::too_many_arguments)]
+    fn select_broker_traced(
+        &mut self,
+        candidates: &[String],
+        bundle: &str,
+        bundle_data: &BundleData,
+        data: &LoadData,
+        cfg: &LoadBalancerConfig,
+        picker: &mut dyn Picker,
+        trace: PipelineTrace,
+    ) -> Option<PlacementChoice> {
+        let _ = trace;
+        self.select_broker(candidates, bundle, bundle_data, data, cfg, picker)
+    }
 
     fn on_active_brokers_change(&mut self, _active_brokers: &[String]) {}
 }
