@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import {
-  ARTIFACTS, ROOT, closeServer, launchChromium, mountPlannerMissing, requireDist, serveDist, waitForRows, watch,
+  ARTIFACTS, ROOT, STYLE_STRICT_CSP, closeServer, launchChromium, mountPlannerMissing, requireDist, serveDist, waitForRows, watch,
 } from './embed-support.mjs';
 
 const demo = JSON.parse(fs.readFileSync(path.join(ROOT, 'static', 'demo-snapshot.json'), 'utf8'));
@@ -200,5 +200,27 @@ test('a snapshot-url that cannot be loaded shows the error in that planner only'
     assert.deepEqual(w.pageErrors, [], w.diagnostics());
   } finally {
     await page.close();
+  }
+});
+
+test("under style-src 'self' the element and the portal add no inline style: only the dashboard's style attributes are refused", { skip }, async () => {
+  const strict = await serveDist({ csp: STYLE_STRICT_CSP });
+  const page = await browser.newPage();
+  const w = await watch(page);
+  try {
+    await page.goto(`${strict.baseUrl}/static/embed-demo.html`, { waitUntil: 'load' });
+    await waitForRows(page, '#planner-prod', w);
+    await waitForRows(page, '#planner-staging', w);
+    assert.deepEqual(w.pageErrors, [], w.diagnostics());
+    // style-src-attr: the dashboard's `style` attributes (bar widths). Anything else — a <style>
+    // element, a stylesheet, a script — would be ours.
+    const others = (await w.cspViolations()).filter((v) => !v.startsWith('style-src-attr'));
+    assert.deepEqual(others, [], w.diagnostics());
+    // The host rules (constructable stylesheet) apply: the portal's serif font does not reach in.
+    const font = await page.locator('#planner-prod .lbplan-app').first().evaluate((el) => getComputedStyle(el).fontFamily);
+    assert.doesNotMatch(font, /Georgia/);
+  } finally {
+    await page.close();
+    await closeServer(strict);
   }
 });
