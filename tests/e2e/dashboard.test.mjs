@@ -181,3 +181,81 @@ test('a share link restores settings and edits in a fresh browser', async () => 
     await second.context.close();
   }
 });
+
+/** Sets an input's value and fires `change` (what a user's edit does). */
+async function setValue(page, selector, value) {
+  await page.locator(selector).evaluate((el, v) => {
+    el.value = v;
+    el.dispatchEvent(new Event('input', { bubbles: true }));
+    el.dispatchEvent(new Event('change', { bubbles: true }));
+  }, value);
+}
+
+test('simulate with progress: a long run stays in the worker and cancels; a short one compares and replays', async () => {
+  const { context, page, diagnostics, assertClean } = await openDashboard();
+  try {
+    await waitForRows(page, diagnostics);
+    // Defaults: the steady scenario, "current settings" against Pulsar 5.0's defaults.
+    assert.equal(await page.locator('[data-testid=simulation-scenario]').inputValue(), 'steady');
+    assert.equal(await page.locator('[data-testid=simulation-configs] li').count(), 2);
+
+    // A long run: progress moves while the page keeps answering (sorting the broker table works).
+    await setValue(page, '[data-testid=simulation-cycles]', '100000');
+    await page.click('[data-testid=run-simulation]');
+    await page.waitForFunction(() => {
+      const p = document.querySelector('[data-testid=simulation-progress]');
+      return p && p.value > 0;
+    }, null, { timeout: 30_000 });
+    await page.click('[data-testid=sort-broker]');
+    const before = await page.locator('[data-testid=broker-row] th').first().textContent();
+    await page.click('[data-testid=sort-broker]');
+    const after = await page.locator('[data-testid=broker-row] th').first().textContent();
+    assert.notEqual(after, before, 'the table re-sorted while the simulation ran');
+    const progress = await page.locator('[data-testid=simulation-progress]').evaluate((p) => [p.value, p.max]);
+    assert.ok(progress[0] > 0 && progress[0] < progress[1], `mid-run progress ${progress}`);
+    assert.equal(progress[1], 200_000, 'two configurations × 100,000 cycles');
+    assert.match(await page.textContent('[data-testid=simulation-progress-text]'), /of 200,000 cycles/);
+    await screenshot(page, 'simulate-running.png');
+    await page.click('[data-testid=cancel-simulation]');
+    assert.match(await page.textContent('[data-testid=simulation-note]'), /^Cancelled after [\d,]+ of 200,000 cycles/);
+    assert.equal(await page.locator('[data-testid=simulation-progress]').count(), 0);
+    assert.equal(await page.locator('[data-testid=simulation-results]').count(), 0);
+
+    // A short comparison of three configurations.
+    await setValue(page, '[data-testid=simulation-cycles]', '60');
+    await page.selectOption('[data-testid=simulation-preset]', { label: 'ThresholdShedder + LeastResourceUsageWithWeight' });
+    assert.equal(await page.locator('[data-testid=simulation-configs] li').count(), 3);
+    await page.click('[data-testid=run-simulation]');
+    await page.waitForSelector('[data-testid=simulation-results]', { timeout: 60_000 });
+    const rows = page.locator('[data-testid=simulation-run]');
+    assert.equal(await rows.count(), 3);
+    // The demo's brokers report 4.0.7: 4.x defaults for "current settings"; 5.0 is AvgShedder for both
+    // shedding and placement (reference §13.1).
+    const strategies = await rows.locator('td:nth-child(2)').allTextContents();
+    assert.deepEqual(strategies, [
+      'ThresholdShedder + LeastLongTermMessageRate',
+      'AvgShedder + AvgShedder',
+      'ThresholdShedder + LeastResourceUsageWithWeight',
+    ]);
+    const charts = await page.locator('[data-testid=simulation-chart]').evaluateAll((cs) =>
+      cs.map((c) => [c.dataset.chart, Number(c.dataset.series), Number(c.dataset.values)]));
+    assert.deepEqual(charts, [
+      ['std', 3, 180], ['max-over-mean', 3, 180], ['unloads', 3, 180],
+      ['broker-usage', DEMO_BROKERS, DEMO_BROKERS * 60],
+    ]);
+    // The time slider: the end state, then the snapshot as loaded (cycle 0).
+    assert.equal(await page.textContent('[data-testid=simulation-cycle-label]'), '60 of 60 (minute 59)');
+    await page.waitForSelector('[data-testid=simulation-map][data-draw-ms]', { timeout: 10_000 });
+    await setValue(page, '[data-testid=simulation-cycle]', '0');
+    assert.equal(await page.textContent('[data-testid=simulation-cycle-label]'), '0 of 60 (minute 0)');
+    // Clicking a chart moves the slider to that cycle.
+    const box = await page.locator('[data-testid=simulation-chart][data-chart=std]').boundingBox();
+    await page.mouse.click(box.x + box.width - 14, box.y + box.height / 2);
+    assert.match(await page.textContent('[data-testid=simulation-cycle-label]'), /^(59|60) of 60/);
+    await page.locator('[data-testid=simulate]').scrollIntoViewIfNeeded();
+    assertClean();
+  } finally {
+    await screenshot(page, 'simulate.png');
+    await context.close();
+  }
+});

@@ -16,7 +16,7 @@ use yew::prelude::*;
 
 use crate::components::{
     BrokerTable, BundleMapView, ErrorBanner, ExportPanel, Header, History, LoadedProps, LoaderBar,
-    NamespaceList, PlanView, SettingsPanel, WhatIf,
+    NamespaceList, PlanView, SettingsPanel, SimulatePanel, WhatIf,
 };
 use crate::embed::{External, Options};
 use crate::loader::{Input, dropped_entries, fetch_bytes, read_entries};
@@ -448,6 +448,7 @@ pub fn app(props: &AppProps) -> Html {
             }
         },
     );
+    let sim_overrides = Rc::new(overrides.clone());
     let ops = Rc::new(state.operations.clone());
     let redo = Rc::new(state.redo.clone());
     let share_url = {
@@ -553,6 +554,8 @@ pub fn app(props: &AppProps) -> Html {
                         on_redo={{ let d = d.clone(); Callback::from(move |_| d.dispatch(Action::Redo)) }}
                         on_clear={{ let d = d.clone(); Callback::from(move |_| d.dispatch(Action::ClearHistory)) }}
                         share_url={share_url} readonly={readonly} />
+                    <SimulatePanel loaded={l.clone()} profile={state.profile} overrides={sim_overrides.clone()}
+                        dark={dark} worker_url={AttrValue::from(options.worker_url())} />
                     <NamespaceList loaded={l.clone()} />
                 </>
             }

@@ -32,6 +32,19 @@ pub struct Options {
     pub standalone: bool,
     /// localStorage / IndexedDB key prefix of this instance.
     pub storage_prefix: String,
+    /// The simulation worker's boot script; `None`: `static/lbplan-worker-boot.js` next to the page.
+    pub worker_url: Option<String>,
+}
+
+/// The worker's boot script in `dist/` (loads the `lbplan-worker` binary trunk builds).
+pub const WORKER_SCRIPT: &str = "static/lbplan-worker-boot.js";
+
+impl Options {
+    pub fn worker_url(&self) -> String {
+        self.worker_url
+            .clone()
+            .unwrap_or_else(|| WORKER_SCRIPT.to_string())
+    }
 }
 
 /// Messages from the handle to the mounted app.
@@ -85,6 +98,7 @@ impl Options {
             "authHeaders" => self.auth_headers = f,
             "onPlanReady" => self.on_plan_ready = f,
             "onExportRequested" => self.on_export_requested = f,
+            "workerUrl" => self.worker_url = s,
             other => return Err(format!("unknown option `{other}`")),
         }
         Ok(())
@@ -106,6 +120,7 @@ impl Options {
             "authHeaders",
             "onPlanReady",
             "onExportRequested",
+            "workerUrl",
         ] {
             if let Some(v) = get(options, key) {
                 o.set(key, Some(v))?;

@@ -13,6 +13,7 @@ pub mod format;
 pub mod loader;
 mod panic_banner;
 pub mod persist;
+pub mod sim_client;
 pub mod state;
 
 pub use app::{App, AppProps};

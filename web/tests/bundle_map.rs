@@ -34,6 +34,7 @@ async fn draws_and_selects() {
             selected: None,
             on_select: Callback::from(move |s| seen.set(Some(s))),
             dark: false,
+            testid: "bundle-map".into(),
         },
     )
     .render();

@@ -145,6 +145,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
         cycles: args.cycles.or(scenario.cycles).unwrap_or(100),
         seed: args.seed,
         record_broker_usage: args.broker_usage,
+        record_ownership: false,
     };
     let show_progress = !args.no_progress && std::io::stderr().is_terminal();
     let mut last_pct = u32::MAX;

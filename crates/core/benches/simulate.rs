@@ -18,6 +18,7 @@ fn bench_simulate(c: &mut Criterion) {
         cycles: 1000,
         seed: 1,
         record_broker_usage: false,
+        record_ownership: false,
     };
     let mut group = c.benchmark_group("simulate");
     group.sample_size(10);

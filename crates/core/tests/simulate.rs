@@ -14,8 +14,8 @@ use lbplan_core::model::{
 };
 use lbplan_core::simulate::scenario::{Event, EventKind};
 use lbplan_core::simulate::{
-    RunConfig, RunOptions, Scenario, SimulationRun, builtin_scenario, builtin_scenario_names,
-    builtin_snapshot, compare, simulate,
+    OwnershipChange, RunConfig, RunOptions, Scenario, SimulationRun, builtin_scenario,
+    builtin_scenario_names, builtin_snapshot, compare, simulate, snapshot_after,
 };
 
 const MIB: f64 = 1024.0 * 1024.0;
@@ -104,6 +104,7 @@ fn run(snap: &Snapshot, scenario: &Scenario, config: &str, cycles: u32) -> Simul
             cycles,
             seed: 0,
             record_broker_usage: true,
+            record_ownership: true,
         },
         &mut |_, _| true,
     )
@@ -138,6 +139,29 @@ fn threshold_shedder_balances_90_10_in_one_cycle() {
     assert_eq!(r.summary.total_unloads, 4);
     assert!(r.summary.balanced_at_end);
     assert_eq!(r.summary.total_bytes_moved_per_sec, 40.0 * MIB);
+}
+
+#[test]
+fn recorded_ownership_replays_the_moves() {
+    // The 90/10 case above: cycle 0 moves 4 of A's bundles to B, nothing moves later.
+    let snap = ninety_ten();
+    let r = run(&snap, &quiet(), "name=t", 5);
+    let moved: Vec<&OwnershipChange> = r.cycles[0].ownership.iter().collect();
+    assert_eq!(moved.len(), 4);
+    for c in &moved {
+        let OwnershipChange::Owner { bundle, broker } = c else {
+            panic!("unexpected change {c:?}");
+        };
+        assert_eq!(broker.as_deref(), Some("b:8080"));
+        assert!(R[..9].iter().any(|r| *bundle == format!("t/ns/{r}")));
+    }
+    assert!(r.cycles[1..].iter().all(|c| c.ownership.is_empty()));
+    let owned = |s: &Snapshot, b: &str| s.brokers[b].local_broker_data.bundles.len();
+    let at0 = snapshot_after(&snap, &r.cycles, 0);
+    assert_eq!((owned(&at0, "a:8080"), owned(&at0, "b:8080")), (9, 1));
+    let at1 = snapshot_after(&snap, &r.cycles, 1);
+    assert_eq!((owned(&at1, "a:8080"), owned(&at1, "b:8080")), (5, 5));
+    assert_eq!(snapshot_after(&snap, &r.cycles, 5), at1);
 }
 
 #[test]
@@ -212,6 +236,20 @@ fn a_crash_moves_exactly_the_crashed_brokers_bundles() {
     let r = run(&snap, &scenario, "", 5);
     let reassigned: Vec<usize> = r.cycles.iter().map(|c| c.bundles_reassigned).collect();
     assert_eq!(reassigned, vec![0, 0, 5, 0, 0]);
+    // Recorded: b's 5 bundles lose their owner, then each gets a or c.
+    let changes = &r.cycles[2].ownership;
+    assert_eq!(changes.len(), 10);
+    assert!(
+        changes[..5]
+            .iter()
+            .all(|c| matches!(c, OwnershipChange::Owner { broker: None, .. }))
+    );
+    let after = snapshot_after(&snap, &r.cycles, 3);
+    let count = |b: &str| after.brokers[b].local_broker_data.bundles.len();
+    assert_eq!(
+        (count("a:8080") + count("c:8080"), count("b:8080")),
+        (10, 0)
+    );
     assert_eq!(r.summary.total_unloads, 0);
     assert_eq!(r.cycles[2].brokers, 2);
     // All 100 MiB/s now on a and c: their usages add up to 100 %.
@@ -323,6 +361,7 @@ fn same_inputs_same_bytes() {
         cycles: 90,
         seed: 42,
         record_broker_usage: true,
+        record_ownership: false,
     };
     let one = compare(&snap, &scenario, &configs, opts, &mut |_, _| true).unwrap();
     let two = compare(&snap, &scenario, &configs, opts, &mut |_, _| true).unwrap();
@@ -356,6 +395,7 @@ fn progress_reports_and_cancels() {
             cycles: 10,
             seed: 0,
             record_broker_usage: false,
+            record_ownership: false,
         },
         &mut |done, total| {
             seen.push((done, total));
@@ -386,6 +426,7 @@ fn every_builtin_scenario_parses_and_runs() {
                 cycles: 45,
                 seed: 1,
                 record_broker_usage: false,
+                record_ownership: false,
             },
             &mut |_, _| true,
         )
@@ -411,6 +452,7 @@ fn unknown_broker_in_an_event_is_malformed() {
             cycles: 2,
             seed: 0,
             record_broker_usage: false,
+            record_ownership: false,
         },
         &mut |_, _| true,
     )

@@ -1,6 +1,6 @@
 //! `simulate`: the leader's loop over many cycles (core `simulate`), one or several configurations
 //! side by side, from a snapshot object (or `builtin:demo|pr-16059|bench`) and an options object
-//! (`scenario`, `cycles`, `seed`, `compare`, `settings`, `profile`, `recordBrokerUsage`), each bad
+//! (`scenario`, `cycles`, `seed`, `compare`, `settings`, `profile`, `recordBrokerUsage`, `recordOwnership`), each bad
 //! field named by its path.
 
 use lbplan_core::config::{Profile, json_to_conf_text};
@@ -27,6 +27,7 @@ const KNOWN: &[&str] = &[
     "settings",
     "profile",
     "recordBrokerUsage",
+    "recordOwnership",
 ];
 
 /// Everything a simulation needs, parsed.
@@ -145,15 +146,19 @@ pub fn simulation_input(snapshot: &Value, options: &Value) -> Result<SimulationI
         Some(v) => safe_integer(v, "options.seed")?,
         None => 0,
     };
-    let record_broker_usage = match present(map, "recordBrokerUsage") {
-        Some(v) => v.as_bool().ok_or_else(|| {
-            ApiError::at(
-                "options.recordBrokerUsage",
-                format!("expected a boolean, found {}", kind_of(v)),
-            )
-        })?,
-        None => false,
+    let flag = |key: &str| -> Result<bool, ApiError> {
+        match present(map, key) {
+            Some(v) => v.as_bool().ok_or_else(|| {
+                ApiError::at(
+                    format!("options.{key}"),
+                    format!("expected a boolean, found {}", kind_of(v)),
+                )
+            }),
+            None => Ok(false),
+        }
     };
+    let record_broker_usage = flag("recordBrokerUsage")?;
+    let record_ownership = flag("recordOwnership")?;
     let snapshot = match snapshot {
         Value::String(s) => builtin(s)?,
         Value::Null => match &scenario.snapshot {
@@ -175,6 +180,7 @@ pub fn simulation_input(snapshot: &Value, options: &Value) -> Result<SimulationI
             cycles,
             seed,
             record_broker_usage,
+            record_ownership,
         },
     })
 }

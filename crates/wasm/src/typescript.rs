@@ -191,6 +191,8 @@ export interface SimulateOptions {
   profile?: Profile;
   /** Keep every broker's usage at every cycle (`broker_usage_fraction`). */
   recordBrokerUsage?: boolean;
+  /** Keep each cycle's ownership changes (`cycles[i].ownership`), to replay the bundle map. */
+  recordOwnership?: boolean;
 }
 
 export interface CycleMetrics {
@@ -209,7 +211,13 @@ export interface CycleMetrics {
   bundles_reassigned: number;
   events?: string[];
   broker_usage_fraction?: Record<string, number>;
+  ownership?: OwnershipChange[];
 }
+
+/** One ownership or layout change of a cycle, in order (with `recordOwnership`). */
+export type OwnershipChange =
+  | { change: "owner"; bundle: string; broker: string | null }
+  | { change: "split"; bundle: string; cut_points: number[] };
 
 export interface RunSummary {
   cycles_run: number;

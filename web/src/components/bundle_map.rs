@@ -26,6 +26,9 @@ pub struct BundleMapProps {
     pub selected: Option<usize>,
     pub on_select: Callback<Option<usize>>,
     pub dark: bool,
+    /// The canvas's `data-testid` (the simulation's replay map uses its own).
+    #[prop_or(AttrValue::Static("bundle-map"))]
+    pub testid: AttrValue,
 }
 
 impl PartialEq for BundleMapProps {
@@ -39,6 +42,7 @@ impl PartialEq for BundleMapProps {
             }
             && self.selected == o.selected
             && self.dark == o.dark
+            && self.testid == o.testid
     }
 }
 
@@ -425,7 +429,7 @@ impl Component for BundleMapView {
                     <span class="muted">{ format!("{} namespaces, {} bundles", self.rows.len(), map.segments.len()) }</span>
                 </div>
                 <div class="map-wrap">
-                    <canvas data-testid="bundle-map" ref={self.canvas.clone()} tabindex="0"
+                    <canvas data-testid={ctx.props().testid.clone()} ref={self.canvas.clone()} tabindex="0"
                         aria-label="Bundle map: one row per namespace, bundles coloured by owner. Arrow keys pan, + and − zoom, 0 resets."
                         {onwheel} {onmousedown} {onmousemove} {onmouseup}
                         onmouseleave={link.callback(|_| Msg::Leave)} {onkeydown}

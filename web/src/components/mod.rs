@@ -11,6 +11,8 @@ pub mod loader_bar;
 pub mod namespace_list;
 pub mod plan_view;
 pub mod settings_panel;
+pub mod sim_chart;
+pub mod simulate_panel;
 pub mod whatif;
 
 pub use broker_table::BrokerTable;
@@ -23,6 +25,7 @@ pub use loader_bar::LoaderBar;
 pub use namespace_list::NamespaceList;
 pub use plan_view::PlanView;
 pub use settings_panel::SettingsPanel;
+pub use simulate_panel::SimulatePanel;
 pub use whatif::WhatIf;
 
 use std::rc::Rc;

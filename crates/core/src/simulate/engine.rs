@@ -19,6 +19,7 @@ use super::cluster::{SimCluster, broker_usages};
 use super::metrics::{ChurnTracker, CycleMetrics, RunSummary, SimulationRun, spread};
 use super::run_config::RunConfig;
 use super::scenario::{EventKind, Scenario};
+use super::timeline::OwnershipChange;
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum SimulateError {
@@ -37,6 +38,9 @@ pub struct RunOptions {
     pub seed: u64,
     /// Keep every broker's usage per cycle in the result (large for big clusters).
     pub record_broker_usage: bool,
+    /// Keep each cycle's ownership changes (`CycleMetrics::ownership`), for replaying the bundle
+    /// map across cycles (`timeline::snapshot_after`).
+    pub record_ownership: bool,
 }
 
 /// Seeds the picker differently from the load model's noise so the two streams are independent.
@@ -59,6 +63,8 @@ struct Run<'a> {
     orphans: Vec<usize>,
     churn: ChurnTracker,
     warnings: Vec<String>,
+    /// This cycle's ownership changes so far (only when recording).
+    changes: Vec<OwnershipChange>,
 }
 
 fn interval_ms_of(cfg: &LoadBalancerConfig) -> i64 {
@@ -119,6 +125,7 @@ pub fn simulate(
         orphans: Vec::new(),
         churn: ChurnTracker::new(window),
         warnings: Vec::new(),
+        changes: Vec::new(),
         cfg,
     };
     let target = scenario
@@ -284,6 +291,7 @@ impl Run<'_> {
             match outcome.broker.and_then(|b| self.cluster.broker_by_id(&b)) {
                 Some(to) => {
                     self.cluster.attach(idx, to);
+                    self.record_owner(&name, Some(to));
                     *reassigned += 1;
                     if !touched.contains(&to) {
                         touched.push(to);
@@ -298,8 +306,25 @@ impl Run<'_> {
         }
     }
 
+    fn record_owner(&mut self, bundle: &str, broker: Option<usize>) {
+        if self.opts.record_ownership {
+            let broker = broker.and_then(|b| self.cluster.brokers.get(b).map(|x| x.id.clone()));
+            self.changes.push(OwnershipChange::Owner {
+                bundle: bundle.to_string(),
+                broker,
+            });
+        }
+    }
+
     fn go_down(&mut self, bi: usize) {
         let orphans = self.cluster.take_down(bi);
+        if self.opts.record_ownership {
+            for &i in &orphans {
+                if let Some(name) = self.cluster.bundles.get(i).map(|b| b.name.clone()) {
+                    self.record_owner(&name, None);
+                }
+            }
+        }
         self.orphans.extend(orphans);
         let live = self.live_ids();
         self.strategies.on_active_brokers_change(&live);
@@ -541,6 +566,12 @@ impl Run<'_> {
                         .collect();
                     apply_split(&mut self.cluster.layout, &split);
                     self.cluster.split(idx, &children);
+                    if self.opts.record_ownership {
+                        self.changes.push(OwnershipChange::Split {
+                            bundle: bundle.clone(),
+                            cut_points: split.cut_points.clone(),
+                        });
+                    }
                     self.churn.forget(idx);
                     done += 1;
                 }
@@ -606,6 +637,7 @@ impl Run<'_> {
                 continue;
             };
             self.cluster.attach(idx, to);
+            self.record_owner(&u.bundle, Some(to));
             let (thrash, recent) = self.churn.record(idx, from, to, cycle);
             m.bundles_unloaded += 1;
             m.bytes_moved_per_sec += bytes;
@@ -614,6 +646,7 @@ impl Run<'_> {
             unloaded.push(u.bundle.clone());
         }
         m.splits = self.apply_splits(splits, &unloaded, &mut m.events);
+        m.ownership = std::mem::take(&mut self.changes);
         Ok(m)
     }
 }

@@ -7,6 +7,7 @@ use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 
 use super::run_config::RunConfig;
+use super::timeline::OwnershipChange;
 
 /// One cycle, measured on the reports the leader saw in that cycle (after the cycle's events).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -32,11 +33,14 @@ pub struct CycleMetrics {
     /// Bundles placed because their broker went away (crash, restart).
     pub bundles_reassigned: usize,
     /// What happened this cycle besides shedding (events, skipped splits).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub events: Vec<String>,
     /// Weighted max usage of every live broker (omitted when not recorded).
-    #[serde(skip_serializing_if = "IndexMap::is_empty")]
+    #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
     pub broker_usage_fraction: IndexMap<String, f64>,
+    /// Ownership and layout changes, in order (only when `RunOptions::record_ownership`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ownership: Vec<OwnershipChange>,
 }
 
 /// The whole run.

@@ -11,6 +11,7 @@ pub mod load_model;
 pub mod metrics;
 pub mod run_config;
 pub mod scenario;
+pub mod timeline;
 
 pub use compare::{
     Comparison, builtin_scenario, builtin_scenario_names, compare, render_csv, render_cycles_csv,
@@ -21,3 +22,4 @@ pub use generator::{BUILTIN_SNAPSHOTS, builtin_snapshot};
 pub use metrics::{CycleMetrics, RunSummary, SimulationRun};
 pub use run_config::{RunConfig, RunConfigError};
 pub use scenario::{SCENARIO_FORMAT_VERSION, Scenario};
+pub use timeline::{OwnershipChange, snapshot_after};

@@ -1,9 +1,10 @@
 //! View models for the dashboard: everything it shows that takes a computation (broker rows and
 //! their sort order, namespace summaries, bundle-map geometry and its rasterisation, the colour
-//! palette, the settings table, share links). The web crate only renders these.
+//! palette, the settings table, share links, simulation charts). The web crate only renders these.
 
 pub mod brokers;
 pub mod bundle_map;
 pub mod palette;
 pub mod settings;
 pub mod share;
+pub mod sim_chart;

@@ -1,0 +1,122 @@
+//! `lbplan-worker`: the dashboard's Web Worker. Long simulations run here, off the page's thread,
+//! so the page stays responsive and can show progress and cancel (by terminating the worker).
+//!
+//! [`handle`] is the whole behaviour (pure, tested natively); [`start`] wires it to the worker's
+//! `onmessage`/`postMessage` in the browser.
+
+pub mod protocol;
+
+use lbplan_core::simulate::{RunOptions, compare};
+
+use protocol::{Request, Response, WORKER_PROTOCOL_VERSION};
+
+/// Progress messages are sent at most this often: enough for a smooth bar, few enough that posting
+/// them costs nothing next to the simulation.
+pub const PROGRESS_INTERVAL_MS: f64 = 100.0;
+
+/// Broker usages are kept per cycle only up to this many values per configuration (brokers ×
+/// cycles); beyond it the per-broker chart is left out rather than sending hundreds of MB.
+pub const MAX_BROKER_USAGE_VALUES: u64 = 400_000;
+
+/// Whether a run of `brokers` brokers over `cycles` cycles may keep every broker's usage.
+pub fn broker_usage_fits(brokers: usize, cycles: u32) -> bool {
+    (brokers as u64).saturating_mul(u64::from(cycles)) <= MAX_BROKER_USAGE_VALUES
+}
+
+/// Answers one message from the page: `post` receives each answer as it is ready; `now_ms` is the
+/// clock that throttles progress messages.
+pub fn handle(text: &str, post: &mut dyn FnMut(Response), now_ms: &mut dyn FnMut() -> f64) {
+    let request: Request<'static> = match serde_json::from_str(text) {
+        Ok(r) => r,
+        Err(e) => {
+            post(Response::Failed {
+                id: 0,
+                message: format!("the worker could not read the request: {e}"),
+            });
+            return;
+        }
+    };
+    match request {
+        Request::Simulate(req) => {
+            let id = req.id;
+            if req.format_version != WORKER_PROTOCOL_VERSION {
+                post(Response::Failed {
+                    id,
+                    message: format!(
+                        "request format_version {} (this worker reads {WORKER_PROTOCOL_VERSION}): reload the page",
+                        req.format_version
+                    ),
+                });
+                return;
+            }
+            let opts = RunOptions {
+                cycles: req.cycles,
+                seed: req.seed,
+                record_broker_usage: req.record_broker_usage,
+                record_ownership: req.record_ownership,
+            };
+            let mut last = f64::NEG_INFINITY;
+            let result = compare(
+                &req.snapshot,
+                &req.scenario,
+                &req.configs,
+                opts,
+                &mut |done, total| {
+                    let t = now_ms();
+                    if t - last >= PROGRESS_INTERVAL_MS || done == total {
+                        last = t;
+                        post(Response::Progress { id, done, total });
+                    }
+                    true
+                },
+            );
+            post(match result {
+                Ok(comparison) => Response::Done { id, comparison },
+                Err(e) => Response::Failed {
+                    id,
+                    message: e.to_string(),
+                },
+            });
+        }
+    }
+}
+
+/// Installs the message handler in the worker and tells the page it is ready.
+#[cfg(target_arch = "wasm32")]
+pub fn start() {
+    use wasm_bindgen::JsCast;
+    use wasm_bindgen::closure::Closure;
+
+    console_error_panic_hook::set_once();
+    let scope: web_sys::DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
+    let poster = scope.clone();
+    let post = move |r: Response| {
+        let _ = poster.post_message(&r.to_json().into());
+    };
+    let onmessage =
+        Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |e: web_sys::MessageEvent| {
+            let text = e.data().as_string().unwrap_or_default();
+            handle(&text, &mut post.clone(), &mut js_sys::Date::now);
+        });
+    scope.set_onmessage(Some(onmessage.as_ref().unchecked_ref()));
+    // The handler lives as long as the worker.
+    onmessage.forget();
+    let _ = scope.post_message(
+        &Response::Ready {
+            format_version: WORKER_PROTOCOL_VERSION,
+        }
+        .to_json()
+        .into(),
+    );
+}
+
+/// Outside a browser there is no worker to serve.
+#[cfg(not(target_arch = "wasm32"))]
+pub fn start() {
+    eprintln!(
+        "lbplan-worker runs inside the dashboard's Web Worker (built by trunk from index.html)"
+    );
+}
+
+#[cfg(test)]
+mod tests;

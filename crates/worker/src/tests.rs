@@ -1,0 +1,135 @@
+//! The worker's behaviour without a browser: requests in, answers out.
+
+use std::borrow::Cow;
+
+use lbplan_core::simulate::{RunConfig, Scenario, builtin_scenario, builtin_scenario_names};
+
+use super::*;
+use crate::protocol::SimulateRequest;
+
+fn request(id: u32, cycles: u32, configs: Vec<RunConfig>) -> String {
+    let snapshot = lbplan_core::synthetic::demo().unwrap();
+    let scenario = builtin_scenario("hot-spike").unwrap().unwrap();
+    serde_json::to_string(&Request::Simulate(SimulateRequest {
+        format_version: WORKER_PROTOCOL_VERSION,
+        id,
+        snapshot: Cow::Owned(snapshot),
+        scenario,
+        configs,
+        cycles,
+        seed: 7,
+        record_broker_usage: true,
+        record_ownership: true,
+    }))
+    .unwrap()
+}
+
+/// Runs `handle` with a clock that advances `step_ms` per reading.
+fn answers(text: &str, step_ms: f64) -> Vec<Response> {
+    let mut out = Vec::new();
+    let mut t = 0.0;
+    handle(text, &mut |r| out.push(r), &mut || {
+        t += step_ms;
+        t
+    });
+    out
+}
+
+#[test]
+fn a_simulation_reports_throttled_progress_then_the_comparison() {
+    let configs = vec![
+        RunConfig::parse("name=4.x;profile=4.x").unwrap(),
+        RunConfig::parse("name=5.0;profile=5.0").unwrap(),
+    ];
+    // 2 configurations × 40 cycles = 80 progress calls, the clock moving 10 ms per call: a message
+    // at calls 1, 11, …, 71 (every 100 ms) and at the last one.
+    let out = answers(&request(3, 40, configs), 10.0);
+    let progress: Vec<(u32, u32)> = out
+        .iter()
+        .filter_map(|r| match r {
+            Response::Progress { id: 3, done, total } => Some((*done, *total)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        progress,
+        vec![
+            (1, 80),
+            (11, 80),
+            (21, 80),
+            (31, 80),
+            (41, 80),
+            (51, 80),
+            (61, 80),
+            (71, 80),
+            (80, 80)
+        ]
+    );
+    let Some(Response::Done { id, comparison }) = out.last() else {
+        panic!("no comparison: {:?}", out.last());
+    };
+    assert_eq!(*id, 3);
+    assert_eq!(comparison.scenario, "hot-spike");
+    assert_eq!(comparison.runs.len(), 2);
+    // The profiles' default strategies (reference §13.1).
+    assert_eq!(
+        comparison.runs[0].shedding_strategy,
+        "org.apache.pulsar.broker.loadbalance.impl.ThresholdShedder"
+    );
+    assert_eq!(
+        comparison.runs[1].shedding_strategy,
+        "org.apache.pulsar.broker.loadbalance.impl.AvgShedder"
+    );
+    assert!(
+        comparison
+            .runs
+            .iter()
+            .all(|r| r.cycles.len() == 40 && !r.cancelled)
+    );
+    // Broker usage was asked for: the dashboard demo's 12 brokers in every cycle.
+    assert_eq!(comparison.runs[0].cycles[0].broker_usage_fraction.len(), 12);
+}
+
+#[test]
+fn bad_requests_fail_with_a_reason() {
+    let out = answers("{\"type\":\"simulate\"", 1.0);
+    assert!(
+        matches!(&out[..], [Response::Failed { id: 0, message }] if message.starts_with("the worker could not read the request"))
+    );
+    let stale = request(9, 1, Vec::new()).replacen(
+        &format!("\"format_version\":{WORKER_PROTOCOL_VERSION}"),
+        "\"format_version\":99",
+        1,
+    );
+    let out = answers(&stale, 1.0);
+    assert!(
+        matches!(&out[..], [Response::Failed { id: 9, message }] if message.contains("format_version 99"))
+    );
+    let bad_setting = request(
+        4,
+        2,
+        vec![RunConfig::parse("loadBalancerBrokerThresholdShedderPercentage=lots").unwrap()],
+    );
+    let out = answers(&bad_setting, 1.0);
+    assert!(
+        matches!(out.last(), Some(Response::Failed { id: 4, message }) if message.contains("loadBalancerBrokerThresholdShedderPercentage")),
+        "{:?}",
+        out.last()
+    );
+}
+
+#[test]
+fn built_in_scenarios_survive_the_trip_to_the_worker() {
+    for name in builtin_scenario_names() {
+        let s = builtin_scenario(name).unwrap().unwrap();
+        let back: Scenario = serde_json::from_str(&serde_json::to_string(&s).unwrap()).unwrap();
+        assert_eq!(back, s, "{name}");
+    }
+}
+
+#[test]
+fn broker_usage_is_kept_up_to_the_cap() {
+    assert!(broker_usage_fits(1_000, 400));
+    assert!(!broker_usage_fits(1_000, 401));
+    assert!(broker_usage_fits(12, 10_000));
+}
