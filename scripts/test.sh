@@ -10,7 +10,7 @@ export CHROMEDRIVER=/usr/bin/chromedriver
 export WASM_BINDGEN_TEST_WEBDRIVER_JSON="$ROOT/webdriver.json"
 
 # Native crates, debug profile. Add packages here as crates land.
-NATIVE_PACKAGES=(-p lbplan-core -p lbplan -p lbplan-wasm)
+NATIVE_PACKAGES=(-p lbplan-core -p lbplan -p lbplan-wasm -p lbplan-worker)
 
 total=$SECONDS
 step "cargo test (native: ${NATIVE_PACKAGES[*]})" cargo test --locked "${NATIVE_PACKAGES[@]}"

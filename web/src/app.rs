@@ -337,6 +337,10 @@ pub fn app(props: &AppProps) -> Html {
         let (on_inputs, on_error, busy) = (on_inputs.clone(), on_error.clone(), busy.clone());
         Callback::from(move |e: DragEvent| {
             e.prevent_default();
+            if readonly {
+                // The host chooses what a read-only planner shows.
+                return;
+            }
             let entries = dropped_entries(&e);
             if entries.is_empty() {
                 return;
@@ -567,8 +571,10 @@ pub fn app(props: &AppProps) -> Html {
             <main class="app">
                 <Header inner={loaded.clone().map(|l| LoadedProps { loaded: l })} profile={profile} />
                 { banner.unwrap_or_default() }
-                <LoaderBar on_inputs={on_inputs} on_error={on_error.clone()} on_demo={on_demo}
-                    storage_note={(*note).clone()} busy={*busy} />
+                if !readonly {
+                    <LoaderBar on_inputs={on_inputs} on_error={on_error.clone()} on_demo={on_demo}
+                        storage_note={(*note).clone()} busy={*busy} />
+                }
                 { body }
             </main>
         </div>

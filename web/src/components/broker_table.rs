@@ -8,6 +8,7 @@ use lbplan_core::view::brokers::{BrokerColumn, BrokerRow, sort_rows};
 use lbplan_core::view::palette::{broker_colour, css_hex};
 use yew::prelude::*;
 
+use super::styled::{Styled, Swatch};
 use crate::format;
 
 /// The drag payload type of a bundle (its full name).
@@ -117,11 +118,11 @@ fn row(r: &BrokerRow, on_drop: &Callback<(String, String)>, readonly: bool) -> H
     html! {
         <tr data-testid="broker-row" data-broker={r.broker.clone()} {ondragover} {ondrop}>
             <th scope="row" class="mono">
-                <span class="swatch" style={format!("background:{}", css_hex(broker_colour(&r.broker)))}></span>
+                <Swatch colour={css_hex(broker_colour(&r.broker))} />
                 { &r.broker }
             </th>
             <td class="num usage">
-                <span class={classes!("bar", level)} style={format!("width:{width:.1}%")}></span>
+                <Styled class={classes!("bar", level)} css={vec![("width", format!("{width:.1}%"))]} />
                 <span class="value">{ format::pct(r.weighted_max_pct) }</span>
             </td>
             <td class="num">{ format::pct(r.cpu_pct) }</td>

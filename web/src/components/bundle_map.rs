@@ -12,6 +12,7 @@ use lbplan_core::view::palette::{broker_colour, css_hex};
 use wasm_bindgen::{Clamped, JsCast};
 use yew::prelude::*;
 
+use super::styled::{Styled, Swatch};
 use crate::format;
 
 const HEIGHT_PX: u32 = 420;
@@ -384,14 +385,14 @@ impl Component for BundleMapView {
             let range = BundleRange { lo: s.lo, hi: s.hi };
             let left = (x + 14.0).min(f64::from(self.vp.width_px) - 260.0).max(0.0);
             Some(html! {
-                <div class="map-tooltip" role="tooltip" data-testid="map-tooltip"
-                     style={format!("left:{left:.0}px;top:{:.0}px", y + 14.0)}>
+                <Styled tag="div" class="map-tooltip" role="tooltip" testid="map-tooltip"
+                     css={vec![("left", format!("{left:.0}px")), ("top", format!("{:.0}px", y + 14.0))]}>
                     <div class="mono">{ name }</div>
                     <div>{ format!("range {range}") }</div>
-                    <div>{ "owner " }<span class="swatch" style={format!("background:{}", css_hex(broker_colour(owner)))}></span>{ owner }</div>
+                    <div>{ "owner " }<Swatch colour={css_hex(broker_colour(owner))} />{ owner }</div>
                     <div>{ format!("{} msg/s · {}", format::rate(f64::from(s.msg_per_sec)), format::bytes_per_sec(f64::from(s.bytes_per_sec))) }</div>
                     <div>{ format!("{} topics", s.topics) }</div>
-                </div>
+                </Styled>
             })
         });
         html! {
@@ -432,8 +433,7 @@ impl Component for BundleMapView {
                     <canvas data-testid={ctx.props().testid.clone()} ref={self.canvas.clone()} tabindex="0"
                         aria-label="Bundle map: one row per namespace, bundles coloured by owner. Arrow keys pan, + and − zoom, 0 resets."
                         {onwheel} {onmousedown} {onmousemove} {onmouseup}
-                        onmouseleave={link.callback(|_| Msg::Leave)} {onkeydown}
-                        style={format!("height:{HEIGHT_PX}px")}></canvas>
+                        onmouseleave={link.callback(|_| Msg::Leave)} {onkeydown}></canvas>
                     { tooltip.unwrap_or_default() }
                 </div>
                 <p class="muted small">{ "Drag to pan, wheel or +/− to zoom, click a bundle to select it. Marked bundles move in the plan." }</p>

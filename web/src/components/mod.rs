@@ -13,6 +13,7 @@ pub mod plan_view;
 pub mod settings_panel;
 pub mod sim_chart;
 pub mod simulate_panel;
+pub mod styled;
 pub mod whatif;
 
 pub use broker_table::BrokerTable;

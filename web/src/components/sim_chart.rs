@@ -9,6 +9,8 @@ use lbplan_core::view::sim_chart::{Chart, ChartKind, PlotArea};
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
+use super::styled::Swatch;
+
 /// CSS height of a chart (the stylesheet sizes the canvas; this sets its backing store).
 const HEIGHT_PX: f64 = 170.0;
 
@@ -178,8 +180,7 @@ pub fn sim_chart_view(p: &SimChartProps) -> Html {
         .iter()
         .filter(|s| s.in_legend)
         .map(|s| {
-            html! { <span class="legend-item"><span class="swatch"
-            style={format!("background:{}", css_hex(s.rgb))}></span>{ s.label.clone() }</span> }
+            html! { <span class="legend-item"><Swatch colour={css_hex(s.rgb)} />{ s.label.clone() }</span> }
         })
         .collect();
     let hidden = c.series.iter().filter(|s| !s.in_legend).count();

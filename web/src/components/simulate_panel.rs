@@ -24,6 +24,7 @@ use yew::prelude::*;
 
 use super::bundle_map::{BundleMapView, now_ms};
 use super::sim_chart::SimChartView;
+use super::styled::Swatch;
 use crate::format;
 use crate::loader::download;
 use crate::sim_client::{SimEvent, SimWorker};
@@ -373,7 +374,7 @@ impl SimulatePanel {
                         let text = c.to_text();
                         html! {
                             <li>
-                                <span class="swatch" style={format!("background:{}", css_hex(RUN_COLOURS[k % RUN_COLOURS.len()]))}></span>
+                                <Swatch colour={css_hex(RUN_COLOURS[k % RUN_COLOURS.len()])} />
                                 <strong>{ if c.name.is_empty() { format!("configuration {}", k + 1) } else { c.name.clone() } }</strong>
                                 <span class="mono small muted">{ if k == 0 { describe_current(c) } else { text } }</span>
                                 if k > 0 && !running {
@@ -477,7 +478,7 @@ impl SimulatePanel {
                                 };
                                 html! {
                                     <tr data-testid="simulation-run">
-                                        <th><span class="swatch" style={format!("background:{}", css_hex(RUN_COLOURS[k % RUN_COLOURS.len()]))}></span>
+                                        <th><Swatch colour={css_hex(RUN_COLOURS[k % RUN_COLOURS.len()])} />
                                             { r.config.name.clone() }{ if r.cancelled { " (cancelled)" } else { "" } }</th>
                                         <td>{ format!("{} + {}", simple_class_name(&r.shedding_strategy), simple_class_name(&r.placement_strategy)) }</td>
                                         <td>{ balanced }</td>

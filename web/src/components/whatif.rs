@@ -70,7 +70,7 @@ pub fn what_if(p: &WhatIfProps) -> Html {
     };
     let bundle_panel = match selected {
         None => {
-            html! { <p class="muted">{ "Select a bundle on the map to move, unload or split it." }</p> }
+            html! { <p class="muted">{ if p.readonly { "Select a bundle on the map to see its range, owner and load." } else { "Select a bundle on the map to move, unload or split it." } }</p> }
         }
         Some((name, seg)) => {
             let owner = map
@@ -227,7 +227,7 @@ pub fn what_if(p: &WhatIfProps) -> Html {
     };
     html! {
         <section class="panel whatif" data-testid="whatif">
-            <h2>{ "What if" }</h2>
+            <h2>{ if p.readonly { "Selected bundle" } else { "What if" } }</h2>
             { bundle_panel }
             if !p.readonly {
                 <div class="actions">
