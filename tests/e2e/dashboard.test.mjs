@@ -252,6 +252,24 @@ test('simulate with progress: a long run stays in the worker and cancels; a shor
     const box = await page.locator('[data-testid=simulation-chart][data-chart=std]').boundingBox();
     await page.mouse.click(box.x + box.width - 14, box.y + box.height / 2);
     assert.match(await page.textContent('[data-testid=simulation-cycle-label]'), /^(59|60) of 60/);
+    await screenshot(page, 'simulate-compare.png');
+
+    // A scenario with its own cluster and comparison list: apache/pulsar#16059's 136 brokers and
+    // 4,352 bundles (scenarios/pr-16059.json), its four configurations replacing the selection.
+    await page.selectOption('[data-testid=simulation-scenario]', 'pr-16059');
+    assert.deepEqual(await page.locator('[data-testid=simulation-configs] li strong').allTextContents(),
+      ['Threshold+LLTMR', 'Threshold+LRUWW', 'AvgShedder', 'Uniform+LLTMR']);
+    await page.check('[data-testid=simulation-own-cluster]');
+    await setValue(page, '[data-testid=simulation-cycles]', '30');
+    await page.click('[data-testid=run-simulation]');
+    await page.waitForSelector('[data-testid=simulation-done]:has-text("pr-16059")', { timeout: 120_000 });
+    assert.match(await page.textContent('[data-testid=simulation-done]'), /4 configuration\(s\) × 30 cycles of pr-16059 on .* \(136 brokers, 4,352 bundles\)/);
+    assert.deepEqual(await rows.locator('td:nth-child(2)').allTextContents(), [
+      'ThresholdShedder + LeastLongTermMessageRate',
+      'ThresholdShedder + LeastResourceUsageWithWeight',
+      'AvgShedder + AvgShedder',
+      'UniformLoadShedder + LeastLongTermMessageRate',
+    ]);
     await page.locator('[data-testid=simulate]').scrollIntoViewIfNeeded();
     assertClean();
   } finally {

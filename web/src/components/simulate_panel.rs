@@ -12,7 +12,7 @@ use lbplan_core::model::Snapshot;
 use lbplan_core::naming::BundleRange;
 use lbplan_core::simulate::{
     Comparison, OwnershipChange, RunConfig, Scenario, builtin_scenario, builtin_scenario_names,
-    render_csv, render_cycles_csv, snapshot_after,
+    builtin_snapshot, render_csv, render_cycles_csv, snapshot_after,
 };
 use lbplan_core::view::bundle_map::BundleMap;
 use lbplan_core::view::palette::css_hex;
@@ -93,10 +93,13 @@ pub enum Msg {
     ScenarioText(String, Result<String, String>),
     Cycles(String),
     Seed(String),
+    OwnCluster(bool),
     AddPreset(String),
     Custom(String),
     AddCustom,
     Remove(usize),
+    /// Include the "current settings" configuration or not.
+    Current(bool),
     Run,
     Cancel,
     Sim(u32, SimEvent),
@@ -119,6 +122,8 @@ struct Outcome {
 
 struct Running {
     _worker: SimWorker,
+    /// The snapshot the run started from (the loaded one, or the scenario's built-in cluster).
+    snapshot: Rc<Snapshot>,
     id: u32,
     done: u32,
     total: u32,
@@ -131,6 +136,10 @@ pub struct SimulatePanel {
     uploaded: Option<Scenario>,
     cycles_text: String,
     seed_text: String,
+    /// Run on the scenario's own built-in cluster (`"snapshot": "builtin:…"`) instead of the loaded one.
+    own_cluster: bool,
+    /// Whether "current settings" is the first configuration.
+    include_current: bool,
     extras: Vec<RunConfig>,
     custom: String,
     form_error: Option<String>,
@@ -175,7 +184,9 @@ impl SimulatePanel {
             profile: p.profile,
             settings: (*p.overrides).clone(),
         };
-        std::iter::once(current)
+        let current = self.include_current.then_some(current);
+        current
+            .into_iter()
             .chain(self.extras.iter().cloned())
             .collect()
     }
@@ -184,7 +195,9 @@ impl SimulatePanel {
         if let Ok(s) = &scenario {
             self.cycles_text = s.cycles.unwrap_or(DEFAULT_CYCLES).to_string();
             if !s.compare.is_empty() {
-                self.extras = s.compare.iter().take(MAX_CONFIGS - 1).cloned().collect();
+                // The scenario says what to compare: its list replaces the current selection.
+                self.include_current = false;
+                self.extras = s.compare.iter().take(MAX_CONFIGS).cloned().collect();
             }
         }
         self.scenario = scenario;
@@ -215,7 +228,16 @@ impl SimulatePanel {
         self.note = None;
         let id = self.next_id;
         self.next_id = self.next_id.wrapping_add(1);
-        let snapshot = &p.loaded.snapshot;
+        let snapshot = match scenario_cluster(&self.scenario).filter(|_| self.own_cluster) {
+            Some(name) => match builtin_snapshot(name) {
+                Some(s) => Rc::new(s),
+                None => {
+                    self.form_error = Some(format!("no built-in cluster `builtin:{name}`"));
+                    return;
+                }
+            },
+            None => p.loaded.snapshot.clone(),
+        };
         let configs = self.configs(p);
         let request = Request::Simulate(SimulateRequest {
             format_version: WORKER_PROTOCOL_VERSION,
@@ -240,6 +262,7 @@ impl SimulatePanel {
             Ok(worker) => {
                 self.running = Some(Running {
                     _worker: worker,
+                    snapshot: snapshot.clone(),
                     id,
                     done: 0,
                     total: cycles,
@@ -336,6 +359,8 @@ impl SimulatePanel {
             Some(Msg::ScenarioFile(file))
         });
         let configs = self.configs(p);
+        let offset = usize::from(self.include_current);
+        let is_current = move |k: usize| offset == 1 && k == 0;
         html! {
             <>
                 <div class="sim-form">
@@ -365,6 +390,13 @@ impl SimulatePanel {
                     </label>
                 </div>
                 <p class="muted small">{ description }</p>
+                if let Some(name) = scenario_cluster(&self.scenario) {
+                    <label class="small">
+                        <input type="checkbox" data-testid="simulation-own-cluster" checked={self.own_cluster} disabled={running}
+                            onchange={{ let on = self.own_cluster; link.callback(move |_| Msg::OwnCluster(!on)) }} />
+                        { format!(" run on the scenario's own cluster (builtin:{name}) instead of the loaded snapshot") }
+                    </label>
+                }
                 if let Err(e) = &self.scenario {
                     <p class="error-text" role="alert">{ e.clone() }</p>
                 }
@@ -376,10 +408,10 @@ impl SimulatePanel {
                             <li>
                                 <Swatch colour={css_hex(RUN_COLOURS[k % RUN_COLOURS.len()])} />
                                 <strong>{ if c.name.is_empty() { format!("configuration {}", k + 1) } else { c.name.clone() } }</strong>
-                                <span class="mono small muted">{ if k == 0 { describe_current(c) } else { text } }</span>
-                                if k > 0 && !running {
+                                <span class="mono small muted">{ if is_current(k) { describe_current(c) } else { text } }</span>
+                                if !running && configs.len() > 1 {
                                     <button type="button" class="small" aria-label={format!("remove {}", c.name)}
-                                        onclick={link.callback(move |_| Msg::Remove(k - 1))}>{ "remove" }</button>
+                                        onclick={link.callback(move |_| if is_current(k) { Msg::Current(false) } else { Msg::Remove(k - offset) })}>{ "remove" }</button>
                                 }
                             </li>
                         }
@@ -387,6 +419,9 @@ impl SimulatePanel {
                 </ul>
                 if configs.len() < MAX_CONFIGS && !running {
                     <div class="sim-form">
+                        if !self.include_current {
+                            <button type="button" data-testid="simulation-add-current" onclick={link.callback(|_| Msg::Current(true))}>{ "add current settings" }</button>
+                        }
                         <label>{ "Compare with " }
                             <select data-testid="simulation-preset" onchange={link.callback(|e: Event| Msg::AddPreset(input_value(&e)))}>
                                 <option value="" selected=true>{ "a preset…" }</option>
@@ -458,8 +493,11 @@ impl SimulatePanel {
         html! {
             <div class="sim-results" data-testid="simulation-results">
                 <p class="muted small" data-testid="simulation-done">{ format!(
-                    "{} configuration(s) × {} cycles of {} in {:.1} s, seed {}.",
-                    c.runs.len(), cycles_run, c.scenario, o.elapsed_ms / 1000.0, c.seed) }</p>
+                    "{} configuration(s) × {} cycles of {} on {} ({} brokers, {} bundles) in {:.1} s, seed {}.",
+                    c.runs.len(), cycles_run, c.scenario,
+                    o.snapshot.cluster.as_deref().unwrap_or("the snapshot"),
+                    format::count(o.snapshot.brokers.len() as i64), format::count(o.snapshot.brokers.values().map(|b| b.local_broker_data.bundles.len()).sum::<usize>() as i64),
+                    o.elapsed_ms / 1000.0, c.seed) }</p>
                 <div class="table-scroll">
                     <table class="data" data-testid="simulation-summary">
                         <thead><tr>
@@ -548,6 +586,16 @@ impl SimulatePanel {
     }
 }
 
+/// The built-in cluster a scenario was written for (`"snapshot": "builtin:NAME"`).
+fn scenario_cluster(scenario: &Result<Scenario, String>) -> Option<&str> {
+    scenario
+        .as_ref()
+        .ok()?
+        .snapshot
+        .as_deref()?
+        .strip_prefix("builtin:")
+}
+
 /// The "current settings" configuration in words.
 fn describe_current(c: &RunConfig) -> String {
     let profile = c
@@ -574,6 +622,8 @@ impl Component for SimulatePanel {
             uploaded: None,
             cycles_text: DEFAULT_CYCLES.to_string(),
             seed_text: "1".to_string(),
+            own_cluster: false,
+            include_current: true,
             extras: Vec::new(),
             custom: String::new(),
             form_error: None,
@@ -650,10 +700,11 @@ impl Component for SimulatePanel {
             }
             Msg::Cycles(v) => self.cycles_text = v,
             Msg::Seed(v) => self.seed_text = v,
+            Msg::OwnCluster(on) => self.own_cluster = on,
             Msg::AddPreset(text) => {
                 if !text.is_empty()
                     && let Ok(c) = RunConfig::parse(&text)
-                    && self.extras.len() + 1 < MAX_CONFIGS
+                    && self.extras.len() + usize::from(self.include_current) < MAX_CONFIGS
                 {
                     self.extras.push(c);
                 }
@@ -664,7 +715,7 @@ impl Component for SimulatePanel {
                     if c.name.is_empty() {
                         c.name = format!("custom {}", self.extras.len() + 1);
                     }
-                    if self.extras.len() + 1 < MAX_CONFIGS {
+                    if self.extras.len() + usize::from(self.include_current) < MAX_CONFIGS {
                         self.extras.push(c);
                         self.custom.clear();
                         self.form_error = None;
@@ -675,6 +726,11 @@ impl Component for SimulatePanel {
             Msg::Remove(k) => {
                 if k < self.extras.len() {
                     self.extras.remove(k);
+                }
+            }
+            Msg::Current(on) => {
+                if !on || self.extras.len() < MAX_CONFIGS {
+                    self.include_current = on;
                 }
             }
             Msg::Run => self.start(ctx),
@@ -698,8 +754,8 @@ impl Component for SimulatePanel {
                     }
                     SimEvent::Done(comparison) => {
                         let elapsed = now_ms() - r.started_ms;
+                        let snapshot = r.snapshot.clone();
                         self.running = None;
-                        let snapshot = ctx.props().loaded.snapshot.clone();
                         self.finish(*comparison, elapsed, snapshot);
                     }
                     SimEvent::Failed(message) => {
