@@ -45,3 +45,21 @@ impl PartialEq for LoadedProps {
         Rc::ptr_eq(&self.loaded, &other.loaded)
     }
 }
+
+/// The value of the `<select>` or `<input>` an event came from (empty when it came from neither).
+pub fn event_value(e: &yew::Event) -> String {
+    use wasm_bindgen::JsCast;
+    e.target()
+        .and_then(|t| {
+            t.clone()
+                .dyn_into::<web_sys::HtmlSelectElement>()
+                .map(|s| s.value())
+                .ok()
+                .or_else(|| {
+                    t.dyn_into::<web_sys::HtmlInputElement>()
+                        .ok()
+                        .map(|i| i.value())
+                })
+        })
+        .unwrap_or_default()
+}

@@ -13,6 +13,8 @@ use lbplan_core::view::settings::{
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
+use super::event_value;
+
 #[derive(Clone, Properties)]
 pub struct SettingsProps {
     pub snapshot: Rc<Snapshot>,
@@ -36,22 +38,6 @@ impl PartialEq for SettingsProps {
     }
 }
 
-fn value_of(e: &Event) -> String {
-    e.target()
-        .and_then(|t| {
-            t.clone()
-                .dyn_into::<web_sys::HtmlSelectElement>()
-                .map(|s| s.value())
-                .ok()
-                .or_else(|| {
-                    t.dyn_into::<web_sys::HtmlInputElement>()
-                        .ok()
-                        .map(|i| i.value())
-                })
-        })
-        .unwrap_or_default()
-}
-
 #[function_component(SettingsPanel)]
 pub fn settings_panel(p: &SettingsProps) -> Html {
     let filter = use_state(String::new);
@@ -73,12 +59,13 @@ pub fn settings_panel(p: &SettingsProps) -> Html {
     };
     let on_profile = {
         let cb = p.on_profile.clone();
-        Callback::from(move |e: Event| cb.emit(Profile::parse(&value_of(&e))))
+        Callback::from(move |e: Event| cb.emit(Profile::parse(&event_value(&e))))
     };
     let strategy_select = |key: &'static str, options: &'static [&'static str]| {
         let current = get(key);
         let on_set = p.on_set.clone();
-        let onchange = Callback::from(move |e: Event| on_set.emit((key.to_string(), value_of(&e))));
+        let onchange =
+            Callback::from(move |e: Event| on_set.emit((key.to_string(), event_value(&e))));
         html! {
             <label class="setting">
                 <span class="mono">{ key }</span>
@@ -135,7 +122,7 @@ pub fn settings_panel(p: &SettingsProps) -> Html {
                             { for rows.iter().filter(|r| needle.is_empty() || r.key.to_lowercase().contains(&needle)).map(|r| {
                                 let key = r.key;
                                 let on_set = p.on_set.clone();
-                                let onchange = Callback::from(move |e: Event| on_set.emit((key.to_string(), value_of(&e))));
+                                let onchange = Callback::from(move |e: Event| on_set.emit((key.to_string(), event_value(&e))));
                                 let kind = match r.kind {
                                     ConfigType::Bool => "boolean", ConfigType::Int => "int", ConfigType::Double => "double",
                                     ConfigType::Text => "string", ConfigType::List => "list", ConfigType::OptionalDouble => "optional double",

@@ -22,6 +22,8 @@ use lbplan_worker::protocol::{Request, SimulateRequest, WORKER_PROTOCOL_VERSION}
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
+use super::event_value;
+
 use super::bundle_map::{BundleMapView, now_ms};
 use super::sim_chart::SimChartView;
 use super::styled::Swatch;
@@ -159,22 +161,6 @@ fn builtin(name: &str) -> Result<Scenario, String> {
         Some(r) => r.map_err(|e| e.to_string()),
         None => Err(format!("no built-in scenario `{name}`")),
     }
-}
-
-fn input_value(e: &Event) -> String {
-    e.target()
-        .and_then(|t| {
-            t.clone()
-                .dyn_into::<web_sys::HtmlSelectElement>()
-                .map(|s| s.value())
-                .ok()
-                .or_else(|| {
-                    t.dyn_into::<web_sys::HtmlInputElement>()
-                        .ok()
-                        .map(|i| i.value())
-                })
-        })
-        .unwrap_or_default()
 }
 
 impl SimulatePanel {
@@ -366,7 +352,7 @@ impl SimulatePanel {
                 <div class="sim-form">
                     <label>{ "Scenario " }
                         <select data-testid="simulation-scenario" disabled={running}
-                            onchange={link.callback(|e: Event| Msg::Scenario(input_value(&e)))}>
+                            onchange={link.callback(|e: Event| Msg::Scenario(event_value(&e)))}>
                             { for names.iter().map(|n| html! {
                                 <option value={*n} selected={self.scenario_key == *n}>{ *n }</option>
                             }) }
@@ -382,11 +368,11 @@ impl SimulatePanel {
                     <label>{ "Cycles " }
                         <input type="number" min="1" max={MAX_CYCLES.to_string()} class="num-input" data-testid="simulation-cycles"
                             value={self.cycles_text.clone()} disabled={running}
-                            onchange={link.callback(|e: Event| Msg::Cycles(input_value(&e)))} />
+                            onchange={link.callback(|e: Event| Msg::Cycles(event_value(&e)))} />
                     </label>
                     <label>{ "Seed " }
                         <input type="number" min="0" class="num-input" value={self.seed_text.clone()} disabled={running}
-                            onchange={link.callback(|e: Event| Msg::Seed(input_value(&e)))} />
+                            onchange={link.callback(|e: Event| Msg::Seed(event_value(&e)))} />
                     </label>
                 </div>
                 <p class="muted small">{ description }</p>
@@ -423,7 +409,7 @@ impl SimulatePanel {
                             <button type="button" data-testid="simulation-add-current" onclick={link.callback(|_| Msg::Current(true))}>{ "add current settings" }</button>
                         }
                         <label>{ "Compare with " }
-                            <select data-testid="simulation-preset" onchange={link.callback(|e: Event| Msg::AddPreset(input_value(&e)))}>
+                            <select data-testid="simulation-preset" onchange={link.callback(|e: Event| Msg::AddPreset(event_value(&e)))}>
                                 <option value="" selected=true>{ "a preset…" }</option>
                                 { for PRESETS.iter().map(|(label, text)| html! { <option value={*text}>{ *label }</option> }) }
                             </select>
@@ -558,7 +544,7 @@ impl SimulatePanel {
                 <div class="sim-form">
                     if c.runs.len() > 1 {
                         <label>{ "Configuration " }
-                            <select data-testid="simulation-replay-run" onchange={link.callback(|e: Event| Msg::ReplayRun(input_value(&e).parse().unwrap_or(0)))}>
+                            <select data-testid="simulation-replay-run" onchange={link.callback(|e: Event| Msg::ReplayRun(event_value(&e).parse().unwrap_or(0)))}>
                                 { for c.runs.iter().enumerate().map(|(k, r)| html! {
                                     <option value={k.to_string()} selected={k == self.replay_run}>{ r.config.name.clone() }</option>
                                 }) }
@@ -569,7 +555,7 @@ impl SimulatePanel {
                         <input type="range" min="0" max={run.map_or(0, |r| r.cycles.len()).to_string()} step="1"
                             data-testid="simulation-cycle" value={self.replay_cycle.to_string()}
                             aria-valuetext={format!("after {} cycles", self.replay_cycle)}
-                            onchange={link.callback(|e: Event| Msg::ReplayCycle(input_value(&e).parse().unwrap_or(0)))} />
+                            onchange={link.callback(|e: Event| Msg::ReplayCycle(event_value(&e).parse().unwrap_or(0)))} />
                     </label>
                     <span data-testid="simulation-cycle-label">{ format!("{} of {} (minute {minute})", self.replay_cycle, run.map_or(0, |r| r.cycles.len())) }</span>
                 </div>

@@ -7,8 +7,9 @@ use std::rc::Rc;
 use lbplan_core::naming::{BundleRange, parse_hex_boundary};
 use lbplan_core::plan::operations::Operation;
 use lbplan_core::view::bundle_map::BundleMap;
-use wasm_bindgen::JsCast;
 use yew::prelude::*;
+
+use super::event_value;
 
 use super::broker_table::BUNDLE_MIME;
 use crate::format;
@@ -36,22 +37,6 @@ impl PartialEq for WhatIfProps {
     }
 }
 
-fn input_value(e: &Event) -> String {
-    e.target()
-        .and_then(|t| {
-            t.clone()
-                .dyn_into::<web_sys::HtmlSelectElement>()
-                .map(|s| s.value())
-                .ok()
-                .or_else(|| {
-                    t.dyn_into::<web_sys::HtmlInputElement>()
-                        .ok()
-                        .map(|i| i.value())
-                })
-        })
-        .unwrap_or_default()
-}
-
 #[function_component(WhatIf)]
 pub fn what_if(p: &WhatIfProps) -> Html {
     let dest = use_state(String::new);
@@ -66,7 +51,7 @@ pub fn what_if(p: &WhatIfProps) -> Html {
     });
     let setter = |h: &UseStateHandle<String>| {
         let h = h.clone();
-        Callback::from(move |e: Event| h.set(input_value(&e)))
+        Callback::from(move |e: Event| h.set(event_value(&e)))
     };
     let bundle_panel = match selected {
         None => {
