@@ -52,6 +52,9 @@ pub struct Args {
     /// JSON: include every broker's usage at every cycle.
     #[arg(long)]
     broker_usage: bool,
+    /// JSON: include every cycle's ownership changes (bundle → broker, splits), in order.
+    #[arg(long)]
+    ownership: bool,
     /// Do not draw the progress bar (it is drawn only when stderr is a terminal).
     #[arg(long)]
     no_progress: bool,
@@ -145,7 +148,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
         cycles: args.cycles.or(scenario.cycles).unwrap_or(100),
         seed: args.seed,
         record_broker_usage: args.broker_usage,
-        record_ownership: false,
+        record_ownership: args.ownership,
     };
     let show_progress = !args.no_progress && std::io::stderr().is_terminal();
     let mut last_pct = u32::MAX;

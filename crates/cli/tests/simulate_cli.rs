@@ -159,6 +159,7 @@ fn scenario_files_and_snapshot_files() {
         "5",
         "--format",
         "json",
+        "--ownership",
     ]);
     assert!(out.status.success(), "{}", stderr(&out));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -166,6 +167,22 @@ fn scenario_files_and_snapshot_files() {
     // bundles of 10 MiB/s → 4 go to b (a is overloaded), and both are then at 50 %.
     assert_eq!(v["runs"][0]["cycles"][0]["bundles_unloaded"], 4);
     assert_eq!(v["runs"][0]["cycles"][1]["std_usage_fraction"], 0.0);
+    // --ownership: the 4 moves of cycle 0, each a bundle of a now owned by b; with no event or
+    // split, every cycle records exactly its unloads.
+    let changes = v["runs"][0]["cycles"][0]["ownership"].as_array().unwrap();
+    assert_eq!(changes.len(), 4);
+    for c in changes {
+        assert_eq!(c["change"], "owner");
+        assert_eq!(c["broker"], "b:8080");
+        let b = c["bundle"].as_str().unwrap();
+        assert!((0..9).any(|i| bundle(i) == b), "{b} was not a's");
+    }
+    for c in v["runs"][0]["cycles"].as_array().unwrap() {
+        let recorded = c
+            .get("ownership")
+            .map_or(0, |o| o.as_array().unwrap().len());
+        assert_eq!(recorded as u64, c["bundles_unloaded"].as_u64().unwrap());
+    }
     let out = lbplan(&[
         "simulate",
         "builtin:demo",
