@@ -76,8 +76,7 @@ impl JavaPattern {
 
 fn first_line(s: &str) -> String {
     s.lines()
-        .filter(|l| !l.trim().is_empty())
-        .last()
+        .rfind(|l| !l.trim().is_empty())
         .unwrap_or(s)
         .trim()
         .to_string()
