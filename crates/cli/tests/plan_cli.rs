@@ -138,3 +138,42 @@ fn exported_scripts_are_valid_bash() {
         );
     }
 }
+
+/// The demo snapshot plus two isolation policies (`tests/fixtures/isolation-snapshot.json`):
+/// `globex/clickstream` pinned to primary `broker-04\..*` (min_limit 1) and `acme/orders` to primaries
+/// `broker-0[0-1]\..*` (secondary `broker-02\..*`, min_limit 1). Without policies the demo plan moves
+/// two clickstream bundles and one orders bundle off broker-04 (golden `demo-plan.txt`).
+#[test]
+fn plan_honours_namespace_isolation_policies() {
+    let out = lbplan(&["plan", "crates/cli/tests/fixtures/isolation-snapshot.json"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    // Clickstream's only allowed broker (host "broker-04.demo.svc" matches `broker-04\..*` whole)
+    // is its owner: shouldNamespacePoliciesUnload is false, so both picks are skipped with the reason.
+    for bundle in [
+        "globex/clickstream/0xf0000000_0xf8000000",
+        "globex/clickstream/0x98000000_0xa0000000",
+    ] {
+        let line = text
+            .lines()
+            .find(|l| l.trim_start().starts_with(bundle))
+            .unwrap_or_else(|| panic!("{bundle} missing:\n{text}"));
+        assert!(
+            line.contains("namespace isolation policies allow no other broker"),
+            "{line}"
+        );
+    }
+    // Orders: 2 primaries (broker-00, broker-01) ≥ min_limit 1, no failover; broker-00 was already
+    // LeastLongTermMessageRate's answer in the unconstrained demo plan, and it is allowed.
+    assert!(
+        text.contains(
+            "acme/orders/0x00000000_0x10000000  broker-04.demo.svc:8080 -> broker-00.demo.svc:8080"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("Unloads (1):"), "{text}");
+}

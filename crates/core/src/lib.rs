@@ -7,6 +7,7 @@
 pub mod config;
 pub mod extensible;
 pub mod import;
+pub mod isolation;
 pub mod model;
 pub mod modular;
 pub mod naming;

@@ -12,7 +12,10 @@ pub mod top_k;
 pub mod transfer_shedder;
 
 pub use decision::{SkipReason, UnloadDecision, UnloadReason};
-pub use filters::{CandidateBrokers, apply_broker_filters, is_transferable_with_filters};
+pub use filters::{
+    CandidateBrokers, PolicyInputs, apply_broker_filters, apply_filters_for_bundle,
+    is_transferable_with_filters,
+};
 pub use load_stats::LoadStats;
 pub use placement::{ExtensiblePlacement, least_resource_usage_choice_set, select_broker};
 pub use top_k::{TopKFilter, top_k_bundles};

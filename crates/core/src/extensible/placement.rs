@@ -4,7 +4,7 @@
 
 use indexmap::IndexMap;
 
-use super::filters::{CandidateBrokers, apply_broker_filters};
+use super::filters::{CandidateBrokers, PolicyInputs, apply_filters_for_bundle};
 use crate::config::LoadBalancerConfig;
 use crate::model::BrokerLoadData;
 use crate::rng::Picker;
@@ -64,8 +64,9 @@ pub fn least_resource_usage_choice_set(
 }
 
 /// `selectAsync` for one bundle: candidates (the given ones or every available broker), minus
-/// `exclude`, through the filter pipeline (when `apply_filters`), then a uniform pick in the
-/// LeastResourceUsageWithWeight choice set.
+/// `exclude`, through the filter pipeline (when `apply_filters`; the policy filters too when `policies`
+/// names the bundle), then a uniform pick in the LeastResourceUsageWithWeight choice set.
+#[allow(clippy::too_many_arguments)]
 pub fn select_broker(
     available_brokers: &CandidateBrokers,
     explicit_candidates: Option<&CandidateBrokers>,
@@ -73,12 +74,13 @@ pub fn select_broker(
     store: &IndexMap<String, BrokerLoadData>,
     conf: &LoadBalancerConfig,
     apply_filters: bool,
+    policies: Option<(&str, &PolicyInputs<'_>)>,
     picker: &mut dyn Picker,
 ) -> ExtensiblePlacement {
     let mut candidates = explicit_candidates.unwrap_or(available_brokers).clone();
     candidates.retain(|b, _| !exclude.contains(b));
     if apply_filters {
-        apply_broker_filters(&mut candidates, store, conf);
+        apply_filters_for_bundle(&mut candidates, store, conf, policies);
     }
     let candidates: Vec<String> = candidates.into_keys().collect();
     if candidates.is_empty() {

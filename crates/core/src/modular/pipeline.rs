@@ -15,7 +15,10 @@ use super::load_data::namespace_of_bundle;
 use super::placement::{PlacementChoice, PlacementStrategy, RoundRobinBrokerSelector};
 use super::{BrokerData, LoadData};
 use crate::config::LoadBalancerConfig;
-use crate::model::BundleData;
+use crate::isolation::{
+    BrokerOffer, IsolationPolicies, IsolationPolicyError, NamespacePoliciesOutcome,
+};
+use crate::model::{BundleData, NamespaceIsolationPolicy};
 use crate::naming::java_map_order::{JavaHashSet, JavaHashTable, hash_map_hash};
 use crate::rng::Picker;
 
@@ -44,6 +47,8 @@ pub struct PlacementContext {
     pub preallocated: IndexMap<String, String>,
     /// `getAvailableBrokers()`: registered brokers; `None` means every broker with load data.
     pub available_brokers: Option<Vec<String>>,
+    /// The cluster's namespace isolation policies (none: every broker is shared).
+    pub isolation: IsolationPolicies,
     /// Bundles that hold non-persistent topics (need `nonPersistentTopicsEnabled`).
     pub non_persistent_bundles: IndexSet<String>,
     /// The selector for `loadBalancerSheddingExcludedNamespaces`, a manager-level instance.
@@ -120,6 +125,17 @@ fn insert_range(namespaces: &mut IndexMap<String, IndexSet<String>>, namespace: 
 impl PlacementContext {
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// Installs the cluster's isolation policies; returns what cannot be evaluated exactly (the
+    /// policies still apply, as Pulsar's exception paths would).
+    pub fn set_isolation_policies(
+        &mut self,
+        policies: &IndexMap<String, NamespaceIsolationPolicy>,
+    ) -> Vec<IsolationPolicyError> {
+        let (compiled, errors) = IsolationPolicies::compile(policies);
+        self.isolation = compiled;
+        errors
     }
 
     /// Rebuilds `brokerToNamespaceToBundleRange` from every broker's reported bundles (`bundles`
@@ -235,54 +251,88 @@ fn names_of(set: &Candidates, data: &LoadData) -> Vec<String> {
     set.iter().map(|&p| name_at(data, p).to_string()).collect()
 }
 
-/// Whether a broker takes the bundle's kind of topics.
-fn supports(bd: &BrokerData, non_persistent: bool) -> bool {
-    if non_persistent {
-        bd.local.non_persistent_topics_enabled
-    } else {
-        bd.local.persistent_topics_enabled
-    }
-}
-
-/// `applyNamespacePolicies` without isolation policies: every broker is shared; keep the available
-/// brokers with load data that support the bundle's topic kind.
+/// `applyNamespacePolicies` (§6.4 step 1): an isolated namespace gets its policy's primaries, plus
+/// its secondaries when fewer primaries than `min_limit` qualify; any other namespace gets the shared
+/// brokers (no policy names their host as a primary) that take the bundle's topic kind. Only brokers
+/// with load data are offered (the set holds positions in `LoadData.brokers`). Returns what was decided,
+/// for explanations.
 fn apply_namespace_policies(
     bundle: &str,
     data: &LoadData,
     ctx: &PlacementContext,
     set: &mut Candidates,
-) {
+) -> NamespacePoliciesOutcome<()> {
     set.clear();
     let non_persistent = ctx.non_persistent_bundles.contains(bundle);
-    for (pos, name, bd) in ctx.available_with_data(data) {
-        if supports(bd, non_persistent) {
-            set.insert_hashed(hash_map_hash(name), pos);
-        }
+    let offers = ctx
+        .available_with_data(data)
+        .map(|(pos, name, bd)| BrokerOffer {
+            item: (hash_map_hash(name), pos),
+            broker_id: name,
+            persistent_topics_enabled: bd.local.persistent_topics_enabled,
+            non_persistent_topics_enabled: bd.local.non_persistent_topics_enabled,
+        });
+    let outcome =
+        ctx.isolation
+            .apply_namespace_policies(namespace_of_bundle(bundle), non_persistent, offers);
+    // Primaries are added before secondaries, as Pulsar's two `addAll` calls do.
+    for &(hash, pos) in &outcome.candidates {
+        set.insert_hashed(hash, pos);
+    }
+    NamespacePoliciesOutcome {
+        candidates: Vec::new(),
+        policy: outcome.policy,
+        primaries: outcome.primaries,
+        secondaries: outcome.secondaries,
+        failover: outcome.failover,
+        min_limit: outcome.min_limit,
+        excluded: outcome.excluded,
     }
 }
 
+/// The explanation of the namespace-policy step, when isolation policies exist.
+fn namespace_policies_note(
+    ctx: &PlacementContext,
+    outcome: &NamespacePoliciesOutcome<()>,
+) -> Option<String> {
+    if ctx.isolation.is_empty() {
+        return None;
+    }
+    Some(match &outcome.policy {
+        Some(name) => {
+            let min_limit = outcome.min_limit.unwrap_or(0);
+            format!(
+                "isolation policy `{name}`: {} primary broker(s){}",
+                outcome.primaries,
+                if outcome.failover {
+                    format!(
+                        " < min_limit={min_limit}, so {} secondary broker(s) added",
+                        outcome.secondaries
+                    )
+                } else {
+                    format!(" >= min_limit={min_limit}, secondaries not used")
+                }
+            )
+        }
+        None => "no isolation policy for this namespace: only shared brokers (not a primary of any policy)".to_string(),
+    })
+}
+
 /// `shouldNamespacePoliciesUnload`: some broker other than the current owner may take the bundle
-/// (the policy-only set is non-empty and is not just the owner). Needs no set: only whether a second
-/// distinct broker qualifies.
+/// (the policy-only set is non-empty and is not just the owner).
 pub fn should_namespace_policies_unload(
     bundle: &str,
     current_broker: &str,
     data: &LoadData,
     ctx: &PlacementContext,
 ) -> bool {
-    let non_persistent = ctx.non_persistent_bundles.contains(bundle);
-    let mut first: Option<&str> = None;
-    for (_, name, bd) in ctx.available_with_data(data) {
-        if !supports(bd, non_persistent) {
-            continue;
-        }
-        match first {
-            None => first = Some(name),
-            Some(f) if f != name => return true,
-            Some(_) => {}
-        }
-    }
-    first.is_some_and(|only| only != current_broker)
+    let mut set = Candidates::new();
+    apply_namespace_policies(bundle, data, ctx, &mut set);
+    let others = set
+        .iter()
+        .filter(|&&pos| name_at(data, pos) != current_broker)
+        .count();
+    others > 0
 }
 
 /// `filterBrokersWithLargeTopicCount`: keep brokers whose topics (reported + preallocated) are within
@@ -601,7 +651,13 @@ impl<'d> StageLog<'d> {
     }
 
     /// The first step, narrowing the available brokers (named, some maybe without load data).
-    fn first_step(&mut self, stage: &str, available: &[String], set: &Candidates) {
+    fn first_step(
+        &mut self,
+        stage: &str,
+        available: &[String],
+        set: &Candidates,
+        note: Option<String>,
+    ) {
         if !self.on() {
             return;
         }
@@ -620,7 +676,7 @@ impl<'d> StageLog<'d> {
             stage: stage.to_string(),
             remaining: names_of(set, data),
             removed,
-            note: None,
+            note,
         });
     }
 
@@ -706,13 +762,18 @@ pub fn select_broker_for_bundle(
         let explain = log.on();
         let mut set = Candidates::with_min_capacity(ctx.candidate_cache_capacity);
 
-        apply_namespace_policies(bundle, view, ctx, &mut set);
+        let policy_outcome = apply_namespace_policies(bundle, view, ctx, &mut set);
         let available = if explain {
             ctx.available_brokers(view)
         } else {
             Vec::new()
         };
-        log.first_step("after_namespace_policies", &available, &set);
+        let note = if explain {
+            namespace_policies_note(ctx, &policy_outcome)
+        } else {
+            None
+        };
+        log.first_step("after_namespace_policies", &available, &set, note);
 
         let before = log.before(&set);
         let note =

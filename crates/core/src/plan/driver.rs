@@ -98,10 +98,12 @@ pub fn build_strategies(
     )
 }
 
-/// The leader's placement context for a snapshot: anti-affinity groups, failure domains and the
-/// broker → namespace → ranges cache.
+/// The leader's placement context for a snapshot: anti-affinity groups, failure domains, namespace
+/// isolation policies and the broker → namespace → ranges cache. (Policies that cannot be evaluated
+/// exactly are reported once per plan by [`make_plan`].)
 pub fn placement_context(snapshot: &Snapshot, data: &LoadData) -> PlacementContext {
     let mut ctx = PlacementContext::new();
+    let _ = ctx.set_isolation_policies(&snapshot.namespace_isolation_policies);
     for (ns, n) in &snapshot.namespaces {
         if let Some(group) = &n.anti_affinity_group {
             ctx.namespace_anti_affinity_groups
@@ -126,6 +128,9 @@ pub fn make_plan(snapshot: &Snapshot, req: &PlanRequest) -> Result<Plan, PlanErr
     let profile = resolved.profile;
     let mut work = snapshot.clone();
     warnings.extend(apply_nic_speed_override(&mut work, &cfg));
+    let (_, isolation_errors) =
+        crate::isolation::IsolationPolicies::compile(&snapshot.namespace_isolation_policies);
+    warnings.extend(isolation_errors.iter().map(ToString::to_string));
     let weights = cfg.resource_weights();
     let brokers_before = broker_views(&work, &weights);
 
@@ -738,7 +743,13 @@ fn run_extensible_leader_cycle(
         let (to, pass) = match &d.dest_broker {
             Some(dest) => (Some(dest.clone()), true),
             None => (
-                place_plain_unload(&view, &ws.cfg, &d.source_broker, &mut ws.picker),
+                place_plain_unload(
+                    &view,
+                    &ws.cfg,
+                    &d.service_unit,
+                    &d.source_broker,
+                    &mut ws.picker,
+                ),
                 false,
             ),
         };

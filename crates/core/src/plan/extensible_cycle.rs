@@ -6,13 +6,14 @@
 //! has only the modular reports, both are derived from them (the EMA then equals the latest sample, and
 //! the top bundles come from `lastStats` through Pulsar's top-K rules) and the plan says so.
 
-use indexmap::IndexMap;
+use indexmap::{IndexMap, IndexSet};
 
 use crate::config::LoadBalancerConfig;
 use crate::extensible::{
-    CandidateBrokers, SheddingInput, SkipReason, TopKFilter, TransferShedder, UnloadChecks,
-    UnloadDecision, is_transferable_with_filters, select_broker, top_k_bundles,
+    CandidateBrokers, PolicyInputs, SheddingInput, SkipReason, TopKFilter, TransferShedder,
+    UnloadChecks, UnloadDecision, is_transferable_with_filters, select_broker, top_k_bundles,
 };
+use crate::isolation::IsolationPolicies;
 use crate::model::{BrokerLoadData, BrokerLoadSample, Snapshot, TopBundlesLoadData};
 use crate::rng::Picker;
 
@@ -24,6 +25,27 @@ pub struct ExtensibleView {
     pub owners: IndexMap<String, String>,
     pub now_ms: i64,
     pub warnings: Vec<String>,
+    /// Namespace isolation policies, anti-affinity groups, failure domains and each broker's topic
+    /// kinds, for the policy filters and checks.
+    pub isolation: IsolationPolicies,
+    pub anti_affinity_groups: IndexMap<String, String>,
+    pub failure_domains: IndexMap<String, Vec<String>>,
+    pub topic_kinds: IndexMap<String, (bool, bool)>,
+    pub non_persistent_bundles: IndexSet<String>,
+}
+
+impl ExtensibleView {
+    /// The inputs of the policy filters.
+    pub fn policy_inputs(&self) -> PolicyInputs<'_> {
+        PolicyInputs {
+            isolation: &self.isolation,
+            anti_affinity_groups: &self.anti_affinity_groups,
+            failure_domains: &self.failure_domains,
+            owners: &self.owners,
+            topic_kinds: &self.topic_kinds,
+            non_persistent_bundles: &self.non_persistent_bundles,
+        }
+    }
 }
 
 pub fn extensible_view(snapshot: &Snapshot, cfg: &LoadBalancerConfig) -> ExtensibleView {
@@ -40,17 +62,43 @@ pub fn extensible_view(snapshot: &Snapshot, cfg: &LoadBalancerConfig) -> Extensi
     let mut top_bundles = IndexMap::new();
     let mut derived_load = 0;
     let mut derived_top = 0;
-    let no_policies = |_: &str| false;
+    // Isolation problems are reported once per plan by `make_plan`.
+    let (isolation, _) = IsolationPolicies::compile(&snapshot.namespace_isolation_policies);
+    let anti_affinity_groups: IndexMap<String, String> = snapshot
+        .namespaces
+        .iter()
+        .filter_map(|(ns, n)| n.anti_affinity_group.clone().map(|g| (ns.clone(), g)))
+        .collect();
+    let no_owners = IndexMap::new();
+    let no_kinds = IndexMap::new();
+    let no_bundles = IndexSet::new();
+    let topk_policies = PolicyInputs {
+        isolation: &isolation,
+        anti_affinity_groups: &anti_affinity_groups,
+        failure_domains: &snapshot.failure_domains,
+        owners: &no_owners,
+        topic_kinds: &no_kinds,
+        non_persistent_bundles: &no_bundles,
+    };
+    let has_policies = |ns: &str| topk_policies.namespace_has_policies(ns);
     let filter = TopKFilter {
         shedding_excluded_namespaces: &cfg.load_balancer_shedding_excluded_namespaces,
         shedding_bundles_with_policies_enabled: cfg
             .load_balancer_shedding_bundles_with_policies_enabled,
-        namespace_has_policies: &no_policies,
+        namespace_has_policies: &has_policies,
     };
     let mut available = CandidateBrokers::new();
     let mut owners = IndexMap::new();
+    let mut topic_kinds = IndexMap::new();
     for (id, b) in &snapshot.brokers {
         let local = &b.local_broker_data;
+        topic_kinds.insert(
+            id.clone(),
+            (
+                local.persistent_topics_enabled,
+                local.non_persistent_topics_enabled,
+            ),
+        );
         available.insert(
             id.clone(),
             local
@@ -115,6 +163,11 @@ pub fn extensible_view(snapshot: &Snapshot, cfg: &LoadBalancerConfig) -> Extensi
         owners,
         now_ms,
         warnings,
+        isolation,
+        anti_affinity_groups,
+        failure_domains: snapshot.failure_domains.clone(),
+        topic_kinds,
+        non_persistent_bundles: IndexSet::new(),
     }
 }
 
@@ -131,13 +184,15 @@ impl UnloadChecks for SnapshotChecks<'_> {
             .is_none_or(|owner| owner == broker)
     }
 
-    fn is_transferable(&self, _bundle: &str, src: &str, dst: Option<&str>) -> bool {
+    fn is_transferable(&self, bundle: &str, src: &str, dst: Option<&str>) -> bool {
+        let policies = self.view.policy_inputs();
         is_transferable_with_filters(
             &self.view.available,
             &self.view.load_store,
             self.cfg,
             src,
             dst,
+            Some((bundle, &policies)),
         )
     }
 }
@@ -175,14 +230,17 @@ pub fn run_transfer_shedder(
     }
 }
 
-/// Where a plain unload (transfers disabled) lands: extensible placement over every other broker.
+/// Where a plain unload (transfers disabled) lands: extensible placement over every other broker,
+/// policy filters included.
 pub fn place_plain_unload(
     view: &ExtensibleView,
     cfg: &LoadBalancerConfig,
+    bundle: &str,
     source: &str,
     picker: &mut dyn Picker,
 ) -> Option<String> {
     let exclude = vec![source.to_string()];
+    let policies = view.policy_inputs();
     select_broker(
         &view.available,
         None,
@@ -190,6 +248,7 @@ pub fn place_plain_unload(
         &view.load_store,
         cfg,
         true,
+        Some((bundle, &policies)),
         picker,
     )
     .selected

@@ -286,7 +286,7 @@ impl UnloadChecks for ReplayChecks<'_> {
     fn is_transferable(&self, _bundle: &str, src: &str, dst: Option<&str>) -> bool {
         match self.filters {
             Some((available, store)) => {
-                is_transferable_with_filters(available, store, self.conf, src, dst)
+                is_transferable_with_filters(available, store, self.conf, src, dst, None)
             }
             None => true,
         }
@@ -525,6 +525,7 @@ fn run_placement(
                 &world.store,
                 conf,
                 apply_filters,
+                None,
                 &mut picker,
             );
             let mut entry = json!({
