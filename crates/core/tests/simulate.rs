@@ -459,3 +459,72 @@ fn unknown_broker_in_an_event_is_malformed() {
     .unwrap_err();
     assert!(err.to_string().starts_with("$.events[0].broker"), "{err}");
 }
+
+#[test]
+fn a_crash_reassigns_isolated_bundles_only_to_the_remaining_primary() {
+    // t/ns is isolated to primaries `a|b` (hosts match `a` and `b`, brokerId up to its last `:`),
+    // min_limit 1: while one primary is live there is no failover. When a crashes, its 3 bundles
+    // may go to b only, even though c (no bundles, 0 %) is what LeastLongTermMessageRate prefers.
+    let mut snap = snapshot(vec![
+        (
+            "a:8080",
+            R[0..3].iter().map(|r| (*r, 10.0, 100.0)).collect(),
+        ),
+        (
+            "b:8080",
+            R[3..6].iter().map(|r| (*r, 10.0, 100.0)).collect(),
+        ),
+        ("c:8080", Vec::new()),
+    ]);
+    snap.namespace_isolation_policies.insert(
+        "orders-on-a-b".to_string(),
+        lbplan_core::model::NamespaceIsolationPolicy {
+            namespaces: vec!["t/ns".to_string()],
+            primary: vec!["a|b".to_string()],
+            secondary: Vec::new(),
+            auto_failover_policy: Some(lbplan_core::model::AutoFailoverPolicy {
+                policy_type: "min_available".to_string(),
+                parameters: [("min_limit", "1"), ("usage_threshold", "80")]
+                    .into_iter()
+                    .map(|(k, v)| (k.to_string(), v.to_string()))
+                    .collect(),
+            }),
+        },
+    );
+    let mut scenario = quiet();
+    scenario.settings = vec![("loadBalancerSheddingEnabled".into(), "false".into())];
+    scenario.events.push(Event {
+        cycle: 1,
+        kind: EventKind::RemoveBroker {
+            broker: "a:8080".into(),
+        },
+    });
+    let r = run(&snap, &scenario, "", 3);
+    assert_eq!(r.cycles[1].bundles_reassigned, 3);
+    let to: Vec<Option<&str>> = r.cycles[1]
+        .ownership
+        .iter()
+        .filter_map(|c| match c {
+            OwnershipChange::Owner { broker, .. } => Some(broker.as_deref()),
+            OwnershipChange::Split { .. } => None,
+        })
+        .collect();
+    assert_eq!(
+        to,
+        vec![
+            None,
+            None,
+            None,
+            Some("b:8080"),
+            Some("b:8080"),
+            Some("b:8080")
+        ]
+    );
+    // Without the policy the same crash sends them to c.
+    snap.namespace_isolation_policies.clear();
+    let r = run(&snap, &scenario, "", 3);
+    assert!(r.cycles[1].ownership.iter().any(|c| matches!(
+        c,
+        OwnershipChange::Owner { broker: Some(b), .. } if b == "c:8080"
+    )));
+}

@@ -109,6 +109,12 @@ pub fn simulate(
         .thrashing_window_cycles
         .unwrap_or(grace_cycles);
     let mut cluster = SimCluster::from_snapshot(&work, &scenario.load, opts.seed);
+    for e in cluster
+        .ctx
+        .set_isolation_policies(&work.namespace_isolation_policies)
+    {
+        warnings.push(e.to_string());
+    }
     // Thousands of placements nobody reads the reasons of: decide without explaining.
     cluster.ctx.trace = PipelineTrace::Off;
     let mut r = Run {
