@@ -7,6 +7,7 @@ use std::rc::Rc;
 
 use lbplan_core::config::Profile;
 use lbplan_core::import::{ImportError, ImportInput, ImportOptions, Imported, import_with};
+use lbplan_core::isolation::IsolationPolicies;
 use lbplan_core::model::Snapshot;
 use lbplan_core::naming::parse_bundle_name;
 use lbplan_core::plan::operations::Operation;
@@ -26,6 +27,9 @@ pub struct NamespaceRow {
     pub topics: i64,
     /// `pulsar/<host:port>`: a broker's heartbeat namespace.
     pub heartbeat: bool,
+    /// The isolation policy that governs it (first match, as Pulsar looks it up).
+    pub isolation_policy: Option<String>,
+    pub anti_affinity_group: Option<String>,
 }
 
 /// A loaded snapshot and what is derived from it once.
@@ -83,6 +87,7 @@ pub fn loaded_from(imported: Imported, source: String) -> Loaded {
 }
 
 fn namespace_rows(snapshot: &Snapshot) -> Vec<NamespaceRow> {
+    let (isolation, _) = IsolationPolicies::compile(&snapshot.namespace_isolation_policies);
     let mut topics_by_ns: HashMap<String, i64> = HashMap::new();
     for (name, data) in &snapshot.bundle_data {
         if let Ok(b) = parse_bundle_name(name) {
@@ -100,6 +105,10 @@ fn namespace_rows(snapshot: &Snapshot) -> Vec<NamespaceRow> {
                 None => topics_by_ns.get(name).copied().unwrap_or(0),
             },
             heartbeat: is_heartbeat(name),
+            isolation_policy: isolation
+                .namespace_policy(name)
+                .map(|p| p.name().to_string()),
+            anti_affinity_group: ns.anti_affinity_group.clone(),
         })
         .collect()
 }

@@ -1,4 +1,5 @@
-//! The namespaces list: bundle layout and topic counts; brokers' heartbeat namespaces last.
+//! The namespaces list: bundle layout, topic counts and the policies placement follows (isolation
+//! policy, anti-affinity group); brokers' heartbeat namespaces last.
 
 use yew::prelude::*;
 
@@ -20,6 +21,7 @@ pub fn namespace_list(props: &LoadedProps) -> Html {
                         <th scope="col">{ "Namespace" }</th>
                         <th scope="col" class="num">{ "Bundles" }</th>
                         <th scope="col" class="num">{ "Topics" }</th>
+                        <th scope="col">{ "Placement policies" }</th>
                     </tr>
                 </thead>
                 <tbody>
@@ -40,6 +42,10 @@ fn row(n: &NamespaceRow) -> Html {
             </th>
             <td class="num">{ n.bundle_count }</td>
             <td class="num">{ format::count(n.topics) }</td>
+            <td class="small">
+                if let Some(p) = &n.isolation_policy { <span class="tag" title="namespace isolation policy">{ format!("isolation: {p}") }</span> }
+                if let Some(g) = &n.anti_affinity_group { <span class="tag" title="namespaceAntiAffinityGroup">{ format!("anti-affinity: {g}") }</span> }
+            </td>
         </tr>
     }
 }
