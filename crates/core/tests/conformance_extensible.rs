@@ -22,7 +22,7 @@ use lbplan_core::replay::{self};
 use serde_json::{Value, json};
 use support::{
     KnownDivergences, Suite, UnknownKeys, close, config_from, cycles, doc_and_steps, file_name,
-    finish_all, list, merge_patch, read_json, string_set, strings, vectors_in,
+    finish_all, list, merge_patch, paired, read_json, string_set, strings, vectors_in,
 };
 
 /// Vectors known not to pass, with the reason. Kept in the counts.
@@ -119,12 +119,7 @@ fn compare_derived(ours: &Value, exp: &Value, i: usize, field: &str) -> Result<(
 }
 
 fn compare_shedding(out: &Value, expected: &Value) -> Result<(), String> {
-    let ours = cycles(out);
-    let exp = cycles(expected);
-    if ours.len() != exp.len() {
-        return Err(format!("{} cycles, expected {}", ours.len(), exp.len()));
-    }
-    for (i, (o, e)) in ours.iter().zip(exp).enumerate() {
+    for (i, (o, e)) in paired(cycles(out), cycles(expected), "cycles")? {
         if let (Some(od), Some(ed)) = (o.get("derived"), e.get("derived")) {
             compare_derived(od, ed, i, "brokers")?;
         }
@@ -180,22 +175,15 @@ fn compare_shedding(out: &Value, expected: &Value) -> Result<(), String> {
 }
 
 fn compare_placement(out: &Value, expected: &Value) -> Result<(), String> {
-    let ours = cycles(out);
-    let exp = cycles(expected);
-    if ours.len() != exp.len() {
-        return Err(format!("{} cycles, expected {}", ours.len(), exp.len()));
-    }
-    for (i, (o, e)) in ours.iter().zip(exp).enumerate() {
+    for (i, (o, e)) in paired(cycles(out), cycles(expected), "cycles")? {
         compare_derived(o, e, i, "brokers_after")?;
-        let (oa, ea) = (list(o, "assignments"), list(e, "assignments"));
-        if oa.len() != ea.len() {
-            return Err(format!(
-                "cycle {i}: {} assignments, expected {}",
-                oa.len(),
-                ea.len()
-            ));
-        }
-        for (j, (x, y)) in oa.iter().zip(ea).enumerate() {
+        let assignments = paired(
+            list(o, "assignments"),
+            list(e, "assignments"),
+            "assignments",
+        )
+        .map_err(|e| format!("cycle {i}: {e}"))?;
+        for (j, (x, y)) in assignments {
             for f in ["candidates", "choice_set", "no_load_data_brokers"] {
                 let (xs, ys) = (string_set(x.get(f)), string_set(y.get(f)));
                 if xs != ys {

@@ -23,7 +23,7 @@ use lbplan_core::rng::SeededPicker;
 use serde_json::Value;
 use support::{
     KnownDivergences, Suite, Tally, UnknownKeys, config_from, cycles, doc_and_steps, file_name,
-    file_stem, list, merge_patch, read_json, string_set, strings, unload_sets, vectors_in,
+    file_stem, list, merge_patch, paired, read_json, string_set, strings, unload_sets, vectors_in,
 };
 
 /// Vectors that cannot pass, with the reason (kept in the counts).
@@ -32,30 +32,20 @@ const KNOWN_DIVERGENCES: KnownDivergences = &[];
 /// Compares one replay output with the oracle. `exact_picks`: outside picks were given, so every
 /// selection must equal Pulsar's; otherwise comparison stops at the first random pick that differs.
 fn compare_oracle(ours: &Value, oracle: &Value, exact_picks: bool) -> Result<(), String> {
-    let (our_cycles, their_cycles) = (cycles(ours), cycles(oracle));
-    if our_cycles.len() != their_cycles.len() {
-        return Err(format!(
-            "{} cycles, oracle has {}",
-            our_cycles.len(),
-            their_cycles.len()
-        ));
-    }
-    for (ci, (ours, theirs)) in our_cycles.iter().zip(their_cycles).enumerate() {
+    for (ci, (ours, theirs)) in paired(cycles(ours), cycles(oracle), "cycles")? {
         if let Some(unload) = theirs.get("unload") {
             let (a, b) = (unload_sets(ours.get("unload")), unload_sets(Some(unload)));
             if a != b {
                 return Err(format!("cycle {ci}: unload {a:?}, oracle {b:?}"));
             }
         }
-        let (ours_a, theirs_a) = (list(ours, "assignments"), list(theirs, "assignments"));
-        if ours_a.len() != theirs_a.len() {
-            return Err(format!(
-                "cycle {ci}: {} assignments, oracle {}",
-                ours_a.len(),
-                theirs_a.len()
-            ));
-        }
-        for (ai, (o, t)) in ours_a.iter().zip(theirs_a).enumerate() {
+        let assignments = paired(
+            list(ours, "assignments"),
+            list(theirs, "assignments"),
+            "assignments",
+        )
+        .map_err(|e| format!("cycle {ci}: {e}"))?;
+        for (ai, (o, t)) in assignments {
             let here = format!(
                 "cycle {ci} assignment {ai} ({})",
                 t.get("bundle").and_then(Value::as_str).unwrap_or("?")

@@ -19,7 +19,8 @@ use lbplan_core::rng::SeededPicker;
 use serde_json::{Value, json};
 use support::{
     KnownDivergences, Suite, Tally, UnknownKeys, config_from, conformance_dir, cycles,
-    doc_and_steps, file_name, merge_patch, read_json, string_set, strings, unload_sets, vectors_in,
+    doc_and_steps, file_name, merge_patch, paired, read_json, string_set, strings, unload_sets,
+    vectors_in,
 };
 
 /// Vectors that cannot pass, with the reason. Each still counts in the totals.
@@ -34,15 +35,7 @@ fn compare_oracle(file: &Value) -> Result<(), String> {
         .pointer("/oracle_output/cycles")
         .and_then(Value::as_array)
         .ok_or("no oracle_output.cycles")?;
-    let actual = cycles(&got);
-    if expected.len() != actual.len() {
-        return Err(format!(
-            "{} cycles, expected {}",
-            actual.len(),
-            expected.len()
-        ));
-    }
-    for (i, (e, a)) in expected.iter().zip(actual).enumerate() {
+    for (i, (a, e)) in paired(cycles(&got), expected, "cycles")? {
         let (e, a) = (unload_sets(e.get("unload")), unload_sets(a.get("unload")));
         if e != a {
             let brokers: BTreeSet<&String> = e.keys().chain(a.keys()).collect();

@@ -68,6 +68,23 @@ fn replay_of(file: &Value) -> Result<Value, String> {
     replay(file, None, 0).map_err(|e| format!("replay failed: {e}"))
 }
 
+/// Replays `file` and runs `check` on each cycle beside the oracle's (both must have `cycles`).
+fn each_cycle(
+    file: &Value,
+    check: impl Fn(usize, &Value, &Value) -> Result<(), String>,
+) -> Result<(), String> {
+    let got = replay_of(file)?;
+    let want = &file["oracle_output"]["cycles"];
+    let (Some(g), Some(w)) = (got["cycles"].as_array(), want.as_array()) else {
+        return Err("cycles missing".into());
+    };
+    expect_eq("cycle count", g.len(), w.len())?;
+    for (i, (g, w)) in g.iter().zip(w).enumerate() {
+        check(i, g, w)?;
+    }
+    Ok(())
+}
+
 // ----- oracle scenarios, through `replay` ------------------------------------------------------
 
 #[test]
@@ -123,13 +140,7 @@ fn oracle_bundle_split() {
         "oracle bundle_split",
         &files_of_kind("oracle", "bundle_split"),
         |file| {
-            let got = replay_of(file)?;
-            let want = &file["oracle_output"]["cycles"];
-            let (Some(g), Some(w)) = (got["cycles"].as_array(), want.as_array()) else {
-                return Err("cycles missing".into());
-            };
-            expect_eq("cycle count", g.len(), w.len())?;
-            for (i, (g, w)) in g.iter().zip(w).enumerate() {
+            each_cycle(file, |i, g, w| {
                 expect_eq(&format!("cycles[{i}].split"), &g["split"], &w["split"])?;
                 // Not compared by the oracle's rules; checks the ConcurrentHashMap order model.
                 expect_eq(
@@ -137,8 +148,8 @@ fn oracle_bundle_split() {
                     &g["broker_iteration_order"],
                     &w["broker_iteration_order"],
                 )?;
-            }
-            Ok(())
+                Ok(())
+            })
         },
     );
 }
@@ -170,13 +181,7 @@ fn oracle_split_decision_extensible() {
         "oracle-extensible split_decision_extensible",
         &files_of_kind("oracle-extensible", "split_decision_extensible"),
         |file| {
-            let got = replay_of(file)?;
-            let want = &file["oracle_output"]["cycles"];
-            let (Some(g), Some(w)) = (got["cycles"].as_array(), want.as_array()) else {
-                return Err("cycles missing".into());
-            };
-            expect_eq("cycle count", g.len(), w.len())?;
-            for (i, (g, w)) in g.iter().zip(w).enumerate() {
+            each_cycle(file, |i, g, w| {
                 expect_eq(
                     &format!("cycles[{i}].decisions"),
                     decision_set(&g["decisions"]),
@@ -189,8 +194,8 @@ fn oracle_split_decision_extensible() {
                 ] {
                     expect_eq(&format!("cycles[{i}].{key}"), &g[key], &w[key])?;
                 }
-            }
-            Ok(())
+                Ok(())
+            })
         },
     );
 }

@@ -77,8 +77,19 @@ pub(crate) fn opt_object<'a, O: Fields + ?Sized>(
     key: &str,
     path: &str,
 ) -> Result<Option<&'a Map<String, Value>>, ReplayError> {
+    opt_as(o, key, path, Value::as_object, "expected an object")
+}
+
+/// `o[key]` read by `read` unless missing or `null`; `expected` says what it should have been.
+fn opt_as<'a, O: Fields + ?Sized, T>(
+    o: &'a O,
+    key: &str,
+    path: &str,
+    read: impl Fn(&'a Value) -> Option<T>,
+    expected: &str,
+) -> Result<Option<T>, ReplayError> {
     present(o, key)
-        .map(|v| object(v, &format!("{path}.{key}")))
+        .map(|v| read(v).ok_or_else(|| ReplayError::malformed(format!("{path}.{key}"), expected)))
         .transpose()
 }
 
@@ -87,12 +98,7 @@ pub(crate) fn opt_f64<O: Fields + ?Sized>(
     key: &str,
     path: &str,
 ) -> Result<Option<f64>, ReplayError> {
-    present(o, key)
-        .map(|v| {
-            v.as_f64()
-                .ok_or_else(|| ReplayError::malformed(format!("{path}.{key}"), "expected a number"))
-        })
-        .transpose()
+    opt_as(o, key, path, Value::as_f64, "expected a number")
 }
 
 pub(crate) fn opt_i64<O: Fields + ?Sized>(
@@ -100,13 +106,7 @@ pub(crate) fn opt_i64<O: Fields + ?Sized>(
     key: &str,
     path: &str,
 ) -> Result<Option<i64>, ReplayError> {
-    present(o, key)
-        .map(|v| {
-            v.as_i64().ok_or_else(|| {
-                ReplayError::malformed(format!("{path}.{key}"), "expected an integer")
-            })
-        })
-        .transpose()
+    opt_as(o, key, path, Value::as_i64, "expected an integer")
 }
 
 pub(crate) fn opt_i32<O: Fields + ?Sized>(
@@ -128,13 +128,7 @@ pub(crate) fn opt_bool<O: Fields + ?Sized>(
     key: &str,
     path: &str,
 ) -> Result<Option<bool>, ReplayError> {
-    present(o, key)
-        .map(|v| {
-            v.as_bool().ok_or_else(|| {
-                ReplayError::malformed(format!("{path}.{key}"), "expected true or false")
-            })
-        })
-        .transpose()
+    opt_as(o, key, path, Value::as_bool, "expected true or false")
 }
 
 /// `{usage, limit}`; missing means `{0, 0}` (0 %).

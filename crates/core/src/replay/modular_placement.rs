@@ -5,13 +5,12 @@
 use indexmap::IndexMap;
 use serde_json::{Map, Value, json};
 
-use super::json::{self, deserialize, object, opt_bool, opt_f64, resource_usage, string_list};
-use super::modular_shedding::java_order;
+use super::json::{self, deserialize, object, opt_bool, opt_f64, string_list};
+use super::modular_shedding::{broker_usage_and_rates, java_order};
 use super::{Picks, ReplayError};
 use crate::config::{self, LoadBalancerConfig, Profile};
 use crate::model::{
-    BundleData, LocalBrokerData, NamespaceBundleStats, TimeAverageBrokerData,
-    TimeAverageMessageData,
+    BundleData, NamespaceBundleStats, TimeAverageBrokerData, TimeAverageMessageData,
 };
 use crate::modular::leader::SheddingAndPlacement;
 use crate::modular::pipeline::{
@@ -475,19 +474,8 @@ fn parse_broker(
         .and_then(Value::as_str)
         .ok_or_else(|| ReplayError::malformed(format!("{path}.name"), "expected a string"))?
         .to_string();
-    let mut local = LocalBrokerData {
-        cpu: resource_usage(o, "cpu", path)?,
-        memory: resource_usage(o, "memory", path)?,
-        direct_memory: resource_usage(o, "directMemory", path)?,
-        bandwidth_in: resource_usage(o, "bandwidthIn", path)?,
-        bandwidth_out: resource_usage(o, "bandwidthOut", path)?,
-        msg_rate_in: opt_f64(o, "msgRateIn", path)?.unwrap_or(0.0),
-        msg_rate_out: opt_f64(o, "msgRateOut", path)?.unwrap_or(0.0),
-        msg_throughput_in: opt_f64(o, "msgThroughputIn", path)?.unwrap_or(0.0),
-        msg_throughput_out: opt_f64(o, "msgThroughputOut", path)?.unwrap_or(0.0),
-        num_topics: int(o, "numTopics", path)?.unwrap_or(0),
-        ..LocalBrokerData::default()
-    };
+    let mut local = broker_usage_and_rates(o, path)?;
+    local.num_topics = int(o, "numTopics", path)?.unwrap_or(0);
     if let Some(v) = o.get("bundles") {
         local.bundles = string_list(v, &format!("{path}.bundles"))?;
         local.num_bundles = i64::try_from(local.bundles.len()).unwrap_or(i64::MAX);

@@ -181,6 +181,25 @@ fn parse_cycle(cycle: &Value, path: &str, profile: Profile) -> Result<ParsedCycl
     })
 }
 
+/// A broker's resources (`{usage, limit}`, missing = 0 %) and message rates (missing = 0).
+pub(super) fn broker_usage_and_rates(
+    obj: &Map<String, Value>,
+    path: &str,
+) -> Result<LocalBrokerData, ReplayError> {
+    Ok(LocalBrokerData {
+        cpu: resource_usage(obj, "cpu", path)?,
+        memory: resource_usage(obj, "memory", path)?,
+        direct_memory: resource_usage(obj, "directMemory", path)?,
+        bandwidth_in: resource_usage(obj, "bandwidthIn", path)?,
+        bandwidth_out: resource_usage(obj, "bandwidthOut", path)?,
+        msg_rate_in: opt_f64(obj, "msgRateIn", path)?.unwrap_or(0.0),
+        msg_rate_out: opt_f64(obj, "msgRateOut", path)?.unwrap_or(0.0),
+        msg_throughput_in: opt_f64(obj, "msgThroughputIn", path)?.unwrap_or(0.0),
+        msg_throughput_out: opt_f64(obj, "msgThroughputOut", path)?.unwrap_or(0.0),
+        ..LocalBrokerData::default()
+    })
+}
+
 fn parse_broker(
     value: &Value,
     path: &str,
@@ -192,18 +211,7 @@ fn parse_broker(
         .and_then(Value::as_str)
         .ok_or_else(|| ReplayError::malformed(format!("{path}.name"), "expected a broker name"))?
         .to_string();
-    let mut local = LocalBrokerData {
-        cpu: resource_usage(obj, "cpu", path)?,
-        memory: resource_usage(obj, "memory", path)?,
-        direct_memory: resource_usage(obj, "directMemory", path)?,
-        bandwidth_in: resource_usage(obj, "bandwidthIn", path)?,
-        bandwidth_out: resource_usage(obj, "bandwidthOut", path)?,
-        msg_rate_in: opt_f64(obj, "msgRateIn", path)?.unwrap_or(0.0),
-        msg_rate_out: opt_f64(obj, "msgRateOut", path)?.unwrap_or(0.0),
-        msg_throughput_in: opt_f64(obj, "msgThroughputIn", path)?.unwrap_or(0.0),
-        msg_throughput_out: opt_f64(obj, "msgThroughputOut", path)?.unwrap_or(0.0),
-        ..LocalBrokerData::default()
-    };
+    let mut local = broker_usage_and_rates(obj, path)?;
     if let Some(v) = obj.get("bundles").filter(|v| !v.is_null()) {
         let mut list = string_list(v, &format!("{path}.bundles"))?;
         // `getBundles()` is a set in Pulsar.

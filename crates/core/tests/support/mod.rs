@@ -213,6 +213,23 @@ pub fn cycles(v: &Value) -> &[Value] {
     list(v, "cycles")
 }
 
+/// Our list beside the expected one, item by item with its index; fails with
+/// `"<ours> <what>, expected <theirs>"` when their lengths differ.
+pub fn paired<'a>(
+    ours: &'a [Value],
+    expected: &'a [Value],
+    what: &str,
+) -> Result<impl Iterator<Item = (usize, (&'a Value, &'a Value))>, String> {
+    if ours.len() != expected.len() {
+        return Err(format!(
+            "{} {what}, expected {}",
+            ours.len(),
+            expected.len()
+        ));
+    }
+    Ok(ours.iter().zip(expected).enumerate())
+}
+
 /// The strings of an array (other items skipped), in order; empty when not an array.
 pub fn strings(v: &Value) -> Vec<String> {
     v.as_array()
