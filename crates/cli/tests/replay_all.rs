@@ -70,8 +70,81 @@ fn picks_of(oracle: &Value) -> Value {
     json!({ "cycles": picks })
 }
 
+/// The array at `v[key]`, empty when missing.
+fn items<'a>(v: &'a Value, key: &str) -> &'a [Value] {
+    v[key].as_array().map_or(&[], Vec::as_slice)
+}
+
+/// Same number of assignments, each with the same choice set (as a set) and the same pick.
+fn assignments_match(got: &Value, want: &Value) -> Result<(), String> {
+    let (ga, wa) = (items(got, "assignments"), items(want, "assignments"));
+    if ga.len() != wa.len() {
+        return Err("number of assignments".to_string());
+    }
+    for (x, y) in ga.iter().zip(wa) {
+        if set_of(&x["choice_set"]) != set_of(&y["choice_set"]) || x["selected"] != y["selected"] {
+            return Err(format!("assignment of {}", y["bundle"]));
+        }
+    }
+    Ok(())
+}
+
+/// The cycle's `decisions`, compared as sets of the `keys` fields.
+fn decisions_match(got: &Value, want: &Value, keys: &[&str]) -> Result<(), String> {
+    if decision_set(&got["decisions"], keys) != decision_set(&want["decisions"], keys) {
+        return Err("decisions".to_string());
+    }
+    Ok(())
+}
+
+/// One cycle of a cycle-based kind, under the README's rules; `Err(what differs)`.
+fn compare_cycle(kind: &str, gc: &Value, wc: &Value) -> Result<(), String> {
+    let differs = |what: &str| Err(what.to_string());
+    match kind {
+        "shedding" | "placement" => {
+            if wc.get("unload").is_some()
+                && unload_sets(&gc["unload"]) != unload_sets(&wc["unload"])
+            {
+                return differs("unload");
+            }
+            if kind == "placement" {
+                assignments_match(gc, wc)?;
+            }
+        }
+        "bundle_split" => {
+            if gc["split"] != wc["split"] {
+                return differs("split");
+            }
+        }
+        "shedding_extensible" => {
+            let keys = [
+                "sourceBroker",
+                "serviceUnit",
+                "destBroker",
+                "label",
+                "reason",
+            ];
+            decisions_match(gc, wc, &keys)?;
+            if gc["skip_reason"] != wc["skip_reason"] {
+                return differs("skip_reason");
+            }
+        }
+        "placement_extensible" => assignments_match(gc, wc)?,
+        _ => {
+            let keys = [
+                "serviceUnit",
+                "sourceBroker",
+                "splitServiceUnits",
+                "label",
+                "reason",
+            ];
+            decisions_match(gc, wc, &keys)?;
+        }
+    }
+    Ok(())
+}
+
 fn compare(kind: &str, got: &Value, want: &Value) -> Result<(), String> {
-    let cycles = |v: &Value| v["cycles"].as_array().cloned().unwrap_or_default();
     match kind {
         "shedding"
         | "placement"
@@ -79,92 +152,12 @@ fn compare(kind: &str, got: &Value, want: &Value) -> Result<(), String> {
         | "shedding_extensible"
         | "placement_extensible"
         | "split_decision_extensible" => {
-            let (g, w) = (cycles(got), cycles(want));
+            let (g, w) = (items(got, "cycles"), items(want, "cycles"));
             if g.len() != w.len() {
                 return Err(format!("{} cycles, oracle has {}", g.len(), w.len()));
             }
-            for (i, (gc, wc)) in g.iter().zip(&w).enumerate() {
-                let fail = |what: &str| Err(format!("cycle {i}: {what} differs"));
-                match kind {
-                    "shedding" | "placement" => {
-                        if wc.get("unload").is_some()
-                            && unload_sets(&gc["unload"]) != unload_sets(&wc["unload"])
-                        {
-                            return fail("unload");
-                        }
-                        if kind == "placement" {
-                            let (ga, wa) =
-                                (gc["assignments"].as_array(), wc["assignments"].as_array());
-                            let (ga, wa) = (
-                                ga.cloned().unwrap_or_default(),
-                                wa.cloned().unwrap_or_default(),
-                            );
-                            if ga.len() != wa.len() {
-                                return fail("number of assignments");
-                            }
-                            for (x, y) in ga.iter().zip(&wa) {
-                                if set_of(&x["choice_set"]) != set_of(&y["choice_set"])
-                                    || x["selected"] != y["selected"]
-                                {
-                                    return fail(&format!("assignment of {}", y["bundle"]));
-                                }
-                            }
-                        }
-                    }
-                    "bundle_split" => {
-                        if gc["split"] != wc["split"] {
-                            return fail("split");
-                        }
-                    }
-                    "shedding_extensible" => {
-                        let keys = [
-                            "sourceBroker",
-                            "serviceUnit",
-                            "destBroker",
-                            "label",
-                            "reason",
-                        ];
-                        if decision_set(&gc["decisions"], &keys)
-                            != decision_set(&wc["decisions"], &keys)
-                        {
-                            return fail("decisions");
-                        }
-                        if gc["skip_reason"] != wc["skip_reason"] {
-                            return fail("skip_reason");
-                        }
-                    }
-                    "placement_extensible" => {
-                        let (ga, wa) = (gc["assignments"].as_array(), wc["assignments"].as_array());
-                        let (ga, wa) = (
-                            ga.cloned().unwrap_or_default(),
-                            wa.cloned().unwrap_or_default(),
-                        );
-                        if ga.len() != wa.len() {
-                            return fail("number of assignments");
-                        }
-                        for (x, y) in ga.iter().zip(&wa) {
-                            if set_of(&x["choice_set"]) != set_of(&y["choice_set"])
-                                || x["selected"] != y["selected"]
-                            {
-                                return fail(&format!("assignment of {}", y["bundle"]));
-                            }
-                        }
-                    }
-                    _ => {
-                        let keys = [
-                            "serviceUnit",
-                            "sourceBroker",
-                            "splitServiceUnits",
-                            "label",
-                            "reason",
-                        ];
-                        if decision_set(&gc["decisions"], &keys)
-                            != decision_set(&wc["decisions"], &keys)
-                        {
-                            return fail("decisions");
-                        }
-                    }
-                }
+            for (i, (gc, wc)) in g.iter().zip(w).enumerate() {
+                compare_cycle(kind, gc, wc).map_err(|what| format!("cycle {i}: {what} differs"))?;
             }
             Ok(())
         }
@@ -177,15 +170,11 @@ fn compare(kind: &str, got: &Value, want: &Value) -> Result<(), String> {
             Ok(())
         }
         "topic_bundle" => {
-            let (g, w) = (got["topics"].as_array(), want["topics"].as_array());
-            let (g, w) = (
-                g.cloned().unwrap_or_default(),
-                w.cloned().unwrap_or_default(),
-            );
+            let (g, w) = (items(got, "topics"), items(want, "topics"));
             if g.len() != w.len() {
                 return Err("number of topics differs".to_string());
             }
-            for (x, y) in g.iter().zip(&w) {
+            for (x, y) in g.iter().zip(w) {
                 let refused = |t: &Value| t.get("error").is_some_and(|e| !e.is_null());
                 if refused(x) != refused(y)
                     || (!refused(y) && (x["hash"] != y["hash"] || x["bundle"] != y["bundle"]))

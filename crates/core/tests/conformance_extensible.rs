@@ -3,12 +3,13 @@
 //! Pulsar unit-test vectors `transfer_shedder/`, `load_data/` and the extensible `placement/` ones
 //! (through the core API). Every file of a suite is run; failures are collected and listed.
 
+mod support;
+
 use std::collections::BTreeSet;
-use std::fs;
 use std::path::{Path, PathBuf};
 
 use indexmap::IndexMap;
-use lbplan_core::config::{LoadBalancerConfig, Profile, json_to_conf_text};
+use lbplan_core::config::{LoadBalancerConfig, Profile};
 use lbplan_core::extensible::{
     LoadStats, PermissiveChecks, SheddingInput, TopKFilter, TransferShedder, UnloadChecks,
     least_resource_usage_choice_set, top_k_bundles,
@@ -18,105 +19,16 @@ use lbplan_core::model::{
     TopBundlesLoadData,
 };
 use lbplan_core::replay::{self};
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
+use support::{
+    KnownDivergences, Suite, UnknownKeys, close, config_from, cycles, doc_and_steps, file_name,
+    finish_all, list, merge_patch, paired, read_json, string_set, strings, vectors_in,
+};
 
 /// Vectors known not to pass, with the reason. Kept in the counts.
-const KNOWN_DIVERGENCES: &[(&str, &str)] = &[];
+const KNOWN_DIVERGENCES: KnownDivergences = &[];
 
 const ORACLE_TOLERANCE: f64 = 1e-9;
-
-fn conformance_dir() -> PathBuf {
-    let dir = match std::env::var("LBPLAN_CONFORMANCE_DIR") {
-        Ok(d) => PathBuf::from(d),
-        Err(_) => PathBuf::from(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../../../shared/conformance"
-        )),
-    };
-    assert!(
-        dir.is_dir(),
-        "conformance vectors not found at {} (set LBPLAN_CONFORMANCE_DIR)",
-        dir.display()
-    );
-    dir
-}
-
-fn json_files(dir: &Path) -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = fs::read_dir(dir)
-        .unwrap_or_else(|e| panic!("cannot read {}: {e}", dir.display()))
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "json"))
-        .collect();
-    files.sort();
-    files
-}
-
-fn load(path: &Path) -> Value {
-    let text = fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-}
-
-fn file_name(path: &Path) -> String {
-    path.file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default()
-}
-
-/// Runs a suite: `check` returns `Err(one-line diff)` for a failing vector.
-struct Suite {
-    name: &'static str,
-    total: usize,
-    failures: Vec<String>,
-    known: Vec<String>,
-}
-
-impl Suite {
-    fn new(name: &'static str) -> Self {
-        Suite {
-            name,
-            total: 0,
-            failures: Vec::new(),
-            known: Vec::new(),
-        }
-    }
-
-    fn record(&mut self, id: &str, result: Result<(), String>) {
-        self.total += 1;
-        let known = KNOWN_DIVERGENCES.iter().find(|(k, _)| *k == id);
-        match (result, known) {
-            (Ok(()), Some(_)) => self
-                .failures
-                .push(format!("{id}: listed in KNOWN_DIVERGENCES but passes")),
-            (Ok(()), None) => {}
-            (Err(e), Some((_, why))) => self.known.push(format!("{id}: {e} (known: {why})")),
-            (Err(e), None) => self.failures.push(format!("{id}: {e}")),
-        }
-    }
-
-    fn finish(self) {
-        let pass = self.total - self.failures.len() - self.known.len();
-        println!("{}: {pass}/{} vectors pass", self.name, self.total);
-        for k in &self.known {
-            println!("  known divergence: {k}");
-        }
-        assert!(self.total > 0, "{}: no vectors found", self.name);
-        assert!(
-            self.failures.is_empty(),
-            "{}: {} failing vector(s):\n  {}",
-            self.name,
-            self.failures.len(),
-            self.failures.join("\n  ")
-        );
-    }
-}
-
-fn close(a: Option<f64>, b: Option<f64>, tol: f64) -> bool {
-    match (a, b) {
-        (Some(x), Some(y)) => (x - y).abs() <= tol || (x.is_nan() && y.is_nan()),
-        (None, None) => true,
-        _ => false,
-    }
-}
 
 fn decision_key(d: &Value) -> String {
     format!(
@@ -137,25 +49,20 @@ fn decision_set(v: Option<&Value>) -> BTreeSet<String> {
         .unwrap_or_default()
 }
 
-fn string_set(v: Option<&Value>) -> BTreeSet<String> {
-    v.and_then(Value::as_array)
-        .map(|a| {
-            a.iter()
-                .filter_map(|s| s.as_str().map(str::to_string))
-                .collect()
-        })
-        .unwrap_or_default()
+fn master_config(v: Option<&Value>) -> LoadBalancerConfig {
+    config_from(
+        LoadBalancerConfig::for_profile(Profile::Master90cba329),
+        v,
+        UnknownKeys::Ignore,
+    )
+    .unwrap_or_else(|e| panic!("{e}"))
 }
 
-fn config_from(v: Option<&Value>) -> LoadBalancerConfig {
-    let mut conf = LoadBalancerConfig::for_profile(Profile::Master90cba329);
-    if let Some(obj) = v.and_then(Value::as_object) {
-        for (k, val) in obj {
-            conf.set_text(k, &json_to_conf_text(val))
-                .unwrap_or_else(|e| panic!("config {k}: {e}"));
-        }
-    }
-    conf
+/// A unit-test vector's `id`, else its file name.
+fn vector_id(path: &Path, v: &Value) -> String {
+    v.get("id")
+        .and_then(Value::as_str)
+        .map_or_else(|| file_name(path), str::to_string)
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -163,15 +70,11 @@ fn config_from(v: Option<&Value>) -> LoadBalancerConfig {
 
 #[test]
 fn oracle_extensible() {
-    let dir = conformance_dir().join("oracle-extensible");
-    let mut shedding = Suite::new("oracle-extensible/shedding_extensible");
-    let mut placement = Suite::new("oracle-extensible/placement_extensible");
-    for path in json_files(&dir) {
+    let mut shedding = Suite::new("oracle-extensible/shedding_extensible", KNOWN_DIVERGENCES);
+    let mut placement = Suite::new("oracle-extensible/placement_extensible", KNOWN_DIVERGENCES);
+    for path in vectors_in("oracle-extensible") {
         let name = file_name(&path);
-        if name == "manifest.json" {
-            continue;
-        }
-        let file = load(&path);
+        let file = read_json(&path);
         let kind = file
             .pointer("/scenario/kind")
             .and_then(Value::as_str)
@@ -193,14 +96,7 @@ fn oracle_extensible() {
             });
         suite.record(&name, result);
     }
-    shedding.finish();
-    placement.finish();
-}
-
-fn cycles_of(v: &Value) -> &[Value] {
-    v.get("cycles")
-        .and_then(Value::as_array)
-        .map_or(&[], Vec::as_slice)
+    finish_all([shedding, placement]);
 }
 
 fn compare_derived(ours: &Value, exp: &Value, i: usize, field: &str) -> Result<(), String> {
@@ -223,12 +119,7 @@ fn compare_derived(ours: &Value, exp: &Value, i: usize, field: &str) -> Result<(
 }
 
 fn compare_shedding(out: &Value, expected: &Value) -> Result<(), String> {
-    let ours = cycles_of(out);
-    let exp = cycles_of(expected);
-    if ours.len() != exp.len() {
-        return Err(format!("{} cycles, expected {}", ours.len(), exp.len()));
-    }
-    for (i, (o, e)) in ours.iter().zip(exp).enumerate() {
+    for (i, (o, e)) in paired(cycles(out), cycles(expected), "cycles")? {
         if let (Some(od), Some(ed)) = (o.get("derived"), e.get("derived")) {
             compare_derived(od, ed, i, "brokers")?;
         }
@@ -284,30 +175,15 @@ fn compare_shedding(out: &Value, expected: &Value) -> Result<(), String> {
 }
 
 fn compare_placement(out: &Value, expected: &Value) -> Result<(), String> {
-    let ours = cycles_of(out);
-    let exp = cycles_of(expected);
-    if ours.len() != exp.len() {
-        return Err(format!("{} cycles, expected {}", ours.len(), exp.len()));
-    }
-    for (i, (o, e)) in ours.iter().zip(exp).enumerate() {
+    for (i, (o, e)) in paired(cycles(out), cycles(expected), "cycles")? {
         compare_derived(o, e, i, "brokers_after")?;
-        let empty = Vec::new();
-        let oa = o
-            .get("assignments")
-            .and_then(Value::as_array)
-            .unwrap_or(&empty);
-        let ea = e
-            .get("assignments")
-            .and_then(Value::as_array)
-            .unwrap_or(&empty);
-        if oa.len() != ea.len() {
-            return Err(format!(
-                "cycle {i}: {} assignments, expected {}",
-                oa.len(),
-                ea.len()
-            ));
-        }
-        for (j, (x, y)) in oa.iter().zip(ea).enumerate() {
+        let assignments = paired(
+            list(o, "assignments"),
+            list(e, "assignments"),
+            "assignments",
+        )
+        .map_err(|e| format!("cycle {i}: {e}"))?;
+        for (j, (x, y)) in assignments {
             for f in ["candidates", "choice_set", "no_load_data_brokers"] {
                 let (xs, ys) = (string_set(x.get(f)), string_set(y.get(f)));
                 if xs != ys {
@@ -345,27 +221,6 @@ fn compare_placement(out: &Value, expected: &Value) -> Result<(), String> {
 
 // ---------------------------------------------------------------------------------------------------
 // pulsar-unit-tests: shared helpers
-
-/// RFC 7386 JSON Merge Patch.
-fn merge_patch(target: &mut Value, patch: &Value) {
-    let Some(p) = patch.as_object() else {
-        *target = patch.clone();
-        return;
-    };
-    if !target.is_object() {
-        *target = Value::Object(Map::new());
-    }
-    if let Some(t) = target.as_object_mut() {
-        for (k, v) in p {
-            if v.is_null() {
-                t.shift_remove(k);
-            } else {
-                let entry = t.entry(k.clone()).or_insert(Value::Null);
-                merge_patch(entry, v);
-            }
-        }
-    }
-}
 
 fn parse_store(brokers: Option<&Value>, order: Option<&Value>) -> IndexMap<String, BrokerLoadData> {
     let mut store = IndexMap::new();
@@ -465,22 +320,6 @@ fn apply_updates(doc: &mut Value, updates: &Value, conf: &LoadBalancerConfig, no
     }
 }
 
-/// The `{config, brokers, bundles, topBundles, args}` document and the list of steps of a vector.
-fn doc_and_steps(v: &Value) -> (Value, Vec<Value>) {
-    let mut doc = json!({});
-    for k in ["config", "brokers", "bundles", "topBundles", "args"] {
-        if let (Some(x), Some(obj)) = (v.get(k), doc.as_object_mut()) {
-            obj.insert(k.to_string(), x.clone());
-        }
-    }
-    let steps = v
-        .get("steps")
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_else(|| vec![json!({})]);
-    (doc, steps)
-}
-
 fn expected_steps(v: &Value, n: usize) -> Vec<Value> {
     let exp = v.get("expected").cloned().unwrap_or(Value::Null);
     match exp.get("steps").and_then(Value::as_array) {
@@ -505,26 +344,19 @@ impl UnloadChecks for OwnerChecks {
 
 #[test]
 fn pulsar_unit_tests_transfer_shedder() {
-    let dir = conformance_dir().join("pulsar-unit-tests/transfer_shedder");
-    let mut suite = Suite::new("pulsar-unit-tests/transfer_shedder");
-    for path in json_files(&dir) {
-        let v = load(&path);
-        let id = v
-            .get("id")
-            .and_then(Value::as_str)
-            .map_or_else(|| file_name(&path), str::to_string);
-        let result = match v.get("kind").and_then(Value::as_str) {
-            Some("load-stats") => check_load_stats(&v),
-            Some("shedding-extensible") => check_transfer_shedder(&v),
+    Suite::new("pulsar-unit-tests/transfer_shedder", KNOWN_DIVERGENCES).run_files(
+        &vectors_in("pulsar-unit-tests/transfer_shedder"),
+        vector_id,
+        |_, v| match v.get("kind").and_then(Value::as_str) {
+            Some("load-stats") => check_load_stats(v),
+            Some("shedding-extensible") => check_transfer_shedder(v),
             other => Err(format!("unexpected kind {other:?}")),
-        };
-        suite.record(&id, result);
-    }
-    suite.finish();
+        },
+    );
 }
 
 fn check_load_stats(v: &Value) -> Result<(), String> {
-    let conf = config_from(v.get("config"));
+    let conf = master_config(v.get("config"));
     let store = parse_store(v.get("brokers"), None);
     let available: Vec<String> = string_set(v.pointer("/args/availableBrokers"))
         .into_iter()
@@ -567,7 +399,7 @@ fn check_transfer_shedder(v: &Value) -> Result<(), String> {
         if let Some(a) = step.get("args") {
             merge_patch(&mut args, a);
         }
-        let conf = config_from(doc.get("config"));
+        let conf = master_config(doc.get("config"));
         let store = parse_store(doc.get("brokers"), args.get("java_hashmap_iteration_order"));
         let mut top_bundles: IndexMap<String, TopBundlesLoadData> = IndexMap::new();
         if let Some(tb) = doc.get("topBundles").and_then(Value::as_object) {
@@ -576,12 +408,9 @@ fn check_transfer_shedder(v: &Value) -> Result<(), String> {
                 top_bundles.insert(b.clone(), parsed);
             }
         }
-        let available: Vec<String> = match args.get("availableBrokers").and_then(Value::as_array) {
-            Some(a) => a
-                .iter()
-                .filter_map(|s| s.as_str().map(str::to_string))
-                .collect(),
-            None => store.keys().cloned().collect(),
+        let available: Vec<String> = match args.get("availableBrokers") {
+            Some(a) if a.is_array() => strings(a),
+            _ => store.keys().cloned().collect(),
         };
         let recent_bundles = parse_timestamps(args.get("recentlyUnloadedBundles"));
         let mut recent_brokers = parse_timestamps(args.get("recentlyUnloadedBrokers"));
@@ -721,28 +550,21 @@ fn pattern_matches(p: &Value, d: &Value) -> bool {
 
 #[test]
 fn pulsar_unit_tests_load_data() {
-    let dir = conformance_dir().join("pulsar-unit-tests/load_data");
-    let mut suite = Suite::new("pulsar-unit-tests/load_data");
-    for path in json_files(&dir) {
-        let v = load(&path);
-        let id = v
-            .get("id")
-            .and_then(Value::as_str)
-            .map_or_else(|| file_name(&path), str::to_string);
-        let result = match v.get("kind").and_then(Value::as_str) {
-            Some("load-data-update") => check_load_data_update(&v),
-            Some("topk") => check_topk(&v),
+    Suite::new("pulsar-unit-tests/load_data", KNOWN_DIVERGENCES).run_files(
+        &vectors_in("pulsar-unit-tests/load_data"),
+        vector_id,
+        |_, v| match v.get("kind").and_then(Value::as_str) {
+            Some("load-data-update") => check_load_data_update(v),
+            Some("topk") => check_topk(v),
             other => Err(format!("unexpected kind {other:?}")),
-        };
-        suite.record(&id, result);
-    }
-    suite.finish();
+        },
+    );
 }
 
 fn check_load_data_update(v: &Value) -> Result<(), String> {
     let (mut doc, steps) = doc_and_steps(v);
     let expected = expected_steps(v, steps.len());
-    let conf = config_from(v.get("config"));
+    let conf = master_config(v.get("config"));
     let mut now = 1_700_000_000_000i64;
     for (i, step) in steps.iter().enumerate() {
         if let Some(u) = step.get("updates") {
@@ -777,7 +599,7 @@ fn check_load_data_update(v: &Value) -> Result<(), String> {
 }
 
 fn check_topk(v: &Value) -> Result<(), String> {
-    let conf = config_from(v.get("config"));
+    let conf = master_config(v.get("config"));
     let mut stats: IndexMap<String, NamespaceBundleStats> = IndexMap::new();
     if let Some(m) = v.pointer("/args/bundleStats").and_then(Value::as_object) {
         for (b, s) in m {
@@ -822,20 +644,15 @@ fn check_topk(v: &Value) -> Result<(), String> {
 
 #[test]
 fn pulsar_unit_tests_placement_extensible() {
-    let dir = conformance_dir().join("pulsar-unit-tests/placement");
-    let mut suite = Suite::new("pulsar-unit-tests/placement (extensible)");
-    for path in json_files(&dir) {
-        if !file_name(&path).contains("extensible") {
-            continue;
-        }
-        let v = load(&path);
-        let id = v
-            .get("id")
-            .and_then(Value::as_str)
-            .map_or_else(|| file_name(&path), str::to_string);
-        suite.record(&id, check_placement_extensible(&v));
-    }
-    suite.finish();
+    let files: Vec<PathBuf> = vectors_in("pulsar-unit-tests/placement")
+        .into_iter()
+        .filter(|p| file_name(p).contains("extensible"))
+        .collect();
+    Suite::new(
+        "pulsar-unit-tests/placement (extensible)",
+        KNOWN_DIVERGENCES,
+    )
+    .run_files(&files, vector_id, |_, v| check_placement_extensible(v));
 }
 
 fn check_placement_extensible(v: &Value) -> Result<(), String> {
@@ -846,20 +663,15 @@ fn check_placement_extensible(v: &Value) -> Result<(), String> {
         if let Some(p) = step.get("patch") {
             merge_patch(&mut doc, p);
         }
-        let conf = config_from(doc.get("config"));
+        let conf = master_config(doc.get("config"));
         if let Some(u) = step.get("updates") {
             apply_updates(&mut doc, u, &conf, now);
         }
         now += 1000;
         let store = parse_store(doc.get("brokers"), None);
-        let candidates: Vec<String> = doc
+        let candidates = doc
             .pointer("/args/candidates")
-            .and_then(Value::as_array)
-            .map(|a| {
-                a.iter()
-                    .filter_map(|s| s.as_str().map(str::to_string))
-                    .collect()
-            })
+            .map(strings)
             .unwrap_or_default();
         let (choice, _) = least_resource_usage_choice_set(&candidates, &store, &conf);
         let choice: BTreeSet<String> = choice.into_iter().collect();

@@ -1,8 +1,10 @@
 //! Conformance of the modular placement strategies and the candidate pipeline against
 //! `oracle/*.json` (kind `placement`) and `pulsar-unit-tests/placement/` (modular vectors).
 
-use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
+mod support;
+
+use std::collections::BTreeSet;
+use std::path::PathBuf;
 
 use indexmap::IndexMap;
 use lbplan_core::config::{LoadBalancerConfig, Profile};
@@ -19,149 +21,39 @@ use lbplan_core::modular::{BrokerData, LoadData};
 use lbplan_core::replay::{Picks, replay};
 use lbplan_core::rng::SeededPicker;
 use serde_json::Value;
+use support::{
+    KnownDivergences, Suite, Tally, UnknownKeys, config_from, cycles, doc_and_steps, file_name,
+    file_stem, list, merge_patch, paired, read_json, string_set, strings, unload_sets, vectors_in,
+};
 
 /// Vectors that cannot pass, with the reason (kept in the counts).
-const KNOWN_DIVERGENCES: &[(&str, &str)] = &[];
-
-fn conformance_dir() -> PathBuf {
-    let dir = std::env::var("LBPLAN_CONFORMANCE_DIR").map_or_else(
-        |_| {
-            PathBuf::from(concat!(
-                env!("CARGO_MANIFEST_DIR"),
-                "/../../../shared/conformance"
-            ))
-        },
-        PathBuf::from,
-    );
-    assert!(
-        dir.is_dir(),
-        "conformance vectors not found at {}",
-        dir.display()
-    );
-    dir
-}
-
-fn read_json(path: &Path) -> Value {
-    let text = std::fs::read_to_string(path)
-        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
-    serde_json::from_str(&text).unwrap_or_else(|e| panic!("bad JSON in {}: {e}", path.display()))
-}
-
-fn json_files(dir: &Path) -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap_or_else(|e| panic!("cannot list {}: {e}", dir.display()))
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "json"))
-        .collect();
-    files.sort();
-    files
-}
-
-fn str_set(v: Option<&Value>) -> BTreeSet<String> {
-    v.and_then(Value::as_array)
-        .map(|a| {
-            a.iter()
-                .filter_map(|s| s.as_str().map(str::to_string))
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
-/// Per-suite tally.
-#[derive(Default)]
-struct Tally {
-    counts: BTreeMap<String, (usize, usize)>,
-    failures: Vec<String>,
-}
-
-impl Tally {
-    fn record(&mut self, suite: &str, file: &str, result: Result<(), String>) {
-        let entry = self.counts.entry(suite.to_string()).or_default();
-        entry.1 += 1;
-        match result {
-            Ok(()) => entry.0 += 1,
-            Err(why) => {
-                let known = KNOWN_DIVERGENCES.iter().find(|(f, _)| *f == file);
-                match known {
-                    Some((_, reason)) => {
-                        println!("known divergence {file}: {why} ({reason})");
-                    }
-                    None => self.failures.push(format!("{suite}: {file}: {why}")),
-                }
-            }
-        }
-    }
-
-    fn finish(self) {
-        for (suite, (pass, total)) in &self.counts {
-            println!("{suite}: {pass}/{total} vectors pass");
-        }
-        assert!(
-            self.failures.is_empty(),
-            "{} failing vectors:\n{}",
-            self.failures.len(),
-            self.failures.join("\n")
-        );
-    }
-}
+const KNOWN_DIVERGENCES: KnownDivergences = &[];
 
 /// Compares one replay output with the oracle. `exact_picks`: outside picks were given, so every
 /// selection must equal Pulsar's; otherwise comparison stops at the first random pick that differs.
 fn compare_oracle(ours: &Value, oracle: &Value, exact_picks: bool) -> Result<(), String> {
-    let empty = Vec::new();
-    let our_cycles = ours
-        .get("cycles")
-        .and_then(Value::as_array)
-        .unwrap_or(&empty);
-    let their_cycles = oracle
-        .get("cycles")
-        .and_then(Value::as_array)
-        .unwrap_or(&empty);
-    if our_cycles.len() != their_cycles.len() {
-        return Err(format!(
-            "{} cycles, oracle has {}",
-            our_cycles.len(),
-            their_cycles.len()
-        ));
-    }
-    for (ci, (ours, theirs)) in our_cycles.iter().zip(their_cycles).enumerate() {
+    for (ci, (ours, theirs)) in paired(cycles(ours), cycles(oracle), "cycles")? {
         if let Some(unload) = theirs.get("unload") {
-            let as_sets = |v: Option<&Value>| -> BTreeMap<String, BTreeSet<String>> {
-                v.and_then(Value::as_object)
-                    .map(|o| {
-                        o.iter()
-                            .map(|(k, l)| (k.clone(), str_set(Some(l))))
-                            .filter(|(_, s)| !s.is_empty())
-                            .collect()
-                    })
-                    .unwrap_or_default()
-            };
-            let (a, b) = (as_sets(ours.get("unload")), as_sets(Some(unload)));
+            let (a, b) = (unload_sets(ours.get("unload")), unload_sets(Some(unload)));
             if a != b {
                 return Err(format!("cycle {ci}: unload {a:?}, oracle {b:?}"));
             }
         }
-        let ours_a = ours
-            .get("assignments")
-            .and_then(Value::as_array)
-            .unwrap_or(&empty);
-        let theirs_a = theirs
-            .get("assignments")
-            .and_then(Value::as_array)
-            .unwrap_or(&empty);
-        if ours_a.len() != theirs_a.len() {
-            return Err(format!(
-                "cycle {ci}: {} assignments, oracle {}",
-                ours_a.len(),
-                theirs_a.len()
-            ));
-        }
-        for (ai, (o, t)) in ours_a.iter().zip(theirs_a).enumerate() {
+        let assignments = paired(
+            list(ours, "assignments"),
+            list(theirs, "assignments"),
+            "assignments",
+        )
+        .map_err(|e| format!("cycle {ci}: {e}"))?;
+        for (ai, (o, t)) in assignments {
             let here = format!(
                 "cycle {ci} assignment {ai} ({})",
                 t.get("bundle").and_then(Value::as_str).unwrap_or("?")
             );
-            let (oc, tc) = (str_set(o.get("choice_set")), str_set(t.get("choice_set")));
+            let (oc, tc) = (
+                string_set(o.get("choice_set")),
+                string_set(t.get("choice_set")),
+            );
             let osel = o.get("selected").and_then(Value::as_str).unwrap_or("");
             let tsel = t.get("selected").and_then(Value::as_str).unwrap_or("");
             if oc != tc {
@@ -176,11 +68,12 @@ fn compare_oracle(ours: &Value, oracle: &Value, exact_picks: bool) -> Result<(),
             if exact_picks && let Some(stages) = t.get("pipeline_stages").and_then(Value::as_object)
             {
                 for (stage, list) in stages {
-                    let ours_stage = str_set(o.get("pipeline_stages").and_then(|s| s.get(stage)));
-                    if ours_stage != str_set(Some(list)) {
+                    let ours_stage =
+                        string_set(o.get("pipeline_stages").and_then(|s| s.get(stage)));
+                    if ours_stage != string_set(Some(list)) {
                         return Err(format!(
                             "{here}: {stage} {ours_stage:?}, oracle {:?}",
-                            str_set(Some(list))
+                            string_set(Some(list))
                         ));
                     }
                 }
@@ -196,18 +89,11 @@ fn compare_oracle(ours: &Value, oracle: &Value, exact_picks: bool) -> Result<(),
 
 /// Outside picks: the oracle's selected broker for every assignment.
 fn picks_from_oracle(oracle: &Value) -> Picks {
-    let empty = Vec::new();
-    let cycles = oracle
-        .get("cycles")
-        .and_then(Value::as_array)
-        .unwrap_or(&empty);
     Picks {
-        cycles: cycles
+        cycles: cycles(oracle)
             .iter()
             .map(|c| {
-                c.get("assignments")
-                    .and_then(Value::as_array)
-                    .unwrap_or(&empty)
+                list(c, "assignments")
                     .iter()
                     .map(|a| {
                         a.get("selected")
@@ -234,9 +120,8 @@ fn oracle_suite_name(scenario: &Value) -> String {
 
 #[test]
 fn oracle_placement_scenarios() {
-    let dir = conformance_dir().join("oracle");
-    let mut tally = Tally::default();
-    for path in json_files(&dir) {
+    let mut tally = Tally::new(KNOWN_DIVERGENCES);
+    for path in vectors_in("oracle") {
         let file = read_json(&path);
         let Some(scenario) = file.get("scenario") else {
             continue;
@@ -244,11 +129,7 @@ fn oracle_placement_scenarios() {
         if scenario.get("kind").and_then(Value::as_str) != Some("placement") {
             continue;
         }
-        let name = path
-            .file_name()
-            .and_then(|n| n.to_str())
-            .unwrap_or("?")
-            .to_string();
+        let name = file_name(&path);
         let suite = oracle_suite_name(scenario);
         let oracle = file.get("oracle_output").cloned().unwrap_or(Value::Null);
 
@@ -276,39 +157,13 @@ fn oracle_placement_scenarios() {
 
 // ---- pulsar-unit-tests/placement (modular vectors) ----
 
-/// RFC 7386 JSON Merge Patch.
-fn merge_patch(target: &mut Value, patch: &Value) {
-    match patch {
-        Value::Object(p) => {
-            if !target.is_object() {
-                *target = Value::Object(Default::default());
-            }
-            if let Value::Object(t) = target {
-                for (k, v) in p {
-                    if v.is_null() {
-                        t.remove(k);
-                    } else {
-                        merge_patch(t.entry(k.clone()).or_insert(Value::Null), v);
-                    }
-                }
-            }
-        }
-        other => *target = other.clone(),
-    }
-}
-
 fn unit_config(v: &Value) -> LoadBalancerConfig {
-    let mut cfg = LoadBalancerConfig::pulsar_4x();
-    for (k, val) in v
-        .get("config")
-        .and_then(Value::as_object)
-        .into_iter()
-        .flatten()
-    {
-        cfg.set_text(k, &lbplan_core::config::json_to_conf_text(val))
-            .unwrap_or_else(|e| panic!("config {k}: {e}"));
-    }
-    cfg
+    config_from(
+        LoadBalancerConfig::pulsar_4x(),
+        v.get("config"),
+        UnknownKeys::Ignore,
+    )
+    .unwrap_or_else(|e| panic!("{e}"))
 }
 
 fn unit_load_data(v: &Value) -> LoadData {
@@ -355,30 +210,13 @@ fn unit_load_data(v: &Value) -> LoadData {
 }
 
 fn candidates_of(args: &Value) -> Vec<String> {
-    let list: Vec<String> = args
-        .get("candidates")
-        .and_then(Value::as_array)
-        .map(|a| {
-            a.iter()
-                .filter_map(|s| s.as_str().map(str::to_string))
-                .collect()
-        })
-        .unwrap_or_default();
+    let list = args.get("candidates").map(strings).unwrap_or_default();
     JavaHashSet::from_ordered(list.iter().map(String::as_str)).to_vec()
 }
 
 /// Runs the steps of a strategy vector and checks `selected` where the vector asserts it.
 fn run_strategy_steps(v: &Value, strategy: &mut dyn PlacementStrategy) -> Result<(), String> {
-    let mut input = serde_json::json!({
-        "config": v.get("config").cloned().unwrap_or(Value::Null),
-        "brokers": v.get("brokers").cloned().unwrap_or(Value::Null),
-        "bundles": v.get("bundles").cloned().unwrap_or(Value::Null),
-        "args": v.get("args").cloned().unwrap_or(Value::Null),
-    });
-    let steps: Vec<Value> = match v.get("steps").and_then(Value::as_array) {
-        Some(s) => s.clone(),
-        None => vec![serde_json::json!({})],
-    };
+    let (mut input, steps) = doc_and_steps(v);
     let expected: Vec<Value> = match v
         .get("expected")
         .and_then(|e| e.get("steps"))
@@ -545,7 +383,7 @@ fn run_even_distribution(v: &Value) -> Result<(), String> {
         let mut set = JavaHashSet::from_ordered(cands.iter().map(String::as_str));
         remove_most_servicing_brokers_for_namespace(bundle, &mut set, &ctx.bundle_range_cache);
         let got: BTreeSet<String> = set.iter().cloned().collect();
-        let want = str_set(exp.get("candidates_after"));
+        let want = string_set(exp.get("candidates_after"));
         if got != want {
             return Err(format!("step {i}: {got:?}, expected {want:?}"));
         }
@@ -555,25 +393,13 @@ fn run_even_distribution(v: &Value) -> Result<(), String> {
 
 #[test]
 fn pulsar_unit_test_placement_vectors() {
-    let dir = conformance_dir()
-        .join("pulsar-unit-tests")
-        .join("placement");
-    let mut tally = Tally::default();
-    for path in json_files(&dir) {
-        let name = path
-            .file_stem()
-            .and_then(|n| n.to_str())
-            .unwrap_or("?")
-            .to_string();
-        if name.contains("extensible") {
-            continue;
-        }
-        let v = read_json(&path);
-        tally.record(
-            "pulsar-unit-tests/placement (modular)",
-            &name,
-            run_unit_vector(&name, &v),
-        );
-    }
-    tally.finish();
+    let files: Vec<PathBuf> = vectors_in("pulsar-unit-tests/placement")
+        .into_iter()
+        .filter(|p| !file_stem(p).contains("extensible"))
+        .collect();
+    Suite::new("pulsar-unit-tests/placement (modular)", KNOWN_DIVERGENCES).run_files(
+        &files,
+        |path, _| file_stem(path),
+        run_unit_vector,
+    );
 }

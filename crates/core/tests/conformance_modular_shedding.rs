@@ -3,11 +3,12 @@
 //! as a set; (b) every vector of `pulsar-unit-tests/{threshold_shedder,overload_shedder,
 //! uniform_load_shedder,avg_shedder}`, with the expectations Pulsar's own tests assert.
 
+mod support;
+
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
 
 use indexmap::IndexMap;
-use lbplan_core::config::{LoadBalancerConfig, Profile, json_to_conf_text};
+use lbplan_core::config::{LoadBalancerConfig, Profile};
 use lbplan_core::model::{BundleData, LocalBrokerData, TimeAverageBrokerData};
 use lbplan_core::modular::placement::PlacementStrategy;
 use lbplan_core::modular::shedding::{
@@ -16,116 +17,26 @@ use lbplan_core::modular::shedding::{
 use lbplan_core::modular::{BrokerData, LoadData};
 use lbplan_core::rng::SeededPicker;
 use serde_json::{Value, json};
+use support::{
+    KnownDivergences, Suite, Tally, UnknownKeys, config_from, conformance_dir, cycles,
+    doc_and_steps, file_name, merge_patch, paired, read_json, string_set, strings, unload_sets,
+    vectors_in,
+};
 
 /// Vectors that cannot pass, with the reason. Each still counts in the totals.
-const KNOWN_DIVERGENCES: &[(&str, &str)] = &[];
-
-fn conformance_dir() -> PathBuf {
-    let dir = std::env::var_os("LBPLAN_CONFORMANCE_DIR").map_or_else(
-        || {
-            PathBuf::from(concat!(
-                env!("CARGO_MANIFEST_DIR"),
-                "/../../../shared/conformance"
-            ))
-        },
-        PathBuf::from,
-    );
-    assert!(
-        dir.is_dir(),
-        "conformance vectors not found at {} (set LBPLAN_CONFORMANCE_DIR)",
-        dir.display()
-    );
-    dir
-}
-
-fn json_files(dir: &Path) -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap_or_else(|e| panic!("cannot list {}: {e}", dir.display()))
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "json"))
-        .collect();
-    files.sort();
-    assert!(!files.is_empty(), "no vectors in {}", dir.display());
-    files
-}
-
-fn read(path: &Path) -> Value {
-    let text = std::fs::read_to_string(path)
-        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
-    serde_json::from_str(&text).unwrap_or_else(|e| panic!("bad JSON in {}: {e}", path.display()))
-}
-
-fn file_name(path: &Path) -> String {
-    path.file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default()
-}
-
-/// Fails the test with every failing file, or prints the count.
-fn report(suite: &str, total: usize, failures: Vec<(String, String)>) {
-    let known: Vec<&(String, String)> = failures
-        .iter()
-        .filter(|(f, _)| KNOWN_DIVERGENCES.iter().any(|(k, _)| k == f))
-        .collect();
-    println!("{suite}: {}/{total} vectors pass", total - failures.len());
-    for (f, why) in &known {
-        println!("  known divergence {f}: {why}");
-    }
-    let unexpected: Vec<String> = failures
-        .iter()
-        .filter(|(f, _)| !KNOWN_DIVERGENCES.iter().any(|(k, _)| k == f))
-        .map(|(f, why)| format!("  {f}: {why}"))
-        .collect();
-    assert!(
-        unexpected.is_empty(),
-        "{suite}: {} failing vectors:\n{}",
-        unexpected.len(),
-        unexpected.join("\n")
-    );
-}
+const KNOWN_DIVERGENCES: KnownDivergences = &[];
 
 // ---------------------------------------------------------------------------------------------
 // (a) oracle scenarios
 
-fn unload_sets(cycle: &Value) -> BTreeMap<String, BTreeSet<String>> {
-    let mut out = BTreeMap::new();
-    if let Some(map) = cycle.get("unload").and_then(Value::as_object) {
-        for (broker, list) in map {
-            let set: BTreeSet<String> = list
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter_map(|b| b.as_str().map(str::to_string))
-                .collect();
-            if !set.is_empty() {
-                out.insert(broker.clone(), set);
-            }
-        }
-    }
-    out
-}
-
 fn compare_oracle(file: &Value) -> Result<(), String> {
     let got = lbplan_core::replay::replay(file, None, 0).map_err(|e| format!("replay: {e}"))?;
-    let empty = Vec::new();
     let expected = file
         .pointer("/oracle_output/cycles")
         .and_then(Value::as_array)
         .ok_or("no oracle_output.cycles")?;
-    let actual = got
-        .get("cycles")
-        .and_then(Value::as_array)
-        .unwrap_or(&empty);
-    if expected.len() != actual.len() {
-        return Err(format!(
-            "{} cycles, expected {}",
-            actual.len(),
-            expected.len()
-        ));
-    }
-    for (i, (e, a)) in expected.iter().zip(actual).enumerate() {
-        let (e, a) = (unload_sets(e), unload_sets(a));
+    for (i, (a, e)) in paired(cycles(&got), expected, "cycles")? {
+        let (e, a) = (unload_sets(e.get("unload")), unload_sets(a.get("unload")));
         if e != a {
             let brokers: BTreeSet<&String> = e.keys().chain(a.keys()).collect();
             for b in brokers {
@@ -145,70 +56,33 @@ fn compare_oracle(file: &Value) -> Result<(), String> {
 
 #[test]
 fn oracle_shedding_scenarios() {
-    let dir = conformance_dir().join("oracle");
-    let mut by_strategy: BTreeMap<String, (usize, usize)> = BTreeMap::new();
-    let mut failures = Vec::new();
-    let mut total = 0;
-    for path in json_files(&dir) {
-        let file = read(&path);
+    let mut by_strategy = Tally::new(KNOWN_DIVERGENCES);
+    let mut all = Suite::new("oracle shedding", KNOWN_DIVERGENCES);
+    for path in vectors_in("oracle") {
+        let file = read_json(&path);
         if file.pointer("/scenario/kind").and_then(Value::as_str) != Some("shedding") {
             continue;
         }
-        total += 1;
         let strategy = file
             .pointer("/scenario/strategy")
             .and_then(Value::as_str)
             .map(|s| s.rsplit('.').next().unwrap_or(s).to_string())
             .unwrap_or_default();
-        let entry = by_strategy.entry(strategy).or_default();
-        entry.1 += 1;
-        match compare_oracle(&file) {
-            Ok(()) => entry.0 += 1,
-            Err(why) => failures.push((file_name(&path), why)),
-        }
+        let (name, result) = (file_name(&path), compare_oracle(&file));
+        by_strategy.record(
+            &format!("oracle shedding {strategy}"),
+            &name,
+            result.clone(),
+        );
+        all.record(&name, result);
     }
-    for (strategy, (pass, n)) in &by_strategy {
-        println!("oracle shedding {strategy}: {pass}/{n} vectors pass");
-    }
-    assert!(total > 0, "no oracle shedding scenarios found");
-    report("oracle shedding", total, failures);
+    // The breakdown is informational; `all` judges.
+    by_strategy.print_counts();
+    all.finish();
 }
 
 // ---------------------------------------------------------------------------------------------
 // (b) Pulsar unit-test vectors
-
-/// RFC 7386 JSON Merge Patch.
-fn merge_patch(target: &mut Value, patch: &Value) {
-    let Value::Object(patch_map) = patch else {
-        *target = patch.clone();
-        return;
-    };
-    if !target.is_object() {
-        *target = json!({});
-    }
-    if let Value::Object(t) = target {
-        for (k, v) in patch_map {
-            if v.is_null() {
-                t.shift_remove(k);
-            } else {
-                merge_patch(t.entry(k.clone()).or_insert(Value::Null), v);
-            }
-        }
-    }
-}
-
-fn build_config(config: &Value) -> Result<LoadBalancerConfig, String> {
-    let mut cfg = LoadBalancerConfig::for_profile(Profile::Master90cba329);
-    for (k, v) in config.as_object().into_iter().flatten() {
-        let known = cfg
-            .set_text(k, &json_to_conf_text(v))
-            .map_err(|e| format!("config {k}: {e}"))?;
-        if !known {
-            return Err(format!("config key {k} is not known to LoadBalancerConfig"));
-        }
-    }
-    Ok(cfg)
-}
 
 fn build_load_data(input: &Value, args: &Value) -> Result<LoadData, String> {
     let mut data = LoadData::default();
@@ -309,16 +183,12 @@ fn check_expected(
                 }
             }
             "result" => {
-                let mut want_map: BTreeMap<String, Vec<String>> = BTreeMap::new();
-                for (b, list) in want.as_object().ok_or("result: not an object")? {
-                    let l: Vec<String> = list
-                        .as_array()
-                        .into_iter()
-                        .flatten()
-                        .filter_map(|x| x.as_str().map(str::to_string))
-                        .collect();
-                    want_map.insert(b.clone(), l);
-                }
+                let want_map: BTreeMap<String, Vec<String>> = want
+                    .as_object()
+                    .ok_or("result: not an object")?
+                    .iter()
+                    .map(|(b, list)| (b.clone(), strings(list)))
+                    .collect();
                 let same = if order_matters {
                     want_map == got
                 } else {
@@ -343,12 +213,7 @@ fn check_expected(
                 }
             }
             "result_brokers" => {
-                let want: BTreeSet<String> = want
-                    .as_array()
-                    .into_iter()
-                    .flatten()
-                    .filter_map(|x| x.as_str().map(str::to_string))
-                    .collect();
+                let want = string_set(Some(want));
                 let have: BTreeSet<String> = got.keys().cloned().collect();
                 if want != have {
                     return Err(format!("result_brokers: expected {want:?}, got {have:?}"));
@@ -422,15 +287,7 @@ fn check_expected(
 /// Runs one vector (single call or `steps`) with the given profile; returns each step's decisions.
 fn run_unit_vector(v: &Value, profile: Profile) -> Result<Vec<Vec<UnloadDecision>>, String> {
     let algorithm = v["algorithm"].as_str().ok_or("no algorithm")?;
-    let mut input = json!({
-        "config": v["config"], "brokers": v["brokers"], "bundles": v["bundles"],
-        "topBundles": v.get("topBundles").cloned().unwrap_or(Value::Null), "args": v["args"],
-    });
-    let single = [json!({})];
-    let steps: &[Value] = v
-        .get("steps")
-        .and_then(Value::as_array)
-        .map_or(&single, |s| s);
+    let (mut input, steps) = doc_and_steps(v);
     let expected_steps: Vec<Value> = match v.pointer("/expected/steps").and_then(Value::as_array) {
         Some(s) => s.clone(),
         None => vec![v["expected"].clone()],
@@ -458,7 +315,11 @@ fn run_unit_vector(v: &Value, profile: Profile) -> Result<Vec<Vec<UnloadDecision
                 args[k] = a.clone();
             }
         }
-        let cfg = build_config(&input["config"])?;
+        let cfg = config_from(
+            LoadBalancerConfig::for_profile(Profile::Master90cba329),
+            input.get("config"),
+            UnknownKeys::Reject,
+        )?;
         let data = build_load_data(&input, &args)?;
         let decisions = instance.shed(&data, &cfg);
         check_expected(expected, &decisions, &mut instance, &data, &cfg)
@@ -469,16 +330,11 @@ fn run_unit_vector(v: &Value, profile: Profile) -> Result<Vec<Vec<UnloadDecision
 }
 
 fn unit_suite(dir_name: &str) {
-    let dir = conformance_dir().join("pulsar-unit-tests").join(dir_name);
-    let files = json_files(&dir);
-    let mut failures = Vec::new();
-    for path in &files {
-        let v = read(path);
-        if let Err(why) = run_unit_vector(&v, Profile::Master90cba329) {
-            failures.push((file_name(path), why));
-        }
-    }
-    report(dir_name, files.len(), failures);
+    Suite::new(dir_name, KNOWN_DIVERGENCES).run_files(
+        &vectors_in(&format!("pulsar-unit-tests/{dir_name}")),
+        |path, _| file_name(path),
+        |_, v| run_unit_vector(v, Profile::Master90cba329).map(drop),
+    );
 }
 
 #[test]
@@ -508,7 +364,7 @@ fn unit_avg_shedder() {
 fn uniform_broker_with_multiple_bundles_master_vs_4x() {
     let path = conformance_dir()
         .join("pulsar-unit-tests/uniform_load_shedder/broker_with_multiple_bundles.json");
-    let v = read(&path);
+    let v = read_json(&path);
     let master = run_unit_vector(&v, Profile::Master90cba329).unwrap_or_else(|e| panic!("{e}"));
     let master_bundles: Vec<&str> = master.iter().flatten().map(|d| d.bundle.as_str()).collect();
     assert_eq!(master_bundles, vec!["bundle-10"], "master: one bundle");
@@ -580,7 +436,7 @@ fn malformed_shedding_scenarios_name_the_json_path() {
 #[test]
 fn replay_output_shape() {
     let path = conformance_dir().join("oracle/handmade-avg_1_high_hits.json");
-    let file = read(&path);
+    let file = read_json(&path);
     let out = lbplan_core::replay::replay(&file, None, 0).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(out["kind"], "shedding");
     let cycles = out["cycles"].as_array().map_or(0, Vec::len);

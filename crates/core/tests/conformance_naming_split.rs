@@ -4,11 +4,13 @@
 //! `split` and `bundle_split_decision` (through the library). Each suite prints
 //! `"<suite>: N/M vectors pass"` and fails listing every failing file with a one-line diff.
 
+mod support;
+
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use indexmap::IndexMap;
-use lbplan_core::config::{LoadBalancerConfig, Profile, json_to_conf_text};
+use lbplan_core::config::{LoadBalancerConfig, Profile};
 use lbplan_core::model::{BundleData, NamespaceBundleStats};
 use lbplan_core::naming::{BundleRange, NamespaceBundles, TopicName, crc32};
 use lbplan_core::replay::replay;
@@ -19,87 +21,38 @@ use lbplan_core::split::{
     topic_count_equally_divide,
 };
 use serde_json::{Value, json};
+use support::{
+    KnownDivergences, Suite, UnknownKeys, config_from, conformance_dir, read_json, strings,
+    vectors_in,
+};
 
 /// Vectors we cannot pass, with the reason (file name relative to the conformance root).
-const KNOWN_DIVERGENCES: &[(&str, &str)] = &[];
-
-fn conformance_dir() -> PathBuf {
-    let dir = match std::env::var_os("LBPLAN_CONFORMANCE_DIR") {
-        Some(d) => PathBuf::from(d),
-        None => PathBuf::from(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../../../shared/conformance"
-        )),
-    };
-    assert!(
-        dir.is_dir(),
-        "conformance vectors not found at {} (set LBPLAN_CONFORMANCE_DIR)",
-        dir.display()
-    );
-    dir
-}
-
-fn json_files(dir: &Path) -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap_or_else(|e| panic!("cannot list {}: {e}", dir.display()))
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "json"))
-        .filter(|p| p.file_name().is_some_and(|n| n != "manifest.json"))
-        .collect();
-    files.sort();
-    files
-}
-
-fn load(path: &Path) -> Value {
-    let text = std::fs::read_to_string(path)
-        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
-    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: invalid JSON: {e}", path.display()))
-}
+const KNOWN_DIVERGENCES: KnownDivergences = &[];
 
 /// Runs `check` on every file, prints the count and fails with one line per failing file.
 fn run_suite(suite: &str, files: &[PathBuf], check: impl Fn(&Value) -> Result<(), String>) {
     let root = conformance_dir();
-    assert!(!files.is_empty(), "{suite}: no vectors found");
-    let mut failures = Vec::new();
-    let mut known = 0;
-    for path in files {
-        let rel = path
-            .strip_prefix(&root)
-            .unwrap_or(path)
-            .display()
-            .to_string();
-        let result = check(&load(path));
-        match (result, KNOWN_DIVERGENCES.iter().find(|(f, _)| *f == rel)) {
-            (Ok(()), _) => {}
-            (Err(_), Some((_, why))) => {
-                known += 1;
-                println!("{suite}: {rel}: known divergence: {why}");
-            }
-            (Err(diff), None) => failures.push(format!("{rel}: {diff}")),
-        }
-    }
-    let total = files.len();
-    println!(
-        "{suite}: {}/{total} vectors pass{}",
-        total - failures.len() - known,
-        if known > 0 {
-            format!(" ({known} known divergences)")
-        } else {
-            String::new()
-        }
-    );
-    assert!(
-        failures.is_empty(),
-        "{suite}: {} failing:\n{}",
-        failures.len(),
-        failures.join("\n")
+    Suite::new(suite, KNOWN_DIVERGENCES).run_files(
+        files,
+        |path, _| {
+            path.strip_prefix(&root)
+                .unwrap_or(path)
+                .display()
+                .to_string()
+        },
+        |_, v| check(v),
     );
 }
 
 fn files_of_kind(dir: &str, kind: &str) -> Vec<PathBuf> {
-    json_files(&conformance_dir().join(dir))
+    vectors_in(dir)
         .into_iter()
-        .filter(|p| load(p).pointer("/scenario/kind").and_then(Value::as_str) == Some(kind))
+        .filter(|p| {
+            read_json(p)
+                .pointer("/scenario/kind")
+                .and_then(Value::as_str)
+                == Some(kind)
+        })
         .collect()
 }
 
@@ -113,6 +66,23 @@ fn expect_eq<T: PartialEq + std::fmt::Debug>(what: &str, got: T, want: T) -> Res
 
 fn replay_of(file: &Value) -> Result<Value, String> {
     replay(file, None, 0).map_err(|e| format!("replay failed: {e}"))
+}
+
+/// Replays `file` and runs `check` on each cycle beside the oracle's (both must have `cycles`).
+fn each_cycle(
+    file: &Value,
+    check: impl Fn(usize, &Value, &Value) -> Result<(), String>,
+) -> Result<(), String> {
+    let got = replay_of(file)?;
+    let want = &file["oracle_output"]["cycles"];
+    let (Some(g), Some(w)) = (got["cycles"].as_array(), want.as_array()) else {
+        return Err("cycles missing".into());
+    };
+    expect_eq("cycle count", g.len(), w.len())?;
+    for (i, (g, w)) in g.iter().zip(w).enumerate() {
+        check(i, g, w)?;
+    }
+    Ok(())
 }
 
 // ----- oracle scenarios, through `replay` ------------------------------------------------------
@@ -170,13 +140,7 @@ fn oracle_bundle_split() {
         "oracle bundle_split",
         &files_of_kind("oracle", "bundle_split"),
         |file| {
-            let got = replay_of(file)?;
-            let want = &file["oracle_output"]["cycles"];
-            let (Some(g), Some(w)) = (got["cycles"].as_array(), want.as_array()) else {
-                return Err("cycles missing".into());
-            };
-            expect_eq("cycle count", g.len(), w.len())?;
-            for (i, (g, w)) in g.iter().zip(w).enumerate() {
+            each_cycle(file, |i, g, w| {
                 expect_eq(&format!("cycles[{i}].split"), &g["split"], &w["split"])?;
                 // Not compared by the oracle's rules; checks the ConcurrentHashMap order model.
                 expect_eq(
@@ -184,8 +148,8 @@ fn oracle_bundle_split() {
                     &g["broker_iteration_order"],
                     &w["broker_iteration_order"],
                 )?;
-            }
-            Ok(())
+                Ok(())
+            })
         },
     );
 }
@@ -217,13 +181,7 @@ fn oracle_split_decision_extensible() {
         "oracle-extensible split_decision_extensible",
         &files_of_kind("oracle-extensible", "split_decision_extensible"),
         |file| {
-            let got = replay_of(file)?;
-            let want = &file["oracle_output"]["cycles"];
-            let (Some(g), Some(w)) = (got["cycles"].as_array(), want.as_array()) else {
-                return Err("cycles missing".into());
-            };
-            expect_eq("cycle count", g.len(), w.len())?;
-            for (i, (g, w)) in g.iter().zip(w).enumerate() {
+            each_cycle(file, |i, g, w| {
                 expect_eq(
                     &format!("cycles[{i}].decisions"),
                     decision_set(&g["decisions"]),
@@ -236,8 +194,8 @@ fn oracle_split_decision_extensible() {
                 ] {
                     expect_eq(&format!("cycles[{i}].{key}"), &g[key], &w[key])?;
                 }
-            }
-            Ok(())
+                Ok(())
+            })
         },
     );
 }
@@ -245,18 +203,16 @@ fn oracle_split_decision_extensible() {
 // ----- pulsar-unit-tests vectors, through the library -----------------------------------------
 
 fn unit_files(dir: &str) -> Vec<PathBuf> {
-    json_files(&conformance_dir().join("pulsar-unit-tests").join(dir))
+    vectors_in(&format!("pulsar-unit-tests/{dir}"))
 }
 
 fn config_of(vector: &Value) -> LoadBalancerConfig {
-    let mut cfg = LoadBalancerConfig::for_profile(Profile::Master90cba329);
-    if let Some(keys) = vector["config"].as_object() {
-        for (k, v) in keys {
-            cfg.set_text(k, &json_to_conf_text(v))
-                .unwrap_or_else(|e| panic!("config {k}: {e}"));
-        }
-    }
-    cfg
+    config_from(
+        LoadBalancerConfig::for_profile(Profile::Master90cba329),
+        vector.get("config"),
+        UnknownKeys::Ignore,
+    )
+    .unwrap_or_else(|e| panic!("{e}"))
 }
 
 fn boundary_of(v: &Value) -> Result<u32, String> {
@@ -283,16 +239,6 @@ fn range_names(ranges: &[BundleRange]) -> Vec<String> {
     ranges.iter().map(ToString::to_string).collect()
 }
 
-fn strs(v: &Value) -> Vec<String> {
-    v.as_array()
-        .map(|l| {
-            l.iter()
-                .filter_map(|s| s.as_str().map(str::to_string))
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
 fn check_naming(v: &Value) -> Result<(), String> {
     let expected = &v["expected"];
     let args = &v["args"];
@@ -306,7 +252,7 @@ fn check_naming(v: &Value) -> Result<(), String> {
             expect_eq(
                 "BundlesData.boundaries",
                 data.boundaries,
-                strs(&expected["BundlesData"]["boundaries"]),
+                strings(&expected["BundlesData"]["boundaries"]),
             )?;
             expect_eq(
                 "BundlesData.numBundles",
@@ -338,7 +284,7 @@ fn check_naming(v: &Value) -> Result<(), String> {
             expect_eq(
                 "bundle_names",
                 layout.bundle_names(),
-                strs(&expected["bundle_names"]),
+                strings(&expected["bundle_names"]),
             )?;
             let want = expected["bundles"].as_array().ok_or("bundles")?;
             for (r, w) in layout.ranges().zip(want) {
@@ -458,12 +404,15 @@ fn expect_points(
 }
 
 fn hashes_of(topics: &Value) -> Vec<u32> {
-    strs(topics).iter().map(|t| crc32(t.as_bytes())).collect()
+    strings(topics)
+        .iter()
+        .map(|t| crc32(t.as_bytes()))
+        .collect()
 }
 
 fn flow_topics(args: &Value) -> Result<Vec<(u32, Option<TopicRates>)>, String> {
     let stats = &args["topicStats"];
-    strs(&args["topics"])
+    strings(&args["topics"])
         .iter()
         .map(|t| {
             let s = &stats[t.as_str()];
@@ -532,13 +481,13 @@ fn check_split(v: &Value) -> Result<(), String> {
                     }
                     let split = got.map_err(|e| format!("{what}: {e}"))?;
                     if let Some(r) = expected_result {
-                        expect_eq(&what, range_names(&split.children), strs(r))?;
+                        expect_eq(&what, range_names(&split.children), strings(r))?;
                     }
                     if let Some(d) = v["derived"].get("result") {
                         expect_eq(
                             &format!("{what} derived"),
                             range_names(&split.children),
-                            strs(d),
+                            strings(d),
                         )?;
                     }
                     if let Some(c) = want["result_count"].as_u64() {
@@ -586,7 +535,7 @@ fn check_split(v: &Value) -> Result<(), String> {
                     .as_array()
                     .map(|l| l.iter().filter_map(Value::as_i64).collect())
                     .unwrap_or_default();
-                let topics = strs(&args["topics"]).len();
+                let topics = strings(&args["topics"]).len();
                 let force = args["force"].as_bool().unwrap_or(false);
                 let got = specified_positions_divide(range, &positions, topics, force);
                 expect_points(&what, &got, &want)?;
@@ -754,7 +703,7 @@ fn check_split_decision(v: &Value) -> Result<(), String> {
                 name: broker_name.to_string(),
                 owns_all: args["ownsAllBundles"].as_bool().unwrap_or(true),
                 counts: counts_of(&args["namespaceBundleCount"]),
-                splitting: strs(&args["bundlesInSplittingState"]),
+                splitting: strings(&args["bundlesInSplittingState"]),
             };
             let mut strategy = ExtensibleSplitStrategy::new();
             let steps = v["expected"]["steps"].as_array().ok_or("expected.steps")?;

@@ -9,6 +9,7 @@ use std::collections::HashMap;
 use indexmap::IndexMap;
 use serde_json::{Map, Value, json};
 
+use super::json::{self, deserialize, opt_f64, opt_i32, opt_i64, opt_object, string_list};
 use super::{Picks, ReplayError};
 use crate::config::{self, EXTENSIBLE_LOAD_MANAGER, LoadBalancerConfig, Profile};
 use crate::extensible::{
@@ -50,17 +51,12 @@ pub(super) fn run(
 fn scenario_config(scenario: &Value, base: &str) -> Result<LoadBalancerConfig, ReplayError> {
     let mut conf = LoadBalancerConfig::for_profile(Profile::Master90cba329);
     conf.load_manager_class_name = EXTENSIBLE_LOAD_MANAGER.to_string();
-    let Some(cfg) = scenario.get("config") else {
-        return Ok(conf);
-    };
-    let obj = cfg
-        .as_object()
-        .ok_or_else(|| ReplayError::malformed(format!("{base}.config"), "expected an object"))?;
-    for (key, value) in obj {
-        conf.set_text(key, &config::json_to_conf_text(value))
-            .map_err(|e| ReplayError::malformed(format!("{base}.config.{key}"), e.to_string()))?;
-    }
-    Ok(conf)
+    json::config_over(
+        conf,
+        scenario.get("config"),
+        &format!("{base}.config"),
+        |_, value| config::json_to_conf_text(value),
+    )
 }
 
 /// State that persists from cycle to cycle.
@@ -111,8 +107,7 @@ impl World {
                 if data.is_null() {
                     self.store.shift_remove(broker);
                 } else {
-                    let parsed: BrokerLoadData = serde_json::from_value(data.clone())
-                        .map_err(|e| ReplayError::malformed(p, e.to_string()))?;
+                    let parsed: BrokerLoadData = deserialize(data, &p)?;
                     self.store.insert(broker.clone(), parsed);
                 }
             }
@@ -204,8 +199,7 @@ fn parse_load_report(report: &Value, path: &str) -> Result<(bool, BrokerLoadSamp
     let resource = |key: &str| -> Result<ResourceUsage, ReplayError> {
         match usage_holder.get(key) {
             None | Some(Value::Null) => Ok(ResourceUsage::default()),
-            Some(v) => serde_json::from_value(v.clone())
-                .map_err(|e| ReplayError::malformed(format!("{path}.{key}"), e.to_string())),
+            Some(v) => deserialize(v, &format!("{path}.{key}")),
         }
     };
     let usage = SystemResourceUsage {
@@ -342,12 +336,7 @@ fn run_shedding(
                     top_bundles.shift_remove(broker);
                 } else {
                     let parsed: TopBundlesLoadData =
-                        serde_json::from_value(data.clone()).map_err(|e| {
-                            ReplayError::malformed(
-                                format!("{path}.topBundles[\"{broker}\"]"),
-                                e.to_string(),
-                            )
-                        })?;
+                        deserialize(data, &format!("{path}.topBundles[\"{broker}\"]"))?;
                     top_bundles.insert(broker.clone(), parsed);
                 }
             }
@@ -571,64 +560,6 @@ fn sorted(v: &[String]) -> Vec<String> {
 
 fn to_json<T: serde::Serialize>(v: &T) -> Value {
     serde_json::to_value(v).unwrap_or(Value::Null)
-}
-
-fn opt_object<'a>(
-    v: &'a Value,
-    key: &str,
-    path: &str,
-) -> Result<Option<&'a Map<String, Value>>, ReplayError> {
-    match v.get(key) {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::Object(m)) => Ok(Some(m)),
-        Some(_) => Err(ReplayError::malformed(
-            format!("{path}.{key}"),
-            "expected an object",
-        )),
-    }
-}
-
-fn opt_i64(v: &Value, key: &str, path: &str) -> Result<Option<i64>, ReplayError> {
-    match v.get(key) {
-        None | Some(Value::Null) => Ok(None),
-        Some(x) => x
-            .as_i64()
-            .map(Some)
-            .ok_or_else(|| ReplayError::malformed(format!("{path}.{key}"), "expected an integer")),
-    }
-}
-
-fn opt_i32(v: &Value, key: &str, path: &str) -> Result<Option<i32>, ReplayError> {
-    match opt_i64(v, key, path)? {
-        None => Ok(None),
-        Some(n) => i32::try_from(n).map(Some).map_err(|_| {
-            ReplayError::malformed(format!("{path}.{key}"), "expected a 32-bit integer")
-        }),
-    }
-}
-
-fn opt_f64(v: &Value, key: &str, path: &str) -> Result<Option<f64>, ReplayError> {
-    match v.get(key) {
-        None | Some(Value::Null) => Ok(None),
-        Some(x) => x
-            .as_f64()
-            .map(Some)
-            .ok_or_else(|| ReplayError::malformed(format!("{path}.{key}"), "expected a number")),
-    }
-}
-
-fn string_list(v: &Value, path: &str) -> Result<Vec<String>, ReplayError> {
-    let arr = v
-        .as_array()
-        .ok_or_else(|| ReplayError::malformed(path, "expected an array of strings"))?;
-    arr.iter()
-        .enumerate()
-        .map(|(i, s)| {
-            s.as_str()
-                .map(str::to_string)
-                .ok_or_else(|| ReplayError::malformed(format!("{path}[{i}]"), "expected a string"))
-        })
-        .collect()
 }
 
 #[cfg(test)]

@@ -3,6 +3,7 @@
 //! place that reads the scenario wire format; strategies only see model types.
 
 mod extensible;
+mod json;
 mod modular_placement;
 mod modular_shedding;
 mod split_and_naming;

@@ -5,12 +5,12 @@
 use indexmap::IndexMap;
 use serde_json::{Map, Value, json};
 
-use super::modular_shedding::java_order;
+use super::json::{self, deserialize, object, opt_bool, opt_f64, string_list};
+use super::modular_shedding::{broker_usage_and_rates, java_order};
 use super::{Picks, ReplayError};
 use crate::config::{self, LoadBalancerConfig, Profile};
 use crate::model::{
-    BundleData, LocalBrokerData, NamespaceBundleStats, ResourceUsage, TimeAverageBrokerData,
-    TimeAverageMessageData,
+    BundleData, NamespaceBundleStats, TimeAverageBrokerData, TimeAverageMessageData,
 };
 use crate::modular::leader::SheddingAndPlacement;
 use crate::modular::pipeline::{
@@ -119,8 +119,8 @@ pub(super) fn run(
         .and_then(Value::as_str)
         .ok_or_else(|| ReplayError::malformed(format!("{base}.strategy"), "expected a string"))?;
     let mut strategy = build_strategy(strategy_name, &format!("{base}.strategy"))?;
-    let preallocate_choices = opt_bool(scenario, "preallocate", base)?;
-    let pipeline = opt_bool(scenario, "pipeline", base)?;
+    let preallocate_choices = opt_bool(scenario, "preallocate", base)?.unwrap_or(false);
+    let pipeline = opt_bool(scenario, "pipeline", base)?.unwrap_or(false);
     let cycles = scenario
         .get("cycles")
         .and_then(Value::as_array)
@@ -188,7 +188,7 @@ fn run_cycle(
     };
 
     let mut out = Map::new();
-    if opt_bool(cycle, "shed", cpath)? {
+    if opt_bool(cycle, "shed", cpath)?.unwrap_or(false) {
         let shedder = strategy.shedding().ok_or_else(|| {
             ReplayError::malformed(
                 format!("{cpath}.shed"),
@@ -305,45 +305,16 @@ fn write_choice(entry: &mut Map<String, Value>, choice: Option<&PlacementChoice>
 }
 
 /// `LoadBalancerConfig::for_profile(master-90cba329)` with the scenario's keys applied.
-pub(super) fn parse_config(
-    config: Option<&Value>,
-    path: &str,
-) -> Result<LoadBalancerConfig, ReplayError> {
-    let mut cfg = LoadBalancerConfig::for_profile(ORACLE_PROFILE);
-    let Some(config) = config else {
-        return Ok(cfg);
-    };
-    let obj = config
-        .as_object()
-        .ok_or_else(|| ReplayError::malformed(path, "expected an object of broker.conf keys"))?;
-    for (key, value) in obj {
-        cfg.set_text(key, &config::json_to_conf_text(value))
-            .map_err(|e| ReplayError::malformed(format!("{path}.{key}"), e.to_string()))?;
-    }
-    Ok(cfg)
+fn parse_config(config: Option<&Value>, path: &str) -> Result<LoadBalancerConfig, ReplayError> {
+    json::config_over(
+        LoadBalancerConfig::for_profile(ORACLE_PROFILE),
+        config,
+        path,
+        |_, value| config::json_to_conf_text(value),
+    )
 }
 
-fn opt_bool(obj: &Value, key: &str, path: &str) -> Result<bool, ReplayError> {
-    match obj.get(key) {
-        None | Some(Value::Null) => Ok(false),
-        Some(Value::Bool(b)) => Ok(*b),
-        Some(_) => Err(ReplayError::malformed(
-            format!("{path}.{key}"),
-            "expected true or false",
-        )),
-    }
-}
-
-fn num(obj: &Map<String, Value>, key: &str, path: &str) -> Result<Option<f64>, ReplayError> {
-    match obj.get(key) {
-        None | Some(Value::Null) => Ok(None),
-        Some(v) => v
-            .as_f64()
-            .map(Some)
-            .ok_or_else(|| ReplayError::malformed(format!("{path}.{key}"), "expected a number")),
-    }
-}
-
+/// An integer that may be written as a whole float (`10.0`), as Jackson would coerce it.
 fn int(obj: &Map<String, Value>, key: &str, path: &str) -> Result<Option<i64>, ReplayError> {
     match obj.get(key) {
         None | Some(Value::Null) => Ok(None),
@@ -357,25 +328,6 @@ fn int(obj: &Map<String, Value>, key: &str, path: &str) -> Result<Option<i64>, R
             .map(Some)
             .ok_or_else(|| ReplayError::malformed(format!("{path}.{key}"), "expected an integer")),
     }
-}
-
-fn object<'a>(v: &'a Value, path: &str) -> Result<&'a Map<String, Value>, ReplayError> {
-    v.as_object()
-        .ok_or_else(|| ReplayError::malformed(path, "expected an object"))
-}
-
-fn string_list(v: &Value, path: &str) -> Result<Vec<String>, ReplayError> {
-    let arr = v
-        .as_array()
-        .ok_or_else(|| ReplayError::malformed(path, "expected an array of strings"))?;
-    arr.iter()
-        .enumerate()
-        .map(|(i, s)| {
-            s.as_str()
-                .map(str::to_string)
-                .ok_or_else(|| ReplayError::malformed(format!("{path}[{i}]"), "expected a string"))
-        })
-        .collect()
 }
 
 fn string_map(v: &Value, path: &str) -> Result<IndexMap<String, String>, ReplayError> {
@@ -394,20 +346,6 @@ fn string_list_map(v: &Value, path: &str) -> Result<IndexMap<String, Vec<String>
         .iter()
         .map(|(k, l)| Ok((k.clone(), string_list(l, &format!("{path}.{k}"))?)))
         .collect()
-}
-
-fn resource(obj: &Map<String, Value>, key: &str, path: &str) -> Result<ResourceUsage, ReplayError> {
-    match obj.get(key) {
-        None | Some(Value::Null) => Ok(ResourceUsage::default()),
-        Some(v) => {
-            let p = format!("{path}.{key}");
-            let r = object(v, &p)?;
-            Ok(ResourceUsage::new(
-                num(r, "usage", &p)?.unwrap_or(0.0),
-                num(r, "limit", &p)?.unwrap_or(0.0),
-            ))
-        }
-    }
 }
 
 fn parse_term_data(
@@ -441,10 +379,10 @@ fn parse_term_data(
     if let Some(n) = small("numSamples")? {
         t.num_samples = n;
     }
-    t.msg_throughput_in = num(o, "msgThroughputIn", path)?.unwrap_or(0.0);
-    t.msg_throughput_out = num(o, "msgThroughputOut", path)?.unwrap_or(0.0);
-    t.msg_rate_in = num(o, "msgRateIn", path)?.unwrap_or(0.0);
-    t.msg_rate_out = num(o, "msgRateOut", path)?.unwrap_or(0.0);
+    t.msg_throughput_in = opt_f64(o, "msgThroughputIn", path)?.unwrap_or(0.0);
+    t.msg_throughput_out = opt_f64(o, "msgThroughputOut", path)?.unwrap_or(0.0);
+    t.msg_rate_in = opt_f64(o, "msgRateIn", path)?.unwrap_or(0.0);
+    t.msg_rate_out = opt_f64(o, "msgRateOut", path)?.unwrap_or(0.0);
     Ok(t)
 }
 
@@ -536,19 +474,8 @@ fn parse_broker(
         .and_then(Value::as_str)
         .ok_or_else(|| ReplayError::malformed(format!("{path}.name"), "expected a string"))?
         .to_string();
-    let mut local = LocalBrokerData {
-        cpu: resource(o, "cpu", path)?,
-        memory: resource(o, "memory", path)?,
-        direct_memory: resource(o, "directMemory", path)?,
-        bandwidth_in: resource(o, "bandwidthIn", path)?,
-        bandwidth_out: resource(o, "bandwidthOut", path)?,
-        msg_rate_in: num(o, "msgRateIn", path)?.unwrap_or(0.0),
-        msg_rate_out: num(o, "msgRateOut", path)?.unwrap_or(0.0),
-        msg_throughput_in: num(o, "msgThroughputIn", path)?.unwrap_or(0.0),
-        msg_throughput_out: num(o, "msgThroughputOut", path)?.unwrap_or(0.0),
-        num_topics: int(o, "numTopics", path)?.unwrap_or(0),
-        ..LocalBrokerData::default()
-    };
+    let mut local = broker_usage_and_rates(o, path)?;
+    local.num_topics = int(o, "numTopics", path)?.unwrap_or(0);
     if let Some(v) = o.get("bundles") {
         local.bundles = string_list(v, &format!("{path}.bundles"))?;
         local.num_bundles = i64::try_from(local.bundles.len()).unwrap_or(i64::MAX);
@@ -558,13 +485,7 @@ fn parse_broker(
         ("brokerVersionString", &mut local.broker_version_string),
     ] {
         if let Some(v) = o.get(key) {
-            *field = Some(
-                v.as_str()
-                    .ok_or_else(|| {
-                        ReplayError::malformed(format!("{path}.{key}"), "expected a string")
-                    })?
-                    .to_string(),
-            );
+            *field = Some(json::string(v, &format!("{path}.{key}"))?.to_string());
         }
     }
     for (key, field) in [
@@ -587,15 +508,13 @@ fn parse_broker(
         let lpath = format!("{path}.lastStats");
         let mut stats = IndexMap::new();
         for (bundle, s) in object(v, &lpath)? {
-            let parsed: NamespaceBundleStats = serde_json::from_value(s.clone())
-                .map_err(|e| ReplayError::malformed(format!("{lpath}.{bundle}"), e.to_string()))?;
+            let parsed: NamespaceBundleStats = deserialize(s, &format!("{lpath}.{bundle}"))?;
             stats.insert(bundle.clone(), parsed);
         }
         local.set_last_stats(stats);
     }
     let time_average = match o.get("timeAverage") {
-        Some(v) => serde_json::from_value::<TimeAverageBrokerData>(v.clone())
-            .map_err(|e| ReplayError::malformed(format!("{path}.timeAverage"), e.to_string()))?,
+        Some(v) => deserialize::<TimeAverageBrokerData>(v, &format!("{path}.timeAverage"))?,
         None => TimeAverageBrokerData::from_bundles(
             local.bundles.iter().map(String::as_str),
             &data.bundle_data,

@@ -9,10 +9,13 @@ use indexmap::IndexMap;
 use serde_json::{Map, Value, json};
 
 use super::ReplayError;
+use super::json::{
+    self, deserialize, object, opt_bool, opt_f64, opt_i32, opt_i64, resource_usage, string_list,
+};
 use crate::config::{self, ConfigType, LoadBalancerConfig, Profile};
 use crate::model::{
     BundleData, LocalBrokerData, NUM_LONG_SAMPLES, NUM_SHORT_SAMPLES, NamespaceBundleStats,
-    ResourceUsage, TimeAverageBrokerData, TimeAverageMessageData,
+    TimeAverageBrokerData, TimeAverageMessageData,
 };
 use crate::modular::load_data::namespace_of_bundle;
 use crate::modular::shedding::{UnloadDecision, shedder_by_name};
@@ -98,22 +101,12 @@ fn parse_config(
     path: &str,
     profile: Profile,
 ) -> Result<LoadBalancerConfig, ReplayError> {
-    let mut cfg = LoadBalancerConfig::for_profile(profile);
-    let Some(value) = value else {
-        return Ok(cfg);
-    };
-    if value.is_null() {
-        return Ok(cfg);
-    }
-    let map = value
-        .as_object()
-        .ok_or_else(|| ReplayError::malformed(path, "expected an object of broker.conf keys"))?;
-    for (key, v) in map {
-        let text = conf_text(key, v);
-        cfg.set_text(key, &text)
-            .map_err(|e| ReplayError::malformed(format!("{path}.{key}"), e.to_string()))?;
-    }
-    Ok(cfg)
+    json::config_over(
+        LoadBalancerConfig::for_profile(profile),
+        value.filter(|v| !v.is_null()),
+        path,
+        conf_text,
+    )
 }
 
 /// `broker.conf` text of a JSON value; an integer key given as `10.0` reads as `10`, as Jackson
@@ -137,14 +130,14 @@ struct ParsedCycle {
 }
 
 fn parse_cycle(cycle: &Value, path: &str, profile: Profile) -> Result<ParsedCycle, ReplayError> {
-    let obj = as_object(cycle, path)?;
+    let obj = object(cycle, path)?;
 
     let bundles_path = format!("{path}.bundles");
     let mut bundle_list: Vec<(String, BundleData)> = Vec::new();
     match obj.get("bundles") {
         None | Some(Value::Null) => {}
         Some(v) => {
-            for (name, b) in as_object(v, &bundles_path)? {
+            for (name, b) in object(v, &bundles_path)? {
                 let p = format!("{bundles_path}[{name:?}]");
                 bundle_list.push((name.clone(), parse_bundle_data(b, &p)?));
             }
@@ -188,29 +181,37 @@ fn parse_cycle(cycle: &Value, path: &str, profile: Profile) -> Result<ParsedCycl
     })
 }
 
-fn parse_broker(
-    value: &Value,
+/// A broker's resources (`{usage, limit}`, missing = 0 %) and message rates (missing = 0).
+pub(super) fn broker_usage_and_rates(
+    obj: &Map<String, Value>,
     path: &str,
-    bundle_data: &IndexMap<String, BundleData>,
-) -> Result<(String, BrokerData), ReplayError> {
-    let obj = as_object(value, path)?;
-    let name = obj
-        .get("name")
-        .and_then(Value::as_str)
-        .ok_or_else(|| ReplayError::malformed(format!("{path}.name"), "expected a broker name"))?
-        .to_string();
-    let mut local = LocalBrokerData {
-        cpu: opt_usage(obj, "cpu", path)?,
-        memory: opt_usage(obj, "memory", path)?,
-        direct_memory: opt_usage(obj, "directMemory", path)?,
-        bandwidth_in: opt_usage(obj, "bandwidthIn", path)?,
-        bandwidth_out: opt_usage(obj, "bandwidthOut", path)?,
+) -> Result<LocalBrokerData, ReplayError> {
+    Ok(LocalBrokerData {
+        cpu: resource_usage(obj, "cpu", path)?,
+        memory: resource_usage(obj, "memory", path)?,
+        direct_memory: resource_usage(obj, "directMemory", path)?,
+        bandwidth_in: resource_usage(obj, "bandwidthIn", path)?,
+        bandwidth_out: resource_usage(obj, "bandwidthOut", path)?,
         msg_rate_in: opt_f64(obj, "msgRateIn", path)?.unwrap_or(0.0),
         msg_rate_out: opt_f64(obj, "msgRateOut", path)?.unwrap_or(0.0),
         msg_throughput_in: opt_f64(obj, "msgThroughputIn", path)?.unwrap_or(0.0),
         msg_throughput_out: opt_f64(obj, "msgThroughputOut", path)?.unwrap_or(0.0),
         ..LocalBrokerData::default()
-    };
+    })
+}
+
+fn parse_broker(
+    value: &Value,
+    path: &str,
+    bundle_data: &IndexMap<String, BundleData>,
+) -> Result<(String, BrokerData), ReplayError> {
+    let obj = object(value, path)?;
+    let name = obj
+        .get("name")
+        .and_then(Value::as_str)
+        .ok_or_else(|| ReplayError::malformed(format!("{path}.name"), "expected a broker name"))?
+        .to_string();
+    let mut local = broker_usage_and_rates(obj, path)?;
     if let Some(v) = obj.get("bundles").filter(|v| !v.is_null()) {
         let mut list = string_list(v, &format!("{path}.bundles"))?;
         // `getBundles()` is a set in Pulsar.
@@ -222,10 +223,9 @@ fn parse_broker(
     if let Some(v) = obj.get("lastStats").filter(|v| !v.is_null()) {
         let p = format!("{path}.lastStats");
         let mut stats = IndexMap::new();
-        for (bundle, s) in as_object(v, &p)? {
+        for (bundle, s) in object(v, &p)? {
             let sp = format!("{p}[{bundle:?}]");
-            let parsed: NamespaceBundleStats = serde_json::from_value(s.clone())
-                .map_err(|e| ReplayError::malformed(&sp, e.to_string()))?;
+            let parsed: NamespaceBundleStats = deserialize(s, &sp)?;
             stats.insert(bundle.clone(), parsed);
         }
         // As `LocalBrokerData.update`: the bundle list and the summed rates come from lastStats.
@@ -235,8 +235,7 @@ fn parse_broker(
         local.num_topics = n;
     }
     let time_average = match obj.get("timeAverage").filter(|v| !v.is_null()) {
-        Some(v) => serde_json::from_value::<TimeAverageBrokerData>(v.clone())
-            .map_err(|e| ReplayError::malformed(format!("{path}.timeAverage"), e.to_string()))?,
+        Some(v) => deserialize::<TimeAverageBrokerData>(v, &format!("{path}.timeAverage"))?,
         None => TimeAverageBrokerData::from_bundles(
             local.bundles.iter().map(String::as_str),
             bundle_data,
@@ -245,7 +244,7 @@ fn parse_broker(
     let mut preallocated = IndexMap::new();
     if let Some(v) = obj.get("preallocated").filter(|v| !v.is_null()) {
         let p = format!("{path}.preallocated");
-        for (bundle, b) in as_object(v, &p)? {
+        for (bundle, b) in object(v, &p)? {
             let bp = format!("{p}[{bundle:?}]");
             let data = match b {
                 // `""`: the bundle's entry in the cycle's `bundles`.
@@ -270,7 +269,7 @@ fn parse_broker(
 /// A `BundleData` object; a missing window is Pulsar's default estimate, missing sample counts are
 /// a full window (10 short-term, 1000 long-term), missing rates are 0.
 fn parse_bundle_data(value: &Value, path: &str) -> Result<BundleData, ReplayError> {
-    let obj = as_object(value, path)?;
+    let obj = object(value, path)?;
     Ok(BundleData {
         short_term_data: parse_window(
             obj.get("shortTermData"),
@@ -298,7 +297,7 @@ fn parse_window(
         return Ok(TimeAverageMessageData::with_defaults(default_samples));
     };
     let path = format!("{parent}.{key}");
-    let obj = as_object(value, &path)?;
+    let obj = object(value, &path)?;
     let max_samples = opt_i32(obj, "maxSamples", &path)?.unwrap_or(default_samples);
     Ok(TimeAverageMessageData {
         max_samples,
@@ -339,83 +338,6 @@ fn parse_recently_unloaded(
         }
     }
     Ok(out)
-}
-
-fn as_object<'a>(v: &'a Value, path: &str) -> Result<&'a Map<String, Value>, ReplayError> {
-    v.as_object()
-        .ok_or_else(|| ReplayError::malformed(path, "expected an object"))
-}
-
-fn string_list(v: &Value, path: &str) -> Result<Vec<String>, ReplayError> {
-    let items = v
-        .as_array()
-        .ok_or_else(|| ReplayError::malformed(path, "expected an array of strings"))?;
-    items
-        .iter()
-        .enumerate()
-        .map(|(i, s)| {
-            s.as_str()
-                .map(str::to_string)
-                .ok_or_else(|| ReplayError::malformed(format!("{path}[{i}]"), "expected a string"))
-        })
-        .collect()
-}
-
-fn opt_f64(obj: &Map<String, Value>, key: &str, path: &str) -> Result<Option<f64>, ReplayError> {
-    match obj.get(key) {
-        None | Some(Value::Null) => Ok(None),
-        Some(v) => v
-            .as_f64()
-            .map(Some)
-            .ok_or_else(|| ReplayError::malformed(format!("{path}.{key}"), "expected a number")),
-    }
-}
-
-fn opt_i64(obj: &Map<String, Value>, key: &str, path: &str) -> Result<Option<i64>, ReplayError> {
-    match obj.get(key) {
-        None | Some(Value::Null) => Ok(None),
-        Some(v) => v
-            .as_i64()
-            .map(Some)
-            .ok_or_else(|| ReplayError::malformed(format!("{path}.{key}"), "expected an integer")),
-    }
-}
-
-fn opt_i32(obj: &Map<String, Value>, key: &str, path: &str) -> Result<Option<i32>, ReplayError> {
-    match opt_i64(obj, key, path)? {
-        None => Ok(None),
-        Some(n) => i32::try_from(n).map(Some).map_err(|_| {
-            ReplayError::malformed(format!("{path}.{key}"), "expected a 32-bit integer")
-        }),
-    }
-}
-
-fn opt_bool(obj: &Value, key: &str, path: &str) -> Result<Option<bool>, ReplayError> {
-    match obj.get(key) {
-        None | Some(Value::Null) => Ok(None),
-        Some(v) => v.as_bool().map(Some).ok_or_else(|| {
-            ReplayError::malformed(format!("{path}.{key}"), "expected true or false")
-        }),
-    }
-}
-
-/// `{usage, limit}`; missing means `{0, 0}` (0 %).
-fn opt_usage(
-    obj: &Map<String, Value>,
-    key: &str,
-    path: &str,
-) -> Result<ResourceUsage, ReplayError> {
-    match obj.get(key) {
-        None | Some(Value::Null) => Ok(ResourceUsage::default()),
-        Some(v) => {
-            let p = format!("{path}.{key}");
-            let o = as_object(v, &p)?;
-            Ok(ResourceUsage::new(
-                opt_f64(o, "usage", &p)?.unwrap_or(0.0),
-                opt_f64(o, "limit", &p)?.unwrap_or(0.0),
-            ))
-        }
-    }
 }
 
 /// Iteration order of the Java collections the oracle's `LoadData` lives in, so ties resolve alike:

@@ -11,13 +11,14 @@ use super::input;
 use crate::model::{BundleData, NamespaceBundleStats};
 use crate::naming::concurrent_hash_map_order;
 use crate::replay::ReplayError;
+use crate::replay::json;
 use crate::split::{BrokerBundleStats, SplitThresholds, find_bundles_to_split};
 
 pub(super) fn run(scenario: &Value, base: &str) -> Result<Value, ReplayError> {
     let cfg = input::config(scenario, base)?;
     let thresholds = SplitThresholds::from_config(&cfg);
     let cycles_path = format!("{base}.cycles");
-    let cycles = input::array(input::required(scenario, "cycles", base)?, &cycles_path)?;
+    let cycles = json::array(json::required(scenario, "cycles", base)?, &cycles_path)?;
     let mut out_cycles = Vec::with_capacity(cycles.len());
     for (i, cycle) in cycles.iter().enumerate() {
         let path = format!("{cycles_path}[{i}]");
@@ -40,20 +41,20 @@ fn run_cycle(
 ) -> Result<Value, ReplayError> {
     let brokers_path = format!("{path}.brokers");
     let mut reported = Vec::new();
-    for (j, broker) in input::array(input::required(cycle, "brokers", path)?, &brokers_path)?
+    for (j, broker) in json::array(json::required(cycle, "brokers", path)?, &brokers_path)?
         .iter()
         .enumerate()
     {
         let bpath = format!("{brokers_path}[{j}]");
-        let name = input::string(
-            input::required(broker, "name", &bpath)?,
+        let name = json::string(
+            json::required(broker, "name", &bpath)?,
             &format!("{bpath}.name"),
         )?;
         let mut stats = Vec::new();
         if let Some(last) = broker.get("lastStats") {
             let lpath = format!("{bpath}.lastStats");
-            for (bundle, s) in input::object(last, &lpath)? {
-                let s = input::pulsar_object(s, &format!("{lpath}[{bundle:?}]"))?;
+            for (bundle, s) in json::object(last, &lpath)? {
+                let s = json::deserialize(s, &format!("{lpath}[{bundle:?}]"))?;
                 stats.push((bundle.clone(), s));
             }
         }
@@ -65,17 +66,17 @@ fn run_cycle(
     let mut bundle_data: IndexMap<String, BundleData> = IndexMap::new();
     if let Some(bundles) = cycle.get("bundles") {
         let bpath = format!("{path}.bundles");
-        for (name, data) in input::object(bundles, &bpath)? {
+        for (name, data) in json::object(bundles, &bpath)? {
             bundle_data.insert(
                 name.clone(),
-                input::pulsar_object(data, &format!("{bpath}[{name:?}]"))?,
+                json::deserialize(data, &format!("{bpath}[{name:?}]"))?,
             );
         }
     }
     let mut counts: IndexMap<String, i64> = IndexMap::new();
     if let Some(c) = cycle.get("namespaceBundleCounts") {
         let cpath = format!("{path}.namespaceBundleCounts");
-        for (ns, n) in input::object(c, &cpath)? {
+        for (ns, n) in json::object(c, &cpath)? {
             let n = n.as_i64().ok_or_else(|| {
                 ReplayError::malformed(format!("{cpath}[{ns:?}]"), "expected an integer")
             })?;

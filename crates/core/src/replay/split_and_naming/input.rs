@@ -1,76 +1,22 @@
 //! Reading the scenario fields these kinds share: the effective configuration, a namespace layout,
-//! boundaries and positions in either number or `0x…` text form, and Pulsar stats objects.
+//! and boundaries and positions in either number or `0x…` text form (generic reads: `replay::json`).
 
-use serde::de::DeserializeOwned;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::config::{LoadBalancerConfig, Profile, json_to_conf_text};
 use crate::naming::{NamespaceBundles, parse_hex_boundary};
 use crate::replay::ReplayError;
+use crate::replay::json::{self, array, required};
 
 /// `master-90cba329` defaults plus the scenario's `config` keys (unknown keys are ignored, as
 /// Pulsar's `ServiceConfiguration` would not have them).
 pub(super) fn config(scenario: &Value, base: &str) -> Result<LoadBalancerConfig, ReplayError> {
-    let mut cfg = LoadBalancerConfig::for_profile(Profile::Master90cba329);
-    let Some(keys) = scenario.get("config") else {
-        return Ok(cfg);
-    };
-    let keys = keys
-        .as_object()
-        .ok_or_else(|| ReplayError::malformed(format!("{base}.config"), "expected an object"))?;
-    for (key, value) in keys {
-        cfg.set_text(key, &json_to_conf_text(value))
-            .map_err(|e| ReplayError::malformed(format!("{base}.config.{key}"), e.to_string()))?;
-    }
-    Ok(cfg)
-}
-
-pub(super) fn object<'a>(
-    value: &'a Value,
-    path: &str,
-) -> Result<&'a Map<String, Value>, ReplayError> {
-    value
-        .as_object()
-        .ok_or_else(|| ReplayError::malformed(path, "expected an object"))
-}
-
-pub(super) fn array<'a>(value: &'a Value, path: &str) -> Result<&'a Vec<Value>, ReplayError> {
-    value
-        .as_array()
-        .ok_or_else(|| ReplayError::malformed(path, "expected an array"))
-}
-
-pub(super) fn string<'a>(value: &'a Value, path: &str) -> Result<&'a str, ReplayError> {
-    value
-        .as_str()
-        .ok_or_else(|| ReplayError::malformed(path, "expected a string"))
-}
-
-pub(super) fn required<'a>(
-    parent: &'a Value,
-    key: &str,
-    parent_path: &str,
-) -> Result<&'a Value, ReplayError> {
-    parent
-        .get(key)
-        .ok_or_else(|| ReplayError::malformed(format!("{parent_path}.{key}"), "missing"))
-}
-
-/// A list of strings (topic names, bundle names).
-pub(super) fn strings(value: &Value, path: &str) -> Result<Vec<String>, ReplayError> {
-    array(value, path)?
-        .iter()
-        .enumerate()
-        .map(|(i, v)| string(v, &format!("{path}[{i}]")).map(str::to_string))
-        .collect()
-}
-
-/// A Pulsar JSON object (`NamespaceBundleStats`, `BundleData`, …) with its field names.
-pub(super) fn pulsar_object<T: DeserializeOwned>(
-    value: &Value,
-    path: &str,
-) -> Result<T, ReplayError> {
-    serde_json::from_value(value.clone()).map_err(|e| ReplayError::malformed(path, e.to_string()))
+    json::config_over(
+        LoadBalancerConfig::for_profile(Profile::Master90cba329),
+        scenario.get("config"),
+        &format!("{base}.config"),
+        |_, value| json_to_conf_text(value),
+    )
 }
 
 /// A Java `long` given as a JSON integer or as text in any `Long.decode` form (`0x…`).

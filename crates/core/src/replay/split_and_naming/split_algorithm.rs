@@ -8,6 +8,7 @@ use super::input;
 use crate::config::LoadBalancerConfig;
 use crate::naming::{BundleRange, crc32};
 use crate::replay::ReplayError;
+use crate::replay::json;
 use crate::split::{
     FlowOrQpsLimits, SplitAlgorithm, SplitError, SplitPoints, TopicRates,
     flow_or_qps_equally_divide, range_equally_divide, specified_positions_divide, split_bundles,
@@ -16,22 +17,22 @@ use crate::split::{
 
 pub(super) fn run(scenario: &Value, base: &str) -> Result<Value, ReplayError> {
     let cfg = input::config(scenario, base)?;
-    let namespace = input::string(
-        input::required(scenario, "namespace", base)?,
+    let namespace = json::string(
+        json::required(scenario, "namespace", base)?,
         &format!("{base}.namespace"),
     )?;
     let layout = input::layout(scenario, base, namespace)?;
     let bundle_path = format!("{base}.bundle");
-    let bundle_text = input::string(input::required(scenario, "bundle", base)?, &bundle_path)?;
+    let bundle_text = json::string(json::required(scenario, "bundle", base)?, &bundle_path)?;
     let target = BundleRange::parse(bundle_text)
         .map_err(|e| ReplayError::malformed(&bundle_path, e.to_string()))?;
     let algorithm_path = format!("{base}.algorithm");
-    let algorithm_name = input::string(
-        input::required(scenario, "algorithm", base)?,
+    let algorithm_name = json::string(
+        json::required(scenario, "algorithm", base)?,
         &algorithm_path,
     )?;
     let topics = match scenario.get("topics") {
-        Some(t) => input::strings(t, &format!("{base}.topics"))?,
+        Some(t) => json::string_list(t, &format!("{base}.topics"))?,
         None => Vec::new(),
     };
 
@@ -57,7 +58,7 @@ pub(super) fn run(scenario: &Value, base: &str) -> Result<Value, ReplayError> {
 
     if algorithm_name == "none" {
         let path = format!("{base}.numBundles_split");
-        let n = input::required(scenario, "numBundles_split", base)?
+        let n = json::required(scenario, "numBundles_split", base)?
             .as_u64()
             .and_then(|n| u32::try_from(n).ok())
             .ok_or_else(|| ReplayError::malformed(&path, "expected a bundle count"))?;
@@ -128,7 +129,7 @@ fn cut_points(
             let path = format!("{base}.positions");
             let positions = match scenario.get("positions") {
                 None | Some(Value::Null) => Vec::new(),
-                Some(list) => input::array(list, &path)?
+                Some(list) => json::array(list, &path)?
                     .iter()
                     .enumerate()
                     .map(|(i, v)| input::long(v, &format!("{path}[{i}]")))
@@ -140,7 +141,7 @@ fn cut_points(
         SplitAlgorithm::FlowOrQpsEquallyDivide => {
             let stats_path = format!("{base}.topicStats");
             let stats = match scenario.get("topicStats") {
-                Some(s) => Some(input::object(s, &stats_path)?),
+                Some(s) => Some(json::object(s, &stats_path)?),
                 None => None,
             };
             let mut owned = Vec::with_capacity(topics.len());

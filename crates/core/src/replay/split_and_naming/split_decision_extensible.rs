@@ -13,6 +13,7 @@ use crate::config::LoadBalancerConfig;
 use crate::model::NamespaceBundleStats;
 use crate::naming::{BundleRange, concurrent_hash_map_order, crc32};
 use crate::replay::ReplayError;
+use crate::replay::json;
 use crate::split::{
     ExtensibleSplitInput, ExtensibleSplitStrategy, FlowOrQpsLimits, SplitAlgorithm, SplitError,
     SplitPoints, flow_or_qps_equally_divide, range_equally_divide, topic_count_equally_divide,
@@ -78,7 +79,7 @@ impl ExtensibleSplitInput for World {
 pub(super) fn run(scenario: &Value, base: &str) -> Result<Value, ReplayError> {
     let cfg = input::config(scenario, base)?;
     let local_broker = match scenario.get("localBroker") {
-        Some(v) => input::string(v, &format!("{base}.localBroker"))?.to_string(),
+        Some(v) => json::string(v, &format!("{base}.localBroker"))?.to_string(),
         None => String::new(),
     };
     let mut world = World {
@@ -93,7 +94,7 @@ pub(super) fn run(scenario: &Value, base: &str) -> Result<Value, ReplayError> {
     };
     let mut strategy = ExtensibleSplitStrategy::new();
     let cycles_path = format!("{base}.cycles");
-    let cycles = input::array(input::required(scenario, "cycles", base)?, &cycles_path)?;
+    let cycles = json::array(json::required(scenario, "cycles", base)?, &cycles_path)?;
     let mut out = Vec::with_capacity(cycles.len());
     for (i, cycle) in cycles.iter().enumerate() {
         let path = format!("{cycles_path}[{i}]");
@@ -145,8 +146,8 @@ fn apply_cycle(world: &mut World, cycle: &Value, path: &str) -> Result<(), Repla
     if let Some(stats) = cycle.get("bundleStats") {
         let spath = format!("{path}.bundleStats");
         let mut listed = Vec::new();
-        for (bundle, s) in input::object(stats, &spath)? {
-            let s: NamespaceBundleStats = input::pulsar_object(s, &format!("{spath}[{bundle:?}]"))?;
+        for (bundle, s) in json::object(stats, &spath)? {
+            let s: NamespaceBundleStats = json::deserialize(s, &format!("{spath}[{bundle:?}]"))?;
             listed.push((bundle.clone(), s));
         }
         let names: Vec<&str> = listed.iter().map(|(b, _)| b.as_str()).collect();
@@ -158,7 +159,7 @@ fn apply_cycle(world: &mut World, cycle: &Value, path: &str) -> Result<(), Repla
     if let Some(c) = cycle.get("namespaceBundleCounts") {
         let cpath = format!("{path}.namespaceBundleCounts");
         world.counts.clear();
-        for (ns, n) in input::object(c, &cpath)? {
+        for (ns, n) in json::object(c, &cpath)? {
             let n = n.as_i64().ok_or_else(|| {
                 ReplayError::malformed(format!("{cpath}[{ns:?}]"), "expected an integer")
             })?;
@@ -192,13 +193,13 @@ fn apply_cycle(world: &mut World, cycle: &Value, path: &str) -> Result<(), Repla
         }
     }
     if let Some(s) = cycle.get("splittingBundles") {
-        world.splitting = input::strings(s, &format!("{path}.splittingBundles"))?;
+        world.splitting = json::string_list(s, &format!("{path}.splittingBundles"))?;
     }
     if let Some(t) = cycle.get("ownedTopics") {
         let tpath = format!("{path}.ownedTopics");
         world.owned_topics.clear();
-        for (bundle, list) in input::object(t, &tpath)? {
-            let topics = input::strings(list, &format!("{tpath}[{bundle:?}]"))?;
+        for (bundle, list) in json::object(t, &tpath)? {
+            let topics = json::string_list(list, &format!("{tpath}[{bundle:?}]"))?;
             world.owned_topics.insert(bundle.clone(), topics);
         }
     }

@@ -6,15 +6,16 @@ use serde_json::{Value, json};
 use super::input;
 use crate::naming::TopicName;
 use crate::replay::ReplayError;
+use crate::replay::json;
 
 pub(super) fn run(scenario: &Value, base: &str) -> Result<Value, ReplayError> {
-    let namespace = input::string(
-        input::required(scenario, "namespace", base)?,
+    let namespace = json::string(
+        json::required(scenario, "namespace", base)?,
         &format!("{base}.namespace"),
     )?;
     let layout = input::layout(scenario, base, namespace)?;
-    let topics = input::strings(
-        input::required(scenario, "topics", base)?,
+    let topics = json::string_list(
+        json::required(scenario, "topics", base)?,
         &format!("{base}.topics"),
     )?;
     let rows: Vec<Value> = topics
