@@ -44,7 +44,7 @@ pub struct Args {
     format: Format,
 }
 
-fn topics_from_file(path: &PathBuf) -> Result<Vec<String>, CliError> {
+fn topics_from_file(path: &std::path::Path) -> Result<Vec<String>, CliError> {
     let text = read_text(path)?;
     if text.trim_start().starts_with('[') {
         return serde_json::from_str::<Vec<String>>(&text).map_err(|e| {
