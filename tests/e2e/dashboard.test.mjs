@@ -277,3 +277,41 @@ test('simulate with progress: a long run stays in the worker and cancels; a shor
     await context.close();
   }
 });
+
+test('plans in the worker (large snapshots; forced with ?planWorkerFrom=0) equal plans on the page', async () => {
+  const onPage = await openDashboard();
+  const inWorker = await openDashboard(`${env.baseUrl}?planWorkerFrom=0`);
+  try {
+    const moves = async ({ page, diagnostics }) => {
+      await waitForRows(page, diagnostics);
+      await page.click('[data-testid=run-plan]');
+      await page.waitForSelector('[data-testid=plan-move]', { timeout: 30_000 })
+        .catch(async () => assert.fail(`no plan-move rows\n${diagnostics()}`));
+      return page.locator('[data-testid=plan-move]').allTextContents();
+    };
+    const expected = await moves(onPage);
+    assert.ok(expected.length > 0);
+    assert.deepEqual(await moves(inWorker), expected);
+    const { page, diagnostics, assertClean } = inWorker;
+    assert.match(await page.textContent('.panel.run'), /plans are made in a worker/);
+    assert.equal(await page.textContent('[data-testid=export-commands]'),
+      await onPage.page.textContent('[data-testid=export-commands]'));
+
+    // A manual move goes through the worker too.
+    await page.locator('[data-testid=bundle-map]').scrollIntoViewIfNeeded();
+    const box = await page.locator('[data-testid=bundle-map]').boundingBox();
+    await page.mouse.click(box.x + box.width * 0.5, box.y + 6);
+    await page.waitForSelector('[data-testid=selection]', { timeout: 5_000 });
+    const dest = await page.locator('[data-testid=move-destination] option').nth(1).getAttribute('value');
+    await page.selectOption('[data-testid=move-destination]', dest);
+    await page.click('[data-testid=move-bundle]');
+    await page.waitForSelector('[data-testid=plan-move][data-origin=manual]', { timeout: 30_000 });
+    assert.equal(await page.locator('[data-testid=operations] li').count(), 1);
+    assert.equal(await page.locator('[data-testid=plan-pending]').count(), 0, diagnostics());
+    assertClean();
+    onPage.assertClean();
+  } finally {
+    await onPage.context.close();
+    await inWorker.context.close();
+  }
+});

@@ -21,6 +21,7 @@ use crate::components::{
 use crate::embed::{External, Options};
 use crate::loader::{Input, dropped_entries, fetch_bytes, read_entries};
 use crate::persist::{self, STORED_SNAPSHOT_FORMAT_VERSION, StoredSnapshot};
+use crate::plan_client::{PlanAnswer, PlanWorker};
 use crate::state::{
     Action, AppState, DEMO_SNAPSHOT_URL, Loaded, Status, import_files, loaded_from,
 };
@@ -89,6 +90,62 @@ fn load_inputs(
     }
 }
 
+/// Sends a plan job to the plan worker, starting one if there is none (or it died); the snapshot
+/// goes along when the worker does not hold it yet.
+fn send_plan_job(
+    worker: &Rc<RefCell<Option<PlanWorker>>>,
+    url: &str,
+    job: &crate::state::PlanJob,
+    loaded: &Loaded,
+    dispatcher: UseReducerDispatcher<AppState>,
+) {
+    let mut slot = worker.borrow_mut();
+    if slot.as_ref().is_none_or(PlanWorker::is_dead) {
+        let d = dispatcher.clone();
+        let on_answer = Callback::from(move |a: PlanAnswer| match a {
+            PlanAnswer::Planned { id, result } => d.dispatch(Action::Planned {
+                id,
+                result: result.map(|p| *p),
+            }),
+            PlanAnswer::Failed { id, message } => d.dispatch(Action::PlanFailed { id, message }),
+        });
+        match PlanWorker::start(url, on_answer) {
+            Ok(w) => *slot = Some(w),
+            Err(message) => {
+                dispatcher.dispatch(Action::PlanFailed {
+                    id: job.id,
+                    message,
+                });
+                return;
+            }
+        }
+    }
+    let Some(w) = slot.as_ref() else {
+        return;
+    };
+    let r = &job.request;
+    let request = lbplan_worker::protocol::Request::Plan(lbplan_worker::protocol::PlanJob {
+        format_version: lbplan_worker::protocol::WORKER_PROTOCOL_VERSION,
+        id: job.id,
+        snapshot_id: loaded.id,
+        snapshot: (!w.has_snapshot(loaded.id))
+            .then(|| std::borrow::Cow::Borrowed(loaded.snapshot.as_ref())),
+        profile: r.profile,
+        settings: r.settings.clone(),
+        operations: r.operations.iter().map(Operation::to_string).collect(),
+        seed: r.seed,
+        leader_cycle: r.leader_cycle,
+        outlook_cycles: r.outlook_cycles,
+    });
+    match serde_json::to_string(&request) {
+        Ok(text) => w.send(text, loaded.id),
+        Err(e) => dispatcher.dispatch(Action::PlanFailed {
+            id: job.id,
+            message: format!("cannot send the snapshot to the plan worker: {e}"),
+        }),
+    }
+}
+
 fn url_param(name: &str) -> Option<String> {
     let search = web_sys::window()?.location().search().ok()?;
     web_sys::UrlSearchParams::new_with_str(&search)
@@ -140,6 +197,9 @@ pub fn app(props: &AppProps) -> Html {
             }
             if let Some(p) = o.profile {
                 dispatcher.dispatch(Action::SetProfile(Some(p)));
+            }
+            if let Some(n) = o.plan_worker_from_bundles {
+                dispatcher.dispatch(Action::SetPlanWorkerFrom(n));
             }
             let url = o.snapshot_url.clone().or_else(|| {
                 if o.standalone {
@@ -233,6 +293,21 @@ pub fn app(props: &AppProps) -> Html {
             }
             move || {
                 bridge.borrow_mut().callback = None;
+            }
+        });
+    }
+
+    // Plans of large snapshots: hand each new job to the plan worker (started on first use).
+    let plan_worker = use_mut_ref(|| None::<PlanWorker>);
+    {
+        let job = state.plan_job.clone();
+        let loaded = state.loaded().cloned();
+        let dispatcher = state.dispatcher();
+        let worker_url = options.worker_url();
+        let plan_worker = plan_worker.clone();
+        use_effect_with(state.plan_job.as_ref().map(|j| j.id), move |_| {
+            if let (Some(job), Some(l)) = (job, loaded) {
+                send_plan_job(&plan_worker, &worker_url, &job, &l, dispatcher);
             }
         });
     }
@@ -545,6 +620,11 @@ pub fn app(props: &AppProps) -> Html {
                             <label><input type="checkbox" checked={state.leader_cycle}
                                 onchange={{ let d = d.clone(); let on = state.leader_cycle; Callback::from(move |_| d.dispatch(Action::SetLeaderCycle(!on))) }} />
                                 { " include the leader's shedding cycle" }</label>
+                            if state.plan_job.is_some() {
+                                <p class="busy small" role="status" data-testid="plan-pending">{ "Planning in the background…" }</p>
+                            } else if state.plans_in_worker() {
+                                <p class="muted small">{ format!("{} bundles: plans are made in a worker.", crate::format::count(l.bundle_count as i64)) }</p>
+                            }
                         </section>
                     </div>
                     if let Some(plan) = state.plan.clone() {

@@ -34,6 +34,8 @@ pub struct Options {
     pub storage_prefix: String,
     /// The simulation worker's boot script; `None`: `static/lbplan-worker-boot.js` next to the page.
     pub worker_url: Option<String>,
+    /// Plan in the worker from this many bundles on (`None`: `state::PLAN_WORKER_FROM_BUNDLES`).
+    pub plan_worker_from_bundles: Option<usize>,
 }
 
 /// The worker's boot script in `dist/` (loads the `lbplan-worker` binary trunk builds).
@@ -99,6 +101,17 @@ impl Options {
             "onPlanReady" => self.on_plan_ready = f,
             "onExportRequested" => self.on_export_requested = f,
             "workerUrl" => self.worker_url = s,
+            "planWorkerFromBundles" => {
+                self.plan_worker_from_bundles = match v.as_ref().and_then(JsValue::as_f64) {
+                    None => None,
+                    Some(n) if n >= 0.0 && n.fract() == 0.0 && n <= 1e12 => Some(n as usize),
+                    Some(n) => {
+                        return Err(format!(
+                            "planWorkerFromBundles `{n}`: expected a whole number of bundles"
+                        ));
+                    }
+                }
+            }
             other => return Err(format!("unknown option `{other}`")),
         }
         Ok(())
@@ -121,6 +134,7 @@ impl Options {
             "onPlanReady",
             "onExportRequested",
             "workerUrl",
+            "planWorkerFromBundles",
         ] {
             if let Some(v) = get(options, key) {
                 o.set(key, Some(v))?;
@@ -259,12 +273,22 @@ pub fn start_standalone() {
         persist: true,
         standalone: true,
         storage_prefix: "lbplan".to_string(),
+        // `?planWorkerFrom=N`: plan in the worker from N bundles on (0: always).
+        plan_worker_from_bundles: url_param_usize("planWorkerFrom"),
         ..Options::default()
     };
     if let Ok(handle) = mount(&el, options) {
         // The standalone planner lives as long as the page.
         std::mem::forget(handle);
     }
+}
+
+fn url_param_usize(param: &str) -> Option<usize> {
+    web_sys::window()
+        .and_then(|w| w.location().search().ok())
+        .and_then(|s| web_sys::UrlSearchParams::new_with_str(&s).ok())
+        .and_then(|p| p.get(param))
+        .and_then(|v| v.trim().parse().ok())
 }
 
 fn url_has(param: &str) -> bool {

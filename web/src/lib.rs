@@ -13,6 +13,7 @@ pub mod format;
 pub mod loader;
 mod panic_banner;
 pub mod persist;
+pub mod plan_client;
 pub mod sim_client;
 pub mod state;
 

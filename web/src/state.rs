@@ -1,6 +1,8 @@
 //! The dashboard's state (a `use_reducer` store, one per mounted instance): the loaded snapshot and
 //! what is derived from it once (bundle-map geometry, namespace rows), the profile, the edit history
-//! with undo/redo, the last plan and the selection. Plans are made by `lbplan-core` in the reducer.
+//! with undo/redo, the last plan and the selection. Plans are made by `lbplan-core`: in the reducer
+//! for ordinary snapshots, and for large ones (at least `plan_worker_from_bundles` bundles) as a
+//! job the app hands to the plan worker, whose answer comes back as `Action::Planned`.
 
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -19,6 +21,14 @@ use yew::Reducible;
 /// Where the dashboard loads its demo cluster from (relative, so it works under any base path).
 pub const DEMO_SNAPSHOT_URL: &str = "static/demo-snapshot.json";
 
+/// Snapshots with at least this many bundles are planned in the plan worker (a plan of 200,000
+/// bundles takes seconds; below this it takes a few hundred milliseconds at most).
+pub const PLAN_WORKER_FROM_BUNDLES: usize = 20_000;
+
+thread_local! {
+    static NEXT_LOADED_ID: std::cell::Cell<u64> = const { std::cell::Cell::new(1) };
+}
+
 /// One row of the namespaces list.
 #[derive(Clone, Debug, PartialEq)]
 pub struct NamespaceRow {
@@ -35,7 +45,11 @@ pub struct NamespaceRow {
 /// A loaded snapshot and what is derived from it once.
 #[derive(Debug, PartialEq)]
 pub struct Loaded {
+    /// Numbers the snapshots loaded in this page (the plan worker keeps one by this id).
+    pub id: u64,
     pub snapshot: Rc<Snapshot>,
+    /// Bundles in the namespaces' layouts.
+    pub bundle_count: usize,
     /// Where it came from (file names, URL, "demo").
     pub source: String,
     /// Import warnings: file, JSON path, message.
@@ -48,7 +62,14 @@ impl Loaded {
     pub fn new(snapshot: Snapshot, source: String, warnings: Vec<String>) -> Self {
         let map = Rc::new(BundleMap::from_snapshot(&snapshot));
         let namespaces = namespace_rows(&snapshot);
+        let id = NEXT_LOADED_ID.with(|n| {
+            let id = n.get();
+            n.set(id.wrapping_add(1));
+            id
+        });
         Self {
+            id,
+            bundle_count: map.segments.len(),
             snapshot: Rc::new(snapshot),
             source,
             warnings,
@@ -147,6 +168,21 @@ pub struct AppState {
     pub selected: Option<usize>,
     /// Bumped on every new plan, so listeners can tell plans apart.
     pub plan_serial: u32,
+    /// Plan in the worker from this many bundles on.
+    pub plan_worker_from_bundles: usize,
+    /// The plan the worker is making (the newest asked for; older answers are ignored).
+    pub plan_job: Option<PlanJob>,
+    /// Numbers plan jobs.
+    pub plan_job_serial: u32,
+}
+
+/// A plan asked of the plan worker.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PlanJob {
+    pub id: u32,
+    pub request: PlanRequest,
+    /// Asked after an operation was pushed: a refusal takes the operation back.
+    pub after_push: bool,
 }
 
 pub enum Action {
@@ -171,6 +207,17 @@ pub enum Action {
     RunPlan,
     Select(Option<usize>),
     Restore(Session),
+    /// The plan worker's answer to job `id`.
+    Planned {
+        id: u32,
+        result: Result<Plan, String>,
+    },
+    /// The plan worker could not run job `id` (0: no particular job).
+    PlanFailed {
+        id: u32,
+        message: String,
+    },
+    SetPlanWorkerFrom(usize),
 }
 
 impl AppState {
@@ -204,14 +251,37 @@ impl AppState {
         }
     }
 
+    /// Whether plans of the loaded snapshot go to the worker.
+    pub fn plans_in_worker(&self) -> bool {
+        self.loaded()
+            .is_some_and(|l| l.bundle_count >= self.plan_worker_from_bundles)
+    }
+
     fn replan(&mut self) {
+        self.replan_after(false);
+    }
+
+    fn replan_after(&mut self, after_push: bool) {
         if !self.planning {
+            return;
+        }
+        if self.plans_in_worker() {
+            self.plan_job_serial = self.plan_job_serial.wrapping_add(1);
+            self.plan_job = Some(PlanJob {
+                id: self.plan_job_serial,
+                request: self.request(),
+                after_push,
+            });
             return;
         }
         let Some(l) = self.loaded() else {
             return;
         };
         let result = make_plan(&l.snapshot, &self.request()).map_err(|e| e.to_string());
+        self.set_plan(result);
+    }
+
+    fn set_plan(&mut self, result: Result<Plan, String>) {
         self.plan = Some(Rc::new(result));
         self.plan_serial = self.plan_serial.wrapping_add(1);
     }
@@ -233,6 +303,7 @@ impl Reducible for AppState {
                         s.status = Status::Loaded(Rc::new(l));
                         s.error = None;
                         s.selected = None;
+                        s.plan_job = None;
                         s.replan();
                     }
                     Err(e) => {
@@ -256,6 +327,7 @@ impl Reducible for AppState {
                     s.redo.clear();
                 }
                 s.plan = None;
+                s.plan_job = None;
                 s.replan();
             }
             Action::Failed(e) => {
@@ -277,6 +349,11 @@ impl Reducible for AppState {
                 s.operations.push(op);
                 s.redo.clear();
                 s.planning = true;
+                if s.plans_in_worker() {
+                    // The answer decides whether the operation stays (Action::Planned).
+                    s.replan_after(true);
+                    return Rc::new(s);
+                }
                 s.replan();
                 // An operation the planner refuses is reported and taken back.
                 if let Some(Err(e)) = s.plan.as_deref() {
@@ -308,6 +385,27 @@ impl Reducible for AppState {
                 s.replan();
             }
             Action::Select(seg) => s.selected = seg,
+            Action::Planned { id, result } => {
+                let Some(job) = s.plan_job.take_if(|j| j.id == id) else {
+                    // An answer to a job that a newer one replaced.
+                    return self;
+                };
+                match result {
+                    Err(e) if job.after_push => {
+                        s.operations.pop();
+                        s.error = Some(e);
+                        s.replan();
+                    }
+                    result => s.set_plan(result),
+                }
+            }
+            Action::PlanFailed { id, message } => {
+                if id == 0 || s.plan_job.as_ref().is_some_and(|j| j.id == id) {
+                    s.plan_job = None;
+                    s.error = Some(format!("Planning failed: {message}"));
+                }
+            }
+            Action::SetPlanWorkerFrom(n) => s.plan_worker_from_bundles = n,
             Action::Restore(session) => {
                 s.profile = session.profile.as_deref().and_then(Profile::parse);
                 match (
@@ -336,6 +434,7 @@ impl AppState {
     pub fn initial() -> Self {
         Self {
             leader_cycle: true,
+            plan_worker_from_bundles: PLAN_WORKER_FROM_BUNDLES,
             ..Self::default()
         }
     }

@@ -82,3 +82,71 @@ fn plans_moves_undo_redo() {
     assert_eq!(session.format_version, 1);
     assert_eq!(session.operations.len(), 1);
 }
+
+/// Large snapshots are planned by the plan worker: the store asks with a job and takes the answer
+/// that matches the newest job; a refused operation is taken back when its answer arrives.
+#[wasm_bindgen_test]
+fn worker_plans_arrive_as_answers_to_the_newest_job() {
+    let s = Rc::new(AppState::initial()).reduce(Action::SetPlanWorkerFrom(0));
+    let s = s.reduce(Action::Fetched {
+        source: "demo".into(),
+        result: Ok(
+            lbplan_core::synthetic::to_json(&lbplan_core::synthetic::demo().unwrap()).unwrap(),
+        ),
+    });
+    assert!(s.plans_in_worker());
+    let s = s.reduce(Action::RunPlan);
+    assert!(s.plan.is_none(), "no plan is made on the page's thread");
+    let job = s.plan_job.clone().expect("a job for the worker");
+    assert!(!job.after_push);
+    assert!(job.request.leader_cycle);
+
+    // A newer job replaces it; the older answer is ignored.
+    let s = s.reduce(Action::SetLeaderCycle(false));
+    let newer = s.plan_job.clone().unwrap();
+    assert_ne!(newer.id, job.id);
+    let snapshot = s.loaded().unwrap().snapshot.clone();
+    let plan = lbplan_core::plan::make_plan(&snapshot, &newer.request).unwrap();
+    let s = s.reduce(Action::Planned {
+        id: job.id,
+        result: Ok(plan.clone()),
+    });
+    assert!(s.plan.is_none() && s.plan_job.is_some());
+    let s = s.reduce(Action::Planned {
+        id: newer.id,
+        result: Ok(plan.clone()),
+    });
+    assert_eq!(s.plan_ok(), Some(&plan));
+    assert!(s.plan_job.is_none());
+
+    // A pushed operation the planner refuses is taken back and reported.
+    let bundle = s.loaded().unwrap().map.bundle_name(0).unwrap();
+    let s = s.reduce(Action::Push(Operation::UnloadBundle {
+        bundle,
+        destination_broker: Some("nowhere:8080".into()),
+    }));
+    let pushed = s.plan_job.clone().unwrap();
+    assert!(pushed.after_push);
+    assert_eq!(s.operations.len(), 1);
+    let refusal = lbplan_core::plan::make_plan(&snapshot, &pushed.request)
+        .map_err(|e| e.to_string())
+        .unwrap_err();
+    let s = s.reduce(Action::Planned {
+        id: pushed.id,
+        result: Err(refusal),
+    });
+    assert!(s.operations.is_empty());
+    assert!(
+        s.error
+            .as_deref()
+            .is_some_and(|e| e.contains("nowhere:8080")),
+        "{:?}",
+        s.error
+    );
+    // ... and the plan without it is asked for again.
+    assert!(
+        s.plan_job
+            .as_ref()
+            .is_some_and(|j| !j.after_push && j.request.operations.is_empty())
+    );
+}

@@ -1,14 +1,18 @@
-//! `lbplan-worker`: the dashboard's Web Worker. Long simulations run here, off the page's thread,
-//! so the page stays responsive and can show progress and cancel (by terminating the worker).
+//! `lbplan-worker`: the dashboard's Web Workers. Long simulations run here, off the page's thread,
+//! so the page stays responsive and can show progress and cancel (by terminating the worker); so
+//! do the plans of large snapshots, which keep their snapshot in the worker between plans.
 //!
-//! [`handle`] is the whole behaviour (pure, tested natively); [`start`] wires it to the worker's
-//! `onmessage`/`postMessage` in the browser.
+//! [`WorkerState::handle`] is the whole behaviour (pure, tested natively); [`start`] wires it to
+//! the worker's `onmessage`/`postMessage` in the browser.
 
 pub mod protocol;
 
+use lbplan_core::model::Snapshot;
+use lbplan_core::plan::operations::Operation;
+use lbplan_core::plan::{PlanRequest, make_plan};
 use lbplan_core::simulate::{RunOptions, compare};
 
-use protocol::{Request, Response, WORKER_PROTOCOL_VERSION};
+use protocol::{PlanJob, Request, Response, SimulateRequest, WORKER_PROTOCOL_VERSION};
 
 /// Progress messages are sent at most this often: enough for a smooth bar, few enough that posting
 /// them costs nothing next to the simulation.
@@ -23,62 +27,135 @@ pub fn broker_usage_fits(brokers: usize, cycles: u32) -> bool {
     (brokers as u64).saturating_mul(u64::from(cycles)) <= MAX_BROKER_USAGE_VALUES
 }
 
-/// Answers one message from the page: `post` receives each answer as it is ready; `now_ms` is the
-/// clock that throttles progress messages.
-pub fn handle(text: &str, post: &mut dyn FnMut(Response), now_ms: &mut dyn FnMut() -> f64) {
-    let request: Request<'static> = match serde_json::from_str(text) {
-        Ok(r) => r,
-        Err(e) => {
-            post(Response::Failed {
-                id: 0,
-                message: format!("the worker could not read the request: {e}"),
-            });
-            return;
-        }
-    };
-    match request {
-        Request::Simulate(req) => {
-            let id = req.id;
-            if req.format_version != WORKER_PROTOCOL_VERSION {
+/// What a worker keeps between messages: the last snapshot a plan request carried.
+#[derive(Default)]
+pub struct WorkerState {
+    snapshot: Option<(u64, Snapshot)>,
+}
+
+fn stale(id: u32, version: u32) -> Option<Response> {
+    (version != WORKER_PROTOCOL_VERSION).then(|| Response::Failed {
+        id,
+        message: format!(
+            "request format_version {version} (this worker reads {WORKER_PROTOCOL_VERSION}): reload the page"
+        ),
+    })
+}
+
+impl WorkerState {
+    /// Answers one message from the page: `post` receives each answer as it is ready; `now_ms`
+    /// is the clock that throttles progress messages.
+    pub fn handle(
+        &mut self,
+        text: &str,
+        post: &mut dyn FnMut(Response),
+        now_ms: &mut dyn FnMut() -> f64,
+    ) {
+        let request: Request<'static> = match serde_json::from_str(text) {
+            Ok(r) => r,
+            Err(e) => {
                 post(Response::Failed {
-                    id,
-                    message: format!(
-                        "request format_version {} (this worker reads {WORKER_PROTOCOL_VERSION}): reload the page",
-                        req.format_version
-                    ),
+                    id: 0,
+                    message: format!("the worker could not read the request: {e}"),
                 });
                 return;
             }
-            let opts = RunOptions {
-                cycles: req.cycles,
-                seed: req.seed,
-                record_broker_usage: req.record_broker_usage,
-                record_ownership: req.record_ownership,
-            };
-            let mut last = f64::NEG_INFINITY;
-            let result = compare(
-                &req.snapshot,
-                &req.scenario,
-                &req.configs,
-                opts,
-                &mut |done, total| {
-                    let t = now_ms();
-                    if t - last >= PROGRESS_INTERVAL_MS || done == total {
-                        last = t;
-                        post(Response::Progress { id, done, total });
-                    }
-                    true
-                },
-            );
-            post(match result {
-                Ok(comparison) => Response::Done { id, comparison },
-                Err(e) => Response::Failed {
-                    id,
-                    message: e.to_string(),
-                },
-            });
+        };
+        match request {
+            Request::Simulate(req) => {
+                if let Some(r) = stale(req.id, req.format_version) {
+                    post(r);
+                    return;
+                }
+                simulate(&req, post, now_ms);
+            }
+            Request::Plan(job) => {
+                if let Some(r) = stale(job.id, job.format_version) {
+                    post(r);
+                    return;
+                }
+                post(self.plan(job));
+            }
         }
     }
+
+    fn plan(&mut self, job: PlanJob<'static>) -> Response {
+        let id = job.id;
+        if let Some(s) = job.snapshot {
+            self.snapshot = Some((job.snapshot_id, s.into_owned()));
+        }
+        let snapshot = match &self.snapshot {
+            Some((sid, s)) if *sid == job.snapshot_id => s,
+            _ => {
+                return Response::Failed {
+                    id,
+                    message: format!(
+                        "the worker does not have snapshot {} (it was not sent)",
+                        job.snapshot_id
+                    ),
+                };
+            }
+        };
+        let operations: Result<Vec<Operation>, String> = job
+            .operations
+            .iter()
+            .map(|o| Operation::parse(o).map_err(|e| e.to_string()))
+            .collect();
+        let operations = match operations {
+            Ok(ops) => ops,
+            Err(e) => return Response::Planned { id, result: Err(e) },
+        };
+        let request = PlanRequest {
+            profile: job.profile,
+            settings: job.settings,
+            operations,
+            seed: job.seed,
+            leader_cycle: job.leader_cycle,
+            outlook_cycles: job.outlook_cycles,
+        };
+        Response::Planned {
+            id,
+            result: make_plan(snapshot, &request)
+                .map(Box::new)
+                .map_err(|e| e.to_string()),
+        }
+    }
+}
+
+fn simulate(
+    req: &SimulateRequest<'_>,
+    post: &mut dyn FnMut(Response),
+    now_ms: &mut dyn FnMut() -> f64,
+) {
+    let id = req.id;
+    let opts = RunOptions {
+        cycles: req.cycles,
+        seed: req.seed,
+        record_broker_usage: req.record_broker_usage,
+        record_ownership: req.record_ownership,
+    };
+    let mut last = f64::NEG_INFINITY;
+    let result = compare(
+        &req.snapshot,
+        &req.scenario,
+        &req.configs,
+        opts,
+        &mut |done, total| {
+            let t = now_ms();
+            if t - last >= PROGRESS_INTERVAL_MS || done == total {
+                last = t;
+                post(Response::Progress { id, done, total });
+            }
+            true
+        },
+    );
+    post(match result {
+        Ok(comparison) => Response::Done { id, comparison },
+        Err(e) => Response::Failed {
+            id,
+            message: e.to_string(),
+        },
+    });
 }
 
 /// Installs the message handler in the worker and tells the page it is ready.
@@ -93,10 +170,11 @@ pub fn start() {
     let post = move |r: Response| {
         let _ = poster.post_message(&r.to_json().into());
     };
+    let mut state = WorkerState::default();
     let onmessage =
         Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |e: web_sys::MessageEvent| {
             let text = e.data().as_string().unwrap_or_default();
-            handle(&text, &mut post.clone(), &mut js_sys::Date::now);
+            state.handle(&text, &mut post.clone(), &mut js_sys::Date::now);
         });
     scope.set_onmessage(Some(onmessage.as_ref().unchecked_ref()));
     // The handler lives as long as the worker.

@@ -1,11 +1,14 @@
-//! The messages between the dashboard and its worker: one JSON text per `postMessage`, tagged by
-//! `type`. The page sends a `simulate` request; the worker answers `ready` once loaded, then
-//! `progress` (throttled) and finally `done` or `failed` for each request. Cancelling is the page
-//! terminating the worker: a synchronous simulation cannot read messages until it ends.
+//! The messages between the dashboard and its workers: one JSON text per `postMessage`, tagged by
+//! `type`. The worker answers `ready` once loaded. A `simulate` request gets `progress` (throttled)
+//! and finally `done` or `failed`; cancelling is the page terminating the worker (a synchronous
+//! simulation cannot read messages until it ends). A `plan` request gets `planned`; the snapshot
+//! travels with the first request that names it and stays in the worker for the next ones.
 
 use std::borrow::Cow;
 
+use lbplan_core::config::Profile;
 use lbplan_core::model::Snapshot;
+use lbplan_core::plan::Plan;
 use lbplan_core::simulate::{Comparison, RunConfig, Scenario};
 use serde::{Deserialize, Serialize};
 
@@ -17,6 +20,25 @@ pub const WORKER_PROTOCOL_VERSION: u32 = 1;
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Request<'a> {
     Simulate(SimulateRequest<'a>),
+    Plan(PlanJob<'a>),
+}
+
+/// One plan (`lbplan_core::plan::make_plan`) of the snapshot `snapshot_id`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PlanJob<'a> {
+    pub format_version: u32,
+    pub id: u32,
+    /// Which loaded snapshot (the page numbers them); the worker keeps the last one it was sent.
+    pub snapshot_id: u64,
+    /// The snapshot itself, when the worker does not have `snapshot_id` yet.
+    pub snapshot: Option<Cow<'a, Snapshot>>,
+    pub profile: Option<Profile>,
+    pub settings: Vec<(String, String)>,
+    /// Operations in their text form (`Operation::to_string`).
+    pub operations: Vec<String>,
+    pub seed: u64,
+    pub leader_cycle: bool,
+    pub outlook_cycles: u32,
 }
 
 /// Runs `configs` side by side on `snapshot` under `scenario` (`lbplan_core::simulate::compare`).
@@ -52,6 +74,11 @@ pub enum Response {
     Done {
         id: u32,
         comparison: Comparison,
+    },
+    /// A plan, or why the planner refused the request (as `make_plan`'s error reads).
+    Planned {
+        id: u32,
+        result: Result<Box<Plan>, String>,
     },
     /// The request could not run (a bad message, a bad setting in a configuration).
     Failed {

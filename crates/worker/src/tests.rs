@@ -4,8 +4,11 @@ use std::borrow::Cow;
 
 use lbplan_core::simulate::{RunConfig, Scenario, builtin_scenario, builtin_scenario_names};
 
+use lbplan_core::model::Snapshot;
+use lbplan_core::plan::PlanRequest;
+
 use super::*;
-use crate::protocol::SimulateRequest;
+use crate::protocol::{PlanJob, SimulateRequest};
 
 fn request(id: u32, cycles: u32, configs: Vec<RunConfig>) -> String {
     let snapshot = lbplan_core::synthetic::demo().unwrap();
@@ -28,7 +31,7 @@ fn request(id: u32, cycles: u32, configs: Vec<RunConfig>) -> String {
 fn answers(text: &str, step_ms: f64) -> Vec<Response> {
     let mut out = Vec::new();
     let mut t = 0.0;
-    handle(text, &mut |r| out.push(r), &mut || {
+    WorkerState::default().handle(text, &mut |r| out.push(r), &mut || {
         t += step_ms;
         t
     });
@@ -132,4 +135,85 @@ fn broker_usage_is_kept_up_to_the_cap() {
     assert!(broker_usage_fits(1_000, 400));
     assert!(!broker_usage_fits(1_000, 401));
     assert!(broker_usage_fits(12, 10_000));
+}
+
+fn plan_job(id: u32, snapshot_id: u64, snapshot: Option<Snapshot>, operations: &[&str]) -> String {
+    serde_json::to_string(&Request::Plan(PlanJob {
+        format_version: WORKER_PROTOCOL_VERSION,
+        id,
+        snapshot_id,
+        snapshot: snapshot.map(Cow::Owned),
+        profile: None,
+        settings: Vec::new(),
+        operations: operations.iter().map(|o| o.to_string()).collect(),
+        seed: 0,
+        leader_cycle: true,
+        outlook_cycles: 10,
+    }))
+    .unwrap()
+}
+
+fn planned(state: &mut WorkerState, text: &str) -> Response {
+    let mut out = Vec::new();
+    state.handle(text, &mut |r| out.push(r), &mut || 0.0);
+    assert_eq!(out.len(), 1, "{out:?}");
+    out.remove(0)
+}
+
+#[test]
+fn plans_keep_their_snapshot_in_the_worker() {
+    let demo = lbplan_core::synthetic::demo().unwrap();
+    let mut state = WorkerState::default();
+    let first = planned(&mut state, &plan_job(1, 7, Some(demo.clone()), &[]));
+    let Response::Planned {
+        id: 1,
+        result: Ok(plan),
+    } = &first
+    else {
+        panic!("{first:?}");
+    };
+    // The demo's brokers above the mean weighted max (about 35 %) + the 10 % threshold are
+    // broker-04 (79.2 %) and broker-05 (60.2 %): ThresholdShedder unloads only from them.
+    assert!(!plan.unloads.is_empty());
+    for u in &plan.unloads {
+        assert!(
+            ["broker-04.demo.svc:8080", "broker-05.demo.svc:8080"].contains(&u.from.as_str()),
+            "{u:?}"
+        );
+    }
+    // The same plan as on the page's thread.
+    assert_eq!(
+        **plan,
+        lbplan_core::plan::make_plan(&demo, &PlanRequest::leader_cycle()).unwrap()
+    );
+    // It survives the trip back to the page.
+    let back: Response = serde_json::from_str(&first.to_json()).unwrap();
+    assert_eq!(back, first);
+
+    // Next request: no snapshot sent, the worker still has snapshot 7.
+    let op = "unload-bundle=initech/billing/0x00000000_0x40000000->broker-11.demo.svc:8080";
+    let second = planned(&mut state, &plan_job(2, 7, None, &[op]));
+    let Response::Planned {
+        id: 2,
+        result: Ok(plan),
+    } = &second
+    else {
+        panic!("{second:?}");
+    };
+    assert!(plan.unloads.iter().any(|u| u.origin == "manual"
+        && u.bundle == "initech/billing/0x00000000_0x40000000"
+        && u.to.as_deref() == Some("broker-11.demo.svc:8080")));
+
+    // A snapshot it was never sent, and an operation that does not parse.
+    assert!(matches!(
+        planned(&mut state, &plan_job(3, 8, None, &[])),
+        Response::Failed { id: 3, message } if message.contains("snapshot 8")
+    ));
+    assert!(matches!(
+        planned(&mut state, &plan_job(4, 7, None, &["move-everything"])),
+        Response::Planned {
+            id: 4,
+            result: Err(_)
+        }
+    ));
 }

@@ -1,0 +1,136 @@
+//! The page's side of the plan worker (`lbplan-worker`), used for large snapshots so a plan never
+//! freezes the page: one long-lived worker per planner, messages queued until it is ready, the
+//! snapshot sent once per loaded snapshot (the worker keeps it), answers turned into
+//! [`PlanAnswer`]s. A worker that dies is marked dead; the next job starts a new one.
+
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+
+use lbplan_core::plan::Plan;
+use lbplan_worker::protocol::{Response, WORKER_PROTOCOL_VERSION};
+use wasm_bindgen::JsCast;
+use wasm_bindgen::closure::Closure;
+use yew::Callback;
+
+/// What the page hears about a plan job.
+#[derive(Clone, Debug, PartialEq)]
+pub enum PlanAnswer {
+    Planned {
+        id: u32,
+        result: Result<Box<Plan>, String>,
+    },
+    /// The worker could not run the job (or died): `id` 0 when no job is named.
+    Failed { id: u32, message: String },
+}
+
+pub struct PlanWorker {
+    worker: web_sys::Worker,
+    ready: Rc<Cell<bool>>,
+    dead: Rc<Cell<bool>>,
+    queue: Rc<RefCell<Vec<String>>>,
+    /// The loaded snapshot the worker holds.
+    snapshot_id: Cell<Option<u64>>,
+    _onmessage: Closure<dyn FnMut(web_sys::MessageEvent)>,
+    _onerror: Closure<dyn FnMut(web_sys::ErrorEvent)>,
+}
+
+impl PlanWorker {
+    pub fn start(url: &str, on_answer: Callback<PlanAnswer>) -> Result<PlanWorker, String> {
+        let worker = web_sys::Worker::new(url)
+            .map_err(|e| format!("cannot start the plan worker ({url}): {e:?}"))?;
+        let ready = Rc::new(Cell::new(false));
+        let dead = Rc::new(Cell::new(false));
+        let queue: Rc<RefCell<Vec<String>>> = Rc::default();
+        let onmessage = {
+            let (worker, ready, queue, answers) = (
+                worker.clone(),
+                ready.clone(),
+                queue.clone(),
+                on_answer.clone(),
+            );
+            Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |e: web_sys::MessageEvent| {
+                let text = e.data().as_string().unwrap_or_default();
+                match serde_json::from_str::<Response>(&text) {
+                    Ok(Response::Ready { format_version }) if format_version == WORKER_PROTOCOL_VERSION => {
+                        ready.set(true);
+                        for m in queue.borrow_mut().drain(..) {
+                            let _ = worker.post_message(&m.into());
+                        }
+                    }
+                    Ok(Response::Ready { format_version }) => answers.emit(PlanAnswer::Failed {
+                        id: 0,
+                        message: format!(
+                            "the worker speaks format_version {format_version}, the page {WORKER_PROTOCOL_VERSION}: reload the page"
+                        ),
+                    }),
+                    Ok(Response::Planned { id, result }) => {
+                        answers.emit(PlanAnswer::Planned { id, result })
+                    }
+                    Ok(Response::Failed { id, message }) => {
+                        answers.emit(PlanAnswer::Failed { id, message })
+                    }
+                    Ok(_) => {}
+                    Err(err) => answers.emit(PlanAnswer::Failed {
+                        id: 0,
+                        message: format!("unreadable answer from the plan worker: {err}"),
+                    }),
+                }
+            })
+        };
+        let onerror = {
+            let dead = dead.clone();
+            Closure::<dyn FnMut(web_sys::ErrorEvent)>::new(move |e: web_sys::ErrorEvent| {
+                e.prevent_default();
+                dead.set(true);
+                let what = e.message();
+                on_answer.emit(PlanAnswer::Failed {
+                    id: 0,
+                    message: if what.is_empty() {
+                        "the plan worker stopped (it could not load, or ran out of memory)"
+                            .to_string()
+                    } else {
+                        format!("the plan worker stopped: {what}")
+                    },
+                });
+            })
+        };
+        worker.set_onmessage(Some(onmessage.as_ref().unchecked_ref()));
+        worker.set_onerror(Some(onerror.as_ref().unchecked_ref()));
+        Ok(PlanWorker {
+            worker,
+            ready,
+            dead,
+            queue,
+            snapshot_id: Cell::new(None),
+            _onmessage: onmessage,
+            _onerror: onerror,
+        })
+    }
+
+    pub fn is_dead(&self) -> bool {
+        self.dead.get()
+    }
+
+    /// Whether the worker already holds loaded snapshot `id`.
+    pub fn has_snapshot(&self, id: u64) -> bool {
+        self.snapshot_id.get() == Some(id)
+    }
+
+    /// Sends a `protocol::Request::Plan` (JSON) about snapshot `snapshot_id`.
+    pub fn send(&self, text: String, snapshot_id: u64) {
+        self.snapshot_id.set(Some(snapshot_id));
+        if self.ready.get() {
+            let _ = self.worker.post_message(&text.into());
+        } else {
+            self.queue.borrow_mut().push(text);
+        }
+    }
+}
+
+impl Drop for PlanWorker {
+    fn drop(&mut self) {
+        self.worker.set_onmessage(None);
+        self.worker.set_onerror(None);
+        self.worker.terminate();
+    }
+}
