@@ -103,10 +103,7 @@ fn send_plan_job(
     if slot.as_ref().is_none_or(PlanWorker::is_dead) {
         let d = dispatcher.clone();
         let on_answer = Callback::from(move |a: PlanAnswer| match a {
-            PlanAnswer::Planned { id, result } => d.dispatch(Action::Planned {
-                id,
-                result: result.map(|p| *p),
-            }),
+            PlanAnswer::Planned { id, result } => d.dispatch(Action::Planned { id, result }),
             PlanAnswer::Failed { id, message } => d.dispatch(Action::PlanFailed { id, message }),
         });
         match PlanWorker::start(url, on_answer) {
@@ -124,19 +121,20 @@ fn send_plan_job(
         return;
     };
     let r = &job.request;
-    let request = lbplan_worker::protocol::Request::Plan(lbplan_worker::protocol::PlanJob {
-        format_version: lbplan_worker::protocol::WORKER_PROTOCOL_VERSION,
-        id: job.id,
-        snapshot_id: loaded.id,
-        snapshot: (!w.has_snapshot(loaded.id))
-            .then(|| std::borrow::Cow::Borrowed(loaded.snapshot.as_ref())),
-        profile: r.profile,
-        settings: r.settings.clone(),
-        operations: r.operations.iter().map(Operation::to_string).collect(),
-        seed: r.seed,
-        leader_cycle: r.leader_cycle,
-        outlook_cycles: r.outlook_cycles,
-    });
+    let request =
+        lbplan_worker::protocol::Request::Plan(Box::new(lbplan_worker::protocol::PlanJob {
+            format_version: lbplan_worker::protocol::WORKER_PROTOCOL_VERSION,
+            id: job.id,
+            snapshot_id: loaded.id,
+            snapshot: (!w.has_snapshot(loaded.id))
+                .then(|| std::borrow::Cow::Borrowed(loaded.snapshot.as_ref())),
+            profile: r.profile,
+            settings: r.settings.clone(),
+            operations: r.operations.iter().map(Operation::to_string).collect(),
+            seed: r.seed,
+            leader_cycle: r.leader_cycle,
+            outlook_cycles: r.outlook_cycles,
+        }));
     match serde_json::to_string(&request) {
         Ok(text) => w.send(text, loaded.id),
         Err(e) => dispatcher.dispatch(Action::PlanFailed {

@@ -210,7 +210,7 @@ pub enum Action {
     /// The plan worker's answer to job `id`.
     Planned {
         id: u32,
-        result: Result<Plan, String>,
+        result: Result<Box<Plan>, String>,
     },
     /// The plan worker could not run job `id` (0: no particular job).
     PlanFailed {
@@ -396,7 +396,7 @@ impl Reducible for AppState {
                         s.error = Some(e);
                         s.replan();
                     }
-                    result => s.set_plan(result),
+                    result => s.set_plan(result.map(|p| *p)),
                 }
             }
             Action::PlanFailed { id, message } => {

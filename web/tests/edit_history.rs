@@ -109,12 +109,12 @@ fn worker_plans_arrive_as_answers_to_the_newest_job() {
     let plan = lbplan_core::plan::make_plan(&snapshot, &newer.request).unwrap();
     let s = s.reduce(Action::Planned {
         id: job.id,
-        result: Ok(plan.clone()),
+        result: Ok(Box::new(plan.clone())),
     });
     assert!(s.plan.is_none() && s.plan_job.is_some());
     let s = s.reduce(Action::Planned {
         id: newer.id,
-        result: Ok(plan.clone()),
+        result: Ok(Box::new(plan.clone())),
     });
     assert_eq!(s.plan_ok(), Some(&plan));
     assert!(s.plan_job.is_none());

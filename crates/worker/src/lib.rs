@@ -74,7 +74,7 @@ impl WorkerState {
                     post(r);
                     return;
                 }
-                post(self.plan(job));
+                post(self.plan(*job));
             }
         }
     }

@@ -19,8 +19,8 @@ pub const WORKER_PROTOCOL_VERSION: u32 = 1;
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Request<'a> {
-    Simulate(SimulateRequest<'a>),
-    Plan(PlanJob<'a>),
+    Simulate(Box<SimulateRequest<'a>>),
+    Plan(Box<PlanJob<'a>>),
 }
 
 /// One plan (`lbplan_core::plan::make_plan`) of the snapshot `snapshot_id`.

@@ -13,7 +13,7 @@ use crate::protocol::{PlanJob, SimulateRequest};
 fn request(id: u32, cycles: u32, configs: Vec<RunConfig>) -> String {
     let snapshot = lbplan_core::synthetic::demo().unwrap();
     let scenario = builtin_scenario("hot-spike").unwrap().unwrap();
-    serde_json::to_string(&Request::Simulate(SimulateRequest {
+    serde_json::to_string(&Request::Simulate(Box::new(SimulateRequest {
         format_version: WORKER_PROTOCOL_VERSION,
         id,
         snapshot: Cow::Owned(snapshot),
@@ -23,7 +23,7 @@ fn request(id: u32, cycles: u32, configs: Vec<RunConfig>) -> String {
         seed: 7,
         record_broker_usage: true,
         record_ownership: true,
-    }))
+    })))
     .unwrap()
 }
 
@@ -138,7 +138,7 @@ fn broker_usage_is_kept_up_to_the_cap() {
 }
 
 fn plan_job(id: u32, snapshot_id: u64, snapshot: Option<Snapshot>, operations: &[&str]) -> String {
-    serde_json::to_string(&Request::Plan(PlanJob {
+    serde_json::to_string(&Request::Plan(Box::new(PlanJob {
         format_version: WORKER_PROTOCOL_VERSION,
         id,
         snapshot_id,
@@ -149,7 +149,7 @@ fn plan_job(id: u32, snapshot_id: u64, snapshot: Option<Snapshot>, operations: &
         seed: 0,
         leader_cycle: true,
         outlook_cycles: 10,
-    }))
+    })))
     .unwrap()
 }
 

@@ -225,7 +225,7 @@ impl SimulatePanel {
             None => p.loaded.snapshot.clone(),
         };
         let configs = self.configs(p);
-        let request = Request::Simulate(SimulateRequest {
+        let request = Request::Simulate(Box::new(SimulateRequest {
             format_version: WORKER_PROTOCOL_VERSION,
             id,
             snapshot: Cow::Borrowed(snapshot.as_ref()),
@@ -235,7 +235,7 @@ impl SimulatePanel {
             seed,
             record_broker_usage: broker_usage_fits(snapshot.brokers.len(), cycles),
             record_ownership: true,
-        });
+        }));
         let text = match serde_json::to_string(&request) {
             Ok(t) => t,
             Err(e) => {
