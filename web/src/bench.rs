@@ -1,15 +1,21 @@
 //! The browser benchmark (`index.html?bench`, not a test): generates the 1,000-broker /
 //! 200,000-bundle synthetic cluster in the browser (core `synthetic::large`), then measures importing
-//! its JSON, one plan, building the bundle-map geometry, and full bundle-map redraws, and prints the
-//! numbers on the page (`data-testid="bench-results"`, `data-done` when finished).
+//! its JSON, one plan, building the bundle-map geometry, full bundle-map redraws, and the same plan
+//! through the plan worker (with and without sending the snapshot), and prints the numbers on the page (`data-testid="bench-results"`, `data-done` when finished).
+
+use std::borrow::Cow;
+use std::cell::RefCell;
+use std::rc::Rc;
 
 use lbplan_core::plan::{PlanRequest, make_plan};
 use lbplan_core::synthetic::{SyntheticSpec, generate, to_json};
 use lbplan_core::view::bundle_map::{BundleMap, MapFilter, RenderStyle, Viewport};
+use lbplan_worker::protocol::{PlanJob, Request, WORKER_PROTOCOL_VERSION};
 use wasm_bindgen::{Clamped, JsCast};
 use wasm_bindgen_futures::JsFuture;
 
 use crate::components::bundle_map::now_ms;
+use crate::plan_client::{PlanAnswer, PlanWorker};
 use crate::state::import_files;
 
 const WIDTH: u32 = 1200;
@@ -184,6 +190,64 @@ pub fn mount(root: web_sys::Element) {
                 ),
             );
             pause().await;
+        }
+        // The same plan through the plan worker, as the dashboard makes it for large snapshots:
+        // the first job carries the snapshot (serialised on the page), the second does not.
+        let answered: Rc<RefCell<Option<js_sys::Function>>> = Rc::default();
+        let resolve = answered.clone();
+        let outcome: Rc<RefCell<String>> = Rc::default();
+        let seen = outcome.clone();
+        let on_answer = yew::Callback::from(move |a: PlanAnswer| {
+            *seen.borrow_mut() = match a {
+                PlanAnswer::Planned { result: Ok(p), .. } => format!("{} moves", p.unloads.len()),
+                PlanAnswer::Planned { result: Err(e), .. } => format!("refused: {e}"),
+                PlanAnswer::Failed { message, .. } => format!("failed: {message}"),
+            };
+            if let Some(f) = resolve.borrow_mut().take() {
+                let _ = f.call0(&wasm_bindgen::JsValue::NULL);
+            }
+        });
+        let worker = match PlanWorker::start(crate::embed::WORKER_SCRIPT, on_answer) {
+            Ok(w) => w,
+            Err(e) => {
+                line(&pre, format!("plan worker: {e}"));
+                let _ = pre.set_attribute("data-done", "true");
+                return;
+            }
+        };
+        for (id, label) in [
+            (1u32, "first, with the snapshot"),
+            (2, "second, snapshot kept"),
+        ] {
+            let t = now_ms();
+            let job = Request::Plan(Box::new(PlanJob {
+                format_version: WORKER_PROTOCOL_VERSION,
+                id,
+                snapshot_id: 1,
+                snapshot: (!worker.has_snapshot(1)).then(|| Cow::Borrowed(&imported.snapshot)),
+                profile: None,
+                settings: Vec::new(),
+                operations: Vec::new(),
+                seed: 0,
+                leader_cycle: true,
+                outlook_cycles: 10,
+            }));
+            let Ok(text) = serde_json::to_string(&job) else {
+                return;
+            };
+            let serialise_ms = now_ms() - t;
+            let done = js_sys::Promise::new(&mut |res, _| *answered.borrow_mut() = Some(res));
+            worker.send(text, 1);
+            let _ = JsFuture::from(done).await;
+            line(
+                &pre,
+                format!(
+                    "plan_in_worker_ms ({label}): {:.0} ({:.0} of it serialising on the page; {})",
+                    now_ms() - t,
+                    serialise_ms,
+                    outcome.borrow()
+                ),
+            );
         }
         let _ = pre.set_attribute("data-done", "true");
     });
