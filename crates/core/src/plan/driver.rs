@@ -662,9 +662,7 @@ fn plan_auto_splits(ws: &mut Workspace, data: &LoadData, plan: &mut Plan) {
             )
         });
         let sessions = s.consumer_count.saturating_add(s.producer_count);
-        !thresholds
-            .exceeded(s.topics, sessions, rate, throughput)
-            .is_empty()
+        thresholds.exceeds_any(s.topics, sessions, rate, throughput)
     };
     let reports: Vec<BrokerBundleStats<'_>> = data
         .brokers
