@@ -5,6 +5,9 @@ use lbplan_core::plan::operations::Operation;
 use lbplan_core::plan::{PlanRequest, make_plan};
 use lbplan_core::synthetic::{SyntheticSpec, generate};
 
+/// A named request: settings and operations (text forms).
+type Case = (&'static str, Vec<(&'static str, &'static str)>, Vec<String>);
+
 fn main() {
     let Some(dir) = std::env::var_os("LBPLAN_DUMP_DIR") else {
         return;
@@ -21,7 +24,7 @@ fn main() {
             .nth(3)
             .cloned()
             .unwrap_or_default();
-        let cases: Vec<(&str, Vec<(&str, &str)>, Vec<String>)> = vec![
+        let cases: Vec<Case> = vec![
             ("default", vec![], vec![]),
             (
                 "splits",

@@ -97,8 +97,10 @@ mod tests {
 
     #[test]
     fn streamed_fingerprint_equals_hash_of_the_text() {
-        let mut snapshot = Snapshot::default();
-        snapshot.cluster = Some("c1".to_string());
+        let mut snapshot = Snapshot {
+            cluster: Some("c1".to_string()),
+            ..Snapshot::default()
+        };
         snapshot
             .broker_conf
             .insert("loadBalancerEnabled".to_string(), "true".to_string());
