@@ -1,8 +1,10 @@
 //! One leader cycle on a large synthetic cluster (1,000 brokers, 200,000 bundles,
-//! `SyntheticSpec::large()`): `make_plan` with `PlanRequest::leader_cycle()` (snapshot copy, leader
-//! view, shedding, placement with full explanations, auto-split check, outlook), and
-//! `do_load_shedding` alone on a prepared `LoadData` (strategy + placement pipeline only), fully
-//! explained as the plan driver runs it and untraced (`PipelineTrace::Off`) as the simulation does.
+//! `SyntheticSpec::large()`): `make_plan` with `PlanRequest::leader_cycle()` (fingerprint, snapshot
+//! copy, leader view, shedding, placement with full explanations, auto-split check, outlook);
+//! `make_plan_with_fingerprint`, the same with the fingerprint computed once beforehand as the web
+//! app and the worker call it; `snapshot_fingerprint` alone; and `do_load_shedding` alone on a
+//! prepared `LoadData` (strategy + placement pipeline only), fully explained as the plan driver runs
+//! it and untraced (`PipelineTrace::Off`) as the simulation does.
 //! Run with `cargo bench -p lbplan-core --bench plan_cycle`; the target is under 50 ms, native.
 //!
 //! `LBPLAN_BENCH_REPEAT=N` skips criterion and prints N plain wall-clock timings of each, for a
@@ -16,9 +18,10 @@ use lbplan_core::modular::LoadData;
 use lbplan_core::modular::leader::{SheddingCycleReport, StrategySet, do_load_shedding};
 use lbplan_core::modular::pipeline::{PipelineTrace, PlacementContext};
 use lbplan_core::plan::driver::{build_strategies, placement_context};
+use lbplan_core::plan::fingerprint::snapshot_fingerprint;
 use lbplan_core::plan::leader_view::load_data_from_snapshot;
 use lbplan_core::plan::settings::resolve_config;
-use lbplan_core::plan::{PlanRequest, make_plan};
+use lbplan_core::plan::{PlanRequest, make_plan, make_plan_with_fingerprint};
 use lbplan_core::rng::SeededPicker;
 use lbplan_core::synthetic::{SyntheticSpec, generate};
 
@@ -109,6 +112,19 @@ fn bench_plan_cycle(c: &mut Criterion) {
     let req = PlanRequest::leader_cycle();
     group.bench_function("make_plan_leader_cycle_1000_brokers_200k_bundles", |b| {
         b.iter(|| make_plan(&snapshot, &req).expect("plans"))
+    });
+    // As the web app and the worker call it: the snapshot's fingerprint computed once, at load.
+    let fingerprint = snapshot_fingerprint(&snapshot);
+    group.bench_function(
+        "make_plan_with_fingerprint_leader_cycle_1000_brokers_200k_bundles",
+        |b| {
+            b.iter(|| {
+                make_plan_with_fingerprint(&snapshot, &req, fingerprint.clone()).expect("plans")
+            })
+        },
+    );
+    group.bench_function("snapshot_fingerprint_1000_brokers_200k_bundles", |b| {
+        b.iter(|| snapshot_fingerprint(&snapshot))
     });
     group.bench_function("do_load_shedding_1000_brokers_200k_bundles", |b| {
         b.iter_batched(

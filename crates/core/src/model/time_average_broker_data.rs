@@ -26,9 +26,18 @@ impl TimeAverageBrokerData {
         bundle_data: &IndexMap<String, BundleData>,
     ) -> Self {
         let default = BundleData::pulsar_default();
+        Self::from_bundle_data(
+            bundles
+                .into_iter()
+                .map(|name| bundle_data.get(name).unwrap_or(&default)),
+        )
+    }
+
+    /// The same sum over the bundles' data given directly, in order (for callers that already hold
+    /// it and need not look each name up again).
+    pub fn from_bundle_data<'a>(bundles: impl IntoIterator<Item = &'a BundleData>) -> Self {
         let mut out = Self::default();
-        for name in bundles {
-            let data = bundle_data.get(name).unwrap_or(&default);
+        for data in bundles {
             out.short_term_msg_throughput_in += data.short_term_data.msg_throughput_in;
             out.short_term_msg_throughput_out += data.short_term_data.msg_throughput_out;
             out.short_term_msg_rate_in += data.short_term_data.msg_rate_in;

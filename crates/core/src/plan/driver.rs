@@ -2,8 +2,12 @@
 //! cycle as a freshly elected leader would, and looks ahead when a stateful strategy needs more
 //! cycles. See `docs/plan-model.md`.
 
+use std::collections::{HashMap, HashSet};
+
 use crate::config::{ConfigError, LoadBalancerConfig, Profile};
-use crate::model::{BrokerSnapshot, LocalBrokerData, ResourceUsage, Snapshot};
+use crate::model::{
+    BrokerSnapshot, LocalBrokerData, NamespaceBundleStats, ResourceUsage, Snapshot,
+};
 use crate::modular::LoadData;
 use crate::modular::leader::{
     CycleSkip, SheddingCycleReport, StrategyConfigError, StrategySet, do_load_shedding,
@@ -115,7 +119,21 @@ pub fn placement_context(snapshot: &Snapshot, data: &LoadData) -> PlacementConte
     ctx
 }
 
+/// Plans `req` on `snapshot`; the plan names the snapshot by [`snapshot_fingerprint`] (computed here,
+/// which on a large snapshot costs more than the leader cycle: see [`make_plan_with_fingerprint`]).
 pub fn make_plan(snapshot: &Snapshot, req: &PlanRequest) -> Result<Plan, PlanError> {
+    make_plan_with_fingerprint(snapshot, req, snapshot_fingerprint(snapshot))
+}
+
+/// [`make_plan`] with the snapshot's fingerprint already known: callers that keep one snapshot loaded
+/// and plan on it repeatedly (the web app, the worker) compute
+/// `plan::fingerprint::snapshot_fingerprint(&snapshot)` once and pass it here. The value is copied into
+/// `Plan::snapshot_fingerprint` as given.
+pub fn make_plan_with_fingerprint(
+    snapshot: &Snapshot,
+    req: &PlanRequest,
+    fingerprint: String,
+) -> Result<Plan, PlanError> {
     let mut settings = req.settings.clone();
     for op in &req.operations {
         if let Operation::SetConfig { key, value } = op {
@@ -138,7 +156,7 @@ pub fn make_plan(snapshot: &Snapshot, req: &PlanRequest) -> Result<Plan, PlanErr
     warnings.extend(strategies.resolution.warnings.iter().cloned());
     let mut plan = Plan {
         format_version: PLAN_FORMAT_VERSION,
-        snapshot_fingerprint: snapshot_fingerprint(snapshot),
+        snapshot_fingerprint: fingerprint,
         profile: profile.name().to_string(),
         load_manager: if cfg.is_extensible() {
             "extensible"
@@ -634,6 +652,23 @@ fn plan_auto_splits(ws: &mut Workspace, data: &LoadData, plan: &mut Plan) {
     if !auto_split_runs(&ws.cfg, data.brokers.len()) {
         return;
     }
+    let thresholds = SplitThresholds::from_config(&ws.cfg);
+    // Only a bundle with two topics or more that exceeds a limit can be accepted, and the
+    // per-namespace cap counts only accepted ones, so leaving the others out gives the same accepted
+    // list without a skip record (two names copied) for each of the bundles that exceed nothing.
+    let may_split = |name: &str, s: &NamespaceBundleStats| {
+        if s.topics < 2 {
+            return false;
+        }
+        let (rate, throughput) = data.bundle_data.get(name).map_or((0.0, 0.0), |d| {
+            (
+                d.long_term_data.total_msg_rate(),
+                d.long_term_data.total_msg_throughput(),
+            )
+        });
+        let sessions = s.consumer_count.saturating_add(s.producer_count);
+        thresholds.exceeds_any(s.topics, sessions, rate, throughput)
+    };
     let reports: Vec<BrokerBundleStats<'_>> = data
         .brokers
         .iter()
@@ -643,9 +678,11 @@ fn plan_auto_splits(ws: &mut Workspace, data: &LoadData, plan: &mut Plan) {
                 .local
                 .last_stats
                 .iter()
+                .filter(|(n, s)| may_split(n, s))
                 .map(|(n, s)| (n.as_str(), s))
                 .collect(),
         })
+        .filter(|r| !r.bundles.is_empty())
         .collect();
     let counts = |ns: &str| {
         ws.snapshot
@@ -653,19 +690,27 @@ fn plan_auto_splits(ws: &mut Workspace, data: &LoadData, plan: &mut Plan) {
             .get(ns)
             .map(|n| i64::from(n.bundles.num_bundles))
     };
-    let decided = find_bundles_to_split(
-        &reports,
-        &data.bundle_data,
-        counts,
-        &SplitThresholds::from_config(&ws.cfg),
-    );
+    let decided = find_bundles_to_split(&reports, &data.bundle_data, counts, &thresholds);
     let algorithm =
         SplitAlgorithm::by_name_or_default("", &ws.cfg.default_namespace_bundle_split_algorithm);
-    for candidate in decided.accepted {
+    // The owners of all candidates in one pass over the brokers' lists (`owner_of` walks every
+    // bundle of the cluster). A split changes no other bundle's owner unless one of its children
+    // has the name of a later candidate (only in an inconsistent snapshot): then `owner_of` again.
+    let mut owners = owners_of(
+        &ws.snapshot,
+        decided.accepted.iter().map(|c| c.bundle.as_str()),
+    );
+    let mut owners_stale = false;
+    for (k, candidate) in decided.accepted.iter().enumerate() {
         if plan.unloads.iter().any(|u| u.bundle == candidate.bundle) {
             continue;
         }
-        let Some(owner) = owner_of(&ws.snapshot, &candidate.bundle) else {
+        let owner = if owners_stale {
+            owner_of(&ws.snapshot, &candidate.bundle)
+        } else {
+            owners.remove(candidate.bundle.as_str())
+        };
+        let Some(owner) = owner else {
             continue;
         };
         let triggers: Vec<String> = candidate.triggers.iter().map(|t| t.to_string()).collect();
@@ -674,7 +719,7 @@ fn plan_auto_splits(ws: &mut Workspace, data: &LoadData, plan: &mut Plan) {
                 apply_split(&mut ws.snapshot, &split);
                 let reason = format!("BundleSplitterTask: {}", triggers.join("; "));
                 let detail = serde_json::json!({ "triggers": triggers });
-                plan.splits.push(planned_split(
+                let planned = planned_split(
                     &candidate.bundle,
                     &owner,
                     algorithm,
@@ -682,7 +727,16 @@ fn plan_auto_splits(ws: &mut Workspace, data: &LoadData, plan: &mut Plan) {
                     reason,
                     detail,
                     "auto-split",
-                ));
+                );
+                let later = decided.accepted.get(k + 1..).unwrap_or_default();
+                if planned
+                    .new_bundles
+                    .iter()
+                    .any(|child| later.iter().any(|c| c.bundle == *child))
+                {
+                    owners_stale = true;
+                }
+                plan.splits.push(planned);
             }
             Ok(Err(why)) | Err(why) => plan.skipped.push(SkippedDecision {
                 bundle: candidate.bundle.clone(),
@@ -695,6 +749,27 @@ fn plan_auto_splits(ws: &mut Workspace, data: &LoadData, plan: &mut Plan) {
             }),
         }
     }
+}
+
+/// The owner of each of `bundles` in the snapshot (first broker listing it), in one pass over the
+/// brokers' lists; bundles no broker lists are absent.
+fn owners_of<'b>(
+    snapshot: &Snapshot,
+    bundles: impl IntoIterator<Item = &'b str>,
+) -> HashMap<String, String> {
+    let wanted: HashSet<&str> = bundles.into_iter().collect();
+    let mut owners: HashMap<String, String> = HashMap::with_capacity(wanted.len());
+    if wanted.is_empty() {
+        return owners;
+    }
+    for (id, b) in &snapshot.brokers {
+        for bundle in &b.local_broker_data.bundles {
+            if wanted.contains(bundle.as_str()) && !owners.contains_key(bundle.as_str()) {
+                owners.insert(bundle.clone(), id.clone());
+            }
+        }
+    }
+    owners
 }
 
 /// The extensible manager's cycle: TransferShedder on the brokers' published load data; decisions carry

@@ -3,47 +3,94 @@
 //! time averages recomputed from that data, no preallocations.
 
 use indexmap::IndexMap;
+use indexmap::map::RawEntryApiV1;
+use indexmap::map::raw_entry_v1::RawEntryMut;
 
 use crate::model::{BundleData, Snapshot, TimeAverageBrokerData};
 use crate::modular::{BrokerData, LoadData};
 
+/// The result is the same as this sequence, Pulsar's: for each broker in order, every bundle of its
+/// `bundles` list gets its stored data (once, in list order), then every entry of its `lastStats`
+/// updates its bundle's data (an unknown bundle is added with its stored data or Pulsar's defaults
+/// first); finally each broker's time averages are summed over its `bundles` list.
+///
+/// On a 200,000-bundle snapshot the cost is hashing bundle names, so each name is hashed once where
+/// possible: a `lastStats` entry at the same position as its name in `bundles` (how brokers write
+/// them) is applied while the list is walked (updates touch only their own bundle, so the order
+/// between different bundles' updates does not matter, and `lastStats` keys are unique), and the
+/// time averages are summed through recorded positions instead of lookups.
 pub fn load_data_from_snapshot(snapshot: &Snapshot) -> LoadData {
     let mut bundle_data: IndexMap<String, BundleData> =
         IndexMap::with_capacity(snapshot.bundle_data.len());
+    // Per broker, the position in `bundle_data` of each entry of its `bundles` list (`None`: not
+    // there when the list was walked; looked up again at the end).
+    let mut positions: Vec<Vec<Option<usize>>> = Vec::with_capacity(snapshot.brokers.len());
     for broker in snapshot.brokers.values() {
         let local = &broker.local_broker_data;
-        for name in &local.bundles {
-            // Look up before inserting: a bundle reported twice (or already seen) costs no key copy.
-            if !bundle_data.contains_key(name.as_str())
-                && let Some(data) = snapshot.bundle_data.get(name)
+        let mut broker_positions = Vec::with_capacity(local.bundles.len());
+        let mut applied = vec![false; local.last_stats.len()];
+        for (k, name) in local.bundles.iter().enumerate() {
+            let index = match bundle_data.raw_entry_mut_v1().from_key(name.as_str()) {
+                RawEntryMut::Occupied(e) => Some(e.index()),
+                RawEntryMut::Vacant(e) => match snapshot.bundle_data.get(name) {
+                    Some(data) => {
+                        let index = e.index();
+                        e.insert(name.clone(), *data);
+                        Some(index)
+                    }
+                    None => None,
+                },
+            };
+            if let Some(index) = index
+                && let Some((stats_name, stats)) = local.last_stats.get_index(k)
+                && stats_name == name
+                && let Some((_, entry)) = bundle_data.get_index_mut(index)
+                && let Some(done) = applied.get_mut(k)
             {
-                bundle_data.insert(name.clone(), *data);
+                entry.update(stats);
+                *done = true;
             }
+            broker_positions.push(index);
         }
         // `updateBundleData`: every bundle in a report gets data (stored or default), then the sample.
-        for (name, stats) in &local.last_stats {
-            match bundle_data.get_mut(name.as_str()) {
-                Some(entry) => entry.update(stats),
-                None => {
+        for ((name, stats), done) in local.last_stats.iter().zip(&applied) {
+            if *done {
+                continue;
+            }
+            match bundle_data.raw_entry_mut_v1().from_key(name.as_str()) {
+                RawEntryMut::Occupied(mut e) => e.get_mut().update(stats),
+                RawEntryMut::Vacant(e) => {
                     let mut entry = snapshot
                         .bundle_data
                         .get(name)
                         .copied()
                         .unwrap_or_else(BundleData::pulsar_default);
                     entry.update(stats);
-                    bundle_data.insert(name.clone(), entry);
+                    e.insert(name.clone(), entry);
                 }
             }
         }
+        positions.push(broker_positions);
     }
+    let default = BundleData::pulsar_default();
     let brokers = snapshot
         .brokers
         .iter()
-        .map(|(id, b)| {
+        .zip(&positions)
+        .map(|((id, b), broker_positions)| {
             let local = b.local_broker_data.clone();
-            let time_average = TimeAverageBrokerData::from_bundles(
-                local.bundles.iter().map(String::as_str),
-                &bundle_data,
+            let time_average = TimeAverageBrokerData::from_bundle_data(
+                local
+                    .bundles
+                    .iter()
+                    .zip(broker_positions)
+                    .map(|(name, index)| {
+                        let found = match index {
+                            Some(i) => bundle_data.get_index(*i).map(|(_, d)| d),
+                            None => bundle_data.get(name.as_str()),
+                        };
+                        found.unwrap_or(&default)
+                    }),
             );
             (
                 id.clone(),
@@ -59,5 +106,131 @@ pub fn load_data_from_snapshot(snapshot: &Snapshot) -> LoadData {
         brokers,
         bundle_data,
         recently_unloaded: snapshot.recently_unloaded_bundles.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{BrokerSnapshot, NamespaceBundleStats};
+
+    /// The straightforward sequence the doc comment describes, one lookup per step.
+    fn reference(snapshot: &Snapshot) -> LoadData {
+        let mut bundle_data: IndexMap<String, BundleData> = IndexMap::new();
+        for broker in snapshot.brokers.values() {
+            let local = &broker.local_broker_data;
+            for name in &local.bundles {
+                if !bundle_data.contains_key(name)
+                    && let Some(data) = snapshot.bundle_data.get(name)
+                {
+                    bundle_data.insert(name.clone(), *data);
+                }
+            }
+            for (name, stats) in &local.last_stats {
+                let entry = bundle_data.entry(name.clone()).or_insert_with(|| {
+                    snapshot
+                        .bundle_data
+                        .get(name)
+                        .copied()
+                        .unwrap_or_else(BundleData::pulsar_default)
+                });
+                entry.update(stats);
+            }
+        }
+        let brokers = snapshot
+            .brokers
+            .iter()
+            .map(|(id, b)| {
+                let local = b.local_broker_data.clone();
+                let time_average = TimeAverageBrokerData::from_bundles(
+                    local.bundles.iter().map(String::as_str),
+                    &bundle_data,
+                );
+                let data = BrokerData {
+                    local,
+                    time_average,
+                    preallocated: IndexMap::new(),
+                };
+                (id.clone(), data)
+            })
+            .collect();
+        LoadData {
+            brokers,
+            bundle_data,
+            recently_unloaded: snapshot.recently_unloaded_bundles.clone(),
+        }
+    }
+
+    fn stats(rate: f64) -> NamespaceBundleStats {
+        NamespaceBundleStats {
+            msg_rate_in: rate,
+            msg_throughput_in: rate * 1000.0,
+            topics: 3,
+            ..NamespaceBundleStats::default()
+        }
+    }
+
+    #[test]
+    fn same_as_the_lookup_per_step_sequence() {
+        let mut snap = Snapshot::default();
+        let stored = |rate: f64| {
+            let mut d = BundleData::pulsar_default();
+            d.update(&stats(rate));
+            d
+        };
+        for (name, rate) in [
+            ("t/a/0x0_0x1", 1.0),
+            ("t/a/0x1_0x2", 2.0),
+            ("t/b/0x0_0x1", 3.0),
+        ] {
+            snap.bundle_data.insert(name.to_string(), stored(rate));
+        }
+        let broker = |bundles: &[&str], last: &[(&str, f64)]| {
+            let mut b = BrokerSnapshot::default();
+            b.local_broker_data.last_stats = last
+                .iter()
+                .map(|(n, r)| (n.to_string(), stats(*r)))
+                .collect();
+            b.local_broker_data.bundles = bundles.iter().map(|s| s.to_string()).collect();
+            b
+        };
+        // Same order in both lists; a bundle also reported by the next broker; a bundle with no
+        // stored data; lists in different orders; a name listed twice; stats for an unlisted bundle.
+        snap.brokers.insert(
+            "b1:8080".into(),
+            broker(
+                &["t/a/0x0_0x1", "t/a/0x1_0x2"],
+                &[("t/a/0x0_0x1", 10.0), ("t/a/0x1_0x2", 20.0)],
+            ),
+        );
+        snap.brokers.insert(
+            "b2:8080".into(),
+            broker(
+                &["t/c/0x0_0x1", "t/a/0x1_0x2", "t/b/0x0_0x1", "t/b/0x0_0x1"],
+                &[
+                    ("t/b/0x0_0x1", 30.0),
+                    ("t/a/0x1_0x2", 40.0),
+                    ("t/d/0x0_0x1", 50.0),
+                ],
+            ),
+        );
+        snap.brokers.insert(
+            "b3:8080".into(),
+            broker(&["t/c/0x0_0x1", "t/e/0x0_0x1"], &[("t/c/0x0_0x1", 60.0)]),
+        );
+        let fast = load_data_from_snapshot(&snap);
+        let slow = reference(&snap);
+        assert_eq!(fast, slow);
+        let order: Vec<&str> = fast.bundle_data.keys().map(String::as_str).collect();
+        assert_eq!(
+            order,
+            [
+                "t/a/0x0_0x1",
+                "t/a/0x1_0x2",
+                "t/b/0x0_0x1",
+                "t/d/0x0_0x1",
+                "t/c/0x0_0x1"
+            ]
+        );
     }
 }

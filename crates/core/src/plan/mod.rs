@@ -16,7 +16,7 @@ pub mod settings;
 pub mod sizing;
 pub mod splits;
 
-pub use driver::{PlanError, PlanRequest, make_plan};
+pub use driver::{PlanError, PlanRequest, make_plan, make_plan_with_fingerprint};
 pub use model::{
     BalanceSummary, BrokerLoadView, PLAN_FORMAT_VERSION, Plan, PlannedSplit, PlannedUnload,
 };

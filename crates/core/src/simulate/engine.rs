@@ -492,9 +492,7 @@ impl Run<'_> {
                     )
                 });
             let sessions = s.consumer_count.saturating_add(s.producer_count);
-            !thresholds
-                .exceeded(s.topics, sessions, rate, throughput)
-                .is_empty()
+            thresholds.exceeds_any(s.topics, sessions, rate, throughput)
         };
         let mut owned_by_pos: Vec<&[usize]> = vec![&[]; data.brokers.len()];
         for b in cluster.brokers.iter().filter(|b| b.live) {
@@ -606,15 +604,23 @@ impl Run<'_> {
         m.bundles_reassigned = reassigned;
 
         let weights = self.cfg.resource_weights();
-        let usages = broker_usages(&self.cluster.data, &weights);
-        let (max, mean, ratio, std) = spread(usages.values().copied());
+        // The same values `broker_usages` gives, without copying every broker's name each cycle
+        // unless they are recorded.
+        let usages: Vec<f64> = self
+            .cluster
+            .data
+            .brokers
+            .values()
+            .map(|b| b.local.max_resource_usage_with_weight(&weights))
+            .collect();
+        let (max, mean, ratio, std) = spread(usages.iter().copied());
         m.brokers = usages.len();
         m.max_usage_fraction = max;
         m.mean_usage_fraction = mean;
         m.max_over_mean = ratio;
         m.std_usage_fraction = std;
         if self.opts.record_broker_usage {
-            m.broker_usage_fraction = usages;
+            m.broker_usage_fraction = broker_usages(&self.cluster.data, &weights);
         }
 
         let splits = self.decide_splits();

@@ -36,6 +36,21 @@ impl SplitThresholds {
         }
     }
 
+    /// Whether the bundle exceeds any limit: `!exceeded(..).is_empty()` without building the list
+    /// (the split checks ask this of every bundle every cycle).
+    pub fn exceeds_any(
+        &self,
+        topics: i64,
+        sessions: i64,
+        msg_rate_per_sec: f64,
+        throughput_bytes_per_sec: f64,
+    ) -> bool {
+        topics > self.max_topics
+            || (self.max_sessions > 0 && sessions > self.max_sessions)
+            || msg_rate_per_sec > self.max_msg_rate_per_sec as f64
+            || throughput_bytes_per_sec > self.max_bandwidth_bytes_per_sec as f64
+    }
+
     /// Every limit the bundle exceeds, in Pulsar's reason priority Topics > Sessions > MsgRate >
     /// Bandwidth. `msg_rate` and `throughput` are in+out totals.
     pub fn exceeded(
@@ -146,4 +161,38 @@ pub(crate) fn namespace_of(bundle: &str) -> &str {
 /// The range part of a full bundle name (text after the last `/`).
 pub(crate) fn range_text_of(bundle: &str) -> &str {
     bundle.rsplit_once('/').map_or(bundle, |(_, r)| r)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exceeds_any_agrees_with_exceeded() {
+        let t = SplitThresholds {
+            max_topics: 1000,
+            max_sessions: 1000,
+            max_msg_rate_per_sec: 30_000,
+            max_bandwidth_bytes_per_sec: 100 * MIBI,
+            max_bundles_per_namespace: 128,
+        };
+        let no_sessions = SplitThresholds {
+            max_sessions: 0,
+            ..t
+        };
+        for limits in [t, no_sessions] {
+            for topics in [0, 1000, 1001] {
+                for sessions in [0, 1000, 1001] {
+                    for rate in [0.0, 30_000.0, 30_000.5, f64::NAN] {
+                        for bytes in [0.0, 104_857_600.0, 104_857_601.0, f64::INFINITY] {
+                            assert_eq!(
+                                limits.exceeds_any(topics, sessions, rate, bytes),
+                                !limits.exceeded(topics, sessions, rate, bytes).is_empty()
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
 }

@@ -2,7 +2,6 @@
 //! way Pulsar's stream pipelines rank them, Java's `Double.compare`, and Java's `(int)` conversion.
 
 use std::cmp::Ordering;
-use std::collections::HashSet;
 
 use crate::model::{BundleData, LocalBrokerData};
 use crate::modular::LoadData;
@@ -70,14 +69,15 @@ pub(crate) fn ranked_candidates<'a>(
     out
 }
 
-/// Number of distinct bundles in a broker's report (`LocalBrokerData.getBundles().size()`, a set).
-pub(crate) fn bundle_count(broker: &LocalBrokerData) -> usize {
-    broker
-        .bundles
-        .iter()
-        .map(String::as_str)
-        .collect::<HashSet<_>>()
-        .len()
+/// `LocalBrokerData.getBundles().size() > 1` (a set): whether the report names at least two
+/// distinct bundles. The shedders only ever compare the count with 1, so no set is built: the
+/// answer is whether any name differs from the first.
+pub(crate) fn has_several_bundles(broker: &LocalBrokerData) -> bool {
+    let mut names = broker.bundles.iter();
+    let Some(first) = names.next() else {
+        return false;
+    };
+    names.any(|b| b != first)
 }
 
 /// Short-term msgThroughputIn + msgThroughputOut (bytes/s).
@@ -111,6 +111,22 @@ pub(crate) fn pick_until_covered<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn several_bundles_means_two_distinct_names() {
+        let with = |names: &[&str]| LocalBrokerData {
+            bundles: names.iter().map(|s| s.to_string()).collect(),
+            ..LocalBrokerData::default()
+        };
+        assert!(!has_several_bundles(&with(&[])));
+        assert!(!has_several_bundles(&with(&["t/n/0x0_0x1"])));
+        assert!(!has_several_bundles(&with(&["t/n/0x0_0x1", "t/n/0x0_0x1"])));
+        assert!(has_several_bundles(&with(&[
+            "t/n/0x0_0x1",
+            "t/n/0x0_0x1",
+            "t/n/0x1_0x2"
+        ])));
+    }
 
     #[test]
     fn java_conversions() {

@@ -2,7 +2,7 @@
 //! `loadBalancerBrokerOverloadedThresholdPercentage`.
 
 use super::candidates::{
-    bundle_count, pick_until_covered, ranked_candidates, short_term_throughput,
+    has_several_bundles, pick_until_covered, ranked_candidates, short_term_throughput,
 };
 use super::{LoadSheddingStrategy, ShedReason, UnloadDecision};
 use crate::config::{LoadBalancerConfig, Profile};
@@ -44,7 +44,7 @@ impl LoadSheddingStrategy for OverloadShedder {
             let fraction = usage - threshold + ADDITIONAL_THRESHOLD_PERCENT_MARGIN;
             let throughput = broker.local.msg_throughput_in + broker.local.msg_throughput_out;
             let need = throughput * fraction;
-            if bundle_count(&broker.local) <= 1 {
+            if !has_several_bundles(&broker.local) {
                 continue;
             }
             let candidates = ranked_candidates(

@@ -4,7 +4,7 @@
 use indexmap::IndexMap;
 
 use super::candidates::{
-    bundle_count, pick_until_covered, ranked_candidates, short_term_throughput,
+    has_several_bundles, pick_until_covered, ranked_candidates, short_term_throughput,
 };
 use super::{LoadSheddingStrategy, ShedReason, UnloadDecision};
 use crate::config::{LoadBalancerConfig, Profile};
@@ -53,12 +53,17 @@ impl ThresholdShedder {
         let mut brokers = 0_u32;
         for (name, broker) in &data.brokers {
             let usage = broker.local.max_resource_usage_with_weight(w);
-            let smoothed = match self.broker_avg_resource_usage.get(name) {
-                None => usage,
-                Some(&prev) => prev * history + (1.0 - history) * usage,
+            // Updated in place: the name is copied only the first time a broker is seen.
+            let smoothed = match self.broker_avg_resource_usage.get_mut(name.as_str()) {
+                None => {
+                    self.broker_avg_resource_usage.insert(name.clone(), usage);
+                    usage
+                }
+                Some(prev) => {
+                    *prev = *prev * history + (1.0 - history) * usage;
+                    *prev
+                }
             };
-            self.broker_avg_resource_usage
-                .insert(name.clone(), smoothed);
             total += smoothed;
             brokers = brokers.saturating_add(1);
         }
@@ -121,7 +126,7 @@ impl ThresholdShedder {
         let mut has_broker_below_lower_bound = false;
         for (name, broker) in &data.brokers {
             let usage = self.current(name);
-            if usage > max_usage && bundle_count(&broker.local) > 1 {
+            if usage > max_usage && has_several_bundles(&broker.local) {
                 max_usage = usage;
                 max_broker = Some(name.as_str());
             }
@@ -143,7 +148,7 @@ impl ThresholdShedder {
         if min_throughput > need {
             return;
         }
-        if bundle_count(&broker.local) > 1 {
+        if has_several_bundles(&broker.local) {
             let target = BrokerTarget {
                 broker: max_broker,
                 usage: self.current(max_broker),
@@ -191,7 +196,7 @@ impl LoadSheddingStrategy for ThresholdShedder {
                 continue;
             }
             // A broker's sole bundle (or none) is never shed.
-            if bundle_count(&broker.local) > 1 {
+            if has_several_bundles(&broker.local) {
                 let target = BrokerTarget {
                     broker: name,
                     usage,

@@ -2,7 +2,8 @@
 //! rate (first) or throughput, and moves a share of the gap in Java `int` arithmetic.
 
 use super::candidates::{
-    Candidate, bundle_count, java_int, ranked_candidates, short_term_rate, short_term_throughput,
+    Candidate, has_several_bundles, java_int, ranked_candidates, short_term_rate,
+    short_term_throughput,
 };
 use super::{LoadSheddingStrategy, ShedReason, TrafficMetric, UnloadDecision};
 use crate::config::{LoadBalancerConfig, Profile};
@@ -105,7 +106,7 @@ impl LoadSheddingStrategy for UniformLoadShedder {
         let Some(broker) = data.brokers.get(name) else {
             return Vec::new();
         };
-        if bundle_count(&broker.local) <= 1 || i64::from(need) < floor {
+        if !has_several_bundles(&broker.local) || i64::from(need) < floor {
             return Vec::new();
         }
 

@@ -1,0 +1,90 @@
+//! Plain wall-clock timings of the parts of `make_plan` on the large synthetic cluster (1,000 brokers,
+//! 200,000 bundles), to see where a leader-cycle plan spends its time. Not a criterion bench: run with
+//! `cargo bench -p lbplan-core --bench plan_phases` (`LBPLAN_BENCH_REPEAT=N`, default 3;
+//! `LBPLAN_ONLY_PLAN=1` times only `make_plan_with_fingerprint`, for a profiler).
+
+use std::time::Instant;
+
+use lbplan_core::modular::leader::do_load_shedding;
+use lbplan_core::plan::balance::broker_views;
+use lbplan_core::plan::driver::{build_strategies, placement_context};
+use lbplan_core::plan::fingerprint::snapshot_fingerprint;
+use lbplan_core::plan::leader_view::load_data_from_snapshot;
+use lbplan_core::plan::settings::resolve_config;
+use lbplan_core::plan::{PlanRequest, make_plan, make_plan_with_fingerprint};
+use lbplan_core::rng::SeededPicker;
+use lbplan_core::synthetic::{SyntheticSpec, generate};
+
+fn time<T>(label: &str, f: impl FnOnce() -> T) -> T {
+    let start = Instant::now();
+    let out = f();
+    println!(
+        "  {label:<28} {:>9.1} ms",
+        start.elapsed().as_secs_f64() * 1e3
+    );
+    out
+}
+
+fn main() {
+    if std::env::args().any(|a| a == "--list") {
+        return;
+    }
+    let repeat = std::env::var("LBPLAN_BENCH_REPEAT")
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok())
+        .unwrap_or(3);
+    let snapshot = generate(&SyntheticSpec::large(), 0).expect("synthetic cluster");
+    let req = PlanRequest::leader_cycle();
+    if std::env::var_os("LBPLAN_ONLY_PLAN").is_some() {
+        // For a profiler: only the plan, fingerprint precomputed.
+        let fp = snapshot_fingerprint(&snapshot);
+        for _ in 0..repeat {
+            time("make_plan_with_fingerprint", || {
+                make_plan_with_fingerprint(&snapshot, &req, fp.clone()).expect("plans")
+            });
+        }
+        return;
+    }
+    for run in 0..repeat {
+        println!("run {run}:");
+        let plan = time("make_plan", || make_plan(&snapshot, &req).expect("plans"));
+        let fp0 = snapshot_fingerprint(&snapshot);
+        time("make_plan_with_fingerprint", || {
+            make_plan_with_fingerprint(&snapshot, &req, fp0.clone()).expect("plans")
+        });
+        time("to_vec (old fingerprint)", || {
+            serde_json::to_vec(&snapshot).map(|v| v.len()).unwrap_or(0)
+        });
+        let fp = time("snapshot_fingerprint", || snapshot_fingerprint(&snapshot));
+        assert_eq!(fp, plan.snapshot_fingerprint);
+        let resolved = time("resolve_config", || {
+            resolve_config(&snapshot, None, &[]).expect("resolves")
+        });
+        let work = time("snapshot.clone", || snapshot.clone());
+        let weights = resolved.config.resource_weights();
+        time("broker_views", || broker_views(&work, &weights));
+        let mut data = time("load_data_from_snapshot", || load_data_from_snapshot(&work));
+        let mut ctx = time("placement_context", || placement_context(&work, &data));
+        let mut strategies = build_strategies(&resolved.config, resolved.profile).expect("builds");
+        let report = time("do_load_shedding (Full)", || {
+            do_load_shedding(
+                &mut strategies,
+                &mut data,
+                &mut ctx,
+                &resolved.config,
+                &mut SeededPicker::new(0),
+                work.captured_at_ms.unwrap_or(0),
+            )
+        });
+        time("serialize decisions json", || {
+            report
+                .unloads
+                .iter()
+                .map(|u| serde_json::json!({ "shedding": u.shed_reason, "placement": u.placement }))
+                .collect::<Vec<_>>()
+        });
+        time("drop plan", || drop(plan));
+        time("drop load data + ctx", || drop((data, ctx)));
+        time("drop snapshot copy", || drop(work));
+    }
+}
