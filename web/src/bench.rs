@@ -7,7 +7,8 @@ use std::borrow::Cow;
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use lbplan_core::plan::{PlanRequest, make_plan};
+use lbplan_core::plan::fingerprint::snapshot_fingerprint;
+use lbplan_core::plan::{PlanRequest, make_plan, make_plan_with_fingerprint};
 use lbplan_core::synthetic::{SyntheticSpec, generate, to_json};
 use lbplan_core::view::bundle_map::{BundleMap, MapFilter, RenderStyle, Viewport};
 use lbplan_worker::protocol::{PlanJob, Request, WORKER_PROTOCOL_VERSION};
@@ -108,6 +109,26 @@ pub fn mount(root: web_sys::Element) {
                 ),
             ),
             Err(e) => line(&pre, format!("plan failed: {e}")),
+        }
+        pause().await;
+        // Later plans of a loaded snapshot reuse its fingerprint (state::Loaded, the plan worker).
+        let t = now_ms();
+        let fingerprint = snapshot_fingerprint(&imported.snapshot);
+        let fingerprint_ms = now_ms() - t;
+        let t = now_ms();
+        if let Ok(p) = make_plan_with_fingerprint(
+            &imported.snapshot,
+            &PlanRequest::leader_cycle(),
+            fingerprint,
+        ) {
+            line(
+                &pre,
+                format!(
+                    "plan_ms, fingerprint kept: {:.0} (the fingerprint alone: {fingerprint_ms:.0}; {} moves)",
+                    now_ms() - t,
+                    p.unloads.len()
+                ),
+            );
         }
         pause().await;
         let t = now_ms();

@@ -12,8 +12,9 @@ use lbplan_core::import::{ImportError, ImportInput, ImportOptions, Imported, imp
 use lbplan_core::isolation::IsolationPolicies;
 use lbplan_core::model::Snapshot;
 use lbplan_core::naming::parse_bundle_name;
+use lbplan_core::plan::fingerprint::snapshot_fingerprint;
 use lbplan_core::plan::operations::Operation;
-use lbplan_core::plan::{Plan, PlanRequest, make_plan};
+use lbplan_core::plan::{Plan, PlanRequest, make_plan_with_fingerprint};
 use lbplan_core::view::bundle_map::BundleMap;
 use lbplan_core::view::share::{SESSION_FORMAT_VERSION, Session};
 use yew::Reducible;
@@ -50,6 +51,8 @@ pub struct Loaded {
     pub snapshot: Rc<Snapshot>,
     /// Bundles in the namespaces' layouts.
     pub bundle_count: usize,
+    /// The snapshot's fingerprint, computed at the first plan and reused by every later one.
+    fingerprint: std::cell::OnceCell<String>,
     /// Where it came from (file names, URL, "demo").
     pub source: String,
     /// Import warnings: file, JSON path, message.
@@ -70,12 +73,19 @@ impl Loaded {
         Self {
             id,
             bundle_count: map.segments.len(),
+            fingerprint: std::cell::OnceCell::new(),
             snapshot: Rc::new(snapshot),
             source,
             warnings,
             map,
             namespaces,
         }
+    }
+
+    pub fn fingerprint(&self) -> String {
+        self.fingerprint
+            .get_or_init(|| snapshot_fingerprint(&self.snapshot))
+            .clone()
     }
 
     pub fn cluster_name(&self) -> &str {
@@ -277,7 +287,8 @@ impl AppState {
         let Some(l) = self.loaded() else {
             return;
         };
-        let result = make_plan(&l.snapshot, &self.request()).map_err(|e| e.to_string());
+        let result = make_plan_with_fingerprint(&l.snapshot, &self.request(), l.fingerprint())
+            .map_err(|e| e.to_string());
         self.set_plan(result);
     }
 

@@ -8,8 +8,9 @@
 pub mod protocol;
 
 use lbplan_core::model::Snapshot;
+use lbplan_core::plan::fingerprint::snapshot_fingerprint;
 use lbplan_core::plan::operations::Operation;
-use lbplan_core::plan::{PlanRequest, make_plan};
+use lbplan_core::plan::{PlanRequest, make_plan_with_fingerprint};
 use lbplan_core::simulate::{RunOptions, compare};
 
 use protocol::{PlanJob, Request, Response, SimulateRequest, WORKER_PROTOCOL_VERSION};
@@ -30,7 +31,8 @@ pub fn broker_usage_fits(brokers: usize, cycles: u32) -> bool {
 /// What a worker keeps between messages: the last snapshot a plan request carried.
 #[derive(Default)]
 pub struct WorkerState {
-    snapshot: Option<(u64, Snapshot)>,
+    /// (the page's id for it, the snapshot, its fingerprint computed once).
+    snapshot: Option<(u64, Snapshot, String)>,
 }
 
 fn stale(id: u32, version: u32) -> Option<Response> {
@@ -82,10 +84,12 @@ impl WorkerState {
     fn plan(&mut self, job: PlanJob<'static>) -> Response {
         let id = job.id;
         if let Some(s) = job.snapshot {
-            self.snapshot = Some((job.snapshot_id, s.into_owned()));
+            let s = s.into_owned();
+            let fingerprint = snapshot_fingerprint(&s);
+            self.snapshot = Some((job.snapshot_id, s, fingerprint));
         }
-        let snapshot = match &self.snapshot {
-            Some((sid, s)) if *sid == job.snapshot_id => s,
+        let (snapshot, fingerprint) = match &self.snapshot {
+            Some((sid, s, f)) if *sid == job.snapshot_id => (s, f),
             _ => {
                 return Response::Failed {
                     id,
@@ -115,7 +119,7 @@ impl WorkerState {
         };
         Response::Planned {
             id,
-            result: make_plan(snapshot, &request)
+            result: make_plan_with_fingerprint(snapshot, &request, fingerprint.clone())
                 .map(Box::new)
                 .map_err(|e| e.to_string()),
         }
