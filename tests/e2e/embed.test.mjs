@@ -133,8 +133,18 @@ test('two planners in the demo portal: independent, isolated, CSP-clean, own ass
     await page.waitForFunction(() => document.querySelector('#planner-staging').shadowRoot
       .querySelector('.lbplan-app')?.classList.contains('theme-light'));
 
+    // A simulation in the embedded planner: its worker is found next to the element's module.
+    await page.locator('#planner-prod [data-testid=simulation-cycles]').evaluate((el) => {
+      el.value = '20';
+      el.dispatchEvent(new Event('change', { bubbles: true }));
+    });
+    await page.locator('#planner-prod [data-testid=run-simulation]').click();
+    await page.waitForSelector('#planner-prod [data-testid=simulation-results]', { timeout: 60_000 });
+    assert.match(await page.locator('#planner-prod [data-testid=simulation-done]').textContent(), /× 20 cycles of steady/);
+
     await w.assertClean();
-    w.assertOnlyOwnAssets(server.baseUrl, PORTAL_ASSETS);
+    w.assertOnlyOwnAssets(server.baseUrl, [...PORTAL_ASSETS,
+      '/static/lbplan-worker-boot.js', '/lbplan-worker.js', '/lbplan-worker_bg.wasm']);
   } finally {
     await page.screenshot({ path: path.join(ARTIFACTS, 'embed-demo.png'), fullPage: true });
     await context.close();
