@@ -55,8 +55,9 @@ pub struct PlacementContext {
     pub round_robin: RoundRobinBrokerSelector,
     /// How much of each placement is explained (default: everything).
     pub trace: PipelineTrace,
-    /// Capacity the reused candidate set has grown to (Java never shrinks it).
-    candidate_cache_capacity: usize,
+    /// `brokerCandidateCache`, reused across selections: its capacity is what it has grown to (Java
+    /// never shrinks it), and its buckets keep their allocations. `None` before the first selection.
+    candidate_cache: Option<Candidates>,
 }
 
 /// Which entry point runs the pipeline.
@@ -109,16 +110,40 @@ fn split_bundle(bundle: &str) -> (&str, &str) {
     }
 }
 
-/// Adds `range` under `namespace`, allocating only for what is new (the range cache is rebuilt from
-/// every reported bundle, most of which repeat a namespace, many a range).
-fn insert_range(namespaces: &mut IndexMap<String, IndexSet<String>>, namespace: &str, range: &str) {
-    if !namespaces.contains_key(namespace) {
-        namespaces.insert(namespace.to_string(), IndexSet::new());
+/// Fills one broker's namespace → ranges map, remembering the last namespace's slot (a broker's
+/// bundles often come grouped by namespace, so most bundles skip the namespace lookup).
+struct RangeFiller<'m, 'b> {
+    namespaces: &'m mut IndexMap<String, IndexSet<String>>,
+    last: Option<(&'b str, usize)>,
+}
+
+impl<'m, 'b> RangeFiller<'m, 'b> {
+    fn new(namespaces: &'m mut IndexMap<String, IndexSet<String>>) -> Self {
+        Self {
+            namespaces,
+            last: None,
+        }
     }
-    if let Some(ranges) = namespaces.get_mut(namespace)
-        && !ranges.contains(range)
-    {
-        ranges.insert(range.to_string());
+
+    fn add(&mut self, bundle: &'b str) {
+        let (ns, range) = split_bundle(bundle);
+        let slot = match self.last {
+            Some((last_ns, slot)) if last_ns == ns => slot,
+            _ => match self.namespaces.get_index_of(ns) {
+                Some(slot) => slot,
+                None => {
+                    self.namespaces
+                        .insert_full(ns.to_string(), IndexSet::new())
+                        .0
+                }
+            },
+        };
+        self.last = Some((ns, slot));
+        // `insert` keeps an existing range where it is; most ranges are new here, so one probe with
+        // the copied name is cheaper than `contains` first.
+        if let Some((_, ranges)) = self.namespaces.get_index_mut(slot) {
+            ranges.insert(range.to_string());
+        }
     }
 }
 
@@ -144,23 +169,37 @@ impl PlacementContext {
         self.bundle_range_cache.clear();
         for (broker, bd) in &data.brokers {
             let entry = self.bundle_range_cache.entry(broker.clone()).or_default();
-            let reported = bd.local.bundles.iter().chain(bd.local.last_stats.keys());
-            for bundle in reported.chain(bd.preallocated.keys()) {
-                let (ns, range) = split_bundle(bundle);
-                insert_range(entry, ns, range);
+            let mut filler = RangeFiller::new(entry);
+            let bundles = &bd.local.bundles;
+            for bundle in bundles {
+                filler.add(bundle);
+            }
+            // Brokers report the same bundles in `bundles` and `lastStats`, usually in the same
+            // order: a key equal to the name at its position in `bundles` is already in (adding it
+            // again would change nothing), so only the others are looked up.
+            for (i, bundle) in bd.local.last_stats.keys().enumerate() {
+                if bundles.get(i) != Some(bundle) {
+                    filler.add(bundle);
+                }
+            }
+            for bundle in bd.preallocated.keys() {
+                filler.add(bundle);
             }
         }
     }
 
     /// Records a bundle as served by a broker in the range cache.
     pub fn add_to_bundle_range_cache(&mut self, broker: &str, bundle: &str) {
-        let (ns, range) = split_bundle(bundle);
-        if !self.bundle_range_cache.contains_key(broker) {
-            self.bundle_range_cache
-                .insert(broker.to_string(), IndexMap::new());
-        }
-        if let Some(namespaces) = self.bundle_range_cache.get_mut(broker) {
-            insert_range(namespaces, ns, range);
+        let slot = match self.bundle_range_cache.get_index_of(broker) {
+            Some(slot) => slot,
+            None => {
+                self.bundle_range_cache
+                    .insert_full(broker.to_string(), IndexMap::new())
+                    .0
+            }
+        };
+        if let Some((_, namespaces)) = self.bundle_range_cache.get_index_mut(slot) {
+            RangeFiller::new(namespaces).add(bundle);
         }
     }
 
@@ -343,26 +382,30 @@ fn filter_large_topic_count(
     max_topics: i64,
     explain: bool,
 ) -> Option<String> {
-    let mut filtered = Candidates::new();
-    let mut over = Vec::new();
-    for (hash, &pos) in set.iter_hashed() {
-        let total: i64 = data.brokers.get_index(pos).map_or(0, |(_, bd)| {
+    let total_of = |pos: usize| -> i64 {
+        data.brokers.get_index(pos).map_or(0, |(_, bd)| {
             let pre: i64 = bd.preallocated.values().map(|b| i64::from(b.topics)).sum();
             pre.saturating_add(bd.local.num_topics)
-        });
+        })
+    };
+    let mut over = Vec::new();
+    let mut any_within = false;
+    for &pos in set.iter() {
+        let total = total_of(pos);
         if total <= max_topics {
-            filtered.insert_hashed(hash, pos);
+            any_within = true;
         } else if explain {
             over.push(format!("{}={total}", name_at(data, pos)));
         }
     }
-    let none_left = filtered.is_empty();
+    let none_left = !any_within;
     if !none_left {
-        // `brokerCandidateCache.clear(); addAll(filtered)`: the fresh set's order into the reused one.
-        set.clear();
-        for (hash, &pos) in filtered.iter_hashed() {
-            set.insert_hashed(hash, pos);
-        }
+        // Pulsar builds a fresh `filtered` set, then `brokerCandidateCache.clear(); addAll(filtered)`.
+        // That is exactly `retain`: `filtered` ends at a power-of-two capacity no larger than the
+        // reused set's (which holds at least as many items at ≤ 0.75 load), so two candidates in the
+        // same bucket of the reused set share a bucket of `filtered` too and come back in their old
+        // relative order, and the reused set does not grow while refilled.
+        set.retain(|&pos| total_of(pos) <= max_topics);
     }
     if !explain {
         return None;
@@ -497,7 +540,10 @@ pub fn remove_most_servicing_brokers_for_namespace(
     ))
 }
 
-/// The pipeline's form of [`remove_most_servicing_brokers_for_namespace`], on positions.
+/// The pipeline's form of [`remove_most_servicing_brokers_for_namespace`], on positions. Each
+/// candidate's ranges are counted once (the minimum and the filter read the same counts), and its
+/// range-cache entry is found by position first: the cache is rebuilt in `LoadData.brokers` order,
+/// so the entry at the broker's position is usually its own (checked by name, else looked up).
 fn remove_most_servicing(
     bundle: &str,
     set: &mut Candidates,
@@ -509,14 +555,30 @@ fn remove_most_servicing(
         return None;
     }
     let namespace = namespace_of_bundle(bundle);
-    let count = |pos: &usize| ranges_on(cache, name_at(data, *pos), namespace);
+    let mut counts = vec![0usize; data.brokers.len()];
+    let mut min = usize::MAX;
+    for &pos in set.iter() {
+        let name = name_at(data, pos);
+        let entry = match cache.get_index(pos) {
+            Some((broker, namespaces)) if broker == name => Some(namespaces),
+            _ => cache.get(name),
+        };
+        let count = entry
+            .and_then(|m| m.get(namespace))
+            .map_or(0, IndexSet::len);
+        if let Some(c) = counts.get_mut(pos) {
+            *c = count;
+        }
+        min = min.min(count);
+    }
+    let count = |pos: usize| counts.get(pos).copied().unwrap_or(0);
     let listed = explain.then(|| {
         set.iter()
-            .map(|pos| format!("{}={}", name_at(data, *pos), count(pos)))
+            .map(|&pos| format!("{}={}", name_at(data, pos), count(pos)))
             .collect::<Vec<_>>()
             .join(", ")
     });
-    let min = keep_least_servicing(set, count);
+    set.retain(|&pos| count(pos) == min);
     listed.map(|listed| format!("bundles of {namespace} per broker: {listed} (min {min})"))
 }
 
@@ -760,7 +822,8 @@ pub fn select_broker_for_bundle(
         let view: &LoadData = data;
         let mut log = StageLog::new(view, trace);
         let explain = log.on();
-        let mut set = Candidates::with_min_capacity(ctx.candidate_cache_capacity);
+        // Taken out while the context is also read; put back below (no early return in between).
+        let mut set = ctx.candidate_cache.take().unwrap_or_default();
 
         let policy_outcome = apply_namespace_policies(bundle, view, ctx, &mut set);
         let available = if explain {
@@ -875,7 +938,7 @@ pub fn select_broker_for_bundle(
             }
         }
         ctx.round_robin = round_robin;
-        ctx.candidate_cache_capacity = ctx.candidate_cache_capacity.max(set.capacity());
+        ctx.candidate_cache = Some(set);
         (choice, overloaded_first_choice, log.into_stages())
     };
 
@@ -1045,6 +1108,45 @@ mod tests {
             &data,
             &ctx
         ));
+    }
+
+    /// `filterBrokersWithLargeTopicCount` refills the reused set from a fresh `HashSet`; the filter
+    /// uses `retain` instead, which must leave the same order and capacity for any hashes, sizes and
+    /// reused capacities.
+    #[test]
+    fn refill_from_fresh_set_is_retain() {
+        let mut seed: u32 = 12345;
+        let mut next_hash = || {
+            seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12345);
+            seed ^ (seed >> 16)
+        };
+        for n in [0usize, 1, 5, 12, 13, 24, 25, 49, 97, 100, 200, 385] {
+            for reused_capacity in [0usize, 64, 128, 1024] {
+                for modulus in [2usize, 3, 7, 50] {
+                    let mut set = Candidates::with_min_capacity(reused_capacity);
+                    for pos in 0..n {
+                        set.insert_hashed(next_hash(), pos);
+                    }
+                    let keep = |pos: usize| pos % modulus != 1;
+                    let mut fresh = Candidates::new();
+                    for (hash, &pos) in set.iter_hashed() {
+                        if keep(pos) {
+                            fresh.insert_hashed(hash, pos);
+                        }
+                    }
+                    let mut refilled = set.clone();
+                    refilled.clear();
+                    for (hash, &pos) in fresh.iter_hashed() {
+                        refilled.insert_hashed(hash, pos);
+                    }
+                    set.retain(|&pos| keep(pos));
+                    assert_eq!(
+                        refilled, set,
+                        "n={n} capacity={reused_capacity} mod={modulus}"
+                    );
+                }
+            }
+        }
     }
 
     #[test]
