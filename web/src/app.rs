@@ -120,21 +120,13 @@ fn send_plan_job(
     let Some(w) = slot.as_ref() else {
         return;
     };
-    let r = &job.request;
     let request =
-        lbplan_worker::protocol::Request::Plan(Box::new(lbplan_worker::protocol::PlanJob {
-            format_version: lbplan_worker::protocol::WORKER_PROTOCOL_VERSION,
-            id: job.id,
-            snapshot_id: loaded.id,
-            snapshot: (!w.has_snapshot(loaded.id))
-                .then(|| std::borrow::Cow::Borrowed(loaded.snapshot.as_ref())),
-            profile: r.profile,
-            settings: r.settings.clone(),
-            operations: r.operations.iter().map(Operation::to_string).collect(),
-            seed: r.seed,
-            leader_cycle: r.leader_cycle,
-            outlook_cycles: r.outlook_cycles,
-        }));
+        lbplan_worker::protocol::Request::Plan(Box::new(lbplan_worker::protocol::PlanJob::new(
+            job.id,
+            loaded.id,
+            (!w.has_snapshot(loaded.id)).then_some(loaded.snapshot.as_ref()),
+            &job.request,
+        )));
     match serde_json::to_string(&request) {
         Ok(text) => w.send(text, loaded.id),
         Err(e) => dispatcher.dispatch(Action::PlanFailed {

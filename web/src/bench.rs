@@ -3,7 +3,6 @@
 //! its JSON, one plan, building the bundle-map geometry, full bundle-map redraws, and the same plan
 //! through the plan worker (with and without sending the snapshot), and prints the numbers on the page (`data-testid="bench-results"`, `data-done` when finished).
 
-use std::borrow::Cow;
 use std::cell::RefCell;
 use std::rc::Rc;
 
@@ -11,7 +10,7 @@ use lbplan_core::plan::fingerprint::snapshot_fingerprint;
 use lbplan_core::plan::{PlanRequest, make_plan, make_plan_with_fingerprint};
 use lbplan_core::synthetic::{SyntheticSpec, generate, to_json};
 use lbplan_core::view::bundle_map::{BundleMap, MapFilter, RenderStyle, Viewport};
-use lbplan_worker::protocol::{PlanJob, Request, WORKER_PROTOCOL_VERSION};
+use lbplan_worker::protocol::{PlanJob, Request};
 use wasm_bindgen::{Clamped, JsCast};
 use wasm_bindgen_futures::JsFuture;
 
@@ -241,18 +240,12 @@ pub fn mount(root: web_sys::Element) {
             (2, "second, snapshot kept"),
         ] {
             let t = now_ms();
-            let job = Request::Plan(Box::new(PlanJob {
-                format_version: WORKER_PROTOCOL_VERSION,
+            let job = Request::Plan(Box::new(PlanJob::new(
                 id,
-                snapshot_id: 1,
-                snapshot: (!worker.has_snapshot(1)).then(|| Cow::Borrowed(&imported.snapshot)),
-                profile: None,
-                settings: Vec::new(),
-                operations: Vec::new(),
-                seed: 0,
-                leader_cycle: true,
-                outlook_cycles: 10,
-            }));
+                1,
+                (!worker.has_snapshot(1)).then_some(&imported.snapshot),
+                &PlanRequest::leader_cycle(),
+            )));
             let Ok(text) = serde_json::to_string(&job) else {
                 return;
             };

@@ -8,7 +8,7 @@ use std::borrow::Cow;
 
 use lbplan_core::config::Profile;
 use lbplan_core::model::Snapshot;
-use lbplan_core::plan::Plan;
+use lbplan_core::plan::{Plan, PlanRequest};
 use lbplan_core::simulate::{Comparison, RunConfig, Scenario};
 use serde::{Deserialize, Serialize};
 
@@ -55,6 +55,30 @@ pub struct SimulateRequest<'a> {
     pub seed: u64,
     pub record_broker_usage: bool,
     pub record_ownership: bool,
+}
+
+impl<'a> PlanJob<'a> {
+    /// Job `id` for `request` on loaded snapshot `snapshot_id`; `snapshot` when the worker does not
+    /// hold it yet.
+    pub fn new(
+        id: u32,
+        snapshot_id: u64,
+        snapshot: Option<&'a Snapshot>,
+        request: &PlanRequest,
+    ) -> Self {
+        Self {
+            format_version: WORKER_PROTOCOL_VERSION,
+            id,
+            snapshot_id,
+            snapshot: snapshot.map(Cow::Borrowed),
+            profile: request.profile,
+            settings: request.settings.clone(),
+            operations: request.operations.iter().map(ToString::to_string).collect(),
+            seed: request.seed,
+            leader_cycle: request.leader_cycle,
+            outlook_cycles: request.outlook_cycles,
+        }
+    }
 }
 
 /// What the worker answers.
