@@ -37,26 +37,6 @@ impl PlacementStrategy for LeastLongTermMessageRate {
         "LeastLongTermMessageRate"
     }
 
-    fn select_broker(
-        &mut self,
-        candidates: &[String],
-        bundle: &str,
-        bundle_data: &BundleData,
-        data: &LoadData,
-        cfg: &LoadBalancerConfig,
-        picker: &mut dyn Picker,
-    ) -> Option<PlacementChoice> {
-        self.select_broker_traced(
-            candidates,
-            bundle,
-            bundle_data,
-            data,
-            cfg,
-            picker,
-            PipelineTrace::Full,
-        )
-    }
-
     fn select_broker_traced(
         &mut self,
         candidates: &[String],

@@ -60,10 +60,20 @@ pub trait PlacementStrategy {
         data: &LoadData,
         cfg: &LoadBalancerConfig,
         picker: &mut dyn Picker,
-    ) -> Option<PlacementChoice>;
+    ) -> Option<PlacementChoice> {
+        self.select_broker_traced(
+            candidates,
+            bundle,
+            bundle_data,
+            data,
+            cfg,
+            picker,
+            PipelineTrace::Full,
+        )
+    }
 
-    /// `select_broker` with the reason explained at `trace` level (same choice, same picker calls).
-    /// Strategies whose reasons are costly override it; the default explains fully.
+    /// `selectBroker` with the reason explained at `trace` level: the same choice and the same
+    /// picker calls at every level; strategies whose reasons are cheap ignore `trace`.
     #[allow(clippy::too_many_arguments)]
     fn select_broker_traced(
         &mut self,
@@ -74,10 +84,7 @@ pub trait PlacementStrategy {
         cfg: &LoadBalancerConfig,
         picker: &mut dyn Picker,
         trace: PipelineTrace,
-    ) -> Option<PlacementChoice> {
-        let _ = trace;
-        self.select_broker(candidates, bundle, bundle_data, data, cfg, picker)
-    }
+    ) -> Option<PlacementChoice>;
 
     fn on_active_brokers_change(&mut self, _active_brokers: &[String]) {}
 }

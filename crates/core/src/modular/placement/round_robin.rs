@@ -1,7 +1,7 @@
 //! `RoundRobinBrokerSelector` (§8.4): used for namespaces in `loadBalancerSheddingExcludedNamespaces`
 //! (and selectable as a placement strategy). A global counter indexes a cached copy of the candidates.
 
-use super::{PlacementChoice, PlacementStrategy};
+use super::{PipelineTrace, PlacementChoice, PlacementStrategy};
 use crate::config::LoadBalancerConfig;
 use crate::model::BundleData;
 use crate::modular::LoadData;
@@ -27,7 +27,7 @@ impl PlacementStrategy for RoundRobinBrokerSelector {
         "RoundRobinBrokerSelector"
     }
 
-    fn select_broker(
+    fn select_broker_traced(
         &mut self,
         candidates: &[String],
         _bundle: &str,
@@ -35,6 +35,7 @@ impl PlacementStrategy for RoundRobinBrokerSelector {
         _data: &LoadData,
         _cfg: &LoadBalancerConfig,
         _picker: &mut dyn Picker,
+        _trace: PipelineTrace,
     ) -> Option<PlacementChoice> {
         let size = candidates.len();
         if size == 0 {

@@ -11,7 +11,7 @@ use super::{LoadSheddingStrategy, ShedReason, TrafficMetric, UnloadDecision};
 use crate::config::{LoadBalancerConfig, Profile};
 use crate::model::{BundleData, TimeAverageMessageData};
 use crate::modular::LoadData;
-use crate::modular::placement::{PlacementChoice, PlacementStrategy};
+use crate::modular::placement::{PipelineTrace, PlacementChoice, PlacementStrategy};
 use crate::rng::Picker;
 
 /// The key of a remembered destination: Pulsar's `Map<BundleData, String>` compares `BundleData`
@@ -288,7 +288,7 @@ impl PlacementStrategy for AvgShedder {
 
     /// `selectBroker`: the planned destination when it is a candidate; otherwise a uniformly random
     /// candidate (Pulsar hashes a random int onto the name-sorted list), which is then remembered.
-    fn select_broker(
+    fn select_broker_traced(
         &mut self,
         candidates: &[String],
         bundle: &str,
@@ -296,6 +296,7 @@ impl PlacementStrategy for AvgShedder {
         _data: &LoadData,
         _cfg: &LoadBalancerConfig,
         picker: &mut dyn Picker,
+        _trace: PipelineTrace,
     ) -> Option<PlacementChoice> {
         let key = self.key(bundle, bundle_data);
         let planned = self.planned_destinations.get(&key).cloned();
