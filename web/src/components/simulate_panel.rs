@@ -9,10 +9,9 @@ use std::rc::Rc;
 
 use lbplan_core::config::{Profile, simple_class_name};
 use lbplan_core::model::Snapshot;
-use lbplan_core::naming::BundleRange;
 use lbplan_core::simulate::{
-    Comparison, OwnershipChange, RunConfig, Scenario, builtin_scenario, builtin_scenario_names,
-    builtin_snapshot, render_csv, render_cycles_csv, snapshot_after,
+    Comparison, RunConfig, Scenario, builtin_scenario, builtin_scenario_names, builtin_snapshot,
+    render_csv, render_cycles_csv, snapshot_after,
 };
 use lbplan_core::view::bundle_map::BundleMap;
 use lbplan_core::view::palette::css_hex;
@@ -303,23 +302,8 @@ impl SimulatePanel {
             .and_then(|k| run.cycles.iter().find(|m| m.cycle == k))
         {
             for change in &last.ownership {
-                match change {
-                    OwnershipChange::Owner { bundle, .. } => marked.extend(map.find(bundle)),
-                    OwnershipChange::Split { bundle, cut_points } => {
-                        // Mark every child: the parent's range cut at the recorded points.
-                        if let Some((ns, range)) = bundle.rsplit_once('/')
-                            && let Ok(r) = BundleRange::parse(range)
-                        {
-                            let mut edges = vec![r.lo];
-                            edges.extend(cut_points.iter().copied());
-                            edges.push(r.hi);
-                            for w in edges.windows(2) {
-                                if let Ok(child) = BundleRange::new(w[0], w[1]) {
-                                    marked.extend(map.find(&format!("{ns}/{child}")));
-                                }
-                            }
-                        }
-                    }
+                for bundle in change.changed_bundles() {
+                    marked.extend(map.find(&bundle));
                 }
             }
         }

@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use serde::{Deserialize, Serialize};
 
 use crate::model::Snapshot;
-use crate::naming::parse_bundle_name;
+use crate::naming::{BundleRange, parse_bundle_name};
 use crate::plan::splits::{SplitResult, apply_split, namespace_layout};
 use crate::split::split_bundles;
 
@@ -31,6 +31,33 @@ pub enum OwnershipChange {
         bundle: String,
         cut_points: Vec<u32>,
     },
+}
+
+impl OwnershipChange {
+    /// The bundles this change leaves changed: the bundle that got an owner, or a split's
+    /// children (the parent's range cut at `cut_points`). Empty for a name that does not parse.
+    pub fn changed_bundles(&self) -> Vec<String> {
+        match self {
+            OwnershipChange::Owner { bundle, .. } => vec![bundle.clone()],
+            OwnershipChange::Split { bundle, cut_points } => {
+                let Ok(name) = parse_bundle_name(bundle) else {
+                    return Vec::new();
+                };
+                let edges: Vec<u32> = std::iter::once(name.range.lo)
+                    .chain(cut_points.iter().copied())
+                    .chain(std::iter::once(name.range.hi))
+                    .collect();
+                edges
+                    .windows(2)
+                    .filter_map(|w| match w {
+                        [lo, hi] => BundleRange::new(*lo, *hi).ok(),
+                        _ => None,
+                    })
+                    .map(|child| format!("{}/{child}", name.namespace))
+                    .collect()
+            }
+        }
+    }
 }
 
 /// The snapshot with the ownership changes of the first `cycles_done` cycles applied
@@ -218,5 +245,14 @@ mod tests {
         );
         // A later cycle count changes nothing more.
         assert_eq!(snapshot_after(&s, &cycles, 99), after3);
+        // What each change leaves changed: the split's children are the ones the layout now has.
+        assert_eq!(
+            cycles[1].ownership[0].changed_bundles(),
+            vec!["t/n/0x80000000_0xc0000000", "t/n/0xc0000000_0xffffffff"]
+        );
+        assert_eq!(
+            cycles[0].ownership[0].changed_bundles(),
+            vec!["t/n/0x00000000_0x80000000"]
+        );
     }
 }
