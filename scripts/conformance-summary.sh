@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Prints how many conformance vectors pass, per suite (../shared/conformance). The suites already ran
+# Prints how many conformance vectors pass, per suite (tests/conformance/, vendored). The suites already ran
 # (and must pass) in the native `cargo test`; this re-runs only their test binaries with output shown
 # and keeps the count lines, so the log of every test run states the numbers.
 set -euo pipefail

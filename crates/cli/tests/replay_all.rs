@@ -1,5 +1,5 @@
 //! `lbplan replay` reproduces every oracle scenario: runs the built binary on each file of
-//! `../shared/conformance/oracle/` and `oracle-extensible/` (with Pulsar's own random picks passed as
+//! `tests/conformance/oracle/` and `oracle-extensible/` (with Pulsar's own random picks passed as
 //! `--picks`) and compares the fields the READMEs name, under their rules (unload lists and decisions
 //! as sets, choice sets as sets, the pick itself exactly).
 
@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 fn conformance_dir() -> PathBuf {
     match std::env::var_os("LBPLAN_CONFORMANCE_DIR") {
         Some(d) => PathBuf::from(d),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/conformance"),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/conformance"),
     }
 }
 

@@ -1,4 +1,4 @@
-//! `lbplan replay`: runs a conformance scenario (`../shared/conformance/oracle*/`) through the core
+//! `lbplan replay`: runs a conformance scenario (`tests/conformance/oracle*/`) through the core
 //! and prints the decisions in the oracle's output shape. This module (with `import`) is the only
 //! place that reads the scenario wire format; strategies only see model types.
 

@@ -1,5 +1,5 @@
-//! What the conformance tests share: locating the vectors (`LBPLAN_CONFORMANCE_DIR` or
-//! `../shared/conformance`, failing loudly when missing), listing and reading them, the per-suite
+//! What the conformance tests share: locating the vectors (`LBPLAN_CONFORMANCE_DIR` or the
+//! vendored `tests/conformance/`, failing loudly when missing), listing and reading them, the per-suite
 //! tally (`"<suite>: N/M vectors pass"`, then a failure listing every failing vector with a one-line
 //! diff), and the JSON helpers the comparisons use (string sets, cycles, unload sets, numeric
 //! tolerance, RFC 7386 merge patches, a vector's `config` and steps).
@@ -19,14 +19,14 @@ pub type KnownDivergences = &'static [(&'static str, &'static str)];
 
 // ---- locating and reading vectors ----------------------------------------------------------------
 
-/// The conformance root: `LBPLAN_CONFORMANCE_DIR` if set, else `../shared/conformance` beside the
-/// workspace. Panics when it is not a directory (a missing corpus must not pass as zero vectors).
+/// The conformance root: `LBPLAN_CONFORMANCE_DIR` if set, else the vendored `tests/conformance/` of
+/// the workspace (refreshed by `scripts/refresh-conformance.sh`). Panics when it is not a directory (a missing corpus must not pass as zero vectors).
 pub fn conformance_dir() -> PathBuf {
     let dir = std::env::var_os("LBPLAN_CONFORMANCE_DIR").map_or_else(
         || {
             PathBuf::from(concat!(
                 env!("CARGO_MANIFEST_DIR"),
-                "/../../../shared/conformance"
+                "/../../tests/conformance"
             ))
         },
         PathBuf::from,
