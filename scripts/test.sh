@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs every test: native crates, wasm tests in headless Chromium, the release build, the JS API build,
+# Runs every test: formatting and lints (clippy), native crates, wasm tests in headless Chromium, the release build, the JS API build,
 # the e2e tests (dashboard, JS API + TypeScript check, custom element, CSP, apply).
 # Run scripts/setup.sh first (make test does).
 set -euo pipefail
@@ -12,7 +12,18 @@ export WASM_BINDGEN_TEST_WEBDRIVER_JSON="$ROOT/webdriver.json"
 # Native crates, debug profile. Add packages here as crates land.
 NATIVE_PACKAGES=(-p lbplan-core -p lbplan -p lbplan-wasm -p lbplan-worker)
 
+# Lints that tests may break on purpose (unwrap, expect, panic, indexing, and core's IO/clock ban).
+TEST_LINT_ALLOWS=(-A clippy::unwrap_used -A clippy::expect_used -A clippy::panic -A clippy::indexing_slicing
+  -A clippy::disallowed_methods -A clippy::disallowed_types)
+
 total=$SECONDS
+step "cargo fmt --check" cargo fmt --all --check
+step "cargo clippy (library and binary code: -D warnings, no unwrap/expect/panic/indexing; core: no IO, clock, env, threads)" \
+  cargo clippy --locked "${NATIVE_PACKAGES[@]}" --lib --bins -- -D warnings
+step "cargo clippy (dashboard, wasm32: -D warnings)" \
+  cargo clippy --locked -p lbplan-web --target wasm32-unknown-unknown --lib --bins -- -D warnings
+step "cargo clippy (tests and benches: -D warnings)" \
+  cargo clippy --locked "${NATIVE_PACKAGES[@]}" --tests --benches -- -D warnings "${TEST_LINT_ALLOWS[@]}"
 step "cargo test (native: ${NATIVE_PACKAGES[*]})" cargo test --locked "${NATIVE_PACKAGES[@]}"
 step "conformance vectors (counts per suite)" bash scripts/conformance-summary.sh
 step "cargo test -p lbplan-web (wasm, headless Chromium)" \

@@ -15,7 +15,9 @@ use lbplan_core::simulate::{
 };
 use lbplan_core::view::bundle_map::BundleMap;
 use lbplan_core::view::palette::css_hex;
-use lbplan_core::view::sim_chart::{Chart, RUN_COLOURS, broker_usage_chart, comparison_charts};
+use lbplan_core::view::sim_chart::{
+    Chart, RUN_COLOURS, broker_usage_chart, comparison_charts, run_colour,
+};
 use lbplan_worker::broker_usage_fits;
 use lbplan_worker::protocol::{Request, SimulateRequest, WORKER_PROTOCOL_VERSION};
 use wasm_bindgen::JsCast;
@@ -376,7 +378,7 @@ impl SimulatePanel {
                         let text = c.to_text();
                         html! {
                             <li>
-                                <Swatch colour={css_hex(RUN_COLOURS[k % RUN_COLOURS.len()])} />
+                                <Swatch colour={css_hex(run_colour(k))} />
                                 <strong>{ if c.name.is_empty() { format!("configuration {}", k + 1) } else { c.name.clone() } }</strong>
                                 <span class="mono small muted">{ if is_current(k) { describe_current(c) } else { text } }</span>
                                 if !running && configs.len() > 1 {
@@ -486,7 +488,7 @@ impl SimulatePanel {
                                 };
                                 html! {
                                     <tr data-testid="simulation-run">
-                                        <th><Swatch colour={css_hex(RUN_COLOURS[k % RUN_COLOURS.len()])} />
+                                        <th><Swatch colour={css_hex(run_colour(k))} />
                                             { r.config.name.clone() }{ if r.cancelled { " (cancelled)" } else { "" } }</th>
                                         <td>{ format!("{} + {}", simple_class_name(&r.shedding_strategy), simple_class_name(&r.placement_strategy)) }</td>
                                         <td>{ balanced }</td>

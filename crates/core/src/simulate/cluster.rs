@@ -527,7 +527,9 @@ impl SimCluster {
                 let n = new_indices.len();
                 let len = b.owned.len();
                 if pos + n <= len {
-                    b.owned[pos..].rotate_right(n);
+                    if let Some(tail) = b.owned.get_mut(pos..) {
+                        tail.rotate_right(n);
+                    }
                     if let Some((_, bd)) = self.data.brokers.get_index_mut(b.data_pos) {
                         let local = &mut bd.local;
                         for k in 0..n {

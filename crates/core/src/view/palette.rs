@@ -16,7 +16,11 @@ fn fnv1a(name: &str) -> u32 {
 pub fn broker_colour(name: &str) -> [u8; 3] {
     let h = fnv1a(name);
     let hue = f64::from(h % 360);
-    let lightness = [0.42, 0.50, 0.58][((h / 360) % 3) as usize];
+    let lightness = match (h / 360) % 3 {
+        0 => 0.42,
+        1 => 0.50,
+        _ => 0.58,
+    };
     hsl_to_rgb(hue, 0.62, lightness)
 }
 

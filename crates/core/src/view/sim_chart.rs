@@ -200,8 +200,12 @@ fn chart(
     }
 }
 
-fn run_colour(k: usize) -> [u8; 3] {
-    RUN_COLOURS[k % RUN_COLOURS.len()]
+/// The colour of the `k`-th run of a comparison (charts, legends and tables agree).
+pub fn run_colour(k: usize) -> [u8; 3] {
+    RUN_COLOURS
+        .get(k % RUN_COLOURS.len())
+        .copied()
+        .unwrap_or([0, 0, 0])
 }
 
 /// The three comparison charts: std, max/mean and unloads per cycle, one series per configuration.
@@ -292,14 +296,12 @@ pub fn broker_usage_chart(run: &SimulationRun) -> Option<Chart> {
             .filter(|v| v.is_finite())
             .fold(0.0, f64::max)
     };
-    let mut order: Vec<usize> = (0..series.len()).collect();
-    order.sort_by(|&a, &b| {
-        peak(&series[b])
-            .total_cmp(&peak(&series[a]))
-            .then(a.cmp(&b))
-    });
-    for &i in order.iter().take(LEGEND_BROKERS) {
-        series[i].in_legend = true;
+    let mut order: Vec<(f64, usize)> = series.iter().map(peak).zip(0..).collect();
+    order.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+    for &(_, i) in order.iter().take(LEGEND_BROKERS) {
+        if let Some(s) = series.get_mut(i) {
+            s.in_legend = true;
+        }
     }
     let cycles = u32::try_from(run.cycles.len()).unwrap_or(u32::MAX);
     Some(chart(
