@@ -106,7 +106,7 @@ pub const BUILTIN_SNAPSHOTS: &[&str] = &["demo", "pr-16059", "bench"];
 
 fn log_uniform(rng: &mut SplitMix64, lo: f64, hi: f64) -> f64 {
     let (lo, hi) = (lo.max(1e-9), hi.max(lo.max(1e-9)));
-    (lo.ln() + rng.next_f64() * (hi.ln() - lo.ln())).exp()
+    libm::exp(libm::log(lo) + rng.next_f64() * (libm::log(hi) - libm::log(lo)))
 }
 
 pub fn broker_name(i: usize) -> String {

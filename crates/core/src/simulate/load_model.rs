@@ -20,10 +20,10 @@ pub fn unit(seed: u64, key: u64, cycle: u32) -> f64 {
 
 /// The multiplier shared by every bundle at `cycle` (growth and daily wave).
 pub fn global_factor(load: &LoadSpec, cycle: u32, interval_minutes: f64) -> f64 {
-    let growth = (1.0 + load.growth_pct_per_cycle / 100.0).powf(f64::from(cycle));
+    let growth = libm::pow(1.0 + load.growth_pct_per_cycle / 100.0, f64::from(cycle));
     let wave = load.daily_wave.as_ref().map_or(1.0, |w| {
         let minutes = f64::from(cycle) * interval_minutes + w.phase_minutes;
-        1.0 + w.amplitude_fraction * (std::f64::consts::TAU * minutes / w.period_minutes).sin()
+        1.0 + w.amplitude_fraction * libm::sin(std::f64::consts::TAU * minutes / w.period_minutes)
     });
     growth * wave
 }

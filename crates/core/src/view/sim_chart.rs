@@ -141,8 +141,8 @@ pub fn nice_ticks(max: f64, target: usize) -> (f64, Vec<f64>) {
         1.0
     };
     let rough = max / target.max(1) as f64;
-    let exponent = rough.log10().floor() as i32;
-    let magnitude = 10f64.powi(exponent);
+    let exponent = libm::floor(libm::log10(rough)) as i32;
+    let magnitude = libm::pow(10.0, f64::from(exponent));
     let mantissa = [1.0, 2.0, 5.0, 10.0]
         .into_iter()
         .find(|m| m * magnitude >= rough)
@@ -151,7 +151,7 @@ pub fn nice_ticks(max: f64, target: usize) -> (f64, Vec<f64>) {
     let value = |i: usize| {
         let units = i as f64 * mantissa;
         if exponent < 0 {
-            units / 10f64.powi(-exponent)
+            units / libm::pow(10.0, f64::from(-exponent))
         } else {
             units * magnitude
         }
