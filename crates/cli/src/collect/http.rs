@@ -294,7 +294,7 @@ impl Client {
                 Ok(Err(cut)) => Err(AttemptError::fatal(
                     FailureKind::TooLarge,
                     Some(status),
-                    cut.0,
+                    cut.to_string(),
                 )),
                 Err(io) => Err(classify(ureq::Error::from(io))),
             };

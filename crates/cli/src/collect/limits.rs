@@ -4,6 +4,7 @@
 //! gigabytes. Answers are counted while they stream in and cut as soon as a limit is passed, so a
 //! cut answer costs at most its limit; what was cut is reported as `too_large`.
 
+use std::fmt;
 use std::io::Read;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -32,9 +33,55 @@ impl Limits {
 /// Of an error answer only the start is read (its `reason` is shown, cut to one line).
 pub const ERROR_BODY_BYTES: u64 = 64 * 1024;
 
-/// Why an answer was cut (the message of its `too_large` report item).
+/// Which limit an answer passed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Limit {
+    AnswerBytes(u64),
+    AnswerElements(u64),
+    TotalBytes(u64),
+    TotalElements(u64),
+}
+
+impl fmt::Display for Limit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Limit::AnswerBytes(n) => write!(f, "an answer may have at most {n} bytes"),
+            Limit::AnswerElements(n) => write!(
+                f,
+                "an answer may have at most {n} JSON elements (array elements and object members)"
+            ),
+            Limit::TotalBytes(n) => write!(f, "the collection's total of {n} bytes is reached"),
+            Limit::TotalElements(n) => {
+                write!(f, "the collection's total of {n} JSON elements is reached")
+            }
+        }
+    }
+}
+
+/// Why an answer was cut; its text is the message of the `too_large` report item.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Cut(pub String);
+pub enum Cut {
+    /// Its `Content-Length` is over the limit: nothing was read.
+    Announced { bytes: u64, limit: Limit },
+    /// Reading stopped after `seen` bytes.
+    Streaming { seen: u64, limit: Limit },
+    /// Read whole, but keeping it would pass a total (others were kept meanwhile).
+    Total { kept_before: u64, limit: Limit },
+}
+
+impl fmt::Display for Cut {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Cut::Announced { bytes, limit } => {
+                write!(f, "not read: announced {bytes} bytes and {limit}")
+            }
+            Cut::Streaming { seen, limit } => write!(f, "cut after {seen} bytes: {limit}"),
+            Cut::Total { kept_before, limit } => {
+                write!(f, "{limit} ({kept_before} kept before this answer)")
+            }
+        }
+    }
+}
 
 /// Counts array elements and object members in JSON text fed in pieces, without parsing it:
 /// every `,` outside strings, plus one for each container that is not empty.
@@ -92,19 +139,19 @@ impl Budget {
         let before = self.bytes.fetch_add(bytes, Ordering::SeqCst);
         if before.saturating_add(bytes) > limits.total_bytes {
             self.bytes.fetch_sub(bytes, Ordering::SeqCst);
-            return Err(Cut(format!(
-                "the collection's total of {} bytes is reached ({} kept before this answer)",
-                limits.total_bytes, before
-            )));
+            return Err(Cut::Total {
+                kept_before: before,
+                limit: Limit::TotalBytes(limits.total_bytes),
+            });
         }
         let before_e = self.elements.fetch_add(elements, Ordering::SeqCst);
         if before_e.saturating_add(elements) > limits.total_elements {
             self.elements.fetch_sub(elements, Ordering::SeqCst);
             self.bytes.fetch_sub(bytes, Ordering::SeqCst);
-            return Err(Cut(format!(
-                "the collection's total of {} JSON elements is reached ({} kept before this answer)",
-                limits.total_elements, before_e
-            )));
+            return Err(Cut::Total {
+                kept_before: before_e,
+                limit: Limit::TotalElements(limits.total_elements),
+            });
         }
         Ok(())
     }
@@ -132,24 +179,28 @@ pub fn read_answer<R: Read>(
 ) -> Result<Result<Vec<u8>, Cut>, std::io::Error> {
     let byte_cap = limits.answer_bytes.min(budget.bytes_left(limits));
     let element_cap = limits.answer_elements.min(budget.elements_left(limits));
-    let why_bytes = || {
-        if byte_cap < limits.answer_bytes {
-            format!(
-                "the collection's total of {} bytes is reached",
-                limits.total_bytes
-            )
-        } else {
-            format!("an answer may have at most {} bytes", limits.answer_bytes)
-        }
+    let byte_limit = if byte_cap < limits.answer_bytes {
+        Limit::TotalBytes(limits.total_bytes)
+    } else {
+        Limit::AnswerBytes(limits.answer_bytes)
     };
-    let too_many_bytes = |seen: u64| Cut(format!("cut after {seen} bytes: {}", why_bytes()));
+    let element_limit = if element_cap < limits.answer_elements {
+        Limit::TotalElements(limits.total_elements)
+    } else {
+        Limit::AnswerElements(limits.answer_elements)
+    };
     if let Some(n) = declared.filter(|n| *n > byte_cap) {
-        return Ok(Err(Cut(format!(
-            "not read: announced {n} bytes and {}",
-            why_bytes()
-        ))));
+        return Ok(Err(Cut::Announced {
+            bytes: n,
+            limit: byte_limit,
+        }));
     }
-    let mut out = Vec::new();
+    // The announced size (within the limit) is reserved at once rather than reached by doubling.
+    let mut out = Vec::with_capacity(
+        usize::try_from(declared.unwrap_or(0))
+            .unwrap_or(0)
+            .min(1 << 30),
+    );
     let mut counter = ElementCounter::default();
     let mut chunk = vec![0u8; 64 * 1024];
     loop {
@@ -162,22 +213,17 @@ pub fn read_answer<R: Read>(
         let piece = chunk.get(..n).unwrap_or_default();
         let seen = out.len() as u64 + n as u64;
         if seen > byte_cap {
-            return Ok(Err(too_many_bytes(seen)));
+            return Ok(Err(Cut::Streaming {
+                seen,
+                limit: byte_limit,
+            }));
         }
         counter.feed(piece);
         if counter.count() > element_cap {
-            return Ok(Err(Cut(if element_cap < limits.answer_elements {
-                format!(
-                    "cut after {seen} bytes: the collection's total of {} JSON elements is reached",
-                    limits.total_elements
-                )
-            } else {
-                format!(
-                    "cut after {seen} bytes: an answer may have at most {} JSON elements (array \
-                     elements and object members)",
-                    limits.answer_elements
-                )
-            })));
+            return Ok(Err(Cut::Streaming {
+                seen,
+                limit: element_limit,
+            }));
         }
         out.extend_from_slice(piece);
     }
@@ -235,20 +281,28 @@ mod tests {
         let six = r#"["","","","","",""]"#;
         let cut = read(six, &budget).unwrap_err();
         assert_eq!(
-            cut.0,
+            cut,
+            Cut::Streaming {
+                seen: 19,
+                limit: Limit::AnswerElements(5)
+            }
+        );
+        assert_eq!(
+            cut.to_string(),
             "cut after 19 bytes: an answer may have at most 5 JSON elements (array elements and \
              object members)"
         );
         let big = format!("\"{}\"", "x".repeat(120));
-        let cut = read(&big, &budget).unwrap_err();
-        assert!(
-            cut.0.ends_with("an answer may have at most 100 bytes"),
-            "{}",
-            cut.0
+        assert_eq!(
+            read(&big, &budget).unwrap_err(),
+            Cut::Streaming {
+                seen: 122,
+                limit: Limit::AnswerBytes(100)
+            }
         );
         let declared = read_answer("[]".as_bytes(), Some(101), &SMALL, &budget).unwrap();
         assert_eq!(
-            declared.unwrap_err().0,
+            declared.unwrap_err().to_string(),
             "not read: announced 101 bytes and an answer may have at most 100 bytes"
         );
         // Cut answers take nothing from the budget.
@@ -260,21 +314,37 @@ mod tests {
         let budget = Budget::default();
         let eighty = format!("\"{}\"", "x".repeat(78));
         assert!(read(&eighty, &budget).is_ok());
-        let cut = read(&eighty, &budget).unwrap_err();
-        assert!(
-            cut.0
-                .ends_with("the collection's total of 150 bytes is reached"),
-            "{}",
-            cut.0
+        assert_eq!(
+            read(&eighty, &budget).unwrap_err(),
+            Cut::Streaming {
+                seen: 80,
+                limit: Limit::TotalBytes(150)
+            }
         );
         // 70 bytes are left: a small answer still fits.
         assert!(read("[1,2,3,4,5]", &budget).is_ok());
-        let cut = read("[1,2,3,4]", &budget).unwrap_err();
-        assert!(
-            cut.0
-                .ends_with("the collection's total of 8 JSON elements is reached"),
-            "{}",
-            cut.0
+        assert_eq!(
+            read("[1,2,3,4]", &budget).unwrap_err(),
+            Cut::Streaming {
+                seen: 9,
+                limit: Limit::TotalElements(8)
+            }
+        );
+        // What concurrent answers kept meanwhile is caught when an answer is taken.
+        assert_eq!(
+            budget.take(&SMALL, 60, 0),
+            Err(Cut::Total {
+                kept_before: 91,
+                limit: Limit::TotalBytes(150)
+            })
+        );
+        assert_eq!(
+            Cut::Total {
+                kept_before: 91,
+                limit: Limit::TotalBytes(150)
+            }
+            .to_string(),
+            "the collection's total of 150 bytes is reached (91 kept before this answer)"
         );
     }
 }

@@ -16,6 +16,9 @@ pub fn parse_http_url(text: &str) -> Result<Url, String> {
     if url.host_str().is_none_or(str::is_empty) {
         return Err("expected a host".to_string());
     }
+    if url.port() == Some(0) {
+        return Err("port 0 is not a port to connect to".to_string());
+    }
     if !url.username().is_empty() || url.password().is_some() {
         return Err(
             "credentials in the URL are not accepted (they would show in process lists); use \
@@ -122,6 +125,31 @@ mod tests {
 
     fn url(s: &str) -> Url {
         Url::parse(s).unwrap()
+    }
+
+    #[test]
+    fn admin_urls_that_cannot_be_connected_to_are_refused() {
+        assert_eq!(
+            parse_http_url("http://[::1").unwrap_err(),
+            "not a URL (invalid IPv6 address)"
+        );
+        assert_eq!(
+            parse_http_url("http://h:99999").unwrap_err(),
+            "not a URL (invalid port number)"
+        );
+        assert!(
+            parse_http_url("http://h:0")
+                .unwrap_err()
+                .starts_with("port 0")
+        );
+        assert!(parse_http_url("file:///etc/passwd").is_err());
+        assert!(
+            parse_http_url("http://u:p@h:1/")
+                .unwrap_err()
+                .starts_with("credentials")
+        );
+        let ok = parse_http_url("HTTPS://Pulsar.Example:8443/prefix/").unwrap();
+        assert_eq!(ok.as_str(), "https://pulsar.example:8443/prefix/");
     }
 
     #[test]
