@@ -195,11 +195,12 @@ pub fn read_answer<R: Read>(
             limit: byte_limit,
         }));
     }
-    // The announced size (within the limit) is reserved at once rather than reached by doubling.
+    // Up to 16 MiB of the announced size is reserved at once: more would let a server that
+    // announces much and sends little make every request hold a large allocation.
     let mut out = Vec::with_capacity(
         usize::try_from(declared.unwrap_or(0))
             .unwrap_or(0)
-            .min(1 << 30),
+            .min(16 << 20),
     );
     let mut counter = ElementCounter::default();
     let mut chunk = vec![0u8; 64 * 1024];
