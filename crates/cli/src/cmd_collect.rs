@@ -12,14 +12,17 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use collect::auth::{self, TOKEN_ENV};
-use collect::endpoints::parse_namespace;
 use collect::gather::{self, Options};
-use collect::http::{Client, HttpOptions, host_port, load_trust_certs};
+use collect::http::{Client, HttpOptions, load_trust_certs};
+use collect::limits::Limits;
+use collect::names::parse_namespace;
+use collect::origins;
 use collect::progress::Progress;
 use collect::report;
 use collect::writer;
 
 use lbplan_core::import::{ImportInput, import};
+use url::Url;
 
 use crate::cmd_import::write_snapshot;
 use crate::exit::CliError;
@@ -46,6 +49,14 @@ pub struct Args {
     /// File holding one header line `Name: value` (a bare value is the Authorization value).
     #[arg(long, value_name = "FILE")]
     auth_header_file: Option<PathBuf>,
+    /// Also send the credential to HOST[:PORT] (repeatable; the scheme is --admin-url's). By
+    /// default only the admin URL's scheme, host and port get it.
+    #[arg(long = "allow-credential-to", value_name = "HOST[:PORT]")]
+    allow_credential_to: Vec<String>,
+    /// Send the credential to every broker the admin server lists (their load reports need it when
+    /// authentication is on). Off by default: the broker list comes from the server.
+    #[arg(long)]
+    send_credential_to_brokers: bool,
     /// PEM file of certificates to trust for https (instead of the public web roots).
     #[arg(long, value_name = "FILE")]
     tls_trust_certs: Option<PathBuf>,
@@ -99,40 +110,37 @@ fn write_json(
     write_snapshot(&imported.snapshot, output)
 }
 
-/// `--admin-url` checked and normalised: `(base without trailing slash, scheme, host:port)`.
-fn admin_base(url: &str) -> Result<(String, String, String), CliError> {
+/// `--admin-url` checked and normalised: `(base without trailing slash, scheme, URL)`. A URL that
+/// does not parse (`http://[::1`, port 99999) is a bad argument, not a failed collection.
+fn admin_base(text: &str) -> Result<(String, String, Url), CliError> {
     // Never echo credentials a user put in the URL.
-    let shown = match url.split_once("://") {
+    let shown = match text.split_once("://") {
         Some((s, rest)) => match rest.split('/').next().unwrap_or("").rsplit_once('@') {
             Some((_, host)) => format!("{s}://***@{host}"),
-            None => url.to_string(),
+            None => text.to_string(),
         },
-        None => url.to_string(),
+        None => text.to_string(),
     };
     let bad = |why: &str| CliError::BadInput(format!("--admin-url `{shown}`: {why}"));
-    let (scheme, rest) = url
-        .split_once("://")
-        .ok_or_else(|| bad("expected http:// or https://"))?;
-    let scheme = scheme.to_ascii_lowercase();
-    if scheme != "http" && scheme != "https" {
-        return Err(bad("expected http:// or https://"));
-    }
-    if rest.split('/').next().unwrap_or("").contains('@') {
-        return Err(bad(
-            "credentials in the URL are not accepted (they would show in process lists); use \
-             --auth-header-file",
-        ));
-    }
-    if rest.contains(['?', '#']) {
+    let url = origins::parse_http_url(text).map_err(|e| bad(&e))?;
+    if url.query().is_some() || url.fragment().is_some() {
         return Err(bad("expected no query string or fragment"));
     }
-    let base = format!("{scheme}://{}", rest.trim_end_matches('/'));
-    let hp = host_port(&base).ok_or_else(|| bad("expected a host"))?;
-    Ok((base, scheme, hp))
+    let base = url.as_str().trim_end_matches('/').to_string();
+    Ok((base, url.scheme().to_string(), url))
 }
 
 pub fn run(args: Args) -> Result<(), CliError> {
-    let (base, scheme, admin_host) = admin_base(&args.admin_url)?;
+    let (base, scheme, admin_url) = admin_base(&args.admin_url)?;
+    let mut credential_to = Vec::new();
+    for host in &args.allow_credential_to {
+        credential_to.push(origins::origin_of_authority(&scheme, host).ok_or_else(|| {
+            CliError::BadInput(format!(
+                "--allow-credential-to `{host}`: expected HOST or HOST:PORT (the scheme is that \
+                 of --admin-url)"
+            ))
+        })?);
+    }
     for ns in &args.namespaces {
         if parse_namespace(ns).is_none() {
             return Err(CliError::BadInput(format!(
@@ -185,8 +193,10 @@ pub fn run(args: Args) -> Result<(), CliError> {
         },
         credential,
         trust,
-        admin_host,
+        &admin_url,
+        Limits::DEFAULT,
     );
+    client.allow_credential(credential_to);
     let progress = Progress::new(!args.quiet, redactor.clone());
     progress.note(&format!(
         "collecting from {base} (credential: {})",
@@ -199,6 +209,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
         cluster: args.cluster.clone(),
         concurrency: usize::from(args.concurrency),
         credential: source.label(),
+        credential_to_brokers: args.send_credential_to_brokers,
     };
     let gathered = gather::run(&client, &progress, &opts);
 

@@ -324,6 +324,8 @@ fn collects_a_directory_with_gaps_reported_and_no_token_leaks() {
             &admin,
             "--token-file",
             token_file.to_str().unwrap(),
+            // Broker B is another origin: it gets the credential only when allowed.
+            "--send-credential-to-brokers",
             "-o",
             out.to_str().unwrap(),
             "--timeout",
@@ -734,6 +736,40 @@ fn refuses_tokens_on_the_command_line_and_bad_urls() {
     );
     assert_eq!(ran.code, Some(2));
     assert!(ran.stderr.contains("TENANT/NAMESPACE"), "{}", ran.stderr);
+    // URLs that do not parse are bad arguments (exit 2), not failed collections (exit 1).
+    for (url, why) in [
+        ("http://[::1", "invalid IPv6 address"),
+        ("http://127.0.0.1:99999", "invalid port number"),
+        ("ftp://127.0.0.1:21", "expected http:// or https://"),
+    ] {
+        let ran = run_lbplan(&["collect", "--admin-url", url], None, &work);
+        assert_eq!(ran.code, Some(2), "{url}: {}", ran.stderr);
+        assert!(
+            ran.stderr
+                .starts_with(&format!("error: --admin-url `{url}`: "))
+                && ran.stderr.contains(why),
+            "{url}: {}",
+            ran.stderr
+        );
+    }
+    let ran = run_lbplan(
+        &[
+            "collect",
+            "--admin-url",
+            "http://127.0.0.1:9",
+            "--allow-credential-to",
+            "evil.example/path",
+        ],
+        None,
+        &work,
+    );
+    assert_eq!(ran.code, Some(2), "{}", ran.stderr);
+    assert!(
+        ran.stderr
+            .contains("--allow-credential-to `evil.example/path`: expected HOST or HOST:PORT"),
+        "{}",
+        ran.stderr
+    );
     std::fs::remove_dir_all(&work).ok();
 }
 

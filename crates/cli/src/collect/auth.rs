@@ -151,7 +151,8 @@ pub struct Redactor {
     secrets: Vec<String>,
 }
 
-pub const REDACTED: &str = "***redacted***";
+/// What stands for the secret wherever it would have appeared.
+pub const REDACTED: &str = "<redacted>";
 
 impl Redactor {
     fn active(&self) -> impl Iterator<Item = &str> {
@@ -160,6 +161,11 @@ impl Redactor {
             .iter()
             .map(String::as_str)
             .filter(|s| s.len() >= 4)
+    }
+
+    /// Whether `s` holds the secret (a name a server handed back that must not be used).
+    pub fn reveals(&self, s: &str) -> bool {
+        self.active().any(|secret| s.contains(secret))
     }
 
     pub fn text(&self, s: &str) -> String {
@@ -225,7 +231,8 @@ mod tests {
     #[test]
     fn redacts_text_and_bytes() {
         let r = token("s3cr3t-token").unwrap().redactor();
-        assert_eq!(r.text("x s3cr3t-token y"), format!("x {REDACTED} y"));
+        assert_eq!(r.text("x s3cr3t-token y"), "x <redacted> y");
+        assert!(r.reveals("tenant-s3cr3t-token") && !r.reveals("public"));
         let mut b = b"s3cr3t-token,s3cr3t-token".to_vec();
         assert!(r.bytes(&mut b));
         assert_eq!(b, format!("{REDACTED},{REDACTED}").into_bytes());

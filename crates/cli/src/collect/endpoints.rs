@@ -1,6 +1,6 @@
-//! The admin REST endpoints `collect` calls (prefix `/admin/v2`, reference §10) and checks of the
-//! names a server hands back before they are used in URLs and file paths (a tenant named `..` must
-//! not write outside the output).
+//! The admin REST endpoints `collect` calls (prefix `/admin/v2`, reference §10). The names in
+//! them were checked by [`super::names`] first (a tenant named `..` must not write outside the
+//! output).
 
 /// What one request fetches; its label is the `what` of the report.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -80,7 +80,7 @@ impl What {
         }
     }
 
-    /// The path below `/admin/v2` (names were checked with [`is_pulsar_name`]).
+    /// The path below `/admin/v2` (names were checked with [`super::names::check`]).
     pub fn path(&self) -> String {
         match self {
             What::Clusters => "/clusters".to_string(),
@@ -153,70 +153,9 @@ impl What {
     }
 }
 
-/// Whether a tenant, namespace or cluster name is a plain Pulsar name (`[-=:.\w]+`, as Pulsar's
-/// `NamedEntity` allows) and safe as a URL and file path segment.
-pub fn is_pulsar_name(s: &str) -> bool {
-    !s.is_empty()
-        && s != "."
-        && s != ".."
-        && s.len() <= 255
-        && s.chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '=' | ':' | '.'))
-}
-
-/// A V2 namespace `tenant/ns` with both parts plain names.
-pub fn parse_namespace(s: &str) -> Option<(String, String)> {
-    let (t, n) = s.split_once('/')?;
-    (is_pulsar_name(t) && is_pulsar_name(n)).then(|| (t.to_string(), n.to_string()))
-}
-
-/// A broker id `host:port` (Pulsar's `<advertisedAddress>:<webServicePort>`; IPv6 in brackets).
-pub fn is_broker_id(s: &str) -> bool {
-    let Some((host, port)) = s.rsplit_once(':') else {
-        return false;
-    };
-    let port_ok = !port.is_empty() && port.len() <= 5 && port.bytes().all(|b| b.is_ascii_digit());
-    let host_ok = if let Some(inner) = host.strip_prefix('[').and_then(|h| h.strip_suffix(']')) {
-        !inner.is_empty()
-            && inner
-                .chars()
-                .all(|c| c.is_ascii_hexdigit() || c == ':' || c == '.')
-    } else {
-        !host.is_empty()
-            && host != "."
-            && host != ".."
-            && host
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '.' | '_'))
-    };
-    host_ok && port_ok
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn names() {
-        assert!(is_pulsar_name("public"));
-        assert!(is_pulsar_name("my-tenant.v2"));
-        assert!(!is_pulsar_name(".."));
-        assert!(!is_pulsar_name("a/b"));
-        assert!(!is_pulsar_name(""));
-        assert_eq!(
-            parse_namespace("public/default"),
-            Some(("public".into(), "default".into()))
-        );
-        assert_eq!(parse_namespace("a/b/c"), None);
-        assert!(is_broker_id("10.244.2.23:8080"));
-        assert!(is_broker_id(
-            "broker-0.broker.pulsar.svc.cluster.local:8080"
-        ));
-        assert!(is_broker_id("[::1]:8080"));
-        assert!(!is_broker_id("../../etc:80"));
-        assert!(!is_broker_id("host"));
-        assert!(!is_broker_id("http://h:80"));
-    }
 
     #[test]
     fn urls() {

@@ -11,10 +11,13 @@ use indexmap::IndexMap;
 use lbplan_core::config::EXTENSIBLE_LOAD_MANAGER;
 use serde_json::Value;
 
+use super::auth::REDACTED;
 use super::broker_conf;
-use super::endpoints::{What, is_pulsar_name, parse_namespace};
-use super::http::{Client, Failure, Fetched, display_url};
+use super::endpoints::What;
+use super::http::{Client, Failure, FailureKind, Fetched, display_url};
 use super::layout;
+use super::names::{self, Kind, Refusal};
+use super::origins;
 use super::pool;
 use super::progress::Progress;
 use super::report::{self, Missing, Report};
@@ -29,6 +32,8 @@ pub struct Options {
     pub cluster: Option<String>,
     pub concurrency: usize,
     pub credential: &'static str,
+    /// `--send-credential-to-brokers`: the brokers' own web services get the credential too.
+    pub credential_to_brokers: bool,
 }
 
 pub struct Gathered {
@@ -114,6 +119,14 @@ impl Run<'_> {
                 Err(e) => format!("FAILED after {} attempt(s): {}", e.attempts, e.message),
             };
             self.progress.finished(&shown, &outcome);
+            if let Err(e) = &r
+                && e.kind == FailureKind::TooLarge
+            {
+                self.progress.warn(&format!(
+                    "GET {shown}: answer cut ({}); it is listed as too_large in the report",
+                    e.message
+                ));
+            }
             (w.clone(), url, r)
         })
     }
@@ -177,6 +190,50 @@ impl Run<'_> {
         });
     }
 
+    /// Checks names from the answer at `url`; returns those that may be used. A name holding the
+    /// credential is a warning on stderr and a `credential_in_name` report item (`lost` says what
+    /// is missing because of it); any other refused name is a note, as before.
+    fn keep_names(
+        &mut self,
+        kind: Kind,
+        list: Vec<String>,
+        url: &str,
+        lost: impl Fn(String) -> What,
+    ) -> Vec<String> {
+        let mut kept = Vec::with_capacity(list.len());
+        for name in list {
+            match names::check(kind, &name, self.client.redactor()) {
+                Ok(()) => kept.push(name),
+                Err(Refusal::Credential(msg)) => {
+                    self.refused(&lost(REDACTED.to_string()), url, msg)
+                }
+                Err(Refusal::Invalid(msg)) => self.report.notes.push(msg),
+            }
+        }
+        kept
+    }
+
+    /// A name that holds the credential was refused.
+    fn refused(&mut self, lost: &What, url: &str, message: String) {
+        self.progress
+            .warn(&format!("GET {}: {message}", display_url(url)));
+        self.report.missing.push(Missing {
+            what: lost.label(),
+            subject: None,
+            url: Some(display_url(url)),
+            reason: "credential_in_name",
+            http_status: None,
+            attempts: None,
+            message,
+            consequence: lost.consequence().to_string(),
+            how_to_fill: Some(
+                "the admin server answered with the credential as a name: check that --admin-url \
+                 is your cluster and what it returns before collecting again"
+                    .to_string(),
+            ),
+        });
+    }
+
     /// Takes a successful, well-formed answer through `parse`; records the outcome.
     fn take<T>(
         &mut self,
@@ -217,13 +274,31 @@ impl Run<'_> {
             match &a.0 {
                 What::Clusters => {
                     if let Some((list, f)) = self.take(&a, layout::string_list) {
-                        self.report.clusters = list;
                         self.fetched(&a.0, &a.1, &f, Vec::new());
+                        // Only the credential is refused here: a cluster with an odd name is
+                        // refused when it is chosen, with its name in the report.
+                        for c in list {
+                            match names::check(Kind::Cluster, &c, self.client.redactor()) {
+                                Err(Refusal::Credential(msg)) => {
+                                    let lost = What::Brokers {
+                                        cluster: REDACTED.to_string(),
+                                    };
+                                    self.refused(&lost, &a.1, msg);
+                                }
+                                _ => self.report.clusters.push(c),
+                            }
+                        }
                     }
                 }
                 What::Leader => {
                     if let Some((id, f)) = self.take(&a, layout::leader) {
-                        self.report.leader = Some(id);
+                        match names::check(Kind::Leader, &id, self.client.redactor()) {
+                            Ok(()) => self.report.leader = Some(id),
+                            Err(Refusal::Credential(msg) | Refusal::Invalid(msg)) => {
+                                self.progress
+                                    .warn(&format!("GET {}: {msg}", display_url(&a.1)));
+                            }
+                        }
                         self.files
                             .insert(layout::LEADER.to_string(), f.body.clone());
                         self.fetched(&a.0, &a.1, &f, vec![layout::LEADER.to_string()]);
@@ -242,15 +317,9 @@ impl Run<'_> {
                 What::Tenants => {
                     if let Some((list, f)) = self.take(&a, layout::string_list) {
                         self.fetched(&a.0, &a.1, &f, Vec::new());
-                        for t in list {
-                            if is_pulsar_name(&t) {
-                                tenants.push(t);
-                            } else {
-                                self.report
-                                    .notes
-                                    .push(format!("tenant `{t}` skipped: not a plain Pulsar name"));
-                            }
-                        }
+                        tenants = self.keep_names(Kind::Tenant, list, &a.1, |tenant| {
+                            What::TenantNamespaces { tenant }
+                        });
                     }
                 }
                 _ => {}
@@ -286,21 +355,30 @@ impl Run<'_> {
         for a in self.fetch("brokers and namespaces", round2) {
             match &a.0 {
                 What::Brokers { .. } => {
-                    if let Some(((ok, bad), f)) = self.take(&a, layout::brokers) {
+                    if let Some((list, f)) = self.take(&a, layout::string_list) {
                         self.fetched(&a.0, &a.1, &f, Vec::new());
-                        for b in bad {
-                            self.report
-                                .notes
-                                .push(format!("broker `{b}` skipped: not a host:port broker id"));
-                        }
-                        brokers = ok;
+                        // Checked before any of them is resolved or asked for its load report.
+                        brokers = self.keep_names(Kind::Broker, list, &a.1, |broker| {
+                            What::LoadReport { broker }
+                        });
                     }
                 }
                 What::FailureDomains { cluster } => {
                     let cluster = cluster.clone();
                     if let Some((domains, f)) = self.take(&a, layout::failure_domains) {
                         let mut paths = Vec::new();
-                        for (name, bytes) in domains {
+                        let (names, nodes): (Vec<String>, Vec<Vec<u8>>) =
+                            domains.into_iter().unzip();
+                        let kept =
+                            self.keep_names(Kind::FailureDomain, names.clone(), &a.1, |_| {
+                                What::FailureDomains {
+                                    cluster: cluster.clone(),
+                                }
+                            });
+                        for (name, bytes) in names.into_iter().zip(nodes) {
+                            if !kept.contains(&name) {
+                                continue;
+                            }
                             let p = layout::failure_domain_path(&cluster, &name);
                             self.files.insert(p.clone(), bytes);
                             paths.push(p);
@@ -318,15 +396,10 @@ impl Run<'_> {
                 What::TenantNamespaces { .. } => {
                     if let Some((list, f)) = self.take(&a, layout::string_list) {
                         self.fetched(&a.0, &a.1, &f, Vec::new());
-                        for ns in list {
-                            if parse_namespace(&ns).is_some() {
-                                namespaces.push(ns);
-                            } else {
-                                self.report.notes.push(format!(
-                                    "namespace `{ns}` skipped: not a V2 tenant/namespace name"
-                                ));
-                            }
-                        }
+                        let kept = self.keep_names(Kind::Namespace, list, &a.1, |namespace| {
+                            What::Policies { namespace }
+                        });
+                        namespaces.extend(kept);
                     }
                 }
                 _ => {}
@@ -336,7 +409,16 @@ impl Run<'_> {
         namespaces.dedup();
         brokers.sort();
         brokers.dedup();
-        self.client.allow_hosts(brokers.iter().cloned());
+        // Load reports and redirects may go to the brokers; the credential only when allowed.
+        let broker_origins: Vec<_> = brokers
+            .iter()
+            .filter_map(|b| origins::origin_of_authority(&self.opts.broker_scheme, b))
+            .collect();
+        if self.opts.credential_to_brokers {
+            self.client.allow_credential(broker_origins);
+        } else {
+            self.client.allow_visit(broker_origins);
+        }
         self.report.brokers = brokers.clone();
         self.report.namespaces = namespaces.clone();
 
@@ -463,13 +545,30 @@ impl Run<'_> {
             );
             return None;
         };
-        if !is_pulsar_name(&c) {
-            self.skipped(
-                &What::Brokers { cluster: c.clone() },
-                "invalid_name",
-                format!("cluster name `{c}` is not a plain Pulsar name"),
-            );
-            return None;
+        match names::check(Kind::Cluster, &c, self.client.redactor()) {
+            Ok(()) => {}
+            Err(Refusal::Credential(msg)) => {
+                // Only the runtime configuration's clusterName comes from the server here.
+                let from = What::RuntimeConfig.url(&self.opts.admin_base, &self.opts.broker_scheme);
+                self.progress
+                    .warn(&format!("GET {}: {msg}", display_url(&from)));
+                self.skipped(
+                    &What::Brokers {
+                        cluster: REDACTED.to_string(),
+                    },
+                    "credential_in_name",
+                    msg,
+                );
+                return None;
+            }
+            Err(Refusal::Invalid(_)) => {
+                self.skipped(
+                    &What::Brokers { cluster: c.clone() },
+                    "invalid_name",
+                    format!("cluster name `{c}` is not a plain Pulsar name"),
+                );
+                return None;
+            }
         }
         for other in &self.report.clusters {
             if *other != c {
@@ -527,6 +626,14 @@ impl Run<'_> {
 /// A hint for the operator, by failure.
 fn hint(what: &What, e: &Failure) -> Option<String> {
     use super::http::FailureKind as K;
+    if let Some(origin) = &e.credential_withheld_from
+        && matches!(e.kind, K::Unauthorized | K::Forbidden)
+    {
+        return Some(format!(
+            "the credential was not sent to {origin} (only the admin URL's origin gets it): pass \
+             --send-credential-to-brokers, or --allow-credential-to HOST:PORT for this one"
+        ));
+    }
     let s = match (e.kind, what) {
         (K::Unauthorized, _) => {
             "check the token (--token-file or PULSAR_AUTH_TOKEN) or --auth-header-file"
@@ -541,6 +648,10 @@ fn hint(what: &What, e: &Failure) -> Option<String> {
         }
         (K::Timeout, _) => {
             "raise --timeout, or fetch this endpoint by hand (docs/collecting-snapshots.md)"
+        }
+        (K::TooLarge, _) => {
+            "the answer passed collect's size limits (docs/collecting-snapshots.md): fetch this \
+             endpoint by hand if the cluster really is that large"
         }
         (K::NotFound, What::LoadReport { .. }) => {
             "the broker did not serve a load report (gone since the broker list was read?); fetch it \

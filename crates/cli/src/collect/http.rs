@@ -1,17 +1,18 @@
 //! The HTTP client: one blocking GET with a deadline, retried with exponential backoff on transient
-//! failures (connect errors, 5xx, 429), following redirects only to hosts of the cluster being
-//! collected (Pulsar redirects admin calls between brokers; the credential must not leave the
-//! cluster). Failures are classified for the missing-data report.
+//! failures (connect errors, 5xx, 429), following redirects only to origins of the cluster being
+//! collected and never from https to http (Pulsar redirects admin calls between brokers; see
+//! [`super::origins`] for where the credential may go), reading answers within [`super::limits`].
+//! Failures are classified for the missing-data report.
 
-use std::sync::Arc;
+use std::sync::{Arc, RwLock};
 use std::time::{Duration, Instant};
 
 use ureq::tls::{Certificate, PemItem, RootCerts, TlsConfig};
+use url::{Origin, Url};
 
 use super::auth::{Credential, Redactor};
-
-/// Largest body accepted (a topic list of a million topics is ~100 MB).
-pub const MAX_BODY_BYTES: u64 = 512 * 1024 * 1024;
+use super::limits::{self, Budget, Limits};
+use super::origins::{self, Places};
 /// Redirects followed per request.
 const MAX_REDIRECTS: usize = 3;
 /// Longest wait between two attempts, whatever the backoff or `Retry-After` says.
@@ -64,6 +65,9 @@ pub struct Failure {
     pub http_status: Option<u16>,
     pub message: String,
     pub attempts: u32,
+    /// The origin that answered an error to a request sent without the credential because that
+    /// origin may not have it (a broker, or a redirect target).
+    pub credential_withheld_from: Option<String>,
 }
 
 #[derive(Clone, Debug)]
@@ -82,8 +86,11 @@ pub struct Client {
     opts: HttpOptions,
     credential: Option<Credential>,
     redactor: Redactor,
-    /// `host:port` values a redirect may go to (admin host and the cluster's brokers).
-    allowed_hosts: std::sync::RwLock<Vec<String>>,
+    /// Origins requests may go to and those that get the credential.
+    places: RwLock<Places>,
+    limits: Limits,
+    /// What all answers kept so far took from `limits`' totals.
+    budget: Budget,
 }
 
 /// Reads PEM certificates for `--tls-trust-certs`.
@@ -107,7 +114,8 @@ impl Client {
         opts: HttpOptions,
         credential: Option<Credential>,
         trust: Option<Vec<Certificate<'static>>>,
-        admin_host: String,
+        admin: &Url,
+        limits: Limits,
     ) -> Self {
         let mut tls = TlsConfig::builder();
         if let Some(certs) = trust {
@@ -134,24 +142,29 @@ impl Client {
             opts,
             credential,
             redactor,
-            allowed_hosts: std::sync::RwLock::new(vec![admin_host]),
+            places: RwLock::new(Places::new(admin.origin())),
+            limits,
+            budget: Budget::default(),
         }
     }
 
-    pub fn allow_hosts(&self, hosts: impl IntoIterator<Item = String>) {
-        if let Ok(mut h) = self.allowed_hosts.write() {
-            h.extend(hosts);
+    /// Origins requests and redirects may go to (the cluster's brokers), without the credential.
+    pub fn allow_visit(&self, origins: impl IntoIterator<Item = Origin>) {
+        if let Ok(mut p) = self.places.write() {
+            p.allow_visit(origins);
         }
     }
 
-    fn host_allowed(&self, url: &str) -> bool {
-        let Some(hp) = host_port(url) else {
-            return false;
-        };
-        self.allowed_hosts
-            .read()
-            .map(|h| h.iter().any(|a| a.eq_ignore_ascii_case(&hp)))
-            .unwrap_or(false)
+    /// Origins that get the credential (`--allow-credential-to`, `--send-credential-to-brokers`).
+    pub fn allow_credential(&self, origins: impl IntoIterator<Item = Origin>) {
+        if let Ok(mut p) = self.places.write() {
+            p.allow_credential(origins);
+        }
+    }
+
+    /// The redactor of the credential (an empty one without a credential).
+    pub fn redactor(&self) -> &Redactor {
+        &self.redactor
     }
 
     /// GET with retries. `on_retry` reports each retry (for progress).
@@ -186,6 +199,9 @@ impl Client {
                             http_status: e.status,
                             message: self.redactor.text(&message),
                             attempts: attempt,
+                            credential_withheld_from: e
+                                .credential_withheld_from
+                                .map(|o| self.redactor.text(&o)),
                         });
                     }
                     let wait = self.backoff(attempt, e.retry_after);
@@ -205,11 +221,22 @@ impl Client {
 
     /// One attempt, following allowed redirects.
     fn once(&self, url: &str) -> Result<(u16, Vec<u8>), AttemptError> {
-        let mut current = url.to_string();
+        let mut current = Url::parse(url).map_err(|e| {
+            AttemptError::fatal(FailureKind::Protocol, None, format!("not a URL ({e})"))
+        })?;
         for _ in 0..=MAX_REDIRECTS {
-            let mut req = self.agent.get(&current);
+            let mut req = self.agent.get(current.as_str());
+            let mut withheld = false;
             if let Some(c) = &self.credential {
-                req = req.header(c.header_name.as_str(), c.header_value());
+                let allowed = self
+                    .places
+                    .read()
+                    .is_ok_and(|p| p.gets_credential(&current.origin()));
+                if allowed {
+                    req = req.header(c.header_name.as_str(), c.header_value());
+                } else {
+                    withheld = true;
+                }
             }
             let mut resp = req.call().map_err(classify)?;
             let status = resp.status().as_u16();
@@ -226,15 +253,17 @@ impl Client {
                             "redirect without a Location".to_string(),
                         )
                     })?;
-                let next = resolve(&current, &loc);
-                if !self.host_allowed(&next) {
+                let next = origins::resolve(&current, &loc)
+                    .map_err(|m| AttemptError::fatal(FailureKind::Protocol, Some(status), m))?;
+                let refused = match self.places.read() {
+                    Ok(p) => origins::refuse_redirect(&current, &next, &p),
+                    Err(_) => Some("redirect refused".to_string()),
+                };
+                if let Some(why) = refused {
                     return Err(AttemptError::fatal(
                         FailureKind::RedirectRefused,
                         Some(status),
-                        format!(
-                            "HTTP {status} redirect to {} refused: not the admin host nor a broker of this cluster",
-                            display_url(&next)
-                        ),
+                        format!("HTTP {status} {why}"),
                     ));
                 }
                 current = next;
@@ -246,23 +275,29 @@ impl Client {
                 .and_then(|v| v.to_str().ok())
                 .and_then(|v| v.trim().parse::<u64>().ok())
                 .map(Duration::from_secs);
-            let body = resp
-                .body_mut()
-                .with_config()
-                .limit(MAX_BODY_BYTES)
-                .read_to_vec()
-                .map_err(|e| match e {
-                    ureq::Error::BodyExceedsLimit(_) => AttemptError::fatal(
-                        FailureKind::TooLarge,
-                        Some(status),
-                        format!("response larger than {MAX_BODY_BYTES} bytes"),
-                    ),
-                    other => classify(other),
-                })?;
-            if (200..300).contains(&status) {
-                return Ok((status, body));
+            if !(200..300).contains(&status) {
+                let start = limits::read_error_start(resp.body_mut().with_config().reader());
+                let mut e = status_error(status, &start, retry_after);
+                if withheld {
+                    e.credential_withheld_from = Some(origins::show(&current.origin()));
+                }
+                return Err(e);
             }
-            return Err(status_error(status, &body, retry_after));
+            let declared = resp
+                .headers()
+                .get("content-length")
+                .and_then(|v| v.to_str().ok())
+                .and_then(|v| v.trim().parse::<u64>().ok());
+            let reader = resp.body_mut().with_config().reader();
+            return match limits::read_answer(reader, declared, &self.limits, &self.budget) {
+                Ok(Ok(body)) => Ok((status, body)),
+                Ok(Err(cut)) => Err(AttemptError::fatal(
+                    FailureKind::TooLarge,
+                    Some(status),
+                    cut.to_string(),
+                )),
+                Err(io) => Err(classify(ureq::Error::from(io))),
+            };
         }
         Err(AttemptError::fatal(
             FailureKind::Protocol,
@@ -278,6 +313,7 @@ struct AttemptError {
     message: String,
     transient: bool,
     retry_after: Option<Duration>,
+    credential_withheld_from: Option<String>,
 }
 
 impl AttemptError {
@@ -288,6 +324,7 @@ impl AttemptError {
             message,
             transient: false,
             retry_after: None,
+            credential_withheld_from: None,
         }
     }
 }
@@ -312,6 +349,7 @@ fn status_error(status: u16, body: &[u8], retry_after: Option<Duration>) -> Atte
         message,
         transient,
         retry_after: if status == 429 { retry_after } else { None },
+        credential_withheld_from: None,
     }
 }
 
@@ -350,45 +388,7 @@ fn classify(e: ureq::Error) -> AttemptError {
         message,
         transient,
         retry_after: None,
-    }
-}
-
-/// `host:port` of an http(s) URL, with the scheme's default port when absent.
-pub fn host_port(url: &str) -> Option<String> {
-    let (scheme, rest) = url.split_once("://")?;
-    let authority = rest.split(['/', '?', '#']).next()?;
-    if authority.is_empty() || authority.contains('@') {
-        return None;
-    }
-    let has_port = match authority.rfind(':') {
-        Some(i) => !authority.get(i..)?.contains(']'),
-        None => false,
-    };
-    if has_port {
-        Some(authority.to_string())
-    } else {
-        let port = if scheme.eq_ignore_ascii_case("https") {
-            443
-        } else {
-            80
-        };
-        Some(format!("{authority}:{port}"))
-    }
-}
-
-/// A redirect target: absolute, or a path on the same origin.
-fn resolve(base: &str, location: &str) -> String {
-    if location.contains("://") {
-        return location.to_string();
-    }
-    let origin = base
-        .split_once("://")
-        .map(|(s, rest)| format!("{s}://{}", rest.split('/').next().unwrap_or("")))
-        .unwrap_or_default();
-    if location.starts_with('/') {
-        format!("{origin}{location}")
-    } else {
-        format!("{origin}/{location}")
+        credential_withheld_from: None,
     }
 }
 
@@ -400,21 +400,6 @@ pub fn display_url(url: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn host_ports() {
-        assert_eq!(
-            host_port("http://10.0.0.1:8080/admin").as_deref(),
-            Some("10.0.0.1:8080")
-        );
-        assert_eq!(
-            host_port("https://b.example").as_deref(),
-            Some("b.example:443")
-        );
-        assert_eq!(host_port("http://[::1]/x").as_deref(), Some("[::1]:80"));
-        assert_eq!(host_port("http://u:p@h:1/").as_deref(), None);
-        assert_eq!(resolve("http://a:1/x/y", "/z?q=1"), "http://a:1/z?q=1");
-    }
 
     #[test]
     fn statuses_classified() {

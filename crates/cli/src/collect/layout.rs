@@ -8,8 +8,6 @@
 use indexmap::IndexMap;
 use serde_json::{Map, Value};
 
-use super::endpoints::{is_broker_id, is_pulsar_name};
-
 pub const BROKER_CONF: &str = "broker.conf";
 pub const LEADER: &str = "loadbalance/leader";
 
@@ -160,15 +158,11 @@ pub fn local_policies(bundles: Option<&Value>, group: Option<&str>) -> Vec<u8> {
 }
 
 /// `failureDomains`: `{"domain": {"brokers": [...]}}` → one `{"brokers": [...]}` file per domain.
+/// The domain names are checked by the caller ([`super::names::check`]) before they become paths.
 pub fn failure_domains(body: &[u8]) -> Result<Vec<(String, Vec<u8>)>, String> {
     let m = object(body, "a map of failure domains")?;
     let mut out = Vec::with_capacity(m.len());
     for (name, d) in m {
-        if !is_pulsar_name(&name) {
-            return Err(format!(
-                "failure domain name `{name}` is not a plain Pulsar name"
-            ));
-        }
         let brokers = d
             .get("brokers")
             .and_then(Value::as_array)
@@ -185,12 +179,6 @@ pub fn failure_domains(body: &[u8]) -> Result<Vec<(String, Vec<u8>)>, String> {
 /// `namespaceIsolationPolicies`: a JSON object (possibly empty).
 pub fn isolation_policies(body: &[u8]) -> Result<(), String> {
     object(body, "a map of namespace isolation policies").map(|_| ())
-}
-
-/// Active brokers: ids that are not `host:port` are refused (they would be used as URLs and paths).
-pub fn brokers(body: &[u8]) -> Result<(Vec<String>, Vec<String>), String> {
-    let list = string_list(body)?;
-    Ok(list.into_iter().partition(|b| is_broker_id(b)))
 }
 
 #[cfg(test)]
@@ -220,8 +208,6 @@ mod tests {
         assert!(bundles(br#"{"numBundles":1}"#).is_err());
         let d = failure_domains(br#"{"d1":{"brokers":["h:1"]}}"#).unwrap();
         assert_eq!(d.len(), 1);
-        assert!(failure_domains(br#"{"..":{"brokers":[]}}"#).is_err());
-        let (ok, bad) = brokers(br#"["h:8080","../x"]"#).unwrap();
-        assert_eq!((ok.len(), bad.len()), (1, 1));
+        assert!(failure_domains(br#"{"d1":{"brokers":"h:1"}}"#).is_err());
     }
 }

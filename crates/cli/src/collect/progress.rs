@@ -1,5 +1,5 @@
 //! Progress on stderr: one line per finished request and per retry, so an operator sees what is
-//! slow or failing while `collect` runs. Every line goes through the [`Redactor`].
+//! slow or failing while `collect` runs, and warnings. Every line goes through the [`Redactor`].
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
@@ -31,6 +31,12 @@ impl Progress {
 
     pub fn note(&self, s: &str) {
         self.line(s);
+    }
+
+    /// A warning (a cut answer, a refused name): printed even with `--quiet`, which silences only
+    /// progress, because it says the server sent something it should not have.
+    pub fn warn(&self, s: &str) {
+        eprintln!("warning: collect: {}", self.redactor.text(s));
     }
 
     /// A phase of `n` requests starts.
