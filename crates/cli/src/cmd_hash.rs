@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 use lbplan_core::model::BundlesData;
 use lbplan_core::naming::{NamespaceBundles, NamespaceName, TopicName, parse_hex_boundary};
+use lbplan_core::text::escape_control;
 use serde_json::Value;
 
 use crate::exit::{CliError, read_text};
@@ -59,30 +60,38 @@ pub fn run(args: Args) -> Result<(), CliError> {
         }
     }
     if !problems.is_empty() {
-        return Err(CliError::BadInput(problems.join("\n")));
+        return Err(CliError::BadInputs(problems));
     }
+    crate::output::to_stdout(render(&rows).as_bytes())
+}
 
-    let width = rows
+/// The table; topic names are escaped (they come from the command line or a file).
+fn render(rows: &[(TopicName, impl std::fmt::Display)]) -> String {
+    let names: Vec<String> = rows
         .iter()
-        .map(|(t, _)| t.complete_name().chars().count())
+        .map(|(t, _)| escape_control(t.complete_name()).into_owned())
+        .collect();
+    let width = names
+        .iter()
+        .map(|n| n.chars().count())
         .max()
         .unwrap_or(0)
         .max("topic".len());
-    println!(
-        "{:<width$}  {:<10}  {:>10}  bundle",
+    let mut out = format!(
+        "{:<width$}  {:<10}  {:>10}  bundle\n",
         "topic", "hash", "hash_dec"
     );
-    for (topic, range) in &rows {
+    for (name, (topic, range)) in names.iter().zip(rows) {
         let hash = topic.bundle_hash();
-        println!(
-            "{:<width$}  {:<10}  {:>10}  {}",
-            topic.complete_name(),
+        out.push_str(&format!(
+            "{:<width$}  {:<10}  {:>10}  {}\n",
+            name,
             format!("{hash:#010x}"),
             hash,
-            range
-        );
+            escape_control(&range.to_string())
+        ));
     }
-    Ok(())
+    out
 }
 
 /// Reads a layout file: `BundlesData` JSON, a JSON array, or plain text boundaries.

@@ -11,7 +11,7 @@ use crate::input_files::import_paths;
 pub struct Args {
     /// Files, directories (laid out like the metadata store or not), .zip, .tar.gz or .tar archives.
     inputs: Vec<PathBuf>,
-    /// Where to write the snapshot (stdout when absent).
+    /// Where to write the snapshot (stdout when absent); written whole or not at all.
     #[arg(short = 'o', long)]
     output: Option<PathBuf>,
     /// Do not print warnings.
@@ -32,12 +32,5 @@ pub fn write_snapshot(
     let mut json = serde_json::to_string_pretty(snapshot)
         .map_err(|e| CliError::Failed(format!("cannot serialize the snapshot: {e}")))?;
     json.push('\n');
-    match output {
-        Some(path) => std::fs::write(path, json)
-            .map_err(|e| CliError::Failed(format!("{}: {e}", path.display()))),
-        None => {
-            print!("{json}");
-            Ok(())
-        }
-    }
+    crate::output::emit(output, json.as_bytes())
 }

@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use lbplan_core::plan::sizing::{
     DEFAULT_BUNDLE_COUNTS, SizingRow, size_namespace, synthetic_topics,
 };
+use lbplan_core::text::escape_lines;
 
 use crate::exit::{CliError, read_text};
 use crate::snapshot_input::load_snapshot;
@@ -88,14 +89,17 @@ pub fn run(args: Args) -> Result<(), CliError> {
         .unwrap_or(3);
     let rows = size_namespace(&args.namespace, &topics, None, brokers, &args.bundles)
         .map_err(|e| CliError::BadInput(e.to_string()))?;
-    match args.format {
+    let text = match args.format {
         Format::Json => {
             let doc = serde_json::json!({ "format_version": 1, "namespace": args.namespace, "rows": rows });
-            println!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
+            serde_json::to_string_pretty(&doc)
+                .map_err(|e| CliError::Failed(format!("cannot serialise the rows: {e}")))?
+                + "\n"
         }
-        Format::Text => print!("{}", render(&args.namespace, &rows)),
-    }
-    Ok(())
+        // The title quotes --namespace.
+        Format::Text => escape_lines(&render(&args.namespace, &rows)).into_owned(),
+    };
+    crate::output::to_stdout(text.as_bytes())
 }
 
 fn render(namespace: &str, rows: &[SizingRow]) -> String {

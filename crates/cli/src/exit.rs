@@ -1,32 +1,48 @@
-//! Errors the CLI reports, and their exit codes.
+//! Errors the CLI reports, and their exit codes: 0 ok (also when the reader of standard output went
+//! away: `lbplan import x | head` ends quietly), 2 bad input, 1 failure. Messages are escaped on
+//! the way to stderr (they quote names from the input).
 
 use std::fmt;
+
+use crate::output;
 
 /// A command failure: `BadInput` (exit 2) names the file and what was wrong; `Failed` is exit 1.
 #[derive(Debug)]
 pub enum CliError {
     BadInput(String),
-    #[allow(dead_code)]
+    /// Several problems found together (each on its own line), exit 2.
+    BadInputs(Vec<String>),
     Failed(String),
+    /// Standard output was closed by its reader: stop writing, say nothing, exit 0.
+    StdoutClosed,
 }
 
 impl fmt::Display for CliError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             CliError::BadInput(m) | CliError::Failed(m) => f.write_str(m),
+            CliError::BadInputs(all) => f.write_str(&all.join("; ")),
+            CliError::StdoutClosed => f.write_str("standard output was closed"),
         }
     }
 }
 
 pub fn report(result: Result<(), CliError>) -> i32 {
     match result {
-        Ok(()) => 0,
-        Err(e) => {
-            eprintln!("error: {e}");
-            match e {
-                CliError::BadInput(_) => 2,
-                CliError::Failed(_) => 1,
+        Ok(()) | Err(CliError::StdoutClosed) => 0,
+        Err(CliError::BadInput(m)) => {
+            output::message("error: ", &m);
+            2
+        }
+        Err(CliError::BadInputs(all)) => {
+            for m in &all {
+                output::message("error: ", m);
             }
+            2
+        }
+        Err(CliError::Failed(m)) => {
+            output::message("error: ", &m);
+            1
         }
     }
 }

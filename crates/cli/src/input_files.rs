@@ -152,10 +152,11 @@ fn tree_prefix(dir: &Path) -> String {
     }
 }
 
-/// Prints warnings to stderr, one line each: `warning: file: $.path: message`.
+/// Prints warnings to stderr, one line each: `warning: file: $.path: message`, escaped (a warning
+/// quotes names from the input).
 pub fn print_warnings(warnings: &[ImportWarning]) {
     for w in warnings {
-        eprintln!("warning: {w}");
+        crate::output::message("warning: ", &w.to_string());
     }
 }
 
