@@ -9,7 +9,9 @@ use crate::input_files::import_paths;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// Files, directories (laid out like the metadata store or not), .zip, .tar.gz or .tar archives.
+    /// Files, directories (laid out like the metadata store or not), .zip, .tar.gz or .tar archives,
+    /// or `-` for standard input. Only regular files are read: a FIFO or a device named as a path is
+    /// refused (pipe it to `-` instead).
     inputs: Vec<PathBuf>,
     /// Where to write the snapshot (stdout when absent); written whole or not at all.
     #[arg(short = 'o', long)]

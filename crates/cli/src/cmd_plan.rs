@@ -22,7 +22,7 @@ pub enum Format {
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// A snapshot (`lbplan import -o`), or any file the importer accepts.
+    /// A snapshot (`lbplan import -o`), or any file the importer accepts; `-` reads standard input.
     snapshot: PathBuf,
     /// 4.x, 5.0 or master-90cba329; default: from the brokers' brokerVersionString.
     #[arg(long)]

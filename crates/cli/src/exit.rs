@@ -4,6 +4,9 @@
 
 use std::fmt;
 
+use lbplan_core::import::DEFAULT_MAX_FILE_BYTES;
+
+use crate::input_files::read_path;
 use crate::output;
 
 /// A command failure: `BadInput` (exit 2) names the file and what was wrong; `Failed` is exit 1.
@@ -47,10 +50,10 @@ pub fn report(result: Result<(), CliError>) -> i32 {
     }
 }
 
-/// Reads a file as UTF-8 text, naming the file in every error.
+/// Reads a file (or `-`, standard input) as UTF-8 text, naming the file in every error. Only
+/// regular files are read, at most the importer's per-file cap.
 pub fn read_text(path: &std::path::Path) -> Result<String, CliError> {
-    let bytes =
-        std::fs::read(path).map_err(|e| CliError::BadInput(format!("{}: {e}", path.display())))?;
+    let bytes = read_path(path, DEFAULT_MAX_FILE_BYTES)?;
     String::from_utf8(bytes)
         .map_err(|e| CliError::BadInput(format!("{}: not UTF-8 text ({e})", path.display())))
 }
