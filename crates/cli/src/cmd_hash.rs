@@ -1,10 +1,13 @@
 //! `lbplan hash --namespace NS (--bundles N | --boundaries FILE) TOPIC...`: each topic's complete
 //! name, CRC-32 (hex and decimal) and bundle, as Pulsar's `ConsistentHashingTopicBundleAssigner`
 //! computes them. FILE is a `BundlesData` JSON (`pulsar-admin namespaces bundles`), a JSON list of
-//! boundaries, or boundaries separated by spaces, commas or newlines.
+//! boundaries, or boundaries separated by spaces, commas or newlines. A namespace has at most
+//! [`MAX_BUNDLES_PER_NAMESPACE`] bundles here, the importer's cap: Pulsar itself accepts up to 2^32,
+//! which would be 16 GiB of boundaries.
 
 use std::path::{Path, PathBuf};
 
+use lbplan_core::import::MAX_BUNDLES_PER_NAMESPACE;
 use lbplan_core::model::BundlesData;
 use lbplan_core::naming::{NamespaceBundles, NamespaceName, TopicName, parse_hex_boundary};
 use lbplan_core::text::escape_control;
@@ -12,16 +15,21 @@ use serde_json::Value;
 
 use crate::exit::{CliError, read_text};
 
+/// `--bundles`' upper bound, as clap's range wants it.
+const MAX_BUNDLES_ARG: i64 = MAX_BUNDLES_PER_NAMESPACE as i64;
+
 #[derive(clap::Args)]
 #[command(group(clap::ArgGroup::new("layout").required(true).args(["bundles", "boundaries"])))]
 pub struct Args {
     /// The namespace, `tenant/namespace`.
     #[arg(long)]
     namespace: String,
-    /// The namespace has N bundles of the default partition (`PoliciesUtil.getBundles(N)`).
-    #[arg(long)]
+    /// The namespace has N bundles of the default partition (`PoliciesUtil.getBundles(N)`), N from 1
+    /// to 1048576 (2^20, the importer's cap on bundles per namespace).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=MAX_BUNDLES_ARG))]
     bundles: Option<u32>,
-    /// The namespace's boundaries: `BundlesData` JSON or a plain list of boundaries.
+    /// The namespace's boundaries: `BundlesData` JSON or a plain list of boundaries (`-` reads
+    /// standard input); at most 1048577 boundaries.
     #[arg(long)]
     boundaries: Option<PathBuf>,
     /// Topic names in any form Pulsar accepts (`my-topic`, `tenant/ns/topic`, `persistent://…`).
@@ -118,6 +126,13 @@ fn read_layout(namespace: &str, path: &Path) -> Result<NamespaceBundles, CliErro
             .map(str::to_string)
             .collect(),
     };
+    if boundaries.len() > MAX_BUNDLES_PER_NAMESPACE + 1 {
+        return Err(bad(format!(
+            "{} boundaries, more than the {} of {MAX_BUNDLES_PER_NAMESPACE} bundles",
+            boundaries.len(),
+            MAX_BUNDLES_PER_NAMESPACE + 1
+        )));
+    }
     let values = boundaries
         .iter()
         .map(|b| parse_hex_boundary(b))
