@@ -50,6 +50,21 @@ pub fn report(result: Result<(), CliError>) -> i32 {
     }
 }
 
+/// A command line clap did not run: a usage error (exit 2, from clap), or `--help` / `--version`,
+/// whose text goes through [`output::to_stdout`] when piped or redirected, so that a full disk is
+/// an error (exit 1) rather than a silent empty help.
+pub fn usage(e: clap::Error) -> i32 {
+    use std::io::IsTerminal;
+    if e.use_stderr() || std::io::stdout().is_terminal() {
+        let _ = e.print();
+        return e.exit_code();
+    }
+    match output::to_stdout(e.render().to_string().as_bytes()) {
+        Ok(()) => 0,
+        Err(err) => report(Err(err)),
+    }
+}
+
 /// Reads a file (or `-`, standard input) as UTF-8 text, naming the file in every error. Only
 /// regular files are read, at most the importer's per-file cap.
 pub fn read_text(path: &std::path::Path) -> Result<String, CliError> {

@@ -55,7 +55,10 @@ enum Command {
 }
 
 fn main() {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => std::process::exit(exit::usage(e)),
+    };
     let result = match cli.command {
         Command::Config(args) => cmd_config::run(args),
         Command::Replay(args) => cmd_replay::run(args),

@@ -66,6 +66,33 @@ fn a_full_standard_output_is_an_error_with_exit_1() {
 }
 
 #[test]
+fn help_on_a_full_disk_is_an_error_and_on_a_closed_pipe_is_not() {
+    let out = Command::new(env!("CARGO_BIN_EXE_lbplan"))
+        .args(["plan", "--help"])
+        .stdout(dev_full())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "error: standard output: No space left on device (os error 28)\n"
+    );
+    let out = Command::new(env!("CARGO_BIN_EXE_lbplan"))
+        .args(["plan", "--help"])
+        .stdout(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    // A usage error is still clap's: exit 2 on stderr.
+    let out = Command::new(env!("CARGO_BIN_EXE_lbplan"))
+        .args(["plan", "--no-such-flag"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--no-such-flag"));
+}
+
+#[test]
 fn a_full_stderr_does_not_stop_the_command() {
     // The zip holds a member the importer skips with a warning; the warning cannot be written.
     let dir = std::env::temp_dir().join(format!("lbplan-io-stderr-{}", std::process::id()));
