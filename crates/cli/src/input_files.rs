@@ -112,7 +112,7 @@ fn kind_of(meta: &std::fs::Metadata) -> &'static str {
             return "a socket";
         }
     }
-    "not a regular file"
+    "a special file"
 }
 
 /// Reads one file (or `-`) of at most `cap` bytes, for the commands that read single files.
