@@ -86,6 +86,9 @@ pub struct Args {
     /// No progress lines on stderr.
     #[arg(long, short = 'q')]
     quiet: bool,
+    /// With --format zip: replace an existing file at -o (refused otherwise).
+    #[arg(long)]
+    force: bool,
 }
 
 /// `--format json`: the collected tree (report included, so its gaps become warnings) through the
@@ -160,8 +163,10 @@ pub fn run(args: Args) -> Result<(), CliError> {
             _ => "pulsar-snapshot",
         })
     });
-    if args.format == Format::Dir {
-        writer::check_dir_target(&out).map_err(CliError::BadInput)?;
+    match args.format {
+        Format::Dir => writer::check_dir_target(&out).map_err(CliError::BadInput)?,
+        Format::Zip => writer::check_file_target(&out, args.force).map_err(CliError::BadInput)?,
+        Format::Json => {}
     }
     let env_token = std::env::var(TOKEN_ENV).ok();
     let (credential, source) = auth::load(
@@ -241,7 +246,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
     let written = match args.format {
         Format::Dir => writer::write_dir(&out, &files).map(|()| out.display().to_string()),
         Format::Zip => writer::zip_bytes(&files)
-            .and_then(|b| writer::write_file(&out, &b))
+            .and_then(|b| writer::write_file(&out, &b, args.force))
             .map(|()| out.display().to_string()),
         Format::Json => {
             // Nothing can be imported when no request succeeded; that failure is reported below.

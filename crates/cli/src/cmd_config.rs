@@ -19,8 +19,12 @@ pub fn run(args: Args) -> Result<(), CliError> {
         ))
     })?;
     let cfg = LoadBalancerConfig::for_profile(profile);
+    let mut text = String::new();
     for (key, _) in LoadBalancerConfig::KEYS {
-        println!("{key}={}", cfg.get_text(key).unwrap_or_default());
+        text.push_str(&format!(
+            "{key}={}\n",
+            cfg.get_text(key).unwrap_or_default()
+        ));
     }
-    Ok(())
+    crate::output::to_stdout(text.as_bytes())
 }

@@ -17,7 +17,7 @@ pub struct Args {
     /// Seed of the generator; the same seed always gives the same snapshot.
     #[arg(long, default_value_t = DEMO_SEED)]
     seed: u64,
-    /// Output file (default: standard output).
+    /// Output file (default: standard output); written whole or not at all.
     #[arg(short = 'o', long)]
     output: Option<PathBuf>,
 }
@@ -33,14 +33,5 @@ pub fn run(args: Args) -> Result<(), CliError> {
         .map_err(|e| CliError::BadInput(format!("spec `{}`: {e}", args.spec)))?;
     let text = synthetic::to_json(&snapshot)
         .map_err(|e| CliError::Failed(format!("cannot serialise the snapshot: {e}")))?;
-    match args.output {
-        Some(path) => std::fs::write(&path, text)
-            .map_err(|e| CliError::Failed(format!("{}: {e}", path.display()))),
-        None => {
-            use std::io::Write;
-            std::io::stdout()
-                .write_all(text.as_bytes())
-                .map_err(|e| CliError::Failed(format!("standard output: {e}")))
-        }
-    }
+    crate::output::emit(args.output.as_deref(), text.as_bytes())
 }

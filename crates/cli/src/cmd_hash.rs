@@ -1,15 +1,22 @@
 //! `lbplan hash --namespace NS (--bundles N | --boundaries FILE) TOPIC...`: each topic's complete
 //! name, CRC-32 (hex and decimal) and bundle, as Pulsar's `ConsistentHashingTopicBundleAssigner`
 //! computes them. FILE is a `BundlesData` JSON (`pulsar-admin namespaces bundles`), a JSON list of
-//! boundaries, or boundaries separated by spaces, commas or newlines.
+//! boundaries, or boundaries separated by spaces, commas or newlines. A namespace has at most
+//! [`MAX_BUNDLES_PER_NAMESPACE`] bundles here, the importer's cap: Pulsar itself accepts up to 2^32,
+//! which would be 16 GiB of boundaries.
 
 use std::path::{Path, PathBuf};
 
+use lbplan_core::import::MAX_BUNDLES_PER_NAMESPACE;
 use lbplan_core::model::BundlesData;
 use lbplan_core::naming::{NamespaceBundles, NamespaceName, TopicName, parse_hex_boundary};
+use lbplan_core::text::escape_control;
 use serde_json::Value;
 
 use crate::exit::{CliError, read_text};
+
+/// `--bundles`' upper bound, as clap's range wants it.
+const MAX_BUNDLES_ARG: i64 = MAX_BUNDLES_PER_NAMESPACE as i64;
 
 #[derive(clap::Args)]
 #[command(group(clap::ArgGroup::new("layout").required(true).args(["bundles", "boundaries"])))]
@@ -17,10 +24,12 @@ pub struct Args {
     /// The namespace, `tenant/namespace`.
     #[arg(long)]
     namespace: String,
-    /// The namespace has N bundles of the default partition (`PoliciesUtil.getBundles(N)`).
-    #[arg(long)]
+    /// The namespace has N bundles of the default partition (`PoliciesUtil.getBundles(N)`), N from 1
+    /// to 1048576 (2^20, the importer's cap on bundles per namespace).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=MAX_BUNDLES_ARG))]
     bundles: Option<u32>,
-    /// The namespace's boundaries: `BundlesData` JSON or a plain list of boundaries.
+    /// The namespace's boundaries: `BundlesData` JSON or a plain list of boundaries (`-` reads
+    /// standard input); at most 1048577 boundaries.
     #[arg(long)]
     boundaries: Option<PathBuf>,
     /// Topic names in any form Pulsar accepts (`my-topic`, `tenant/ns/topic`, `persistent://…`).
@@ -59,30 +68,38 @@ pub fn run(args: Args) -> Result<(), CliError> {
         }
     }
     if !problems.is_empty() {
-        return Err(CliError::BadInput(problems.join("\n")));
+        return Err(CliError::BadInputs(problems));
     }
+    crate::output::to_stdout(render(&rows).as_bytes())
+}
 
-    let width = rows
+/// The table; topic names are escaped (they come from the command line or a file).
+fn render(rows: &[(TopicName, impl std::fmt::Display)]) -> String {
+    let names: Vec<String> = rows
         .iter()
-        .map(|(t, _)| t.complete_name().chars().count())
+        .map(|(t, _)| escape_control(t.complete_name()).into_owned())
+        .collect();
+    let width = names
+        .iter()
+        .map(|n| n.chars().count())
         .max()
         .unwrap_or(0)
         .max("topic".len());
-    println!(
-        "{:<width$}  {:<10}  {:>10}  bundle",
+    let mut out = format!(
+        "{:<width$}  {:<10}  {:>10}  bundle\n",
         "topic", "hash", "hash_dec"
     );
-    for (topic, range) in &rows {
+    for (name, (topic, range)) in names.iter().zip(rows) {
         let hash = topic.bundle_hash();
-        println!(
-            "{:<width$}  {:<10}  {:>10}  {}",
-            topic.complete_name(),
+        out.push_str(&format!(
+            "{:<width$}  {:<10}  {:>10}  {}\n",
+            name,
             format!("{hash:#010x}"),
             hash,
-            range
-        );
+            escape_control(&range.to_string())
+        ));
     }
-    Ok(())
+    out
 }
 
 /// Reads a layout file: `BundlesData` JSON, a JSON array, or plain text boundaries.
@@ -109,6 +126,13 @@ fn read_layout(namespace: &str, path: &Path) -> Result<NamespaceBundles, CliErro
             .map(str::to_string)
             .collect(),
     };
+    if boundaries.len() > MAX_BUNDLES_PER_NAMESPACE + 1 {
+        return Err(bad(format!(
+            "{} boundaries, more than the {} of {MAX_BUNDLES_PER_NAMESPACE} bundles",
+            boundaries.len(),
+            MAX_BUNDLES_PER_NAMESPACE + 1
+        )));
+    }
     let values = boundaries
         .iter()
         .map(|b| parse_hex_boundary(b))

@@ -9,9 +9,11 @@ use crate::input_files::import_paths;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// Files, directories (laid out like the metadata store or not), .zip, .tar.gz or .tar archives.
+    /// Files, directories (laid out like the metadata store or not), .zip, .tar.gz or .tar archives,
+    /// or `-` for standard input. Only regular files are read: a FIFO or a device named as a path is
+    /// refused (pipe it to `-` instead).
     inputs: Vec<PathBuf>,
-    /// Where to write the snapshot (stdout when absent).
+    /// Where to write the snapshot (stdout when absent); written whole or not at all.
     #[arg(short = 'o', long)]
     output: Option<PathBuf>,
     /// Do not print warnings.
@@ -32,12 +34,5 @@ pub fn write_snapshot(
     let mut json = serde_json::to_string_pretty(snapshot)
         .map_err(|e| CliError::Failed(format!("cannot serialize the snapshot: {e}")))?;
     json.push('\n');
-    match output {
-        Some(path) => std::fs::write(path, json)
-            .map_err(|e| CliError::Failed(format!("{}: {e}", path.display()))),
-        None => {
-            print!("{json}");
-            Ok(())
-        }
-    }
+    crate::output::emit(output, json.as_bytes())
 }

@@ -22,7 +22,7 @@ pub enum Format {
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// A snapshot (`lbplan import -o`), or any file the importer accepts.
+    /// A snapshot (`lbplan import -o`), or any file the importer accepts; `-` reads standard input.
     snapshot: PathBuf,
     /// 4.x, 5.0 or master-90cba329; default: from the brokers' brokerVersionString.
     #[arg(long)]
@@ -49,7 +49,7 @@ pub struct Args {
     pause_shedding: bool,
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
-    /// Write the output to a file instead of stdout.
+    /// Write the output to a file instead of stdout (whole or not at all).
     #[arg(short = 'o', long)]
     output: Option<PathBuf>,
 }
@@ -98,12 +98,5 @@ pub fn run(args: Args) -> Result<(), CliError> {
         Format::Curl => export_script(&plan, ScriptFormat::Curl, opts)
             .map_err(|e| CliError::BadInput(format!("{}: {e}", args.snapshot.display())))?,
     };
-    match &args.output {
-        Some(path) => std::fs::write(path, text)
-            .map_err(|e| CliError::Failed(format!("{}: {e}", path.display()))),
-        None => {
-            print!("{text}");
-            Ok(())
-        }
-    }
+    crate::output::emit(args.output.as_deref(), text.as_bytes())
 }

@@ -29,6 +29,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
     };
     let out = replay(&file, picks.as_ref(), args.seed)
         .map_err(|e| CliError::BadInput(format!("{}: {e}", args.scenario.display())))?;
-    println!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
-    Ok(())
+    let text = serde_json::to_string_pretty(&out)
+        .map_err(|e| CliError::Failed(format!("cannot serialise the decisions: {e}")))?;
+    crate::output::to_stdout(format!("{text}\n").as_bytes())
 }

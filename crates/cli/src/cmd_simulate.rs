@@ -10,6 +10,7 @@ use lbplan_core::simulate::{
     self, BUILTIN_SNAPSHOTS, Comparison, RunConfig, RunOptions, Scenario, builtin_scenario,
     builtin_scenario_names, builtin_snapshot,
 };
+use lbplan_core::text::escape_lines;
 
 use crate::exit::{CliError, read_text};
 use crate::snapshot_input::load_snapshot;
@@ -58,7 +59,7 @@ pub struct Args {
     /// Do not draw the progress bar (it is drawn only when stderr is a terminal).
     #[arg(long)]
     no_progress: bool,
-    /// Write the output to a file instead of stdout.
+    /// Write the output to a file instead of stdout (whole or not at all).
     #[arg(short = 'o', long)]
     output: Option<PathBuf>,
 }
@@ -172,7 +173,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
     };
     let result = simulate::compare(&snapshot, &scenario, &configs, opts, &mut progress);
     if show_progress {
-        eprintln!();
+        let _ = writeln!(std::io::stderr());
     }
     let comparison = result.map_err(|e| CliError::BadInput(e.to_string()))?;
     let text = match args.format {
@@ -188,12 +189,11 @@ pub fn run(args: Args) -> Result<(), CliError> {
         }
         Format::Text => simulate::render_table(&comparison),
     };
-    match &args.output {
-        Some(path) => std::fs::write(path, text)
-            .map_err(|e| CliError::Failed(format!("{}: {e}", path.display()))),
-        None => {
-            print!("{text}");
-            Ok(())
-        }
-    }
+    // The table quotes configuration names and events (broker ids) from the inputs.
+    let text = if args.format == Format::Text {
+        escape_lines(&text).into_owned()
+    } else {
+        text
+    };
+    crate::output::emit(args.output.as_deref(), text.as_bytes())
 }

@@ -1,15 +1,27 @@
 //! `lbplan size --namespace T/NS (--topics FILE | --topic-count N [--partitions P]) [--snapshot S |
 //! --brokers B] [--bundles 4,16,32,64,128] [--format text|json]`: how a namespace's topics and load
 //! would spread over bundles and brokers for several bundle counts.
+//!
+//! The counts are bounded before anything is allocated: a bundle count by the importer's cap on
+//! bundles per namespace (2^20; Pulsar accepts up to 2^32), and the topic names a count generates
+//! (`--topic-count` × `--partitions`) by [`MAX_TOPIC_NAMES`], since each is a string held in memory.
 
 use std::path::PathBuf;
 
+use lbplan_core::import::MAX_BUNDLES_PER_NAMESPACE;
 use lbplan_core::plan::sizing::{
     DEFAULT_BUNDLE_COUNTS, SizingRow, size_namespace, synthetic_topics,
 };
+use lbplan_core::text::escape_lines;
 
 use crate::exit::{CliError, read_text};
 use crate::snapshot_input::load_snapshot;
+
+/// Most topic names `--topic-count` (times `--partitions`) may generate: 2^20, as many as bundles
+/// a namespace may have here, about 100 MiB of names.
+pub const MAX_TOPIC_NAMES: u32 = 1 << 20;
+const MAX_TOPIC_NAMES_ARG: i64 = MAX_TOPIC_NAMES as i64;
+const MAX_BUNDLES_ARG: i64 = MAX_BUNDLES_PER_NAMESPACE as i64;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
@@ -22,14 +34,21 @@ pub struct Args {
     /// The namespace, tenant/namespace.
     #[arg(long)]
     namespace: String,
-    /// A topic list (`pulsar-admin topics list` output: one name per line, or a JSON array).
+    /// A topic list (`pulsar-admin topics list` output: one name per line, or a JSON array); `-`
+    /// reads standard input.
     #[arg(long, conflicts_with = "topic_count")]
     topics: Option<PathBuf>,
-    /// Size a namespace from a topic count instead (names `persistent://NS/topic-<i>`).
-    #[arg(long)]
-    topic_count: Option<usize>,
-    /// With --topic-count: partitions per topic (0 = non-partitioned).
-    #[arg(long, default_value_t = 0)]
+    /// Size a namespace from a topic count instead (names `persistent://NS/topic-<i>`), 0 to
+    /// 1048576 (2^20) names in all, partitions included.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(0..=MAX_TOPIC_NAMES_ARG))]
+    topic_count: Option<u32>,
+    /// With --topic-count: partitions per topic (0 = non-partitioned), 0 to 1048576;
+    /// --topic-count × --partitions is at most 1048576.
+    #[arg(
+        long,
+        default_value_t = 0,
+        value_parser = clap::value_parser!(u32).range(0..=MAX_TOPIC_NAMES_ARG)
+    )]
     partitions: u32,
     /// Take the broker count (and the namespace's topic list, when exported) from a snapshot.
     #[arg(long)]
@@ -37,8 +56,13 @@ pub struct Args {
     /// Number of brokers (default: the snapshot's, else 3).
     #[arg(long)]
     brokers: Option<usize>,
-    /// Bundle counts to compare, comma separated.
-    #[arg(long, value_delimiter = ',', default_values_t = DEFAULT_BUNDLE_COUNTS.to_vec())]
+    /// Bundle counts to compare, comma separated, each 1 to 1048576 (2^20).
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_values_t = DEFAULT_BUNDLE_COUNTS.to_vec(),
+        value_parser = clap::value_parser!(u32).range(1..=MAX_BUNDLES_ARG)
+    )]
     bundles: Vec<u32>,
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
@@ -70,7 +94,17 @@ pub fn run(args: Args) -> Result<(), CliError> {
         .transpose()?;
     let topics = match (&args.topics, args.topic_count) {
         (Some(file), _) => topics_from_file(file)?,
-        (None, Some(n)) => synthetic_topics(&args.namespace, n, args.partitions),
+        (None, Some(n)) => {
+            let names = u64::from(n) * u64::from(args.partitions.max(1));
+            if names > u64::from(MAX_TOPIC_NAMES) {
+                return Err(CliError::BadInput(format!(
+                    "--topic-count {n} × --partitions {}: {names} topic names, more than \
+                     {MAX_TOPIC_NAMES}",
+                    args.partitions
+                )));
+            }
+            synthetic_topics(&args.namespace, n as usize, args.partitions)
+        }
         (None, None) => snapshot
             .as_ref()
             .and_then(|s| s.namespaces.get(&args.namespace))
@@ -88,14 +122,17 @@ pub fn run(args: Args) -> Result<(), CliError> {
         .unwrap_or(3);
     let rows = size_namespace(&args.namespace, &topics, None, brokers, &args.bundles)
         .map_err(|e| CliError::BadInput(e.to_string()))?;
-    match args.format {
+    let text = match args.format {
         Format::Json => {
             let doc = serde_json::json!({ "format_version": 1, "namespace": args.namespace, "rows": rows });
-            println!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
+            serde_json::to_string_pretty(&doc)
+                .map_err(|e| CliError::Failed(format!("cannot serialise the rows: {e}")))?
+                + "\n"
         }
-        Format::Text => print!("{}", render(&args.namespace, &rows)),
-    }
-    Ok(())
+        // The title quotes --namespace.
+        Format::Text => escape_lines(&render(&args.namespace, &rows)).into_owned(),
+    };
+    crate::output::to_stdout(text.as_bytes())
 }
 
 fn render(namespace: &str, rows: &[SizingRow]) -> String {

@@ -3,8 +3,15 @@
 //! file found in a directory is named *relative to that directory* for recognition (so that a dump
 //! under `/home/admin/…` is not taken for the metadata store's `admin/` node) and by its full path in
 //! messages. Warnings go to stderr, one line each; errors name the file and the JSON path.
+//!
+//! Only regular files are read, and `-` (standard input). A FIFO or a device named as a path is
+//! refused: opening a FIFO waits for a writer and `/dev/zero` never ends, so files are opened
+//! non-blocking and their type checked on the open handle (no check-then-open race). Every read
+//! stops one byte past the cap, so a stream is never read further than that.
 
 use std::borrow::Cow;
+use std::fs::File;
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use lbplan_core::import::{
@@ -12,6 +19,116 @@ use lbplan_core::import::{
 };
 
 use crate::exit::CliError;
+
+/// The argument that means standard input.
+pub const STDIN: &str = "-";
+
+/// An input opened for reading: standard input, or a regular file and its size.
+pub enum Source {
+    Stdin,
+    File { file: File, len: u64 },
+}
+
+impl Source {
+    /// Opens `path` (`-` is standard input), refusing anything but a regular file.
+    pub fn open(path: &Path, display: &str) -> Result<Self, CliError> {
+        if path == Path::new(STDIN) {
+            return Ok(Source::Stdin);
+        }
+        let bad = |e: std::io::Error| CliError::BadInput(format!("{display}: {e}"));
+        let mut options = std::fs::OpenOptions::new();
+        options.read(true);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            // Opening a FIFO for reading blocks until a writer comes; non-blocking, it returns at
+            // once and the type check below refuses it.
+            options.custom_flags(libc::O_NONBLOCK);
+        }
+        let file = options.open(path).map_err(bad)?;
+        let meta = file.metadata().map_err(bad)?;
+        if meta.is_file() {
+            return Ok(Source::File {
+                file,
+                len: meta.len(),
+            });
+        }
+        Err(CliError::BadInput(format!(
+            "{display}: is {}, not a regular file (to read a stream, pipe it to standard input and \
+             name it `-`)",
+            kind_of(&meta)
+        )))
+    }
+
+    /// The size of a regular file, known before reading.
+    pub fn len(&self) -> Option<u64> {
+        match self {
+            Source::Stdin => None,
+            Source::File { len, .. } => Some(*len),
+        }
+    }
+
+    /// Reads everything, or fails once more than `cap` bytes came (reading at most `cap + 1`).
+    pub fn read_capped(self, cap: u64, display: &str) -> Result<Vec<u8>, CliError> {
+        let bad = |e: std::io::Error| CliError::BadInput(format!("{display}: {e}"));
+        let mut bytes = Vec::new();
+        let limit = cap.saturating_add(1);
+        match self {
+            Source::Stdin => std::io::stdin().lock().take(limit).read_to_end(&mut bytes),
+            Source::File { file, len } => {
+                bytes.reserve(usize::try_from(len.min(cap)).unwrap_or(0));
+                file.take(limit).read_to_end(&mut bytes)
+            }
+        }
+        .map_err(bad)?;
+        if bytes.len() as u64 > cap {
+            return Err(CliError::BadInput(format!(
+                "{display}: more than {cap} bytes, over the cap of {cap} bytes per file"
+            )));
+        }
+        Ok(bytes)
+    }
+}
+
+/// What a non-regular file is, for the message that refuses it.
+fn kind_of(meta: &std::fs::Metadata) -> &'static str {
+    let t = meta.file_type();
+    if t.is_dir() {
+        return "a directory";
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if t.is_fifo() {
+            return "a FIFO";
+        }
+        if t.is_char_device() {
+            return "a character device";
+        }
+        if t.is_block_device() {
+            return "a block device";
+        }
+        if t.is_socket() {
+            return "a socket";
+        }
+    }
+    "a special file"
+}
+
+/// Reads one file (or `-`) of at most `cap` bytes, for the commands that read single files.
+pub fn read_path(path: &Path, cap: u64) -> Result<Vec<u8>, CliError> {
+    let display = shown(path);
+    Source::open(path, &display)?.read_capped(cap, &display)
+}
+
+/// How messages name a path argument.
+fn shown(path: &Path) -> String {
+    if path == Path::new(STDIN) {
+        "standard input".to_string()
+    } else {
+        path.to_string_lossy().into_owned()
+    }
+}
 
 /// One file read: how it is recognised (`name`), how messages name it (`display`), its bytes.
 struct Entry {
@@ -27,6 +144,7 @@ pub struct InputFiles {
     opts: ImportOptions,
     entries: Vec<Entry>,
     total_bytes: u64,
+    stdin_read: bool,
 }
 
 impl InputFiles {
@@ -35,17 +153,18 @@ impl InputFiles {
             opts,
             entries: Vec::new(),
             total_bytes: 0,
+            stdin_read: false,
         }
     }
 
-    /// Adds a file, or every file of a directory.
+    /// Adds a file, every file of a directory, or standard input (`-`).
     pub fn add(&mut self, path: &Path) -> Result<(), CliError> {
-        if path.is_dir() {
+        if path != Path::new(STDIN) && path.is_dir() {
             let prefix = tree_prefix(path);
             self.read_dir(path, &prefix)
         } else {
-            let shown = path.to_string_lossy().into_owned();
-            self.read_file(path, shown.clone(), shown, Origin::Given)
+            let name = path.to_string_lossy().into_owned();
+            self.read_file(path, name, shown(path), Origin::Given)
         }
     }
 
@@ -56,34 +175,52 @@ impl InputFiles {
         display: String,
         origin: Origin,
     ) -> Result<(), CliError> {
-        let bad = |e: std::io::Error| CliError::BadInput(format!("{display}: {e}"));
-        let len = std::fs::metadata(path).map_err(bad)?.len();
-        if len > self.opts.max_file_bytes {
-            return Err(CliError::BadInput(format!(
-                "{display}: is {len} bytes, over the cap of {} bytes per file",
-                self.opts.max_file_bytes
-            )));
-        }
-        self.total_bytes = self.total_bytes.saturating_add(len);
-        if self.total_bytes > self.opts.max_total_bytes {
-            return Err(CliError::BadInput(format!(
-                "more than {} bytes in the import (cap on the total size)",
-                self.opts.max_total_bytes
-            )));
-        }
         if self.entries.len() >= self.opts.max_entries {
             return Err(CliError::BadInput(format!(
                 "more than {} files in the import (cap on the number of entries)",
                 self.opts.max_entries
             )));
         }
-        let bytes = std::fs::read(path).map_err(bad)?;
+        let source = Source::open(path, &display)?;
+        if path == Path::new(STDIN) {
+            if self.stdin_read {
+                return Err(CliError::BadInput(
+                    "`-` (standard input) is named twice".to_string(),
+                ));
+            }
+            self.stdin_read = true;
+        }
+        // A regular file's size is known before reading: a huge one is refused unread.
+        if let Some(len) = source.len() {
+            self.check_sizes(&display, len)?;
+        }
+        let bytes = source.read_capped(self.opts.max_file_bytes, &display)?;
+        let len = bytes.len() as u64;
+        self.check_sizes(&display, len)?;
+        self.total_bytes = self.total_bytes.saturating_add(len);
         self.entries.push(Entry {
             name,
             display,
             bytes,
             origin,
         });
+        Ok(())
+    }
+
+    /// The per-file and total caps for one more file of `len` bytes.
+    fn check_sizes(&self, display: &str, len: u64) -> Result<(), CliError> {
+        if len > self.opts.max_file_bytes {
+            return Err(CliError::BadInput(format!(
+                "{display}: is {len} bytes, over the cap of {} bytes per file",
+                self.opts.max_file_bytes
+            )));
+        }
+        if self.total_bytes.saturating_add(len) > self.opts.max_total_bytes {
+            return Err(CliError::BadInput(format!(
+                "more than {} bytes in the import (cap on the total size)",
+                self.opts.max_total_bytes
+            )));
+        }
         Ok(())
     }
 
@@ -152,10 +289,11 @@ fn tree_prefix(dir: &Path) -> String {
     }
 }
 
-/// Prints warnings to stderr, one line each: `warning: file: $.path: message`.
+/// Prints warnings to stderr, one line each: `warning: file: $.path: message`, escaped (a warning
+/// quotes names from the input).
 pub fn print_warnings(warnings: &[ImportWarning]) {
     for w in warnings {
-        eprintln!("warning: {w}");
+        crate::output::message("warning: ", &w.to_string());
     }
 }
 
@@ -192,5 +330,20 @@ mod tests {
         assert_eq!(tree_prefix(&admin_dump), "");
         assert_eq!(tree_prefix(&base.join("x")), "");
         std::fs::remove_dir_all(&base).ok();
+    }
+
+    #[test]
+    fn a_read_stops_one_byte_past_the_cap() {
+        let path = std::env::temp_dir().join(format!("lbplan-read-cap-{}", std::process::id()));
+        std::fs::write(&path, [b'x'; 100]).unwrap();
+        let open = || Source::open(&path, "f").unwrap();
+        assert_eq!(open().len(), Some(100));
+        assert_eq!(open().read_capped(100, "f").unwrap().len(), 100);
+        let err = open().read_capped(99, "f").unwrap_err().to_string();
+        assert_eq!(
+            err,
+            "f: more than 99 bytes, over the cap of 99 bytes per file"
+        );
+        std::fs::remove_file(&path).ok();
     }
 }

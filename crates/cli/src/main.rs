@@ -1,6 +1,9 @@
 //! `lbplan`: thin command-line front end over `lbplan-core`. Each subcommand lives in its own module
 //! and maps arguments to core calls and results to output; exit status 0 ok, 2 bad input, 1 failure.
+//! Output goes through [`output`] (files written whole through [`atomic_write`], standard output
+//! through a fallible writer, messages escaped), never `print!`, which panics on a closed pipe.
 
+mod atomic_write;
 mod cmd_collect;
 mod cmd_config;
 mod cmd_generate;
@@ -12,6 +15,7 @@ mod cmd_simulate;
 mod cmd_size;
 mod exit;
 mod input_files;
+mod output;
 mod plan_text;
 mod snapshot_input;
 
@@ -51,7 +55,10 @@ enum Command {
 }
 
 fn main() {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => std::process::exit(exit::usage(e)),
+    };
     let result = match cli.command {
         Command::Config(args) => cmd_config::run(args),
         Command::Replay(args) => cmd_replay::run(args),

@@ -1,8 +1,16 @@
-//! The plan as a readable text report (`--format text`).
+//! The plan as a readable text report (`--format text`). Every name and reason in it comes from the
+//! snapshot (broker ids, bundle names, configuration values), so each is escaped on its own: a
+//! newline or an ESC sequence in a broker id cannot forge a line or drive the terminal.
 
 use std::fmt::Write as _;
 
 use lbplan_core::plan::{BalanceSummary, BrokerLoadView, Plan};
+use lbplan_core::text::escape_control;
+
+/// A value from the snapshot, made safe for the report.
+fn e(value: &impl ToString) -> String {
+    escape_control(&value.to_string()).into_owned()
+}
 
 fn pct(f: f64) -> String {
     format!("{:.1}%", f * 100.0)
@@ -29,15 +37,19 @@ pub fn render_text(plan: &Plan) -> String {
     let _ = writeln!(
         out,
         "Plan for snapshot {} (profile {}, {} load manager, seed {})",
-        plan.snapshot_fingerprint, plan.profile, plan.load_manager, plan.seed
+        e(&plan.snapshot_fingerprint),
+        e(&plan.profile),
+        e(&plan.load_manager),
+        plan.seed
     );
     let _ = writeln!(
         out,
         "Shedding: {}   Placement: {}",
-        plan.shedding_strategy, plan.placement_strategy
+        e(&plan.shedding_strategy),
+        e(&plan.placement_strategy)
     );
     for w in &plan.warnings {
-        let _ = writeln!(out, "warning: {w}");
+        let _ = writeln!(out, "warning: {}", e(w));
     }
     out.push('\n');
     let _ = writeln!(out, "Splits ({}):", plan.splits.len());
@@ -45,41 +57,41 @@ pub fn render_text(plan: &Plan) -> String {
         let _ = writeln!(
             out,
             "  {} on {} by {} -> {} [PERMANENT]",
-            s.bundle,
-            s.broker,
-            s.algorithm,
-            s.new_bundles.join(", ")
+            e(&s.bundle),
+            e(&s.broker),
+            e(&s.algorithm),
+            e(&s.new_bundles.join(", "))
         );
-        let _ = writeln!(out, "      {}", s.reason);
+        let _ = writeln!(out, "      {}", e(&s.reason));
     }
     let _ = writeln!(out, "Unloads ({}):", plan.unloads.len());
     for u in &plan.unloads {
         let _ = writeln!(
             out,
             "  {}  {} -> {}  ({} MiB/s, {:.0} msg/s)",
-            u.bundle,
-            u.from,
-            u.to.as_deref().unwrap_or("?"),
+            e(&u.bundle),
+            e(&u.from),
+            e(&u.to.as_deref().unwrap_or("?")),
             mib(u.bytes_per_sec),
             u.msg_per_sec
         );
-        let _ = writeln!(out, "      {}", u.reason);
+        let _ = writeln!(out, "      {}", e(&u.reason));
     }
     for t in &plan.topic_unloads {
-        let _ = writeln!(out, "  topic unload: {t}");
+        let _ = writeln!(out, "  topic unload: {}", e(t));
     }
     if !plan.skipped.is_empty() {
         let _ = writeln!(out, "Not carried out ({}):", plan.skipped.len());
         for s in &plan.skipped {
             if s.bundle.is_empty() {
-                let _ = writeln!(out, "  {}", s.why);
+                let _ = writeln!(out, "  {}", e(&s.why));
             } else {
-                let _ = writeln!(out, "  {} on {}: {}", s.bundle, s.from, s.why);
+                let _ = writeln!(out, "  {} on {}: {}", e(&s.bundle), e(&s.from), e(&s.why));
             }
         }
     }
     if let Some(o) = &plan.outlook {
-        let _ = writeln!(out, "Outlook: {}", o.summary);
+        let _ = writeln!(out, "Outlook: {}", e(&o.summary));
     }
     out.push('\n');
     let _ = writeln!(
@@ -93,7 +105,7 @@ pub fn render_text(plan: &Plan) -> String {
         let _ = writeln!(
             out,
             "{:<28} {:>8} {:>8} {:>7.1}% {:>7.1}% {:>10} {:>10} {:>8}",
-            b.broker,
+            e(&b.broker),
             before.map(row).unwrap_or_else(|| "new".to_string()),
             row(b),
             b.cpu_pct,
@@ -111,7 +123,7 @@ pub fn render_text(plan: &Plan) -> String {
         let _ = writeln!(
             out,
             "{:<28} {:>8} {:>8}",
-            b.broker,
+            e(&b.broker),
             pct(b.weighted_max_usage_fraction),
             "removed"
         );

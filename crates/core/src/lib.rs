@@ -17,5 +17,6 @@ pub mod rng;
 pub mod simulate;
 pub mod split;
 pub mod synthetic;
+pub mod text;
 pub mod units;
 pub mod view;

@@ -1,5 +1,5 @@
 //! Progress on stderr: one line per finished request and per retry, so an operator sees what is
-//! slow or failing while `collect` runs, and warnings. Every line goes through the [`Redactor`].
+//! slow or failing while `collect` runs, and warnings. Every line goes through the [`Redactor`], then is escaped.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
@@ -23,9 +23,10 @@ impl Progress {
         }
     }
 
+    /// Escaped: an admin server's error text is quoted in these lines.
     fn line(&self, s: &str) {
         if self.enabled {
-            eprintln!("collect: {}", self.redactor.text(s));
+            crate::output::message("collect: ", &self.redactor.text(s));
         }
     }
 

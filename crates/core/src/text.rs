@@ -1,0 +1,107 @@
+//! Text that is safe to show on a terminal. Broker ids, bundle names, file and archive member names
+//! and an admin server's error text come from outside; printed raw, an ESC sequence in them can
+//! recolour, move the cursor or rewrite what the operator reads, and a newline can forge a line
+//! (`warning: …`, a plan row). Every human-readable output of the front ends passes the outside
+//! text through [`escape_control`]; JSON needs nothing more (serde already escapes controls).
+
+use std::borrow::Cow;
+use std::fmt::Write as _;
+
+/// Whether `c` must not reach a terminal raw: C0 and C1 controls and DEL (C1 `U+009B` is a CSI on
+/// some terminals), the line and paragraph separators (which some viewers break lines at), and
+/// the bidirectional formatting characters (which reorder what is displayed, "Trojan Source").
+pub fn is_unsafe_char(c: char) -> bool {
+    c.is_control()
+        || matches!(
+            c,
+            '\u{061c}'
+                | '\u{200e}'
+                | '\u{200f}'
+                | '\u{2028}'
+                | '\u{2029}'
+                | '\u{202a}'..='\u{202e}'
+                | '\u{2066}'..='\u{2069}'
+        )
+}
+
+/// `s` with every unsafe character (see [`is_unsafe_char`]) written as a visible escape: `\n`,
+/// `\r`, `\t`, `\x1b` for the other ASCII controls, `\u{9b}` beyond ASCII. Borrows when nothing
+/// needs escaping, which is the common case.
+pub fn escape_control(s: &str) -> Cow<'_, str> {
+    if !s.chars().any(is_unsafe_char) {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if c.is_ascii() && is_unsafe_char(c) => {
+                let _ = write!(out, "\\x{:02x}", u32::from(c));
+            }
+            c if is_unsafe_char(c) => {
+                let _ = write!(out, "\\u{{{:x}}}", u32::from(c));
+            }
+            c => out.push(c),
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// A multi-line text we rendered ourselves (a table whose cells hold outside text) with each line
+/// escaped and the line breaks kept.
+pub fn escape_lines(text: &str) -> Cow<'_, str> {
+    if !text.chars().any(|c| c != '\n' && is_unsafe_char(c)) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for (i, line) in text.split('\n').enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        out.push_str(&escape_control(line));
+    }
+    Cow::Owned(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plain_text_is_borrowed_unchanged() {
+        let s = "persistent://tenant/ns/tópic-中 10.0.0.1:8080 0x00000000_0x40000000";
+        assert!(matches!(escape_control(s), Cow::Borrowed(x) if x == s));
+        assert!(matches!(escape_lines("a\nb\n"), Cow::Borrowed("a\nb\n")));
+    }
+
+    #[test]
+    fn terminal_sequences_and_line_breaks_become_visible() {
+        // An SGR colour, a cursor-up + erase-line, a CR overwrite and a forged line.
+        assert_eq!(escape_control("b\u{1b}[31m:8080"), "b\\x1b[31m:8080");
+        assert_eq!(escape_control("x\u{1b}[1A\u{1b}[2K"), "x\\x1b[1A\\x1b[2K");
+        assert_eq!(escape_control("ok\rbad"), "ok\\rbad");
+        assert_eq!(
+            escape_control("b:8080\nwarning: forged"),
+            "b:8080\\nwarning: forged"
+        );
+        assert_eq!(escape_control("a\tb\u{7f}\u{0}"), "a\\tb\\x7f\\x00");
+    }
+
+    #[test]
+    fn c1_controls_and_bidi_overrides_are_escaped() {
+        // U+009B is the one-byte CSI of ISO 6429; U+202E reverses the text that follows.
+        assert_eq!(escape_control("a\u{9b}31m"), "a\\u{9b}31m");
+        assert_eq!(escape_control("ab\u{202e}cd"), "ab\\u{202e}cd");
+        assert_eq!(escape_control("\u{2028}\u{2066}"), "\\u{2028}\\u{2066}");
+    }
+
+    #[test]
+    fn escape_lines_keeps_the_line_breaks_only() {
+        assert_eq!(
+            escape_lines("row \u{1b}]0;title\u{7}\nnext\n"),
+            "row \\x1b]0;title\\x07\nnext\n"
+        );
+    }
+}
