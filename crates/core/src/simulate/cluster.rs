@@ -2,6 +2,10 @@
 //! broker costs per byte, and the leader's `LoadData` / `PlacementContext`, all kept up to date
 //! incrementally (reports are rewritten in place each cycle instead of rebuilding `LoadData` from
 //! a snapshot, which is what makes 1,000 cycles on 10,000 bundles cheap).
+//!
+//! The leader's first view is the plan's, built by the plan's own code from the snapshot's reports
+//! as they are (a report without `lastStats` stays without), so the first cycle decides what the
+//! plan decides. A broker's report becomes the load model's the first time it is rewritten.
 
 use std::collections::HashMap;
 
@@ -13,6 +17,8 @@ use crate::model::{
 };
 use crate::modular::LoadData;
 use crate::modular::pipeline::PlacementContext;
+use crate::plan::driver::placement_context;
+use crate::plan::leader_view::load_data_from_snapshot;
 use crate::plan::load_model::bundle_load;
 
 use super::load_model::{HeapCurve, bundle_factor, global_factor, name_key, scaled};
@@ -34,7 +40,8 @@ pub(crate) struct SimBundle {
     /// Traffic this cycle.
     pub current: NamespaceBundleStats,
     pub alive: bool,
-    /// Position in `LoadData::bundle_data`.
+    /// Position in `LoadData::bundle_data` once its owner's report is the model's (before that the
+    /// leader may have no data for it: `usize::MAX`, which finds nothing).
     pub data_pos: usize,
 }
 
@@ -59,6 +66,8 @@ pub(crate) struct SimBroker {
     pub template: LocalBrokerData,
     /// Position in `LoadData::brokers` while live.
     pub data_pos: usize,
+    /// Its report in `LoadData` is still the snapshot's (lists not aligned with `owned`).
+    pub verbatim: bool,
 }
 
 pub(crate) struct SimCluster {
@@ -85,7 +94,7 @@ impl SimCluster {
         let mut bundles: Vec<SimBundle> = Vec::new();
         let mut bundle_index: HashMap<String, usize> = HashMap::new();
         let mut brokers: Vec<SimBroker> = Vec::new();
-        let mut data = LoadData::default();
+        let data = load_data_from_snapshot(snapshot);
         for (bi, (id, b)) in snapshot.brokers.iter().enumerate() {
             let local = &b.local_broker_data;
             let names = local.bundles.iter().chain(
@@ -102,12 +111,6 @@ impl SimCluster {
                 let base = bundle_load(snapshot, id, name).stats;
                 let idx = bundles.len();
                 bundle_index.insert(name.clone(), idx);
-                let stored = snapshot
-                    .bundle_data
-                    .get(name)
-                    .copied()
-                    .unwrap_or_else(BundleData::pulsar_default);
-                data.bundle_data.insert(name.clone(), stored);
                 bundles.push(SimBundle {
                     name: name.clone(),
                     base,
@@ -116,7 +119,10 @@ impl SimCluster {
                     owner: Some(bi),
                     current: base,
                     alive: true,
-                    data_pos: idx,
+                    data_pos: data
+                        .bundle_data
+                        .get_index_of(name.as_str())
+                        .unwrap_or(usize::MAX),
                 });
                 owned.push(idx);
             }
@@ -141,6 +147,7 @@ impl SimCluster {
                     .map(|h| HeapCurve::for_broker(h, seed, id)),
                 template,
                 data_pos: bi,
+                verbatim: true,
             });
         }
         derive_costs(&mut brokers, &bundles, load.idle_cpu_fraction);
@@ -179,32 +186,7 @@ impl SimCluster {
                 }
             }
         }
-        for b in &brokers {
-            let mut local = b.template.clone();
-            for &i in &b.owned {
-                if let Some(x) = bundles.get(i) {
-                    local.bundles.push(x.name.clone());
-                    local.last_stats.insert(x.name.clone(), x.current);
-                }
-            }
-            data.brokers.insert(
-                b.id.clone(),
-                crate::modular::BrokerData {
-                    local,
-                    ..Default::default()
-                },
-            );
-        }
-        data.recently_unloaded = snapshot.recently_unloaded_bundles.clone();
-        let mut ctx = PlacementContext::new();
-        for (ns, n) in &snapshot.namespaces {
-            if let Some(group) = &n.anti_affinity_group {
-                ctx.namespace_anti_affinity_groups
-                    .insert(ns.clone(), group.clone());
-            }
-        }
-        ctx.failure_domains = snapshot.failure_domains.clone();
-        ctx.rebuild_bundle_range_cache(&data);
+        let ctx = placement_context(snapshot, &data);
         let layout = Snapshot {
             namespaces: snapshot.namespaces.clone(),
             ..Snapshot::default()
@@ -239,9 +221,50 @@ impl SimCluster {
         self.ctx.preallocated.clear();
     }
 
+    /// Makes a broker's report the model's: `bundles` and `lastStats` list what it owns, in
+    /// `owned` order, and every owned bundle has leader data (Pulsar's defaults for one the leader
+    /// has never seen, as `updateBundleData` gives it) at a known position.
+    fn adopt_model_report(&mut self, bi: usize) {
+        let Some(broker) = self.brokers.get_mut(bi) else {
+            return;
+        };
+        if !broker.verbatim || !broker.live {
+            return;
+        }
+        broker.verbatim = false;
+        let Some((_, bd)) = self.data.brokers.get_index_mut(broker.data_pos) else {
+            return;
+        };
+        let local = &mut bd.local;
+        let before = std::mem::take(&mut local.bundles);
+        local.last_stats.clear();
+        for &idx in &broker.owned {
+            let Some(sb) = self.bundles.get_mut(idx) else {
+                continue;
+            };
+            local.bundles.push(sb.name.clone());
+            local.last_stats.insert(sb.name.clone(), sb.current);
+            sb.data_pos = match self.data.bundle_data.get_index_of(sb.name.as_str()) {
+                Some(p) => p,
+                None => {
+                    self.data
+                        .bundle_data
+                        .insert_full(sb.name.clone(), BundleData::pulsar_default())
+                        .0
+                }
+            };
+        }
+        // The snapshot's lists differ from what the broker owns only when a bundle was listed by
+        // two brokers or in `lastStats` alone: the range cache was built from those lists.
+        if before != local.bundles {
+            self.ctx.rebuild_bundle_range_cache(&self.data);
+        }
+    }
+
     /// Rewrites one broker's report from the traffic of the bundles it owns now; with
     /// `update_bundle_data`, also folds each sample into the leader's `BundleData`.
     pub fn write_report(&mut self, bi: usize, cycle: u32, now_ms: i64, update_bundle_data: bool) {
+        self.adopt_model_report(bi);
         let Some(broker) = self.brokers.get(bi) else {
             return;
         };
@@ -313,7 +336,11 @@ impl SimCluster {
         if broker.live
             && let Some((id, bd)) = self.data.brokers.get_index_mut(broker.data_pos)
         {
-            bd.local.last_stats.shift_remove_index(k);
+            if broker.verbatim {
+                bd.local.last_stats.shift_remove(name.as_str());
+            } else {
+                bd.local.last_stats.shift_remove_index(k);
+            }
             if let Some(p) = bd.local.bundles.iter().position(|b| *b == name) {
                 bd.local.bundles.remove(p);
             }
@@ -404,6 +431,7 @@ impl SimCluster {
             return;
         }
         b.live = true;
+        b.verbatim = false;
         b.owned.clear();
         let mut local = b.template.clone();
         local.cpu.usage = b.cost.cpu_idle;
@@ -464,6 +492,7 @@ impl SimCluster {
                 .map(|h| HeapCurve::for_broker(h, seed, id)),
             template,
             data_pos: 0,
+            verbatim: false,
         });
         self.brokers.len() - 1
     }
@@ -479,6 +508,10 @@ impl SimCluster {
             return;
         }
         let owner = p.owner;
+        if let Some(o) = owner {
+            // The children take the parent's place in the report, which needs the model's lists.
+            self.adopt_model_report(o);
+        }
         // Position of the parent in its owner's report, to put the children in its place.
         let pos = owner.and_then(|o| {
             self.brokers

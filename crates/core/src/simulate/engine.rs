@@ -1,22 +1,28 @@
 //! The simulation loop: the modular leader's cycle repeated every
 //! `loadBalancerSheddingIntervalMinutes` on a simulated clock, with one persistent `StrategySet`,
 //! the scenario's load model and events, automatic splits, and the metrics of every cycle.
+//!
+//! Cycle 0 is the plan: the leader sees the snapshot's reports as they are (the load model's
+//! traffic is first reported at cycle 1), with the plan's picker seed and placement trace, and the
+//! decisions and their reasons come from the plan's code.
 
 use crate::config::{self, LoadBalancerConfig, Profile};
 use crate::model::Snapshot;
 use crate::modular::leader::{StrategyConfigError, StrategySet, do_load_shedding};
 use crate::modular::pipeline::{PipelineTrace, SelectionPath, select_broker_for_bundle};
-use crate::plan::driver::build_strategies;
+use crate::plan::driver::{
+    build_strategies, decide_auto_splits, long_term_of, shedding_reason, split_reason,
+};
 use crate::plan::settings::{apply_nic_speed_override, resolve_config};
 use crate::plan::splits::{apply_split, compute_split};
 use crate::replay::ReplayError;
 use crate::rng::SeededPicker;
-use crate::split::{
-    BrokerBundleStats, SplitAlgorithm, SplitThresholds, auto_split_runs, find_bundles_to_split,
-};
+use crate::split::{ModularSplitCandidate, SplitAlgorithm};
 
 use super::cluster::{SimCluster, broker_usages};
-use super::metrics::{ChurnTracker, CycleMetrics, RunSummary, SimulationRun, spread};
+use super::metrics::{
+    ChurnTracker, CycleDecision, CycleMetrics, RunSummary, SimulationRun, spread,
+};
 use super::run_config::RunConfig;
 use super::scenario::{EventKind, Scenario};
 use super::timeline::OwnershipChange;
@@ -43,9 +49,6 @@ pub struct RunOptions {
     pub record_ownership: bool,
 }
 
-/// Seeds the picker differently from the load model's noise so the two streams are independent.
-const PICKER_SEED_SALT: u64 = 0x005E_ED0F_91C4_E11A;
-
 struct Run<'a> {
     scenario: &'a Scenario,
     opts: RunOptions,
@@ -65,6 +68,8 @@ struct Run<'a> {
     warnings: Vec<String>,
     /// This cycle's ownership changes so far (only when recording).
     changes: Vec<OwnershipChange>,
+    /// This cycle's decisions and their reasons so far (only when recording).
+    decisions: Vec<CycleDecision>,
 }
 
 fn interval_ms_of(cfg: &LoadBalancerConfig) -> i64 {
@@ -108,21 +113,17 @@ pub fn simulate(
         .metrics
         .thrashing_window_cycles
         .unwrap_or(grace_cycles);
-    let mut cluster = SimCluster::from_snapshot(&work, &scenario.load, opts.seed);
-    for e in cluster
-        .ctx
-        .set_isolation_policies(&work.namespace_isolation_policies)
-    {
-        warnings.push(e.to_string());
-    }
-    // Thousands of placements nobody reads the reasons of: decide without explaining.
-    cluster.ctx.trace = PipelineTrace::Off;
+    let cluster = SimCluster::from_snapshot(&work, &scenario.load, opts.seed);
+    let (_, isolation_errors) =
+        crate::isolation::IsolationPolicies::compile(&work.namespace_isolation_policies);
+    warnings.extend(isolation_errors.iter().map(ToString::to_string));
     let mut r = Run {
         scenario,
         opts,
         profile,
         strategies,
-        picker: SeededPicker::new(opts.seed ^ PICKER_SEED_SALT),
+        // The plan's seed: the noise is a function of (seed, bundle, cycle), not this stream.
+        picker: SeededPicker::new(opts.seed),
         cluster,
         start_ms: snapshot.captured_at_ms.unwrap_or(0),
         interval_ms,
@@ -132,6 +133,7 @@ pub fn simulate(
         churn: ChurnTracker::new(window),
         warnings: Vec::new(),
         changes: Vec::new(),
+        decisions: Vec::new(),
         cfg,
     };
     let target = scenario
@@ -465,78 +467,45 @@ impl Run<'_> {
     }
 
     /// `BundleSplitterTask` on this cycle's view: which bundles to split (not applied yet).
-    fn decide_splits(&self) -> Vec<(String, String)> {
-        if !auto_split_runs(&self.cfg, self.cluster.data.brokers.len()) {
-            return Vec::new();
-        }
-        let data = &self.cluster.data;
-        let thresholds = SplitThresholds::from_config(&self.cfg);
-        // Only bundles that exceed a limit can be accepted, and the per-namespace cap counts only
-        // accepted ones, so leaving the others out gives the same decision without building a skip
-        // record for each of the thousands of bundles that exceed nothing.
+    fn decide_splits(&self) -> Vec<ModularSplitCandidate> {
         let cluster = &self.cluster;
-        // The leader's long-term data of the k-th bundle of a broker's report, by position (no
-        // name hashing: this runs over every bundle every cycle).
-        let may_split = |owned: &[usize], k: usize, s: &crate::model::NamespaceBundleStats| {
-            if s.topics < 2 {
-                return false;
-            }
-            let (rate, throughput) = owned
-                .get(k)
-                .and_then(|&bi| cluster.bundles.get(bi))
-                .and_then(|b| data.bundle_data.get_index(b.data_pos))
-                .map_or((0.0, 0.0), |(_, d)| {
-                    (
-                        d.long_term_data.total_msg_rate(),
-                        d.long_term_data.total_msg_throughput(),
-                    )
-                });
-            let sessions = s.consumer_count.saturating_add(s.producer_count);
-            thresholds.exceeds_any(s.topics, sessions, rate, throughput)
-        };
-        let mut owned_by_pos: Vec<&[usize]> = vec![&[]; data.brokers.len()];
-        for b in cluster.brokers.iter().filter(|b| b.live) {
-            if let Some(slot) = owned_by_pos.get_mut(b.data_pos) {
-                *slot = &b.owned;
+        let data = &cluster.data;
+        // A model report lists its bundles in `owned` order, so the leader's data of its k-th
+        // `lastStats` entry is found by position (no name hashing: this runs over every bundle
+        // every cycle); a report still as the snapshot had it is looked up by name.
+        let mut aligned: Vec<Option<&[usize]>> = vec![None; data.brokers.len()];
+        for b in cluster.brokers.iter().filter(|b| b.live && !b.verbatim) {
+            if let Some(slot) = aligned.get_mut(b.data_pos) {
+                *slot = Some(&b.owned);
             }
         }
-        let reports: Vec<BrokerBundleStats<'_>> = data
-            .brokers
-            .iter()
-            .enumerate()
-            .map(|(pos, (id, b))| {
-                let owned = owned_by_pos.get(pos).copied().unwrap_or(&[]);
-                BrokerBundleStats {
-                    broker: id.as_str(),
-                    bundles: b
-                        .local
-                        .last_stats
-                        .iter()
-                        .enumerate()
-                        .filter(|(k, (_, s))| may_split(owned, *k, s))
-                        .map(|(_, (n, s))| (n.as_str(), s))
-                        .collect(),
-                }
-            })
-            .filter(|r| !r.bundles.is_empty())
-            .collect();
-        let layout = &self.cluster.layout;
+        let layout = &cluster.layout;
         let counts = |ns: &str| {
             layout
                 .namespaces
                 .get(ns)
                 .map(|n| i64::from(n.bundles.num_bundles))
         };
-        find_bundles_to_split(&reports, &data.bundle_data, counts, &thresholds)
-            .accepted
-            .into_iter()
-            .map(|c| (c.bundle, c.broker))
-            .collect()
+        decide_auto_splits(&self.cfg, data, counts, |pos, k, name| {
+            match aligned.get(pos).copied().flatten() {
+                Some(owned) => owned
+                    .get(k)
+                    .and_then(|&bi| cluster.bundles.get(bi))
+                    .and_then(|b| data.bundle_data.get_index(b.data_pos))
+                    .map_or((0.0, 0.0), |(_, d)| {
+                        (
+                            d.long_term_data.total_msg_rate(),
+                            d.long_term_data.total_msg_throughput(),
+                        )
+                    }),
+                None => long_term_of(data, name),
+            }
+        })
     }
 
     fn apply_splits(
         &mut self,
-        decided: Vec<(String, String)>,
+        decided: Vec<ModularSplitCandidate>,
         unloaded: &[String],
         notes: &mut Vec<String>,
     ) -> usize {
@@ -545,7 +514,8 @@ impl Run<'_> {
             &self.cfg.default_namespace_bundle_split_algorithm,
         );
         let mut done = 0;
-        for (bundle, _) in decided {
+        for candidate in decided {
+            let bundle = candidate.bundle;
             if unloaded.contains(&bundle) {
                 continue;
             }
@@ -575,6 +545,15 @@ impl Run<'_> {
                             bundle: bundle.clone(),
                             cut_points: split.cut_points.clone(),
                         });
+                        let triggers: Vec<String> =
+                            candidate.triggers.iter().map(|t| t.to_string()).collect();
+                        self.decisions.push(CycleDecision {
+                            kind: "split".to_string(),
+                            bundle: bundle.clone(),
+                            from: candidate.broker.clone(),
+                            to: None,
+                            reason: split_reason(&triggers),
+                        });
                     }
                     self.churn.forget(idx);
                     done += 1;
@@ -597,7 +576,9 @@ impl Run<'_> {
         };
         self.cluster
             .set_traffic(&self.scenario.load, self.opts.seed, cycle, interval_minutes);
-        self.cluster.publish_reports(cycle, now);
+        if cycle > 0 {
+            self.cluster.publish_reports(cycle, now);
+        }
         self.apply_events(cycle, &mut m.events)?;
         let mut reassigned = 0;
         self.place_orphans(cycle, &mut reassigned);
@@ -650,6 +631,15 @@ impl Run<'_> {
             };
             self.cluster.attach(idx, to);
             self.record_owner(&u.bundle, Some(to));
+            if self.opts.record_ownership {
+                self.decisions.push(CycleDecision {
+                    kind: "unload".to_string(),
+                    bundle: u.bundle.clone(),
+                    from: u.from.clone(),
+                    to: Some(u.to.clone()),
+                    reason: shedding_reason(u),
+                });
+            }
             let (thrash, recent) = self.churn.record(idx, from, to, cycle);
             m.bundles_unloaded += 1;
             m.bytes_moved_per_sec += bytes;
@@ -659,6 +649,10 @@ impl Run<'_> {
         }
         m.splits = self.apply_splits(splits, &unloaded, &mut m.events);
         m.ownership = std::mem::take(&mut self.changes);
+        m.decisions = std::mem::take(&mut self.decisions);
+        // The first cycle explains its placements as the plan does; after it, thousands of
+        // placements nobody reads the reasons of are decided without explaining.
+        self.cluster.ctx.trace = PipelineTrace::Off;
         Ok(m)
     }
 }

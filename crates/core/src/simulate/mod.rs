@@ -19,7 +19,7 @@ pub use compare::{
 };
 pub use engine::{RunOptions, SimulateError, simulate};
 pub use generator::{BUILTIN_SNAPSHOTS, builtin_snapshot};
-pub use metrics::{CycleMetrics, RunSummary, SimulationRun};
+pub use metrics::{CycleDecision, CycleMetrics, RunSummary, SimulationRun};
 pub use run_config::{RunConfig, RunConfigError};
 pub use scenario::{SCENARIO_FORMAT_VERSION, Scenario};
 pub use timeline::{OwnershipChange, snapshot_after};
