@@ -6,6 +6,8 @@
 //! traffic is first reported at cycle 1), with the plan's picker seed and placement trace, and the
 //! decisions and their reasons come from the plan's code.
 
+use std::collections::BTreeMap;
+
 use crate::config::{self, LoadBalancerConfig, Profile};
 use crate::model::Snapshot;
 use crate::modular::leader::{StrategyConfigError, StrategySet, do_load_shedding};
@@ -20,6 +22,7 @@ use crate::rng::SeededPicker;
 use crate::split::{ModularSplitCandidate, SplitAlgorithm};
 
 use super::cluster::{SimCluster, broker_usages};
+use super::limits::MAX_CYCLES;
 use super::metrics::{
     ChurnTracker, CycleDecision, CycleMetrics, RunSummary, SimulationRun, spread,
 };
@@ -35,6 +38,9 @@ pub enum SimulateError {
     Strategy(#[from] StrategyConfigError),
     #[error(transparent)]
     Scenario(#[from] ReplayError),
+    /// More cycles than [`MAX_CYCLES`] (or none) asked of one run.
+    #[error("{cycles} cycles: a simulation runs 1 to {max} cycles", max = MAX_CYCLES)]
+    Cycles { cycles: u32 },
 }
 
 /// Options that do not change the simulated cluster.
@@ -59,9 +65,13 @@ struct Run<'a> {
     cluster: SimCluster,
     start_ms: i64,
     interval_ms: i64,
-    /// (cycle, broker index) of scheduled restarts.
-    downs: Vec<(u32, usize)>,
-    ups: Vec<(u32, usize)>,
+    /// Indices of the scenario's events sorted by cycle (then file order), and the next one due:
+    /// each event is looked at once, not once per cycle.
+    event_order: Vec<usize>,
+    next_event: usize,
+    /// Cycle → broker indices of scheduled restarts.
+    downs: BTreeMap<u32, Vec<usize>>,
+    ups: BTreeMap<u32, Vec<usize>>,
     /// Bundles waiting for a broker (none was available when theirs went away).
     orphans: Vec<usize>,
     churn: ChurnTracker,
@@ -87,6 +97,11 @@ pub fn simulate(
     opts: RunOptions,
     progress: &mut dyn FnMut(u32, u32) -> bool,
 ) -> Result<SimulationRun, SimulateError> {
+    if !(1..=MAX_CYCLES).contains(&opts.cycles) {
+        return Err(SimulateError::Cycles {
+            cycles: opts.cycles,
+        });
+    }
     let mut settings = scenario.settings.clone();
     settings.extend(run.settings.iter().cloned());
     let resolved = resolve_config(snapshot, run.profile, &settings)?;
@@ -113,7 +128,8 @@ pub fn simulate(
         .metrics
         .thrashing_window_cycles
         .unwrap_or(grace_cycles);
-    let cluster = SimCluster::from_snapshot(&work, &scenario.load, opts.seed);
+    let (cluster, spike_warnings) = SimCluster::from_snapshot(&work, &scenario.load, opts.seed);
+    warnings.extend(spike_warnings);
     let (_, isolation_errors) =
         crate::isolation::IsolationPolicies::compile(&work.namespace_isolation_policies);
     warnings.extend(isolation_errors.iter().map(ToString::to_string));
@@ -127,8 +143,14 @@ pub fn simulate(
         cluster,
         start_ms: snapshot.captured_at_ms.unwrap_or(0),
         interval_ms,
-        downs: Vec::new(),
-        ups: Vec::new(),
+        event_order: {
+            let mut order: Vec<usize> = (0..scenario.events.len()).collect();
+            order.sort_by_key(|&i| scenario.events.get(i).map_or(u32::MAX, |e| e.cycle));
+            order
+        },
+        next_event: 0,
+        downs: BTreeMap::new(),
+        ups: BTreeMap::new(),
         orphans: Vec::new(),
         churn: ChurnTracker::new(window),
         warnings: Vec::new(),
@@ -334,15 +356,21 @@ impl Run<'_> {
             }
         }
         self.orphans.extend(orphans);
-        let live = self.live_ids();
-        self.strategies.on_active_brokers_change(&live);
     }
 
     fn come_up(&mut self, bi: usize, cycle: u32) {
         let now = self.now_ms(cycle);
         self.cluster.bring_up(bi, now);
-        let live = self.live_ids();
-        self.strategies.on_active_brokers_change(&live);
+    }
+
+    /// After a cycle's events: the leader's broker list updated once, and the strategies told once.
+    /// (Telling them after each event would give the same histories: they only drop brokers that
+    /// are not active, and no broker goes down and comes back within one cycle.)
+    fn settle_membership(&mut self) {
+        if self.cluster.settle_membership() {
+            let live = self.live_ids();
+            self.strategies.on_active_brokers_change(&live);
+        }
     }
 
     fn set_config(&mut self, key: &str, value: &str, path: String) -> Result<(), SimulateError> {
@@ -381,12 +409,7 @@ impl Run<'_> {
     }
 
     fn apply_events(&mut self, cycle: u32, notes: &mut Vec<String>) -> Result<(), SimulateError> {
-        let ups: Vec<usize> = self
-            .ups
-            .iter()
-            .filter(|(c, _)| *c == cycle)
-            .map(|(_, b)| *b)
-            .collect();
+        let ups = self.ups.remove(&cycle).unwrap_or_default();
         for b in ups {
             self.come_up(b, cycle);
             if let Some(x) = self.cluster.brokers.get(b) {
@@ -394,8 +417,15 @@ impl Run<'_> {
             }
         }
         let scenario = self.scenario;
-        for (i, e) in scenario.events.iter().enumerate() {
-            if e.cycle != cycle {
+        while let Some(&i) = self.event_order.get(self.next_event) {
+            let Some(e) = scenario.events.get(i) else {
+                break;
+            };
+            if e.cycle > cycle {
+                break;
+            }
+            self.next_event += 1;
+            if e.cycle < cycle {
                 continue;
             }
             let path = format!("$.events[{i}]");
@@ -444,25 +474,21 @@ impl Run<'_> {
                     for (k, b) in list.into_iter().enumerate() {
                         let k = u32::try_from(k).unwrap_or(u32::MAX);
                         let down = cycle.saturating_add(k.saturating_mul(*interval_cycles));
-                        self.downs.push((down, b));
-                        self.ups.push((down.saturating_add(1), b));
+                        self.downs.entry(down).or_default().push(b);
+                        self.ups.entry(down.saturating_add(1)).or_default().push(b);
                     }
                     notes.push("rolling restart begins".to_string());
                 }
             }
         }
-        let downs: Vec<usize> = self
-            .downs
-            .iter()
-            .filter(|(c, _)| *c == cycle)
-            .map(|(_, b)| *b)
-            .collect();
+        let downs = self.downs.remove(&cycle).unwrap_or_default();
         for b in downs {
             if let Some(x) = self.cluster.brokers.get(b) {
                 notes.push(format!("{} restarts", x.id));
             }
             self.go_down(b);
         }
+        self.settle_membership();
         Ok(())
     }
 
