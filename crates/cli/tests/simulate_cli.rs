@@ -297,7 +297,10 @@ fn cycles_outside_the_range_exit_2_with_the_range() {
 fn a_still_simulation_first_cycle_is_the_plan() {
     // Issue 21, as reported: the same snapshot through `lbplan plan` and `lbplan simulate` with a
     // noise-free scenario makes the same first-cycle unloads, destinations and splits.
-    let demo = concat!(env!("CARGO_MANIFEST_DIR"), "/../../static/demo-snapshot.json");
+    let demo = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../static/demo-snapshot.json"
+    );
     let still = temp_file(
         "still.json",
         r#"{"format_version": 1, "name": "still", "cycles": 1, "load": {"noise_fraction": 0.0}}"#,
