@@ -46,6 +46,7 @@ pub enum SimulateError {
 /// Options that do not change the simulated cluster.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RunOptions {
+    /// 1 to [`MAX_CYCLES`]; anything else is refused (`SimulateError::Cycles`).
     pub cycles: u32,
     pub seed: u64,
     /// Keep every broker's usage per cycle in the result (large for big clusters).
