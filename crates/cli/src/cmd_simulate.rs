@@ -6,6 +6,7 @@ use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
 use lbplan_core::model::Snapshot;
+use lbplan_core::simulate::limits::check_cycles;
 use lbplan_core::simulate::{
     self, BUILTIN_SNAPSHOTS, Comparison, RunConfig, RunOptions, Scenario, builtin_scenario,
     builtin_scenario_names, builtin_snapshot,
@@ -27,7 +28,8 @@ pub struct Args {
     /// A snapshot file, or builtin:demo / builtin:pr-16059 / builtin:bench (synthetic clusters).
     /// Default: the scenario's own snapshot.
     snapshot: Option<String>,
-    /// Number of cycles (each loadBalancerSheddingIntervalMinutes long). Default: the scenario's.
+    /// Number of cycles (each loadBalancerSheddingIntervalMinutes long), 1 to 100000
+    /// (`simulate::MAX_CYCLES`). Default: the scenario's, else 100.
     #[arg(long)]
     cycles: Option<u32>,
     /// A built-in scenario (steady, daily-wave, hot-spike, broker-crash, rolling-restart,
@@ -145,6 +147,9 @@ pub fn run(args: Args) -> Result<(), CliError> {
             .map(|c| RunConfig::parse(c).map_err(|e| CliError::BadInput(format!("--compare {e}"))))
             .collect::<Result<_, _>>()?
     };
+    if let Some(n) = args.cycles {
+        check_cycles(n, "--cycles").map_err(|e| CliError::BadInput(e.to_string()))?;
+    }
     let opts = RunOptions {
         cycles: args.cycles.or(scenario.cycles).unwrap_or(100),
         seed: args.seed,

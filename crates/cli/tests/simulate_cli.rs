@@ -134,8 +134,13 @@ fn scenario_files_and_snapshot_files() {
         let stats: serde_json::Map<String, serde_json::Value> = range
             .map(|i| (bundle(i), serde_json::json!({"msgThroughputIn": 10485760.0, "msgRateIn": 100.0, "topics": 1})))
             .collect();
+        // A broker's report carries its totals, as Pulsar's does (ThresholdShedder offloads a
+        // share of `msgThroughputIn + msgThroughputOut`).
+        let n = stats.len() as f64;
         serde_json::json!({"local_broker_data": {
             "cpu": {"usage": cpu, "limit": 100.0},
+            "msgThroughputIn": 10485760.0 * n,
+            "msgRateIn": 100.0 * n,
             "bundles": stats.keys().cloned().collect::<Vec<_>>(),
             "lastStats": stats,
         }})
@@ -257,4 +262,104 @@ fn output_file() {
     assert!(stdout(&out).is_empty());
     let text = std::fs::read_to_string(&path).unwrap();
     assert!(text.contains("ThresholdShedder+LeastLongTermMessageRate"));
+}
+
+#[test]
+fn cycles_outside_the_range_exit_2_with_the_range() {
+    // Issue 14.8: `--cycles 4294967295` grew ~500 MB a minute; a scenario's `"cycles": 4294967295`
+    // ran 53 s to 4 GB. Both are refused before anything runs.
+    let out = lbplan(&["simulate", "builtin:demo", "--cycles", "4294967295"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("--cycles"), "{}", stderr(&out));
+    assert!(stderr(&out).contains("1 to 100000"), "{}", stderr(&out));
+    let out = lbplan(&["simulate", "builtin:demo", "--cycles", "0"]);
+    assert_eq!(out.status.code(), Some(2));
+    let forever = temp_file(
+        "forever.json",
+        r#"{"format_version": 1, "name": "forever", "cycles": 4294967295}"#,
+    );
+    let out = lbplan(&[
+        "simulate",
+        "builtin:demo",
+        "--scenario",
+        forever.to_str().unwrap(),
+        "--ownership",
+        "--broker-usage",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("$.cycles"), "{}", stderr(&out));
+    assert!(stderr(&out).contains("1 to 100000"), "{}", stderr(&out));
+}
+
+#[test]
+fn a_still_simulation_first_cycle_is_the_plan() {
+    // Issue 21, as reported: the same snapshot through `lbplan plan` and `lbplan simulate` with a
+    // noise-free scenario makes the same first-cycle unloads, destinations and splits.
+    let demo = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../static/demo-snapshot.json"
+    );
+    let still = temp_file(
+        "still.json",
+        r#"{"format_version": 1, "name": "still", "cycles": 1, "load": {"noise_fraction": 0.0}}"#,
+    );
+    let out = lbplan(&["plan", demo, "--format", "json", "--seed", "5"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let plan: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let out = lbplan(&[
+        "simulate",
+        demo,
+        "--scenario",
+        still.to_str().unwrap(),
+        "--seed",
+        "5",
+        "--ownership",
+        "--format",
+        "json",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let sim: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let first = &sim["runs"][0]["cycles"][0];
+    let planned: Vec<(String, String)> = plan["unloads"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|u| {
+            (
+                u["bundle"].as_str().unwrap().to_string(),
+                u["to"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert!(!planned.is_empty());
+    let simulated: Vec<(String, String)> = first["ownership"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["change"] == "owner")
+        .map(|c| {
+            (
+                c["bundle"].as_str().unwrap().to_string(),
+                c["broker"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(simulated, planned);
+    let plan_splits = plan["splits"].as_array().map_or(0, Vec::len);
+    assert_eq!(first["splits"].as_u64(), Some(plan_splits as u64));
+    let reasons: Vec<&str> = first["decisions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["reason"].as_str().unwrap())
+        .collect();
+    let plan_reasons: Vec<&str> = plan["unloads"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|u| u["reason"].as_str().unwrap())
+        .collect();
+    assert_eq!(reasons, plan_reasons);
 }

@@ -212,12 +212,23 @@ export interface CycleMetrics {
   events?: string[];
   broker_usage_fraction?: Record<string, number>;
   ownership?: OwnershipChange[];
+  /** The cycle's unloads and splits with their reasons, in order (with `recordOwnership`). */
+  decisions?: CycleDecision[];
 }
 
 /** One ownership or layout change of a cycle, in order (with `recordOwnership`). */
 export type OwnershipChange =
   | { change: "owner"; bundle: string; broker: string | null }
   | { change: "split"; bundle: string; cut_points: number[] };
+
+/** An unload or split the leader decided in a cycle, and why (the plan's wording). */
+export interface CycleDecision {
+  kind: "unload" | "split";
+  bundle: string;
+  from: string;
+  to?: string;
+  reason: string;
+}
 
 export interface RunSummary {
   cycles_run: number;

@@ -63,7 +63,8 @@ pub const PRESETS: [(&str, &str); 6] = [
 
 /// At most this many configurations side by side (the charts' colours).
 pub const MAX_CONFIGS: usize = RUN_COLOURS.len();
-pub const MAX_CYCLES: u32 = 100_000;
+/// The core's limit: the panel offers what the simulation accepts.
+pub use lbplan_core::simulate::MAX_CYCLES;
 const DEFAULT_CYCLES: u32 = 100;
 const DEFAULT_SCENARIO: &str = "steady";
 const UPLOADED: &str = "(file)";

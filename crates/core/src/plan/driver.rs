@@ -5,9 +5,7 @@
 use std::collections::{HashMap, HashSet};
 
 use crate::config::{ConfigError, LoadBalancerConfig, Profile};
-use crate::model::{
-    BrokerSnapshot, LocalBrokerData, NamespaceBundleStats, ResourceUsage, Snapshot,
-};
+use crate::model::{BrokerSnapshot, LocalBrokerData, ResourceUsage, Snapshot};
 use crate::modular::LoadData;
 use crate::modular::leader::{
     CycleSkip, SheddingCycleReport, StrategyConfigError, StrategySet, do_load_shedding,
@@ -30,7 +28,8 @@ use super::reasons::{describe_placement, describe_shed_reason, describe_skip};
 use super::settings::{apply_nic_speed_override, resolve_config};
 use super::splits::{SplitResult, apply_split, compute_split};
 use crate::split::{
-    BrokerBundleStats, SplitAlgorithm, SplitThresholds, auto_split_runs, find_bundles_to_split,
+    BrokerBundleStats, ModularSplitCandidate, SplitAlgorithm, SplitThresholds, auto_split_runs,
+    find_bundles_to_split,
 };
 
 /// What the operator asks for.
@@ -470,6 +469,21 @@ fn apply_operation(ws: &mut Workspace, op: &Operation, plan: &mut Plan) -> Resul
     }
 }
 
+/// Why the shedding cycle unloaded a bundle and placed it where it did (the plan's and the
+/// simulation's wording).
+pub(crate) fn shedding_reason(u: &crate::modular::leader::PlannedUnload) -> String {
+    format!(
+        "{}; {}",
+        describe_shed_reason(&u.shed_reason),
+        describe_placement(&u.placement)
+    )
+}
+
+/// Why `BundleSplitterTask` split a bundle: every limit it exceeded.
+pub(crate) fn split_reason(triggers: &[String]) -> String {
+    format!("BundleSplitterTask: {}", triggers.join("; "))
+}
+
 fn unloads_of(report: &SheddingCycleReport, snapshot: &Snapshot) -> Vec<PlannedUnload> {
     report
         .unloads
@@ -481,11 +495,7 @@ fn unloads_of(report: &SheddingCycleReport, snapshot: &Snapshot) -> Vec<PlannedU
                 from: u.from.clone(),
                 to: Some(u.to.clone()),
                 pass_destination: true,
-                reason: format!(
-                    "{}; {}",
-                    describe_shed_reason(&u.shed_reason),
-                    describe_placement(&u.placement)
-                ),
+                reason: shedding_reason(u),
                 detail: serde_json::json!({ "shedding": u.shed_reason, "placement": u.placement }),
                 bytes_per_sec: load.bytes_per_sec(),
                 msg_per_sec: load.msg_per_sec(),
@@ -646,62 +656,85 @@ fn planned_split(
     }
 }
 
-/// `BundleSplitterTask` on the leader's view: bundles over a limit are split with the default
-/// algorithm (a bundle the cycle unloads is left alone).
-fn plan_auto_splits(ws: &mut Workspace, data: &LoadData, plan: &mut Plan) {
-    if !auto_split_runs(&ws.cfg, data.brokers.len()) {
-        return;
+/// `BundleSplitterTask.findBundlesToSplit` on a leader view `data`: the accepted bundles, in order,
+/// with the limits each exceeds. `long_term(broker_pos, k, name)` is the long-term
+/// (`totalMsgRate`, `totalMsgThroughput`) of the k-th `lastStats` entry of the broker at `broker_pos`
+/// in `data.brokers` (0 when the leader has no data): by name here, by position in the simulation,
+/// which keeps its reports aligned with its bundle table.
+pub(crate) fn decide_auto_splits(
+    cfg: &LoadBalancerConfig,
+    data: &LoadData,
+    namespace_bundle_count: impl Fn(&str) -> Option<i64>,
+    long_term: impl Fn(usize, usize, &str) -> (f64, f64),
+) -> Vec<ModularSplitCandidate> {
+    if !auto_split_runs(cfg, data.brokers.len()) {
+        return Vec::new();
     }
-    let thresholds = SplitThresholds::from_config(&ws.cfg);
+    let thresholds = SplitThresholds::from_config(cfg);
     // Only a bundle with two topics or more that exceeds a limit can be accepted, and the
     // per-namespace cap counts only accepted ones, so leaving the others out gives the same accepted
     // list without a skip record (two names copied) for each of the bundles that exceed nothing.
-    let may_split = |name: &str, s: &NamespaceBundleStats| {
-        if s.topics < 2 {
-            return false;
-        }
-        let (rate, throughput) = data.bundle_data.get(name).map_or((0.0, 0.0), |d| {
-            (
-                d.long_term_data.total_msg_rate(),
-                d.long_term_data.total_msg_throughput(),
-            )
-        });
-        let sessions = s.consumer_count.saturating_add(s.producer_count);
-        thresholds.exceeds_any(s.topics, sessions, rate, throughput)
-    };
     let reports: Vec<BrokerBundleStats<'_>> = data
         .brokers
         .iter()
-        .map(|(id, b)| BrokerBundleStats {
+        .enumerate()
+        .map(|(pos, (id, b))| BrokerBundleStats {
             broker: id.as_str(),
             bundles: b
                 .local
                 .last_stats
                 .iter()
-                .filter(|(n, s)| may_split(n, s))
-                .map(|(n, s)| (n.as_str(), s))
+                .enumerate()
+                .filter(|(k, (n, s))| {
+                    if s.topics < 2 {
+                        return false;
+                    }
+                    let (rate, throughput) = long_term(pos, *k, n);
+                    let sessions = s.consumer_count.saturating_add(s.producer_count);
+                    thresholds.exceeds_any(s.topics, sessions, rate, throughput)
+                })
+                .map(|(_, (n, s))| (n.as_str(), s))
                 .collect(),
         })
         .filter(|r| !r.bundles.is_empty())
         .collect();
+    find_bundles_to_split(
+        &reports,
+        &data.bundle_data,
+        namespace_bundle_count,
+        &thresholds,
+    )
+    .accepted
+}
+
+/// The long-term (`totalMsgRate`, `totalMsgThroughput`) of a bundle in the leader's data, 0 without.
+pub(crate) fn long_term_of(data: &LoadData, bundle: &str) -> (f64, f64) {
+    data.bundle_data.get(bundle).map_or((0.0, 0.0), |d| {
+        (
+            d.long_term_data.total_msg_rate(),
+            d.long_term_data.total_msg_throughput(),
+        )
+    })
+}
+
+/// `BundleSplitterTask` on the leader's view: bundles over a limit are split with the default
+/// algorithm (a bundle the cycle unloads is left alone).
+fn plan_auto_splits(ws: &mut Workspace, data: &LoadData, plan: &mut Plan) {
     let counts = |ns: &str| {
         ws.snapshot
             .namespaces
             .get(ns)
             .map(|n| i64::from(n.bundles.num_bundles))
     };
-    let decided = find_bundles_to_split(&reports, &data.bundle_data, counts, &thresholds);
+    let accepted = decide_auto_splits(&ws.cfg, data, counts, |_, _, name| long_term_of(data, name));
     let algorithm =
         SplitAlgorithm::by_name_or_default("", &ws.cfg.default_namespace_bundle_split_algorithm);
     // The owners of all candidates in one pass over the brokers' lists (`owner_of` walks every
     // bundle of the cluster). A split changes no other bundle's owner unless one of its children
     // has the name of a later candidate (only in an inconsistent snapshot): then `owner_of` again.
-    let mut owners = owners_of(
-        &ws.snapshot,
-        decided.accepted.iter().map(|c| c.bundle.as_str()),
-    );
+    let mut owners = owners_of(&ws.snapshot, accepted.iter().map(|c| c.bundle.as_str()));
     let mut owners_stale = false;
-    for (k, candidate) in decided.accepted.iter().enumerate() {
+    for (k, candidate) in accepted.iter().enumerate() {
         if plan.unloads.iter().any(|u| u.bundle == candidate.bundle) {
             continue;
         }
@@ -717,7 +750,7 @@ fn plan_auto_splits(ws: &mut Workspace, data: &LoadData, plan: &mut Plan) {
         match compute_split(&ws.snapshot, &ws.cfg, &candidate.bundle, algorithm, &[]) {
             Ok(Ok(split)) => {
                 apply_split(&mut ws.snapshot, &split);
-                let reason = format!("BundleSplitterTask: {}", triggers.join("; "));
+                let reason = split_reason(&triggers);
                 let detail = serde_json::json!({ "triggers": triggers });
                 let planned = planned_split(
                     &candidate.bundle,
@@ -728,7 +761,7 @@ fn plan_auto_splits(ws: &mut Workspace, data: &LoadData, plan: &mut Plan) {
                     detail,
                     "auto-split",
                 );
-                let later = decided.accepted.get(k + 1..).unwrap_or_default();
+                let later = accepted.get(k + 1..).unwrap_or_default();
                 if planned
                     .new_bundles
                     .iter()

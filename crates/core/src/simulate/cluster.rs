@@ -2,6 +2,10 @@
 //! broker costs per byte, and the leader's `LoadData` / `PlacementContext`, all kept up to date
 //! incrementally (reports are rewritten in place each cycle instead of rebuilding `LoadData` from
 //! a snapshot, which is what makes 1,000 cycles on 10,000 bundles cheap).
+//!
+//! The leader's first view is the plan's, built by the plan's own code from the snapshot's reports
+//! as they are (a report without `lastStats` stays without), so the first cycle decides what the
+//! plan decides. A broker's report becomes the load model's the first time it is rewritten.
 
 use std::collections::HashMap;
 
@@ -13,6 +17,8 @@ use crate::model::{
 };
 use crate::modular::LoadData;
 use crate::modular::pipeline::PlacementContext;
+use crate::plan::driver::placement_context;
+use crate::plan::leader_view::load_data_from_snapshot;
 use crate::plan::load_model::bundle_load;
 
 use super::load_model::{HeapCurve, bundle_factor, global_factor, name_key, scaled};
@@ -34,7 +40,8 @@ pub(crate) struct SimBundle {
     /// Traffic this cycle.
     pub current: NamespaceBundleStats,
     pub alive: bool,
-    /// Position in `LoadData::bundle_data`.
+    /// Position in `LoadData::bundle_data` once its owner's report is the model's (before that the
+    /// leader may have no data for it: `usize::MAX`, which finds nothing).
     pub data_pos: usize,
 }
 
@@ -59,16 +66,33 @@ pub(crate) struct SimBroker {
     pub template: LocalBrokerData,
     /// Position in `LoadData::brokers` while live.
     pub data_pos: usize,
+    /// Its report in `LoadData` is still the snapshot's (lists not aligned with `owned`).
+    pub verbatim: bool,
 }
 
 pub(crate) struct SimCluster {
     pub bundles: Vec<SimBundle>,
     pub bundle_index: HashMap<String, usize>,
     pub brokers: Vec<SimBroker>,
+    /// brokerId → index in `brokers`.
+    broker_index: HashMap<String, usize>,
+    /// Brokers went down or came up since the last [`SimCluster::settle_membership`]: the
+    /// leader's broker list still holds the ones that went down, unsorted after ones that came up.
+    membership: MembershipChange,
     pub data: LoadData,
     pub ctx: PlacementContext,
     /// Namespaces only (layouts and topics), for split computations.
     pub layout: Snapshot,
+}
+
+/// Membership changes waiting to be applied to the leader's broker list, so that a batch of events
+/// costs one pass over it instead of one per event.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct MembershipChange {
+    pub went_down: bool,
+    pub came_up: bool,
+    /// Passes over the broker list so far (what a batch of events costs).
+    pub settle_passes: u64,
 }
 
 fn median(mut v: Vec<f64>) -> Option<f64> {
@@ -81,11 +105,14 @@ fn split_bundle(bundle: &str) -> (&str, &str) {
 }
 
 impl SimCluster {
-    pub fn from_snapshot(snapshot: &Snapshot, load: &LoadSpec, seed: u64) -> Self {
+    /// The cluster at the snapshot, and a warning (naming the scenario's JSON path) for each spike
+    /// target that selects no bundle of it.
+    pub fn from_snapshot(snapshot: &Snapshot, load: &LoadSpec, seed: u64) -> (Self, Vec<String>) {
+        let mut warnings = Vec::new();
         let mut bundles: Vec<SimBundle> = Vec::new();
         let mut bundle_index: HashMap<String, usize> = HashMap::new();
         let mut brokers: Vec<SimBroker> = Vec::new();
-        let mut data = LoadData::default();
+        let data = load_data_from_snapshot(snapshot);
         for (bi, (id, b)) in snapshot.brokers.iter().enumerate() {
             let local = &b.local_broker_data;
             let names = local.bundles.iter().chain(
@@ -102,12 +129,6 @@ impl SimCluster {
                 let base = bundle_load(snapshot, id, name).stats;
                 let idx = bundles.len();
                 bundle_index.insert(name.clone(), idx);
-                let stored = snapshot
-                    .bundle_data
-                    .get(name)
-                    .copied()
-                    .unwrap_or_else(BundleData::pulsar_default);
-                data.bundle_data.insert(name.clone(), stored);
                 bundles.push(SimBundle {
                     name: name.clone(),
                     base,
@@ -116,7 +137,10 @@ impl SimCluster {
                     owner: Some(bi),
                     current: base,
                     alive: true,
-                    data_pos: idx,
+                    data_pos: data
+                        .bundle_data
+                        .get_index_of(name.as_str())
+                        .unwrap_or(usize::MAX),
                 });
                 owned.push(idx);
             }
@@ -141,27 +165,45 @@ impl SimCluster {
                     .map(|h| HeapCurve::for_broker(h, seed, id)),
                 template,
                 data_pos: bi,
+                verbatim: true,
             });
         }
         derive_costs(&mut brokers, &bundles, load.idle_cpu_fraction);
         // Spikes: membership resolved once, on the initial bundles.
         for (si, spike) in load.spikes.iter().enumerate() {
+            let path = format!("$.load.spikes[{si}]");
             match &spike.target {
                 SpikeTarget::Bundles(names) => {
-                    for n in names {
-                        if let Some(b) = bundle_index.get(n).and_then(|&i| bundles.get_mut(i)) {
-                            b.spikes.push(si);
+                    for (k, n) in names.iter().enumerate() {
+                        match bundle_index.get(n).and_then(|&i| bundles.get_mut(i)) {
+                            Some(b) => b.spikes.push(si),
+                            None => warnings.push(format!(
+                                "{path}.bundles[{k}]: no broker of the snapshot owns bundle `{n}`: the spike leaves it out"
+                            )),
                         }
                     }
                 }
                 SpikeTarget::Namespace(ns) => {
+                    let mut found = false;
                     for b in bundles.iter_mut() {
                         if split_bundle(&b.name).0 == ns {
                             b.spikes.push(si);
+                            found = true;
                         }
+                    }
+                    if !found {
+                        warnings.push(format!(
+                            "{path}.namespace: no broker of the snapshot owns a bundle of `{ns}`: the spike changes nothing"
+                        ));
                     }
                 }
                 SpikeTarget::TopBundles(n) => {
+                    if *n == 0 || bundles.is_empty() {
+                        warnings.push(format!(
+                            "{path}.top_bundles: {n} of {} bundles selects none: the spike changes nothing",
+                            bundles.len()
+                        ));
+                    }
                     let mut order: Vec<usize> = (0..bundles.len()).collect();
                     order.sort_by(|&a, &b| {
                         let t = |i: usize| {
@@ -179,44 +221,27 @@ impl SimCluster {
                 }
             }
         }
-        for b in &brokers {
-            let mut local = b.template.clone();
-            for &i in &b.owned {
-                if let Some(x) = bundles.get(i) {
-                    local.bundles.push(x.name.clone());
-                    local.last_stats.insert(x.name.clone(), x.current);
-                }
-            }
-            data.brokers.insert(
-                b.id.clone(),
-                crate::modular::BrokerData {
-                    local,
-                    ..Default::default()
-                },
-            );
-        }
-        data.recently_unloaded = snapshot.recently_unloaded_bundles.clone();
-        let mut ctx = PlacementContext::new();
-        for (ns, n) in &snapshot.namespaces {
-            if let Some(group) = &n.anti_affinity_group {
-                ctx.namespace_anti_affinity_groups
-                    .insert(ns.clone(), group.clone());
-            }
-        }
-        ctx.failure_domains = snapshot.failure_domains.clone();
-        ctx.rebuild_bundle_range_cache(&data);
+        let ctx = placement_context(snapshot, &data);
         let layout = Snapshot {
             namespaces: snapshot.namespaces.clone(),
             ..Snapshot::default()
         };
-        Self {
+        let broker_index = brokers
+            .iter()
+            .enumerate()
+            .map(|(i, b)| (b.id.clone(), i))
+            .collect();
+        let cluster = Self {
             bundles,
             bundle_index,
             brokers,
+            broker_index,
+            membership: MembershipChange::default(),
             data,
             ctx,
             layout,
-        }
+        };
+        (cluster, warnings)
     }
 
     /// Sets every live bundle's traffic for `cycle`.
@@ -239,9 +264,50 @@ impl SimCluster {
         self.ctx.preallocated.clear();
     }
 
+    /// Makes a broker's report the model's: `bundles` and `lastStats` list what it owns, in
+    /// `owned` order, and every owned bundle has leader data (Pulsar's defaults for one the leader
+    /// has never seen, as `updateBundleData` gives it) at a known position.
+    fn adopt_model_report(&mut self, bi: usize) {
+        let Some(broker) = self.brokers.get_mut(bi) else {
+            return;
+        };
+        if !broker.verbatim || !broker.live {
+            return;
+        }
+        broker.verbatim = false;
+        let Some((_, bd)) = self.data.brokers.get_index_mut(broker.data_pos) else {
+            return;
+        };
+        let local = &mut bd.local;
+        let before = std::mem::take(&mut local.bundles);
+        local.last_stats.clear();
+        for &idx in &broker.owned {
+            let Some(sb) = self.bundles.get_mut(idx) else {
+                continue;
+            };
+            local.bundles.push(sb.name.clone());
+            local.last_stats.insert(sb.name.clone(), sb.current);
+            sb.data_pos = match self.data.bundle_data.get_index_of(sb.name.as_str()) {
+                Some(p) => p,
+                None => {
+                    self.data
+                        .bundle_data
+                        .insert_full(sb.name.clone(), BundleData::pulsar_default())
+                        .0
+                }
+            };
+        }
+        // The snapshot's lists differ from what the broker owns only when a bundle was listed by
+        // two brokers or in `lastStats` alone: the range cache was built from those lists.
+        if before != local.bundles {
+            self.ctx.rebuild_bundle_range_cache(&self.data);
+        }
+    }
+
     /// Rewrites one broker's report from the traffic of the bundles it owns now; with
     /// `update_bundle_data`, also folds each sample into the leader's `BundleData`.
     pub fn write_report(&mut self, bi: usize, cycle: u32, now_ms: i64, update_bundle_data: bool) {
+        self.adopt_model_report(bi);
         let Some(broker) = self.brokers.get(bi) else {
             return;
         };
@@ -313,7 +379,11 @@ impl SimCluster {
         if broker.live
             && let Some((id, bd)) = self.data.brokers.get_index_mut(broker.data_pos)
         {
-            bd.local.last_stats.shift_remove_index(k);
+            if broker.verbatim {
+                bd.local.last_stats.shift_remove(name.as_str());
+            } else {
+                bd.local.last_stats.shift_remove_index(k);
+            }
             if let Some(p) = bd.local.bundles.iter().position(|b| *b == name) {
                 bd.local.bundles.remove(p);
             }
@@ -349,7 +419,12 @@ impl SimCluster {
     }
 
     pub fn broker_by_id(&self, id: &str) -> Option<usize> {
-        self.brokers.iter().position(|b| b.id == id)
+        self.broker_index.get(id).copied()
+    }
+
+    #[cfg(test)]
+    pub fn membership(&self) -> MembershipChange {
+        self.membership
     }
 
     pub fn bundle_by_name(&self, name: &str) -> Option<usize> {
@@ -359,43 +434,63 @@ impl SimCluster {
             .filter(|&i| self.bundles.get(i).is_some_and(|b| b.alive))
     }
 
-    /// Recomputes every live broker's position in `LoadData::brokers`.
-    fn sync_broker_positions(&mut self) {
+    /// Applies the membership changes since the last call to the leader's broker list in one
+    /// pass: brokers that went down leave it (the others keep their order), and after any broker
+    /// came up it is sorted by name as in a snapshot. Returns whether the list changed.
+    pub fn settle_membership(&mut self) -> bool {
+        let change = self.membership;
+        if !change.went_down && !change.came_up {
+            return false;
+        }
+        self.membership = MembershipChange {
+            settle_passes: change.settle_passes + 1,
+            ..MembershipChange::default()
+        };
+        let (brokers, index) = (&self.brokers, &self.broker_index);
+        let live = |id: &String| {
+            index
+                .get(id.as_str())
+                .and_then(|&i| brokers.get(i))
+                .is_some_and(|b| b.live)
+        };
+        if change.went_down {
+            self.data.brokers.retain(|id, _| live(id));
+            self.ctx.bundle_range_cache.retain(|id, _| live(id));
+        }
+        if change.came_up {
+            self.data.brokers.sort_keys();
+        }
         for b in self.brokers.iter_mut() {
             if let Some(p) = self.data.brokers.get_index_of(b.id.as_str()) {
                 b.data_pos = p;
             }
         }
+        true
     }
 
     /// Takes a broker out of the leader's view (crash or restart). Returns its bundles, which are
-    /// left without an owner for the caller to place.
+    /// left without an owner for the caller to place. The leader's list drops it at
+    /// [`SimCluster::settle_membership`].
     pub fn take_down(&mut self, bi: usize) -> Vec<usize> {
-        let Some(b) = self.brokers.get(bi) else {
+        let Some(b) = self.brokers.get_mut(bi) else {
             return Vec::new();
         };
         if !b.live {
             return Vec::new();
         }
-        let orphans = b.owned.clone();
+        b.live = false;
+        let orphans = std::mem::take(&mut b.owned);
         for &i in &orphans {
             if let Some(sb) = self.bundles.get_mut(i) {
                 sb.owner = None;
             }
         }
-        let id = b.id.clone();
-        self.data.brokers.shift_remove(id.as_str());
-        self.ctx.bundle_range_cache.shift_remove(id.as_str());
-        if let Some(b) = self.brokers.get_mut(bi) {
-            b.live = false;
-            b.owned.clear();
-        }
-        self.sync_broker_positions();
+        self.membership.went_down = true;
         orphans
     }
 
-    /// Brings a broker (back) into the leader's view with an empty report; brokers stay sorted by
-    /// name as in a snapshot.
+    /// Brings a broker (back) into the leader's view with an empty report; the list is sorted by
+    /// name at [`SimCluster::settle_membership`].
     pub fn bring_up(&mut self, bi: usize, now_ms: i64) {
         let Some(b) = self.brokers.get_mut(bi) else {
             return;
@@ -404,6 +499,7 @@ impl SimCluster {
             return;
         }
         b.live = true;
+        b.verbatim = false;
         b.owned.clear();
         let mut local = b.template.clone();
         local.cpu.usage = b.cost.cpu_idle;
@@ -419,15 +515,19 @@ impl SimCluster {
         local.num_producers = 0;
         local.last_update = now_ms;
         local.start_timestamp = Some(now_ms);
-        self.data.brokers.insert(
+        if let Some(ranges) = self.ctx.bundle_range_cache.get_mut(b.id.as_str()) {
+            ranges.clear();
+        }
+        // Went down earlier in the same batch: its old entry is replaced where it is.
+        let (pos, _) = self.data.brokers.insert_full(
             b.id.clone(),
             crate::modular::BrokerData {
                 local,
                 ..Default::default()
             },
         );
-        self.data.brokers.sort_keys();
-        self.sync_broker_positions();
+        b.data_pos = pos;
+        self.membership.came_up = true;
     }
 
     /// A new broker with `like`'s limits and cost coefficients, down until `bring_up`.
@@ -464,8 +564,11 @@ impl SimCluster {
                 .map(|h| HeapCurve::for_broker(h, seed, id)),
             template,
             data_pos: 0,
+            verbatim: false,
         });
-        self.brokers.len() - 1
+        let bi = self.brokers.len() - 1;
+        self.broker_index.insert(id.to_string(), bi);
+        bi
     }
 
     /// Replaces a bundle by its children on the same owner, each with its share of the parent's
@@ -479,6 +582,10 @@ impl SimCluster {
             return;
         }
         let owner = p.owner;
+        if let Some(o) = owner {
+            // The children take the parent's place in the report, which needs the model's lists.
+            self.adopt_model_report(o);
+        }
         // Position of the parent in its owner's report, to put the children in its place.
         let pos = owner.and_then(|o| {
             self.brokers
@@ -593,4 +700,47 @@ pub(crate) fn broker_usages(
         .iter()
         .map(|(id, b)| (id.clone(), b.local.max_resource_usage_with_weight(weights)))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{BrokerSnapshot, SNAPSHOT_FORMAT_VERSION};
+
+    #[test]
+    fn a_batch_of_membership_changes_costs_one_pass_over_the_broker_list() {
+        let mut snapshot = Snapshot {
+            format_version: SNAPSHOT_FORMAT_VERSION,
+            ..Snapshot::default()
+        };
+        for id in ["m:8080", "z:8080"] {
+            snapshot
+                .brokers
+                .insert(id.to_string(), BrokerSnapshot::default());
+        }
+        let (mut cluster, _) = SimCluster::from_snapshot(&snapshot, &LoadSpec::steady(), 0);
+        let load = LoadSpec::steady();
+        // 1,000 brokers come up (named to sort around the existing ones) and one goes down.
+        for i in 0..1_000 {
+            let id = format!("{}{i:04}:8080", if i % 2 == 0 { "a" } else { "q" });
+            let bi = cluster.add_broker(&id, 0, 0, &load);
+            cluster.bring_up(bi, 0);
+        }
+        cluster.take_down(1);
+        assert_eq!(cluster.membership().settle_passes, 0);
+        assert!(cluster.settle_membership());
+        assert_eq!(cluster.membership().settle_passes, 1);
+        assert!(!cluster.settle_membership());
+        assert_eq!(cluster.membership().settle_passes, 1);
+        let ids: Vec<&String> = cluster.data.brokers.keys().collect();
+        assert_eq!(ids.len(), 1_001);
+        assert!(ids.windows(2).all(|w| w[0] < w[1]));
+        assert!(!cluster.data.brokers.contains_key("z:8080"));
+        for b in cluster.brokers.iter().filter(|b| b.live) {
+            assert_eq!(
+                cluster.data.brokers.get_index(b.data_pos).map(|(k, _)| k),
+                Some(&b.id)
+            );
+        }
+    }
 }

@@ -1,22 +1,31 @@
 //! The simulation loop: the modular leader's cycle repeated every
 //! `loadBalancerSheddingIntervalMinutes` on a simulated clock, with one persistent `StrategySet`,
 //! the scenario's load model and events, automatic splits, and the metrics of every cycle.
+//!
+//! Cycle 0 is the plan: the leader sees the snapshot's reports as they are (the load model's
+//! traffic is first reported at cycle 1), with the plan's picker seed and placement trace, and the
+//! decisions and their reasons come from the plan's code.
+
+use std::collections::BTreeMap;
 
 use crate::config::{self, LoadBalancerConfig, Profile};
 use crate::model::Snapshot;
 use crate::modular::leader::{StrategyConfigError, StrategySet, do_load_shedding};
 use crate::modular::pipeline::{PipelineTrace, SelectionPath, select_broker_for_bundle};
-use crate::plan::driver::build_strategies;
+use crate::plan::driver::{
+    build_strategies, decide_auto_splits, long_term_of, shedding_reason, split_reason,
+};
 use crate::plan::settings::{apply_nic_speed_override, resolve_config};
 use crate::plan::splits::{apply_split, compute_split};
 use crate::replay::ReplayError;
 use crate::rng::SeededPicker;
-use crate::split::{
-    BrokerBundleStats, SplitAlgorithm, SplitThresholds, auto_split_runs, find_bundles_to_split,
-};
+use crate::split::{ModularSplitCandidate, SplitAlgorithm};
 
 use super::cluster::{SimCluster, broker_usages};
-use super::metrics::{ChurnTracker, CycleMetrics, RunSummary, SimulationRun, spread};
+use super::limits::MAX_CYCLES;
+use super::metrics::{
+    ChurnTracker, CycleDecision, CycleMetrics, RunSummary, SimulationRun, spread,
+};
 use super::run_config::RunConfig;
 use super::scenario::{EventKind, Scenario};
 use super::timeline::OwnershipChange;
@@ -29,11 +38,15 @@ pub enum SimulateError {
     Strategy(#[from] StrategyConfigError),
     #[error(transparent)]
     Scenario(#[from] ReplayError),
+    /// More cycles than [`MAX_CYCLES`] (or none) asked of one run.
+    #[error("{cycles} cycles: a simulation runs 1 to {max} cycles", max = MAX_CYCLES)]
+    Cycles { cycles: u32 },
 }
 
 /// Options that do not change the simulated cluster.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RunOptions {
+    /// 1 to [`MAX_CYCLES`]; anything else is refused (`SimulateError::Cycles`).
     pub cycles: u32,
     pub seed: u64,
     /// Keep every broker's usage per cycle in the result (large for big clusters).
@@ -42,9 +55,6 @@ pub struct RunOptions {
     /// map across cycles (`timeline::snapshot_after`).
     pub record_ownership: bool,
 }
-
-/// Seeds the picker differently from the load model's noise so the two streams are independent.
-const PICKER_SEED_SALT: u64 = 0x005E_ED0F_91C4_E11A;
 
 struct Run<'a> {
     scenario: &'a Scenario,
@@ -56,15 +66,21 @@ struct Run<'a> {
     cluster: SimCluster,
     start_ms: i64,
     interval_ms: i64,
-    /// (cycle, broker index) of scheduled restarts.
-    downs: Vec<(u32, usize)>,
-    ups: Vec<(u32, usize)>,
+    /// Indices of the scenario's events sorted by cycle (then file order), and the next one due:
+    /// each event is looked at once, not once per cycle.
+    event_order: Vec<usize>,
+    next_event: usize,
+    /// Cycle → broker indices of scheduled restarts.
+    downs: BTreeMap<u32, Vec<usize>>,
+    ups: BTreeMap<u32, Vec<usize>>,
     /// Bundles waiting for a broker (none was available when theirs went away).
     orphans: Vec<usize>,
     churn: ChurnTracker,
     warnings: Vec<String>,
     /// This cycle's ownership changes so far (only when recording).
     changes: Vec<OwnershipChange>,
+    /// This cycle's decisions and their reasons so far (only when recording).
+    decisions: Vec<CycleDecision>,
 }
 
 fn interval_ms_of(cfg: &LoadBalancerConfig) -> i64 {
@@ -82,6 +98,11 @@ pub fn simulate(
     opts: RunOptions,
     progress: &mut dyn FnMut(u32, u32) -> bool,
 ) -> Result<SimulationRun, SimulateError> {
+    if !(1..=MAX_CYCLES).contains(&opts.cycles) {
+        return Err(SimulateError::Cycles {
+            cycles: opts.cycles,
+        });
+    }
     let mut settings = scenario.settings.clone();
     settings.extend(run.settings.iter().cloned());
     let resolved = resolve_config(snapshot, run.profile, &settings)?;
@@ -108,30 +129,34 @@ pub fn simulate(
         .metrics
         .thrashing_window_cycles
         .unwrap_or(grace_cycles);
-    let mut cluster = SimCluster::from_snapshot(&work, &scenario.load, opts.seed);
-    for e in cluster
-        .ctx
-        .set_isolation_policies(&work.namespace_isolation_policies)
-    {
-        warnings.push(e.to_string());
-    }
-    // Thousands of placements nobody reads the reasons of: decide without explaining.
-    cluster.ctx.trace = PipelineTrace::Off;
+    let (cluster, spike_warnings) = SimCluster::from_snapshot(&work, &scenario.load, opts.seed);
+    warnings.extend(spike_warnings);
+    let (_, isolation_errors) =
+        crate::isolation::IsolationPolicies::compile(&work.namespace_isolation_policies);
+    warnings.extend(isolation_errors.iter().map(ToString::to_string));
     let mut r = Run {
         scenario,
         opts,
         profile,
         strategies,
-        picker: SeededPicker::new(opts.seed ^ PICKER_SEED_SALT),
+        // The plan's seed: the noise is a function of (seed, bundle, cycle), not this stream.
+        picker: SeededPicker::new(opts.seed),
         cluster,
         start_ms: snapshot.captured_at_ms.unwrap_or(0),
         interval_ms,
-        downs: Vec::new(),
-        ups: Vec::new(),
+        event_order: {
+            let mut order: Vec<usize> = (0..scenario.events.len()).collect();
+            order.sort_by_key(|&i| scenario.events.get(i).map_or(u32::MAX, |e| e.cycle));
+            order
+        },
+        next_event: 0,
+        downs: BTreeMap::new(),
+        ups: BTreeMap::new(),
         orphans: Vec::new(),
         churn: ChurnTracker::new(window),
         warnings: Vec::new(),
         changes: Vec::new(),
+        decisions: Vec::new(),
         cfg,
     };
     let target = scenario
@@ -332,15 +357,21 @@ impl Run<'_> {
             }
         }
         self.orphans.extend(orphans);
-        let live = self.live_ids();
-        self.strategies.on_active_brokers_change(&live);
     }
 
     fn come_up(&mut self, bi: usize, cycle: u32) {
         let now = self.now_ms(cycle);
         self.cluster.bring_up(bi, now);
-        let live = self.live_ids();
-        self.strategies.on_active_brokers_change(&live);
+    }
+
+    /// After a cycle's events: the leader's broker list updated once, and the strategies told once.
+    /// (Telling them after each event would give the same histories: they only drop brokers that
+    /// are not active, and no broker goes down and comes back within one cycle.)
+    fn settle_membership(&mut self) {
+        if self.cluster.settle_membership() {
+            let live = self.live_ids();
+            self.strategies.on_active_brokers_change(&live);
+        }
     }
 
     fn set_config(&mut self, key: &str, value: &str, path: String) -> Result<(), SimulateError> {
@@ -379,12 +410,7 @@ impl Run<'_> {
     }
 
     fn apply_events(&mut self, cycle: u32, notes: &mut Vec<String>) -> Result<(), SimulateError> {
-        let ups: Vec<usize> = self
-            .ups
-            .iter()
-            .filter(|(c, _)| *c == cycle)
-            .map(|(_, b)| *b)
-            .collect();
+        let ups = self.ups.remove(&cycle).unwrap_or_default();
         for b in ups {
             self.come_up(b, cycle);
             if let Some(x) = self.cluster.brokers.get(b) {
@@ -392,8 +418,15 @@ impl Run<'_> {
             }
         }
         let scenario = self.scenario;
-        for (i, e) in scenario.events.iter().enumerate() {
-            if e.cycle != cycle {
+        while let Some(&i) = self.event_order.get(self.next_event) {
+            let Some(e) = scenario.events.get(i) else {
+                break;
+            };
+            if e.cycle > cycle {
+                break;
+            }
+            self.next_event += 1;
+            if e.cycle < cycle {
                 continue;
             }
             let path = format!("$.events[{i}]");
@@ -442,101 +475,64 @@ impl Run<'_> {
                     for (k, b) in list.into_iter().enumerate() {
                         let k = u32::try_from(k).unwrap_or(u32::MAX);
                         let down = cycle.saturating_add(k.saturating_mul(*interval_cycles));
-                        self.downs.push((down, b));
-                        self.ups.push((down.saturating_add(1), b));
+                        self.downs.entry(down).or_default().push(b);
+                        self.ups.entry(down.saturating_add(1)).or_default().push(b);
                     }
                     notes.push("rolling restart begins".to_string());
                 }
             }
         }
-        let downs: Vec<usize> = self
-            .downs
-            .iter()
-            .filter(|(c, _)| *c == cycle)
-            .map(|(_, b)| *b)
-            .collect();
+        let downs = self.downs.remove(&cycle).unwrap_or_default();
         for b in downs {
             if let Some(x) = self.cluster.brokers.get(b) {
                 notes.push(format!("{} restarts", x.id));
             }
             self.go_down(b);
         }
+        self.settle_membership();
         Ok(())
     }
 
     /// `BundleSplitterTask` on this cycle's view: which bundles to split (not applied yet).
-    fn decide_splits(&self) -> Vec<(String, String)> {
-        if !auto_split_runs(&self.cfg, self.cluster.data.brokers.len()) {
-            return Vec::new();
-        }
-        let data = &self.cluster.data;
-        let thresholds = SplitThresholds::from_config(&self.cfg);
-        // Only bundles that exceed a limit can be accepted, and the per-namespace cap counts only
-        // accepted ones, so leaving the others out gives the same decision without building a skip
-        // record for each of the thousands of bundles that exceed nothing.
+    fn decide_splits(&self) -> Vec<ModularSplitCandidate> {
         let cluster = &self.cluster;
-        // The leader's long-term data of the k-th bundle of a broker's report, by position (no
-        // name hashing: this runs over every bundle every cycle).
-        let may_split = |owned: &[usize], k: usize, s: &crate::model::NamespaceBundleStats| {
-            if s.topics < 2 {
-                return false;
-            }
-            let (rate, throughput) = owned
-                .get(k)
-                .and_then(|&bi| cluster.bundles.get(bi))
-                .and_then(|b| data.bundle_data.get_index(b.data_pos))
-                .map_or((0.0, 0.0), |(_, d)| {
-                    (
-                        d.long_term_data.total_msg_rate(),
-                        d.long_term_data.total_msg_throughput(),
-                    )
-                });
-            let sessions = s.consumer_count.saturating_add(s.producer_count);
-            thresholds.exceeds_any(s.topics, sessions, rate, throughput)
-        };
-        let mut owned_by_pos: Vec<&[usize]> = vec![&[]; data.brokers.len()];
-        for b in cluster.brokers.iter().filter(|b| b.live) {
-            if let Some(slot) = owned_by_pos.get_mut(b.data_pos) {
-                *slot = &b.owned;
+        let data = &cluster.data;
+        // A model report lists its bundles in `owned` order, so the leader's data of its k-th
+        // `lastStats` entry is found by position (no name hashing: this runs over every bundle
+        // every cycle); a report still as the snapshot had it is looked up by name.
+        let mut aligned: Vec<Option<&[usize]>> = vec![None; data.brokers.len()];
+        for b in cluster.brokers.iter().filter(|b| b.live && !b.verbatim) {
+            if let Some(slot) = aligned.get_mut(b.data_pos) {
+                *slot = Some(&b.owned);
             }
         }
-        let reports: Vec<BrokerBundleStats<'_>> = data
-            .brokers
-            .iter()
-            .enumerate()
-            .map(|(pos, (id, b))| {
-                let owned = owned_by_pos.get(pos).copied().unwrap_or(&[]);
-                BrokerBundleStats {
-                    broker: id.as_str(),
-                    bundles: b
-                        .local
-                        .last_stats
-                        .iter()
-                        .enumerate()
-                        .filter(|(k, (_, s))| may_split(owned, *k, s))
-                        .map(|(_, (n, s))| (n.as_str(), s))
-                        .collect(),
-                }
-            })
-            .filter(|r| !r.bundles.is_empty())
-            .collect();
-        let layout = &self.cluster.layout;
+        let layout = &cluster.layout;
         let counts = |ns: &str| {
             layout
                 .namespaces
                 .get(ns)
                 .map(|n| i64::from(n.bundles.num_bundles))
         };
-        find_bundles_to_split(&reports, &data.bundle_data, counts, &thresholds)
-            .accepted
-            .into_iter()
-            .map(|c| (c.bundle, c.broker))
-            .collect()
+        decide_auto_splits(&self.cfg, data, counts, |pos, k, name| {
+            match aligned.get(pos).copied().flatten() {
+                Some(owned) => owned
+                    .get(k)
+                    .and_then(|&bi| cluster.bundles.get(bi))
+                    .and_then(|b| data.bundle_data.get_index(b.data_pos))
+                    .map_or((0.0, 0.0), |(_, d)| {
+                        (
+                            d.long_term_data.total_msg_rate(),
+                            d.long_term_data.total_msg_throughput(),
+                        )
+                    }),
+                None => long_term_of(data, name),
+            }
+        })
     }
 
     fn apply_splits(
         &mut self,
-        decided: Vec<(String, String)>,
+        decided: Vec<ModularSplitCandidate>,
         unloaded: &[String],
         notes: &mut Vec<String>,
     ) -> usize {
@@ -545,7 +541,8 @@ impl Run<'_> {
             &self.cfg.default_namespace_bundle_split_algorithm,
         );
         let mut done = 0;
-        for (bundle, _) in decided {
+        for candidate in decided {
+            let bundle = candidate.bundle;
             if unloaded.contains(&bundle) {
                 continue;
             }
@@ -575,6 +572,15 @@ impl Run<'_> {
                             bundle: bundle.clone(),
                             cut_points: split.cut_points.clone(),
                         });
+                        let triggers: Vec<String> =
+                            candidate.triggers.iter().map(|t| t.to_string()).collect();
+                        self.decisions.push(CycleDecision {
+                            kind: "split".to_string(),
+                            bundle: bundle.clone(),
+                            from: candidate.broker.clone(),
+                            to: None,
+                            reason: split_reason(&triggers),
+                        });
                     }
                     self.churn.forget(idx);
                     done += 1;
@@ -597,7 +603,9 @@ impl Run<'_> {
         };
         self.cluster
             .set_traffic(&self.scenario.load, self.opts.seed, cycle, interval_minutes);
-        self.cluster.publish_reports(cycle, now);
+        if cycle > 0 {
+            self.cluster.publish_reports(cycle, now);
+        }
         self.apply_events(cycle, &mut m.events)?;
         let mut reassigned = 0;
         self.place_orphans(cycle, &mut reassigned);
@@ -650,6 +658,15 @@ impl Run<'_> {
             };
             self.cluster.attach(idx, to);
             self.record_owner(&u.bundle, Some(to));
+            if self.opts.record_ownership {
+                self.decisions.push(CycleDecision {
+                    kind: "unload".to_string(),
+                    bundle: u.bundle.clone(),
+                    from: u.from.clone(),
+                    to: Some(u.to.clone()),
+                    reason: shedding_reason(u),
+                });
+            }
             let (thrash, recent) = self.churn.record(idx, from, to, cycle);
             m.bundles_unloaded += 1;
             m.bytes_moved_per_sec += bytes;
@@ -659,6 +676,10 @@ impl Run<'_> {
         }
         m.splits = self.apply_splits(splits, &unloaded, &mut m.events);
         m.ownership = std::mem::take(&mut self.changes);
+        m.decisions = std::mem::take(&mut self.decisions);
+        // The first cycle explains its placements as the plan does; after it, thousands of
+        // placements nobody reads the reasons of are decided without explaining.
+        self.cluster.ctx.trace = PipelineTrace::Off;
         Ok(m)
     }
 }

@@ -41,6 +41,24 @@ pub struct CycleMetrics {
     /// Ownership and layout changes, in order (only when `RunOptions::record_ownership`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub ownership: Vec<OwnershipChange>,
+    /// The leader's unloads and splits with their reasons, in order (only when
+    /// `RunOptions::record_ownership`). The first cycle's reasons are the plan's; later cycles place
+    /// without a pipeline trace, so their placement reasons name the choice only.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub decisions: Vec<CycleDecision>,
+}
+
+/// What the leader decided about one bundle in a cycle, and why (the plan's wording).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CycleDecision {
+    /// `unload` (by the shedding strategy) or `split` (by `BundleSplitterTask`).
+    pub kind: String,
+    pub bundle: String,
+    pub from: String,
+    /// The destination of an unload.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub to: Option<String>,
+    pub reason: String,
 }
 
 /// The whole run.

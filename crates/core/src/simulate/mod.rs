@@ -7,6 +7,7 @@ pub mod compare;
 mod engine;
 pub mod generator;
 mod json_read;
+pub mod limits;
 pub mod load_model;
 pub mod metrics;
 pub mod run_config;
@@ -19,7 +20,8 @@ pub use compare::{
 };
 pub use engine::{RunOptions, SimulateError, simulate};
 pub use generator::{BUILTIN_SNAPSHOTS, builtin_snapshot};
-pub use metrics::{CycleMetrics, RunSummary, SimulationRun};
+pub use limits::{MAX_CYCLES, MAX_EVENTS};
+pub use metrics::{CycleDecision, CycleMetrics, RunSummary, SimulationRun};
 pub use run_config::{RunConfig, RunConfigError};
 pub use scenario::{SCENARIO_FORMAT_VERSION, Scenario};
 pub use timeline::{OwnershipChange, snapshot_after};

@@ -8,6 +8,7 @@ use serde_json::Value;
 use super::json_read::{
     conf_text, object, only_keys, opt_array, opt_f64, opt_str, opt_u32, string_list,
 };
+use super::limits::{check_cycles, check_events};
 use super::run_config::RunConfig;
 use crate::replay::ReplayError;
 
@@ -458,7 +459,9 @@ impl Scenario {
                 .unwrap_or_default()
                 .to_string(),
             snapshot: opt_str(o, "snapshot", "$")?.map(str::to_string),
-            cycles: opt_u32(o, "cycles", "$")?,
+            cycles: opt_u32(o, "cycles", "$")?
+                .map(|c| check_cycles(c, "$.cycles"))
+                .transpose()?,
             load: LoadSpec::steady(),
             ..Scenario::default()
         };
@@ -472,7 +475,9 @@ impl Scenario {
         if let Some(load) = o.get("load").filter(|v| !v.is_null()) {
             s.load = parse_load(load, "$.load")?;
         }
-        for (i, e) in opt_array(o, "events", "$")?.iter().enumerate() {
+        let events = opt_array(o, "events", "$")?;
+        check_events(events.len(), "$.events")?;
+        for (i, e) in events.iter().enumerate() {
             s.events.push(parse_event(e, &format!("$.events[{i}]"))?);
         }
         if let Some(m) = o.get("metrics").filter(|v| !v.is_null()) {
