@@ -153,43 +153,23 @@ impl What {
     }
 }
 
-/// Whether a tenant, namespace or cluster name is a plain Pulsar name (`[-=:.\w]+`, as Pulsar's
-/// `NamedEntity` allows) and safe as a URL and file path segment.
+/// Whether a tenant, namespace or cluster name passes core's naming rule (Pulsar's `NamedEntity`,
+/// plus no dot segment or leading `-`), so it is safe as a URL and file path segment.
 pub fn is_pulsar_name(s: &str) -> bool {
-    !s.is_empty()
-        && s != "."
-        && s != ".."
-        && s.len() <= 255
-        && s.chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '=' | ':' | '.'))
+    lbplan_core::naming::is_pulsar_name(s)
 }
 
 /// A V2 namespace `tenant/ns` with both parts plain names.
 pub fn parse_namespace(s: &str) -> Option<(String, String)> {
-    let (t, n) = s.split_once('/')?;
-    (is_pulsar_name(t) && is_pulsar_name(n)).then(|| (t.to_string(), n.to_string()))
+    lbplan_core::naming::check_namespace(s)
+        .ok()
+        .map(|(t, n)| (t.to_string(), n.to_string()))
 }
 
-/// A broker id `host:port` (Pulsar's `<advertisedAddress>:<webServicePort>`; IPv6 in brackets).
+/// A broker id `host:port` (Pulsar's `<advertisedAddress>:<webServicePort>`; IPv6 in brackets), by
+/// core's rule, the one the exports apply.
 pub fn is_broker_id(s: &str) -> bool {
-    let Some((host, port)) = s.rsplit_once(':') else {
-        return false;
-    };
-    let port_ok = !port.is_empty() && port.len() <= 5 && port.bytes().all(|b| b.is_ascii_digit());
-    let host_ok = if let Some(inner) = host.strip_prefix('[').and_then(|h| h.strip_suffix(']')) {
-        !inner.is_empty()
-            && inner
-                .chars()
-                .all(|c| c.is_ascii_hexdigit() || c == ':' || c == '.')
-    } else {
-        !host.is_empty()
-            && host != "."
-            && host != ".."
-            && host
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '.' | '_'))
-    };
-    host_ok && port_ok
+    lbplan_core::naming::is_broker_id(s)
 }
 
 #[cfg(test)]
