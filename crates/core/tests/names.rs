@@ -112,3 +112,56 @@ fn broker_ids_are_host_port_with_ipv6_in_brackets() {
         assert!(!is_broker_id(bad), "{bad}");
     }
 }
+
+/// The corpus's metadata-store tree with `loadbalance/leader` replaced by `leader`.
+fn import_with_leader(leader: &str) -> Result<lbplan_core::import::Imported, String> {
+    use lbplan_core::import::{ImportInput, Origin, import};
+    use std::borrow::Cow;
+    use std::path::Path;
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/import_corpus/metadata-store");
+    let mut files: Vec<(String, Vec<u8>)> = Vec::new();
+    let mut stack = vec![root.clone()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                let name = path
+                    .strip_prefix(root.parent().unwrap())
+                    .unwrap()
+                    .to_string_lossy()
+                    .replace('\\', "/");
+                let bytes = if name.ends_with("loadbalance/leader") {
+                    leader.as_bytes().to_vec()
+                } else {
+                    std::fs::read(&path).unwrap()
+                };
+                files.push((name, bytes));
+            }
+        }
+    }
+    files.sort();
+    let inputs: Vec<ImportInput<'_>> = files
+        .iter()
+        .map(|(n, b)| ImportInput {
+            name: Cow::Borrowed(n.as_str()),
+            bytes: Cow::Borrowed(b.as_slice()),
+            origin: Origin::Tree,
+            display: None,
+        })
+        .collect();
+    import(&inputs).map_err(|e| e.to_string())
+}
+
+#[test]
+fn the_importer_reads_a_leader_url_with_the_same_broker_rule() {
+    let imp = import_with_leader(r#"{"serviceUrl":"http://10.0.0.1:8080/"}"#).unwrap();
+    assert_eq!(imp.snapshot.leader_broker.as_deref(), Some("10.0.0.1:8080"));
+    // Before the rule was shared, any text with a `:` was taken for a broker id.
+    let e = import_with_leader(r#"{"serviceUrl":"http://..:8080/"}"#).unwrap_err();
+    assert!(
+        e.contains("serviceUrl") && e.contains("expected a URL http://host:port"),
+        "{e}"
+    );
+}
