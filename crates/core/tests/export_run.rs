@@ -265,7 +265,8 @@ fn curl_never_puts_the_token_in_argv_or_in_the_trace() {
     fake.file("token", &format!("{TOKEN}\n"));
     fake.file(
         "dynamic-config",
-        r#"{"loadBalancerSheddingEnabled":"true"}"#,
+        // Other dynamic settings may hold credentials: they must not reach the trace either.
+        r#"{"brokerClientAuthenticationParameters":"token:OTHER-SECRET","loadBalancerSheddingEnabled":"true"}"#,
     );
     let script = export_script(&two_unloads(), ScriptFormat::Curl, PAUSE).unwrap();
     let token_file = fake.dir.join("token");
@@ -298,6 +299,7 @@ fn curl_never_puts_the_token_in_argv_or_in_the_trace() {
         "{trace}"
     );
     assert!(!trace.contains(TOKEN), "{trace}");
+    assert!(!trace.contains("OTHER-SECRET"), "{trace}");
     // curl got the header on stdin, once per call.
     let header = format!("Authorization: Bearer {TOKEN}\n");
     assert_eq!(fake.read("curl-stdin"), header.repeat(7));

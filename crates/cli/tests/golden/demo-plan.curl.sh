@@ -44,17 +44,20 @@ require_cluster() {
 }
 
 # Pauses automatic shedding and arms the trap that restores the value it had: a dynamic override
-# (true or false), or none (the override is deleted, broker.conf applies again).
+# (true or false), or none (the override is deleted, broker.conf applies again). Only the one value
+# is kept: the other dynamic settings never reach a variable that `bash -x` would print.
 pause_shedding() {
-  local values previous="" re='loadBalancerSheddingEnabled"?[[:space:]]*:?[[:space:]]*"?(true|false)'
-  values=$(dynamic_config)
-  if [[ $values =~ $re ]]; then
-    previous=${BASH_REMATCH[1]}
-  elif [[ $values == *loadBalancerSheddingEnabled* ]]; then
-    echo "cannot read the current loadBalancerSheddingEnabled; nothing was changed" >&2
-    exit 1
-  fi
-  SHEDDING_RESTORE=${previous:-none}
+  local previous
+  previous=$(dynamic_config | sed -nE '/loadBalancerSheddingEnabled/{s/.*loadBalancerSheddingEnabled"?[[:space:]]*:?[[:space:]]*"?([A-Za-z]*).*/\1/p;q;}')
+  case "$previous" in
+    true | false) ;;
+    "") previous=none ;;
+    *)
+      echo "cannot read the current loadBalancerSheddingEnabled; nothing was changed" >&2
+      exit 1
+      ;;
+  esac
+  SHEDDING_RESTORE=$previous
   trap restore_shedding EXIT
   trap 'exit 130' INT
   trap 'exit 143' TERM
@@ -75,16 +78,12 @@ restore_shedding() {
   exit "$status"
 }
 
-# still_owned BUNDLE BROKER [BROKER_IN_URL]: whether BROKER still owns BUNDLE. If it does not, or
-# Pulsar cannot tell, the unload is skipped and reported.
+# still_owned BUNDLE BROKER [BROKER_IN_URL]: whether BROKER still owns BUNDLE, in the list Pulsar
+# prints (`bundle    status` lines, or JSON keys). If it does not, or Pulsar cannot tell, the
+# unload is skipped and reported.
 still_owned() {
-  local owned line
-  if owned=$(owned_bundles "${3:-$2}"); then
-    while IFS= read -r line; do
-      case "$line" in
-        "$1" | "$1"[[:space:]]* | *"\"$1\""*) return 0 ;;
-      esac
-    done <<<"$owned"
+  if owned_bundles "${3:-$2}" | awk -v b="$1" '$1 == b || index($0, "\"" b "\"") { found = 1 } END { exit !found }'; then
+    return 0
   fi
   echo "SKIPPED $1: $2 does not own it any more (or its owner could not be read)" >&2
   SKIPPED+=("$1")
