@@ -359,3 +359,30 @@ fn without_a_cluster_name_nothing_is_changed() {
     assert_eq!(out.status.code(), Some(2));
     assert!(fake.log().is_empty());
 }
+
+#[test]
+fn rollback_checks_that_the_destination_still_owns_the_bundle() {
+    let fake = Fake::new("rollback");
+    // The orders bundle is on b2 as planned; the clicks bundle is not on b3 (it moved again).
+    fake.owned(
+        "b2:8080",
+        "acme/orders/0x00000000_0x10000000    NamespaceOwnershipStatus(broker_assignment=shared, is_controlled=false, is_active=true)\n",
+    );
+    fake.owned("b3:8080", "");
+    let script = export_script(
+        &two_unloads(),
+        ScriptFormat::PulsarAdmin,
+        ExportOptions::default(),
+    )
+    .unwrap();
+    let out = fake.run(&script, &["rollback"], &[]);
+    assert_eq!(out.status.code(), Some(3), "{out:?}");
+    assert_eq!(
+        fake.log(),
+        [
+            "pulsar-admin|brokers|namespaces|--url|b3:8080|--|pulsar-cluster",
+            "pulsar-admin|brokers|namespaces|--url|b2:8080|--|pulsar-cluster",
+            "pulsar-admin|namespaces|unload|--bundle|0x00000000_0x10000000|--destinationBroker|b1:8080|--|acme/orders",
+        ]
+    );
+}
