@@ -164,13 +164,13 @@ test('exportPlan: pulsar-admin, curl and json', () => {
   const [tenant, ns, range] = first.bundle.split('/');
   const admin = api.exportPlan(plan, 'pulsar-admin');
   assert.ok(admin.startsWith('#!/usr/bin/env bash\n'));
-  assert.ok(admin.includes(`namespaces unload '${tenant}/${ns}' --bundle '${range}' --destinationBroker '${first.to}'`), admin);
+  assert.ok(admin.includes(`namespaces unload --bundle '${range}' --destinationBroker '${first.to}' -- '${tenant}/${ns}'`), admin);
   const curl = api.exportPlan(plan, 'curl');
   assert.ok(curl.includes(`/admin/v2/namespaces/${tenant}/${ns}/${range}/unload`), curl);
   const json = api.exportPlan(plan, 'json');
   assert.deepEqual(JSON.parse(json), plan);
   const paused = api.exportPlan(plan, 'pulsar-admin', { pauseAutomaticShedding: true });
-  assert.ok(paused.includes('loadBalancerSheddingEnabled'), paused);
+  assert.ok(paused.includes('\n  pause_shedding\n'), paused);
 
   assert.throws(() => api.exportPlan(plan, 'yaml'), (e) => e instanceof Error && e.message.startsWith('format: '));
   const bad = structuredClone(plan);

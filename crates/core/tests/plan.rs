@@ -296,20 +296,18 @@ fn exports_name_the_real_commands_and_the_rollback() {
     )
     .unwrap();
     assert!(admin.contains(
-        "\"$PULSAR_ADMIN\" namespaces unload 't/ns' --bundle '0x00000000_0x10000000' --destinationBroker 'b2:8080'"
+        "\"$PULSAR_ADMIN\" namespaces unload --bundle '0x00000000_0x10000000' --destinationBroker 'b2:8080' -- 't/ns'"
     ));
     assert!(admin.contains(
-        "\"$PULSAR_ADMIN\" namespaces unload 't/ns' --bundle '0x00000000_0x10000000' --destinationBroker 'b1:8080'"
+        "\"$PULSAR_ADMIN\" namespaces unload --bundle '0x00000000_0x10000000' --destinationBroker 'b1:8080' -- 't/ns'"
     ));
     assert!(admin.contains(
-        "brokers update-dynamic-config --config loadBalancerSheddingEnabled --value false"
+        "\"$PULSAR_ADMIN\" brokers update-dynamic-config --config loadBalancerSheddingEnabled --value \"$1\""
     ));
-    assert!(admin.contains(
-        "brokers update-dynamic-config --config loadBalancerSheddingEnabled --value true"
-    ));
+    assert!(admin.contains("  pause_shedding\n"));
     let curl = export_script(&plan, ScriptFormat::Curl, ExportOptions::default()).unwrap();
     assert!(curl.contains("call PUT '/admin/v2/namespaces/t/ns/0x00000000_0x10000000/unload?destinationBroker=b2%3A8080'"));
-    assert!(!curl.contains("loadBalancerSheddingEnabled"));
+    assert!(!curl.contains("  pause_shedding\n"));
 }
 
 #[test]

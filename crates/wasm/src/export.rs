@@ -34,8 +34,8 @@ pub fn plan_from_value(v: &Value) -> Result<Plan, ApiError> {
     Ok(plan)
 }
 
-/// `options`: `{pauseAutomaticShedding?: boolean}` (wrap the script with
-/// `loadBalancerSheddingEnabled=false` … `true`).
+/// `options`: `{pauseAutomaticShedding?: boolean}` (pause `loadBalancerSheddingEnabled` while the
+/// script runs; the previous value is restored on every exit).
 pub fn export_plan(plan: &Value, format: &str, options: &Value) -> Result<String, ApiError> {
     let plan = plan_from_value(plan)?;
     let mut opts = ExportOptions::default();

@@ -276,7 +276,8 @@ export interface Comparison {
 export type ExportFormat = "pulsar-admin" | "curl" | "json";
 
 export interface ExportOptions {
-  /** Wrap the script with `loadBalancerSheddingEnabled=false` … `true`. */
+  /** Pause automatic shedding (`loadBalancerSheddingEnabled=false`) while the script runs; the
+   *  previous value is restored on every exit. */
   pauseAutomaticShedding?: boolean;
 }
 

@@ -4,8 +4,6 @@
 //! segment, and never the credential — a server that echoes the token back as a tenant name must
 //! not get it written into paths or sent to DNS.
 
-use lbplan_core::naming::is_valid_name_part;
-
 use super::auth::{REDACTED, Redactor};
 
 /// The kind of name, for messages.
@@ -41,42 +39,24 @@ pub enum Refusal {
     Invalid(String),
 }
 
-/// Whether a cluster, tenant, namespace part or failure-domain name is one Pulsar accepts
-/// (`NamedEntity.checkName`) and is safe as a URL and file path segment (`.` and `..` are valid in
-/// Pulsar but would walk the output tree).
+/// Whether a cluster, tenant, namespace part or failure-domain name passes core's naming rule
+/// (Pulsar's `NamedEntity.checkName`, plus no `.`/`..` segment, leading `-` or control character), so
+/// it is safe as a URL and file path segment.
 pub fn is_pulsar_name(s: &str) -> bool {
-    !s.is_empty() && s != "." && s != ".." && s.len() <= 255 && is_valid_name_part(s)
+    lbplan_core::naming::is_pulsar_name(s)
 }
 
-/// A V2 namespace `tenant/ns` with both parts plain names.
+/// A V2 namespace `tenant/ns` with both parts plain names, by core's rule.
 pub fn parse_namespace(s: &str) -> Option<(String, String)> {
-    let (t, n) = s.split_once('/')?;
-    (is_pulsar_name(t) && is_pulsar_name(n)).then(|| (t.to_string(), n.to_string()))
+    lbplan_core::naming::check_namespace(s)
+        .ok()
+        .map(|(t, n)| (t.to_string(), n.to_string()))
 }
 
-/// A broker id `host:port` (Pulsar's `<advertisedAddress>:<webServicePort>`; IPv6 in brackets).
+/// A broker id `host:port` (Pulsar's `<advertisedAddress>:<webServicePort>`; IPv6 in brackets), by
+/// core's rule, the one the exports apply.
 pub fn is_broker_id(s: &str) -> bool {
-    let Some((host, port)) = s.rsplit_once(':') else {
-        return false;
-    };
-    let port_ok = !port.is_empty()
-        && port.len() <= 5
-        && port.bytes().all(|b| b.is_ascii_digit())
-        && port.parse::<u32>().is_ok_and(|p| (1..=65535).contains(&p));
-    let host_ok = if let Some(inner) = host.strip_prefix('[').and_then(|h| h.strip_suffix(']')) {
-        !inner.is_empty()
-            && inner
-                .chars()
-                .all(|c| c.is_ascii_hexdigit() || c == ':' || c == '.')
-    } else {
-        !host.is_empty()
-            && host != "."
-            && host != ".."
-            && host
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '.' | '_'))
-    };
-    host_ok && port_ok
+    lbplan_core::naming::is_broker_id(s)
 }
 
 /// Checks a name the server handed back. The credential check comes first so that the message of

@@ -37,11 +37,12 @@ pub(crate) fn parse_leader(
     })
 }
 
-/// `host:port` of a URL such as `http://10.0.0.1:8080/` (Pulsar's brokerId form).
+/// `host:port` of a URL such as `http://10.0.0.1:8080/` (Pulsar's brokerId form), when it passes
+/// the naming rule the exports apply (`[::1]:8080` included).
 pub(crate) fn host_port(url: &str) -> Option<String> {
     let rest = url.split_once("://").map_or(url, |(_, r)| r);
     let hp = rest.split('/').next()?;
-    (!hp.is_empty() && hp.contains(':')).then(|| hp.to_string())
+    crate::naming::is_broker_id(hp).then(|| hp.to_string())
 }
 
 /// Failure domain `{"brokers": [...]}`.

@@ -1,12 +1,14 @@
 //! Pulsar naming: bundle ranges and names, namespace and topic names, topic → bundle hashing (CRC-32)
 //! and lookup, the default bundle partitioning (§4 of the reference), plus Java map iteration order
-//! for the decisions that depend on it.
+//! for the decisions that depend on it, and the one rule every name must pass before it leaves the
+//! planner (`rules`).
 
 mod bundle_range;
 mod crc32;
 pub mod java_map_order;
 mod namespace_bundles;
 mod namespace_name;
+mod rules;
 mod topic_name;
 
 pub use bundle_range::{
@@ -19,4 +21,8 @@ pub use java_map_order::{
 };
 pub use namespace_bundles::{NamespaceBundles, validate_boundaries};
 pub use namespace_name::{NamespaceName, is_valid_name_part};
+pub use rules::{
+    MAX_SEGMENT_LEN, NameError, NameKind, TopicParts, check_broker_id, check_bundle,
+    check_namespace, check_segment, check_topic, is_broker_id, is_named_entity, is_pulsar_name,
+};
 pub use topic_name::{PARTITIONED_TOPIC_SUFFIX, TopicDomain, TopicName, partition_index_of};

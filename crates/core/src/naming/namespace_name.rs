@@ -15,10 +15,10 @@ pub struct NamespaceName {
     full: String,
 }
 
-/// `NamedEntity.checkName`: Java's `^[-=:.\w]*$` with ASCII `\w`.
+/// `NamedEntity.checkName`: Java's `^[-=:.\w]*$` with ASCII `\w` (Pulsar's rule alone; see
+/// [`super::rules`] for what a name must pass to leave the planner).
 pub fn is_valid_name_part(part: &str) -> bool {
-    part.chars()
-        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '=' | ':' | '.' | '_'))
+    super::is_named_entity(part)
 }
 
 impl NamespaceName {

@@ -1,0 +1,388 @@
+//! Runs the exported bash scripts against fake `pulsar-admin` and `curl` executables placed first
+//! on PATH. The fakes record each invocation's argv (one line, arguments joined by `|`), answer the
+//! reads a script makes (dynamic configuration, owned bundles, in the shapes Pulsar prints) and
+//! fail, or send the script SIGTERM, on a chosen command. They prove what the text alone cannot:
+//! the trap restores shedding on a failed unload and on TERM, argv and `bash -x` never carry the
+//! token, `--` precedes positionals, and a bundle whose owner changed is skipped and reported.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use lbplan_core::plan::export::{ExportOptions, ScriptFormat, export_script};
+use lbplan_core::plan::{PLAN_FORMAT_VERSION, Plan, PlannedUnload};
+
+const FAKE_PULSAR_ADMIN: &str = r#"#!/usr/bin/env bash
+{ printf 'pulsar-admin'; printf '|%s' "$@"; printf '\n'; } >>"$FAKE_DIR/log"
+if [ -n "${FAKE_TERM_ON:-}" ] && [[ "$*" == *"$FAKE_TERM_ON"* ]]; then kill -TERM "$PPID"; exit 0; fi
+if [ -n "${FAKE_FAIL_ON:-}" ] && [[ "$*" == *"$FAKE_FAIL_ON"* ]]; then echo "fake failure" >&2; exit 1; fi
+case "$1 $2" in
+  "brokers get-all-dynamic-config") cat "$FAKE_DIR/dynamic-config" 2>/dev/null || true ;;
+  "brokers namespaces") cat "$FAKE_DIR/owned/$4" ;;
+esac
+"#;
+
+const FAKE_CURL: &str = r#"#!/usr/bin/env bash
+{ printf 'curl'; printf '|%s' "$@"; printf '\n'; } >>"$FAKE_DIR/log"
+cat >>"$FAKE_DIR/curl-stdin"
+url=${!#}
+method=GET
+prev=
+for a in "$@"; do [ "$prev" = -X ] && method=$a; prev=$a; done
+if [ -n "${FAKE_FAIL_ON:-}" ] && [[ "$method $url" == *"$FAKE_FAIL_ON"* ]]; then echo "curl: (22) 500" >&2; exit 22; fi
+case "$method $url" in
+  "GET "*/admin/v2/brokers/configuration/values) cat "$FAKE_DIR/dynamic-config" 2>/dev/null || echo '{}' ;;
+  "GET "*/ownedNamespaces) seg=${url%/ownedNamespaces}; seg=${seg##*/}; cat "$FAKE_DIR/owned/$(printf '%b' "${seg//%/\\x}")" ;;
+esac
+"#;
+
+const TOKEN: &str = "eyJhbGciOiJIUzI1NiJ9.c2VjcmV0LXRva2Vu.SIG";
+
+struct Fake {
+    dir: PathBuf,
+}
+
+impl Fake {
+    fn new(name: &str) -> Self {
+        let dir =
+            std::env::temp_dir().join(format!("lbplan-export-run-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("bin")).unwrap();
+        std::fs::create_dir_all(dir.join("owned")).unwrap();
+        for (exe, text) in [("pulsar-admin", FAKE_PULSAR_ADMIN), ("curl", FAKE_CURL)] {
+            let path = dir.join("bin").join(exe);
+            std::fs::write(&path, text).unwrap();
+            make_executable(&path);
+        }
+        Fake { dir }
+    }
+
+    fn file(&self, name: &str, text: &str) {
+        std::fs::write(self.dir.join(name), text).unwrap();
+    }
+
+    /// What `brokers namespaces` / `ownedNamespaces` returns for `broker`.
+    fn owned(&self, broker: &str, text: &str) {
+        std::fs::write(self.dir.join("owned").join(broker), text).unwrap();
+    }
+
+    fn run(&self, script: &str, args: &[&str], env: &[(&str, &str)]) -> Output {
+        let path = self.dir.join("plan.sh");
+        std::fs::write(&path, script).unwrap();
+        let mut cmd = Command::new("bash");
+        cmd.args(args.iter().copied().take_while(|a| a.starts_with('-')))
+            .arg(&path)
+            .args(args.iter().copied().skip_while(|a| a.starts_with('-')))
+            .env(
+                "PATH",
+                format!(
+                    "{}:{}",
+                    self.dir.join("bin").display(),
+                    std::env::var("PATH").unwrap_or_default()
+                ),
+            )
+            .env("FAKE_DIR", &self.dir)
+            .env("PULSAR_CLUSTER", "pulsar-cluster")
+            .env_remove("PULSAR_TOKEN")
+            .env_remove("PULSAR_TOKEN_FILE")
+            .env_remove("PULSAR_ADMIN");
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        cmd.output().unwrap()
+    }
+
+    fn log(&self) -> Vec<String> {
+        std::fs::read_to_string(self.dir.join("log"))
+            .unwrap_or_default()
+            .lines()
+            .map(str::to_string)
+            .collect()
+    }
+
+    fn read(&self, name: &str) -> String {
+        std::fs::read_to_string(self.dir.join(name)).unwrap_or_default()
+    }
+}
+
+impl Drop for Fake {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+#[cfg(unix)]
+fn make_executable(path: &Path) {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+#[cfg(not(unix))]
+fn make_executable(_: &Path) {}
+
+fn unload(bundle: &str, from: &str, to: &str) -> PlannedUnload {
+    PlannedUnload {
+        bundle: bundle.into(),
+        from: from.into(),
+        to: Some(to.into()),
+        pass_destination: true,
+        reason: "ThresholdShedder: broker usage above average + threshold".into(),
+        detail: serde_json::Value::Null,
+        bytes_per_sec: 0.0,
+        msg_per_sec: 0.0,
+        origin: "shedding".into(),
+    }
+}
+
+/// Two unloads off b1: `acme/orders` to b2 first, then `globex/clicks` to b3.
+fn two_unloads() -> Plan {
+    Plan {
+        format_version: PLAN_FORMAT_VERSION,
+        unloads: vec![
+            unload("acme/orders/0x00000000_0x10000000", "b1:8080", "b2:8080"),
+            unload("globex/clicks/0x80000000_0x90000000", "b1:8080", "b3:8080"),
+        ],
+        ..Plan::default()
+    }
+}
+
+const PAUSE: ExportOptions = ExportOptions {
+    pause_automatic_shedding: true,
+};
+
+/// `pulsar-admin brokers namespaces` output of Pulsar 2.x/3.x (`key    value` per map entry).
+const B1_OWNS_BOTH: &str = "acme/orders/0x00000000_0x10000000    NamespaceOwnershipStatus(broker_assignment=shared, is_controlled=false, is_active=true)\n\
+globex/clicks/0x80000000_0x90000000    NamespaceOwnershipStatus(broker_assignment=shared, is_controlled=false, is_active=true)\n";
+
+#[test]
+fn a_failed_unload_still_restores_shedding() {
+    // Issue 22.6: with `set -e`, one failed unload exited and left loadBalancerSheddingEnabled=false.
+    let fake = Fake::new("fail");
+    fake.owned("b1:8080", B1_OWNS_BOTH);
+    fake.file("dynamic-config", "loadBalancerSheddingEnabled    true\n");
+    let script = export_script(&two_unloads(), ScriptFormat::PulsarAdmin, PAUSE).unwrap();
+    let out = fake.run(&script, &[], &[("FAKE_FAIL_ON", "namespaces unload")]);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert_eq!(
+        fake.log(),
+        [
+            "pulsar-admin|brokers|get-all-dynamic-config",
+            "pulsar-admin|brokers|update-dynamic-config|--config|loadBalancerSheddingEnabled|--value|false",
+            "pulsar-admin|brokers|namespaces|--url|b1:8080|--|pulsar-cluster",
+            "pulsar-admin|namespaces|unload|--bundle|0x00000000_0x10000000|--destinationBroker|b2:8080|--|acme/orders",
+            "pulsar-admin|brokers|update-dynamic-config|--config|loadBalancerSheddingEnabled|--value|true",
+        ]
+    );
+}
+
+#[test]
+fn without_a_previous_override_the_override_is_deleted() {
+    // No dynamic override before: putting back "true" would pin a value broker.conf did not set.
+    let fake = Fake::new("none");
+    fake.owned("b1:8080", B1_OWNS_BOTH);
+    let script = export_script(&two_unloads(), ScriptFormat::PulsarAdmin, PAUSE).unwrap();
+    let out = fake.run(&script, &[], &[]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let log = fake.log();
+    assert_eq!(
+        log.last().map(String::as_str),
+        Some("pulsar-admin|brokers|delete-dynamic-config|--config|loadBalancerSheddingEnabled")
+    );
+    assert_eq!(log.len(), 7, "{log:#?}");
+}
+
+#[test]
+fn sigterm_restores_shedding_too() {
+    let fake = Fake::new("term");
+    fake.owned("b1:8080", B1_OWNS_BOTH);
+    fake.file(
+        "dynamic-config",
+        "{\n  \"loadBalancerSheddingEnabled\" : \"false\"\n}\n",
+    );
+    let script = export_script(&two_unloads(), ScriptFormat::PulsarAdmin, PAUSE).unwrap();
+    let out = fake.run(&script, &[], &[("FAKE_TERM_ON", "0x00000000_0x10000000")]);
+    assert_eq!(out.status.code(), Some(143), "{out:?}");
+    let log = fake.log();
+    assert_eq!(
+        log.last().map(String::as_str),
+        Some(
+            "pulsar-admin|brokers|update-dynamic-config|--config|loadBalancerSheddingEnabled|--value|false"
+        )
+    );
+    assert!(
+        !log.iter().any(|l| l.contains("0x80000000_0x90000000|")),
+        "{log:#?}"
+    );
+}
+
+#[test]
+fn a_bundle_whose_owner_changed_is_skipped_and_reported() {
+    let fake = Fake::new("moved");
+    // The orders bundle moved to another broker since the snapshot; b1 still owns the other.
+    fake.owned(
+        "b1:8080",
+        "globex/clicks/0x80000000_0x90000000    NamespaceOwnershipStatus(broker_assignment=shared, is_controlled=false, is_active=true)\n\
+         xacme/orders/0x00000000_0x10000000    NamespaceOwnershipStatus(broker_assignment=shared, is_controlled=false, is_active=true)\n",
+    );
+    let script = export_script(&two_unloads(), ScriptFormat::PulsarAdmin, PAUSE).unwrap();
+    let out = fake.run(&script, &[], &[]);
+    assert_eq!(out.status.code(), Some(3), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(
+            "SKIPPED acme/orders/0x00000000_0x10000000: b1:8080 does not own it any more"
+        ),
+        "{stderr}"
+    );
+    assert!(stderr.contains(
+        "1 unload(s) skipped because the bundle moved: acme/orders/0x00000000_0x10000000"
+    ));
+    let unloads: Vec<String> = fake
+        .log()
+        .into_iter()
+        .filter(|l| l.starts_with("pulsar-admin|namespaces|unload"))
+        .collect();
+    assert_eq!(
+        unloads,
+        [
+            "pulsar-admin|namespaces|unload|--bundle|0x80000000_0x90000000|--destinationBroker|b3:8080|--|globex/clicks"
+        ]
+    );
+    assert_eq!(
+        fake.log().last().map(String::as_str),
+        Some("pulsar-admin|brokers|delete-dynamic-config|--config|loadBalancerSheddingEnabled")
+    );
+}
+
+#[test]
+fn curl_never_puts_the_token_in_argv_or_in_the_trace() {
+    // Issue 14.7: the token was in curl's argv (`ps`) and in `bash -x` output.
+    let fake = Fake::new("token");
+    // The REST answer of GET /admin/v2/brokers/{cluster}/{broker}/ownedNamespaces.
+    fake.owned(
+        "b1:8080",
+        r#"{"acme/orders/0x00000000_0x10000000":{"broker_assignment":"shared","is_controlled":false,"is_active":true},"globex/clicks/0x80000000_0x90000000":{"broker_assignment":"shared","is_controlled":false,"is_active":true}}"#,
+    );
+    fake.file("token", &format!("{TOKEN}\n"));
+    fake.file(
+        "dynamic-config",
+        // Other dynamic settings may hold credentials: they must not reach the trace either.
+        r#"{"brokerClientAuthenticationParameters":"token:OTHER-SECRET","loadBalancerSheddingEnabled":"true"}"#,
+    );
+    let script = export_script(&two_unloads(), ScriptFormat::Curl, PAUSE).unwrap();
+    let token_file = fake.dir.join("token");
+    let out = fake.run(
+        &script,
+        &["-x"],
+        &[
+            ("PULSAR_ADMIN_URL", "http://broker-1:8080"),
+            ("PULSAR_TOKEN_FILE", token_file.to_str().unwrap()),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let log = fake.log();
+    assert_eq!(log.len(), 7, "{log:#?}");
+    assert_eq!(
+        log[3],
+        "curl|-sS|-f|-L|--path-as-is|-H|@-|-X|PUT|http://broker-1:8080/admin/v2/namespaces/acme/orders/0x00000000_0x10000000/unload?destinationBroker=b2%3A8080"
+    );
+    assert_eq!(
+        log[6],
+        "curl|-sS|-f|-L|--path-as-is|-H|@-|-X|POST|http://broker-1:8080/admin/v2/brokers/configuration/loadBalancerSheddingEnabled/true"
+    );
+    assert!(
+        log.iter()
+            .all(|l| !l.contains("secret") && !l.contains(TOKEN))
+    );
+    let trace = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        trace.contains("+ curl") || trace.contains("curl -sS"),
+        "{trace}"
+    );
+    assert!(!trace.contains(TOKEN), "{trace}");
+    assert!(!trace.contains("OTHER-SECRET"), "{trace}");
+    // curl got the header on stdin, once per call.
+    let header = format!("Authorization: Bearer {TOKEN}\n");
+    assert_eq!(fake.read("curl-stdin"), header.repeat(7));
+
+    // The same from the environment.
+    let fake = Fake::new("token-env");
+    fake.owned("b1:8080", B1_OWNS_BOTH);
+    let script =
+        export_script(&two_unloads(), ScriptFormat::Curl, ExportOptions::default()).unwrap();
+    let out = fake.run(
+        &script,
+        &["-x"],
+        &[
+            ("PULSAR_ADMIN_URL", "http://broker-1:8080"),
+            ("PULSAR_TOKEN", TOKEN),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert!(!String::from_utf8_lossy(&out.stderr).contains(TOKEN));
+    assert!(fake.log().iter().all(|l| !l.contains(TOKEN)));
+    assert_eq!(fake.read("curl-stdin"), header.repeat(4));
+}
+
+#[test]
+fn a_failed_curl_unload_restores_shedding() {
+    let fake = Fake::new("curl-fail");
+    fake.owned("b1:8080", B1_OWNS_BOTH);
+    let script = export_script(&two_unloads(), ScriptFormat::Curl, PAUSE).unwrap();
+    let out = fake.run(
+        &script,
+        &[],
+        &[
+            ("PULSAR_ADMIN_URL", "http://broker-1:8080"),
+            (
+                "FAKE_FAIL_ON",
+                "PUT http://broker-1:8080/admin/v2/namespaces/acme/orders",
+            ),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(22), "{out:?}");
+    assert_eq!(
+        fake.log().last().map(String::as_str),
+        Some(
+            "curl|-sS|-f|-L|--path-as-is|-H|@-|-X|DELETE|http://broker-1:8080/admin/v2/brokers/configuration/loadBalancerSheddingEnabled"
+        )
+    );
+}
+
+#[test]
+fn without_a_cluster_name_nothing_is_changed() {
+    let fake = Fake::new("no-cluster");
+    let script = export_script(&two_unloads(), ScriptFormat::PulsarAdmin, PAUSE).unwrap();
+    let out = fake.run(&script, &[], &[("PULSAR_CLUSTER", "")]);
+    assert_ne!(out.status.code(), Some(0));
+    assert!(fake.log().is_empty(), "{:?}", fake.log());
+    let out = fake.run(&script, &[], &[("PULSAR_CLUSTER", "../x")]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(fake.log().is_empty());
+}
+
+#[test]
+fn rollback_checks_that_the_destination_still_owns_the_bundle() {
+    let fake = Fake::new("rollback");
+    // The orders bundle is on b2 as planned; the clicks bundle is not on b3 (it moved again).
+    fake.owned(
+        "b2:8080",
+        "acme/orders/0x00000000_0x10000000    NamespaceOwnershipStatus(broker_assignment=shared, is_controlled=false, is_active=true)\n",
+    );
+    fake.owned("b3:8080", "");
+    let script = export_script(
+        &two_unloads(),
+        ScriptFormat::PulsarAdmin,
+        ExportOptions::default(),
+    )
+    .unwrap();
+    let out = fake.run(&script, &["rollback"], &[]);
+    assert_eq!(out.status.code(), Some(3), "{out:?}");
+    assert_eq!(
+        fake.log(),
+        [
+            "pulsar-admin|brokers|namespaces|--url|b3:8080|--|pulsar-cluster",
+            "pulsar-admin|brokers|namespaces|--url|b2:8080|--|pulsar-cluster",
+            "pulsar-admin|namespaces|unload|--bundle|0x00000000_0x10000000|--destinationBroker|b1:8080|--|acme/orders",
+        ]
+    );
+}
