@@ -29,6 +29,7 @@ use crate::model::{
     ResourceUsage, TimeAverageBrokerData, TimeAverageMessageData,
 };
 use crate::naming::{BundleName, BundleRange, parse_bundle_name, parse_hex_boundary};
+use crate::units::percent_usage;
 
 // ---------------------------------------------------------------------------------------------
 // Leaf types
@@ -251,13 +252,18 @@ struct RawResource {
     limit: Option<f64>,
 }
 
-/// A resource the generic walk accepts without a warning: present, usage ≥ 0, limit > 0.
+/// A resource the generic walk accepts without a warning: present, usage ≥ 0, limit > 0, a finite
+/// f32 percentage.
 fn resource(r: Option<Obj<RawResource>>) -> Option<ResourceUsage> {
     let Obj(r) = r?;
     let usage = r.usage.unwrap_or(0.0);
     let limit = r.limit.unwrap_or(0.0);
-    (usage >= 0.0 && limit > 0.0 && usage.is_finite() && limit.is_finite())
-        .then_some(ResourceUsage::new(usage, limit))
+    (usage >= 0.0
+        && limit > 0.0
+        && usage.is_finite()
+        && limit.is_finite()
+        && percent_usage(usage, limit).is_finite())
+    .then_some(ResourceUsage::new(usage, limit))
 }
 
 #[derive(Deserialize)]
