@@ -263,7 +263,7 @@ fn process_file(
         // Before any parser: both the typed and the generic one build per-value structures.
         json_guard::check(file, text, opts.max_json_values)?;
     }
-    if trimmed.starts_with('{') && fast_path(file, &loc, text, c, diag)? {
+    if is_json && fast_path(file, &loc, trimmed, c, diag)? {
         return Ok(());
     }
     if is_json {
@@ -337,7 +337,8 @@ fn dispatch_json(
 }
 
 /// The typed path for the bulky kinds (see [`fast`]): `Ok(false)` when the input needs the generic
-/// walk (anything to report about it, or a kind the typed path does not read).
+/// walk (anything to report about it, or a kind the typed path does not read). `text` starts with
+/// `{` or `[`.
 fn fast_path(
     file: &str,
     loc: &Location,
@@ -370,6 +371,14 @@ fn fast_path(
                 return Ok(false);
             };
             add_policies(file, ns, policies_rank(loc), p, c, diag);
+        }
+        Location::None | Location::OtherMetadata if text.starts_with('[') => {
+            let Some(topics) = fast::topic_list(text) else {
+                return Ok(false);
+            };
+            for (ns, names) in topics {
+                c.topics.entry(ns).or_default().extend(names);
+            }
         }
         Location::None | Location::OtherMetadata => {
             let Some(parts) = fast::snapshot(file, text) else {
