@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Runs the importer's fuzz target (fuzz/fuzz_targets/import.rs) for FUZZ_SECONDS (default 30),
-# installing cargo-fuzz when it is missing (FUZZ_NO_INSTALL=1: don't; the target is then built with
-# plain cargo). Exits non-zero when the fuzzer finds a crash or the target does not build. See
+# Runs the importer's fuzz targets (fuzz/fuzz_targets/: `import` on raw inputs, `import_archive` on
+# members packed into zip/tar.gz/gz) for FUZZ_SECONDS each (default 30; FUZZ_TARGETS picks targets),
+# installing cargo-fuzz when it is missing (FUZZ_NO_INSTALL=1: don't; the targets are then built
+# with plain cargo). Exits non-zero when the fuzzer finds a crash or a target does not build. See
 # fuzz/README.md.
 set -euo pipefail
 
@@ -9,10 +10,19 @@ seconds="${FUZZ_SECONDS:-30}"
 case "$seconds" in
   '' | *[!0-9]*) echo "FUZZ_SECONDS must be a whole number of seconds, got '$seconds'" >&2; exit 2 ;;
 esac
+targets="${FUZZ_TARGETS:-import import_archive}"
 cd "$(dirname "$0")/../fuzz"
-mkdir -p corpus/import
 # libFuzzer options: bounded time, memory and per-input time; inputs up to 1 MiB.
 fuzz_args=(-max_total_time="$seconds" -rss_limit_mb=2048 -timeout=20 -max_len=1048576 -print_final_stats=1)
+
+# The committed seeds of each target.
+seeds() {
+  case "$1" in
+    import) echo corpus-seed ;;
+    import_archive) echo corpus-seed-archive ;;
+    *) echo "fuzz.sh: unknown target '$1' (import, import_archive)" >&2; exit 2 ;;
+  esac
+}
 
 if [ "${FUZZ_NO_INSTALL:-0}" != 1 ] && ! cargo fuzz --version >/dev/null 2>&1; then
   echo "fuzz.sh: installing cargo-fuzz" >&2
@@ -20,16 +30,23 @@ if [ "${FUZZ_NO_INSTALL:-0}" != 1 ] && ! cargo fuzz --version >/dev/null 2>&1; t
 fi
 
 if [ "${FUZZ_NO_INSTALL:-0}" != 1 ] && cargo fuzz --version >/dev/null 2>&1; then
-  # Stable Rust only here: RUSTC_BOOTSTRAP lets it take cargo-fuzz's nightly flags; no sanitizer.
-  RUSTC_BOOTSTRAP=1 cargo fuzz run import corpus/import corpus-seed -s none -- "${fuzz_args[@]}"
+  for t in $targets; do
+    seed="$(seeds "$t")"
+    mkdir -p "corpus/$t"
+    # Stable Rust only here: RUSTC_BOOTSTRAP lets it take cargo-fuzz's nightly flags; no sanitizer.
+    RUSTC_BOOTSTRAP=1 cargo fuzz run "$t" "corpus/$t" "$seed" -s none -- "${fuzz_args[@]}"
+  done
 else
-  echo "fuzz.sh: cargo-fuzz unavailable; building the target with cargo and coverage flags" >&2
+  echo "fuzz.sh: cargo-fuzz unavailable; building the targets with cargo and coverage flags" >&2
   target="$(rustc -vV | sed -n 's/^host: //p')"
-  RUSTFLAGS="--cfg fuzzing -Cpasses=sancov-module -Cllvm-args=-sanitizer-coverage-level=4 \
+  for t in $targets; do
+    seed="$(seeds "$t")"
+    mkdir -p "corpus/$t" "artifacts/$t"
+    RUSTFLAGS="--cfg fuzzing -Cpasses=sancov-module -Cllvm-args=-sanitizer-coverage-level=4 \
 -Cllvm-args=-sanitizer-coverage-inline-8bit-counters -Cllvm-args=-sanitizer-coverage-pc-table \
 -Cllvm-args=-sanitizer-coverage-trace-compares -Cdebug-assertions -Coverflow-checks" \
-    cargo build --release --bin import --target "$target" --target-dir target/plain
-  mkdir -p artifacts/import
-  "target/plain/$target/release/import" -artifact_prefix=artifacts/import/ "${fuzz_args[@]}" \
-    corpus/import corpus-seed
+      cargo build --release --bin "$t" --target "$target" --target-dir target/plain
+    "target/plain/$target/release/$t" -artifact_prefix="artifacts/$t/" "${fuzz_args[@]}" \
+      "corpus/$t" "$seed"
+  done
 fi

@@ -39,6 +39,7 @@ fuzz_target!(|data: &[u8]| {
         max_file_bytes: 1 << 20,
         max_total_bytes: 8 << 20,
         max_entries: 1000,
+        max_json_values: 10_000,
     };
     let _ = import_with(&inputs, &opts);
 });

@@ -275,8 +275,18 @@ fn parse_int(key: &str, text: &str) -> Result<i64, ConfigError> {
         .map_err(|_| bad(key, "an integer", text))
 }
 
+/// Largest magnitude of a `loadBalancer*ResourceWeight`. A weight multiplies a resource percentage
+/// (a Java float, up to 3.4e38) and the products are summed and squared (shedders' averages, the
+/// plan's balance): at 1e308 they overflow to infinity and NaN. Pulsar's weights are 0 or 1.
+pub const MAX_RESOURCE_WEIGHT: f64 = 1e6;
+
 fn parse_double(key: &str, text: &str) -> Result<f64, ConfigError> {
     match text.trim().parse::<f64>() {
+        Ok(v) if key.ends_with("ResourceWeight") && v.abs() > MAX_RESOURCE_WEIGHT => Err(bad(
+            key,
+            "a resource weight between -1000000 and 1000000",
+            text,
+        )),
         Ok(v) if v.is_finite() => Ok(v),
         _ => Err(bad(key, "a finite number", text)),
     }

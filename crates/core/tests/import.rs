@@ -432,6 +432,7 @@ fn size_caps_and_archive_bombs_fail_cleanly() {
         max_file_bytes: 1 << 20,
         max_total_bytes: 4 << 20,
         max_entries: 1000,
+        ..ImportOptions::default()
     };
     let e = import_with(&[ImportInput::given("bomb.zip", bomb)], &capped).unwrap_err();
     assert_eq!(
@@ -439,11 +440,18 @@ fn size_caps_and_archive_bombs_fail_cleanly() {
         "bomb.zip: archive member loadbalance/brokers/b:8080 is larger than the cap of 1048576 bytes per file"
     );
 
-    // A gzip stream that inflates past the total cap.
-    let gz_bomb = tar_gz_of(&[("a".to_string(), vec![0u8; 8 << 20])]);
+    // A gzip stream that inflates past the total cap: eight members, each under the per-file cap.
+    let members: Vec<(String, Vec<u8>)> = (0..8)
+        .map(|i| (format!("m{i}.txt"), vec![b' '; 1 << 20]))
+        .collect();
+    let gz_bomb = tar_gz_of(&members);
     let e = import_with(&[ImportInput::given("bomb.tar.gz", gz_bomb)], &capped).unwrap_err();
     assert!(matches!(e, ImportError::Limit(_)), "{e}");
-    assert!(e.to_string().contains("decompresses to more than"), "{e}");
+    assert!(
+        e.to_string()
+            .starts_with("bomb.tar.gz: archive member m3.txt decompresses to more than"),
+        "{e}"
+    );
 
     // Too many entries.
     let many: Vec<(String, Vec<u8>)> = (0..20)

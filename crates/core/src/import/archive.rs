@@ -1,6 +1,7 @@
 //! Archives from bytes (no file system): `.zip` (stored or deflate), `.tar.gz`, `.tar` and a single
 //! gzip-compressed file. Members are read through hard caps on member size, total decompressed
-//! bytes and member count, so that a decompression bomb fails cleanly instead of exhausting memory.
+//! bytes (one budget for all members of all archives of an import) and member count, and handed on
+//! one at a time, so that a decompression bomb fails cleanly instead of exhausting memory.
 
 use std::io::{Cursor, Read};
 
@@ -80,6 +81,32 @@ fn too_big(file: &str, member: &str, cap: u64) -> ImportError {
     )
 }
 
+/// Reads one member through both caps: the per-file cap and what is left of the import's total, so
+/// that no member is read past either (its header's size may lie).
+fn read_member(
+    file: &str,
+    path: &str,
+    r: impl Read,
+    opts: &ImportOptions,
+    budget: &mut Budget,
+    bad: impl FnOnce(std::io::Error) -> ImportError,
+) -> Result<Vec<u8>, ImportError> {
+    let cap = opts.max_file_bytes.min(budget.total_bytes_left);
+    let data = read_capped(r, cap).map_err(bad)?;
+    let Some(data) = data else {
+        if cap == opts.max_file_bytes {
+            return Err(too_big(file, path, cap));
+        }
+        return Err(ImportError::Limit(format!(
+            "{file}: archive member {path} decompresses to more than the {cap} bytes left under \
+             the cap of {} bytes on the import (decompressed archive members included)",
+            opts.max_total_bytes
+        )));
+    };
+    budget.take_bytes(data.len() as u64, opts)?;
+    Ok(data)
+}
+
 /// Normalises a member path; `None` for entries to skip silently (directories, macOS metadata).
 fn member_path(raw: &str) -> Option<String> {
     let segs: Vec<&str> = raw
@@ -93,6 +120,10 @@ fn member_path(raw: &str) -> Option<String> {
     Some(segs.join("/"))
 }
 
+/// What receives each member, one at a time (so only one decompressed member is in memory).
+pub(crate) type Each<'a> = dyn FnMut(Member, &mut Diag) -> Result<(), ImportError> + 'a;
+
+/// Expands an archive, handing each member to `each` as soon as it is read.
 pub(crate) fn expand(
     file: &str,
     kind: ArchiveKind,
@@ -100,42 +131,43 @@ pub(crate) fn expand(
     opts: &ImportOptions,
     budget: &mut Budget,
     diag: &mut Diag,
-) -> Result<Vec<Member>, ImportError> {
+    each: &mut Each<'_>,
+) -> Result<(), ImportError> {
     match kind {
-        ArchiveKind::Zip => expand_zip(file, bytes, opts, budget, diag),
-        ArchiveKind::Tar => expand_tar(file, bytes, opts, budget, diag),
+        ArchiveKind::Zip => expand_zip(file, bytes, opts, budget, diag, each),
+        ArchiveKind::Tar => expand_tar(file, Cursor::new(bytes), opts, budget, diag, each),
         ArchiveKind::Gzip => {
-            // The decompressed stream may be a whole tar, so it is capped by the total budget.
-            let cap = budget.total_bytes_left.min(opts.max_total_bytes);
-            let inner = read_capped(flate2::read::GzDecoder::new(bytes), cap)
-                .map_err(|e| ImportError::file(file, format!("not a valid gzip stream: {e}")))?
-                .ok_or_else(|| {
-                    ImportError::Limit(format!(
-                        "{file}: decompresses to more than {cap} bytes (cap on the total size)"
-                    ))
-                })?;
-            if is_tar(&inner) {
-                budget.take_bytes(inner.len() as u64, opts)?;
-                return expand_tar(file, &inner, opts, budget, diag);
-            }
-            if inner.len() as u64 > opts.max_file_bytes {
-                return Err(too_big(
-                    file,
-                    "(the decompressed file)",
-                    opts.max_file_bytes,
-                ));
+            // Streamed: a `.tar.gz` is read member by member, never inflated whole.
+            let mut gz = flate2::read::GzDecoder::new(bytes);
+            let mut head = Vec::with_capacity(TAR_MAGIC_END);
+            (&mut gz)
+                .take(TAR_MAGIC_END as u64)
+                .read_to_end(&mut head)
+                .map_err(|e| ImportError::file(file, format!("not a valid gzip stream: {e}")))?;
+            let tar = is_tar(&head);
+            let stream = Cursor::new(head).chain(gz);
+            if tar {
+                return expand_tar(file, stream, opts, budget, diag, each);
             }
             let name = super::detect::segments(file)
                 .last()
                 .map(|s| s.strip_suffix(".gz").unwrap_or(s).to_string())
                 .unwrap_or_default();
-            Ok(vec![Member {
-                path: name,
-                bytes: inner,
-            }])
+            let bad = |e| ImportError::file(file, format!("not a valid gzip stream: {e}"));
+            let data = read_member(file, "(the decompressed file)", stream, opts, budget, bad)?;
+            each(
+                Member {
+                    path: name,
+                    bytes: data,
+                },
+                diag,
+            )
         }
     }
 }
+
+/// Bytes needed to see a tar header's `ustar` magic.
+const TAR_MAGIC_END: usize = 262;
 
 fn expand_zip(
     file: &str,
@@ -143,7 +175,8 @@ fn expand_zip(
     opts: &ImportOptions,
     budget: &mut Budget,
     diag: &mut Diag,
-) -> Result<Vec<Member>, ImportError> {
+    each: &mut Each<'_>,
+) -> Result<(), ImportError> {
     let bad = |e: zip::result::ZipError| {
         ImportError::file(file, format!("not a readable zip archive: {e}"))
     };
@@ -155,7 +188,6 @@ fn expand_zip(
             budget.entries_left
         )));
     }
-    let mut out = Vec::new();
     for i in 0..zip.len() {
         let entry = zip.by_index(i).map_err(bad)?;
         if entry.is_dir() {
@@ -168,32 +200,29 @@ fn expand_zip(
             return Err(too_big(file, &path, opts.max_file_bytes));
         }
         budget.take_entry(opts)?;
-        let data = read_capped(entry, opts.max_file_bytes)
-            .map_err(|e| {
-                ImportError::file(file, format!("cannot read archive member {path}: {e}"))
-            })?
-            .ok_or_else(|| too_big(file, &path, opts.max_file_bytes))?;
-        budget.take_bytes(data.len() as u64, opts)?;
-        if super::archive::sniff(&data).is_some() {
+        let data = read_member(file, &path, entry, opts, budget, |e| {
+            ImportError::file(file, format!("cannot read archive member {path}: {e}"))
+        })?;
+        if sniff(&data).is_some() {
             skip_nested(file, &path, diag);
             continue;
         }
-        out.push(Member { path, bytes: data });
+        each(Member { path, bytes: data }, diag)?;
     }
-    Ok(out)
+    Ok(())
 }
 
 fn expand_tar(
     file: &str,
-    bytes: &[u8],
+    stream: impl Read,
     opts: &ImportOptions,
     budget: &mut Budget,
     diag: &mut Diag,
-) -> Result<Vec<Member>, ImportError> {
+    each: &mut Each<'_>,
+) -> Result<(), ImportError> {
     let bad =
         |e: std::io::Error| ImportError::file(file, format!("not a readable tar archive: {e}"));
-    let mut archive = tar::Archive::new(Cursor::new(bytes));
-    let mut out = Vec::new();
+    let mut archive = tar::Archive::new(stream);
     for entry in archive.entries().map_err(bad)? {
         let entry = entry.map_err(bad)?;
         let kind = entry.header().entry_type();
@@ -218,19 +247,16 @@ fn expand_tar(
             return Err(too_big(file, &path, opts.max_file_bytes));
         }
         budget.take_entry(opts)?;
-        let data = read_capped(entry, opts.max_file_bytes)
-            .map_err(|e| {
-                ImportError::file(file, format!("cannot read archive member {path}: {e}"))
-            })?
-            .ok_or_else(|| too_big(file, &path, opts.max_file_bytes))?;
-        budget.take_bytes(data.len() as u64, opts)?;
+        let data = read_member(file, &path, entry, opts, budget, |e| {
+            ImportError::file(file, format!("cannot read archive member {path}: {e}"))
+        })?;
         if sniff(&data).is_some() {
             skip_nested(file, &path, diag);
             continue;
         }
-        out.push(Member { path, bytes: data });
+        each(Member { path, bytes: data }, diag)?;
     }
-    Ok(out)
+    Ok(())
 }
 
 fn skip_nested(file: &str, path: &str, diag: &mut Diag) {

@@ -23,12 +23,14 @@ use super::fxhash::FxHashSet;
 use super::json::Ctx;
 use super::policies::{MAX_BUNDLES_PER_NAMESPACE, NamespacePolicies};
 use super::snapshot_file::{self, BrokerParts, NamespaceParts, Parts};
+use super::topic_list::{self, TopicsByNamespace};
 use super::{broker_load_data, cluster, top_bundles};
 use crate::model::{
     BundleData, LocalBrokerData, NUM_LONG_SAMPLES, NUM_SHORT_SAMPLES, NamespaceBundleStats,
     ResourceUsage, TimeAverageBrokerData, TimeAverageMessageData,
 };
 use crate::naming::{BundleName, BundleRange, parse_bundle_name, parse_hex_boundary};
+use crate::units::percent_usage;
 
 // ---------------------------------------------------------------------------------------------
 // Leaf types
@@ -251,13 +253,18 @@ struct RawResource {
     limit: Option<f64>,
 }
 
-/// A resource the generic walk accepts without a warning: present, usage ≥ 0, limit > 0.
+/// A resource the generic walk accepts without a warning: present, usage ≥ 0, limit > 0, a finite
+/// f32 percentage.
 fn resource(r: Option<Obj<RawResource>>) -> Option<ResourceUsage> {
     let Obj(r) = r?;
     let usage = r.usage.unwrap_or(0.0);
     let limit = r.limit.unwrap_or(0.0);
-    (usage >= 0.0 && limit > 0.0 && usage.is_finite() && limit.is_finite())
-        .then_some(ResourceUsage::new(usage, limit))
+    (usage >= 0.0
+        && limit > 0.0
+        && usage.is_finite()
+        && limit.is_finite()
+        && percent_usage(usage, limit).is_finite())
+    .then_some(ResourceUsage::new(usage, limit))
 }
 
 #[derive(Deserialize)]
@@ -499,6 +506,16 @@ pub(crate) fn policies(text: &str) -> Option<NamespacePolicies> {
         boundaries,
         anti_affinity_group: owned(raw.namespace_anti_affinity_group),
     })
+}
+
+// ---------------------------------------------------------------------------------------------
+// Topic lists
+
+/// A JSON topic list (the REST API's array of full names), read into borrowed strings rather than a
+/// `Value` per item (a list of millions of topics would otherwise cost ~100 bytes a name).
+pub(crate) fn topic_list(text: &str) -> Option<TopicsByNamespace> {
+    let names: Vec<Str<'_>> = serde_json::from_str(text).ok()?;
+    topic_list::group(names.iter().map(|s| s.0.as_ref()))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -823,6 +840,27 @@ pub(crate) mod tests {
         let (fast, generic) = both(&snap);
         assert_eq!(fast, generic);
         assert!(fast.unwrap().warnings.is_empty());
+    }
+
+    #[test]
+    fn json_topic_lists_import_the_same_with_and_without_the_fast_path() {
+        for text in [
+            r#"["persistent://public/default/a","non-persistent://t/c/ns/b","persistent://public/default/a"]"#,
+            "[]",
+            r#"["persistent://public/default/a", "not-a-topic"]"#,
+            r#"["persistent://public/default/a", 1]"#,
+            r#"[["persistent://public/default/a"]]"#,
+            r#"["persistent://public/default/a\u0062"]"#,
+        ] {
+            for name in ["topics.json", "admin/other/topics.json"] {
+                let given = [ImportInput::given(name, text.as_bytes())];
+                let (fast, generic) = both(&given);
+                assert_eq!(fast, generic, "{name}: {text}");
+                let found = [ImportInput::in_tree(name, text.as_bytes())];
+                let (fast, generic) = both(&found);
+                assert_eq!(fast, generic, "{name} in a tree: {text}");
+            }
+        }
     }
 
     fn replacements() -> Vec<Value> {

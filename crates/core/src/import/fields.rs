@@ -7,6 +7,7 @@ use super::diag::{ImportError, WarningKind};
 use super::json::{Ctx, JPath, field};
 use crate::model::{NamespaceBundleStats, ResourceUsage};
 use crate::naming::{BundleName, BundleRange, parse_bundle_name};
+use crate::units::percent_usage;
 
 /// Which resource a `ResourceUsage` is: decides whether a limit of 0 is allowed.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -103,6 +104,16 @@ pub(crate) fn resource(
                 "no sample (usage 0, limit 0): counts as 0 %",
             ),
         }
+    }
+    if !percent_usage(usage, limit).is_finite() {
+        // Pulsar's percentUsage is a Java float: ∞ (or NaN) here would reach every plan number.
+        return Err(ctx.err(
+            &pu,
+            format!(
+                "usage {usage:?} of limit {limit:?} overflows Pulsar's 32-bit percentage (a Java float \
+                 holds at most 3.4028235e38): expected a usage and limit a float can hold"
+            ),
+        ));
     }
     Ok(Some(ResourceUsage::new(usage, limit)))
 }

@@ -23,6 +23,7 @@ mod fast;
 mod fields;
 mod fxhash;
 mod json;
+mod json_guard;
 mod layout;
 mod policies;
 mod snapshot_file;
@@ -50,6 +51,10 @@ pub const DEFAULT_MAX_FILE_BYTES: u64 = 256 * 1024 * 1024;
 pub const DEFAULT_MAX_TOTAL_BYTES: u64 = 1024 * 1024 * 1024;
 /// Default cap on the number of files of one import, archive members included.
 pub const DEFAULT_MAX_ENTRIES: usize = 500_000;
+/// Default cap on the JSON values (scalars, arrays, objects) of one file: 8 million. A parsed value
+/// costs about 80 bytes whatever its text, so this bounds one file's tree to well under 1 GB; a
+/// 200,000-bundle snapshot has about 5.5 million.
+pub const DEFAULT_MAX_JSON_VALUES: u64 = 8_000_000;
 
 /// How an input was named: by the user (anything unrecognised is an error), or found while walking a
 /// directory or archive (unrecognised files are skipped with a warning).
@@ -112,6 +117,8 @@ pub struct ImportOptions {
     pub max_file_bytes: u64,
     pub max_total_bytes: u64,
     pub max_entries: usize,
+    /// JSON values per file, counted before parsing (see `json_guard`).
+    pub max_json_values: u64,
 }
 
 impl Default for ImportOptions {
@@ -120,6 +127,7 @@ impl Default for ImportOptions {
             max_file_bytes: DEFAULT_MAX_FILE_BYTES,
             max_total_bytes: DEFAULT_MAX_TOTAL_BYTES,
             max_entries: DEFAULT_MAX_ENTRIES,
+            max_json_values: DEFAULT_MAX_JSON_VALUES,
         }
     }
 }
@@ -189,14 +197,13 @@ fn process(
     budget.take_entry(opts)?;
     budget.take_bytes(len, opts)?;
     if let Some(kind) = archive::sniff(bytes) {
-        let members = archive::expand(file, kind, bytes, opts, budget, diag)?;
-        for m in members {
+        let mut each = |m: archive::Member, diag: &mut Diag| {
             let display = format!("{file}!/{}", m.path);
-            process_file(&display, &m.path, &m.bytes, Origin::Tree, c, diag)?;
-        }
-        return Ok(());
+            process_file(&display, &m.path, &m.bytes, Origin::Tree, opts, c, diag)
+        };
+        return archive::expand(file, kind, bytes, opts, budget, diag, &mut each);
     }
-    process_file(file, path, bytes, input.origin, c, diag)
+    process_file(file, path, bytes, input.origin, opts, c, diag)
 }
 
 fn skip(diag: &mut Diag, file: &str, why: &str) {
@@ -213,6 +220,7 @@ fn process_file(
     path: &str,
     bytes: &[u8],
     origin: Origin,
+    opts: &ImportOptions,
     c: &mut Collected,
     diag: &mut Diag,
 ) -> Result<(), ImportError> {
@@ -250,10 +258,15 @@ fn process_file(
             format!("is empty: expected {}", detect::ACCEPTED),
         ));
     }
-    if trimmed.starts_with('{') && fast_path(file, &loc, text, c, diag)? {
+    let is_json = trimmed.starts_with('{') || trimmed.starts_with('[');
+    if is_json {
+        // Before any parser: both the typed and the generic one build per-value structures.
+        json_guard::check(file, text, opts.max_json_values)?;
+    }
+    if is_json && fast_path(file, &loc, trimmed, c, diag)? {
         return Ok(());
     }
-    if trimmed.starts_with('{') || trimmed.starts_with('[') {
+    if is_json {
         let v = json::parse(file, text)?;
         return dispatch_json(file, path, &loc, &v, origin, c, diag);
     }
@@ -324,7 +337,8 @@ fn dispatch_json(
 }
 
 /// The typed path for the bulky kinds (see [`fast`]): `Ok(false)` when the input needs the generic
-/// walk (anything to report about it, or a kind the typed path does not read).
+/// walk (anything to report about it, or a kind the typed path does not read). `text` starts with
+/// `{` or `[`.
 fn fast_path(
     file: &str,
     loc: &Location,
@@ -357,6 +371,14 @@ fn fast_path(
                 return Ok(false);
             };
             add_policies(file, ns, policies_rank(loc), p, c, diag);
+        }
+        Location::None | Location::OtherMetadata if text.starts_with('[') => {
+            let Some(topics) = fast::topic_list(text) else {
+                return Ok(false);
+            };
+            for (ns, names) in topics {
+                c.topics.entry(ns).or_default().extend(names);
+            }
         }
         Location::None | Location::OtherMetadata => {
             let Some(parts) = fast::snapshot(file, text) else {

@@ -52,6 +52,16 @@ fn add(out: &mut TopicsByNamespace, name: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// Groups full topic names by namespace; `None` at the first one that is not a full name (the
+/// caller then reads the file the generic way, which names it).
+pub(crate) fn group<'a>(names: impl Iterator<Item = &'a str>) -> Option<TopicsByNamespace> {
+    let mut out = TopicsByNamespace::new();
+    for name in names {
+        add(&mut out, name).ok()?;
+    }
+    Some(out)
+}
+
 pub(crate) fn parse_text(file: &str, text: &str) -> Result<TopicsByNamespace, ImportError> {
     let mut out = TopicsByNamespace::new();
     for (i, line) in text.lines().enumerate() {
