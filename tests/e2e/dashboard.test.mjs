@@ -5,6 +5,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
+import zlib from 'node:zlib';
 import { ROOT, start, recordingPage, waitForRows, screenshot } from './dashboard-helpers.mjs';
 
 const demo = JSON.parse(fs.readFileSync(path.join(ROOT, 'static', 'demo-snapshot.json'), 'utf8'));
@@ -98,6 +99,45 @@ test('upload files; a bad upload keeps the previous snapshot', async () => {
     assert.equal(await page.locator('[data-testid=broker-row]').count(), 3, 'the previous snapshot stays');
     await screenshot(page, 'bad-upload.png');
     assertClean();
+  } finally {
+    await context.close();
+  }
+});
+
+test('hostile uploads: the tab stays alive with an error naming the file and the limit', async () => {
+  const { context, page, diagnostics } = await openDashboard();
+  try {
+    await waitForRows(page, diagnostics);
+    // 10 million JSON values in 20 MB: past the importer's cap on values per file (8,000,000).
+    const zeros = Buffer.alloc(20_000_001, '0,');
+    zeros[0] = 0x5b; // '['
+    zeros[zeros.length - 1] = 0x5d; // ']'
+    await page.setInputFiles('[data-testid=snapshot-input]', [
+      { name: 'zeros.json', mimeType: 'application/json', buffer: zeros },
+    ]);
+    await page.waitForSelector('[data-testid=error-banner]', { timeout: 60_000 });
+    const banner = await page.textContent('[data-testid=error-banner]');
+    assert.match(banner, /zeros\.json/, banner);
+    assert.match(banner, /8000000 JSON values/, banner);
+    assert.equal(await page.locator('[data-testid=broker-row]').count(), DEMO_BROKERS, 'the demo stays loaded');
+
+    // A 200 MB array gzipped to a few hundred KB: the same cap, counted as it inflates.
+    const big = Buffer.alloc(200_000_001, '0,');
+    big[0] = 0x5b;
+    big[big.length - 1] = 0x5d;
+    const bomb = zlib.gzipSync(big, { level: 9 });
+    assert.ok(bomb.length < 1_000_000, `the bomb is small (${bomb.length} bytes)`);
+    await page.click('[data-testid=error-banner] button').catch(() => {});
+    await page.setInputFiles('[data-testid=snapshot-input]', [
+      { name: 'bomb.json.gz', mimeType: 'application/gzip', buffer: bomb },
+    ]);
+    await page.waitForFunction(() => /bomb\.json/.test(document.querySelector('[data-testid=error-banner]')?.textContent ?? ''), null, { timeout: 60_000 })
+      .catch(async () => assert.fail(`no error naming bomb.json.gz; banner: ${await page.locator('[data-testid=error-banner]').allTextContents()}\n${diagnostics()}`));
+    // The page still answers: the broker table is there and a plan runs.
+    assert.equal(await page.locator('[data-testid=broker-row]').count(), DEMO_BROKERS);
+    await page.click('[data-testid=run-plan]');
+    await page.waitForSelector('[data-testid=plan]', { timeout: 20_000 });
+    await screenshot(page, 'hostile-upload.png');
   } finally {
     await context.close();
   }

@@ -107,6 +107,7 @@ fn broker_ids_are_host_port_with_ipv6_in_brackets() {
         "-b1:8080",
         "..:8080",
         "b1:65536",
+        "b1:0",
         "[::1]8080",
     ] {
         assert!(!is_broker_id(bad), "{bad}");

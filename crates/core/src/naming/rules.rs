@@ -142,7 +142,7 @@ pub fn check_bundle(bundle: &str) -> Result<(&str, BundleRange), NameError> {
 
 /// A brokerId `host:port` (Pulsar's `<advertisedAddress>:<webServicePort>`): a DNS name or IPv4
 /// address (`[A-Za-z0-9._-]`, not `.`/`..`, no leading `-`) or an IPv6 address in brackets
-/// (`[::1]:8080`), and a port 0..=65535. A URL (`http://…`) is not a brokerId.
+/// (`[::1]:8080`), and a port 1..=65535 (nothing listens on port 0). A URL (`http://…`) is not a brokerId.
 pub fn check_broker_id(broker: &str) -> Result<(), NameError> {
     const WHY: &str = "expected host:port (IPv6 as [address]:port)";
     let bad = |why| Err(refuse(NameKind::Broker, broker, why));
@@ -152,9 +152,9 @@ pub fn check_broker_id(broker: &str) -> Result<(), NameError> {
     let port_ok = !port.is_empty()
         && port.len() <= 5
         && port.bytes().all(|b| b.is_ascii_digit())
-        && port.parse::<u32>().is_ok_and(|p| p <= 65_535);
+        && port.parse::<u32>().is_ok_and(|p| (1..=65_535).contains(&p));
     if !port_ok {
-        return bad("the port must be a number 0..65535");
+        return bad("the port must be a number 1..65535");
     }
     if let Some(inner) = host.strip_prefix('[') {
         let Some(addr) = inner.strip_suffix(']') else {
