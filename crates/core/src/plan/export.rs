@@ -19,6 +19,9 @@ pub struct ExportOptions {
     /// Wrap the operations with `loadBalancerSheddingEnabled=false` … `true`, so automatic shedding does
     /// not fight a manual rebalance.
     pub pause_automatic_shedding: bool,
+    /// The operator already acknowledged a worse verdict (`lbplan plan --i-know`): the script keeps the
+    /// verdict in its header but applies without asking for `--i-know` (see `plan::verdict`).
+    pub i_know: bool,
 }
 
 /// One admin operation, already validated.
@@ -339,6 +342,8 @@ pub fn export_script(
         );
     }
     out.push_str("set -euo pipefail\n");
+    // A plan that makes the cluster worse refuses to apply without --i-know (plan::verdict).
+    out.push_str(&super::verdict::script_guard(plan, opts.i_know));
     match format {
         ScriptFormat::PulsarAdmin => {
             out.push_str("PULSAR_ADMIN=\"${PULSAR_ADMIN:-pulsar-admin}\"\n")
