@@ -1,7 +1,9 @@
-//! The plan as a readable text report (`--format text`).
+//! The plan as a readable text report (`--format text`). A plan that leaves the cluster worse balanced
+//! starts with the verdict's warning, before anything else.
 
 use std::fmt::Write as _;
 
+use lbplan_core::plan::verdict::verdict_lines;
 use lbplan_core::plan::{BalanceSummary, BrokerLoadView, Plan};
 
 fn pct(f: f64) -> String {
@@ -26,6 +28,13 @@ fn balance_line(label: &str, b: &BalanceSummary) -> String {
 
 pub fn render_text(plan: &Plan) -> String {
     let mut out = String::new();
+    let verdict = verdict_lines(&plan.verdict, plan.seed);
+    if plan.verdict.is_worse() {
+        for line in &verdict {
+            let _ = writeln!(out, "{line}");
+        }
+        out.push('\n');
+    }
     let _ = writeln!(
         out,
         "Plan for snapshot {} (profile {}, {} load manager, seed {})",
@@ -38,6 +47,12 @@ pub fn render_text(plan: &Plan) -> String {
     );
     for w in &plan.warnings {
         let _ = writeln!(out, "warning: {w}");
+    }
+    if !plan.verdict.is_worse() {
+        for (k, line) in verdict.iter().enumerate() {
+            let label = if k == 0 { "Verdict: " } else { "  " };
+            let _ = writeln!(out, "{label}{line}");
+        }
     }
     out.push('\n');
     let _ = writeln!(out, "Splits ({}):", plan.splits.len());
