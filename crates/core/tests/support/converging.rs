@@ -16,7 +16,6 @@
 //! * LeastResourceUsageWithWeight (difference threshold 10 %) picks at random among the brokers at or
 //!   below 38.9 − 10 = 28.9 %: the 5 cool ones and `tiny-1`.
 
-use indexmap::IndexMap;
 use lbplan_core::model::{
     BrokerSnapshot, BundleData, LocalBrokerData, NamespaceBundleStats, NamespaceSnapshot,
     ResourceUsage, SNAPSHOT_FORMAT_VERSION, Snapshot, TimeAverageMessageData,
@@ -101,10 +100,10 @@ pub fn snapshot() -> Snapshot {
                 broker_version_string: Some("4.0.0".to_string()),
                 ..LocalBrokerData::default()
             };
-            let mut stats = IndexMap::new();
+            let mut stats = Vec::new();
             for _ in 0..16 {
                 let name = names.next().unwrap();
-                stats.insert(
+                stats.push((
                     name.clone(),
                     NamespaceBundleStats {
                         msg_rate_in: kind.rate_each_way,
@@ -114,7 +113,7 @@ pub fn snapshot() -> Snapshot {
                         topics: 4,
                         ..NamespaceBundleStats::default()
                     },
-                );
+                ));
                 s.bundle_data.insert(
                     name,
                     BundleData {
@@ -124,7 +123,7 @@ pub fn snapshot() -> Snapshot {
                     },
                 );
             }
-            local.set_last_stats(stats);
+            local.set_last_stats(stats.into_iter().collect());
             s.brokers.insert(
                 format!("{}-{i}:8080", kind.prefix),
                 BrokerSnapshot {
