@@ -240,3 +240,39 @@ fn curl_export_is_guarded_too() {
     assert_eq!(out.status.code(), Some(3));
     assert!(String::from_utf8_lossy(&out.stderr).contains("refusing to apply"));
 }
+
+/// Issue 22 item 2 on the demo cluster: the even-distribution filter removes 11 of 12 brokers; the
+/// text names it and stays short, the JSON keeps every candidate's score.
+#[test]
+fn demo_reasons_name_the_filter_and_keep_lists_in_json() {
+    let run = |extra: &[&str]| {
+        stdout(
+            &Command::new(env!("CARGO_BIN_EXE_lbplan"))
+                .current_dir(root())
+                .args(["plan", "static/demo-snapshot.json"])
+                .args(extra)
+                .output()
+                .unwrap(),
+        )
+    };
+    let text = run(&[]);
+    assert!(
+        text.contains("the even-distribution filter (loadBalancerDistributeBundlesEvenlyEnabled) left 1 of 12 brokers, so LeastLongTermMessageRate chose broker-10.demo.svc:8080"),
+        "{text}"
+    );
+    assert!(!text.contains("scores:"), "{text}");
+    let plan: serde_json::Value = serde_json::from_str(&run(&["--format", "json"])).unwrap();
+    let first = &plan["unloads"][0];
+    assert!(!first["reason"].as_str().unwrap().contains("scores:"));
+    let full = first["detail"]["placement"]["choice"]["reason"]
+        .as_str()
+        .unwrap();
+    assert!(full.contains("scores: broker-10.demo.svc:8080="), "{full}");
+    let stages = first["detail"]["placement"]["stages"].as_array().unwrap();
+    assert!(
+        stages
+            .iter()
+            .any(|s| s["stage"] == "after_distribute_evenly"
+                && s["removed"].as_array().unwrap().len() == 11)
+    );
+}
