@@ -261,6 +261,15 @@ fn demo_reasons_name_the_filter_and_keep_lists_in_json() {
         "{text}"
     );
     assert!(!text.contains("scores:"), "{text}");
+    // broker-05 is over average + threshold (60.2% ≥ 34.9% + 10%) and sheds nothing: why not.
+    assert!(
+        text.contains("ThresholdShedder sheds nothing from broker-05.demo.svc:8080: usage 60.2% ≥ average 34.9% + threshold 10.0%, but "),
+        "{text}"
+    );
+    assert!(
+        text.contains("below loadBalancerBundleUnloadMinThroughputThreshold = 10 MiB/s"),
+        "{text}"
+    );
     let plan: serde_json::Value = serde_json::from_str(&run(&["--format", "json"])).unwrap();
     let first = &plan["unloads"][0];
     assert!(!first["reason"].as_str().unwrap().contains("scores:"));

@@ -189,3 +189,41 @@ fn judging_is_by_the_plan_numbers_alone() {
     assert_eq!(v.outcome, Outcome::NoChange);
     assert!(v.overloaded.is_empty());
 }
+
+/// Issue 22 item 2: a broker over ThresholdShedder's threshold that sheds nothing gets a "why not"
+/// with the numbers. With loadBalancerBundleUnloadMinThroughputThreshold at 100 MiB/s, each hot
+/// broker would shed 52.9 − 38.9 − 10 + 5 = 9 % of its 16 × 20 MB/s = 305.2 MiB/s, i.e. 27.47 MiB/s:
+/// below the minimum, so nothing moves (the snapshot's comment derives the rest).
+#[test]
+fn a_broker_over_the_threshold_that_sheds_nothing_says_why() {
+    let mut req = request();
+    req.settings.push((
+        "loadBalancerBundleUnloadMinThroughputThreshold".into(),
+        "100".into(),
+    ));
+    let plan = make_plan(&converging::snapshot(), &req).unwrap();
+    assert!(plan.unloads.is_empty());
+    let why: Vec<&str> = plan
+        .skipped
+        .iter()
+        .filter(|s| s.from == "hot-1:8080")
+        .map(|s| s.why.as_str())
+        .collect();
+    assert_eq!(
+        why,
+        vec![
+            "ThresholdShedder sheds nothing from hot-1:8080: usage 52.9% ≥ average 38.9% + threshold 10.0%, but 9.0% of its 305.2 MiB/s is 27.47 MiB/s, below loadBalancerBundleUnloadMinThroughputThreshold = 100 MiB/s"
+        ]
+    );
+    // The four hot brokers, and nobody under the threshold.
+    let explained: Vec<&str> = plan
+        .skipped
+        .iter()
+        .filter(|s| s.why.starts_with("ThresholdShedder sheds nothing"))
+        .map(|s| s.from.as_str())
+        .collect();
+    assert_eq!(
+        explained,
+        vec!["hot-1:8080", "hot-2:8080", "hot-3:8080", "hot-4:8080"]
+    );
+}

@@ -544,6 +544,13 @@ fn run_leader_cycle(ws: &mut Workspace, outlook_cycles: u32, plan: &mut Plan) {
         return;
     }
     let unloads = unloads_of(&report, &ws.snapshot);
+    for n in &report.not_shed {
+        plan.skipped.push(SkippedDecision {
+            bundle: String::new(),
+            from: n.broker.clone(),
+            why: n.why.clone(),
+        });
+    }
     for s in &report.skipped {
         plan.skipped.push(SkippedDecision {
             bundle: s.bundle.clone(),
