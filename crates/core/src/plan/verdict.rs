@@ -340,7 +340,7 @@ pub fn judge(plan: &Plan, overloaded_threshold_fraction: f64) -> Verdict {
         let worse: Vec<String> = metrics
             .iter()
             .filter(|m| m.change == Change::Worse)
-            .map(|m| metric_text(m))
+            .map(metric_text)
             .collect();
         reasons.push(format!("nothing improves and {} worsens", worse.join(", ")));
     }
