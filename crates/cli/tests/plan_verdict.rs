@@ -67,6 +67,7 @@ fn text_starts_with_the_warning() {
         ),
         "{head}"
     );
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -104,6 +105,7 @@ fn json_has_the_verdict() {
         "org.apache.pulsar.broker.loadbalance.impl.LeastResourceUsageWithWeight"
     );
     assert_eq!(v["alternatives"][0]["avoids_worse"], true);
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// A `pulsar-admin` that appends its arguments to `calls.log` in `dir`.
@@ -190,6 +192,7 @@ fn the_script_refuses_to_apply_without_i_know() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert_eq!(calls.len(), 8, "{calls:?}");
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -217,6 +220,7 @@ fn exported_with_i_know_the_script_applies_without_asking() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert_eq!(calls.len(), 8, "{calls:?}");
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -239,6 +243,7 @@ fn curl_export_is_guarded_too() {
         .unwrap();
     assert_eq!(out.status.code(), Some(3));
     assert!(String::from_utf8_lossy(&out.stderr).contains("refusing to apply"));
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Issue 22 item 2 on the demo cluster: the even-distribution filter removes 11 of 12 brokers; the
