@@ -603,7 +603,7 @@ pub fn app(props: &AppProps) -> Html {
                     <div class="plan-row">
                         <SettingsPanel snapshot={l.snapshot.clone()} profile={state.profile} operations={ops.clone()}
                             on_profile={{ let d = d.clone(); Callback::from(move |p| d.dispatch(Action::SetProfile(p))) }}
-                            on_set={on_set} readonly={readonly} warnings={plan_warnings} />
+                            on_set={on_set.clone()} readonly={readonly} warnings={plan_warnings} />
                         <section class="panel run">
                             <button type="button" class="primary" data-testid="run-plan"
                                 onclick={{ let d = d.clone(); Callback::from(move |_| d.dispatch(Action::RunPlan)) }}>{ "Run plan" }</button>
@@ -618,7 +618,8 @@ pub fn app(props: &AppProps) -> Html {
                         </section>
                     </div>
                     if let Some(plan) = state.plan.clone() {
-                        <PlanView plan={plan.clone()} />
+                        <PlanView plan={plan.clone()}
+                            on_apply_setting={(!readonly).then(|| on_set.clone())} />
                         <ExportPanel plan={plan} readonly={readonly}
                             admin_base_url={options.admin_base_url.clone().map(AttrValue::from)}
                             auth_headers={options.auth_headers.clone()} on_export={on_export} />

@@ -1,5 +1,7 @@
 //! `lbplan plan SNAPSHOT [--profile 4.x|5.0] [--set KEY=VALUE]... [--seed N] [--op OPERATION]...
-//! [--format text|json|pulsar-admin|curl]`: one leader cycle (plus manual what-ifs) on a snapshot.
+//! [--format text|json|pulsar-admin|curl] [--i-know]`: one leader cycle (plus manual what-ifs) on a
+//! snapshot. A plan whose verdict is `worse` is said so on stderr when exported as a script, and the
+//! script refuses to apply unless run with `--i-know` (or exported with `--i-know`).
 
 use std::path::PathBuf;
 
@@ -47,6 +49,10 @@ pub struct Args {
     /// Wrap the scripts with loadBalancerSheddingEnabled=false … true.
     #[arg(long)]
     pause_shedding: bool,
+    /// Acknowledge a plan whose verdict is "worse": the exported script applies without asking for
+    /// `--i-know` (its header still carries the verdict).
+    #[arg(long)]
+    i_know: bool,
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
     /// Write the output to a file instead of stdout (whole or not at all).
@@ -87,7 +93,31 @@ pub fn run(args: Args) -> Result<(), CliError> {
     let plan = make_plan(&snapshot, &request).map_err(|e| CliError::BadInput(e.to_string()))?;
     let opts = ExportOptions {
         pause_automatic_shedding: args.pause_shedding,
+        i_know: args.i_know,
     };
+    if plan.verdict.is_worse() && matches!(args.format, Format::PulsarAdmin | Format::Curl) {
+        let target = args
+            .output
+            .as_ref()
+            .map_or_else(|| "THE_SCRIPT".to_string(), |p| p.display().to_string());
+        eprintln!("lbplan: warning: {}", plan.verdict.headline);
+        for reason in &plan.verdict.reasons {
+            eprintln!("lbplan:   - {reason}");
+        }
+        if let Some(a) = plan.verdict.suggestion() {
+            eprintln!(
+                "lbplan:   - {}",
+                lbplan_core::plan::verdict::describe_alternative(a, plan.seed)
+            );
+        }
+        if args.i_know {
+            eprintln!("lbplan: --i-know: the script applies this plan without asking again");
+        } else {
+            eprintln!(
+                "lbplan: the script refuses to apply it unless run as `bash {target} --i-know`"
+            );
+        }
+    }
     let text = match args.format {
         Format::Json => {
             serde_json::to_string_pretty(&plan).map_err(|e| CliError::Failed(e.to_string()))? + "\n"

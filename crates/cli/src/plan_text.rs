@@ -1,9 +1,11 @@
-//! The plan as a readable text report (`--format text`). Every name and reason in it comes from the
+//! The plan as a readable text report (`--format text`). A plan that leaves the cluster worse balanced
+//! starts with the verdict's warning, before anything else. Every name and reason in it comes from the
 //! snapshot (broker ids, bundle names, configuration values), so each is escaped on its own: a
 //! newline or an ESC sequence in a broker id cannot forge a line or drive the terminal.
 
 use std::fmt::Write as _;
 
+use lbplan_core::plan::verdict::verdict_lines;
 use lbplan_core::plan::{BalanceSummary, BrokerLoadView, Plan};
 use lbplan_core::text::escape_control;
 
@@ -34,6 +36,13 @@ fn balance_line(label: &str, b: &BalanceSummary) -> String {
 
 pub fn render_text(plan: &Plan) -> String {
     let mut out = String::new();
+    let verdict = verdict_lines(&plan.verdict, plan.seed);
+    if plan.verdict.is_worse() {
+        for line in &verdict {
+            let _ = writeln!(out, "{}", e(line));
+        }
+        out.push('\n');
+    }
     let _ = writeln!(
         out,
         "Plan for snapshot {} (profile {}, {} load manager, seed {})",
@@ -50,6 +59,12 @@ pub fn render_text(plan: &Plan) -> String {
     );
     for w in &plan.warnings {
         let _ = writeln!(out, "warning: {}", e(w));
+    }
+    if !plan.verdict.is_worse() {
+        for (k, line) in verdict.iter().enumerate() {
+            let label = if k == 0 { "Verdict: " } else { "  " };
+            let _ = writeln!(out, "{label}{}", e(line));
+        }
     }
     out.push('\n');
     let _ = writeln!(out, "Splits ({}):", plan.splits.len());

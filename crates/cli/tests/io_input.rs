@@ -150,7 +150,10 @@ fn dash_reads_standard_input() {
                 "same snapshot as from the file"
             );
         } else {
-            assert_eq!(doc["format_version"], 1);
+            assert_eq!(
+                doc["format_version"], 2,
+                "the plan document's format (verdict: version 2)"
+            );
         }
     }
     refused(&["import", "-", "-"], "`-` (standard input) is named twice");

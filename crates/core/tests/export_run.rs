@@ -147,6 +147,7 @@ fn two_unloads() -> Plan {
 
 const PAUSE: ExportOptions = ExportOptions {
     pause_automatic_shedding: true,
+    i_know: false,
 };
 
 /// `pulsar-admin brokers namespaces` output of Pulsar 2.x/3.x (`key    value` per map entry).

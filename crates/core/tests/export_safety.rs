@@ -176,6 +176,7 @@ fn paused_shedding_is_restored_by_a_trap() {
     );
     let opts = ExportOptions {
         pause_automatic_shedding: true,
+        i_know: false,
     };
     for format in [ScriptFormat::PulsarAdmin, ScriptFormat::Curl] {
         let s = export_script(&plan, format, opts).unwrap();

@@ -151,7 +151,7 @@ fn plans_are_deterministic() {
     let a = serde_json::to_string(&make_plan(&snap, &request(Profile::Pulsar4x)).unwrap()).unwrap();
     let b = serde_json::to_string(&make_plan(&snap, &request(Profile::Pulsar4x)).unwrap()).unwrap();
     assert_eq!(a, b);
-    assert!(a.starts_with("{\"format_version\":1,\"snapshot_fingerprint\":\"fnv1a64:"));
+    assert!(a.starts_with("{\"format_version\":2,\"snapshot_fingerprint\":\"fnv1a64:"));
 }
 
 #[test]
@@ -292,6 +292,7 @@ fn exports_name_the_real_commands_and_the_rollback() {
         ScriptFormat::PulsarAdmin,
         ExportOptions {
             pause_automatic_shedding: true,
+            ..ExportOptions::default()
         },
     )
     .unwrap();

@@ -34,28 +34,35 @@ pub fn plan_from_value(v: &Value) -> Result<Plan, ApiError> {
     Ok(plan)
 }
 
-/// `options`: `{pauseAutomaticShedding?: boolean}` (pause `loadBalancerSheddingEnabled` while the
-/// script runs; the previous value is restored on every exit).
+/// `options`: `{pauseAutomaticShedding?: boolean, iKnow?: boolean}` (pause `loadBalancerSheddingEnabled`
+/// while the script runs, the previous value restored on every exit; acknowledge a `worse` verdict so
+/// the script applies without asking for `--i-know`).
 pub fn export_plan(plan: &Value, format: &str, options: &Value) -> Result<String, ApiError> {
     let plan = plan_from_value(plan)?;
     let mut opts = ExportOptions::default();
     match options {
         Value::Null => {}
         Value::Object(m) => {
-            if let Some(key) = m.keys().find(|k| *k != "pauseAutomaticShedding") {
+            const KNOWN: [&str; 2] = ["pauseAutomaticShedding", "iKnow"];
+            if let Some(key) = m.keys().find(|k| !KNOWN.contains(&k.as_str())) {
                 return Err(ApiError::at(
                     format!("options.{key}"),
-                    "unknown option (expected pauseAutomaticShedding)",
+                    "unknown option (expected pauseAutomaticShedding or iKnow)",
                 ));
             }
-            if let Some(p) = present(m, "pauseAutomaticShedding") {
-                opts.pause_automatic_shedding = p.as_bool().ok_or_else(|| {
-                    ApiError::at(
-                        "options.pauseAutomaticShedding",
-                        format!("expected a boolean, found {}", kind_of(p)),
-                    )
-                })?;
-            }
+            let flag = |name: &str| -> Result<bool, ApiError> {
+                match present(m, name) {
+                    None => Ok(false),
+                    Some(p) => p.as_bool().ok_or_else(|| {
+                        ApiError::at(
+                            format!("options.{name}"),
+                            format!("expected a boolean, found {}", kind_of(p)),
+                        )
+                    }),
+                }
+            };
+            opts.pause_automatic_shedding = flag("pauseAutomaticShedding")?;
+            opts.i_know = flag("iKnow")?;
         }
         other => {
             return Err(ApiError::at(

@@ -350,7 +350,11 @@ mod tests {
     fn plans_the_demo_and_exports_it() {
         let snapshot: Value = serde_json::from_str(DEMO).unwrap();
         let plan = plan_value(&snapshot, &Value::Null).unwrap();
-        assert_eq!(plan.format_version, 1);
+        assert_eq!(plan.format_version, 2);
+        assert_eq!(
+            serde_json::to_value(&plan).unwrap()["verdict"]["outcome"],
+            "better"
+        );
         assert!(!plan.unloads.is_empty(), "the demo has a hot broker");
         let as_value = serde_json::to_value(&plan).unwrap();
         let script = export::export_plan(&as_value, "pulsar-admin", &Value::Null).unwrap();
@@ -371,10 +375,26 @@ mod tests {
         plan["unloads"][0]["bundle"] = Value::from(7);
         let e = export::export_plan(&plan, "curl", &Value::Null).unwrap_err();
         assert_eq!(e.path, "plan.unloads[0].bundle", "{e}");
-        plan["format_version"] = Value::from(2);
+        plan["format_version"] = Value::from(1);
         plan["unloads"] = Value::Array(vec![]);
         let e = export::export_plan(&plan, "curl", &Value::Null).unwrap_err();
         assert_eq!(e.path, "plan.format_version", "{e}");
+    }
+
+    #[test]
+    fn a_worse_plan_exports_a_script_that_asks_for_i_know_unless_acknowledged() {
+        let snapshot: Value = serde_json::from_str(DEMO).unwrap();
+        let mut plan = serde_json::to_value(plan_value(&snapshot, &Value::Null).unwrap()).unwrap();
+        plan["verdict"]["outcome"] = Value::from("worse");
+        let script = export::export_plan(&plan, "pulsar-admin", &Value::Null).unwrap();
+        assert!(script.contains("= --i-know ]"), "{script}");
+        assert!(script.contains("exit 3"), "{script}");
+        let options = serde_json::json!({ "iKnow": true });
+        let acknowledged = export::export_plan(&plan, "curl", &options).unwrap();
+        assert!(!acknowledged.contains("exit 3"), "{acknowledged}");
+        let bad = serde_json::json!({ "iKnow": "yes" });
+        let e = export::export_plan(&plan, "curl", &bad).unwrap_err();
+        assert_eq!(e.path, "options.iKnow", "{e}");
     }
 
     #[test]

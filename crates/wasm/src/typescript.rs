@@ -143,7 +143,59 @@ export interface Outlook {
   summary: string;
 }
 
-/** The plan document (`format_version` 1), as `lbplan plan --format json` writes it. */
+/** `better`, `worse`, `mixed` (some measures improve, others worsen) or `no-change`. */
+export type Outcome = "better" | "worse" | "mixed" | "no-change";
+
+export interface MetricChange {
+  /** `max_usage_fraction`, `max_over_mean` or `std_usage_fraction`. */
+  metric: string;
+  before: number;
+  after: number;
+  change: "better" | "worse" | "no-change";
+}
+
+export interface BrokerOverLimit {
+  broker: string;
+  /** `null`: the broker was added by the plan. */
+  before_fraction: number | null;
+  after_fraction: number;
+  /** Over the limit after the plan and not before. */
+  new: boolean;
+}
+
+export type Pattern =
+  | { kind: "converging-destination"; destination: string; unloads: number; of_unloads: number;
+      before_fraction: number; after_fraction: number }
+  | { kind: "shed-again"; broker: string; received: number; shed: number; at_cycle: number };
+
+/** One `broker.conf` setting changed, the plan made again (same snapshot, operations, seed). */
+export interface Alternative {
+  key: string;
+  value: string;
+  outcome: Outcome;
+  max_usage_after_fraction: number;
+  max_over_mean_after: number;
+  avoids_worse: boolean;
+}
+
+/** Whether the plan leaves the cluster better or worse balanced. A `worse` plan's exported script
+ *  refuses to apply unless run with `--i-know` (or exported with `{iKnow: true}`). */
+export interface Verdict {
+  outcome: Outcome;
+  headline: string;
+  /** Why the outcome is `worse` (empty otherwise). */
+  reasons: string[];
+  metrics: MetricChange[];
+  /** `loadBalancerBrokerOverloadedThresholdPercentage` / 100. */
+  overloaded_threshold_fraction: number;
+  overloaded: BrokerOverLimit[];
+  above_capacity: BrokerOverLimit[];
+  patterns: Pattern[];
+  /** For a `worse` plan: the settings tried by re-planning; one with `avoids_worse` is the fix. */
+  alternatives: Alternative[];
+}
+
+/** The plan document (`format_version` 2), as `lbplan plan --format json` writes it. */
 export interface Plan {
   format_version: number;
   snapshot_fingerprint: string;
@@ -153,6 +205,7 @@ export interface Plan {
   shedding_strategy: string;
   placement_strategy: string;
   seed: number;
+  verdict: Verdict;
   settings: [string, string][];
   operations: string[];
   splits: PlannedSplit[];
@@ -279,6 +332,8 @@ export interface ExportOptions {
   /** Pause automatic shedding (`loadBalancerSheddingEnabled=false`) while the script runs; the
    *  previous value is restored on every exit. */
   pauseAutomaticShedding?: boolean;
+  /** The operator acknowledges a `worse` verdict: the script applies without asking for `--i-know`. */
+  iKnow?: boolean;
 }
 
 /** A namespace's bundle layout for `hashTopic`: a bundle count (Pulsar's default partition),

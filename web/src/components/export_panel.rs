@@ -42,6 +42,7 @@ impl PartialEq for ExportProps {
 pub fn export_text(plan: &Plan, format: &str, pause: bool) -> Result<String, String> {
     let opts = ExportOptions {
         pause_automatic_shedding: pause,
+        ..ExportOptions::default()
     };
     match format {
         "json" => serde_json::to_string_pretty(plan).map_err(|e| e.to_string()),
@@ -213,6 +214,7 @@ pub fn export_panel(p: &ExportProps) -> Html {
             &plan,
             ExportOptions {
                 pause_automatic_shedding: *pause,
+                ..ExportOptions::default()
             },
         );
         let on_apply = {
@@ -275,6 +277,10 @@ pub fn export_panel(p: &ExportProps) -> Html {
                     if !apply.running {
                         <div class="dialog" role="dialog" aria-modal="true" aria-labelledby="apply-title" data-testid="apply-confirm">
                             <h4 id="apply-title">{ format!("Send these {} calls, one at a time?", calls.len()) }</h4>
+                            if plan.verdict.is_worse() {
+                                // The REST path's counterpart of the script's --i-know: said before the calls are sent.
+                                <p class="verdict-banner" role="alert" data-testid="apply-worse">{ &plan.verdict.headline }</p>
+                            }
                             <ol class="mono small">
                                 { for calls.iter().map(|c| html! { <li>{ format!("{} {}", c.method, c.path) }
                                     if let Some(b) = &c.body { { format!(" body {b}") } }

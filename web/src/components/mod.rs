@@ -14,6 +14,7 @@ pub mod settings_panel;
 pub mod sim_chart;
 pub mod simulate_panel;
 pub mod styled;
+pub mod verdict_banner;
 pub mod whatif;
 
 pub use broker_table::BrokerTable;
@@ -27,6 +28,7 @@ pub use namespace_list::NamespaceList;
 pub use plan_view::PlanView;
 pub use settings_panel::SettingsPanel;
 pub use simulate_panel::SimulatePanel;
+pub use verdict_banner::VerdictBanner;
 pub use whatif::WhatIf;
 
 use std::rc::Rc;

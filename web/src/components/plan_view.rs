@@ -1,21 +1,26 @@
-//! The plan: moves, splits (permanent), the outlook of stateful strategies, skipped decisions with
-//! why, each broker before and after, and the cluster balance summary — all as the core computed it.
+//! The plan: its verdict first (a banner when it makes the cluster worse), moves, splits (permanent),
+//! the outlook of stateful strategies, skipped decisions with why, each broker before and after, and
+//! the cluster balance summary — all as the core computed it.
 
 use std::rc::Rc;
 
 use lbplan_core::plan::{BalanceSummary, Plan};
 use yew::prelude::*;
 
+use super::VerdictBanner;
 use crate::format;
 
 #[derive(Clone, Properties)]
 pub struct PlanViewProps {
     pub plan: Rc<Result<Plan, String>>,
+    /// Applies a `broker.conf` setting as an edit (the verdict's suggestion); `None`: read-only.
+    #[prop_or_default]
+    pub on_apply_setting: Option<Callback<(String, String)>>,
 }
 
 impl PartialEq for PlanViewProps {
     fn eq(&self, o: &Self) -> bool {
-        Rc::ptr_eq(&self.plan, &o.plan)
+        Rc::ptr_eq(&self.plan, &o.plan) && self.on_apply_setting == o.on_apply_setting
     }
 }
 
@@ -54,6 +59,8 @@ pub fn plan_view(p: &PlanViewProps) -> Html {
     html! {
         <section class="panel plan" data-testid="plan">
             <h2>{ "Plan" }</h2>
+            <VerdictBanner verdict={plan.verdict.clone()} seed={plan.seed}
+                on_apply_setting={p.on_apply_setting.clone()} />
             <p class="muted">
                 { format!("{} load manager, {} shedding, {} placement, profile {}, seed {}",
                     plan.load_manager, plan.shedding_strategy, plan.placement_strategy, plan.profile, plan.seed) }

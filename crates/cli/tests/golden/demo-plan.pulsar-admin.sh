@@ -81,15 +81,15 @@ report_skipped() {
 apply() {
   require_cluster
   pause_shedding
-  # unload globex/clickstream/0xf0000000_0xf8000000 from broker-04.demo.svc:8080 to broker-10.demo.svc:8080: ThresholdShedder: broker usage 79.2% ≥ average 34.9% + threshold 10.0%; must shed 20.7 MiB/s, bundle carries 10.4 MiB/s; LeastLongTermMessageRate chose broker-10.demo.svc:8080 (least long-term message rate 13209.3467 msg/s (1 of 1 candidates tie); scores: broker-10.demo.svc:8080=13209.3467)
+  # unload globex/clickstream/0xf0000000_0xf8000000 from broker-04.demo.svc:8080 to broker-10.demo.svc:8080: ThresholdShedder: broker usage 79.2% ≥ average 34.9% + threshold 10.0%; must shed 20.7 MiB/s, bundle carries 10.4 MiB/s; the even-distribution filter (loadBalancerDistributeBundlesEvenlyEnabled) left 1 of 12 brokers, so LeastLongTermMessageRate chose broker-10.demo.svc:8080
   if still_owned 'globex/clickstream/0xf0000000_0xf8000000' 'broker-04.demo.svc:8080'; then
     "$PULSAR_ADMIN" namespaces unload --bundle '0xf0000000_0xf8000000' --destinationBroker 'broker-10.demo.svc:8080' -- 'globex/clickstream'
   fi
-  # unload globex/clickstream/0x98000000_0xa0000000 from broker-04.demo.svc:8080 to broker-10.demo.svc:8080: ThresholdShedder: broker usage 79.2% ≥ average 34.9% + threshold 10.0%; must shed 20.7 MiB/s, bundle carries 9.0 MiB/s; LeastLongTermMessageRate chose broker-10.demo.svc:8080 (least long-term message rate 13209.3467 msg/s (1 of 1 candidates tie); scores: broker-10.demo.svc:8080=13209.3467)
+  # unload globex/clickstream/0x98000000_0xa0000000 from broker-04.demo.svc:8080 to broker-10.demo.svc:8080: ThresholdShedder: broker usage 79.2% ≥ average 34.9% + threshold 10.0%; must shed 20.7 MiB/s, bundle carries 9.0 MiB/s; the even-distribution filter (loadBalancerDistributeBundlesEvenlyEnabled) left 1 of 12 brokers, so LeastLongTermMessageRate chose broker-10.demo.svc:8080
   if still_owned 'globex/clickstream/0x98000000_0xa0000000' 'broker-04.demo.svc:8080'; then
     "$PULSAR_ADMIN" namespaces unload --bundle '0x98000000_0xa0000000' --destinationBroker 'broker-10.demo.svc:8080' -- 'globex/clickstream'
   fi
-  # unload acme/orders/0x00000000_0x10000000 from broker-04.demo.svc:8080 to broker-00.demo.svc:8080: ThresholdShedder: broker usage 79.2% ≥ average 34.9% + threshold 10.0%; must shed 20.7 MiB/s, bundle carries 6.2 MiB/s; LeastLongTermMessageRate chose broker-00.demo.svc:8080 (least long-term message rate 19190.7908 msg/s (1 of 4 candidates tie); scores: broker-11.demo.svc:8080=21255.5242, broker-09.demo.svc:8080=19255.9579, broker-00.demo.svc:8080=19190.7908, broker-02.demo.svc:8080=24829.5703)
+  # unload acme/orders/0x00000000_0x10000000 from broker-04.demo.svc:8080 to broker-00.demo.svc:8080: ThresholdShedder: broker usage 79.2% ≥ average 34.9% + threshold 10.0%; must shed 20.7 MiB/s, bundle carries 6.2 MiB/s; LeastLongTermMessageRate chose broker-00.demo.svc:8080 (least long-term message rate 19190.7908 msg/s (1 of 4 candidates tie)) after the even-distribution filter (loadBalancerDistributeBundlesEvenlyEnabled) left 4 of 12 brokers
   if still_owned 'acme/orders/0x00000000_0x10000000' 'broker-04.demo.svc:8080'; then
     "$PULSAR_ADMIN" namespaces unload --bundle '0x00000000_0x10000000' --destinationBroker 'broker-00.demo.svc:8080' -- 'acme/orders'
   fi

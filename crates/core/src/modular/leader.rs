@@ -262,6 +262,8 @@ pub struct SheddingCycleReport {
     pub decisions: Vec<UnloadDecision>,
     pub unloads: Vec<PlannedUnload>,
     pub skipped: Vec<SkippedUnload>,
+    /// Brokers over the strategy's threshold it shed nothing from, with why.
+    pub not_shed: Vec<super::shedding::NotShed>,
 }
 
 /// `doLoadShedding` for one cycle at time `now_ms` (§6.3). Records every unload in
@@ -298,6 +300,7 @@ pub fn do_load_shedding(
 
     let decisions = strategies.shedding().find_bundles_for_unloading(data, cfg);
     report.decisions = decisions.clone();
+    report.not_shed = strategies.shedding().not_shed();
 
     // Pulsar walks the multimap broker by broker (HashMap key order), each broker's bundles in order.
     let broker_order = JavaHashSet::from_ordered(decisions.iter().map(|d| d.broker.as_str()));

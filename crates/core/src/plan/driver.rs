@@ -133,6 +133,19 @@ pub fn make_plan_with_fingerprint(
     req: &PlanRequest,
     fingerprint: String,
 ) -> Result<Plan, PlanError> {
+    let mut plan = plan_once(snapshot, req, fingerprint.clone())?;
+    super::verdict::add_alternatives(&mut plan, req, |alt| {
+        plan_once(snapshot, alt, fingerprint.clone())
+    });
+    Ok(plan)
+}
+
+/// One plan with its verdict, without re-planning for alternatives.
+fn plan_once(
+    snapshot: &Snapshot,
+    req: &PlanRequest,
+    fingerprint: String,
+) -> Result<Plan, PlanError> {
     let mut settings = req.settings.clone();
     for op in &req.operations {
         if let Operation::SetConfig { key, value } = op {
@@ -207,6 +220,7 @@ pub fn make_plan_with_fingerprint(
     plan.balance_after = summarize(&plan.brokers_after);
     plan.brokers_before = brokers_before;
     plan.warnings = warnings;
+    plan.verdict = super::verdict::judge(&plan, ws.cfg.overloaded_threshold_fraction());
     let _ = ws.profile;
     Ok(plan)
 }
@@ -540,6 +554,13 @@ fn run_leader_cycle(ws: &mut Workspace, outlook_cycles: u32, plan: &mut Plan) {
         return;
     }
     let unloads = unloads_of(&report, &ws.snapshot);
+    for n in &report.not_shed {
+        plan.skipped.push(SkippedDecision {
+            bundle: String::new(),
+            from: n.broker.clone(),
+            why: n.why.clone(),
+        });
+    }
     for s in &report.skipped {
         plan.skipped.push(SkippedDecision {
             bundle: s.bundle.clone(),

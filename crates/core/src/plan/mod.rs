@@ -1,5 +1,5 @@
 //! Plans: what one leader cycle (or a manual what-if) would do to a snapshot, with each decision's
-//! reason, each broker's load before and after, and exports to `pulsar-admin` / admin REST calls.
+//! reason, each broker's load before and after, a verdict on the outcome, and exports to `pulsar-admin` / admin REST calls.
 
 pub mod balance;
 pub mod driver;
@@ -15,8 +15,10 @@ pub mod reasons;
 pub mod settings;
 pub mod sizing;
 pub mod splits;
+pub mod verdict;
 
 pub use driver::{PlanError, PlanRequest, make_plan, make_plan_with_fingerprint};
 pub use model::{
     BalanceSummary, BrokerLoadView, PLAN_FORMAT_VERSION, Plan, PlannedSplit, PlannedUnload,
 };
+pub use verdict::{Outcome, Verdict};

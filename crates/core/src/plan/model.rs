@@ -3,8 +3,10 @@
 
 use serde::{Deserialize, Serialize};
 
-/// Version of the plan JSON format.
-pub const PLAN_FORMAT_VERSION: u32 = 1;
+use super::verdict::Verdict;
+
+/// Version of the plan JSON format (2: the `verdict`, which the exports' refusal to apply reads).
+pub const PLAN_FORMAT_VERSION: u32 = 2;
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Plan {
@@ -18,6 +20,8 @@ pub struct Plan {
     pub shedding_strategy: String,
     pub placement_strategy: String,
     pub seed: u64,
+    /// Whether the plan leaves the cluster better or worse balanced, and why (see [`super::verdict`]).
+    pub verdict: Verdict,
     /// `broker.conf` overrides the operator applied on top of the snapshot.
     pub settings: Vec<(String, String)>,
     /// Manual operations, in the order applied, as text.

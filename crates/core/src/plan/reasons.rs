@@ -1,5 +1,7 @@
 //! One-line explanations of the structured reasons, for the CLI's text output and the dashboard.
-//! The structured reasons stay in the plan's `detail` field; these lines only format their numbers.
+//! The structured reasons stay in the plan's `detail` field; these lines only format their numbers,
+//! short (the winner, its numbers, the candidate count, the filters that narrowed the candidates):
+//! per-candidate lists are in the JSON only.
 
 use crate::modular::leader::{SkipReason, SkippedUnload};
 use crate::modular::pipeline::PlacementOutcome;
@@ -92,6 +94,72 @@ pub fn describe_shed_reason(reason: &ShedReason) -> String {
     }
 }
 
+/// The pipeline step a stage records, as an operator knows it (the setting that controls it, if any).
+fn filter_name(stage: &str) -> Option<&'static str> {
+    Some(match stage {
+        "after_namespace_policies" => "namespace isolation policies",
+        "after_large_topic_count" => "the topic-count filter (loadBalancerBrokerMaxTopics)",
+        "after_anti_affinity" => "the anti-affinity filter (namespaceAntiAffinityGroup)",
+        "after_distribute_evenly" => {
+            "the even-distribution filter (loadBalancerDistributeBundlesEvenlyEnabled)"
+        }
+        "after_broker_filters" => "the broker filters (loadBalancerBrokerFilters)",
+        _ => return None,
+    })
+}
+
+/// Which pipeline steps narrowed the candidates before the strategy chose: the filter that decided
+/// a one-candidate choice must be named, not hidden behind "1 of 1 candidates".
+struct Narrowing {
+    /// "the even-distribution filter (…) left 4 of 12 brokers", joined with ", then ".
+    steps: String,
+    /// Candidates the strategy was given.
+    left: usize,
+    restored: bool,
+}
+
+/// `None` when no step removed a broker (or the pipeline was not recorded).
+fn narrowing(outcome: &PlacementOutcome) -> Option<Narrowing> {
+    let first = outcome.stages.first()?;
+    let mut before = first.remaining.len() + first.removed.len();
+    let mut steps: Vec<String> = Vec::new();
+    for stage in &outcome.stages {
+        let Some(name) = filter_name(&stage.stage) else {
+            continue;
+        };
+        if !stage.removed.is_empty() {
+            steps.push(format!(
+                "{name} left {} of {before} brokers",
+                stage.remaining.len()
+            ));
+        }
+        before = stage.remaining.len();
+    }
+    if steps.is_empty() {
+        return None;
+    }
+    let restored = outcome
+        .stages
+        .iter()
+        .any(|s| s.stage == "after_restore_all");
+    Some(Narrowing {
+        steps: steps.join(", then "),
+        left: before,
+        restored,
+    })
+}
+
+/// The strategy's own explanation without its per-candidate lists (they stay in the plan's JSON
+/// `detail`): the text form names the winner, its numbers and how many candidates there were.
+fn short_choice_reason(reason: &str) -> &str {
+    ["; scores: ", " (smoothed: ", " (long-term msg/s: "]
+        .iter()
+        .filter_map(|sep| reason.find(sep))
+        .min()
+        .and_then(|end| reason.get(..end))
+        .unwrap_or(reason)
+}
+
 pub fn describe_placement(outcome: &PlacementOutcome) -> String {
     let Some(broker) = &outcome.broker else {
         return "no broker available".to_string();
@@ -99,16 +167,33 @@ pub fn describe_placement(outcome: &PlacementOutcome) -> String {
     if outcome.from_preallocation {
         return format!("placed on {broker} (preallocated)");
     }
-    let mut text = match &outcome.choice {
-        Some(choice) if choice.choice_set.len() > 1 => format!(
+    let narrowed = narrowing(outcome);
+    let mut text = match (&outcome.choice, &narrowed) {
+        // The filters decided: say so first, the strategy only confirmed the sole candidate.
+        (_, Some(n)) if n.left == 1 && !n.restored => {
+            format!("{}, so {} chose {broker}", n.steps, outcome.strategy)
+        }
+        (Some(choice), _) if choice.choice_set.len() > 1 => format!(
             "{} picked {broker} at random among {} equally good brokers ({})",
             outcome.strategy,
             choice.choice_set.len(),
-            choice.reason
+            short_choice_reason(&choice.reason)
         ),
-        Some(choice) => format!("{} chose {broker} ({})", outcome.strategy, choice.reason),
-        None => format!("{} chose {broker}", outcome.strategy),
+        (Some(choice), _) => format!(
+            "{} chose {broker} ({})",
+            outcome.strategy,
+            short_choice_reason(&choice.reason)
+        ),
+        (None, _) => format!("{} chose {broker}", outcome.strategy),
     };
+    if let Some(n) = &narrowed
+        && (n.left != 1 || n.restored)
+    {
+        text.push_str(&format!(" after {}", n.steps));
+        if n.restored {
+            text.push_str("; none was left, so the policy-only set was restored");
+        }
+    }
     if let Some(first) = &outcome.overloaded_first_choice {
         text.push_str(&format!(
             "; first pick {} was overloaded, re-selected on the policy-only set",
@@ -145,5 +230,73 @@ fn shed_strategy(r: &ShedReason) -> &'static str {
         ShedReason::OverloadShedder { .. } => "OverloadShedder",
         ShedReason::UniformLoadShedder { .. } => "UniformLoadShedder",
         ShedReason::AvgShedder { .. } => "AvgShedder",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::modular::pipeline::PipelineStage;
+    use crate::modular::placement::PlacementChoice;
+
+    fn names(prefix: &str, n: usize) -> Vec<String> {
+        (0..n).map(|i| format!("{prefix}-{i:02}:8080")).collect()
+    }
+
+    /// Issue 22 item 2: on the demo cluster the even-distribution filter removes 11 of 12 brokers and
+    /// LeastLongTermMessageRate "ties" its sole candidate; the text must name the filter.
+    fn outcome(left: usize) -> PlacementOutcome {
+        let all = names("broker", 12);
+        let kept: Vec<String> = all.iter().take(left).cloned().collect();
+        let removed: Vec<String> = all.iter().skip(left).cloned().collect();
+        let scores: Vec<String> = kept.iter().map(|b| format!("{b}=13209.3467")).collect();
+        PlacementOutcome {
+            bundle: "globex/clickstream/0xf0000000_0xf8000000".into(),
+            broker: kept.first().cloned(),
+            choice: Some(PlacementChoice {
+                broker: kept.first().cloned().unwrap_or_default(),
+                choice_set: kept.iter().take(1).cloned().collect(),
+                reason: format!(
+                    "least long-term message rate 13209.3467 msg/s (1 of {left} candidates tie); scores: {}",
+                    scores.join(", ")
+                ),
+                pick_rejected: false,
+            }),
+            strategy: "LeastLongTermMessageRate".into(),
+            stages: vec![
+                PipelineStage {
+                    stage: "after_namespace_policies".into(),
+                    remaining: all.clone(),
+                    removed: Vec::new(),
+                    note: None,
+                },
+                PipelineStage {
+                    stage: "after_distribute_evenly".into(),
+                    remaining: kept,
+                    removed,
+                    note: None,
+                },
+            ],
+            overloaded_first_choice: None,
+            from_preallocation: false,
+        }
+    }
+
+    #[test]
+    fn the_filter_that_decided_is_named() {
+        assert_eq!(
+            describe_placement(&outcome(1)),
+            "the even-distribution filter (loadBalancerDistributeBundlesEvenlyEnabled) left 1 of 12 brokers, so LeastLongTermMessageRate chose broker-00:8080"
+        );
+    }
+
+    #[test]
+    fn the_text_is_short_the_lists_stay_in_the_detail() {
+        let text = describe_placement(&outcome(4));
+        assert_eq!(
+            text,
+            "LeastLongTermMessageRate chose broker-00:8080 (least long-term message rate 13209.3467 msg/s (1 of 4 candidates tie)) after the even-distribution filter (loadBalancerDistributeBundlesEvenlyEnabled) left 4 of 12 brokers"
+        );
+        assert!(!text.contains("scores:"));
     }
 }

@@ -83,6 +83,14 @@ pub enum ShedReason {
     },
 }
 
+/// A broker over the strategy's shedding threshold that the last selection shed nothing from, and why
+/// (with the numbers): a plan must not leave a broker that looks overloaded unexplained.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct NotShed {
+    pub broker: String,
+    pub why: String,
+}
+
 /// A modular shedding strategy. Stateful strategies keep their history across calls.
 pub trait LoadSheddingStrategy {
     /// Pulsar's simple class name, e.g. `ThresholdShedder`.
@@ -97,6 +105,12 @@ pub trait LoadSheddingStrategy {
 
     /// `onActiveBrokersChange`: forget per-broker history of brokers that left.
     fn on_active_brokers_change(&mut self, _active_brokers: &[String]) {}
+
+    /// Brokers over the threshold that the last [`Self::find_bundles_for_unloading`] shed nothing
+    /// from, with why. Strategies that do not explain this return nothing.
+    fn not_shed(&self) -> Vec<NotShed> {
+        Vec::new()
+    }
 }
 
 /// The shedding strategy named by `loadBalancerLoadSheddingStrategy` (simple or fully qualified

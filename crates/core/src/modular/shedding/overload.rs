@@ -4,7 +4,7 @@
 use super::candidates::{
     has_several_bundles, pick_until_covered, ranked_candidates, short_term_throughput,
 };
-use super::{LoadSheddingStrategy, ShedReason, UnloadDecision};
+use super::{LoadSheddingStrategy, NotShed, ShedReason, UnloadDecision};
 use crate::config::{LoadBalancerConfig, Profile};
 use crate::modular::LoadData;
 
@@ -14,11 +14,16 @@ const ADDITIONAL_THRESHOLD_PERCENT_MARGIN: f64 = 0.05;
 #[derive(Clone, Debug)]
 pub struct OverloadShedder {
     profile: Profile,
+    /// Overloaded brokers the last selection shed nothing from, with why.
+    not_shed: Vec<NotShed>,
 }
 
 impl OverloadShedder {
     pub fn new(profile: Profile) -> Self {
-        Self { profile }
+        Self {
+            profile,
+            not_shed: Vec::new(),
+        }
     }
 }
 
@@ -33,6 +38,7 @@ impl LoadSheddingStrategy for OverloadShedder {
         cfg: &LoadBalancerConfig,
     ) -> Vec<UnloadDecision> {
         let mut out = Vec::new();
+        self.not_shed.clear();
         let threshold = cfg.overloaded_threshold_fraction();
         let weights = cfg.resource_weights();
         for (name, broker) in &data.brokers {
@@ -44,7 +50,22 @@ impl LoadSheddingStrategy for OverloadShedder {
             let fraction = usage - threshold + ADDITIONAL_THRESHOLD_PERCENT_MARGIN;
             let throughput = broker.local.msg_throughput_in + broker.local.msg_throughput_out;
             let need = throughput * fraction;
+            let over = || {
+                format!(
+                    "OverloadShedder sheds nothing from {name}: usage {:.1}% ≥ loadBalancerBrokerOverloadedThresholdPercentage = {}%, but",
+                    usage * 100.0,
+                    cfg.load_balancer_broker_overloaded_threshold_percentage
+                )
+            };
             if !has_several_bundles(&broker.local) {
+                self.not_shed.push(NotShed {
+                    broker: name.clone(),
+                    why: format!(
+                        "{} it owns {} bundle(s), and a broker's sole bundle is never shed",
+                        over(),
+                        broker.local.bundles.len()
+                    ),
+                });
                 continue;
             }
             let candidates = ranked_candidates(
@@ -53,6 +74,15 @@ impl LoadSheddingStrategy for OverloadShedder {
                 &broker.local,
                 short_term_throughput,
             );
+            if candidates.is_empty() {
+                self.not_shed.push(NotShed {
+                    broker: name.clone(),
+                    why: format!(
+                        "{} none of its bundles can be unloaded (each was unloaded within loadBalancerSheddingGracePeriodMinutes, is a heartbeat or SLA-monitor bundle, or has no bundle data)",
+                        over()
+                    ),
+                });
+            }
             for c in pick_until_covered(&candidates, need) {
                 out.push(UnloadDecision {
                     broker: name.clone(),
@@ -67,5 +97,36 @@ impl LoadSheddingStrategy for OverloadShedder {
             }
         }
         out
+    }
+
+    fn not_shed(&self) -> Vec<NotShed> {
+        self.not_shed.clone()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::ResourceUsage;
+    use crate::modular::BrokerData;
+
+    /// Issue 22 item 2: an overloaded broker that sheds nothing says why.
+    #[test]
+    fn an_overloaded_broker_with_one_bundle_says_why_it_sheds_nothing() {
+        let mut data = LoadData::default();
+        let mut b = BrokerData::default();
+        b.local.cpu = ResourceUsage::new(90.0, 100.0);
+        b.local.bundles = vec!["t/ns/0x00000000_0xffffffff".into()];
+        data.brokers.insert("b1:8080".into(), b);
+        let mut shedder = OverloadShedder::new(Profile::Pulsar4x);
+        let cfg = LoadBalancerConfig::pulsar_4x();
+        assert!(shedder.find_bundles_for_unloading(&data, &cfg).is_empty());
+        assert_eq!(
+            shedder.not_shed(),
+            vec![NotShed {
+                broker: "b1:8080".into(),
+                why: "OverloadShedder sheds nothing from b1:8080: usage 90.0% ≥ loadBalancerBrokerOverloadedThresholdPercentage = 85%, but it owns 1 bundle(s), and a broker's sole bundle is never shed".into(),
+            }]
+        );
     }
 }

@@ -6,7 +6,7 @@ use indexmap::IndexMap;
 use super::candidates::{
     has_several_bundles, pick_until_covered, ranked_candidates, short_term_throughput,
 };
-use super::{LoadSheddingStrategy, ShedReason, UnloadDecision};
+use super::{LoadSheddingStrategy, NotShed, ShedReason, UnloadDecision};
 use crate::config::{LoadBalancerConfig, Profile};
 use crate::modular::LoadData;
 use crate::units::{MIB, ResourceWeights};
@@ -22,6 +22,8 @@ pub struct ThresholdShedder {
     /// `brokerAvgResourceUsage`: EWMA of each broker's weighted max usage (fraction), kept across
     /// cycles; the first observation initialises it.
     broker_avg_resource_usage: IndexMap<String, f64>,
+    /// Brokers over average + threshold that the last selection shed nothing from, with why.
+    not_shed: Vec<NotShed>,
 }
 
 /// The numbers one broker's selection is explained with.
@@ -39,6 +41,7 @@ impl ThresholdShedder {
         Self {
             profile,
             broker_avg_resource_usage: IndexMap::new(),
+            not_shed: Vec::new(),
         }
     }
 
@@ -173,6 +176,7 @@ impl LoadSheddingStrategy for ThresholdShedder {
         cfg: &LoadBalancerConfig,
     ) -> Vec<UnloadDecision> {
         let mut out = Vec::new();
+        let mut not_shed = Vec::new();
         let threshold = cfg.load_balancer_broker_threshold_shedder_percentage as f64 / 100.0;
         let min_throughput = cfg.load_balancer_bundle_unload_min_throughput_threshold * MIB;
         let avg = self.refresh(
@@ -181,6 +185,7 @@ impl LoadSheddingStrategy for ThresholdShedder {
             &cfg.resource_weights(),
         );
         if avg == 0.0 {
+            self.not_shed = not_shed;
             return out;
         }
         for (name, broker) in &data.brokers {
@@ -189,10 +194,26 @@ impl LoadSheddingStrategy for ThresholdShedder {
             if usage < avg + threshold {
                 continue;
             }
+            let over = format!(
+                "ThresholdShedder sheds nothing from {name}: usage {:.1}% ≥ average {:.1}% + threshold {:.1}%, but",
+                usage * 100.0,
+                avg * 100.0,
+                threshold * 100.0
+            );
             let fraction = usage - avg - threshold + ADDITIONAL_THRESHOLD_PERCENT_MARGIN;
             let throughput = broker.local.msg_throughput_in + broker.local.msg_throughput_out;
             let need = throughput * fraction;
             if need < min_throughput {
+                not_shed.push(NotShed {
+                    broker: name.clone(),
+                    why: format!(
+                        "{over} {:.1}% of its {:.1} MiB/s is {:.2} MiB/s, below loadBalancerBundleUnloadMinThroughputThreshold = {} MiB/s",
+                        fraction * 100.0,
+                        throughput / MIB,
+                        need / MIB,
+                        cfg.load_balancer_bundle_unload_min_throughput_threshold
+                    ),
+                });
                 continue;
             }
             // A broker's sole bundle (or none) is never shed.
@@ -205,13 +226,35 @@ impl LoadSheddingStrategy for ThresholdShedder {
                     need_bytes_per_sec: need,
                     lower_boundary: false,
                 };
+                let before = out.len();
                 self.select(data, &target, &mut out);
+                if out.len() == before {
+                    not_shed.push(NotShed {
+                        broker: name.clone(),
+                        why: format!(
+                            "{over} none of its bundles can be unloaded (each was unloaded within loadBalancerSheddingGracePeriodMinutes, is a heartbeat or SLA-monitor bundle, or has no bundle data)"
+                        ),
+                    });
+                }
+            } else {
+                not_shed.push(NotShed {
+                    broker: name.clone(),
+                    why: format!(
+                        "{over} it owns {} bundle(s), and a broker's sole bundle is never shed",
+                        broker.local.bundles.len()
+                    ),
+                });
             }
         }
         if out.is_empty() && cfg.lower_boundary_shedding_enabled {
             self.lower_boundary(data, cfg, threshold, min_throughput, &mut out);
         }
+        self.not_shed = not_shed;
         out
+    }
+
+    fn not_shed(&self) -> Vec<NotShed> {
+        self.not_shed.clone()
     }
 
     fn on_active_brokers_change(&mut self, active_brokers: &[String]) {

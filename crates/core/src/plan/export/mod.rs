@@ -31,6 +31,9 @@ pub struct ExportOptions {
     /// Pause automatic shedding (`loadBalancerSheddingEnabled=false`) while the script runs, so it
     /// does not fight a manual rebalance; the previous value is restored on every exit.
     pub pause_automatic_shedding: bool,
+    /// The operator already acknowledged a worse verdict (`lbplan plan --i-know`): the script keeps the
+    /// verdict in its header but applies without asking for `--i-know` (see `plan::verdict`).
+    pub i_know: bool,
 }
 
 /// Why a plan cannot be exported: which decision, and what is wrong with it.

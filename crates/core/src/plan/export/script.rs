@@ -164,6 +164,8 @@ pub(super) fn render(
         );
     }
     out.push_str("set -euo pipefail\n");
+    // A plan that makes the cluster worse refuses to apply without --i-know (plan::verdict).
+    out.push_str(&crate::plan::verdict::script_guard(plan, opts.i_know));
     out.push_str(primitives);
     out.push_str(SHARED);
     section(&mut out, "apply", apply, opts, render, &[]);

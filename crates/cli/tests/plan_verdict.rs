@@ -1,0 +1,292 @@
+//! `lbplan plan` on a plan that makes the cluster worse (issue 22, item 1; the apache/pulsar#16059
+//! pattern: 8 unloads converge on a 1-core broker): the text starts with the warning, the JSON has the
+//! `verdict`, the script export says so on stderr, and the script makes no `pulsar-admin` call
+//! unless run with `--i-know` (run with bash and a fake `pulsar-admin` on PATH that records calls).
+//! See: https://github.com/apache/pulsar/pull/16059
+
+#[path = "../../core/tests/support/converging.rs"]
+mod converging;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// A fresh directory for one test's files.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("lbplan-verdict-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// The converging snapshot as a file in `dir`.
+fn converging_snapshot(dir: &Path) -> PathBuf {
+    let path = dir.join("converging.json");
+    let text = lbplan_core::synthetic::to_json(&converging::snapshot()).unwrap();
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+const PLACEMENT: &str = "loadBalancerLoadPlacementStrategy=org.apache.pulsar.broker.loadbalance.impl.LeastLongTermMessageRate";
+const SHEDDING: &str =
+    "loadBalancerLoadSheddingStrategy=org.apache.pulsar.broker.loadbalance.impl.ThresholdShedder";
+
+fn lbplan(snapshot: &Path, extra: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_lbplan"))
+        .current_dir(root())
+        .arg("plan")
+        .arg(snapshot)
+        .args(["--set", SHEDDING, "--set", PLACEMENT])
+        .args(extra)
+        .output()
+        .unwrap()
+}
+
+fn stdout(o: &Output) -> String {
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    String::from_utf8(o.stdout.clone()).unwrap()
+}
+
+#[test]
+fn text_starts_with_the_warning() {
+    let dir = scratch("text");
+    let text = stdout(&lbplan(&converging_snapshot(&dir), &[]));
+    assert!(text.starts_with("WORSE: "), "{text}");
+    let head: String = text.lines().take(8).collect::<Vec<_>>().join("\n");
+    assert!(head.contains("tiny-1:8080 ends at 102.9%"), "{head}");
+    assert!(
+        head.contains("8 of 8 unloads converge on tiny-1:8080"),
+        "{head}"
+    );
+    assert!(
+        head.contains(
+            "setting loadBalancerLoadPlacementStrategy=LeastResourceUsageWithWeight avoids it"
+        ),
+        "{head}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn the_demo_plan_text_starts_with_the_plan_and_says_better() {
+    let text = stdout(
+        &Command::new(env!("CARGO_BIN_EXE_lbplan"))
+            .current_dir(root())
+            .args(["plan", "static/demo-snapshot.json"])
+            .output()
+            .unwrap(),
+    );
+    assert!(text.starts_with("Plan for snapshot"), "{text}");
+    // The demo cycle's balance, as the golden plan prints it.
+    assert!(
+        text.contains("Verdict: Better: max 79.2% → 60.2%, max/mean 2.27 → 1.73"),
+        "{text}"
+    );
+}
+
+#[test]
+fn json_has_the_verdict() {
+    let dir = scratch("json");
+    let out = stdout(&lbplan(&converging_snapshot(&dir), &["--format", "json"]));
+    let plan: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(plan["format_version"], 2);
+    let v = &plan["verdict"];
+    assert_eq!(v["outcome"], "worse");
+    assert_eq!(v["overloaded"][0]["broker"], converging::TINY);
+    assert_eq!(v["above_capacity"][0]["broker"], "tiny-1:8080");
+    assert_eq!(v["patterns"][0]["kind"], "converging-destination");
+    assert_eq!(v["patterns"][0]["destination"], "tiny-1:8080");
+    assert_eq!(v["patterns"][0]["unloads"], 8);
+    assert_eq!(
+        v["alternatives"][0]["value"],
+        "org.apache.pulsar.broker.loadbalance.impl.LeastResourceUsageWithWeight"
+    );
+    assert_eq!(v["alternatives"][0]["avoids_worse"], true);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A `pulsar-admin` that appends its arguments to `calls.log` in `dir`.
+fn fake_pulsar_admin(dir: &Path) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let bin = dir.join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let fake = bin.join("pulsar-admin");
+    std::fs::write(
+        &fake,
+        format!(
+            "#!/usr/bin/env bash\necho \"$*\" >> '{}'\n",
+            dir.join("calls.log").display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+    bin
+}
+
+fn run_script(dir: &Path, script: &Path, args: &[&str]) -> (Output, Vec<String>) {
+    let bin = fake_pulsar_admin(dir);
+    let log = dir.join("calls.log");
+    let _ = std::fs::remove_file(&log);
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let out = Command::new("bash")
+        .arg(script)
+        .args(args)
+        .env("PATH", path)
+        .env_remove("PULSAR_ADMIN")
+        .output()
+        .unwrap();
+    let calls = std::fs::read_to_string(&log)
+        .unwrap_or_default()
+        .lines()
+        .map(str::to_string)
+        .collect();
+    (out, calls)
+}
+
+#[test]
+fn the_script_refuses_to_apply_without_i_know() {
+    let dir = scratch("script");
+    let snapshot = converging_snapshot(&dir);
+    let script = dir.join("plan.sh");
+    let export = lbplan(
+        &snapshot,
+        &["--format", "pulsar-admin", "-o", script.to_str().unwrap()],
+    );
+    assert!(export.status.success());
+    let stderr = String::from_utf8_lossy(&export.stderr);
+    assert!(stderr.contains("lbplan: warning: WORSE"), "{stderr}");
+    assert!(stderr.contains("--i-know"), "{stderr}");
+
+    let (out, calls) = run_script(&dir, &script, &[]);
+    assert_eq!(out.status.code(), Some(3));
+    assert!(calls.is_empty(), "{calls:?}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("refusing to apply"));
+
+    let (out, calls) = run_script(&dir, &script, &["--i-know"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(calls.len(), 8, "{calls:?}");
+    assert!(
+        calls
+            .iter()
+            .all(|c| c.starts_with("namespaces unload t/ns --bundle ")
+                && c.ends_with("--destinationBroker tiny-1:8080")),
+        "{calls:?}"
+    );
+
+    // Rollback only moves bundles back: never refused.
+    let (out, calls) = run_script(&dir, &script, &["rollback"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(calls.len(), 8, "{calls:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn exported_with_i_know_the_script_applies_without_asking() {
+    let dir = scratch("iknow");
+    let snapshot = converging_snapshot(&dir);
+    let script = dir.join("plan.sh");
+    let export = lbplan(
+        &snapshot,
+        &[
+            "--format",
+            "pulsar-admin",
+            "--i-know",
+            "-o",
+            script.to_str().unwrap(),
+        ],
+    );
+    assert!(export.status.success());
+    let text = std::fs::read_to_string(&script).unwrap();
+    assert!(text.contains("# WORSE: "), "{text}");
+    let (out, calls) = run_script(&dir, &script, &[]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(calls.len(), 8, "{calls:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn curl_export_is_guarded_too() {
+    let dir = scratch("curl");
+    let snapshot = converging_snapshot(&dir);
+    let script = dir.join("plan.sh");
+    assert!(
+        lbplan(
+            &snapshot,
+            &["--format", "curl", "-o", script.to_str().unwrap()]
+        )
+        .status
+        .success()
+    );
+    let out = Command::new("bash")
+        .arg(&script)
+        .env("PULSAR_ADMIN_URL", "http://127.0.0.1:9")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("refusing to apply"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Issue 22 item 2 on the demo cluster: the even-distribution filter removes 11 of 12 brokers; the
+/// text names it and stays short, the JSON keeps every candidate's score.
+#[test]
+fn demo_reasons_name_the_filter_and_keep_lists_in_json() {
+    let run = |extra: &[&str]| {
+        stdout(
+            &Command::new(env!("CARGO_BIN_EXE_lbplan"))
+                .current_dir(root())
+                .args(["plan", "static/demo-snapshot.json"])
+                .args(extra)
+                .output()
+                .unwrap(),
+        )
+    };
+    let text = run(&[]);
+    assert!(
+        text.contains("the even-distribution filter (loadBalancerDistributeBundlesEvenlyEnabled) left 1 of 12 brokers, so LeastLongTermMessageRate chose broker-10.demo.svc:8080"),
+        "{text}"
+    );
+    assert!(!text.contains("scores:"), "{text}");
+    // broker-05 is over average + threshold (60.2% ≥ 34.9% + 10%) and sheds nothing: why not.
+    assert!(
+        text.contains("ThresholdShedder sheds nothing from broker-05.demo.svc:8080: usage 60.2% ≥ average 34.9% + threshold 10.0%, but "),
+        "{text}"
+    );
+    assert!(
+        text.contains("below loadBalancerBundleUnloadMinThroughputThreshold = 10 MiB/s"),
+        "{text}"
+    );
+    let plan: serde_json::Value = serde_json::from_str(&run(&["--format", "json"])).unwrap();
+    let first = &plan["unloads"][0];
+    assert!(!first["reason"].as_str().unwrap().contains("scores:"));
+    let full = first["detail"]["placement"]["choice"]["reason"]
+        .as_str()
+        .unwrap();
+    assert!(full.contains("scores: broker-10.demo.svc:8080="), "{full}");
+    let stages = first["detail"]["placement"]["stages"].as_array().unwrap();
+    assert!(
+        stages
+            .iter()
+            .any(|s| s["stage"] == "after_distribute_evenly"
+                && s["removed"].as_array().unwrap().len() == 11)
+    );
+}

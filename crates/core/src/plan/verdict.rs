@@ -1,0 +1,701 @@
+//! The plan's verdict: whether the cluster ends up better or worse balanced than it started, which
+//! brokers end up overloaded, the pattern behind a bad outcome when one is recognised (unloads
+//! converging on one destination, apache/pulsar#16059; a destination shed again), and which single
+//! setting would avoid a worse outcome, found by re-planning with it. Front ends show it; the exports
+//! refuse to apply a worse plan without `--i-know` ([`script_guard`]).
+//!
+//! Everything is judged on the numbers the plan already has (`brokers_before` / `brokers_after`,
+//! `balance_before` / `balance_after`, the unloads and the outlook): the verdict adds no load model.
+
+use std::fmt::Write as _;
+
+use indexmap::IndexMap;
+use serde::{Deserialize, Serialize};
+
+use super::model::{BalanceSummary, Plan};
+use super::operations::Operation;
+use crate::config::{LEAST_RESOURCE_USAGE_WITH_WEIGHT, simple_class_name};
+
+/// Changes smaller than half the last digit the reports print (0.1 % for usages, 0.01 for max/mean)
+/// are "no change": a verdict must not contradict the numbers shown next to it.
+const USAGE_TOLERANCE_FRACTION: f64 = 0.0005;
+const RATIO_TOLERANCE: f64 = 0.005;
+
+/// The argument that makes a guarded script run anyway.
+pub const I_KNOW_FLAG: &str = "--i-know";
+
+/// The whole plan's outcome.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Outcome {
+    Better,
+    Worse,
+    /// Some measures improve, others worsen, and none of the rules for "worse" holds.
+    Mixed,
+    #[default]
+    NoChange,
+}
+
+impl Outcome {
+    pub fn name(self) -> &'static str {
+        match self {
+            Outcome::Better => "better",
+            Outcome::Worse => "worse",
+            Outcome::Mixed => "mixed",
+            Outcome::NoChange => "no change",
+        }
+    }
+}
+
+/// One measure before and after.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Change {
+    Better,
+    Worse,
+    #[default]
+    NoChange,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct MetricChange {
+    /// `max_usage_fraction`, `max_over_mean` or `std_usage_fraction` (the balance summary's fields).
+    pub metric: String,
+    pub before: f64,
+    pub after: f64,
+    /// Lower is better for all three.
+    pub change: Change,
+}
+
+/// A broker over a limit after the plan.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct BrokerOverLimit {
+    pub broker: String,
+    /// Weighted max usage before the plan (`None`: the broker was added by the plan).
+    pub before_fraction: Option<f64>,
+    pub after_fraction: f64,
+    /// Over the limit after the plan and not before.
+    pub new: bool,
+}
+
+/// A recognised pattern behind the outcome.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum Pattern {
+    /// Several unloads land on one broker, which ends up the busiest or overloaded: the placement
+    /// scores every bundle of a cycle on the same leader view, so without preallocation the same
+    /// broker wins each time (apache/pulsar#16059).
+    ConvergingDestination {
+        destination: String,
+        unloads: usize,
+        /// Unloads of the plan that name a destination.
+        of_unloads: usize,
+        before_fraction: f64,
+        after_fraction: f64,
+    },
+    /// A broker that receives bundles in this plan is itself shed: later in the same cycle
+    /// (`at_cycle` 1) or, per the outlook, at a later cycle.
+    ShedAgain {
+        broker: String,
+        received: usize,
+        shed: usize,
+        at_cycle: u32,
+    },
+}
+
+/// One setting changed, the plan made again, and its outcome.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Alternative {
+    /// The `broker.conf` key, verbatim.
+    pub key: String,
+    pub value: String,
+    pub outcome: Outcome,
+    pub max_usage_after_fraction: f64,
+    pub max_over_mean_after: f64,
+    /// The re-planned verdict is not `worse`.
+    pub avoids_worse: bool,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Verdict {
+    pub outcome: Outcome,
+    /// One line: the outcome and the numbers that decided it.
+    pub headline: String,
+    /// Why the outcome is `worse` (empty otherwise).
+    pub reasons: Vec<String>,
+    pub metrics: Vec<MetricChange>,
+    /// `loadBalancerBrokerOverloadedThresholdPercentage` / 100, the limit `overloaded` uses.
+    pub overloaded_threshold_fraction: f64,
+    /// Brokers whose weighted max usage is over the overloaded threshold after the plan.
+    pub overloaded: Vec<BrokerOverLimit>,
+    /// Brokers above 100 % after the plan.
+    pub above_capacity: Vec<BrokerOverLimit>,
+    pub patterns: Vec<Pattern>,
+    /// For a `worse` plan: single settings tried by re-planning (same snapshot, operations, seed).
+    pub alternatives: Vec<Alternative>,
+}
+
+impl Verdict {
+    pub fn is_worse(&self) -> bool {
+        self.outcome == Outcome::Worse
+    }
+
+    /// The first alternative whose plan is not worse.
+    pub fn suggestion(&self) -> Option<&Alternative> {
+        self.alternatives.iter().find(|a| a.avoids_worse)
+    }
+}
+
+fn pct(fraction: f64) -> String {
+    format!("{:.1}%", fraction * 100.0)
+}
+
+fn compare(metric: &str, before: f64, after: f64, tolerance: f64) -> MetricChange {
+    let change = if after > before + tolerance {
+        Change::Worse
+    } else if after < before - tolerance {
+        Change::Better
+    } else {
+        Change::NoChange
+    };
+    MetricChange {
+        metric: metric.to_string(),
+        before,
+        after,
+        change,
+    }
+}
+
+fn metrics(before: &BalanceSummary, after: &BalanceSummary) -> Vec<MetricChange> {
+    vec![
+        compare(
+            "max_usage_fraction",
+            before.max_usage_fraction,
+            after.max_usage_fraction,
+            USAGE_TOLERANCE_FRACTION,
+        ),
+        compare(
+            "max_over_mean",
+            before.max_over_mean,
+            after.max_over_mean,
+            RATIO_TOLERANCE,
+        ),
+        compare(
+            "std_usage_fraction",
+            before.std_usage_fraction,
+            after.std_usage_fraction,
+            USAGE_TOLERANCE_FRACTION,
+        ),
+    ]
+}
+
+/// Brokers strictly over `limit` after the plan (as the overload checks compare: `usage > limit`).
+fn over_limit(plan: &Plan, limit: f64) -> Vec<BrokerOverLimit> {
+    plan.brokers_after
+        .iter()
+        .filter(|a| a.weighted_max_usage_fraction > limit)
+        .map(|a| {
+            let before = plan
+                .brokers_before
+                .iter()
+                .find(|b| b.broker == a.broker)
+                .map(|b| b.weighted_max_usage_fraction);
+            BrokerOverLimit {
+                broker: a.broker.clone(),
+                before_fraction: before,
+                after_fraction: a.weighted_max_usage_fraction,
+                new: before.is_none_or(|b| b <= limit),
+            }
+        })
+        .collect()
+}
+
+fn usage_of(views: &[super::model::BrokerLoadView], broker: &str) -> f64 {
+    views
+        .iter()
+        .find(|v| v.broker == broker)
+        .map_or(0.0, |v| v.weighted_max_usage_fraction)
+}
+
+fn patterns(plan: &Plan, threshold: f64) -> Vec<Pattern> {
+    let mut out = Vec::new();
+    let mut per_destination: IndexMap<&str, usize> = IndexMap::new();
+    for u in &plan.unloads {
+        if let Some(to) = &u.to {
+            *per_destination.entry(to.as_str()).or_insert(0) += 1;
+        }
+    }
+    let with_destination: usize = per_destination.values().sum();
+    // Converging only matters when it made the hot spot: the destination ends up the busiest broker
+    // or overloaded (two bundles to the least loaded broker of a healthy cluster are no pattern).
+    let busiest_after = plan.balance_after.max_usage_fraction;
+    let mut converging: Vec<(&str, usize)> = per_destination
+        .iter()
+        .map(|(d, n)| (*d, *n))
+        .filter(|(d, n)| {
+            let after = usage_of(&plan.brokers_after, d);
+            *n >= 2 && (after >= busiest_after || after > threshold)
+        })
+        .collect();
+    converging.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(b.0)));
+    for (destination, unloads) in converging {
+        out.push(Pattern::ConvergingDestination {
+            destination: destination.to_string(),
+            unloads,
+            of_unloads: with_destination,
+            before_fraction: usage_of(&plan.brokers_before, destination),
+            after_fraction: usage_of(&plan.brokers_after, destination),
+        });
+    }
+
+    // A broker shed after it received bundles: later in this plan, or in the outlook's cycle.
+    let mut shed_again: IndexMap<&str, (usize, usize, u32)> = IndexMap::new();
+    for (k, u) in plan.unloads.iter().enumerate() {
+        let earlier = plan.unloads.get(..k).unwrap_or_default();
+        let received = earlier
+            .iter()
+            .filter(|e| e.to.as_deref() == Some(u.from.as_str()))
+            .count();
+        if received > 0 {
+            let entry = shed_again.entry(u.from.as_str()).or_insert((0, 0, 1));
+            entry.0 = entry.0.max(received);
+            entry.1 += 1;
+        }
+    }
+    if let Some(o) = &plan.outlook
+        && let Some(cycle) = o.acts_at_cycle
+    {
+        let mut later: IndexMap<&str, usize> = IndexMap::new();
+        for u in &o.unloads_then {
+            if per_destination.contains_key(u.from.as_str()) {
+                *later.entry(u.from.as_str()).or_insert(0) += 1;
+            }
+        }
+        for (broker, shed) in later {
+            let received = per_destination.get(broker).copied().unwrap_or(0);
+            shed_again.entry(broker).or_insert((received, shed, cycle));
+        }
+    }
+    for (broker, (received, shed, at_cycle)) in shed_again {
+        out.push(Pattern::ShedAgain {
+            broker: broker.to_string(),
+            received,
+            shed,
+            at_cycle,
+        });
+    }
+    out
+}
+
+/// Judges a plan on its own numbers; `overloaded_threshold_fraction` is
+/// `loadBalancerBrokerOverloadedThresholdPercentage` / 100 of the plan's configuration.
+///
+/// The plan is `worse` when the busiest broker gets busier while the load gets less even (max and
+/// max/mean both rise), when a broker ends up overloaded or above 100 % that was not, or when no
+/// measure improves and one worsens.
+pub fn judge(plan: &Plan, overloaded_threshold_fraction: f64) -> Verdict {
+    let metrics = metrics(&plan.balance_before, &plan.balance_after);
+    let change_of = |name: &str| {
+        metrics
+            .iter()
+            .find(|m| m.metric == name)
+            .map_or(Change::NoChange, |m| m.change)
+    };
+    let overloaded = over_limit(plan, overloaded_threshold_fraction);
+    let above_capacity = over_limit(plan, 1.0);
+    let patterns = patterns(plan, overloaded_threshold_fraction);
+
+    let before = &plan.balance_before;
+    let after = &plan.balance_after;
+    let mut reasons = Vec::new();
+    if change_of("max_usage_fraction") == Change::Worse
+        && change_of("max_over_mean") == Change::Worse
+    {
+        reasons.push(format!(
+            "the busiest broker gets busier and the load less even: max {} → {}, max/mean {:.2} → {:.2}",
+            pct(before.max_usage_fraction),
+            pct(after.max_usage_fraction),
+            before.max_over_mean,
+            after.max_over_mean
+        ));
+    }
+    let threshold_pct = (overloaded_threshold_fraction * 100.0).round();
+    for b in overloaded.iter().filter(|b| b.new) {
+        reasons.push(format!(
+            "{} ends at {} (was {}), over loadBalancerBrokerOverloadedThresholdPercentage={threshold_pct}",
+            b.broker,
+            pct(b.after_fraction),
+            b.before_fraction.map_or_else(|| "not there".to_string(), pct)
+        ));
+    }
+    for b in above_capacity.iter().filter(|b| b.new) {
+        reasons.push(format!(
+            "{} ends above 100% ({})",
+            b.broker,
+            pct(b.after_fraction)
+        ));
+    }
+    let any = |c: Change| metrics.iter().any(|m| m.change == c);
+    if reasons.is_empty() && any(Change::Worse) && !any(Change::Better) {
+        let worse: Vec<String> = metrics
+            .iter()
+            .filter(|m| m.change == Change::Worse)
+            .map(metric_text)
+            .collect();
+        reasons.push(format!("nothing improves and {} worsens", worse.join(", ")));
+    }
+    let outcome = if !reasons.is_empty() {
+        Outcome::Worse
+    } else if any(Change::Better) && any(Change::Worse) {
+        Outcome::Mixed
+    } else if any(Change::Better) {
+        Outcome::Better
+    } else {
+        Outcome::NoChange
+    };
+    let mut verdict = Verdict {
+        outcome,
+        headline: String::new(),
+        reasons,
+        metrics,
+        overloaded_threshold_fraction,
+        overloaded,
+        above_capacity,
+        patterns,
+        alternatives: Vec::new(),
+    };
+    verdict.headline = headline(&verdict);
+    verdict
+}
+
+fn metric_text(m: &MetricChange) -> String {
+    match m.metric.as_str() {
+        "max_over_mean" => format!("max/mean {:.2} → {:.2}", m.before, m.after),
+        "std_usage_fraction" => format!("std {} → {}", pct(m.before), pct(m.after)),
+        _ => format!("max {} → {}", pct(m.before), pct(m.after)),
+    }
+}
+
+fn headline(v: &Verdict) -> String {
+    let numbers: Vec<String> = v.metrics.iter().map(metric_text).collect();
+    let numbers = numbers.join(", ");
+    match v.outcome {
+        Outcome::Worse => format!("WORSE: this plan leaves the cluster worse balanced ({numbers})"),
+        Outcome::Better => format!("Better: {numbers}"),
+        Outcome::Mixed => format!("Mixed: {numbers}"),
+        Outcome::NoChange => format!("No change in balance: {numbers}"),
+    }
+}
+
+/// Lines explaining a pattern.
+pub fn describe_pattern(p: &Pattern) -> String {
+    match p {
+        Pattern::ConvergingDestination {
+            destination,
+            unloads,
+            of_unloads,
+            before_fraction,
+            after_fraction,
+        } => format!(
+            "{unloads} of {of_unloads} unloads converge on {destination} ({} → {}): the placement scores each bundle on the same leader view, so the same broker wins every time (the apache/pulsar#16059 pattern)",
+            pct(*before_fraction),
+            pct(*after_fraction)
+        ),
+        Pattern::ShedAgain {
+            broker,
+            received,
+            shed,
+            at_cycle,
+        } => {
+            if *at_cycle <= 1 {
+                format!(
+                    "{broker} receives {received} bundle(s) and is shed again in the same plan ({shed} unload(s))"
+                )
+            } else {
+                format!(
+                    "{broker} receives {received} bundle(s) and is shed again at cycle {at_cycle} per the outlook ({shed} unload(s))"
+                )
+            }
+        }
+    }
+}
+
+pub fn describe_alternative(a: &Alternative, seed: u64) -> String {
+    let value = simple_class_name(&a.value);
+    if a.avoids_worse {
+        format!(
+            "setting {}={value} avoids it: re-planned with seed {seed}, the outcome is {} (max {}, max/mean {:.2})",
+            a.key,
+            a.outcome.name(),
+            pct(a.max_usage_after_fraction),
+            a.max_over_mean_after
+        )
+    } else {
+        format!(
+            "setting {}={value} does not avoid it: re-planned with seed {seed}, the outcome is still {} (max {})",
+            a.key,
+            a.outcome.name(),
+            pct(a.max_usage_after_fraction)
+        )
+    }
+}
+
+/// The verdict as lines of text, headline first (the CLI report and the script's header).
+pub fn verdict_lines(v: &Verdict, seed: u64) -> Vec<String> {
+    let mut lines = vec![v.headline.clone()];
+    lines.extend(v.reasons.iter().map(|r| format!("- {r}")));
+    if v.outcome != Outcome::Worse {
+        for b in &v.overloaded {
+            lines.push(format!(
+                "- {} stays over loadBalancerBrokerOverloadedThresholdPercentage ({})",
+                b.broker,
+                pct(b.after_fraction)
+            ));
+        }
+    }
+    lines.extend(
+        v.patterns
+            .iter()
+            .map(|p| format!("- pattern: {}", describe_pattern(p))),
+    );
+    lines.extend(
+        v.alternatives
+            .iter()
+            .map(|a| format!("- {}", describe_alternative(a, seed))),
+    );
+    lines
+}
+
+/// The single settings worth re-planning with when a plan is worse: the placement strategy that
+/// compares resource usage instead of message rates (the fix apache/pulsar#16059 discusses), unless
+/// it is already in use or the extensible load manager (which ignores it) runs.
+pub fn alternative_settings(plan: &Plan) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    if plan.load_manager == "modular" && plan.placement_strategy != LEAST_RESOURCE_USAGE_WITH_WEIGHT
+    {
+        out.push((
+            "loadBalancerLoadPlacementStrategy".to_string(),
+            LEAST_RESOURCE_USAGE_WITH_WEIGHT.to_string(),
+        ));
+    }
+    out
+}
+
+/// The request with one setting changed: given last, so it wins over the request's own value for
+/// the key (a `set=` operation of the same key is dropped for the same reason).
+pub fn request_with_setting(
+    req: &super::PlanRequest,
+    key: &str,
+    value: &str,
+) -> super::PlanRequest {
+    let mut alt = req.clone();
+    alt.operations
+        .retain(|op| !matches!(op, Operation::SetConfig { key: k, .. } if k == key));
+    alt.settings.retain(|(k, _)| k != key);
+    alt.settings.push((key.to_string(), value.to_string()));
+    alt
+}
+
+/// For a worse plan, re-plans with each of [`alternative_settings`] through `replan` (which must not
+/// itself look for alternatives) and records the outcomes. A setting the re-plan refuses is left out.
+pub fn add_alternatives<E>(
+    plan: &mut Plan,
+    req: &super::PlanRequest,
+    mut replan: impl FnMut(&super::PlanRequest) -> Result<Plan, E>,
+) {
+    if !plan.verdict.is_worse() {
+        return;
+    }
+    for (key, value) in alternative_settings(plan) {
+        let Ok(alt) = replan(&request_with_setting(req, &key, &value)) else {
+            continue;
+        };
+        plan.verdict.alternatives.push(Alternative {
+            key,
+            value,
+            outcome: alt.verdict.outcome,
+            max_usage_after_fraction: alt.balance_after.max_usage_fraction,
+            max_over_mean_after: alt.balance_after.max_over_mean,
+            avoids_worse: !alt.verdict.is_worse(),
+        });
+    }
+}
+
+/// Comment text stays on one line whatever a broker name contains.
+fn one_line(text: &str) -> String {
+    text.chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect()
+}
+
+/// Lines for the top of an exported bash script (after `set -euo pipefail`): for a worse plan, the
+/// verdict as comments and a guard that refuses to apply unless the script is run with `--i-know`
+/// (which it removes from the arguments, so `bash plan.sh --i-know rollback` works too). Rollback is
+/// never refused: it only moves bundles back. `i_know`: the operator acknowledged the verdict when
+/// exporting; the comments stay, the guard goes. Empty for any other plan.
+pub fn script_guard(plan: &Plan, i_know: bool) -> String {
+    if !plan.verdict.is_worse() {
+        return String::new();
+    }
+    let mut out = String::new();
+    for line in verdict_lines(&plan.verdict, plan.seed) {
+        let _ = writeln!(out, "# {}", one_line(&line));
+    }
+    if i_know {
+        let _ = writeln!(
+            out,
+            "# Exported with {I_KNOW_FLAG}: the operator acknowledged this verdict; the script applies without asking."
+        );
+        return out;
+    }
+    let _ = writeln!(out, "lbplan_i_know=0");
+    let _ = writeln!(out, "lbplan_args=()");
+    let _ = writeln!(out, "for lbplan_arg in \"$@\"; do");
+    let _ = writeln!(
+        out,
+        "  if [ \"$lbplan_arg\" = {I_KNOW_FLAG} ]; then lbplan_i_know=1; else lbplan_args+=(\"$lbplan_arg\"); fi"
+    );
+    let _ = writeln!(out, "done");
+    let _ = writeln!(out, "set -- ${{lbplan_args[@]+\"${{lbplan_args[@]}}\"}}");
+    let _ = writeln!(
+        out,
+        "if [ \"$lbplan_i_know\" != 1 ] && [ \"${{1:-apply}}\" = apply ]; then"
+    );
+    let _ = writeln!(
+        out,
+        "  echo 'lbplan: this plan makes the cluster worse balanced; refusing to apply it.' >&2"
+    );
+    let _ = writeln!(
+        out,
+        "  echo 'Read the verdict at the top of this file; run \"bash '\"$0\"' {I_KNOW_FLAG}\" to apply it anyway.' >&2"
+    );
+    let _ = writeln!(out, "  exit 3");
+    let _ = writeln!(out, "fi");
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::balance::summarize;
+    use super::super::model::{BrokerLoadView, PlannedUnload};
+    use super::*;
+
+    fn view(broker: &str, usage: f64) -> BrokerLoadView {
+        BrokerLoadView {
+            broker: broker.to_string(),
+            weighted_max_usage_fraction: usage,
+            ..BrokerLoadView::default()
+        }
+    }
+
+    fn unload(from: &str, to: &str) -> PlannedUnload {
+        PlannedUnload {
+            bundle: format!("t/ns/0x00000000_0x{:08x}", to.len()),
+            from: from.to_string(),
+            to: Some(to.to_string()),
+            pass_destination: true,
+            reason: String::new(),
+            detail: serde_json::Value::Null,
+            bytes_per_sec: 0.0,
+            msg_per_sec: 0.0,
+            origin: "shedding".to_string(),
+        }
+    }
+
+    fn plan(before: Vec<BrokerLoadView>, after: Vec<BrokerLoadView>) -> Plan {
+        Plan {
+            balance_before: summarize(&before),
+            balance_after: summarize(&after),
+            brokers_before: before,
+            brokers_after: after,
+            ..Plan::default()
+        }
+    }
+
+    /// Issue 22's 1,000-broker figures: the busiest broker goes from 98.5 % to 811 % (shape: one
+    /// small broker receives every unload, the sources drop a little).
+    #[test]
+    fn the_busiest_broker_at_811_pct_is_worse_and_names_the_destination() {
+        let mut before = vec![view("src-1:8080", 0.985), view("src-2:8080", 0.90)];
+        let mut after = vec![view("src-1:8080", 0.90), view("src-2:8080", 0.85)];
+        before.push(view("small:8080", 0.02));
+        after.push(view("small:8080", 8.11));
+        let mut p = plan(before, after);
+        p.unloads = vec![
+            unload("src-1:8080", "small:8080"),
+            unload("src-2:8080", "small:8080"),
+        ];
+        let v = judge(&p, 0.85);
+        assert_eq!(v.outcome, Outcome::Worse);
+        assert_eq!(v.overloaded.len(), 2);
+        assert!(
+            v.overloaded
+                .iter()
+                .any(|b| b.broker == "small:8080" && b.new)
+        );
+        // src-1 was already over 85 % (98.5 %) and still is: listed, not new.
+        assert!(
+            v.overloaded
+                .iter()
+                .any(|b| b.broker == "src-1:8080" && !b.new)
+        );
+        assert_eq!(v.above_capacity.len(), 1);
+        assert!(matches!(v.patterns.first(),
+            Some(Pattern::ConvergingDestination { destination, unloads: 2, .. }) if destination == "small:8080"));
+    }
+
+    #[test]
+    fn a_broker_newly_overloaded_is_worse_even_when_the_max_falls() {
+        let p = plan(
+            vec![view("a", 0.95), view("b", 0.50), view("c", 0.10)],
+            vec![view("a", 0.80), view("b", 0.86), view("c", 0.10)],
+        );
+        let v = judge(&p, 0.85);
+        assert_eq!(v.outcome, Outcome::Worse);
+        assert_eq!(v.reasons.len(), 1);
+        assert!(
+            v.reasons[0].starts_with("b ends at 86.0% (was 50.0%)"),
+            "{:?}",
+            v.reasons
+        );
+    }
+
+    #[test]
+    fn changes_below_the_printed_precision_are_no_change() {
+        let p = plan(
+            vec![view("a", 0.5000), view("b", 0.3000)],
+            vec![view("a", 0.5004), view("b", 0.2996)],
+        );
+        let v = judge(&p, 0.85);
+        assert_eq!(v.outcome, Outcome::NoChange);
+        assert!(v.metrics.iter().all(|m| m.change == Change::NoChange));
+    }
+
+    #[test]
+    fn max_down_but_std_up_is_mixed() {
+        // Removing load from the top broker onto the bottom one past the middle: max falls, the
+        // spread grows.
+        let p = plan(
+            vec![view("a", 0.60), view("b", 0.50), view("c", 0.50)],
+            vec![view("a", 0.55), view("b", 0.50), view("c", 0.05)],
+        );
+        let v = judge(&p, 0.85);
+        assert_eq!(v.outcome, Outcome::Mixed);
+    }
+
+    #[test]
+    fn the_guard_is_only_for_worse_plans() {
+        let p = plan(vec![view("a", 0.6)], vec![view("a", 0.5)]);
+        let mut p = Plan {
+            verdict: judge(&p, 0.85),
+            ..p
+        };
+        assert_eq!(script_guard(&p, false), "");
+        p.verdict.outcome = Outcome::Worse;
+        let guard = script_guard(&p, false);
+        assert!(guard.contains("exit 3"));
+        let acknowledged = script_guard(&p, true);
+        assert!(acknowledged.starts_with("# "));
+        assert!(!acknowledged.contains("exit 3"));
+    }
+}

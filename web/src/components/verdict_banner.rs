@@ -1,0 +1,73 @@
+//! The plan's verdict at the top of the plan view: a warning banner when the plan leaves the cluster
+//! worse balanced (why, the pattern behind it, and a button that applies the setting the core found
+//! to avoid it, as an edit), a one-line verdict otherwise. The texts are the core's
+//! (`plan::verdict`); this only lays them out.
+
+use lbplan_core::config::simple_class_name;
+use lbplan_core::plan::verdict::{Outcome, Verdict, describe_alternative, describe_pattern};
+use yew::prelude::*;
+
+#[derive(Clone, PartialEq, Properties)]
+pub struct VerdictBannerProps {
+    pub verdict: Verdict,
+    pub seed: u64,
+    /// Applies `(key, value)` as a `set=` edit; `None` (read-only embedding) hides the button.
+    #[prop_or_default]
+    pub on_apply_setting: Option<Callback<(String, String)>>,
+}
+
+fn outcome_class(o: Outcome) -> &'static str {
+    match o {
+        Outcome::Better => "better",
+        Outcome::Worse => "worse",
+        Outcome::Mixed => "mixed",
+        Outcome::NoChange => "no-change",
+    }
+}
+
+#[function_component(VerdictBanner)]
+pub fn verdict_banner(p: &VerdictBannerProps) -> Html {
+    let v = &p.verdict;
+    let class = outcome_class(v.outcome);
+    if !v.is_worse() {
+        return html! {
+            <p class={classes!("verdict", class)} data-testid="verdict-banner" data-outcome={class}>
+                <span data-testid="verdict-headline">{ &v.headline }</span>
+            </p>
+        };
+    }
+    let suggestion = v.suggestion().cloned();
+    html! {
+        <div class="verdict-banner worse" role="alert" data-testid="verdict-banner" data-outcome={class}>
+            <strong data-testid="verdict-headline">{ &v.headline }</strong>
+            <ul data-testid="verdict-reasons">
+                { for v.reasons.iter().map(|r| html! { <li>{ r }</li> }) }
+            </ul>
+            if !v.patterns.is_empty() {
+                <ul data-testid="verdict-patterns">
+                    { for v.patterns.iter().map(|pat| html! { <li>{ describe_pattern(pat) }</li> }) }
+                </ul>
+            }
+            { for v.alternatives.iter().filter(|a| !a.avoids_worse).map(|a| html! {
+                <p class="small" data-testid="verdict-alternative">{ describe_alternative(a, p.seed) }</p>
+            }) }
+            if let Some(a) = suggestion {
+                <p data-testid="verdict-suggestion">
+                    { describe_alternative(&a, p.seed) }
+                    if let Some(cb) = p.on_apply_setting.clone() {
+                        { " " }
+                        <button type="button" data-testid="verdict-apply"
+                            data-key={a.key.clone()} data-value={a.value.clone()}
+                            onclick={
+                                let (key, value) = (a.key.clone(), a.value.clone());
+                                move |_| cb.emit((key.clone(), value.clone()))
+                            }>
+                            { format!("Use {}", simple_class_name(&a.value)) }
+                        </button>
+                    }
+                </p>
+            }
+            <p class="small">{ "The exported script refuses to apply this plan unless run with --i-know." }</p>
+        </div>
+    }
+}

@@ -1,0 +1,102 @@
+//! The verdict banner in a real browser (wasm-bindgen-test in headless Chromium): the issue 22
+//! situation (8 unloads converge on a 1-core broker) planned by the store shows the `worse` banner
+//! with the overloaded broker and the converging pattern; its button applies the suggested placement
+//! strategy as an edit, and the plan that follows is no longer worse.
+//! See: https://github.com/apache/pulsar/pull/16059
+
+#[path = "../../crates/core/tests/support/converging.rs"]
+mod converging;
+
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::time::Duration;
+
+use lbplan_core::plan::operations::Operation;
+use lbplan_web::components::PlanView;
+use lbplan_web::components::plan_view::PlanViewProps;
+use lbplan_web::state::{Action, AppState};
+use wasm_bindgen::JsCast;
+use wasm_bindgen_test::*;
+use yew::{Callback, Reducible};
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+fn text_of(root: &web_sys::Element, selector: &str) -> String {
+    root.query_selector(selector)
+        .unwrap()
+        .unwrap_or_else(|| panic!("no {selector}"))
+        .text_content()
+        .unwrap_or_default()
+}
+
+#[wasm_bindgen_test]
+async fn a_worse_plan_shows_the_banner_and_its_fix_applies_as_an_edit() {
+    let s = Rc::new(AppState::initial())
+        .reduce(Action::Fetched {
+            source: "converging".into(),
+            result: Ok(lbplan_core::synthetic::to_json(&converging::snapshot()).unwrap()),
+        })
+        .reduce(Action::RunPlan);
+    let plan = s.plan.clone().unwrap();
+
+    let document = gloo::utils::document();
+    let root = document.create_element("div").unwrap();
+    document.body().unwrap().append_child(&root).unwrap();
+    let applied: Rc<RefCell<Vec<(String, String)>>> = Rc::default();
+    let record = applied.clone();
+    let handle = yew::Renderer::<PlanView>::with_root_and_props(
+        root.clone(),
+        PlanViewProps {
+            plan,
+            on_apply_setting: Some(Callback::from(move |kv| record.borrow_mut().push(kv))),
+        },
+    )
+    .render();
+    yew::platform::time::sleep(Duration::from_millis(10)).await;
+
+    let banner = root
+        .query_selector("[data-testid=verdict-banner]")
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        banner.get_attribute("data-outcome").as_deref(),
+        Some("worse")
+    );
+    assert_eq!(banner.get_attribute("role").as_deref(), Some("alert"));
+    assert!(text_of(&root, "[data-testid=verdict-headline]").starts_with("WORSE: "));
+    let reasons = text_of(&root, "[data-testid=verdict-reasons]");
+    let tiny_over = format!("{} ends at 102.9%", converging::TINY);
+    assert!(reasons.contains(&tiny_over), "{reasons}");
+    let patterns = text_of(&root, "[data-testid=verdict-patterns]");
+    assert!(
+        patterns.contains("8 of 8 unloads converge on tiny-1:8080"),
+        "{patterns}"
+    );
+
+    let button: web_sys::HtmlElement = root
+        .query_selector("[data-testid=verdict-apply]")
+        .unwrap()
+        .unwrap()
+        .unchecked_into();
+    assert_eq!(
+        button.text_content().as_deref(),
+        Some("Use LeastResourceUsageWithWeight")
+    );
+    button.click();
+    let (key, value) = applied
+        .borrow()
+        .first()
+        .cloned()
+        .expect("the button applies");
+    assert_eq!(key, "loadBalancerLoadPlacementStrategy");
+    assert_eq!(
+        value,
+        "org.apache.pulsar.broker.loadbalance.impl.LeastResourceUsageWithWeight"
+    );
+    handle.destroy();
+
+    // The app turns the click into this edit (`on_set`): the next plan is not worse.
+    let s = s.reduce(Action::Push(Operation::SetConfig { key, value }));
+    let after = s.plan_ok().expect("a plan");
+    assert!(!after.verdict.is_worse(), "{}", after.verdict.headline);
+}
