@@ -108,16 +108,27 @@ fn json_has_the_verdict() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// A `pulsar-admin` that appends its arguments to `calls.log` in `dir`.
-fn fake_pulsar_admin(dir: &Path) -> PathBuf {
+/// A `pulsar-admin` that answers the scripts' owner check (`brokers namespaces`: every bundle the
+/// script names is owned, in Pulsar 2.x/3.x's `key    value` form) and appends every other call's
+/// arguments to `calls.log` in `dir`.
+fn fake_pulsar_admin(dir: &Path, script: &Path) -> PathBuf {
     use std::os::unix::fs::PermissionsExt;
     let bin = dir.join("bin");
     std::fs::create_dir_all(&bin).unwrap();
+    let text = std::fs::read_to_string(script).unwrap();
+    let owned: String = text
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("if still_owned '"))
+        .filter_map(|rest| rest.split('\'').next())
+        .map(|bundle| format!("{bundle}    NamespaceOwnershipStatus(broker_assignment=shared, is_controlled=false, is_active=true)\n"))
+        .collect();
+    std::fs::write(dir.join("owned.txt"), owned).unwrap();
     let fake = bin.join("pulsar-admin");
     std::fs::write(
         &fake,
         format!(
-            "#!/usr/bin/env bash\necho \"$*\" >> '{}'\n",
+            "#!/usr/bin/env bash\nif [ \"$1 $2\" = 'brokers namespaces' ]; then cat '{}'; exit 0; fi\necho \"$*\" >> '{}'\n",
+            dir.join("owned.txt").display(),
             dir.join("calls.log").display()
         ),
     )
@@ -127,7 +138,7 @@ fn fake_pulsar_admin(dir: &Path) -> PathBuf {
 }
 
 fn run_script(dir: &Path, script: &Path, args: &[&str]) -> (Output, Vec<String>) {
-    let bin = fake_pulsar_admin(dir);
+    let bin = fake_pulsar_admin(dir, script);
     let log = dir.join("calls.log");
     let _ = std::fs::remove_file(&log);
     let path = format!(
@@ -139,6 +150,7 @@ fn run_script(dir: &Path, script: &Path, args: &[&str]) -> (Output, Vec<String>)
         .arg(script)
         .args(args)
         .env("PATH", path)
+        .env("PULSAR_CLUSTER", "pulsar-cluster")
         .env_remove("PULSAR_ADMIN")
         .output()
         .unwrap();
@@ -179,8 +191,8 @@ fn the_script_refuses_to_apply_without_i_know() {
     assert!(
         calls
             .iter()
-            .all(|c| c.starts_with("namespaces unload t/ns --bundle ")
-                && c.ends_with("--destinationBroker tiny-1:8080")),
+            .all(|c| c.starts_with("namespaces unload --bundle ")
+                && c.ends_with("--destinationBroker tiny-1:8080 -- t/ns")),
         "{calls:?}"
     );
 

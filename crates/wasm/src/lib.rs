@@ -391,7 +391,11 @@ mod tests {
         assert!(script.contains("exit 3"), "{script}");
         let options = serde_json::json!({ "iKnow": true });
         let acknowledged = export::export_plan(&plan, "curl", &options).unwrap();
-        assert!(!acknowledged.contains("exit 3"), "{acknowledged}");
+        assert!(!acknowledged.contains("= --i-know ]"), "{acknowledged}");
+        assert!(
+            acknowledged.contains("# Exported with --i-know"),
+            "{acknowledged}"
+        );
         let bad = serde_json::json!({ "iKnow": "yes" });
         let e = export::export_plan(&plan, "curl", &bad).unwrap_err();
         assert_eq!(e.path, "options.iKnow", "{e}");
