@@ -11,7 +11,7 @@ use lbplan_core::config::Profile;
 use lbplan_core::import::{ImportError, ImportInput, ImportOptions, Imported, import_with};
 use lbplan_core::isolation::IsolationPolicies;
 use lbplan_core::model::Snapshot;
-use lbplan_core::naming::parse_bundle_name;
+use lbplan_core::naming::{is_sla_or_heartbeat_namespace, parse_bundle_name};
 use lbplan_core::plan::fingerprint::snapshot_fingerprint;
 use lbplan_core::plan::operations::Operation;
 use lbplan_core::plan::{Plan, PlanRequest, make_plan_with_fingerprint};
@@ -36,7 +36,7 @@ pub struct NamespaceRow {
     pub namespace: String,
     pub bundle_count: i32,
     pub topics: i64,
-    /// `pulsar/<host:port>`: a broker's heartbeat namespace.
+    /// A broker's heartbeat or SLA-monitor namespace (`NamespaceService.isSLAOrHeartbeatNamespace`).
     pub heartbeat: bool,
     /// The isolation policy that governs it (first match, as Pulsar looks it up).
     pub isolation_policy: Option<String>,
@@ -135,19 +135,13 @@ fn namespace_rows(snapshot: &Snapshot) -> Vec<NamespaceRow> {
                 Some(list) => i64::try_from(list.len()).unwrap_or(i64::MAX),
                 None => topics_by_ns.get(name).copied().unwrap_or(0),
             },
-            heartbeat: is_heartbeat(name),
+            heartbeat: is_sla_or_heartbeat_namespace(name),
             isolation_policy: isolation
                 .namespace_policy(name)
                 .map(|p| p.name().to_string()),
             anti_affinity_group: ns.anti_affinity_group.clone(),
         })
         .collect()
-}
-
-fn is_heartbeat(namespace: &str) -> bool {
-    namespace
-        .strip_prefix("pulsar/")
-        .is_some_and(|rest| rest.rsplit('/').next().is_some_and(|h| h.contains(':')))
 }
 
 /// What the page shows.

@@ -1,12 +1,13 @@
 //! Pulsar naming: bundle ranges and names, namespace and topic names, topic → bundle hashing (CRC-32)
-//! and lookup, the default bundle partitioning (§4 of the reference), plus Java map iteration order
-//! for the decisions that depend on it.
+//! and lookup, the default bundle partitioning (§4 of the reference), brokers' heartbeat and SLA-monitor
+//! namespaces, plus Java map iteration order for the decisions that depend on it.
 
 mod bundle_range;
 mod crc32;
 pub mod java_map_order;
 mod namespace_bundles;
 mod namespace_name;
+mod system_namespace;
 mod topic_name;
 
 pub use bundle_range::{
@@ -19,4 +20,7 @@ pub use java_map_order::{
 };
 pub use namespace_bundles::{NamespaceBundles, validate_boundaries};
 pub use namespace_name::{NamespaceName, is_valid_name_part};
+pub use system_namespace::{
+    BrokerNamespace, SystemNamespaceKind, broker_namespace, is_sla_or_heartbeat_namespace,
+};
 pub use topic_name::{PARTITIONED_TOPIC_SUFFIX, TopicDomain, TopicName, partition_index_of};
