@@ -4,7 +4,8 @@
 use std::path::PathBuf;
 
 use lbplan_core::config::Profile;
-use lbplan_core::plan::export::{ExportOptions, ScriptFormat, export_script};
+use lbplan_core::plan::export::ExportOptions;
+use lbplan_core::plan::export_format::{ExportError, ExportFormat, export_plan};
 use lbplan_core::plan::operations::Operation;
 use lbplan_core::plan::{PlanRequest, make_plan};
 
@@ -12,12 +13,20 @@ use crate::exit::CliError;
 use crate::plan_text::render_text;
 use crate::snapshot_input::load_snapshot;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+/// `--format`: the text report, or one of core's export formats.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {
     Text,
-    Json,
-    PulsarAdmin,
-    Curl,
+    Export(ExportFormat),
+}
+
+fn parse_format(s: &str) -> Result<Format, String> {
+    if s == "text" {
+        return Ok(Format::Text);
+    }
+    s.parse()
+        .map(Format::Export)
+        .map_err(|e| format!("{e}, or text"))
 }
 
 #[derive(clap::Args)]
@@ -47,7 +56,8 @@ pub struct Args {
     /// Wrap the scripts with loadBalancerSheddingEnabled=false … true.
     #[arg(long)]
     pause_shedding: bool,
-    #[arg(long, value_enum, default_value_t = Format::Text)]
+    /// text, pulsar-admin, curl or json.
+    #[arg(long, value_parser = parse_format, default_value = "text")]
     format: Format,
     /// Write the output to a file instead of stdout.
     #[arg(short = 'o', long)]
@@ -89,14 +99,11 @@ pub fn run(args: Args) -> Result<(), CliError> {
         pause_automatic_shedding: args.pause_shedding,
     };
     let text = match args.format {
-        Format::Json => {
-            serde_json::to_string_pretty(&plan).map_err(|e| CliError::Failed(e.to_string()))? + "\n"
-        }
         Format::Text => render_text(&plan),
-        Format::PulsarAdmin => export_script(&plan, ScriptFormat::PulsarAdmin, opts)
-            .map_err(|e| CliError::BadInput(format!("{}: {e}", args.snapshot.display())))?,
-        Format::Curl => export_script(&plan, ScriptFormat::Curl, opts)
-            .map_err(|e| CliError::BadInput(format!("{}: {e}", args.snapshot.display())))?,
+        Format::Export(f) => export_plan(&plan, f, opts).map_err(|e| match e {
+            ExportError::Name(e) => CliError::BadInput(format!("{}: {e}", args.snapshot.display())),
+            ExportError::Json(e) => CliError::Failed(e.to_string()),
+        })?,
     };
     match &args.output {
         Some(path) => std::fs::write(path, text)

@@ -19,6 +19,7 @@ mod typescript;
 use lbplan_core::config::Profile;
 use lbplan_core::import::{ImportInput, ImportWarning, import};
 use lbplan_core::model::{SNAPSHOT_FORMAT_VERSION, Snapshot};
+use lbplan_core::plan::export_format::ExportFormat;
 use lbplan_core::plan::{Plan, make_plan};
 use serde::Serialize;
 use serde_json::Value;
@@ -258,9 +259,12 @@ pub fn export_plan_js(
     init();
     let run = || -> Result<String, ApiError> {
         let plan = from_js(plan, "plan")?;
-        let format = format
-            .as_string()
-            .ok_or_else(|| ApiError::at("format", format!("expected {}", export::FORMATS)))?;
+        let format = format.as_string().ok_or_else(|| {
+            ApiError::at(
+                "format",
+                format!("expected a string, one of {}", export_format_names()),
+            )
+        })?;
         let options = match &options {
             Some(o) => from_js(o, "options")?,
             None => Value::Null,
@@ -268,6 +272,11 @@ pub fn export_plan_js(
         export::export_plan(&plan, &format, &options)
     };
     run().map_err(js_error)
+}
+
+/// Core's export format names, for messages.
+fn export_format_names() -> String {
+    ExportFormat::ALL.map(ExportFormat::name).join(", ")
 }
 
 /// What `demoSummary` returns (as JSON text).

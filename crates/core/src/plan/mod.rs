@@ -4,6 +4,7 @@
 pub mod balance;
 pub mod driver;
 pub mod export;
+pub mod export_format;
 pub mod extensible_cycle;
 pub mod fingerprint;
 pub mod leader_view;
