@@ -2,6 +2,7 @@
 //! reason, each broker's load before and after, and exports to `pulsar-admin` / admin REST calls.
 
 pub mod balance;
+pub mod broker_pairs;
 pub mod driver;
 pub mod export;
 pub mod export_format;
