@@ -18,7 +18,10 @@ pub use compare::{
     render_table,
 };
 pub use engine::{RunOptions, SimulateError, simulate};
-pub use generator::{BUILTIN_SNAPSHOTS, builtin_snapshot};
+pub use generator::{
+    BUILTIN_PREFIX, BUILTIN_SNAPSHOTS, UnknownBuiltinSnapshot, builtin_snapshot,
+    builtin_snapshot_name, builtin_snapshot_references, resolve_builtin_snapshot,
+};
 pub use metrics::{CycleMetrics, RunSummary, SimulationRun};
 pub use run_config::{RunConfig, RunConfigError};
 pub use scenario::{SCENARIO_FORMAT_VERSION, Scenario};
