@@ -26,6 +26,7 @@ mod json;
 mod layout;
 mod policies;
 mod snapshot_file;
+pub mod store_layout;
 pub mod synthetic;
 mod time_average;
 mod top_bundles;
