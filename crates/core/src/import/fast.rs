@@ -19,7 +19,6 @@ use serde_json::Value;
 use super::broker_report::{BrokerReport, consistency_issues};
 use super::diag::{Diag, ImportError};
 use super::fields::{bundle_key, split_bundle_spelled};
-use super::fxhash::FxHashSet;
 use super::json::Ctx;
 use super::policies::{MAX_BUNDLES_PER_NAMESPACE, NamespacePolicies};
 use super::snapshot_file::{self, BrokerParts, NamespaceParts, Parts};
@@ -29,6 +28,7 @@ use crate::model::{
     ResourceUsage, TimeAverageBrokerData, TimeAverageMessageData,
 };
 use crate::naming::{BundleName, BundleRange, parse_bundle_name, parse_hex_boundary};
+use rustc_hash::FxHashSet;
 
 // ---------------------------------------------------------------------------------------------
 // Leaf types

@@ -21,7 +21,6 @@ mod detect;
 mod diag;
 mod fast;
 mod fields;
-mod fxhash;
 mod json;
 mod layout;
 mod policies;
