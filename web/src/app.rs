@@ -7,6 +7,7 @@ use std::rc::Rc;
 
 use lbplan_core::plan::operations::Operation;
 use lbplan_core::plan::settings::resolve_config;
+use lbplan_core::split::operator_split_algorithms;
 use lbplan_core::view::brokers::broker_rows;
 use lbplan_core::view::settings::effective_profile;
 use lbplan_core::view::share::Session;
@@ -465,7 +466,9 @@ pub fn app(props: &AppProps) -> Html {
             _ => None,
         })
         .collect();
-    let rows = use_memo(
+    // What the effective configuration decides for the page: broker rows (usage levels) and the split
+    // algorithms an operator may pick.
+    let config_views = use_memo(
         (
             loaded.as_ref().map(|l| Rc::as_ptr(l) as usize),
             profile,
@@ -481,9 +484,12 @@ pub fn app(props: &AppProps) -> Html {
                         .unwrap_or_else(|_| {
                             lbplan_core::config::LoadBalancerConfig::for_profile(*profile)
                         });
-                    broker_rows(&l.snapshot, &cfg.resource_weights())
+                    (
+                        Rc::new(broker_rows(&l.snapshot, &cfg)),
+                        Rc::new(operator_split_algorithms(&cfg)),
+                    )
                 }
-                None => Vec::new(),
+                None => (Rc::new(Vec::new()), Rc::new(Vec::new())),
             }
         },
     );
@@ -592,13 +598,13 @@ pub fn app(props: &AppProps) -> Html {
                             </ul>
                         </details>
                     }
-                    <BrokerTable rows={rows.clone()} on_drop_bundle={on_drop_bundle} readonly={readonly} />
+                    <BrokerTable rows={config_views.0.clone()} on_drop_bundle={on_drop_bundle} readonly={readonly} />
                     <div class="map-row">
                         <BundleMapView map={l.map.clone()} highlighted={marks.0.clone()} after_owners={marks.1.clone()}
                             selected={state.selected} dark={dark}
                             on_select={{ let d = d.clone(); Callback::from(move |s| d.dispatch(Action::Select(s))) }} />
                         <WhatIf map={l.map.clone()} selected={state.selected} on_op={on_op.clone()}
-                            on_error={on_error.clone()} readonly={readonly} />
+                            on_error={on_error.clone()} readonly={readonly} split_algorithms={config_views.1.clone()} />
                     </div>
                     <div class="plan-row">
                         <SettingsPanel snapshot={l.snapshot.clone()} profile={state.profile} operations={ops.clone()}

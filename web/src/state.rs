@@ -4,18 +4,16 @@
 //! for ordinary snapshots, and for large ones (at least `plan_worker_from_bundles` bundles) as a
 //! job the app hands to the plan worker, whose answer comes back as `Action::Planned`.
 
-use std::collections::HashMap;
 use std::rc::Rc;
 
 use lbplan_core::config::Profile;
 use lbplan_core::import::{ImportError, ImportInput, ImportOptions, Imported, import_with};
-use lbplan_core::isolation::IsolationPolicies;
 use lbplan_core::model::Snapshot;
-use lbplan_core::naming::parse_bundle_name;
 use lbplan_core::plan::fingerprint::snapshot_fingerprint;
 use lbplan_core::plan::operations::Operation;
 use lbplan_core::plan::{Plan, PlanRequest, make_plan_with_fingerprint};
 use lbplan_core::view::bundle_map::BundleMap;
+use lbplan_core::view::namespaces::{NamespaceRow, namespace_rows};
 use lbplan_core::view::share::{SESSION_FORMAT_VERSION, Session};
 use yew::Reducible;
 
@@ -28,19 +26,6 @@ pub const PLAN_WORKER_FROM_BUNDLES: usize = 20_000;
 
 thread_local! {
     static NEXT_LOADED_ID: std::cell::Cell<u64> = const { std::cell::Cell::new(1) };
-}
-
-/// One row of the namespaces list.
-#[derive(Clone, Debug, PartialEq)]
-pub struct NamespaceRow {
-    pub namespace: String,
-    pub bundle_count: i32,
-    pub topics: i64,
-    /// `pulsar/<host:port>`: a broker's heartbeat namespace.
-    pub heartbeat: bool,
-    /// The isolation policy that governs it (first match, as Pulsar looks it up).
-    pub isolation_policy: Option<String>,
-    pub anti_affinity_group: Option<String>,
 }
 
 /// A loaded snapshot and what is derived from it once.
@@ -115,39 +100,6 @@ pub fn import_files(inputs: &[(String, Vec<u8>, bool)]) -> Result<Imported, Stri
 pub fn loaded_from(imported: Imported, source: String) -> Loaded {
     let warnings = imported.warnings.iter().map(|w| w.to_string()).collect();
     Loaded::new(imported.snapshot, source, warnings)
-}
-
-fn namespace_rows(snapshot: &Snapshot) -> Vec<NamespaceRow> {
-    let (isolation, _) = IsolationPolicies::compile(&snapshot.namespace_isolation_policies);
-    let mut topics_by_ns: HashMap<String, i64> = HashMap::new();
-    for (name, data) in &snapshot.bundle_data {
-        if let Ok(b) = parse_bundle_name(name) {
-            *topics_by_ns.entry(b.namespace).or_default() += i64::from(data.topics);
-        }
-    }
-    snapshot
-        .namespaces
-        .iter()
-        .map(|(name, ns)| NamespaceRow {
-            namespace: name.clone(),
-            bundle_count: ns.bundles.num_bundles,
-            topics: match &ns.topics {
-                Some(list) => i64::try_from(list.len()).unwrap_or(i64::MAX),
-                None => topics_by_ns.get(name).copied().unwrap_or(0),
-            },
-            heartbeat: is_heartbeat(name),
-            isolation_policy: isolation
-                .namespace_policy(name)
-                .map(|p| p.name().to_string()),
-            anti_affinity_group: ns.anti_affinity_group.clone(),
-        })
-        .collect()
-}
-
-fn is_heartbeat(namespace: &str) -> bool {
-    namespace
-        .strip_prefix("pulsar/")
-        .is_some_and(|rest| rest.rsplit('/').next().is_some_and(|h| h.contains(':')))
 }
 
 /// What the page shows.

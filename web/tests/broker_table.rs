@@ -5,8 +5,8 @@
 use std::rc::Rc;
 use std::time::Duration;
 
+use lbplan_core::config::{LoadBalancerConfig, Profile};
 use lbplan_core::model::{BrokerSnapshot, LocalBrokerData, ResourceUsage, Snapshot};
-use lbplan_core::units::ResourceWeights;
 use lbplan_core::view::brokers::broker_rows;
 use lbplan_web::components::BrokerTable;
 use lbplan_web::components::broker_table::BrokerTableProps;
@@ -56,14 +56,8 @@ async fn broker_table_renders_and_sorts() {
     let document = gloo::utils::document();
     let root = document.create_element("div").unwrap();
     document.body().unwrap().append_child(&root).unwrap();
-    let weights = ResourceWeights {
-        cpu: 1.0,
-        memory: 1.0,
-        direct_memory: 1.0,
-        bandwidth_in: 1.0,
-        bandwidth_out: 1.0,
-    };
-    let rows = Rc::new(broker_rows(&small_snapshot(), &weights));
+    let config = LoadBalancerConfig::for_profile(Profile::Pulsar4x);
+    let rows = Rc::new(broker_rows(&small_snapshot(), &config));
     let handle = yew::Renderer::<BrokerTable>::with_root_and_props(
         root.clone(),
         BrokerTableProps {
@@ -85,6 +79,12 @@ async fn broker_table_renders_and_sorts() {
         .unwrap();
     // Reference §1: 350/400 = 87.5 % cpu is the weighted max with default weights.
     assert!(first.contains("87.5 %"), "{first}");
+    // 87.5 % is over the default loadBalancerBrokerOverloadedThresholdPercentage (85).
+    assert!(
+        root.query_selector("[data-testid=broker-row] .bar.high")
+            .unwrap()
+            .is_some()
+    );
 
     // CPU, busiest first, then ascending on a second click.
     let cpu: web_sys::HtmlElement = root

@@ -6,7 +6,8 @@
 use std::path::PathBuf;
 
 use lbplan_core::config::Profile;
-use lbplan_core::plan::export::{ExportOptions, ScriptFormat, export_script};
+use lbplan_core::plan::export::ExportOptions;
+use lbplan_core::plan::export_format::{ExportError, ExportFormat, export_plan};
 use lbplan_core::plan::operations::Operation;
 use lbplan_core::plan::{PlanRequest, make_plan};
 
@@ -14,12 +15,20 @@ use crate::exit::CliError;
 use crate::plan_text::render_text;
 use crate::snapshot_input::load_snapshot;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+/// `--format`: the text report, or one of core's export formats.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {
     Text,
-    Json,
-    PulsarAdmin,
-    Curl,
+    Export(ExportFormat),
+}
+
+fn parse_format(s: &str) -> Result<Format, String> {
+    if s == "text" {
+        return Ok(Format::Text);
+    }
+    s.parse()
+        .map(Format::Export)
+        .map_err(|e| format!("{e}, or text"))
 }
 
 #[derive(clap::Args)]
@@ -53,7 +62,8 @@ pub struct Args {
     /// `--i-know` (its header still carries the verdict).
     #[arg(long)]
     i_know: bool,
-    #[arg(long, value_enum, default_value_t = Format::Text)]
+    /// text, pulsar-admin, curl or json.
+    #[arg(long, value_parser = parse_format, default_value = "text")]
     format: Format,
     /// Write the output to a file instead of stdout (whole or not at all).
     #[arg(short = 'o', long)]
@@ -95,38 +105,44 @@ pub fn run(args: Args) -> Result<(), CliError> {
         pause_automatic_shedding: args.pause_shedding,
         i_know: args.i_know,
     };
-    if plan.verdict.is_worse() && matches!(args.format, Format::PulsarAdmin | Format::Curl) {
+    if plan.verdict.is_worse()
+        && matches!(
+            args.format,
+            Format::Export(ExportFormat::PulsarAdmin | ExportFormat::Curl)
+        )
+    {
         let target = args
             .output
             .as_ref()
             .map_or_else(|| "THE_SCRIPT".to_string(), |p| p.display().to_string());
-        eprintln!("lbplan: warning: {}", plan.verdict.headline);
+        crate::output::message("lbplan: warning: ", &plan.verdict.headline);
         for reason in &plan.verdict.reasons {
-            eprintln!("lbplan:   - {reason}");
+            crate::output::message("lbplan:   - ", reason);
         }
         if let Some(a) = plan.verdict.suggestion() {
-            eprintln!(
-                "lbplan:   - {}",
-                lbplan_core::plan::verdict::describe_alternative(a, plan.seed)
+            crate::output::message(
+                "lbplan:   - ",
+                &lbplan_core::plan::verdict::describe_alternative(a, plan.seed),
             );
         }
         if args.i_know {
-            eprintln!("lbplan: --i-know: the script applies this plan without asking again");
+            crate::output::message(
+                "lbplan: ",
+                "--i-know: the script applies this plan without asking again",
+            );
         } else {
-            eprintln!(
-                "lbplan: the script refuses to apply it unless run as `bash {target} --i-know`"
+            crate::output::message(
+                "lbplan: ",
+                &format!("the script refuses to apply it unless run as `bash {target} --i-know`"),
             );
         }
     }
     let text = match args.format {
-        Format::Json => {
-            serde_json::to_string_pretty(&plan).map_err(|e| CliError::Failed(e.to_string()))? + "\n"
-        }
         Format::Text => render_text(&plan),
-        Format::PulsarAdmin => export_script(&plan, ScriptFormat::PulsarAdmin, opts)
-            .map_err(|e| CliError::BadInput(format!("{}: {e}", args.snapshot.display())))?,
-        Format::Curl => export_script(&plan, ScriptFormat::Curl, opts)
-            .map_err(|e| CliError::BadInput(format!("{}: {e}", args.snapshot.display())))?,
+        Format::Export(f) => export_plan(&plan, f, opts).map_err(|e| match e {
+            ExportError::Name(e) => CliError::BadInput(format!("{}: {e}", args.snapshot.display())),
+            ExportError::Json(e) => CliError::Failed(e.to_string()),
+        })?,
     };
     crate::output::emit(args.output.as_deref(), text.as_bytes())
 }

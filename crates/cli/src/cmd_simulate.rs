@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 use lbplan_core::model::Snapshot;
 use lbplan_core::simulate::limits::check_cycles;
 use lbplan_core::simulate::{
-    self, BUILTIN_SNAPSHOTS, Comparison, RunConfig, RunOptions, Scenario, builtin_scenario,
-    builtin_scenario_names, builtin_snapshot,
+    self, Comparison, RunConfig, RunOptions, Scenario, builtin_scenario, builtin_scenario_names,
+    resolve_builtin_snapshot,
 };
 use lbplan_core::text::escape_lines;
 
@@ -82,15 +82,11 @@ fn load_scenario(arg: &str) -> Result<Scenario, CliError> {
 }
 
 fn load_snapshot_arg(arg: &str) -> Result<Snapshot, CliError> {
-    if let Some(name) = arg.strip_prefix("builtin:") {
-        return builtin_snapshot(name).ok_or_else(|| {
-            CliError::BadInput(format!(
-                "unknown built-in snapshot `{arg}` (expected builtin:{})",
-                BUILTIN_SNAPSHOTS.join(", builtin:")
-            ))
-        });
+    match resolve_builtin_snapshot(arg) {
+        Ok(Some(snapshot)) => Ok(snapshot),
+        Ok(None) => load_snapshot(Path::new(arg)),
+        Err(e) => Err(CliError::BadInput(e.to_string())),
     }
-    load_snapshot(Path::new(arg))
 }
 
 fn render_per_cycle_text(c: &Comparison) -> String {

@@ -114,9 +114,19 @@ pub fn render_text(plan: &Plan) -> String {
         "{:<28} {:>8} {:>8} {:>8} {:>8} {:>10} {:>10} {:>8}",
         "broker", "before", "after", "cpu", "bw-in", "in MiB/s", "out MiB/s", "bundles"
     );
-    for b in &plan.brokers_after {
-        let before = plan.brokers_before.iter().find(|x| x.broker == b.broker);
-        let row = |v: &BrokerLoadView| pct(v.weighted_max_usage_fraction);
+    let row = |v: &BrokerLoadView| pct(v.weighted_max_usage_fraction);
+    for pair in plan.broker_pairs() {
+        let Some(b) = pair.after else {
+            let _ = writeln!(
+                out,
+                "{:<28} {:>8} {:>8}",
+                e(&pair.broker),
+                pair.before.map(row).unwrap_or_default(),
+                "removed"
+            );
+            continue;
+        };
+        let before = pair.before;
         let _ = writeln!(
             out,
             "{:<28} {:>8} {:>8} {:>7.1}% {:>7.1}% {:>10} {:>10} {:>8}",
@@ -128,19 +138,6 @@ pub fn render_text(plan: &Plan) -> String {
             mib(b.msg_throughput_in_bytes_per_sec),
             mib(b.msg_throughput_out_bytes_per_sec),
             b.bundle_count
-        );
-    }
-    for b in plan
-        .brokers_before
-        .iter()
-        .filter(|b| !plan.brokers_after.iter().any(|a| a.broker == b.broker))
-    {
-        let _ = writeln!(
-            out,
-            "{:<28} {:>8} {:>8}",
-            e(&b.broker),
-            pct(b.weighted_max_usage_fraction),
-            "removed"
         );
     }
     out.push('\n');

@@ -123,6 +123,17 @@ fn bad_arguments_exit_2() {
 }
 
 #[test]
+fn an_unknown_format_is_refused_listing_cores_formats() {
+    let out = lbplan(&["plan", DEMO, "--format", "yaml"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("unknown export format `yaml` (expected pulsar-admin, curl or json), or text"),
+        "{err}"
+    );
+}
+
+#[test]
 fn exported_scripts_are_valid_bash() {
     for format in ["pulsar-admin", "curl"] {
         let out = lbplan(&["plan", DEMO, "--format", format, "--pause-shedding"]);

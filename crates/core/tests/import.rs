@@ -368,7 +368,7 @@ fn collect_report_gaps_become_warnings() {
     let e = import(&[ImportInput::given("collect-report.json", &bad[..])]).unwrap_err();
     assert_eq!(
         e.to_string(),
-        "collect-report.json: $.missing[0].what: expected a string, found a number"
+        "collect-report.json: $.missing[0].what: invalid type: integer `1`, expected a string"
     );
 }
 

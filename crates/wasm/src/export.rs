@@ -1,15 +1,15 @@
 //! `exportPlan`: a plan object (as `plan()` returned it, possibly stored and reloaded) rendered as a
 //! `pulsar-admin` script, curl REST calls (core `plan::export`), or the plan JSON document.
 
-use lbplan_core::plan::export::{ExportOptions, ScriptFormat, export_script};
+use lbplan_core::plan::export::ExportOptions;
+use lbplan_core::plan::export_format::{
+    ExportFormat, UnknownExportFormat, export_plan as export_in,
+};
 use lbplan_core::plan::{PLAN_FORMAT_VERSION, Plan};
 use serde_json::Value;
 
 use crate::error::{ApiError, kind_of};
 use crate::plan_options::present;
-
-/// The formats `exportPlan` writes.
-pub const FORMATS: &str = "pulsar-admin, curl or json";
 
 /// Reads a plan object back, naming the path of the first bad field.
 pub fn plan_from_value(v: &Value) -> Result<Plan, ApiError> {
@@ -71,16 +71,8 @@ pub fn export_plan(plan: &Value, format: &str, options: &Value) -> Result<String
             ));
         }
     }
-    let script = |f| export_script(&plan, f, opts).map_err(|e| ApiError::at("plan", e.to_string()));
-    match format {
-        "pulsar-admin" => script(ScriptFormat::PulsarAdmin),
-        "curl" => script(ScriptFormat::Curl),
-        "json" => serde_json::to_string_pretty(&plan)
-            .map(|t| t + "\n")
-            .map_err(|e| ApiError::at("plan", e.to_string())),
-        other => Err(ApiError::at(
-            "format",
-            format!("unknown format `{other}` (expected {FORMATS})"),
-        )),
-    }
+    let format: ExportFormat = format
+        .parse()
+        .map_err(|e: UnknownExportFormat| ApiError::at("format", e.to_string()))?;
+    export_in(&plan, format, opts).map_err(|e| ApiError::at("plan", e.to_string()))
 }

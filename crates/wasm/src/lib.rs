@@ -16,9 +16,10 @@ pub mod simulation;
 pub mod snapshot_input;
 mod typescript;
 
-use lbplan_core::config::Profile;
 use lbplan_core::import::{ImportInput, ImportWarning, import};
 use lbplan_core::model::{SNAPSHOT_FORMAT_VERSION, Snapshot};
+use lbplan_core::plan::export_format::ExportFormat;
+use lbplan_core::plan::settings::detect_profile;
 use lbplan_core::plan::{Plan, make_plan};
 use serde::Serialize;
 use serde_json::Value;
@@ -258,9 +259,12 @@ pub fn export_plan_js(
     init();
     let run = || -> Result<String, ApiError> {
         let plan = from_js(plan, "plan")?;
-        let format = format
-            .as_string()
-            .ok_or_else(|| ApiError::at("format", format!("expected {}", export::FORMATS)))?;
+        let format = format.as_string().ok_or_else(|| {
+            ApiError::at(
+                "format",
+                format!("expected a string, one of {}", export_format_names()),
+            )
+        })?;
         let options = match &options {
             Some(o) => from_js(o, "options")?,
             None => Value::Null,
@@ -268,6 +272,11 @@ pub fn export_plan_js(
         export::export_plan(&plan, &format, &options)
     };
     run().map_err(js_error)
+}
+
+/// Core's export format names, for messages.
+fn export_format_names() -> String {
+    ExportFormat::ALL.map(ExportFormat::name).join(", ")
 }
 
 /// What `demoSummary` returns (as JSON text).
@@ -279,7 +288,7 @@ pub struct SnapshotSummary {
     pub brokers: usize,
     pub namespaces: usize,
     pub bundles: usize,
-    /// The profile implied by the first broker's `brokerVersionString` (4.x when absent).
+    /// The profile most brokers' `brokerVersionString` imply (core's `detect_profile`; 4.x when absent).
     pub profile: String,
 }
 
@@ -302,11 +311,7 @@ pub fn summarize(snapshot_json: &str) -> Result<SnapshotSummary, String> {
             snapshot.format_version
         ));
     }
-    let version = snapshot
-        .brokers
-        .values()
-        .find_map(|b| b.local_broker_data.broker_version_string.as_deref());
-    let profile = version.map_or(Profile::Pulsar4x, Profile::from_broker_version);
+    let (profile, _) = detect_profile(&snapshot);
     Ok(SnapshotSummary {
         format_version: snapshot.format_version,
         cluster: snapshot.cluster.clone(),
@@ -344,6 +349,23 @@ mod tests {
                 .contains("format_version 99")
         );
         assert!(summarize(r#"{"format_version": 1, "bogus": 1}"#).is_err());
+    }
+
+    /// The first broker runs 5.0.0, the other two 4.0.7: the majority (4.x) is the profile.
+    #[test]
+    fn summary_profile_is_the_majority_not_the_first_broker() {
+        let v = |version: &str| serde_json::json!({"local_broker_data": {"brokerVersionString": version}});
+        let snapshot = serde_json::json!({
+            "format_version": 1,
+            "brokers": {"a:8080": v("5.0.0"), "b:8080": v("4.0.7"), "c:8080": v("4.0.7")}
+        });
+        let summary = summarize(&snapshot.to_string()).unwrap();
+        assert_eq!(summary.profile, "4.x");
+        let snapshot = serde_json::json!({
+            "format_version": 1,
+            "brokers": {"a:8080": v("4.0.7"), "b:8080": v("5.0.0"), "c:8080": v("5.0.0")}
+        });
+        assert_eq!(summarize(&snapshot.to_string()).unwrap().profile, "5.0");
     }
 
     #[test]

@@ -7,8 +7,8 @@ use lbplan_core::config::{Profile, json_to_conf_text};
 use lbplan_core::model::Snapshot;
 use lbplan_core::replay::ReplayError;
 use lbplan_core::simulate::{
-    self, BUILTIN_SNAPSHOTS, Comparison, RunConfig, RunOptions, Scenario, builtin_scenario,
-    builtin_scenario_names, builtin_snapshot,
+    self, Comparison, RunConfig, RunOptions, Scenario, builtin_scenario, builtin_scenario_names,
+    builtin_snapshot_references, resolve_builtin_snapshot,
 };
 use serde_json::{Map, Value};
 
@@ -202,17 +202,18 @@ pub fn run(
 }
 
 fn builtin(text: &str) -> Result<Snapshot, ApiError> {
-    text.strip_prefix("builtin:")
-        .and_then(builtin_snapshot)
-        .ok_or_else(|| {
-            ApiError::at(
-                "$",
-                format!(
-                    "`{text}` is not a snapshot (pass a snapshot object, or builtin:{})",
-                    BUILTIN_SNAPSHOTS.join(", builtin:")
-                ),
-            )
-        })
+    match resolve_builtin_snapshot(text) {
+        Ok(Some(snapshot)) => Ok(snapshot),
+        Ok(None) => Err(ApiError::at(
+            "$",
+            format!(
+                "`{}` is not a snapshot (pass a snapshot object, or one of {})",
+                text.escape_default(),
+                builtin_snapshot_references()
+            ),
+        )),
+        Err(e) => Err(ApiError::at("$", e.to_string())),
+    }
 }
 
 /// A scenario's own path (`$.load.noise_fraction`) placed under the option that carried it.

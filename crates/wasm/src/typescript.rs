@@ -354,3 +354,21 @@ export interface TopicHash {
   bundleIndex: number;
 }
 "#;
+
+#[cfg(test)]
+mod tests {
+    use lbplan_core::plan::export_format::ExportFormat;
+
+    /// The declared union is core's list of export formats, in its order. (The section itself is
+    /// consumed by `wasm_bindgen`, so the test reads this file's text.)
+    #[test]
+    fn export_format_union_is_cores_list() {
+        let union = ExportFormat::ALL
+            .map(|f| format!("\"{}\"", f.name()))
+            .join(" | ");
+        assert!(
+            include_str!("typescript.rs").contains(&format!("export type ExportFormat = {union};")),
+            "{union}"
+        );
+    }
+}

@@ -88,13 +88,7 @@ pub fn broker_table(props: &BrokerTableProps) -> Html {
 
 fn row(r: &BrokerRow, on_drop: &Callback<(String, String)>, readonly: bool) -> Html {
     let width = r.weighted_max_pct.clamp(0.0, 100.0);
-    let level = if r.weighted_max_pct >= 85.0 {
-        "high"
-    } else if r.weighted_max_pct >= 60.0 {
-        "mid"
-    } else {
-        "low"
-    };
+    let level = r.usage_level.css_class();
     let ondragover = Callback::from(move |e: DragEvent| {
         if !readonly {
             e.prevent_default();

@@ -8,7 +8,8 @@ use std::cell::Cell;
 use std::rc::Rc;
 
 use lbplan_core::plan::Plan;
-use lbplan_core::plan::export::{ExportOptions, RestCall, ScriptFormat, export_script, rest_calls};
+use lbplan_core::plan::export::{ExportOptions, RestCall, rest_calls};
+use lbplan_core::plan::export_format::{ExportFormat, export_plan};
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
@@ -38,16 +39,12 @@ impl PartialEq for ExportProps {
     }
 }
 
-/// The export text for a format name (`pulsar-admin`, `curl`, `json`).
-pub fn export_text(plan: &Plan, format: &str, pause: bool) -> Result<String, String> {
-    let opts = ExportOptions {
-        pause_automatic_shedding: pause,
-        ..ExportOptions::default()
-    };
+/// How the format select names a format.
+fn label(format: ExportFormat) -> &'static str {
     match format {
-        "json" => serde_json::to_string_pretty(plan).map_err(|e| e.to_string()),
-        "curl" => export_script(plan, ScriptFormat::Curl, opts).map_err(|e| e.to_string()),
-        _ => export_script(plan, ScriptFormat::PulsarAdmin, opts).map_err(|e| e.to_string()),
+        ExportFormat::PulsarAdmin => "pulsar-admin script",
+        ExportFormat::Curl => "curl (admin REST)",
+        ExportFormat::Json => "plan JSON",
     }
 }
 
@@ -163,7 +160,7 @@ async fn send(base: &str, call: &RestCall, auth: Option<js_sys::Function>) -> (u
 
 #[function_component(ExportPanel)]
 pub fn export_panel(p: &ExportProps) -> Html {
-    let format = use_state(|| "pulsar-admin".to_string());
+    let format = use_state(|| ExportFormat::PulsarAdmin);
     let pause = use_state(|| false);
     let apply = use_reducer(ApplyState::default);
     let stop = use_mut_ref(|| Rc::new(Cell::new(false)));
@@ -174,16 +171,20 @@ pub fn export_panel(p: &ExportProps) -> Html {
     if p.readonly {
         return html! {};
     }
+    let opts = ExportOptions {
+        pause_automatic_shedding: *pause,
+    };
     let text =
-        export_text(&plan, &format, *pause).unwrap_or_else(|e| format!("# cannot export: {e}"));
+        export_plan(&plan, *format, opts).unwrap_or_else(|e| format!("# cannot export: {e}\n"));
     let on_format = {
         let format = format.clone();
         Callback::from(move |e: Event| {
             if let Some(s) = e
                 .target()
                 .and_then(|t| t.dyn_into::<web_sys::HtmlSelectElement>().ok())
+                && let Ok(f) = s.value().parse::<ExportFormat>()
             {
-                format.set(s.value());
+                format.set(f);
             }
         })
     };
@@ -192,21 +193,17 @@ pub fn export_panel(p: &ExportProps) -> Html {
         Callback::from(move |_| pause.set(!*pause))
     };
     let on_copy = {
-        let (text, f, cb) = (text.clone(), (*format).clone(), p.on_export.clone());
+        let (text, f, cb) = (text.clone(), *format, p.on_export.clone());
         Callback::from(move |_| {
             copy_to_clipboard(&text);
-            cb.emit((f.clone(), text.clone()));
+            cb.emit((f.name().to_string(), text.clone()));
         })
     };
     let on_download = {
-        let (text, f, cb) = (text.clone(), (*format).clone(), p.on_export.clone());
+        let (text, f, cb) = (text.clone(), *format, p.on_export.clone());
         Callback::from(move |_| {
-            let (name, mime) = match f.as_str() {
-                "json" => ("plan.json", "application/json"),
-                _ => ("plan.sh", "text/x-shellscript"),
-            };
-            download(name, &text, mime);
-            cb.emit((f.clone(), text.clone()));
+            download(f.file_name(), &text, f.media_type());
+            cb.emit((f.name().to_string(), text.clone()));
         })
     };
     let apply_ui = p.admin_base_url.clone().map(|base| {
@@ -318,9 +315,9 @@ pub fn export_panel(p: &ExportProps) -> Html {
             <div class="toolbar">
                 <label>{ "Format " }
                     <select onchange={on_format} data-testid="export-format">
-                        <option value="pulsar-admin" selected={*format == "pulsar-admin"}>{ "pulsar-admin script" }</option>
-                        <option value="curl" selected={*format == "curl"}>{ "curl (admin REST)" }</option>
-                        <option value="json" selected={*format == "json"}>{ "plan JSON" }</option>
+                        { for ExportFormat::ALL.into_iter().map(|f| html! {
+                            <option value={f.name()} selected={*format == f}>{ label(f) }</option>
+                        }) }
                     </select>
                 </label>
                 <label><input type="checkbox" checked={*pause} onchange={on_pause} data-testid="export-pause" />

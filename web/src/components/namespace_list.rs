@@ -1,17 +1,15 @@
 //! The namespaces list: bundle layout, topic counts and the policies placement follows (isolation
-//! policy, anti-affinity group); brokers' heartbeat namespaces last.
+//! policy, anti-affinity group) in core's order (`view::namespaces`: brokers' heartbeat namespaces last).
 
 use yew::prelude::*;
 
 use super::LoadedProps;
 use crate::format;
-use crate::state::NamespaceRow;
+use lbplan_core::view::namespaces::NamespaceRow;
 
 #[function_component(NamespaceList)]
 pub fn namespace_list(props: &LoadedProps) -> Html {
     let d = &props.loaded;
-    let tenants = d.namespaces.iter().filter(|n| !n.heartbeat);
-    let heartbeats: Vec<&NamespaceRow> = d.namespaces.iter().filter(|n| n.heartbeat).collect();
     html! {
         <section class="panel">
             <h2>{ "Namespaces" }</h2>
@@ -25,8 +23,7 @@ pub fn namespace_list(props: &LoadedProps) -> Html {
                     </tr>
                 </thead>
                 <tbody>
-                    { for tenants.map(row) }
-                    { for heartbeats.iter().copied().map(row) }
+                    { for d.namespaces.iter().map(row) }
                 </tbody>
             </table>
         </section>

@@ -134,21 +134,14 @@ pub fn plan_view(p: &PlanViewProps) -> Html {
                 <table class="data">
                     <thead><tr><th scope="col">{ "Broker" }</th><th scope="col" class="num">{ "Weighted max before" }</th><th scope="col" class="num">{ "after" }</th><th scope="col" class="num">{ "Bundles before" }</th><th scope="col" class="num">{ "after" }</th></tr></thead>
                     <tbody>
-                        { for plan.brokers_before.iter().map(|b| {
-                            let after = plan.brokers_after.iter().find(|a| a.broker == b.broker);
-                            html! {
-                                <tr>
-                                    <th scope="row" class="mono">{ &b.broker }</th>
-                                    <td class="num">{ format::pct(b.weighted_max_usage_fraction * 100.0) }</td>
-                                    <td class="num">{ after.map(|a| format::pct(a.weighted_max_usage_fraction * 100.0)).unwrap_or_else(|| "removed".into()) }</td>
-                                    <td class="num">{ b.bundle_count }</td>
-                                    <td class="num">{ after.map(|a| a.bundle_count.to_string()).unwrap_or_default() }</td>
-                                </tr>
-                            }
-                        }) }
-                        { for plan.brokers_after.iter().filter(|a| !plan.brokers_before.iter().any(|b| b.broker == a.broker)).map(|a| html! {
-                            <tr><th scope="row" class="mono">{ &a.broker }</th><td class="num">{ "new" }</td>
-                                <td class="num">{ format::pct(a.weighted_max_usage_fraction * 100.0) }</td><td class="num">{ "0" }</td><td class="num">{ a.bundle_count }</td></tr>
+                        { for plan.broker_pairs().into_iter().map(|pair| html! {
+                            <tr>
+                                <th scope="row" class="mono">{ pair.broker }</th>
+                                <td class="num">{ pair.before.map(|b| format::pct(b.weighted_max_usage_fraction * 100.0)).unwrap_or_else(|| "new".into()) }</td>
+                                <td class="num">{ pair.after.map(|a| format::pct(a.weighted_max_usage_fraction * 100.0)).unwrap_or_else(|| "removed".into()) }</td>
+                                <td class="num">{ pair.before.map_or(0, |b| b.bundle_count) }</td>
+                                <td class="num">{ pair.after.map(|a| a.bundle_count.to_string()).unwrap_or_default() }</td>
+                            </tr>
                         }) }
                     </tbody>
                 </table>

@@ -10,8 +10,8 @@ use std::rc::Rc;
 use lbplan_core::config::{Profile, simple_class_name};
 use lbplan_core::model::Snapshot;
 use lbplan_core::simulate::{
-    Comparison, RunConfig, Scenario, builtin_scenario, builtin_scenario_names, builtin_snapshot,
-    render_csv, render_cycles_csv, snapshot_after,
+    Comparison, RunConfig, Scenario, builtin_scenario, builtin_scenario_names,
+    builtin_snapshot_name, render_csv, render_cycles_csv, resolve_builtin_snapshot, snapshot_after,
 };
 use lbplan_core::view::bundle_map::BundleMap;
 use lbplan_core::view::palette::css_hex;
@@ -216,15 +216,14 @@ impl SimulatePanel {
         self.note = None;
         let id = self.next_id;
         self.next_id = self.next_id.wrapping_add(1);
-        let snapshot = match scenario_cluster(&self.scenario).filter(|_| self.own_cluster) {
-            Some(name) => match builtin_snapshot(name) {
-                Some(s) => Rc::new(s),
-                None => {
-                    self.form_error = Some(format!("no built-in cluster `builtin:{name}`"));
-                    return;
-                }
-            },
-            None => p.loaded.snapshot.clone(),
+        let own = scenario_cluster(&self.scenario).filter(|_| self.own_cluster);
+        let snapshot = match own.map(resolve_builtin_snapshot) {
+            Some(Ok(Some(s))) => Rc::new(s),
+            Some(Err(e)) => {
+                self.form_error = Some(e.to_string());
+                return;
+            }
+            Some(Ok(None)) | None => p.loaded.snapshot.clone(),
         };
         let configs = self.configs(p);
         let request = Request::Simulate(Box::new(SimulateRequest {
@@ -363,11 +362,11 @@ impl SimulatePanel {
                     </label>
                 </div>
                 <p class="muted small">{ description }</p>
-                if let Some(name) = scenario_cluster(&self.scenario) {
+                if let Some(reference) = scenario_cluster(&self.scenario) {
                     <label class="small">
                         <input type="checkbox" data-testid="simulation-own-cluster" checked={self.own_cluster} disabled={running}
                             onchange={{ let on = self.own_cluster; link.callback(move |_| Msg::OwnCluster(!on)) }} />
-                        { format!(" run on the scenario's own cluster (builtin:{name}) instead of the loaded snapshot") }
+                        { format!(" run on the scenario's own cluster ({reference}) instead of the loaded snapshot") }
                     </label>
                 }
                 if let Err(e) = &self.scenario {
@@ -559,14 +558,10 @@ impl SimulatePanel {
     }
 }
 
-/// The built-in cluster a scenario was written for (`"snapshot": "builtin:NAME"`).
+/// The built-in cluster a scenario was written for (`"snapshot": "builtin:NAME"`), as written.
 fn scenario_cluster(scenario: &Result<Scenario, String>) -> Option<&str> {
-    scenario
-        .as_ref()
-        .ok()?
-        .snapshot
-        .as_deref()?
-        .strip_prefix("builtin:")
+    let reference = scenario.as_ref().ok()?.snapshot.as_deref()?;
+    builtin_snapshot_name(reference).map(|_| reference)
 }
 
 /// The "current settings" configuration in words.

@@ -6,6 +6,7 @@ use std::rc::Rc;
 
 use lbplan_core::naming::{BundleRange, parse_hex_boundary};
 use lbplan_core::plan::operations::Operation;
+use lbplan_core::split::SplitAlgorithm;
 use lbplan_core::view::bundle_map::BundleMap;
 use yew::prelude::*;
 
@@ -14,33 +15,32 @@ use super::event_value;
 use super::broker_table::BUNDLE_MIME;
 use crate::format;
 
-const ALGORITHMS: [&str; 4] = [
-    "range_equally_divide",
-    "topic_count_equally_divide",
-    "flow_or_qps_equally_divide",
-    "specified_positions_divide",
-];
-
 #[derive(Clone, Properties)]
 pub struct WhatIfProps {
     pub map: Rc<BundleMap>,
     pub selected: Option<usize>,
     pub on_op: Callback<Operation>,
     pub on_error: Callback<String>,
+    /// The split algorithms the effective configuration lets an operator ask for (core's
+    /// `operator_split_algorithms`).
+    pub split_algorithms: Rc<Vec<SplitAlgorithm>>,
     #[prop_or_default]
     pub readonly: bool,
 }
 
 impl PartialEq for WhatIfProps {
     fn eq(&self, o: &Self) -> bool {
-        Rc::ptr_eq(&self.map, &o.map) && self.selected == o.selected && self.readonly == o.readonly
+        Rc::ptr_eq(&self.map, &o.map)
+            && self.selected == o.selected
+            && self.readonly == o.readonly
+            && self.split_algorithms == o.split_algorithms
     }
 }
 
 #[function_component(WhatIf)]
 pub fn what_if(p: &WhatIfProps) -> Html {
     let dest = use_state(String::new);
-    let algorithm = use_state(|| ALGORITHMS[0].to_string());
+    let algorithm = use_state(String::new);
     let positions = use_state(String::new);
     let new_broker = use_state(String::new);
     let remove = use_state(String::new);
@@ -93,6 +93,10 @@ pub fn what_if(p: &WhatIfProps) -> Html {
                     })
                 })
             };
+            let first_algorithm = p
+                .split_algorithms
+                .first()
+                .map_or(String::new(), |a| a.name().to_string());
             let on_split = {
                 let (on_op, on_error, name, algorithm, positions) = (
                     p.on_op.clone(),
@@ -111,9 +115,14 @@ pub fn what_if(p: &WhatIfProps) -> Html {
                     match parsed {
                         Ok(pos) => {
                             let algo = if pos.is_empty() {
-                                (*algorithm).clone()
+                                // Nothing chosen yet: the first the select shows.
+                                if algorithm.is_empty() {
+                                    first_algorithm.clone()
+                                } else {
+                                    (*algorithm).clone()
+                                }
                             } else {
-                                "specified_positions_divide".to_string()
+                                SplitAlgorithm::SpecifiedPositionsDivide.name().to_string()
                             };
                             on_op.emit(Operation::SplitBundle {
                                 bundle: name.clone(),
@@ -173,7 +182,7 @@ pub fn what_if(p: &WhatIfProps) -> Html {
                         <div class="actions">
                             <label>{ "Split by " }
                                 <select onchange={setter(&algorithm)} data-testid="split-algorithm">
-                                    { for ALGORITHMS.iter().map(|a| html! { <option value={a.to_string()} selected={*algorithm == *a}>{ a }</option> }) }
+                                    { for p.split_algorithms.iter().map(|a| html! { <option value={a.name()} selected={*algorithm == a.name()}>{ a.name() }</option> }) }
                                 </select>
                             </label>
                             <label>{ " or at positions " }

@@ -74,11 +74,11 @@ pub fn run(client: &Client, progress: &Progress, opts: &Options) -> Gathered {
         opts,
         files: BTreeMap::new(),
         report: Report {
-            kind: report::KIND,
+            kind: report::KIND.into(),
             format_version: report::FORMAT_VERSION,
             tool: format!("lbplan collect {}", env!("CARGO_PKG_VERSION")),
             admin_url: opts.admin_base.clone(),
-            credential: opts.credential,
+            credential: opts.credential.into(),
             collected_at_ms: now_ms(),
             elapsed_ms: 0,
             cluster: None,
@@ -134,7 +134,7 @@ impl Run<'_> {
     fn fetched(&mut self, what: &What, url: &str, f: &Fetched, files: Vec<String>) {
         self.any_success = true;
         self.report.fetched.push(report::Fetched {
-            what: what.label(),
+            what: what.label().into(),
             subject: what.subject().map(str::to_string),
             url: display_url(url),
             files,
@@ -145,10 +145,10 @@ impl Run<'_> {
 
     fn failed(&mut self, what: &What, url: &str, e: &Failure) {
         self.report.missing.push(Missing {
-            what: what.label(),
+            what: what.label().into(),
             subject: what.subject().map(str::to_string),
             url: Some(display_url(url)),
-            reason: e.kind.code(),
+            reason: e.kind.code().into(),
             http_status: e.http_status,
             attempts: Some(e.attempts),
             message: e.message.clone(),
@@ -164,10 +164,10 @@ impl Run<'_> {
             display_url(url)
         ));
         self.report.missing.push(Missing {
-            what: what.label(),
+            what: what.label().into(),
             subject: what.subject().map(str::to_string),
             url: Some(display_url(url)),
-            reason: "malformed",
+            reason: "malformed".into(),
             http_status: Some(f.status),
             attempts: Some(f.attempts),
             message,
@@ -178,10 +178,10 @@ impl Run<'_> {
 
     fn skipped(&mut self, what: &What, reason: &'static str, message: String) {
         self.report.missing.push(Missing {
-            what: what.label(),
+            what: what.label().into(),
             subject: what.subject().map(str::to_string),
             url: None,
-            reason,
+            reason: reason.into(),
             http_status: None,
             attempts: None,
             message,
@@ -218,10 +218,10 @@ impl Run<'_> {
         self.progress
             .warn(&format!("GET {}: {message}", display_url(url)));
         self.report.missing.push(Missing {
-            what: lost.label(),
+            what: lost.label().into(),
             subject: None,
             url: Some(display_url(url)),
-            reason: "credential_in_name",
+            reason: "credential_in_name".into(),
             http_status: None,
             attempts: None,
             message,
@@ -606,10 +606,10 @@ impl Run<'_> {
         }
         for (k, v, why) in conf.rejected {
             self.report.missing.push(Missing {
-                what: "configuration_key",
+                what: "configuration_key".into(),
                 subject: Some(k.clone()),
                 url: None,
-                reason: "malformed",
+                reason: "malformed".into(),
                 http_status: None,
                 attempts: None,
                 message: format!(

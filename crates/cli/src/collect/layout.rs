@@ -1,34 +1,14 @@
-//! How admin API answers become files of the importer's metadata-store layout
-//! (`loadbalance/brokers/<id>`, `loadbalance/leader`, `admin/policies/<t>/<ns>`,
-//! `admin/local-policies/<t>/<ns>`, `admin/clusters/<c>/failureDomain/<d>`,
-//! `admin/clusters/<c>/namespaceIsolationPolicies`, `topics/<t>/<ns>.json`, `broker.conf`), and the
-//! checks that an answer has the shape Pulsar gives (anything else is reported as malformed).
-//! Answers are written byte for byte as received, so numbers keep their exact text.
+//! How admin API answers become files of the importer's metadata-store layout (its paths are core's
+//! `import::store_layout`, the module the importer recognises them with), and the checks that an
+//! answer has the shape Pulsar gives (anything else is reported as malformed). Answers are written byte for byte as received, so numbers keep their exact text.
 
 use indexmap::IndexMap;
 use serde_json::{Map, Value};
 
-pub const BROKER_CONF: &str = "broker.conf";
-pub const LEADER: &str = "loadbalance/leader";
-
-pub fn broker_path(id: &str) -> String {
-    format!("loadbalance/brokers/{id}")
-}
-pub fn policies_path(ns: &str) -> String {
-    format!("admin/policies/{ns}")
-}
-pub fn local_policies_path(ns: &str) -> String {
-    format!("admin/local-policies/{ns}")
-}
-pub fn failure_domain_path(cluster: &str, domain: &str) -> String {
-    format!("admin/clusters/{cluster}/failureDomain/{domain}")
-}
-pub fn isolation_path(cluster: &str) -> String {
-    format!("admin/clusters/{cluster}/namespaceIsolationPolicies")
-}
-pub fn topics_path(ns: &str) -> String {
-    format!("topics/{ns}.json")
-}
+pub use lbplan_core::import::store_layout::{
+    BROKER_CONF, LEADER, broker_path, failure_domain_path, isolation_path, local_policies_path,
+    policies_path, topics_path,
+};
 
 fn json(body: &[u8]) -> Result<Value, String> {
     let text = std::str::from_utf8(body).map_err(|_| "the body is not UTF-8 text".to_string())?;

@@ -37,7 +37,7 @@ impl Progress {
     /// A warning (a cut answer, a refused name): printed even with `--quiet`, which silences only
     /// progress, because it says the server sent something it should not have.
     pub fn warn(&self, s: &str) {
-        eprintln!("warning: collect: {}", self.redactor.text(s));
+        crate::output::message("warning: collect: ", &self.redactor.text(s));
     }
 
     /// A phase of `n` requests starts.

@@ -7,8 +7,8 @@ use std::cmp::Ordering;
 use indexmap::IndexMap;
 
 use crate::model::{NamespaceBundleStats, TopBundle, TopBundlesLoadData};
-use crate::modular::is_heartbeat_or_sla_namespace;
 use crate::modular::load_data::namespace_of_bundle;
+use crate::naming::is_sla_or_heartbeat_namespace;
 
 /// The system namespace whose bundles are never reported.
 pub const SYSTEM_NAMESPACE: &str = "pulsar/system";
@@ -25,7 +25,7 @@ pub struct TopKFilter<'a> {
 
 /// `NamespaceService.isSystemServiceNamespace`: `pulsar/system`, heartbeat and SLA-monitor namespaces.
 pub fn is_system_service_namespace(namespace: &str) -> bool {
-    namespace == SYSTEM_NAMESPACE || is_heartbeat_or_sla_namespace(namespace, true)
+    namespace == SYSTEM_NAMESPACE || is_sla_or_heartbeat_namespace(namespace)
 }
 
 /// `TopKBundles.update(bundleStats, k)`: filters the bundles, keeps the k largest by
@@ -128,6 +128,18 @@ fn partition_sort<T: Copy>(arr: &mut [T], k: usize, cmp: impl Fn(&T, &T) -> Orde
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `isSystemServiceNamespace`: `pulsar/system`, `SLA_NAMESPACE_PATTERN`
+    /// (`sla-monitor/<cluster>/<host:port>`, no V2 form) and both heartbeat patterns.
+    #[test]
+    fn system_service_namespaces_are_pulsars() {
+        assert!(is_system_service_namespace("pulsar/system"));
+        assert!(is_system_service_namespace("pulsar/10.0.0.1:8080"));
+        assert!(is_system_service_namespace("pulsar/use/10.0.0.1:8080"));
+        assert!(is_system_service_namespace("sla-monitor/use/10.0.0.1:8080"));
+        assert!(!is_system_service_namespace("sla-monitor/10.0.0.1:8080"));
+        assert!(!is_system_service_namespace("public/default"));
+    }
 
     fn stats(rate_in: f64, thr_out: f64) -> NamespaceBundleStats {
         NamespaceBundleStats {

@@ -7,11 +7,11 @@
 use std::collections::BTreeMap;
 
 use indexmap::IndexMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
-use super::collect::{Collected, LayoutEntry, LayoutRank, Src, quoted};
+use super::collect::{Collected, FxIndexMap, LayoutEntry, LayoutRank, Src, quoted};
 use super::diag::{Diag, ImportError, Tally, WarningKind};
 use super::fields::split_bundle;
-use super::fxhash::{FxHashMap, FxHashSet, FxIndexMap};
 use super::layout::{Inferred, has_bundle, infer};
 use super::policies::format_boundaries;
 use crate::model::{

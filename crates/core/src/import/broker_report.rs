@@ -219,7 +219,7 @@ pub(crate) fn consistency_issues(d: &LocalBrokerData) -> Vec<(&'static str, Stri
             ),
         ));
     }
-    let listed: super::fxhash::FxHashSet<&str> = d.bundles.iter().map(String::as_str).collect();
+    let listed: rustc_hash::FxHashSet<&str> = d.bundles.iter().map(String::as_str).collect();
     if listed.len() != d.last_stats.len()
         || d.last_stats.keys().any(|k| !listed.contains(k.as_str()))
     {

@@ -6,14 +6,15 @@ use std::rc::Rc;
 
 use indexmap::{IndexMap, IndexSet};
 
-use super::fxhash::FxIndexMap;
-
 use super::diag::{Diag, ImportError, WarningKind};
 use crate::model::{
     BrokerLoadData, BundleData, LocalBrokerData, NamespaceIsolationPolicy, TimeAverageBrokerData,
     TopBundlesLoadData,
 };
 use crate::naming::BundleRange;
+
+/// An insertion-ordered map with FxHash (see `rustc-hash` in Cargo.toml for why).
+pub(crate) type FxIndexMap<K, V> = IndexMap<K, V, rustc_hash::FxBuildHasher>;
 
 /// Where an object came from: a file and the JSON path of the object in it (`None` = the whole file).
 /// The file name is shared: a snapshot file is the source of 200,000 objects.

@@ -1,15 +1,92 @@
-//! `collect-report.json`, written by `lbplan collect`: every item the collector could not fetch
-//! (`missing`) becomes one import warning naming what is absent from the snapshot, why, and how to
-//! fill the gap. Self-contained (only `serde_json` and `thiserror`) so the importer can wire it in
-//! with a one-line dispatch: recognise the file with [`is_collect_report`], then map each
-//! [`CollectWarning`] to an import warning and a [`CollectReportError`] to an import error.
+//! `collect-report.json`: the one definition of the report `lbplan collect` writes (what was fetched
+//! and into which file, what is missing and why, what the REST API cannot give) and its reading by the
+//! importer, where every item the collector could not fetch (`missing`) becomes one import warning
+//! naming what is absent from the snapshot, why, and how to fill the gap. The collector serialises
+//! [`CollectReport`] and the importer deserialises the same type, so the two cannot drift apart.
 
-use serde_json::{Map, Value};
+use std::borrow::Cow;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 /// The `kind` tag of a collect report.
 pub const KIND: &str = "lbplan-collect-report";
-/// The newest `format_version` understood.
-pub const FORMAT_VERSION: u64 = 1;
+/// The newest `format_version` understood; bump on incompatible changes (older readers refuse it).
+pub const FORMAT_VERSION: u32 = 1;
+/// The report's file name at the root of a collection.
+pub const FILE_NAME: &str = "collect-report.json";
+
+/// Text the collector mostly fills with its own constants; owned when read back.
+pub type Label = Cow<'static, str>;
+
+/// The whole report. Fields a reader does not need are optional on read (`#[serde(default)]`), and
+/// unknown fields are ignored, so a later collector's additions do not break an older importer.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct CollectReport {
+    pub kind: Label,
+    pub format_version: u32,
+    pub tool: String,
+    pub admin_url: String,
+    pub credential: Label,
+    pub collected_at_ms: u64,
+    pub elapsed_ms: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cluster: Option<String>,
+    pub clusters: Vec<String>,
+    pub brokers: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub leader: Option<String>,
+    /// `modular`, `extensible` or `unknown` (from `loadManagerClassName`).
+    pub load_manager: String,
+    pub namespaces: Vec<String>,
+    pub fetched: Vec<Fetched>,
+    pub missing: Vec<Missing>,
+    /// Notes that are not gaps (a V1 namespace skipped, keys dropped from broker.conf).
+    pub notes: Vec<String>,
+}
+
+/// One answer the collector got.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Fetched {
+    pub what: Label,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub subject: Option<String>,
+    pub url: String,
+    /// Output files written from this answer.
+    pub files: Vec<String>,
+    pub attempts: u32,
+    pub elapsed_ms: u64,
+}
+
+/// One item the collector could not get.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Missing {
+    /// What is missing (`load_report`, `bundles`, `bundle_data`, …).
+    pub what: Label,
+    /// The broker, namespace, tenant or cluster concerned, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub subject: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// `unauthorized`, `forbidden`, `not_found`, `http_status`, `timeout`, `connect`, `protocol`,
+    /// `too_large`, `redirect_refused`, `malformed`, `invalid_name`, `skipped`,
+    /// `not_exposed_by_rest_api`, …
+    pub reason: Label,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub http_status: Option<u16>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attempts: Option<u32>,
+    #[serde(default)]
+    pub message: String,
+    /// What the snapshot lacks because of it.
+    #[serde(default)]
+    pub consequence: String,
+    /// How to fill the gap by hand (see docs/collecting-snapshots.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub how_to_fill: Option<String>,
+}
 
 /// A malformed report: the file, a JSON path (`$.missing[2].reason`) and what was expected.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -20,26 +97,23 @@ pub struct CollectReportError {
     pub message: String,
 }
 
-/// One gap the collector recorded.
+/// One gap the collector recorded, as an import warning.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CollectWarning {
     /// The report file.
     pub file: String,
     /// Where in the report: `$.missing[<i>]`.
     pub at: String,
-    /// What is missing (`load_report`, `bundles`, `bundle_data`, …).
     pub what: String,
-    /// The broker, namespace, tenant or cluster concerned, if any.
     pub subject: Option<String>,
-    /// Why (`unauthorized`, `not_found`, `timeout`, `malformed`, `not_exposed_by_rest_api`, …).
     pub reason: String,
     /// One line for the user: what is missing, why, what it means, how to fill it.
     pub message: String,
 }
 
-/// What a report says besides its gaps.
+/// What the importer takes from a report: the cluster and the gaps.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct CollectReport {
+pub struct ParsedCollectReport {
     pub cluster: Option<String>,
     pub warnings: Vec<CollectWarning>,
 }
@@ -68,41 +142,8 @@ fn describe(v: &Value) -> &'static str {
     }
 }
 
-/// An optional string field: absent or null is `None`, anything else but a string is an error.
-fn opt_str(
-    file: &str,
-    m: &Map<String, Value>,
-    key: &str,
-    at: &str,
-) -> Result<Option<String>, CollectReportError> {
-    match m.get(key) {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::String(s)) => Ok(Some(s.clone())),
-        Some(other) => Err(err(
-            file,
-            format!("{at}.{key}"),
-            format!("expected a string, found {}", describe(other)),
-        )),
-    }
-}
-
-fn req_str(
-    file: &str,
-    m: &Map<String, Value>,
-    key: &str,
-    at: &str,
-) -> Result<String, CollectReportError> {
-    opt_str(file, m, key, at)?.ok_or_else(|| {
-        err(
-            file,
-            format!("{at}.{key}"),
-            "expected a string, found nothing",
-        )
-    })
-}
-
 /// Parses a report; unknown fields are ignored (later versions may add some).
-pub fn parse(file: &str, v: &Value) -> Result<CollectReport, CollectReportError> {
+pub fn parse(file: &str, v: &Value) -> Result<ParsedCollectReport, CollectReportError> {
     let Value::Object(root) = v else {
         return Err(err(
             file,
@@ -112,7 +153,7 @@ pub fn parse(file: &str, v: &Value) -> Result<CollectReport, CollectReportError>
     };
     match root.get("format_version") {
         Some(Value::Number(n)) => match n.as_u64() {
-            Some(1..=FORMAT_VERSION) => {}
+            Some(n) if (1..=u64::from(FORMAT_VERSION)).contains(&n) => {}
             _ => {
                 return Err(err(
                     file,
@@ -135,59 +176,47 @@ pub fn parse(file: &str, v: &Value) -> Result<CollectReport, CollectReportError>
             ));
         }
     }
-    let cluster = opt_str(file, root, "cluster", "$")?;
-    let missing = match root.get("missing") {
-        None | Some(Value::Null) => &[][..],
-        Some(Value::Array(items)) => items.as_slice(),
-        Some(other) => {
-            return Err(err(
-                file,
-                "$.missing",
-                format!("expected an array, found {}", describe(other)),
-            ));
-        }
-    };
-    let mut warnings = Vec::with_capacity(missing.len());
-    for (i, item) in missing.iter().enumerate() {
-        let at = format!("$.missing[{i}]");
-        let Value::Object(m) = item else {
-            return Err(err(
-                file,
-                at,
-                format!("expected an object, found {}", describe(item)),
-            ));
+    let report: CollectReport = serde_path_to_error::deserialize(v).map_err(|e| {
+        let path = e.path().to_string();
+        let at = if path == "." {
+            "$".to_string()
+        } else {
+            format!("$.{path}")
         };
-        let what = req_str(file, m, "what", &at)?;
-        let reason = req_str(file, m, "reason", &at)?;
-        let subject = opt_str(file, m, "subject", &at)?;
-        let detail = opt_str(file, m, "message", &at)?;
-        let consequence = opt_str(file, m, "consequence", &at)?;
-        let how = opt_str(file, m, "how_to_fill", &at)?;
+        err(file, at, e.into_inner().to_string())
+    })?;
+    let mut warnings = Vec::with_capacity(report.missing.len());
+    for (i, m) in report.missing.into_iter().enumerate() {
+        let what = m.what.into_owned();
+        let reason = m.reason.into_owned();
         let mut message = format!("collect could not get {}", what.replace('_', " "));
-        if let Some(s) = &subject {
+        if let Some(s) = &m.subject {
             message.push_str(&format!(" of `{s}`"));
         }
         message.push_str(&format!(" ({}", reason.replace('_', " ")));
-        if let Some(d) = detail.as_deref().filter(|d| !d.is_empty()) {
-            message.push_str(&format!(": {d}"));
+        if !m.message.is_empty() {
+            message.push_str(&format!(": {}", m.message));
         }
         message.push(')');
-        if let Some(c) = consequence.as_deref().filter(|c| !c.is_empty()) {
-            message.push_str(&format!("; {c}"));
+        if !m.consequence.is_empty() {
+            message.push_str(&format!("; {}", m.consequence));
         }
-        if let Some(h) = how.as_deref().filter(|h| !h.is_empty()) {
+        if let Some(h) = m.how_to_fill.as_deref().filter(|h| !h.is_empty()) {
             message.push_str(&format!("; to fill it: {h}"));
         }
         warnings.push(CollectWarning {
             file: file.to_string(),
-            at,
+            at: format!("$.missing[{i}]"),
             what,
-            subject,
+            subject: m.subject,
             reason,
             message,
         });
     }
-    Ok(CollectReport { cluster, warnings })
+    Ok(ParsedCollectReport {
+        cluster: report.cluster,
+        warnings,
+    })
 }
 
 #[cfg(test)]
@@ -222,6 +251,41 @@ mod tests {
         );
     }
 
+    /// What the collector writes is what the importer reads: the report built as `lbplan collect`
+    /// builds it, serialised, then parsed (the two used to be separate definitions kept "in step").
+    #[test]
+    fn the_written_report_reads_back() {
+        let written = CollectReport {
+            kind: KIND.into(),
+            format_version: FORMAT_VERSION,
+            tool: "lbplan collect 0.1.0".into(),
+            admin_url: "http://localhost:8080".into(),
+            credential: "none".into(),
+            cluster: Some("standalone".into()),
+            missing: vec![Missing {
+                what: "load_report".into(),
+                subject: Some("10.0.0.2:8080".into()),
+                url: Some("http://10.0.0.2:8080/admin/v2/broker-stats/load-report".into()),
+                reason: "not_found".into(),
+                http_status: Some(404),
+                attempts: Some(1),
+                message: "HTTP 404".into(),
+                consequence: "no report".into(),
+                how_to_fill: None,
+            }],
+            ..CollectReport::default()
+        };
+        let v = serde_json::to_value(&written).unwrap();
+        assert!(is_collect_report(&v));
+        let back: CollectReport = serde_json::from_value(v.clone()).unwrap();
+        assert_eq!(back, written);
+        let r = parse(FILE_NAME, &v).unwrap();
+        assert_eq!(
+            r.warnings[0].message,
+            "collect could not get load report of `10.0.0.2:8080` (not found: HTTP 404); no report"
+        );
+    }
+
     #[test]
     fn malformed_reports_name_the_place() {
         let e = parse("r.json", &json!({"kind": KIND, "format_version": 2})).unwrap_err();
@@ -233,7 +297,7 @@ mod tests {
         .unwrap_err();
         assert_eq!(
             e.to_string(),
-            "r.json: $.missing[0].what: expected a string, found a number"
+            "r.json: $.missing[0].what: invalid type: integer `3`, expected a string"
         );
         assert!(parse("r.json", &json!([])).is_err());
         assert!(!is_collect_report(&json!({"kind": "other"})));

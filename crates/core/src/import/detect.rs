@@ -1,50 +1,10 @@
-//! Telling what an input is: first by where it sits in a metadata-store tree
-//! (`loadbalance/brokers/<broker>`, `admin/local-policies/<tenant>/<ns>`, …), then by its shape (which
-//! keys a JSON object has, whether text lines are topics or `key=value`).
+//! Telling what an input is: first by where it sits in a metadata-store tree (`store_layout::locate`),
+//! then by its shape (which keys a JSON object has, whether text lines are topics or `key=value`).
 
 use serde_json::{Map, Value};
 
+pub(crate) use super::store_layout::{Location, locate, segments};
 use super::{broker_load_data, broker_report, cluster, policies, snapshot_file};
-
-/// A metadata-store location recognised in a path.
-#[derive(Debug, PartialEq, Eq)]
-pub(crate) enum Location {
-    /// `loadbalance/brokers/<brokerId>`.
-    Broker(String),
-    /// `loadbalance/bundle-data/<tenant>/<ns>/<range>` (the full bundle name).
-    BundleData(String),
-    /// `loadbalance/broker-time-average/<brokerId>`.
-    TimeAverage(String),
-    /// `loadbalance/leader`.
-    Leader,
-    /// `admin/policies/<tenant>/<ns>`.
-    Policies(String),
-    /// `admin/local-policies/<tenant>/<ns>`.
-    LocalPolicies(String),
-    /// `admin/clusters/<cluster>/failureDomain/<domain>`.
-    FailureDomain { cluster: String, domain: String },
-    /// `admin/clusters/<cluster>/namespaceIsolationPolicies`.
-    IsolationPolicies { cluster: String },
-    /// Some other node under `loadbalance/` or `admin/` (not used by load balancing).
-    OtherMetadata,
-    /// Not a metadata-store path.
-    None,
-}
-
-/// Path segments, with `\` as a separator too and `.`/empty segments dropped.
-pub(crate) fn segments(path: &str) -> Vec<&str> {
-    let mut out = Vec::with_capacity(8);
-    out.extend(
-        path.split(['/', '\\'])
-            .filter(|s| !s.is_empty() && *s != "."),
-    );
-    out
-}
-
-/// A node name without the `.json` a dump tool may have added.
-pub(crate) fn node_name(seg: &str) -> &str {
-    seg.strip_suffix(".json").unwrap_or(seg)
-}
 
 /// The file name without its last extension (`brokers/b1.json` → `b1`); broker ids such as
 /// `10.0.0.1:8080` keep their dots because only known extensions are removed.
@@ -56,65 +16,6 @@ pub(crate) fn stem(path: &str) -> String {
         }
     }
     last.to_string()
-}
-
-pub(crate) fn locate(path: &str) -> Location {
-    let segs = segments(path);
-    let mut other = false;
-    for (i, seg) in segs.iter().enumerate() {
-        let rest = segs.get(i + 1..).unwrap_or(&[]);
-        match (*seg, rest) {
-            ("loadbalance", ["brokers", id]) => return Location::Broker(node_name(id).to_string()),
-            ("loadbalance", ["broker-time-average", id]) => {
-                return Location::TimeAverage(node_name(id).to_string());
-            }
-            ("loadbalance", ["leader"]) | ("loadbalance", ["leader.json"]) => {
-                return Location::Leader;
-            }
-            ("loadbalance", ["bundle-data", ns @ .., range]) if (2..=3).contains(&ns.len()) => {
-                // One allocation (this runs once per bundle of a dump).
-                let mut name = String::with_capacity(path.len());
-                for part in ns {
-                    name.push_str(part);
-                    name.push('/');
-                }
-                name.push_str(node_name(range));
-                return Location::BundleData(name);
-            }
-            ("admin", ["policies", ns @ ..]) if (2..=3).contains(&ns.len()) => {
-                return Location::Policies(namespace_of(ns));
-            }
-            ("admin", ["local-policies", ns @ ..]) if (2..=3).contains(&ns.len()) => {
-                return Location::LocalPolicies(namespace_of(ns));
-            }
-            ("admin", ["clusters", c, "failureDomain", d]) => {
-                return Location::FailureDomain {
-                    cluster: c.to_string(),
-                    domain: node_name(d).to_string(),
-                };
-            }
-            ("admin", ["clusters", c, iso]) if node_name(iso) == "namespaceIsolationPolicies" => {
-                return Location::IsolationPolicies {
-                    cluster: c.to_string(),
-                };
-            }
-            ("loadbalance" | "admin", [_, ..]) => other = true,
-            _ => {}
-        }
-    }
-    if other {
-        Location::OtherMetadata
-    } else {
-        Location::None
-    }
-}
-
-fn namespace_of(parts: &[&str]) -> String {
-    let mut out: Vec<&str> = parts.to_vec();
-    if let Some(last) = out.last_mut() {
-        *last = node_name(last);
-    }
-    out.join("/")
 }
 
 /// The namespace a layout/policies file outside a metadata tree is for: `…/<tenant>/<ns>.json`, or

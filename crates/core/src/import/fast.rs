@@ -19,7 +19,6 @@ use serde_json::Value;
 use super::broker_report::{BrokerReport, consistency_issues};
 use super::diag::{Diag, ImportError};
 use super::fields::{bundle_key, split_bundle_spelled};
-use super::fxhash::FxHashSet;
 use super::json::Ctx;
 use super::policies::{MAX_BUNDLES_PER_NAMESPACE, NamespacePolicies};
 use super::snapshot_file::{self, BrokerParts, NamespaceParts, Parts};
@@ -31,6 +30,7 @@ use crate::model::{
 };
 use crate::naming::{BundleName, BundleRange, parse_bundle_name, parse_hex_boundary};
 use crate::units::percent_usage;
+use rustc_hash::FxHashSet;
 
 // ---------------------------------------------------------------------------------------------
 // Leaf types

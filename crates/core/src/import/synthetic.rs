@@ -10,6 +10,8 @@ use crate::model::{
 };
 use crate::naming::{BundleRange, default_boundaries};
 
+use super::store_layout;
+
 /// Size of the synthetic cluster.
 #[derive(Clone, Copy, Debug)]
 pub struct SyntheticSpec {
@@ -77,7 +79,7 @@ pub fn metadata_store(spec: SyntheticSpec) -> Vec<(String, Vec<u8>)> {
                 topics: stats.topics as i32,
             };
             out.push((
-                format!("loadbalance/bundle-data/{name}"),
+                store_layout::bundle_data_path(&name),
                 serde_json::to_vec(&data).unwrap_or_default(),
             ));
             if let Some(r) = reports.get_mut((global as usize) % brokers) {
@@ -92,7 +94,7 @@ pub fn metadata_store(spec: SyntheticSpec) -> Vec<(String, Vec<u8>)> {
             }
         });
         out.push((
-            format!("admin/local-policies/{ns}"),
+            store_layout::local_policies_path(&ns),
             serde_json::to_vec(&layout).unwrap_or_default(),
         ));
     }
@@ -113,12 +115,12 @@ pub fn metadata_store(spec: SyntheticSpec) -> Vec<(String, Vec<u8>)> {
         };
         d.set_last_stats(stats);
         out.push((
-            format!("loadbalance/brokers/{name}"),
+            store_layout::broker_path(&name),
             serde_json::to_vec(&d).unwrap_or_default(),
         ));
     }
     out.push((
-        "loadbalance/leader".to_string(),
+        store_layout::LEADER.to_string(),
         serde_json::to_vec(&serde_json::json!({
             "brokerId": broker_name(0),
             "serviceUrl": "http://broker-0000.pulsar.svc:8080"

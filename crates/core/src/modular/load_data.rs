@@ -26,7 +26,9 @@ pub struct LoadData {
 
 /// Heartbeat (`pulsar/<host>:<port>`) and SLA (`sla-monitor/<host>:<port>`) namespaces, which the
 /// leader hides from shedding. With `include_v1_names`, also the V1 forms `pulsar/<cluster>/<host>:<port>`
-/// (filtered on 4.0.x, not on master after PIP-457).
+/// (filtered on 4.0.x, not on master after PIP-457). This is the leader's shedding filter per profile,
+/// checked by the conformance vectors; which namespaces are brokers' own, as `NamespaceService`
+/// defines them, is `naming::broker_namespace`.
 pub fn is_heartbeat_or_sla_namespace(namespace: &str, include_v1_names: bool) -> bool {
     fn host_port(s: &str) -> bool {
         match s.rsplit_once(':') {

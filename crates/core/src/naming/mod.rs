@@ -1,7 +1,7 @@
 //! Pulsar naming: bundle ranges and names, namespace and topic names, topic → bundle hashing (CRC-32)
-//! and lookup, the default bundle partitioning (§4 of the reference), plus Java map iteration order
-//! for the decisions that depend on it, and the one rule every name must pass before it leaves the
-//! planner (`rules`).
+//! and lookup, the default bundle partitioning (§4 of the reference), brokers' heartbeat and SLA-monitor
+//! namespaces, plus Java map iteration order for the decisions that depend on it, and the one rule
+//! every name must pass before it leaves the planner (`rules`).
 
 mod bundle_range;
 mod crc32;
@@ -9,6 +9,7 @@ pub mod java_map_order;
 mod namespace_bundles;
 mod namespace_name;
 mod rules;
+mod system_namespace;
 mod topic_name;
 
 pub use bundle_range::{
@@ -24,5 +25,8 @@ pub use namespace_name::{NamespaceName, is_valid_name_part};
 pub use rules::{
     MAX_SEGMENT_LEN, NameError, NameKind, TopicParts, check_broker_id, check_bundle,
     check_namespace, check_segment, check_topic, is_broker_id, is_named_entity, is_pulsar_name,
+};
+pub use system_namespace::{
+    BrokerNamespace, SystemNamespaceKind, broker_namespace, is_sla_or_heartbeat_namespace,
 };
 pub use topic_name::{PARTITIONED_TOPIC_SUFFIX, TopicDomain, TopicName, partition_index_of};

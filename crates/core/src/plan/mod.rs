@@ -2,8 +2,10 @@
 //! reason, each broker's load before and after, a verdict on the outcome, and exports to `pulsar-admin` / admin REST calls.
 
 pub mod balance;
+pub mod broker_pairs;
 pub mod driver;
 pub mod export;
+pub mod export_format;
 pub mod extensible_cycle;
 pub mod fingerprint;
 pub mod leader_view;

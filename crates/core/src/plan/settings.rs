@@ -91,3 +91,43 @@ pub fn apply_nic_speed_override(
         "loadBalancerOverrideBrokerNicSpeedGbps={gbps}: every broker's bandwidth limit set to {limit_kbps} Kbps"
     ))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::BrokerSnapshot;
+
+    fn broker(version: Option<&str>) -> BrokerSnapshot {
+        let mut b = BrokerSnapshot::default();
+        b.local_broker_data.broker_version_string = version.map(str::to_string);
+        b
+    }
+
+    /// Reference §13.1: `brokerVersionString` tells the profile. The majority decides, not the first
+    /// broker (the JS API's summary used to read only the first).
+    #[test]
+    fn the_majority_of_broker_versions_decides_the_profile() {
+        let mut s = Snapshot::default();
+        s.brokers.insert("a:8080".into(), broker(Some("5.0.0")));
+        s.brokers.insert("b:8080".into(), broker(Some("4.0.7")));
+        s.brokers.insert("c:8080".into(), broker(Some("4.0.7")));
+        s.brokers.insert("d:8080".into(), broker(None));
+        let (profile, warning) = detect_profile(&s);
+        assert_eq!(profile, Profile::Pulsar4x);
+        assert_eq!(
+            warning.as_deref(),
+            Some(
+                "mixed broker versions (2 on 4.x, 1 on 5.x): planning with the 4.x profile; choose one with --profile"
+            )
+        );
+        s.brokers
+            .insert("e:8080".into(), broker(Some("5.1.0-SNAPSHOT")));
+        s.brokers.insert("f:8080".into(), broker(Some("5.0.0")));
+        assert_eq!(detect_profile(&s).0, Profile::Pulsar50);
+        // No versions at all: 4.x, without a warning.
+        assert_eq!(
+            detect_profile(&Snapshot::default()),
+            (Profile::Pulsar4x, None)
+        );
+    }
+}

@@ -104,6 +104,49 @@ pub fn builtin_snapshot(name: &str) -> Option<Snapshot> {
 
 pub const BUILTIN_SNAPSHOTS: &[&str] = &["demo", "pr-16059", "bench"];
 
+/// How a built-in snapshot is written where a snapshot is expected (a CLI argument, a scenario's
+/// `snapshot`, the JS API's `snapshot`).
+pub const BUILTIN_PREFIX: &str = "builtin:";
+
+/// A `builtin:NAME` reference that names no built-in snapshot.
+#[derive(Clone, Debug, thiserror::Error, PartialEq, Eq)]
+#[error(
+    "unknown built-in snapshot `{reference}` (expected {})",
+    builtin_snapshot_references()
+)]
+pub struct UnknownBuiltinSnapshot {
+    pub reference: String,
+}
+
+/// `builtin:demo, builtin:pr-16059, builtin:bench`.
+pub fn builtin_snapshot_references() -> String {
+    BUILTIN_SNAPSHOTS
+        .iter()
+        .map(|n| format!("{BUILTIN_PREFIX}{n}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The NAME of a `builtin:NAME` reference; `None` when the text is not one (a file, an object).
+pub fn builtin_snapshot_name(reference: &str) -> Option<&str> {
+    reference.strip_prefix(BUILTIN_PREFIX)
+}
+
+/// Resolves a `builtin:NAME` reference to its snapshot. Text without the prefix is `Ok(None)`: the
+/// caller reads it as whatever else it accepts (a path, an object).
+pub fn resolve_builtin_snapshot(
+    reference: &str,
+) -> Result<Option<Snapshot>, UnknownBuiltinSnapshot> {
+    match builtin_snapshot_name(reference) {
+        None => Ok(None),
+        Some(name) => builtin_snapshot(name)
+            .map(Some)
+            .ok_or_else(|| UnknownBuiltinSnapshot {
+                reference: reference.escape_default().to_string(),
+            }),
+    }
+}
+
 fn log_uniform(rng: &mut SplitMix64, lo: f64, hi: f64) -> f64 {
     let (lo, hi) = (lo.max(1e-9), hi.max(lo.max(1e-9)));
     libm::exp(libm::log(lo) + rng.next_f64() * (libm::log(hi) - libm::log(lo)))
@@ -270,6 +313,19 @@ pub fn generate(spec: &GeneratorSpec) -> Snapshot {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn builtin_references_resolve_or_name_the_choices() {
+        let demo = resolve_builtin_snapshot("builtin:demo").unwrap().unwrap();
+        assert_eq!(demo, generate(&GeneratorSpec::demo()));
+        assert_eq!(resolve_builtin_snapshot("snapshots/prod.json"), Ok(None));
+        assert_eq!(builtin_snapshot_name("builtin:pr-16059"), Some("pr-16059"));
+        let e = resolve_builtin_snapshot("builtin:nope").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "unknown built-in snapshot `builtin:nope` (expected builtin:demo, builtin:pr-16059, builtin:bench)"
+        );
+    }
 
     #[test]
     fn deterministic_and_sized() {

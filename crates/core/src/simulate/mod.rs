@@ -19,7 +19,10 @@ pub use compare::{
     render_table,
 };
 pub use engine::{RunOptions, SimulateError, simulate};
-pub use generator::{BUILTIN_SNAPSHOTS, builtin_snapshot};
+pub use generator::{
+    BUILTIN_PREFIX, BUILTIN_SNAPSHOTS, UnknownBuiltinSnapshot, builtin_snapshot,
+    builtin_snapshot_name, builtin_snapshot_references, resolve_builtin_snapshot,
+};
 pub use limits::{MAX_CYCLES, MAX_EVENTS};
 pub use metrics::{CycleDecision, CycleMetrics, RunSummary, SimulationRun};
 pub use run_config::{RunConfig, RunConfigError};

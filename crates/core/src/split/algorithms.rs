@@ -4,6 +4,7 @@
 use std::fmt;
 
 use super::SplitError;
+use crate::config::LoadBalancerConfig;
 use crate::naming::BundleRange;
 
 /// A split algorithm by its Pulsar name.
@@ -47,6 +48,21 @@ impl SplitAlgorithm {
             .or_else(|| Self::from_name(default_name))
             .unwrap_or(SplitAlgorithm::RangeEquallyDivide)
     }
+}
+
+/// The algorithms an operator may ask `split-bundle` for: the names in
+/// `supportedNamespaceBundleSplitAlgorithms` that Pulsar knows, in the configured order, each once
+/// (the admin path answers 412 to any other name).
+pub fn operator_split_algorithms(config: &LoadBalancerConfig) -> Vec<SplitAlgorithm> {
+    let mut out = Vec::new();
+    for name in &config.supported_namespace_bundle_split_algorithms {
+        if let Some(a) = SplitAlgorithm::from_name(name)
+            && !out.contains(&a)
+        {
+            out.push(a);
+        }
+    }
+    out
 }
 
 impl fmt::Display for SplitAlgorithm {
@@ -154,6 +170,41 @@ pub fn specified_positions_divide(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::Profile;
+
+    /// Reference §5.2/§13: `supportedNamespaceBundleSplitAlgorithms` defaults to
+    /// `range_equally_divide,topic_count_equally_divide,specified_positions_divide,flow_or_qps_equally_divide`;
+    /// the internal force variant is not among them.
+    #[test]
+    fn operator_choices_are_the_supported_list() {
+        let mut config = LoadBalancerConfig::for_profile(Profile::Pulsar4x);
+        let names: Vec<&str> = operator_split_algorithms(&config)
+            .into_iter()
+            .map(SplitAlgorithm::name)
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "range_equally_divide",
+                "topic_count_equally_divide",
+                "specified_positions_divide",
+                "flow_or_qps_equally_divide"
+            ]
+        );
+        config
+            .set_text(
+                "supportedNamespaceBundleSplitAlgorithms",
+                "topic_count_equally_divide, no_such_algorithm,range_equally_divide,topic_count_equally_divide",
+            )
+            .unwrap();
+        assert_eq!(
+            operator_split_algorithms(&config),
+            [
+                SplitAlgorithm::TopicCountEquallyDivide,
+                SplitAlgorithm::RangeEquallyDivide
+            ]
+        );
+    }
 
     fn range(lo: u32, hi: u32) -> BundleRange {
         BundleRange::new(lo, hi).unwrap()

@@ -11,8 +11,8 @@ mod modular;
 mod thresholds;
 
 pub use algorithms::{
-    NoSplitReason, SplitAlgorithm, SplitPoints, range_equally_divide, specified_positions_divide,
-    topic_count_equally_divide,
+    NoSplitReason, SplitAlgorithm, SplitPoints, operator_split_algorithms, range_equally_divide,
+    specified_positions_divide, topic_count_equally_divide,
 };
 pub use error::SplitError;
 pub use extensible::{

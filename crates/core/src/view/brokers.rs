@@ -1,11 +1,52 @@
 //! The cluster overview: one row per broker (the five resource usages, the weighted max the modular
-//! strategies compare, rates, throughput, bundle and topic counts, version) and its sort orders.
+//! strategies compare, rates, throughput, bundle and topic counts, version), how loaded each broker is
+//! against the effective configuration, and the rows' sort orders.
 
 use std::cmp::Ordering;
 
+use crate::config::LoadBalancerConfig;
 use crate::model::Snapshot;
 use crate::plan::balance::broker_views;
-use crate::units::ResourceWeights;
+
+/// How loaded a broker is, by the thresholds of the effective configuration.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UsageLevel {
+    Normal,
+    /// At least the cluster average plus `loadBalancerBrokerThresholdShedderPercentage`: the broker
+    /// ThresholdShedder (the 4.x default strategy) would shed from. It is "warm" because whether it
+    /// sheds depends on the cluster, unlike the fixed overload line.
+    Warm,
+    /// At least `loadBalancerBrokerOverloadedThresholdPercentage`: OverloadShedder sheds from it and
+    /// placement treats it as overloaded.
+    Overloaded,
+}
+
+impl UsageLevel {
+    /// The style class the dashboard gives the usage bar.
+    pub fn css_class(self) -> &'static str {
+        match self {
+            UsageLevel::Normal => "low",
+            UsageLevel::Warm => "mid",
+            UsageLevel::Overloaded => "high",
+        }
+    }
+}
+
+/// Classifies a weighted max usage (percent) against the cluster's average (percent) and the
+/// effective configuration. Both comparisons are `>=`, as OverloadShedder (`currentUsage <
+/// overloadThreshold` skips) and ThresholdShedder (`currentUsage < avgUsage + threshold` skips) write
+/// them. ThresholdShedder compares its smoothed history; here it is the current report's usage.
+pub fn usage_level(usage_pct: f64, average_pct: f64, config: &LoadBalancerConfig) -> UsageLevel {
+    let overloaded = config.load_balancer_broker_overloaded_threshold_percentage as f64;
+    let margin = config.load_balancer_broker_threshold_shedder_percentage as f64;
+    if usage_pct >= overloaded {
+        UsageLevel::Overloaded
+    } else if usage_pct >= average_pct + margin {
+        UsageLevel::Warm
+    } else {
+        UsageLevel::Normal
+    }
+}
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct BrokerRow {
@@ -24,11 +65,14 @@ pub struct BrokerRow {
     pub bundle_count: usize,
     pub topic_count: i64,
     pub version: String,
+    /// The weighted max against the configuration and the cluster's average weighted max.
+    pub usage_level: UsageLevel,
 }
 
-/// Rows in the snapshot's broker order, computed by the plan's own broker view.
-pub fn broker_rows(snapshot: &Snapshot, weights: &ResourceWeights) -> Vec<BrokerRow> {
-    broker_views(snapshot, weights)
+/// Rows in the snapshot's broker order, computed by the plan's own broker view with the effective
+/// configuration's resource weights and thresholds.
+pub fn broker_rows(snapshot: &Snapshot, config: &LoadBalancerConfig) -> Vec<BrokerRow> {
+    let mut rows: Vec<BrokerRow> = broker_views(snapshot, &config.resource_weights())
         .into_iter()
         .map(|v| {
             let version = snapshot
@@ -51,9 +95,19 @@ pub fn broker_rows(snapshot: &Snapshot, weights: &ResourceWeights) -> Vec<Broker
                 topic_count: v.topic_count,
                 version,
                 broker: v.broker,
+                usage_level: UsageLevel::Normal,
             }
         })
-        .collect()
+        .collect();
+    let average_pct = if rows.is_empty() {
+        0.0
+    } else {
+        rows.iter().map(|r| r.weighted_max_pct).sum::<f64>() / rows.len() as f64
+    };
+    for r in &mut rows {
+        r.usage_level = usage_level(r.weighted_max_pct, average_pct, config);
+    }
+    rows
 }
 
 /// A sortable column of the overview table.
@@ -158,6 +212,7 @@ pub fn sort_rows(rows: &mut [BrokerRow], column: BrokerColumn, descending: bool)
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::Profile;
     use crate::model::{BrokerSnapshot, ResourceUsage};
 
     fn snapshot() -> Snapshot {
@@ -177,14 +232,10 @@ mod tests {
 
     #[test]
     fn rows_and_sorting() {
-        let w = ResourceWeights {
-            cpu: 1.0,
-            memory: 1.0,
-            direct_memory: 1.0,
-            bandwidth_in: 1.0,
-            bandwidth_out: 1.0,
-        };
-        let mut rows = broker_rows(&snapshot(), &w);
+        let mut rows = broker_rows(
+            &snapshot(),
+            &LoadBalancerConfig::for_profile(Profile::Pulsar4x),
+        );
         assert_eq!(rows[0].broker, "b:8080");
         assert_eq!(rows[0].cpu_pct, 80.0);
         assert_eq!(rows[0].weighted_max_pct, 80.0);
@@ -198,5 +249,33 @@ mod tests {
             (rows[0].broker.as_str(), rows[0].bundle_count),
             ("a:8080", 3)
         );
+    }
+
+    /// Pulsar's defaults: `loadBalancerBrokerOverloadedThresholdPercentage=85`,
+    /// `loadBalancerBrokerThresholdShedderPercentage=10`.
+    #[test]
+    fn usage_levels_follow_the_configured_thresholds() {
+        let mut config = LoadBalancerConfig::for_profile(Profile::Pulsar4x);
+        assert_eq!(usage_level(85.0, 50.0, &config), UsageLevel::Overloaded);
+        assert_eq!(usage_level(84.9, 50.0, &config), UsageLevel::Warm);
+        // Warm from average + 10 points.
+        assert_eq!(usage_level(60.0, 50.0, &config), UsageLevel::Warm);
+        assert_eq!(usage_level(59.9, 50.0, &config), UsageLevel::Normal);
+        // An operator who lowers the overload line sees it, not a fixed 85 %.
+        config
+            .set_text("loadBalancerBrokerOverloadedThresholdPercentage", "70")
+            .unwrap();
+        assert_eq!(usage_level(72.0, 70.0, &config), UsageLevel::Overloaded);
+        config
+            .set_text("loadBalancerBrokerThresholdShedderPercentage", "25")
+            .unwrap();
+        assert_eq!(usage_level(60.0, 50.0, &config), UsageLevel::Normal);
+        // The rows: b at 80 %, a at 20 %, average 50 %: b is warm, a is normal.
+        let rows = broker_rows(
+            &snapshot(),
+            &LoadBalancerConfig::for_profile(Profile::Pulsar4x),
+        );
+        assert_eq!(rows[0].usage_level, UsageLevel::Warm);
+        assert_eq!(rows[1].usage_level, UsageLevel::Normal);
     }
 }

@@ -4,6 +4,7 @@
 
 pub mod brokers;
 pub mod bundle_map;
+pub mod namespaces;
 pub mod palette;
 pub mod settings;
 pub mod share;
