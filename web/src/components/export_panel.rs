@@ -171,8 +171,10 @@ pub fn export_panel(p: &ExportProps) -> Html {
     if p.readonly {
         return html! {};
     }
+    // The dashboard's export keeps a worse plan's --i-know guard; Apply asks in its own dialog.
     let opts = ExportOptions {
         pause_automatic_shedding: *pause,
+        ..ExportOptions::default()
     };
     let text =
         export_plan(&plan, *format, opts).unwrap_or_else(|e| format!("# cannot export: {e}\n"));
