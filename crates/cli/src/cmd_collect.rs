@@ -177,8 +177,8 @@ pub fn run(args: Args) -> Result<(), CliError> {
     .map_err(CliError::BadInput)?;
     let trust = match &args.tls_trust_certs {
         Some(p) => {
-            let pem = std::fs::read(p)
-                .map_err(|e| CliError::BadInput(format!("{}: {e}", p.display())))?;
+            // A CA bundle is at most a few hundred KiB; 4 MiB leaves room and bounds `/dev/zero`.
+            let pem = auth::read_bounded(p, 4 * 1024 * 1024).map_err(CliError::BadInput)?;
             Some(
                 load_trust_certs(&pem)
                     .map_err(|e| CliError::BadInput(format!("{}: {e}", p.display())))?,

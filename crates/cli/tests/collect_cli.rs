@@ -815,3 +815,29 @@ fn an_unreachable_cluster_still_writes_the_report_and_fails() {
     );
     std::fs::remove_dir_all(&work).ok();
 }
+
+/// A token or CA file that never ends (`/dev/zero`) is refused after its cap, before any request:
+/// reading it whole would fill memory (SECURITY.md, limits).
+#[test]
+fn endless_token_and_ca_files_are_refused_at_their_cap() {
+    let work = temp_dir("endless");
+    for flag in ["--token-file", "--auth-header-file", "--tls-trust-certs"] {
+        let ran = run_lbplan(
+            &[
+                "collect",
+                "--admin-url",
+                "http://127.0.0.1:9",
+                flag,
+                "/dev/zero",
+            ],
+            None,
+            &work,
+        );
+        assert_eq!(ran.code, Some(2), "{flag}: {}", ran.stderr);
+        assert!(
+            ran.stderr.contains("/dev/zero: more than"),
+            "{flag}: {}",
+            ran.stderr
+        );
+    }
+}

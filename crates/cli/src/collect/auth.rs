@@ -83,9 +83,30 @@ pub fn load(
     }
 }
 
+/// The most a token or header file may hold: a JWT is a few KiB. Reading stops one byte past it, so
+/// `/dev/zero` or a runaway writer fails at once instead of filling memory; a FIFO (`<(…)`) still works.
+pub const MAX_SECRET_FILE_BYTES: u64 = 64 * 1024;
+
 fn read_secret_file(p: &Path) -> Result<String, String> {
-    let bytes = std::fs::read(p).map_err(|e| format!("{}: {e}", p.display()))?;
+    let bytes = read_bounded(p, MAX_SECRET_FILE_BYTES)?;
     String::from_utf8(bytes).map_err(|_| format!("{}: not UTF-8 text", p.display()))
+}
+
+/// At most `cap` bytes of `p`, or an error naming the file and the cap.
+pub fn read_bounded(p: &Path, cap: u64) -> Result<Vec<u8>, String> {
+    use std::io::Read as _;
+    let file = std::fs::File::open(p).map_err(|e| format!("{}: {e}", p.display()))?;
+    let mut bytes = Vec::new();
+    file.take(cap.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("{}: {e}", p.display()))?;
+    if bytes.len() as u64 > cap {
+        return Err(format!(
+            "{}: more than {cap} bytes (the most this file may hold)",
+            p.display()
+        ));
+    }
+    Ok(bytes)
 }
 
 /// A token as Pulsar's token file holds it (one line; a `token:` prefix as in `authParams` is
