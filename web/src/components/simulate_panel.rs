@@ -33,33 +33,9 @@ use crate::loader::download;
 use crate::sim_client::{SimEvent, SimWorker};
 use crate::state::Loaded;
 
-/// Configurations an operator commonly compares (RunConfig text: `name=…;profile=…;KEY=VALUE`).
-pub const PRESETS: [(&str, &str); 6] = [
-    (
-        "Pulsar 4.x defaults (ThresholdShedder + LeastLongTermMessageRate)",
-        "name=4.x defaults;profile=4.x",
-    ),
-    (
-        "Pulsar 5.0 defaults (AvgShedder)",
-        "name=5.0 defaults;profile=5.0",
-    ),
-    (
-        "ThresholdShedder + LeastResourceUsageWithWeight",
-        "name=Threshold+LRUWW;loadBalancerLoadSheddingStrategy=ThresholdShedder;loadBalancerLoadPlacementStrategy=LeastResourceUsageWithWeight",
-    ),
-    (
-        "ThresholdShedder with lowerBoundarySheddingEnabled",
-        "name=Threshold+lower boundary;loadBalancerLoadSheddingStrategy=ThresholdShedder;lowerBoundarySheddingEnabled=true",
-    ),
-    (
-        "UniformLoadShedder + LeastLongTermMessageRate",
-        "name=Uniform+LLTMR;loadBalancerLoadSheddingStrategy=UniformLoadShedder;loadBalancerLoadPlacementStrategy=LeastLongTermMessageRate",
-    ),
-    (
-        "OverloadShedder + LeastLongTermMessageRate",
-        "name=Overload+LLTMR;loadBalancerLoadSheddingStrategy=OverloadShedder;loadBalancerLoadPlacementStrategy=LeastLongTermMessageRate",
-    ),
-];
+/// Configurations an operator commonly compares: core's list, so `lbplan simulate --compare` and
+/// the dashboard run the same thing for the same name.
+pub use lbplan_core::simulate::run_config::PRESETS;
 
 /// At most this many configurations side by side (the charts' colours).
 pub const MAX_CONFIGS: usize = RUN_COLOURS.len();

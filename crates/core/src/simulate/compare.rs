@@ -24,6 +24,26 @@ pub struct Comparison {
     pub seed: u64,
     pub cycles: u32,
     pub runs: Vec<SimulationRun>,
+    /// Pairs `[k, j]` (k < j, indices into `runs`) whose every cycle measured the same: the two
+    /// configurations behaved identically on this snapshot and scenario (see [`identical_runs`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub identical_runs: Vec<[usize; 2]>,
+}
+
+/// Pairs of runs whose per-cycle metrics and summaries are equal (both complete). Two
+/// configurations that read differently can still behave the same (a key the snapshot already
+/// sets, a strategy the broker falls back from), and a comparison must say so rather than show two
+/// rows and two chart lines that only look like a comparison.
+pub fn identical_runs(runs: &[SimulationRun]) -> Vec<[usize; 2]> {
+    let mut out = Vec::new();
+    for (k, a) in runs.iter().enumerate() {
+        for (j, b) in runs.iter().enumerate().skip(k + 1) {
+            if !a.cancelled && !b.cancelled && a.summary == b.summary && a.cycles == b.cycles {
+                out.push([k, j]);
+            }
+        }
+    }
+    out
 }
 
 /// Runs every configuration (an empty list runs the snapshot's own configuration once).
@@ -51,6 +71,7 @@ pub fn compare(
         seed: opts.seed,
         cycles: opts.cycles,
         runs: Vec::new(),
+        identical_runs: Vec::new(),
     };
     for (k, cfg) in configs.iter().enumerate() {
         let offset = opts
@@ -65,6 +86,7 @@ pub fn compare(
             break;
         }
     }
+    out.identical_runs = identical_runs(&out.runs);
     Ok(out)
 }
 
@@ -164,6 +186,14 @@ pub fn render_table(c: &Comparison) -> String {
     out.push_str(&line(HEADERS.to_vec()));
     for r in &rows {
         out.push_str(&line(r.iter().map(String::as_str).collect()));
+    }
+    for [k, j] in &c.identical_runs {
+        if let (Some(a), Some(b)) = (c.runs.get(*k), c.runs.get(*j)) {
+            out.push_str(&format!(
+                "identical: [{}] and [{}] measured the same in every cycle (these settings make no difference here)\n",
+                a.config.name, b.config.name
+            ));
+        }
     }
     for r in &c.runs {
         for w in &r.warnings {

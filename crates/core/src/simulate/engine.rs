@@ -105,11 +105,16 @@ pub fn simulate(
     }
     let mut settings = scenario.settings.clone();
     settings.extend(run.settings.iter().cloned());
-    let resolved = resolve_config(snapshot, run.profile, &settings)?;
+    let mut work = snapshot.clone();
+    if run.from_defaults {
+        // `base=defaults`: the profile's defaults, not the snapshot's broker.conf (the preset
+        // "Pulsar 5.0 defaults" must not run the snapshot's ThresholdShedder).
+        work.broker_conf.clear();
+    }
+    let resolved = resolve_config(&work, run.profile, &settings)?;
     let mut warnings = resolved.warnings;
     let cfg = resolved.config;
     let profile = resolved.profile;
-    let mut work = snapshot.clone();
     warnings.extend(apply_nic_speed_override(&mut work, &cfg));
     if cfg.is_extensible() {
         warnings.push(
