@@ -453,8 +453,8 @@ impl SimulatePanel {
                             <th>{ "Configuration" }</th><th>{ "Shedding + placement" }</th><th>{ "Balanced" }</th>
                             <th class="num">{ "Unloads" }</th><th class="num">{ "Cycles with unloads" }</th>
                             <th class="num">{ "Thrashing" }</th><th class="num">{ "From recent destinations" }</th>
-                            <th class="num">{ "Moved" }</th><th class="num">{ "Splits" }</th>
-                            <th class="num">{ "Peak max" }</th><th class="num">{ "Final max/mean" }</th><th class="num">{ "Final std" }</th>
+                            <th class="num" title="throughput of the unloaded bundles × the cycle's duration">{ "Moved" }</th><th class="num">{ "Splits" }</th>
+                            <th class="num">{ "Peak max" }</th><th class="num">{ "Final max/mean" }</th><th class="num">{ "Final std" }</th><th class="num">{ "Cycles over capacity" }</th>
                         </tr></thead>
                         <tbody>
                             { for c.runs.iter().enumerate().map(|(k, r)| {
@@ -473,17 +473,26 @@ impl SimulatePanel {
                                         <td class="num">{ format::count(i64::from(s.cycles_with_unloads)) }</td>
                                         <td class="num">{ format::count(s.total_thrashing as i64) }</td>
                                         <td class="num">{ format::count(s.total_unloads_from_recent_destinations as i64) }</td>
-                                        <td class="num">{ format::bytes_per_sec(s.total_bytes_moved_per_sec) }</td>
+                                        <td class="num">{ format!("{:.1} GiB", s.total_bytes_moved / (1024.0 * 1024.0 * 1024.0)) }</td>
                                         <td class="num">{ format::count(s.total_splits as i64) }</td>
                                         <td class="num">{ format::pct(s.peak_max_usage_fraction * 100.0) }</td>
                                         <td class="num">{ format!("{:.2}", s.final_max_over_mean) }</td>
                                         <td class="num">{ format::pct(s.final_std_usage_fraction * 100.0) }</td>
+                                        <td class="num">{ format::count(i64::from(s.cycles_over_capacity)) }</td>
                                     </tr>
                                 }
                             }) }
                         </tbody>
                     </table>
                 </div>
+                { for c.runs.iter().filter_map(|r| r.summary.over_capacity_text().map(|t| (r, t))).map(|(r, t)| html! {
+                    <p class="warning small" data-testid="simulation-over-capacity">{ format!("{}: {t}", r.config.name) }</p>
+                }) }
+                { for c.identical_runs.iter().filter_map(|[k, j]| Some((c.runs.get(*k)?, c.runs.get(*j)?))).map(|(a, b)| html! {
+                    <p class="warning small" data-testid="simulation-identical">{ format!(
+                        "{} and {} measured the same in every cycle: on this cluster these settings make no difference (their chart lines coincide).",
+                        a.config.name, b.config.name) }</p>
+                }) }
                 { for c.runs.iter().filter(|r| !r.warnings.is_empty()).map(|r| html! {
                     <details class="small"><summary>{ format!("{}: {} warning(s)", r.config.name, r.warnings.len()) }</summary>
                         <ul>{ for r.warnings.iter().map(|w| html! { <li>{ w.clone() }</li> }) }</ul></details>
@@ -570,7 +579,7 @@ impl Component for SimulatePanel {
             scenario: Err(String::new()),
             uploaded: None,
             cycles_text: DEFAULT_CYCLES.to_string(),
-            seed_text: "1".to_string(),
+            seed_text: lbplan_core::simulate::DEFAULT_SEED.to_string(),
             own_cluster: false,
             include_current: true,
             extras: Vec::new(),
