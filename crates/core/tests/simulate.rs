@@ -164,9 +164,7 @@ fn load_beyond_capacity_is_flagged_in_every_cycle() {
     assert!((3.6..=3.7).contains(&peak), "{peak}");
     let flag = r.summary.over_capacity_text().unwrap();
     assert!(
-        flag.starts_with(
-            "overloaded beyond capacity in 10 of 10 cycles (first at cycle 0, peak max"
-        ),
+        flag.starts_with("overloaded beyond capacity in 10 of 10 cycles (from cycle 0, peak max"),
         "{flag}"
     );
 }

@@ -145,7 +145,7 @@ const COLUMNS: [Column; 17] = [
 ];
 
 /// The default table's columns (indices into [`COLUMNS`]).
-const NARROW: [usize; 10] = [0, 3, 5, 8, 9, 10, 12, 13, 15, 16];
+const NARROW: [usize; 9] = [0, 3, 5, 8, 9, 12, 13, 15, 16];
 
 /// Cuts `s` to `width` characters, ending with `…` when cut.
 fn fit(s: &str, width: usize) -> String {
@@ -220,7 +220,7 @@ pub fn render_table_with(c: &Comparison, wide: bool) -> String {
             r.summary.thrashing_window_cycles
         ));
         out.push_str(
-            "moved GiB = throughput of the unloaded bundles × the cycle's duration, summed; over capacity = cycles with a broker over 100 %\n\n",
+            "moved GiB = unloaded bundles' throughput × the cycle's duration; over capacity = cycles with a broker over 100 %\n\n",
         );
     }
     out.push_str(&line(columns.iter().map(|(h, _)| *h).collect()));
@@ -228,7 +228,7 @@ pub fn render_table_with(c: &Comparison, wide: bool) -> String {
         out.push_str(&line(r.iter().map(String::as_str).collect()));
     }
     if !wide {
-        out.push_str("(--wide: strategies, minutes, last unload, splits, max/mean; --format json|csv: everything)\n");
+        out.push_str("(--wide: strategies, minutes, last unload, from recent dest, splits, max/mean; json/csv: all)\n");
     }
     for r in &c.runs {
         if let Some(flag) = r.summary.over_capacity_text() {

@@ -108,7 +108,7 @@ impl RunSummary {
     pub fn over_capacity_text(&self) -> Option<String> {
         let first = self.first_cycle_over_capacity?;
         Some(format!(
-            "overloaded beyond capacity in {} of {} cycles (first at cycle {first}, peak max {:.1} %): the model does not saturate, so usage above 100 % is demand the brokers could not serve, not a measurement",
+            "overloaded beyond capacity in {} of {} cycles (from cycle {first}, peak max {:.1} %): usage above 100 % is demand the brokers could not serve (the model does not saturate)",
             self.cycles_over_capacity,
             self.cycles_run,
             self.peak_max_usage_fraction * 100.0
