@@ -147,6 +147,8 @@ impl SimulatePanel {
             name: "current settings".to_string(),
             profile: p.profile,
             settings: (*p.overrides).clone(),
+            // The snapshot's broker.conf and then the operator's edits, as the plan uses them.
+            from_defaults: false,
         };
         let current = self.include_current.then_some(current);
         current
