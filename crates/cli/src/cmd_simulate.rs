@@ -1,5 +1,5 @@
 //! `lbplan simulate [SNAPSHOT] --cycles N [--scenario NAME|FILE] [--seed N] [--compare CONFIG]...
-//! [--set KEY=VALUE]... [--format text|json|csv] [-o FILE]`: the leader's loop over many cycles,
+//! [--set KEY=VALUE]... [--format text|json|csv] [--wide] [-o FILE]`: the leader's loop over many cycles,
 //! one or several configurations side by side. SNAPSHOT is a file or `builtin:demo|pr-16059|bench`.
 
 use std::io::{IsTerminal, Write};
@@ -36,8 +36,9 @@ pub struct Args {
     /// pr-16059) or a scenario JSON file.
     #[arg(long, default_value = "steady")]
     scenario: String,
-    /// Seed of the load noise and of the random picks among equally good brokers.
-    #[arg(long, default_value_t = 0)]
+    /// Seed of the load noise and of the random picks among equally good brokers (the dashboard's
+    /// default too).
+    #[arg(long, default_value_t = simulate::DEFAULT_SEED)]
     seed: u64,
     /// A configuration to compare (repeatable): `name=N;profile=4.x;KEY=VALUE;KEY=VALUE`, items
     /// separated by `;`, KEY a broker.conf key. Default: the scenario's list, else the snapshot's
@@ -52,6 +53,9 @@ pub struct Args {
     /// Text: also print every cycle; CSV: one row per cycle instead of one per configuration.
     #[arg(long)]
     per_cycle: bool,
+    /// Text: every summary column (the default table fits 120 columns).
+    #[arg(long)]
+    wide: bool,
     /// JSON: include every broker's usage at every cycle.
     #[arg(long)]
     broker_usage: bool,
@@ -94,21 +98,28 @@ fn render_per_cycle_text(c: &Comparison) -> String {
     for r in &c.runs {
         out.push_str(&format!("\n[{}]\n", r.config.name));
         out.push_str(
-            "cycle  minute  max     mean    std    unloads  moved MiB/s  thrash  splits  events\n",
+            "cycle  minute      max     mean      std  unloads  moved MiB  thrash  splits  events\n",
         );
         for m in &r.cycles {
+            let mut events = m.events.clone();
+            if m.brokers_over_capacity > 0 {
+                events.insert(
+                    0,
+                    format!("{} broker(s) over capacity", m.brokers_over_capacity),
+                );
+            }
             out.push_str(&format!(
-                "{:>5}  {:>6}  {:>5.1}%  {:>5.1}%  {:.3}  {:>7}  {:>11.1}  {:>6}  {:>6}  {}\n",
+                "{:>5}  {:>6}  {:>6.1}%  {:>6.1}%  {:>6.1}%  {:>7}  {:>9.1}  {:>6}  {:>6}  {}\n",
                 m.cycle,
                 m.minute,
                 m.max_usage_fraction * 100.0,
                 m.mean_usage_fraction * 100.0,
-                m.std_usage_fraction,
+                m.std_usage_fraction * 100.0,
                 m.bundles_unloaded,
-                m.bytes_moved_per_sec / (1024.0 * 1024.0),
+                m.bytes_moved / (1024.0 * 1024.0),
                 m.thrashing,
                 m.splits,
-                m.events.join("; ")
+                events.join("; ")
             ));
         }
     }
@@ -186,9 +197,10 @@ pub fn run(args: Args) -> Result<(), CliError> {
         Format::Csv if args.per_cycle => simulate::render_cycles_csv(&comparison),
         Format::Csv => simulate::render_csv(&comparison),
         Format::Text if args.per_cycle => {
-            simulate::render_table(&comparison) + &render_per_cycle_text(&comparison)
+            simulate::render_table_with(&comparison, args.wide)
+                + &render_per_cycle_text(&comparison)
         }
-        Format::Text => simulate::render_table(&comparison),
+        Format::Text => simulate::render_table_with(&comparison, args.wide),
     };
     // The table quotes configuration names and events (broker ids) from the inputs.
     let text = if args.format == Format::Text {

@@ -41,6 +41,7 @@ fn text_table_compares_configurations() {
         TLR,
         "--compare",
         AVG,
+        "--wide",
     ]);
     assert!(out.status.success(), "{}", stderr(&out));
     let text = stdout(&out);
@@ -58,6 +59,109 @@ fn text_table_compares_configurations() {
     assert!(row("avg").contains("AvgShedder"));
     // Not a terminal: no progress bar on stderr.
     assert!(stderr(&out).is_empty(), "{}", stderr(&out));
+}
+
+/// Issue 22 item 4: the default table fits 120 columns even with the longest default names (the
+/// shedding + placement pair), and std is a percentage as in `plan`.
+#[test]
+fn default_table_fits_120_columns_with_std_in_percent() {
+    let out = lbplan(&[
+        "simulate",
+        "builtin:demo",
+        "--cycles",
+        "5",
+        "--compare",
+        "loadBalancerLoadSheddingStrategy=ThresholdShedder;loadBalancerLoadPlacementStrategy=LeastResourceUsageWithWeight",
+        "--compare",
+        AVG,
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    // The table: from the first line to the `--wide` hint (flags and warnings follow it).
+    for line in text.lines().take_while(|l| !l.starts_with("(--wide")) {
+        assert!(
+            line.chars().count() <= 120,
+            "{} columns: {line}",
+            line.chars().count()
+        );
+    }
+    let header = text
+        .lines()
+        .find(|l| l.starts_with("config "))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(
+        header.contains("moved GiB") && header.ends_with("final std  over capacity"),
+        "{header}"
+    );
+    let row = text
+        .lines()
+        .find(|l| l.starts_with("avg "))
+        .unwrap_or_else(|| panic!("{text}"));
+    // final std and then over capacity: "N.N%  0".
+    let cells: Vec<&str> = row.split_whitespace().collect();
+    assert!(cells[cells.len() - 2].ends_with('%'), "{row}");
+    assert!(text.contains("\n(--wide: "), "{text}");
+    // The text flags exactly the runs whose JSON summary counts cycles over capacity.
+    let json = lbplan(&[
+        "simulate",
+        "builtin:demo",
+        "--cycles",
+        "5",
+        "--format",
+        "json",
+        "--compare",
+        AVG,
+    ]);
+    let v: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    let over = v["runs"][0]["summary"]["cycles_over_capacity"]
+        .as_u64()
+        .unwrap();
+    assert_eq!(
+        text.contains(&format!(
+            "[avg] overloaded beyond capacity in {over} of 5 cycles"
+        )),
+        over > 0,
+        "{text}"
+    );
+    // The long default name is cut, not the table widened.
+    assert!(
+        text.contains("ThresholdShedder+LeastResourceUsage"),
+        "{text}"
+    );
+}
+
+/// Issue 22 item 3: two configurations that behave the same are reported, in text and JSON. The
+/// demo cluster runs Pulsar 4.x's defaults, whose loadBalancerBrokerThresholdShedderPercentage is 10:
+/// setting it to 10 changes nothing.
+#[test]
+fn identical_runs_are_reported() {
+    let args = |format: &'static str| {
+        vec![
+            "simulate",
+            "builtin:demo",
+            "--cycles",
+            "8",
+            "--format",
+            format,
+            "--compare",
+            "name=own",
+            "--compare",
+            "name=ten;loadBalancerBrokerThresholdShedderPercentage=10",
+            "--compare",
+            "name=twenty;loadBalancerBrokerThresholdShedderPercentage=20",
+        ]
+    };
+    let out = lbplan(&args("text"));
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(
+        text.contains("identical: [own] and [ten] measured the same in every cycle"),
+        "{text}"
+    );
+    assert!(!text.contains("[twenty] measured the same"), "{text}");
+    let out = lbplan(&args("json"));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["identical_runs"], serde_json::json!([[0, 1]]));
 }
 
 #[test]
@@ -81,7 +185,7 @@ fn json_is_deterministic_and_csv_has_one_row_per_config() {
     assert!(a.status.success(), "{}", stderr(&a));
     assert_eq!(a.stdout, b.stdout);
     let v: serde_json::Value = serde_json::from_slice(&a.stdout).unwrap();
-    assert_eq!(v["format_version"], 1);
+    assert_eq!(v["format_version"], 2);
     assert_eq!(v["scenario"], "hot-spike");
     assert_eq!(v["seed"], 9);
     assert_eq!(v["runs"][0]["config"]["name"], "tlr");

@@ -138,7 +138,35 @@ fn threshold_shedder_balances_90_10_in_one_cycle() {
     assert_eq!(r.summary.balanced_after_minutes, Some(1));
     assert_eq!(r.summary.total_unloads, 4);
     assert!(r.summary.balanced_at_end);
-    assert_eq!(r.summary.total_bytes_moved_per_sec, 40.0 * MIB);
+    // Bytes, not a sum of rates: 40 MiB/s moved for one cycle of
+    // loadBalancerSheddingIntervalMinutes = 1 minute (60 s).
+    assert_eq!(r.cycles[0].bytes_moved_per_sec, 40.0 * MIB);
+    assert_eq!(r.summary.total_bytes_moved, 40.0 * MIB * 60.0);
+    // 90 % at most: nothing over capacity, nothing to flag.
+    assert_eq!(r.summary.cycles_over_capacity, 0);
+    assert_eq!(r.summary.over_capacity_text(), None);
+}
+
+#[test]
+fn load_beyond_capacity_is_flagged_in_every_cycle() {
+    // A carries 9 × 40 MiB/s = 360 % of its CPU, B 10 %: 370 % of demand on 200 % of capacity,
+    // so whatever the shedder does, some broker is over 100 % in every cycle.
+    let a: Vec<B> = R.iter().take(9).map(|r| (*r, 40.0, 100.0)).collect();
+    let b: Vec<B> = vec![(R[9], 10.0, 1000.0)];
+    let snap = snapshot(vec![("a:8080", a), ("b:8080", b)]);
+    let r = run(&snap, &quiet(), "name=t", 10);
+    assert_eq!(r.cycles[0].max_usage_fraction, 3.6);
+    assert_eq!(r.cycles[0].brokers_over_capacity, 1);
+    assert_eq!(r.summary.cycles_over_capacity, 10);
+    assert_eq!(r.summary.first_cycle_over_capacity, Some(0));
+    // The peak is at least A's 360 % and at most the whole demand (370 %) on one broker.
+    let peak = r.summary.peak_max_usage_fraction;
+    assert!((3.6..=3.7).contains(&peak), "{peak}");
+    let flag = r.summary.over_capacity_text().unwrap();
+    assert!(
+        flag.starts_with("overloaded beyond capacity in 10 of 10 cycles (from cycle 0, peak max"),
+        "{flag}"
+    );
 }
 
 #[test]

@@ -258,6 +258,10 @@ export interface CycleMetrics {
   std_usage_fraction: number;
   bundles_unloaded: number;
   bytes_moved_per_sec: number;
+  /** `bytes_moved_per_sec` × the cycle's duration. */
+  bytes_moved: number;
+  /** Live brokers over 100 % of a resource's limit (the model does not saturate). */
+  brokers_over_capacity: number;
   thrashing: number;
   unloads_from_recent_destinations: number;
   splits: number;
@@ -292,7 +296,7 @@ export interface RunSummary {
   balanced_after_minutes: number | null;
   balanced_at_end: boolean;
   total_unloads: number;
-  total_bytes_moved_per_sec: number;
+  total_bytes_moved: number;
   total_thrashing: number;
   total_unloads_from_recent_destinations: number;
   total_splits: number;
@@ -303,10 +307,13 @@ export interface RunSummary {
   final_max_usage_fraction: number;
   final_max_over_mean: number;
   final_std_usage_fraction: number;
+  /** Cycles with a broker over capacity: usage above 100 % is unserved demand. */
+  cycles_over_capacity: number;
+  first_cycle_over_capacity: number | null;
 }
 
 export interface SimulationRun {
-  config: { name: string; profile?: Profile; settings: [string, string][] };
+  config: { name: string; profile?: Profile; settings: [string, string][]; from_defaults?: boolean };
   profile: string;
   shedding_strategy: string;
   placement_strategy: string;
@@ -316,7 +323,7 @@ export interface SimulationRun {
   cycles: CycleMetrics[];
 }
 
-/** What `simulate()` returns (`format_version` 1, as `lbplan simulate --format json`). */
+/** What `simulate()` returns (`format_version` 2, as `lbplan simulate --format json`). */
 export interface Comparison {
   format_version: number;
   scenario: string;
@@ -324,6 +331,8 @@ export interface Comparison {
   seed: number;
   cycles: number;
   runs: SimulationRun[];
+  /** Pairs of `runs` indices whose every cycle measured the same. */
+  identical_runs?: [number, number][];
 }
 
 export type ExportFormat = "pulsar-admin" | "curl" | "json";

@@ -63,6 +63,11 @@ pub fn settings_panel(p: &SettingsProps) -> Html {
     };
     let strategy_select = |key: &'static str, options: &'static [&'static str]| {
         let current = get(key);
+        // Core's row says when the broker runs another class than the one configured.
+        let note = rows
+            .iter()
+            .find(|r| r.key == key)
+            .and_then(|r| r.note.clone());
         let on_set = p.on_set.clone();
         let onchange =
             Callback::from(move |e: Event| on_set.emit((key.to_string(), event_value(&e))));
@@ -74,6 +79,9 @@ pub fn settings_panel(p: &SettingsProps) -> Html {
                         <option value={o.to_string()} selected={simple_class_name(o) == simple_class_name(&current)}>{ simple_class_name(o) }</option>
                     }) }
                 </select>
+                if let Some(note) = note {
+                    <span class="muted small" data-testid={format!("{key}-note")}>{ note }</span>
+                }
             </label>
         }
     };
@@ -139,6 +147,9 @@ pub fn settings_panel(p: &SettingsProps) -> Html {
                                             <input class="mono" value={r.effective.clone()} {onchange} disabled={p.readonly}
                                                 aria-label={format!("{key} effective value")} data-key={key} />
                                             <span class="muted small">{ format!(" {source}") }</span>
+                                            if let Some(note) = &r.note {
+                                                <span class="muted small">{ format!(" ({note})") }</span>
+                                            }
                                         </td>
                                     </tr>
                                 }

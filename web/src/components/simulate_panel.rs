@@ -33,33 +33,9 @@ use crate::loader::download;
 use crate::sim_client::{SimEvent, SimWorker};
 use crate::state::Loaded;
 
-/// Configurations an operator commonly compares (RunConfig text: `name=…;profile=…;KEY=VALUE`).
-pub const PRESETS: [(&str, &str); 6] = [
-    (
-        "Pulsar 4.x defaults (ThresholdShedder + LeastLongTermMessageRate)",
-        "name=4.x defaults;profile=4.x",
-    ),
-    (
-        "Pulsar 5.0 defaults (AvgShedder)",
-        "name=5.0 defaults;profile=5.0",
-    ),
-    (
-        "ThresholdShedder + LeastResourceUsageWithWeight",
-        "name=Threshold+LRUWW;loadBalancerLoadSheddingStrategy=ThresholdShedder;loadBalancerLoadPlacementStrategy=LeastResourceUsageWithWeight",
-    ),
-    (
-        "ThresholdShedder with lowerBoundarySheddingEnabled",
-        "name=Threshold+lower boundary;loadBalancerLoadSheddingStrategy=ThresholdShedder;lowerBoundarySheddingEnabled=true",
-    ),
-    (
-        "UniformLoadShedder + LeastLongTermMessageRate",
-        "name=Uniform+LLTMR;loadBalancerLoadSheddingStrategy=UniformLoadShedder;loadBalancerLoadPlacementStrategy=LeastLongTermMessageRate",
-    ),
-    (
-        "OverloadShedder + LeastLongTermMessageRate",
-        "name=Overload+LLTMR;loadBalancerLoadSheddingStrategy=OverloadShedder;loadBalancerLoadPlacementStrategy=LeastLongTermMessageRate",
-    ),
-];
+/// Configurations an operator commonly compares: core's list, so `lbplan simulate --compare` and
+/// the dashboard run the same thing for the same name.
+pub use lbplan_core::simulate::run_config::PRESETS;
 
 /// At most this many configurations side by side (the charts' colours).
 pub const MAX_CONFIGS: usize = RUN_COLOURS.len();
@@ -171,6 +147,8 @@ impl SimulatePanel {
             name: "current settings".to_string(),
             profile: p.profile,
             settings: (*p.overrides).clone(),
+            // The snapshot's broker.conf and then the operator's edits, as the plan uses them.
+            from_defaults: false,
         };
         let current = self.include_current.then_some(current);
         current
@@ -476,8 +454,8 @@ impl SimulatePanel {
                             <th>{ "Configuration" }</th><th>{ "Shedding + placement" }</th><th>{ "Balanced" }</th>
                             <th class="num">{ "Unloads" }</th><th class="num">{ "Cycles with unloads" }</th>
                             <th class="num">{ "Thrashing" }</th><th class="num">{ "From recent destinations" }</th>
-                            <th class="num">{ "Moved" }</th><th class="num">{ "Splits" }</th>
-                            <th class="num">{ "Peak max" }</th><th class="num">{ "Final max/mean" }</th><th class="num">{ "Final std" }</th>
+                            <th class="num" title="throughput of the unloaded bundles × the cycle's duration">{ "Moved" }</th><th class="num">{ "Splits" }</th>
+                            <th class="num">{ "Peak max" }</th><th class="num">{ "Final max/mean" }</th><th class="num">{ "Final std" }</th><th class="num">{ "Cycles over capacity" }</th>
                         </tr></thead>
                         <tbody>
                             { for c.runs.iter().enumerate().map(|(k, r)| {
@@ -496,17 +474,26 @@ impl SimulatePanel {
                                         <td class="num">{ format::count(i64::from(s.cycles_with_unloads)) }</td>
                                         <td class="num">{ format::count(s.total_thrashing as i64) }</td>
                                         <td class="num">{ format::count(s.total_unloads_from_recent_destinations as i64) }</td>
-                                        <td class="num">{ format::bytes_per_sec(s.total_bytes_moved_per_sec) }</td>
+                                        <td class="num">{ format!("{:.1} GiB", s.total_bytes_moved / (1024.0 * 1024.0 * 1024.0)) }</td>
                                         <td class="num">{ format::count(s.total_splits as i64) }</td>
                                         <td class="num">{ format::pct(s.peak_max_usage_fraction * 100.0) }</td>
                                         <td class="num">{ format!("{:.2}", s.final_max_over_mean) }</td>
                                         <td class="num">{ format::pct(s.final_std_usage_fraction * 100.0) }</td>
+                                        <td class="num">{ format::count(i64::from(s.cycles_over_capacity)) }</td>
                                     </tr>
                                 }
                             }) }
                         </tbody>
                     </table>
                 </div>
+                { for c.runs.iter().filter_map(|r| r.summary.over_capacity_text().map(|t| (r, t))).map(|(r, t)| html! {
+                    <p class="warning small" data-testid="simulation-over-capacity">{ format!("{}: {t}", r.config.name) }</p>
+                }) }
+                { for c.identical_runs.iter().filter_map(|[k, j]| Some((c.runs.get(*k)?, c.runs.get(*j)?))).map(|(a, b)| html! {
+                    <p class="warning small" data-testid="simulation-identical">{ format!(
+                        "{} and {} measured the same in every cycle: on this cluster these settings make no difference (their chart lines coincide).",
+                        a.config.name, b.config.name) }</p>
+                }) }
                 { for c.runs.iter().filter(|r| !r.warnings.is_empty()).map(|r| html! {
                     <details class="small"><summary>{ format!("{}: {} warning(s)", r.config.name, r.warnings.len()) }</summary>
                         <ul>{ for r.warnings.iter().map(|w| html! { <li>{ w.clone() }</li> }) }</ul></details>
@@ -589,7 +576,7 @@ impl Component for SimulatePanel {
             scenario: Err(String::new()),
             uploaded: None,
             cycles_text: DEFAULT_CYCLES.to_string(),
-            seed_text: "1".to_string(),
+            seed_text: lbplan_core::simulate::DEFAULT_SEED.to_string(),
             own_cluster: false,
             include_current: true,
             extras: Vec::new(),

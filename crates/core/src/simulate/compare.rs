@@ -14,7 +14,9 @@ use super::run_config::RunConfig;
 use super::scenario::Scenario;
 
 /// Version of the comparison JSON this crate writes.
-pub const COMPARISON_FORMAT_VERSION: u32 = 1;
+/// 2: `total_bytes_moved` (bytes over the cycles' durations) replaces `total_bytes_moved_per_sec`
+/// (a sum of rates); over-capacity counts and `identical_runs` added.
+pub const COMPARISON_FORMAT_VERSION: u32 = 2;
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Comparison {
@@ -24,6 +26,26 @@ pub struct Comparison {
     pub seed: u64,
     pub cycles: u32,
     pub runs: Vec<SimulationRun>,
+    /// Pairs `[k, j]` (k < j, indices into `runs`) whose every cycle measured the same: the two
+    /// configurations behaved identically on this snapshot and scenario (see [`identical_runs`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub identical_runs: Vec<[usize; 2]>,
+}
+
+/// Pairs of runs whose per-cycle metrics and summaries are equal (both complete). Two
+/// configurations that read differently can still behave the same (a key the snapshot already
+/// sets, a strategy the broker falls back from), and a comparison must say so rather than show two
+/// rows and two chart lines that only look like a comparison.
+pub fn identical_runs(runs: &[SimulationRun]) -> Vec<[usize; 2]> {
+    let mut out = Vec::new();
+    for (k, a) in runs.iter().enumerate() {
+        for (j, b) in runs.iter().enumerate().skip(k + 1) {
+            if !a.cancelled && !b.cancelled && a.summary == b.summary && a.cycles == b.cycles {
+                out.push([k, j]);
+            }
+        }
+    }
+    out
 }
 
 /// Runs every configuration (an empty list runs the snapshot's own configuration once).
@@ -51,6 +73,7 @@ pub fn compare(
         seed: opts.seed,
         cycles: opts.cycles,
         runs: Vec::new(),
+        identical_runs: Vec::new(),
     };
     for (k, cfg) in configs.iter().enumerate() {
         let offset = opts
@@ -65,6 +88,7 @@ pub fn compare(
             break;
         }
     }
+    out.identical_runs = identical_runs(&out.runs);
     Ok(out)
 }
 
@@ -76,63 +100,95 @@ fn pct(x: f64) -> String {
     format!("{:.1}%", x * 100.0)
 }
 
-/// One row per configuration.
-fn rows(c: &Comparison) -> Vec<Vec<String>> {
-    c.runs
-        .iter()
-        .map(|r| {
-            let s = &r.summary;
-            vec![
-                r.config.name.clone(),
-                simple_class_name(&r.shedding_strategy).to_string(),
-                simple_class_name(&r.placement_strategy).to_string(),
-                opt(s.balanced_at_cycle),
-                opt(s.balanced_after_minutes),
-                s.total_unloads.to_string(),
-                s.cycles_with_unloads.to_string(),
-                opt(s.last_unload_cycle),
-                format!(
-                    "{:.1}",
-                    s.total_bytes_moved_per_sec / (1024.0 * 1024.0 * 1024.0)
-                ),
-                s.total_thrashing.to_string(),
-                s.total_unloads_from_recent_destinations.to_string(),
-                s.total_splits.to_string(),
-                pct(s.peak_max_usage_fraction),
-                pct(s.final_max_usage_fraction),
-                format!("{:.2}", s.final_max_over_mean),
-                format!("{:.3}", s.final_std_usage_fraction),
-            ]
-        })
-        .collect()
-}
+const GIB: f64 = 1024.0 * 1024.0 * 1024.0;
 
-const HEADERS: [&str; 16] = [
-    "config",
-    "shedding",
-    "placement",
-    "balanced@cycle",
-    "balanced@min",
-    "unloads",
-    "cycles w/ unloads",
-    "last unload",
-    "moved GiB/s",
-    "thrashing",
-    "from recent dest",
-    "splits",
-    "peak max",
-    "final max",
-    "final max/mean",
-    "final std",
+/// The widest line the default text table may print (`--wide` prints every column).
+pub const TABLE_MAX_COLUMNS: usize = 120;
+
+/// One column: header, and the cell of a run.
+type Column = (&'static str, fn(&SimulationRun) -> String);
+
+/// Every column, in order; the narrow table keeps the ones in [`NARROW`]. Usages and std are
+/// percentages (the plan prints percentages too); bytes moved are GiB.
+const COLUMNS: [Column; 17] = [
+    ("config", |r| r.config.name.clone()),
+    ("shedding", |r| {
+        simple_class_name(&r.shedding_strategy).to_string()
+    }),
+    ("placement", |r| {
+        simple_class_name(&r.placement_strategy).to_string()
+    }),
+    ("balanced@cycle", |r| opt(r.summary.balanced_at_cycle)),
+    ("balanced@min", |r| opt(r.summary.balanced_after_minutes)),
+    ("unloads", |r| r.summary.total_unloads.to_string()),
+    ("cycles w/ unloads", |r| {
+        r.summary.cycles_with_unloads.to_string()
+    }),
+    ("last unload", |r| opt(r.summary.last_unload_cycle)),
+    ("moved GiB", |r| {
+        format!("{:.1}", r.summary.total_bytes_moved / GIB)
+    }),
+    ("thrashing", |r| r.summary.total_thrashing.to_string()),
+    ("from recent dest", |r| {
+        r.summary.total_unloads_from_recent_destinations.to_string()
+    }),
+    ("splits", |r| r.summary.total_splits.to_string()),
+    ("peak max", |r| pct(r.summary.peak_max_usage_fraction)),
+    ("final max", |r| pct(r.summary.final_max_usage_fraction)),
+    ("final max/mean", |r| {
+        format!("{:.2}", r.summary.final_max_over_mean)
+    }),
+    ("final std", |r| pct(r.summary.final_std_usage_fraction)),
+    ("over capacity", |r| {
+        r.summary.cycles_over_capacity.to_string()
+    }),
 ];
 
-/// An aligned text table of the runs' summaries.
-pub fn render_table(c: &Comparison) -> String {
-    let rows = rows(c);
-    let mut widths: Vec<usize> = HEADERS.iter().map(|h| h.len()).collect();
+/// The default table's columns (indices into [`COLUMNS`]).
+const NARROW: [usize; 9] = [0, 3, 5, 8, 9, 12, 13, 15, 16];
+
+/// Cuts `s` to `width` characters, ending with `…` when cut.
+fn fit(s: &str, width: usize) -> String {
+    if s.chars().count() <= width {
+        return s.to_string();
+    }
+    let mut out: String = s.chars().take(width.saturating_sub(1)).collect();
+    out.push('…');
+    out
+}
+
+/// An aligned text table of the runs' summaries: [`TABLE_MAX_COLUMNS`] wide at most (configuration
+/// names cut with `…` when needed), or every column with `wide`.
+pub fn render_table_with(c: &Comparison, wide: bool) -> String {
+    let columns: Vec<&Column> = if wide {
+        COLUMNS.iter().collect()
+    } else {
+        NARROW.iter().filter_map(|&i| COLUMNS.get(i)).collect()
+    };
+    let mut rows: Vec<Vec<String>> = c
+        .runs
+        .iter()
+        .map(|r| columns.iter().map(|(_, cell)| cell(r)).collect())
+        .collect();
+    let mut widths: Vec<usize> = columns.iter().map(|(h, _)| h.chars().count()).collect();
     for r in &rows {
         for (w, cell) in widths.iter_mut().zip(r) {
-            *w = (*w).max(cell.len());
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    if !wide {
+        // Only the first column (the name) is cut; the numbers always fit.
+        let rest: usize = widths.iter().skip(1).map(|w| w + 2).sum();
+        let room = TABLE_MAX_COLUMNS.saturating_sub(rest).max(8);
+        if let Some(w) = widths.first_mut()
+            && *w > room
+        {
+            *w = room;
+            for r in &mut rows {
+                if let Some(name) = r.first_mut() {
+                    *name = fit(name, room);
+                }
+            }
         }
     }
     let line = |cells: Vec<&str>| {
@@ -141,10 +197,13 @@ pub fn render_table(c: &Comparison) -> String {
             if i > 0 {
                 s.push_str("  ");
             }
-            if i < 3 {
-                s.push_str(&format!("{cell:<w$}"));
+            let pad = w.saturating_sub(cell.chars().count());
+            if i == 0 || (wide && i < 3) {
+                s.push_str(cell);
+                s.push_str(&" ".repeat(pad));
             } else {
-                s.push_str(&format!("{cell:>w$}"));
+                s.push_str(&" ".repeat(pad));
+                s.push_str(cell);
             }
         }
         s.trim_end().to_string() + "\n"
@@ -155,15 +214,34 @@ pub fn render_table(c: &Comparison) -> String {
     );
     if let Some(r) = c.runs.first() {
         out.push_str(&format!(
-            "balanced = std of weighted max usage < {} for {} consecutive cycles; thrashing window {} cycles\n\n",
-            r.summary.balanced_std_fraction,
+            "balanced = std of weighted max usage < {} for {} consecutive cycles; thrashing window {} cycles\n",
+            pct(r.summary.balanced_std_fraction),
             r.summary.balanced_consecutive_cycles,
             r.summary.thrashing_window_cycles
         ));
+        out.push_str(
+            "moved GiB = unloaded bundles' throughput × the cycle's duration; over capacity = cycles with a broker over 100 %\n\n",
+        );
     }
-    out.push_str(&line(HEADERS.to_vec()));
+    out.push_str(&line(columns.iter().map(|(h, _)| *h).collect()));
     for r in &rows {
         out.push_str(&line(r.iter().map(String::as_str).collect()));
+    }
+    if !wide {
+        out.push_str("(--wide: strategies, minutes, last unload, from recent dest, splits, max/mean; json/csv: all)\n");
+    }
+    for r in &c.runs {
+        if let Some(flag) = r.summary.over_capacity_text() {
+            out.push_str(&format!("[{}] {flag}\n", r.config.name));
+        }
+    }
+    for [k, j] in &c.identical_runs {
+        if let (Some(a), Some(b)) = (c.runs.get(*k), c.runs.get(*j)) {
+            out.push_str(&format!(
+                "identical: [{}] and [{}] measured the same in every cycle (these settings make no difference here)\n",
+                a.config.name, b.config.name
+            ));
+        }
     }
     for r in &c.runs {
         for w in &r.warnings {
@@ -179,6 +257,11 @@ pub fn render_table(c: &Comparison) -> String {
     out
 }
 
+/// The default text table ([`render_table_with`] not wide).
+pub fn render_table(c: &Comparison) -> String {
+    render_table_with(c, false)
+}
+
 fn csv_cell(s: &str) -> String {
     if s.contains([',', '"', '\n']) {
         format!("\"{}\"", s.replace('"', "\"\""))
@@ -190,7 +273,7 @@ fn csv_cell(s: &str) -> String {
 /// The summary table as CSV (numbers unrounded).
 pub fn render_csv(c: &Comparison) -> String {
     let mut out = String::from(
-        "config,shedding,placement,balanced_at_cycle,balanced_after_minutes,total_unloads,cycles_with_unloads,last_unload_cycle,total_bytes_moved_per_sec,total_thrashing,total_unloads_from_recent_destinations,total_splits,total_reassigned,peak_max_usage_fraction,final_max_usage_fraction,final_max_over_mean,final_std_usage_fraction\n",
+        "config,shedding,placement,balanced_at_cycle,balanced_after_minutes,total_unloads,cycles_with_unloads,last_unload_cycle,total_bytes_moved,total_thrashing,total_unloads_from_recent_destinations,total_splits,total_reassigned,peak_max_usage_fraction,final_max_usage_fraction,final_max_over_mean,final_std_usage_fraction,cycles_over_capacity,first_cycle_over_capacity\n",
     );
     let o = |v: Option<String>| v.unwrap_or_default();
     for r in &c.runs {
@@ -204,7 +287,7 @@ pub fn render_csv(c: &Comparison) -> String {
             s.total_unloads.to_string(),
             s.cycles_with_unloads.to_string(),
             o(s.last_unload_cycle.map(|x| x.to_string())),
-            s.total_bytes_moved_per_sec.to_string(),
+            s.total_bytes_moved.to_string(),
             s.total_thrashing.to_string(),
             s.total_unloads_from_recent_destinations.to_string(),
             s.total_splits.to_string(),
@@ -213,6 +296,8 @@ pub fn render_csv(c: &Comparison) -> String {
             s.final_max_usage_fraction.to_string(),
             s.final_max_over_mean.to_string(),
             s.final_std_usage_fraction.to_string(),
+            s.cycles_over_capacity.to_string(),
+            o(s.first_cycle_over_capacity.map(|x| x.to_string())),
         ];
         out.push_str(&cells.join(","));
         out.push('\n');
@@ -223,13 +308,13 @@ pub fn render_csv(c: &Comparison) -> String {
 /// Every cycle of every run as CSV (for plotting).
 pub fn render_cycles_csv(c: &Comparison) -> String {
     let mut out = String::from(
-        "config,cycle,minute,brokers,max_usage_fraction,mean_usage_fraction,max_over_mean,std_usage_fraction,bundles_unloaded,bytes_moved_per_sec,thrashing,unloads_from_recent_destinations,splits,bundles_reassigned\n",
+        "config,cycle,minute,brokers,max_usage_fraction,mean_usage_fraction,max_over_mean,std_usage_fraction,bundles_unloaded,bytes_moved_per_sec,bytes_moved,thrashing,unloads_from_recent_destinations,splits,bundles_reassigned,brokers_over_capacity\n",
     );
     for r in &c.runs {
         let name = csv_cell(&r.config.name);
         for m in &r.cycles {
             out.push_str(&format!(
-                "{name},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
+                "{name},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
                 m.cycle,
                 m.minute,
                 m.brokers,
@@ -239,10 +324,12 @@ pub fn render_cycles_csv(c: &Comparison) -> String {
                 m.std_usage_fraction,
                 m.bundles_unloaded,
                 m.bytes_moved_per_sec,
+                m.bytes_moved,
                 m.thrashing,
                 m.unloads_from_recent_destinations,
                 m.splits,
-                m.bundles_reassigned
+                m.bundles_reassigned,
+                m.brokers_over_capacity
             ));
         }
     }

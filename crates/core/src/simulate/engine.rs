@@ -105,11 +105,16 @@ pub fn simulate(
     }
     let mut settings = scenario.settings.clone();
     settings.extend(run.settings.iter().cloned());
-    let resolved = resolve_config(snapshot, run.profile, &settings)?;
+    let mut work = snapshot.clone();
+    if run.from_defaults {
+        // `base=defaults`: the profile's defaults, not the snapshot's broker.conf (the preset
+        // "Pulsar 5.0 defaults" must not run the snapshot's ThresholdShedder).
+        work.broker_conf.clear();
+    }
+    let resolved = resolve_config(&work, run.profile, &settings)?;
     let mut warnings = resolved.warnings;
     let cfg = resolved.config;
     let profile = resolved.profile;
-    let mut work = snapshot.clone();
     warnings.extend(apply_nic_speed_override(&mut work, &cfg));
     if cfg.is_extensible() {
         warnings.push(
@@ -223,7 +228,11 @@ fn summarize(
             streak = 0;
         }
         s.total_unloads += c.bundles_unloaded;
-        s.total_bytes_moved_per_sec += c.bytes_moved_per_sec;
+        s.total_bytes_moved += c.bytes_moved;
+        if c.brokers_over_capacity > 0 {
+            s.cycles_over_capacity += 1;
+            s.first_cycle_over_capacity.get_or_insert(c.cycle);
+        }
         s.total_thrashing += c.thrashing;
         s.total_unloads_from_recent_destinations += c.unloads_from_recent_destinations;
         s.total_splits += c.splits;
@@ -627,6 +636,13 @@ impl Run<'_> {
         m.mean_usage_fraction = mean;
         m.max_over_mean = ratio;
         m.std_usage_fraction = std;
+        m.brokers_over_capacity = self
+            .cluster
+            .data
+            .brokers
+            .values()
+            .filter(|b| b.local.max_resource_usage() > 1.0)
+            .count();
         if self.opts.record_broker_usage {
             m.broker_usage_fraction = broker_usages(&self.cluster.data, &weights);
         }
@@ -674,6 +690,7 @@ impl Run<'_> {
             m.unloads_from_recent_destinations += usize::from(recent);
             unloaded.push(u.bundle.clone());
         }
+        m.bytes_moved = m.bytes_moved_per_sec * (self.interval_ms as f64 / 1000.0);
         m.splits = self.apply_splits(splits, &unloaded, &mut m.events);
         m.ownership = std::mem::take(&mut self.changes);
         m.decisions = std::mem::take(&mut self.decisions);

@@ -8,6 +8,10 @@ use crate::replay::ReplayError;
 /// The most cycles one run simulates (the dashboard's panel offers 1 to this).
 pub const MAX_CYCLES: u32 = 100_000;
 
+/// The seed a simulation runs with unless one is given: the CLI's `--seed` default and the
+/// dashboard's initial seed, so the same cluster gives the same numbers in both.
+pub const DEFAULT_SEED: u64 = 0;
+
 /// The most events a scenario may schedule.
 pub const MAX_EVENTS: usize = 100_000;
 

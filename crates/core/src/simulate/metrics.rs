@@ -24,6 +24,15 @@ pub struct CycleMetrics {
     pub bundles_unloaded: usize,
     /// Throughput (in + out) of the unloaded bundles.
     pub bytes_moved_per_sec: f64,
+    /// Bytes the unloaded bundles carry over one cycle: `bytes_moved_per_sec` × the cycle's
+    /// duration (`loadBalancerSheddingIntervalMinutes`), the traffic that changed brokers.
+    #[serde(default)]
+    pub bytes_moved: f64,
+    /// Live brokers asked to carry more than a resource's limit (unweighted max usage above
+    /// 100 %). The model does not saturate: usage is demand ÷ capacity, so such a cycle's numbers
+    /// say how far beyond capacity the load went, not what a broker could serve.
+    #[serde(default)]
+    pub brokers_over_capacity: usize,
     /// Unloads that took a bundle back to a broker it left within the thrashing window.
     pub thrashing: usize,
     /// Unloads from a broker that itself received a shed bundle within the thrashing window: the
@@ -74,7 +83,8 @@ pub struct RunSummary {
     /// The last `balanced_consecutive_cycles` cycles were all balanced.
     pub balanced_at_end: bool,
     pub total_unloads: usize,
-    pub total_bytes_moved_per_sec: f64,
+    /// Sum of the cycles' `bytes_moved`.
+    pub total_bytes_moved: f64,
     pub total_thrashing: usize,
     pub total_unloads_from_recent_destinations: usize,
     pub total_splits: usize,
@@ -85,6 +95,25 @@ pub struct RunSummary {
     pub final_max_usage_fraction: f64,
     pub final_max_over_mean: f64,
     pub final_std_usage_fraction: f64,
+    /// Cycles with at least one broker over capacity (`CycleMetrics::brokers_over_capacity`):
+    /// when non-zero, the usage numbers above 100 % are unserved demand.
+    #[serde(default)]
+    pub cycles_over_capacity: u32,
+    #[serde(default)]
+    pub first_cycle_over_capacity: Option<u32>,
+}
+
+impl RunSummary {
+    /// The one-line flag every front end shows when the load went beyond capacity.
+    pub fn over_capacity_text(&self) -> Option<String> {
+        let first = self.first_cycle_over_capacity?;
+        Some(format!(
+            "overloaded beyond capacity in {} of {} cycles (from cycle {first}, peak max {:.1} %): usage above 100 % is demand the brokers could not serve (the model does not saturate)",
+            self.cycles_over_capacity,
+            self.cycles_run,
+            self.peak_max_usage_fraction * 100.0
+        ))
+    }
 }
 
 /// One configuration's run.

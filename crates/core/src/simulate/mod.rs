@@ -16,14 +16,14 @@ pub mod timeline;
 
 pub use compare::{
     Comparison, builtin_scenario, builtin_scenario_names, compare, render_csv, render_cycles_csv,
-    render_table,
+    render_table, render_table_with,
 };
 pub use engine::{RunOptions, SimulateError, simulate};
 pub use generator::{
     BUILTIN_PREFIX, BUILTIN_SNAPSHOTS, UnknownBuiltinSnapshot, builtin_snapshot,
     builtin_snapshot_name, builtin_snapshot_references, resolve_builtin_snapshot,
 };
-pub use limits::{MAX_CYCLES, MAX_EVENTS};
+pub use limits::{DEFAULT_SEED, MAX_CYCLES, MAX_EVENTS};
 pub use metrics::{CycleDecision, CycleMetrics, RunSummary, SimulationRun};
 pub use run_config::{RunConfig, RunConfigError};
 pub use scenario::{SCENARIO_FORMAT_VERSION, Scenario};

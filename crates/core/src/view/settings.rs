@@ -4,6 +4,7 @@
 
 use crate::config::{ConfigType, LoadBalancerConfig, Profile};
 use crate::model::Snapshot;
+use crate::modular::leader::resolve_strategy_names;
 use crate::plan::settings::{detect_profile, resolve_config};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -18,8 +19,13 @@ pub struct SettingRow {
     pub key: &'static str,
     pub kind: ConfigType,
     pub pulsar_default: String,
+    /// The value the broker runs with: for the two strategy keys, the class the broker resolves at
+    /// startup (5.0's default placement AvgShedder paired with a classic shedder falls back to
+    /// LeastLongTermMessageRate), which can differ from the configured text.
     pub effective: String,
     pub source: ValueSource,
+    /// Why `effective` differs from the configured value (the broker's startup warning).
+    pub note: Option<String>,
 }
 
 /// The profile a plan would use: the chosen one, else the one detected from the brokers.
@@ -39,6 +45,8 @@ pub fn setting_rows(
         .map(|r| r.config)
         .or_else(|_| resolve_config(snapshot, Some(profile), &[]).map(|r| r.config))
         .unwrap_or_else(|_| defaults.clone());
+    // The strategies the broker would start with; a pair it refuses keeps the configured text.
+    let resolution = resolve_strategy_names(&effective, profile).ok();
     LoadBalancerConfig::KEYS
         .iter()
         .map(|(key, kind)| {
@@ -50,15 +58,30 @@ pub fn setting_rows(
             } else {
                 ValueSource::PulsarDefault
             };
+            let configured = effective
+                .get_text(key)
+                .or_else(|| over.map(|(_, v)| v.clone()))
+                .unwrap_or_default();
+            let resolved = resolution.as_ref().and_then(|r| match *key {
+                "loadBalancerLoadSheddingStrategy" => Some((r.shedding.clone(), &r.warnings)),
+                "loadBalancerLoadPlacementStrategy" => Some((r.placement.clone(), &r.warnings)),
+                _ => None,
+            });
+            let (effective_text, note) = match resolved {
+                Some((class, warnings))
+                    if class != crate::config::qualify_strategy_name(&configured) =>
+                {
+                    (class, warnings.first().cloned())
+                }
+                _ => (configured, None),
+            };
             SettingRow {
                 key,
                 kind: *kind,
                 pulsar_default: defaults.get_text(key).unwrap_or_default(),
-                effective: effective
-                    .get_text(key)
-                    .or_else(|| over.map(|(_, v)| v.clone()))
-                    .unwrap_or_default(),
+                effective: effective_text,
                 source,
+                note,
             }
         })
         .collect()
@@ -120,5 +143,38 @@ mod tests {
             .find(|r| r.key == "loadBalancerLoadSheddingStrategy")
             .unwrap_or_else(|| panic!());
         assert!(p5.pulsar_default.ends_with("AvgShedder"));
+    }
+
+    /// The case: a 5.0 snapshot whose broker.conf sets ThresholdShedder and leaves the
+    /// placement at 5.0's default AvgShedder. The broker falls back to LeastLongTermMessageRate
+    /// (`ModularLoadManagerImpl` logs it); the row shows what runs, not AvgShedder.
+    #[test]
+    fn placement_row_shows_the_class_the_broker_falls_back_to() {
+        let mut s = Snapshot::default();
+        s.broker_conf.insert(
+            "loadBalancerLoadSheddingStrategy".into(),
+            "org.apache.pulsar.broker.loadbalance.impl.ThresholdShedder".into(),
+        );
+        let rows = setting_rows(&s, Some(Profile::Pulsar50), &[]);
+        let p = rows
+            .iter()
+            .find(|r| r.key == "loadBalancerLoadPlacementStrategy")
+            .unwrap_or_else(|| panic!());
+        assert_eq!(
+            p.effective,
+            "org.apache.pulsar.broker.loadbalance.impl.LeastLongTermMessageRate"
+        );
+        assert!(p.pulsar_default.ends_with("AvgShedder"));
+        assert!(
+            p.note
+                .as_deref()
+                .is_some_and(|n| n.contains("falls back to LeastLongTermMessageRate"))
+        );
+        let sh = rows
+            .iter()
+            .find(|r| r.key == "loadBalancerLoadSheddingStrategy")
+            .unwrap_or_else(|| panic!());
+        assert!(sh.effective.ends_with(".ThresholdShedder"));
+        assert_eq!(sh.note, None);
     }
 }
