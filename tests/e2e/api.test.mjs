@@ -188,7 +188,7 @@ test('simulate: a scenario over cycles, with progress and cancel', () => {
     compare: ['name=threshold', { name: 'uniform', settings: {
       loadBalancerLoadSheddingStrategy: 'org.apache.pulsar.broker.loadbalance.impl.UniformLoadShedder' } }],
   }, (done, total) => { calls.push([done, total]); });
-  assert.equal(c.format_version, 1);
+  assert.equal(c.format_version, 2);
   assert.equal(c.scenario, 'steady');
   assert.equal(c.cycles, 4);
   assert.deepEqual(c.runs.map((r) => r.config.name), ['threshold', 'uniform']);
