@@ -88,9 +88,10 @@ fn the_readme_table_is_what_the_simulator_computes() {
             format!("{:.2}", s.final_max_over_mean),
             "{name}: final max/mean"
         );
+        // Percent, as `lbplan plan` and `lbplan simulate` print it.
         assert_eq!(
             row[6],
-            format!("{:.3}", s.final_std_usage_fraction),
+            format!("{:.1} %", s.final_std_usage_fraction * 100.0),
             "{name}: final std"
         );
     }
