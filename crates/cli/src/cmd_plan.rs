@@ -1,5 +1,5 @@
 //! `lbplan plan SNAPSHOT [--profile 4.x|5.0] [--set KEY=VALUE]... [--seed N] [--op OPERATION]...
-//! [--format text|json|pulsar-admin|curl] [--i-know]`: one leader cycle (plus manual what-ifs) on a
+//! [--format text|json|pulsar-admin|curl] [--verbose] [--i-know]`: one leader cycle (plus manual what-ifs) on a
 //! snapshot. A plan whose verdict is `worse` is said so on stderr when exported as a script, and the
 //! script refuses to apply unless run with `--i-know` (or exported with `--i-know`).
 
@@ -55,6 +55,9 @@ pub struct Args {
     i_know: bool,
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
+    /// Text: list every split (by default the first few per namespace, with the count).
+    #[arg(short = 'v', long)]
+    verbose: bool,
     /// Write the output to a file instead of stdout (whole or not at all).
     #[arg(short = 'o', long)]
     output: Option<PathBuf>,
@@ -122,7 +125,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
         Format::Json => {
             serde_json::to_string_pretty(&plan).map_err(|e| CliError::Failed(e.to_string()))? + "\n"
         }
-        Format::Text => render_text(&plan),
+        Format::Text => render_text(&plan, args.verbose),
         Format::PulsarAdmin => export_script(&plan, ScriptFormat::PulsarAdmin, opts)
             .map_err(|e| CliError::BadInput(format!("{}: {e}", args.snapshot.display())))?,
         Format::Curl => export_script(&plan, ScriptFormat::Curl, opts)

@@ -15,6 +15,7 @@ pub mod reasons;
 pub mod settings;
 pub mod sizing;
 pub mod splits;
+pub mod summary;
 pub mod verdict;
 
 pub use driver::{PlanError, PlanRequest, make_plan, make_plan_with_fingerprint};
