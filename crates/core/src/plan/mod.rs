@@ -8,6 +8,7 @@ pub mod extensible_cycle;
 pub mod fingerprint;
 pub mod leader_view;
 pub mod load_model;
+pub mod locate;
 pub mod model;
 pub mod names;
 pub mod operations;
