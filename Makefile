@@ -11,6 +11,7 @@ test: setup
 setup:
 	bash scripts/setup.sh
 
+# PORT=N (environment or `make run PORT=N`) serves on another port than 8088.
 serve:
 	bash scripts/serve.sh
 

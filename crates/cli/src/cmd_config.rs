@@ -1,30 +1,111 @@
-//! `lbplan config`: the effective configuration of a profile, as `broker.conf` lines.
+//! `lbplan config [--profile P] [--snapshot S]`: the effective load-balancing configuration as
+//! `broker.conf` lines. With a snapshot: its profile (from the brokers' `brokerVersionString` unless
+//! `--profile`), then its `broker.conf`, with the keys that differ from the profile's defaults listed
+//! first as comments (core's `view::settings::setting_rows`, the dashboard's settings table), so the
+//! output stays a valid `broker.conf`.
+
+use std::path::PathBuf;
 
 use lbplan_core::config::{LoadBalancerConfig, Profile};
+use lbplan_core::plan::settings::detect_profile;
+use lbplan_core::text::escape_control;
+use lbplan_core::view::settings::{ValueSource, setting_rows};
 
 use crate::exit::CliError;
+use crate::snapshot_input::load_snapshot;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// Profile: 4.x, 5.0 or master-90cba329.
-    #[arg(long, default_value = "4.x")]
-    profile: String,
+    /// Profile: 4.x, 5.0 or master-90cba329 (default 4.x; with --snapshot, the brokers' version).
+    #[arg(long)]
+    profile: Option<String>,
+    /// A snapshot (or anything the importer reads): print its effective configuration and how it
+    /// differs from the profile's defaults.
+    #[arg(long)]
+    snapshot: Option<PathBuf>,
+}
+
+fn parse_profile(text: &str) -> Result<Profile, CliError> {
+    Profile::parse(text).ok_or_else(|| {
+        CliError::BadInput(format!(
+            "unknown profile `{text}` (expected 4.x, 5.0 or master-90cba329)"
+        ))
+    })
 }
 
 pub fn run(args: Args) -> Result<(), CliError> {
-    let profile = Profile::parse(&args.profile).ok_or_else(|| {
-        CliError::BadInput(format!(
-            "unknown profile `{}` (expected 4.x, 5.0 or master-90cba329)",
-            args.profile
-        ))
-    })?;
-    let cfg = LoadBalancerConfig::for_profile(profile);
-    let mut text = String::new();
-    for (key, _) in LoadBalancerConfig::KEYS {
+    let chosen = args.profile.as_deref().map(parse_profile).transpose()?;
+    let Some(path) = &args.snapshot else {
+        let cfg = LoadBalancerConfig::for_profile(chosen.unwrap_or(Profile::Pulsar4x));
+        let mut text = String::new();
+        for (key, _) in LoadBalancerConfig::KEYS {
+            text.push_str(&format!(
+                "{key}={}\n",
+                cfg.get_text(key).unwrap_or_default()
+            ));
+        }
+        return crate::output::to_stdout(text.as_bytes());
+    };
+    let snapshot = load_snapshot(path)?;
+    let (detected, mixed) = detect_profile(&snapshot);
+    let profile = chosen.unwrap_or(detected);
+    let rows = setting_rows(&snapshot, Some(profile), &[]);
+    let how = if chosen.is_some() {
+        "chosen with --profile"
+    } else {
+        "from the brokers' brokerVersionString"
+    };
+    let mut text = format!(
+        "# Effective load-balancing configuration of {} (profile {profile}, {how})\n",
+        escape_control(&path.display().to_string())
+    );
+    if let (Some(w), None) = (mixed, chosen) {
+        text.push_str(&format!("# warning: {}\n", escape_control(&w)));
+    }
+    let differing: Vec<_> = rows
+        .iter()
+        .filter(|r| r.effective != r.pulsar_default)
+        .collect();
+    if differing.is_empty() {
+        text.push_str(&format!("# Every key has the {profile} default.\n"));
+    } else {
         text.push_str(&format!(
-            "{key}={}\n",
-            cfg.get_text(key).unwrap_or_default()
+            "# {} from the {profile} defaults:\n",
+            match differing.len() {
+                1 => "1 key differs".to_string(),
+                n => format!("{n} keys differ"),
+            }
         ));
+        for r in &differing {
+            text.push_str(&format!(
+                "#   {}={}   (default: {})\n",
+                r.key,
+                escape_control(&r.effective),
+                if r.pulsar_default.is_empty() {
+                    "unset".into()
+                } else {
+                    escape_control(&r.pulsar_default)
+                }
+            ));
+        }
+    }
+    // Keys the snapshot sets to the default value, or with a value the importer refused.
+    for r in rows
+        .iter()
+        .filter(|r| r.source == ValueSource::SnapshotConf)
+    {
+        if r.effective == r.pulsar_default
+            && snapshot.broker_conf.get(r.key).map(String::as_str) != Some(r.effective.as_str())
+        {
+            text.push_str(&format!(
+                "# note: the snapshot's broker.conf sets {}={}, read as the default\n",
+                r.key,
+                escape_control(snapshot.broker_conf.get(r.key).map_or("", String::as_str))
+            ));
+        }
+    }
+    for r in &rows {
+        text.push_str(&format!("{}={}\n", r.key, escape_control(&r.effective)));
     }
     crate::output::to_stdout(text.as_bytes())
 }

@@ -1,6 +1,8 @@
 //! `lbplan hash --namespace NS (--bundles N | --boundaries FILE) TOPIC...`: each topic's complete
 //! name, CRC-32 (hex and decimal) and bundle, as Pulsar's `ConsistentHashingTopicBundleAssigner`
-//! computes them. FILE is a `BundlesData` JSON (`pulsar-admin namespaces bundles`), a JSON list of
+//! computes them. `lbplan hash --snapshot S TOPIC...` answers "who owns this topic": the bundle from
+//! the snapshot's layout of each topic's namespace, the broker owning it and the bundle's load
+//! (core's `plan::locate`). FILE is a `BundlesData` JSON (`pulsar-admin namespaces bundles`), a JSON list of
 //! boundaries, or boundaries separated by spaces, commas or newlines. A namespace has at most
 //! [`MAX_BUNDLES_PER_NAMESPACE`] bundles here, the importer's cap: Pulsar itself accepts up to 2^32,
 //! which would be 16 GiB of boundaries.
@@ -10,20 +12,28 @@ use std::path::{Path, PathBuf};
 use lbplan_core::import::MAX_BUNDLES_PER_NAMESPACE;
 use lbplan_core::model::BundlesData;
 use lbplan_core::naming::{NamespaceBundles, NamespaceName, TopicName, parse_hex_boundary};
+use lbplan_core::plan::locate::{TopicLocation, locate_topic};
+use lbplan_core::plan::summary::{count, rate};
 use lbplan_core::text::escape_control;
 use serde_json::Value;
 
 use crate::exit::{CliError, read_text};
+use crate::snapshot_input::load_snapshot;
 
 /// `--bundles`' upper bound, as clap's range wants it.
 const MAX_BUNDLES_ARG: i64 = MAX_BUNDLES_PER_NAMESPACE as i64;
 
 #[derive(clap::Args)]
-#[command(group(clap::ArgGroup::new("layout").required(true).args(["bundles", "boundaries"])))]
+#[command(group(clap::ArgGroup::new("layout").required(true).args(["bundles", "boundaries", "snapshot"])))]
 pub struct Args {
-    /// The namespace, `tenant/namespace`.
-    #[arg(long)]
-    namespace: String,
+    /// The namespace, `tenant/namespace` (with --snapshot: each topic's own namespace, so bare names
+    /// need none; given, it is the namespace of bare names).
+    #[arg(long, required_unless_present = "snapshot")]
+    namespace: Option<String>,
+    /// A snapshot (or anything the importer reads): print each topic's bundle in the snapshot's layout,
+    /// its owner broker and the bundle's load.
+    #[arg(long, conflicts_with_all = ["bundles", "boundaries"])]
+    snapshot: Option<PathBuf>,
     /// The namespace has N bundles of the default partition (`PoliciesUtil.getBundles(N)`), N from 1
     /// to 1048576 (2^20, the importer's cap on bundles per namespace).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=MAX_BUNDLES_ARG))]
@@ -38,7 +48,11 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<(), CliError> {
-    let namespace = NamespaceName::parse(&args.namespace)
+    if let Some(path) = &args.snapshot {
+        return run_snapshot(path, args.namespace.as_deref(), &args.topics);
+    }
+    let namespace_arg = args.namespace.as_deref().unwrap_or_default();
+    let namespace = NamespaceName::parse(namespace_arg)
         .map_err(|e| CliError::BadInput(format!("--namespace: {e}")))?;
     let layout = match (args.bundles, &args.boundaries) {
         (Some(n), _) => NamespaceBundles::with_default_partition(namespace.as_str(), n)
@@ -71,6 +85,97 @@ pub fn run(args: Args) -> Result<(), CliError> {
         return Err(CliError::BadInputs(problems));
     }
     crate::output::to_stdout(render(&rows).as_bytes())
+}
+
+/// "Who owns this topic": every name checked and located before anything is printed.
+fn run_snapshot(path: &Path, namespace: Option<&str>, topics: &[String]) -> Result<(), CliError> {
+    let snapshot = load_snapshot(path)?;
+    let namespace = namespace
+        .map(|n| {
+            NamespaceName::parse(n).map_err(|e| CliError::BadInput(format!("--namespace: {e}")))
+        })
+        .transpose()?;
+    let mut rows = Vec::with_capacity(topics.len());
+    let mut problems = Vec::new();
+    for input in topics {
+        // A bare name is in --namespace when given (Pulsar's default, public/default, otherwise).
+        let name = match &namespace {
+            Some(ns) if !input.contains('/') => format!("{}/{input}", ns.as_str()),
+            _ => input.clone(),
+        };
+        match TopicName::parse(&name) {
+            Err(e) => problems.push(e.to_string()),
+            Ok(topic) => match locate_topic(&snapshot, &topic) {
+                Ok(at) => rows.push((topic, at)),
+                Err(e) => problems.push(format!("{}: {e}", path.display())),
+            },
+        }
+    }
+    if !problems.is_empty() {
+        return Err(CliError::BadInputs(problems));
+    }
+    crate::output::to_stdout(render_located(&rows).as_bytes())
+}
+
+/// Topic, hash, bundle, owner and the bundle's load; names from the snapshot and the command line
+/// are escaped.
+fn render_located(rows: &[(TopicName, TopicLocation)]) -> String {
+    let cells: Vec<[String; 6]> = rows
+        .iter()
+        .map(|(topic, at)| {
+            [
+                escape_control(topic.complete_name()).into_owned(),
+                format!("{:#010x}", topic.bundle_hash()),
+                escape_control(&at.bundle).into_owned(),
+                at.owner.as_deref().map_or_else(
+                    || "(unowned)".to_string(),
+                    |o| escape_control(o).into_owned(),
+                ),
+                format!("{} msg/s", count(at.load.msg_per_sec())),
+                rate(at.load.bytes_per_sec()),
+            ]
+        })
+        .collect();
+    let header = [
+        "topic",
+        "hash",
+        "bundle",
+        "owner",
+        "bundle msg/s",
+        "bundle in+out",
+    ];
+    let mut widths = header.map(str::len);
+    for row in &cells {
+        for (w, cell) in widths.iter_mut().zip(row) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    let line = |row: &[String]| -> String {
+        let mut text = String::new();
+        for (i, (cell, w)) in row.iter().zip(widths).enumerate() {
+            let pad = w.saturating_sub(cell.chars().count());
+            // Names left-aligned, figures right-aligned; no trailing spaces.
+            if i >= 4 {
+                text.push_str(&" ".repeat(pad));
+                text.push_str(cell);
+            } else if i + 1 == row.len() {
+                text.push_str(cell);
+            } else {
+                text.push_str(cell);
+                text.push_str(&" ".repeat(pad));
+            }
+            if i + 1 < row.len() {
+                text.push_str("  ");
+            }
+        }
+        text.push('\n');
+        text
+    };
+    let mut out = line(&header.map(str::to_string));
+    for row in &cells {
+        out.push_str(&line(row));
+    }
+    out
 }
 
 /// The table; topic names are escaped (they come from the command line or a file).

@@ -1,5 +1,5 @@
 //! `lbplan plan SNAPSHOT [--profile 4.x|5.0] [--set KEY=VALUE]... [--seed N] [--op OPERATION]...
-//! [--format text|json|pulsar-admin|curl] [--i-know]`: one leader cycle (plus manual what-ifs) on a
+//! [--format text|json|pulsar-admin|curl] [--verbose] [--i-know]`: one leader cycle (plus manual what-ifs) on a
 //! snapshot. A plan whose verdict is `worse` is said so on stderr when exported as a script, and the
 //! script refuses to apply unless run with `--i-know` (or exported with `--i-know`).
 
@@ -65,6 +65,9 @@ pub struct Args {
     /// text, pulsar-admin, curl or json.
     #[arg(long, value_parser = parse_format, default_value = "text")]
     format: Format,
+    /// Text: list every split (by default the first few per namespace, with the count).
+    #[arg(short = 'v', long)]
+    verbose: bool,
     /// Write the output to a file instead of stdout (whole or not at all).
     #[arg(short = 'o', long)]
     output: Option<PathBuf>,
@@ -138,7 +141,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
         }
     }
     let text = match args.format {
-        Format::Text => render_text(&plan),
+        Format::Text => render_text(&plan, args.verbose),
         Format::Export(f) => export_plan(&plan, f, opts).map_err(|e| match e {
             ExportError::Name(e) => CliError::BadInput(format!("{}: {e}", args.snapshot.display())),
             ExportError::Json(e) => CliError::Failed(e.to_string()),

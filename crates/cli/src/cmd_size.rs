@@ -143,6 +143,11 @@ fn render(namespace: &str, rows: &[SizingRow]) -> String {
             r.topics, r.brokers
         ));
     }
+    // Say what the table is before the reader guesses: each row is one bundle count, topics placed
+    // by Pulsar's hash, every topic carrying the same load, bundles spread evenly over the brokers.
+    out.push_str(
+        "How the topics would spread for each bundle count (topics by Pulsar's CRC-32 hash, equal load per topic, bundles spread evenly; loads are shares of the namespace's load):\n",
+    );
     out.push_str("bundles  empty  topics/bundle min..max (mean)  largest bundle  bundles/broker  busiest broker (worst)  even share\n");
     for r in rows {
         out.push_str(&format!(

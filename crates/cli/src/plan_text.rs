@@ -1,12 +1,19 @@
 //! The plan as a readable text report (`--format text`). A plan that leaves the cluster worse balanced
-//! starts with the verdict's warning, before anything else. Every name and reason in it comes from the
+//! starts with the verdict's warning, before anything else; then the plan in one line (core's
+//! `plan::summary::one_line`), moves grouped by the broker they leave, and splits counted, with the
+//! first few per namespace unless `--verbose` (a cycle can split 1,602 bundles; the JSON has them all). Every name and reason in it comes from the
 //! snapshot (broker ids, bundle names, configuration values), so each is escaped on its own: a
 //! newline or an ESC sequence in a broker id cannot forge a line or drive the terminal.
 
 use std::fmt::Write as _;
 
+use indexmap::IndexMap;
+use lbplan_core::config::simple_class_name;
+use lbplan_core::plan::summary::{
+    count, moves_by_source, one_line, rate, readable_rates, unload_bytes_per_sec,
+};
 use lbplan_core::plan::verdict::verdict_lines;
-use lbplan_core::plan::{BalanceSummary, BrokerLoadView, Plan};
+use lbplan_core::plan::{BalanceSummary, BrokerLoadView, Plan, PlannedSplit};
 use lbplan_core::text::escape_control;
 
 /// A value from the snapshot, made safe for the report.
@@ -34,7 +41,54 @@ fn balance_line(label: &str, b: &BalanceSummary) -> String {
     )
 }
 
-pub fn render_text(plan: &Plan) -> String {
+/// Splits listed per namespace without `--verbose`.
+const SPLITS_PER_NAMESPACE: usize = 3;
+
+fn render_splits(out: &mut String, plan: &Plan, verbose: bool) {
+    let _ = writeln!(out, "Splits ({}):", count(plan.splits.len() as f64));
+    let mut by_namespace: IndexMap<&str, Vec<&PlannedSplit>> = IndexMap::new();
+    for s in &plan.splits {
+        let namespace = s
+            .bundle
+            .rsplit_once('/')
+            .map_or(s.bundle.as_str(), |(ns, _)| ns);
+        by_namespace.entry(namespace).or_default().push(s);
+    }
+    let mut hidden = 0usize;
+    for (namespace, splits) in &by_namespace {
+        let _ = writeln!(out, "  {} ({}):", e(namespace), count(splits.len() as f64));
+        let shown = if verbose {
+            splits.len()
+        } else {
+            SPLITS_PER_NAMESPACE
+        };
+        for s in splits.iter().take(shown) {
+            let _ = writeln!(
+                out,
+                "    {} on {} by {} -> {} [PERMANENT]",
+                e(&s.bundle),
+                e(&s.broker),
+                e(&s.algorithm),
+                e(&s.new_bundles.join(", "))
+            );
+            let _ = writeln!(out, "        {}", e(&readable_rates(&s.reason)));
+        }
+        if splits.len() > shown {
+            let more = splits.len() - shown;
+            hidden += more;
+            let _ = writeln!(out, "    … and {} more", count(more as f64));
+        }
+    }
+    if hidden > 0 {
+        let _ = writeln!(
+            out,
+            "  ({} splits not listed: --verbose or --format json lists them all)",
+            count(hidden as f64)
+        );
+    }
+}
+
+pub fn render_text(plan: &Plan, verbose: bool) -> String {
     let mut out = String::new();
     let verdict = verdict_lines(&plan.verdict, plan.seed);
     if plan.verdict.is_worse() {
@@ -43,6 +97,7 @@ pub fn render_text(plan: &Plan) -> String {
         }
         out.push('\n');
     }
+    let _ = writeln!(out, "{}", e(&one_line(plan)));
     let _ = writeln!(
         out,
         "Plan for snapshot {} (profile {}, {} load manager, seed {})",
@@ -54,8 +109,8 @@ pub fn render_text(plan: &Plan) -> String {
     let _ = writeln!(
         out,
         "Shedding: {}   Placement: {}",
-        e(&plan.shedding_strategy),
-        e(&plan.placement_strategy)
+        e(&simple_class_name(&plan.shedding_strategy)),
+        e(&simple_class_name(&plan.placement_strategy))
     );
     for w in &plan.warnings {
         let _ = writeln!(out, "warning: {}", e(w));
@@ -67,34 +122,36 @@ pub fn render_text(plan: &Plan) -> String {
         }
     }
     out.push('\n');
-    let _ = writeln!(out, "Splits ({}):", plan.splits.len());
-    for s in &plan.splits {
+    let _ = writeln!(
+        out,
+        "Moves ({}, {}):",
+        count(plan.unloads.len() as f64),
+        rate(plan.unloads.iter().map(unload_bytes_per_sec).sum())
+    );
+    for (from, moves) in moves_by_source(plan) {
         let _ = writeln!(
             out,
-            "  {} on {} by {} -> {} [PERMANENT]",
-            e(&s.bundle),
-            e(&s.broker),
-            e(&s.algorithm),
-            e(&s.new_bundles.join(", "))
+            "  from {} ({}, {}):",
+            e(&from),
+            count(moves.len() as f64),
+            rate(moves.iter().map(|u| unload_bytes_per_sec(u)).sum())
         );
-        let _ = writeln!(out, "      {}", e(&s.reason));
-    }
-    let _ = writeln!(out, "Unloads ({}):", plan.unloads.len());
-    for u in &plan.unloads {
-        let _ = writeln!(
-            out,
-            "  {}  {} -> {}  ({} MiB/s, {:.0} msg/s)",
-            e(&u.bundle),
-            e(&u.from),
-            e(&u.to.as_deref().unwrap_or("?")),
-            mib(u.bytes_per_sec),
-            u.msg_per_sec
-        );
-        let _ = writeln!(out, "      {}", e(&u.reason));
+        for u in moves {
+            let _ = writeln!(
+                out,
+                "    {} -> {}  ({}, {} msg/s)",
+                e(&u.bundle),
+                e(&u.to.as_deref().unwrap_or("?")),
+                rate(unload_bytes_per_sec(u)),
+                count(u.msg_per_sec)
+            );
+            let _ = writeln!(out, "        {}", e(&u.reason));
+        }
     }
     for t in &plan.topic_unloads {
         let _ = writeln!(out, "  topic unload: {}", e(t));
     }
+    render_splits(&mut out, plan, verbose);
     if !plan.skipped.is_empty() {
         let _ = writeln!(out, "Not carried out ({}):", plan.skipped.len());
         for s in &plan.skipped {

@@ -182,9 +182,13 @@ fn plan_honours_namespace_isolation_policies() {
     // LeastLongTermMessageRate's answer in the unconstrained demo plan, and it is allowed.
     assert!(
         text.contains(
-            "acme/orders/0x00000000_0x10000000  broker-04.demo.svc:8080 -> broker-00.demo.svc:8080"
+            "  from broker-04.demo.svc:8080 (1, 6.2 MiB/s):\n    acme/orders/0x00000000_0x10000000 -> broker-00.demo.svc:8080"
         ),
         "{text}"
     );
-    assert!(text.contains("Unloads (1):"), "{text}");
+    assert!(
+        text.starts_with("1 move, 6.2 MiB/s: broker-04 → broker-00;"),
+        "{text}"
+    );
+    assert!(text.contains("Moves (1, 6.2 MiB/s):"), "{text}");
 }

@@ -79,7 +79,14 @@ fn the_demo_plan_text_starts_with_the_plan_and_says_better() {
             .output()
             .unwrap(),
     );
-    assert!(text.starts_with("Plan for snapshot"), "{text}");
+    // No warning first: the plan in one line (issue 22 item 8), then its header.
+    assert!(text.starts_with("3 moves, "), "{text}");
+    assert!(
+        text.lines()
+            .nth(1)
+            .is_some_and(|l| l.starts_with("Plan for snapshot")),
+        "{text}"
+    );
     // The demo cycle's balance, as the golden plan prints it.
     assert!(
         text.contains("Verdict: Better: max 79.2% → 60.2%, max/mean 2.27 → 1.73"),

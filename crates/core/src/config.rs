@@ -134,6 +134,17 @@ pub enum ConfigError {
         expected: &'static str,
         found: String,
     },
+    /// An operator's key that no load manager reads: refused rather than ignored, because the plan
+    /// would otherwise run without a setting the operator believes is applied.
+    #[error("`{key}` is not a load-balancing key{}", did_you_mean(*.suggestion))]
+    UnknownKey {
+        key: String,
+        suggestion: Option<&'static str>,
+    },
+}
+
+fn did_you_mean(suggestion: Option<&str>) -> String {
+    suggestion.map_or_else(String::new, |s| format!("; did you mean `{s}`?"))
 }
 
 macro_rules! load_balancer_config {
@@ -370,6 +381,36 @@ impl LoadBalancerConfig {
         Self::KEYS.iter().any(|(k, _)| *k == key)
     }
 
+    /// An operator's key (`--set`, a what-if's `set=`, a simulation's configuration) checked
+    /// before anything runs: unknown keys are an error naming the nearest known key.
+    pub fn check_key(key: &str) -> Result<(), ConfigError> {
+        if Self::is_known_key(key) {
+            Ok(())
+        } else {
+            Err(ConfigError::UnknownKey {
+                key: key.to_string(),
+                suggestion: Self::suggest_key(key),
+            })
+        }
+    }
+
+    /// The known key nearest to a mistyped one: the smallest edit distance (ignoring case, so
+    /// `loadbalancersheddingenabled` finds `loadBalancerSheddingEnabled`), if it is at most a third
+    /// of the key's length (at least 2); ties go to the first key in `KEYS`.
+    pub fn suggest_key(key: &str) -> Option<&'static str> {
+        let typed: Vec<char> = key.to_lowercase().chars().collect();
+        let limit = (typed.len() / 3).max(2);
+        let mut best: Option<(usize, &'static str)> = None;
+        for (known, _) in Self::KEYS {
+            let candidate: Vec<char> = known.to_lowercase().chars().collect();
+            let d = edit_distance(&typed, &candidate);
+            if d <= limit && best.is_none_or(|(b, _)| d < b) {
+                best = Some((d, known));
+            }
+        }
+        best.map(|(_, k)| k)
+    }
+
     /// Effective weights, honouring the misspelled `...Bandwith...` keys as Pulsar does: the new key
     /// wins when it is not 1.0, otherwise the old key when it is not 1.0, otherwise 1.0.
     pub fn resource_weights(&self) -> ResourceWeights {
@@ -429,6 +470,36 @@ pub fn simple_class_name(name: &str) -> &str {
     name.rsplit('.').next().unwrap_or(name)
 }
 
+/// Levenshtein distance (insertions, deletions, substitutions), two rows at a time.
+fn edit_distance(a: &[char], b: &[char]) -> usize {
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    let mut row = vec![0; b.len() + 1];
+    for (i, ca) in a.iter().enumerate() {
+        row.fill(0);
+        if let Some(first) = row.first_mut() {
+            *first = i + 1;
+        }
+        for (j, cb) in b.iter().enumerate() {
+            let substitute = prev
+                .get(j)
+                .copied()
+                .unwrap_or(usize::MAX)
+                .saturating_add(usize::from(ca != cb));
+            let delete = prev
+                .get(j + 1)
+                .copied()
+                .unwrap_or(usize::MAX)
+                .saturating_add(1);
+            let insert = row.get(j).copied().unwrap_or(usize::MAX).saturating_add(1);
+            if let Some(cell) = row.get_mut(j + 1) {
+                *cell = substitute.min(delete).min(insert);
+            }
+        }
+        std::mem::swap(&mut prev, &mut row);
+    }
+    prev.last().copied().unwrap_or(0)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -456,11 +527,46 @@ mod tests {
     }
 
     #[test]
+    fn mistyped_keys_name_the_key_meant() {
+        // The issue's case: one letter missing from Pulsar's key.
+        let e = LoadBalancerConfig::check_key("loadBalancerBrokerThresholdShederPercentage");
+        assert_eq!(
+            e.map_err(|e| e.to_string()),
+            Err(
+                "`loadBalancerBrokerThresholdShederPercentage` is not a load-balancing key; \
+                 did you mean `loadBalancerBrokerThresholdShedderPercentage`?"
+                    .to_string()
+            )
+        );
+        assert_eq!(
+            LoadBalancerConfig::suggest_key("loadbalancersheddingenabled"),
+            Some("loadBalancerSheddingEnabled")
+        );
+        assert_eq!(
+            LoadBalancerConfig::suggest_key("loadBalancerSheddingIntervalMinute"),
+            Some("loadBalancerSheddingIntervalMinutes")
+        );
+        assert_eq!(edit_distance(&['a', 'b'], &['b', 'a']), 2);
+        assert_eq!(edit_distance(&[], &['x', 'y']), 2);
+    }
+
+    #[test]
     fn bad_values_and_unknown_keys() {
         let mut c = LoadBalancerConfig::pulsar_4x();
         assert!(c.set_text("loadBalancerBrokerMaxTopics", "lots").is_err());
         assert!(c.set_text("maxUnloadPercentage", "NaN").is_err());
         assert_eq!(c.set_text("noSuchKey", "1"), Ok(false));
+        assert_eq!(
+            LoadBalancerConfig::check_key("noSuchKey"),
+            Err(ConfigError::UnknownKey {
+                key: "noSuchKey".to_string(),
+                suggestion: None
+            })
+        );
+        assert_eq!(
+            LoadBalancerConfig::check_key("loadBalancerSheddingEnabled"),
+            Ok(())
+        );
         assert_eq!(Profile::from_broker_version("5.0.1"), Profile::Pulsar50);
         assert_eq!(
             Profile::from_broker_version("4.0.13-SNAPSHOT"),

@@ -317,7 +317,10 @@ mod tests {
             true
         })
         .unwrap();
-        assert_eq!(c.format_version, 2, "comparison format 2: bytes moved, over-capacity counts");
+        assert_eq!(
+            c.format_version, 2,
+            "comparison format 2: bytes moved, over-capacity counts"
+        );
         assert_eq!(c.cycles, 5);
         assert_eq!(c.seed, 3);
         assert_eq!(c.runs.len(), 2);

@@ -10,6 +10,7 @@ pub mod extensible_cycle;
 pub mod fingerprint;
 pub mod leader_view;
 pub mod load_model;
+pub mod locate;
 pub mod model;
 pub mod names;
 pub mod operations;
@@ -17,6 +18,7 @@ pub mod reasons;
 pub mod settings;
 pub mod sizing;
 pub mod splits;
+pub mod summary;
 pub mod verdict;
 
 pub use driver::{PlanError, PlanRequest, make_plan, make_plan_with_fingerprint};

@@ -3,22 +3,23 @@
 //! short (the winner, its numbers, the candidate count, the filters that narrowed the candidates):
 //! per-candidate lists are in the JSON only.
 
+use super::summary::{count, rate, readable_rates};
 use crate::modular::leader::{SkipReason, SkippedUnload};
 use crate::modular::pipeline::PlacementOutcome;
 use crate::modular::shedding::{ShedReason, TrafficMetric};
-use crate::units::MIB;
 
 fn pct(fraction: f64) -> String {
     format!("{:.1}%", fraction * 100.0)
 }
 
+/// Rates in the unit that fits (`must shed 300 B/s`, not `0.0 MiB/s`).
 fn mib_s(bytes: f64) -> String {
-    format!("{:.1} MiB/s", bytes / MIB)
+    rate(bytes)
 }
 
 fn metric_value(metric: TrafficMetric, v: f64) -> String {
     match metric {
-        TrafficMetric::MsgRate => format!("{v:.0} msg/s"),
+        TrafficMetric::MsgRate => format!("{} msg/s", count(v)),
         TrafficMetric::MsgThroughput => mib_s(v),
     }
 }
@@ -177,12 +178,12 @@ pub fn describe_placement(outcome: &PlacementOutcome) -> String {
             "{} picked {broker} at random among {} equally good brokers ({})",
             outcome.strategy,
             choice.choice_set.len(),
-            short_choice_reason(&choice.reason)
+            readable_rates(short_choice_reason(&choice.reason))
         ),
         (Some(choice), _) => format!(
             "{} chose {broker} ({})",
             outcome.strategy,
-            short_choice_reason(&choice.reason)
+            readable_rates(short_choice_reason(&choice.reason))
         ),
         (None, _) => format!("{} chose {broker}", outcome.strategy),
     };
@@ -295,8 +296,25 @@ mod tests {
         let text = describe_placement(&outcome(4));
         assert_eq!(
             text,
-            "LeastLongTermMessageRate chose broker-00:8080 (least long-term message rate 13209.3467 msg/s (1 of 4 candidates tie)) after the even-distribution filter (loadBalancerDistributeBundlesEvenlyEnabled) left 4 of 12 brokers"
+            "LeastLongTermMessageRate chose broker-00:8080 (least long-term message rate 13,209 msg/s (1 of 4 candidates tie)) after the even-distribution filter (loadBalancerDistributeBundlesEvenlyEnabled) left 4 of 12 brokers"
         );
         assert!(!text.contains("scores:"));
+    }
+
+    #[test]
+    fn small_figures_keep_a_unit_that_shows_them() {
+        // Issue 22: never "must shed 0.0 MiB/s".
+        let text = describe_shed_reason(&ShedReason::ThresholdShedder {
+            broker_usage_fraction: 0.792,
+            avg_usage_fraction: 0.349,
+            threshold_fraction: 0.1,
+            need_bytes_per_sec: 40_000.0,
+            bundle_bytes_per_sec: 10.4 * 1024.0 * 1024.0,
+            lower_boundary: false,
+        });
+        assert_eq!(
+            text,
+            "ThresholdShedder: broker usage 79.2% ≥ average 34.9% + threshold 10.0%; must shed 39.1 KiB/s, bundle carries 10.4 MiB/s"
+        );
     }
 }

@@ -35,8 +35,10 @@ pub fn detect_profile(snapshot: &Snapshot) -> (Profile, Option<String>) {
     (profile, warning)
 }
 
-/// Profile defaults → snapshot `broker_conf` (bad values and unknown keys become warnings) → overrides
-/// (an unknown key is a warning, a bad value an error).
+/// Profile defaults → snapshot `broker_conf` (bad values and unknown keys become warnings: a real
+/// `broker.conf` holds hundreds of keys load balancing never reads) → overrides (an unknown key or a
+/// bad value is an error: the operator typed it and believes it applies; the error names the key
+/// meant, [`LoadBalancerConfig::check_key`]).
 pub fn resolve_config(
     snapshot: &Snapshot,
     profile: Option<Profile>,
@@ -62,11 +64,8 @@ pub fn resolve_config(
         }
     }
     for (key, value) in overrides {
-        if !config.set_text(key, value)? {
-            warnings.push(format!(
-                "setting `{key}` is not a load-balancing key; ignored"
-            ));
-        }
+        LoadBalancerConfig::check_key(key)?;
+        config.set_text(key, value)?;
     }
     Ok(ResolvedConfig {
         profile,

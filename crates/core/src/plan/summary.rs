@@ -1,0 +1,221 @@
+//! A plan at a glance, for every front end: the one-line summary ("3 moves, 26 MiB/s: broker-04 →
+//! broker-10, broker-00; max 79% → 60%"), moves grouped by source broker, and the number formats the
+//! texts share (a rate in the unit that fits, counts with thousands separators). One home, so the CLI
+//! and the dashboard say the same thing.
+
+use indexmap::IndexMap;
+
+use super::model::{Plan, PlannedUnload};
+
+const KIB: f64 = 1024.0;
+const MIB: f64 = KIB * 1024.0;
+const GIB: f64 = MIB * 1024.0;
+
+/// A byte rate in the unit that keeps its digits: `27 MiB/s`, `9.4 MiB/s`, `512 KiB/s`, `300 B/s`
+/// (never "0.0 MiB/s" for a small but real figure).
+pub fn rate(bytes_per_sec: f64) -> String {
+    let b = bytes_per_sec;
+    let (value, unit) = if b.abs() >= GIB {
+        (b / GIB, "GiB/s")
+    } else if b.abs() >= MIB {
+        (b / MIB, "MiB/s")
+    } else if b.abs() >= KIB {
+        (b / KIB, "KiB/s")
+    } else {
+        return format!("{} B/s", count(b));
+    };
+    if value.abs() >= 100.0 {
+        format!("{value:.0} {unit}")
+    } else {
+        format!("{value:.1} {unit}")
+    }
+}
+
+/// A count or message rate for a reader: whole units with thousands separators (`13,209`), one
+/// decimal below 10 so a small rate does not read as zero.
+pub fn count(value: f64) -> String {
+    if !value.is_finite() {
+        return value.to_string();
+    }
+    if value.abs() < 10.0 && value.fract() != 0.0 {
+        return format!("{value:.1}");
+    }
+    let whole = format!("{:.0}", value.abs());
+    let mut grouped = String::new();
+    for (i, digit) in whole.chars().enumerate() {
+        if i > 0 && (whole.len() - i) % 3 == 0 {
+            grouped.push(',');
+        }
+        grouped.push(digit);
+    }
+    if value < 0.0 && whole != "0" {
+        format!("-{grouped}")
+    } else {
+        grouped
+    }
+}
+
+/// A strategy's or the split task's own text with its rates made readable: `13209.3467 msg/s` →
+/// `13,209 msg/s`, `2345678.9 B/s` → `2.2 MiB/s` (the exact figures stay in the JSON `detail`).
+pub fn readable_rates(text: &str) -> String {
+    let words: Vec<&str> = text.split(' ').collect();
+    let mut out: Vec<String> = Vec::with_capacity(words.len());
+    let mut skip_unit = false;
+    for (i, word) in words.iter().enumerate() {
+        if skip_unit {
+            skip_unit = false;
+            if let Some(rest) = word.strip_prefix("B/s") {
+                if let Some(last) = out.last_mut() {
+                    last.push_str(rest);
+                }
+                continue;
+            }
+        }
+        let next = words.get(i + 1).copied().unwrap_or("");
+        match word.parse::<f64>() {
+            Ok(v) if next.starts_with("msg/s") => out.push(count(v)),
+            Ok(v) if next.starts_with("B/s") => {
+                out.push(rate(v));
+                skip_unit = true;
+            }
+            _ => out.push((*word).to_string()),
+        }
+    }
+    out.join(" ")
+}
+
+/// The bytes per second a move is quoted with: the figure its shedding reason used (the shedder's
+/// own view of the bundle, e.g. ThresholdShedder's long-term in + out) so the move's line and its
+/// reason agree; the short-term in + out for moves no shedder chose.
+pub fn unload_bytes_per_sec(u: &PlannedUnload) -> f64 {
+    u.detail
+        .get("shedding")
+        .and_then(|s| s.get("bundle_bytes_per_sec"))
+        .and_then(serde_json::Value::as_f64)
+        .unwrap_or(u.bytes_per_sec)
+}
+
+/// Moves grouped by the broker they leave, in the plan's order of first appearance.
+pub fn moves_by_source(plan: &Plan) -> IndexMap<&str, Vec<&PlannedUnload>> {
+    let mut groups: IndexMap<&str, Vec<&PlannedUnload>> = IndexMap::new();
+    for u in &plan.unloads {
+        groups.entry(u.from.as_str()).or_default().push(u);
+    }
+    groups
+}
+
+/// A broker id as short as stays unambiguous in this plan: the host's first label
+/// (`broker-04.demo.svc:8080` → `broker-04`) when no other broker of the plan shares it, the
+/// whole id otherwise (and for IP addresses, whose first label says nothing).
+pub fn short_broker(plan: &Plan, broker: &str) -> String {
+    let label = |id: &str| -> Option<String> {
+        let host = id.rsplit_once(':').map_or(id, |(h, _)| h);
+        if host.starts_with('[') || host.parse::<std::net::Ipv4Addr>().is_ok() {
+            return None;
+        }
+        host.split('.').next().map(str::to_string)
+    };
+    let Some(mine) = label(broker) else {
+        return broker.to_string();
+    };
+    let clash = plan
+        .brokers_before
+        .iter()
+        .map(|b| b.broker.as_str())
+        .chain(plan.brokers_after.iter().map(|b| b.broker.as_str()))
+        .any(|other| other != broker && label(other).as_deref() == Some(mine.as_str()));
+    if clash { broker.to_string() } else { mine }
+}
+
+fn whole_pct(fraction: f64) -> String {
+    format!("{:.0}%", fraction * 100.0)
+}
+
+/// The plan in one line: how many moves and how much traffic, from which brokers to which, splits,
+/// and the busiest broker's usage before and after.
+pub fn one_line(plan: &Plan) -> String {
+    let moves = plan.unloads.len() + plan.topic_unloads.len();
+    let mut text = match moves {
+        0 => "no moves".to_string(),
+        1 => "1 move".to_string(),
+        n => format!("{} moves", count(n as f64)),
+    };
+    if !plan.unloads.is_empty() {
+        let total: f64 = plan.unloads.iter().map(unload_bytes_per_sec).sum();
+        let routes: Vec<String> = moves_by_source(plan)
+            .iter()
+            .map(|(from, us)| {
+                let mut to: Vec<String> = Vec::new();
+                for u in us {
+                    let name =
+                        u.to.as_deref()
+                            .map_or_else(|| "?".to_string(), |t| short_broker(plan, t));
+                    if !to.contains(&name) {
+                        to.push(name);
+                    }
+                }
+                format!("{} → {}", short_broker(plan, from), to.join(", "))
+            })
+            .collect();
+        text.push_str(&format!(", {}: {}", rate(total), routes.join("; ")));
+    }
+    match plan.splits.len() {
+        0 => {}
+        1 => text.push_str("; 1 split"),
+        n => text.push_str(&format!("; {} splits", count(n as f64))),
+    }
+    text.push_str(&format!(
+        "; max {} → {}",
+        whole_pct(plan.balance_before.max_usage_fraction),
+        whole_pct(plan.balance_after.max_usage_fraction)
+    ));
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rates_keep_their_digits() {
+        // Issue 22: "no 'must shed 0.0 MiB/s'": a small figure gets a smaller unit.
+        assert_eq!(rate(0.0), "0 B/s");
+        assert_eq!(rate(300.0), "300 B/s");
+        assert_eq!(rate(40_000.0), "39.1 KiB/s");
+        assert_eq!(rate(9.4 * MIB), "9.4 MiB/s");
+        assert_eq!(rate(150.0 * MIB), "150 MiB/s");
+        assert_eq!(rate(2.5 * GIB), "2.5 GiB/s");
+    }
+
+    #[test]
+    fn rates_inside_texts_are_rounded() {
+        assert_eq!(
+            readable_rates("least long-term message rate 13209.3467 msg/s (1 of 4 candidates tie)"),
+            "least long-term message rate 13,209 msg/s (1 of 4 candidates tie)"
+        );
+        assert_eq!(
+            readable_rates(
+                "msg rate 2547.9501699999996 msg/s > loadBalancerNamespaceBundleMaxMsgRate 100"
+            ),
+            "msg rate 2,548 msg/s > loadBalancerNamespaceBundleMaxMsgRate 100"
+        );
+        assert_eq!(
+            readable_rates(
+                "throughput 209715200 B/s > loadBalancerNamespaceBundleMaxBandwidthMbytes × MiB = 104857600 B/s"
+            ),
+            "throughput 200 MiB/s > loadBalancerNamespaceBundleMaxBandwidthMbytes × MiB = 100 MiB/s"
+        );
+    }
+
+    #[test]
+    fn counts_read_at_a_glance() {
+        // Issue 22: "13,209 msg/s, not 13209.3467".
+        assert_eq!(count(13209.3467), "13,209");
+        assert_eq!(count(1602.0), "1,602");
+        assert_eq!(count(999.6), "1,000");
+        assert_eq!(count(1_234_567.0), "1,234,567");
+        assert_eq!(count(-4816.0), "-4,816");
+        assert_eq!(count(0.5), "0.5");
+        assert_eq!(count(0.0), "0");
+    }
+}
