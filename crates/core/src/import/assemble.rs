@@ -102,6 +102,7 @@ impl Places<'_> {
 
 pub(crate) fn assemble(mut c: Collected, diag: &mut Diag) -> Result<Snapshot, ImportError> {
     add_brokers_without_reports(&mut c, diag);
+    warn_listed_without_report(&c, diag);
     c.brokers.sort_keys();
     let c = c;
     let places = Places { c: &c };
@@ -450,6 +451,26 @@ fn add_brokers_without_reports(c: &mut Collected, diag: &mut Diag) {
                 src,
                 data: LocalBrokerData::default(),
             },
+        );
+    }
+}
+
+/// Brokers that `pulsar-admin brokers list` names but no load report covers: they are not in the
+/// snapshot, so say which export would bring each in.
+fn warn_listed_without_report(c: &Collected, diag: &mut Diag) {
+    for (name, src) in &c.listed_brokers {
+        if c.brokers.contains_key(name) {
+            continue;
+        }
+        diag.warn(
+            WarningKind::MissingReport,
+            &src.file,
+            Some(src.at("")),
+            format!(
+                "broker `{name}` is listed (`pulsar-admin brokers list`) but has no load report, \
+                 so it is not in the snapshot: export `pulsar-admin broker-stats load-report` on \
+                 {name}, or the metadata-store node /loadbalance/brokers/{name}"
+            ),
         );
     }
 }

@@ -125,3 +125,21 @@ pub(crate) fn parse_isolation_policies(
     }
     Ok(out)
 }
+
+/// Whether every non-empty line is a brokerId (`host:port`, Pulsar's name rule), as `pulsar-admin
+/// brokers list CLUSTER` prints (`broker-1:8080`). A `broker.conf` line `key: value` fails the rule
+/// (its "port" is not a number), so this runs before the `broker.conf` check.
+pub(crate) fn looks_like_brokers_list(text: &str) -> bool {
+    let mut any = false;
+    for line in text.lines() {
+        let t = line.trim();
+        if t.is_empty() {
+            continue;
+        }
+        if !crate::naming::is_broker_id(t) {
+            return false;
+        }
+        any = true;
+    }
+    any
+}

@@ -163,6 +163,10 @@ pub(crate) enum Shape {
     FailureDomain,
     IsolationPolicies,
     TopicList,
+    /// SimpleLoadManagerImpl's `LoadReport` (`systemResourceUsage`, `bundleStats`, no
+    /// `loadReportType` before 2.x added it): real, but not what the modular or extensible load
+    /// manager reads.
+    LegacyLoadReport,
     Unknown,
 }
 
@@ -194,6 +198,9 @@ fn object_shape(v: &Value, m: &Map<String, Value>) -> Shape {
         Shape::TopBundlesLoadData
     } else if broker_load_data::DISTINCTIVE.iter().any(|k| has(k)) {
         Shape::BrokerLoadData
+    } else if has("systemResourceUsage") && !has("lastStats") {
+        // Before the report check: a legacy LoadReport has `msgRateIn`, `numBundles` too.
+        Shape::LegacyLoadReport
     } else if has("boundaries") && !has("lastStats") {
         // Before the report check: `BundlesData` shares `numBundles` with `LocalBrokerData`.
         Shape::BundlesData

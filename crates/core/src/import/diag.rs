@@ -108,6 +108,11 @@ pub enum WarningKind {
     ValueConflict,
     /// An item `lbplan collect` could not fetch (from its `collect-report.json`): the snapshot lacks it.
     CollectGap,
+    /// A real Pulsar export the planner does not take (`pulsar-admin topics partitioned-lookup`, the
+    /// legacy SimpleLoadManager `LoadReport`), or a layout whose namespace cannot be known; skipped.
+    NotModelled,
+    /// A broker named by `pulsar-admin brokers list` with no load report: not in the snapshot.
+    MissingReport,
     /// More warnings than the cap; the rest were counted, not kept.
     Truncated,
 }

@@ -167,11 +167,43 @@ pub fn import_with(
             detect::ACCEPTED
         )));
     }
+    let found = found_summary(&c);
     let snapshot = assemble::assemble(c, &mut diag)?;
+    if snapshot.brokers.is_empty() {
+        return Err(ImportError::Empty(format!(
+            "no broker in the input ({found}): brokers come from load reports \
+             (`pulsar-admin broker-stats load-report` on each broker, or the metadata-store nodes \
+             /loadbalance/brokers/*)"
+        )));
+    }
     Ok(Imported {
         snapshot,
         warnings: diag.finish(),
     })
+}
+
+/// What an import without brokers found, for its error.
+fn found_summary(c: &Collected) -> String {
+    let mut parts = Vec::new();
+    let mut add = |n: usize, what: &str| {
+        if n > 0 {
+            parts.push(format!("{n} {what}"));
+        }
+    };
+    add(
+        c.listed_brokers.len(),
+        "broker(s) listed without a load report",
+    );
+    add(c.bundle_data.len(), "BundleData");
+    add(c.layouts.len(), "namespace layout(s)");
+    add(c.topics.len(), "namespace(s) of topics");
+    add(c.conf.len(), "broker.conf key(s)");
+    add(c.isolation.len(), "isolation policy(ies)");
+    if parts.is_empty() {
+        "found no load-balancing data".to_string()
+    } else {
+        format!("found {}", parts.join(", "))
+    }
 }
 
 fn process(
@@ -513,13 +545,25 @@ fn dispatch_shape(
             c.add_bundle_data(&bn.namespace, bn.range, Src::whole(file), d)?;
         }
         Shape::BundlesData | Shape::Policies => {
-            let ns = detect::namespace_from_path(path).ok_or_else(|| {
-                ImportError::file(
+            let Some(ns) = layout_namespace(file, path)? else {
+                let what = if shape == Shape::BundlesData {
+                    "`pulsar-admin namespaces bundles` output (BundlesData)"
+                } else {
+                    "namespace policies (`pulsar-admin namespaces policies`)"
+                };
+                diag.warn(
+                    WarningKind::NotModelled,
                     file,
-                    "namespace layout or policies, but the path does not tell the namespace: name \
-                     it <tenant>/<namespace>.json or put it at admin/local-policies/<tenant>/<namespace>",
-                )
-            })?;
+                    None,
+                    format!(
+                        "{what}, but nothing tells which namespace it is for: name it \
+                         <tenant>/<namespace>/bundles.json (policies: \
+                         <tenant>/<namespace>/policies.json) or put it at \
+                         admin/local-policies/<tenant>/<namespace>; skipped"
+                    ),
+                );
+                return Ok(());
+            };
             if shape == Shape::BundlesData {
                 let b = policies::parse_bundles_data(&mut ctx, v, &root)?;
                 c.add_layout(
@@ -555,6 +599,22 @@ fn dispatch_shape(
                 c.topics.entry(ns).or_default().extend(topics);
             }
         }
+        Shape::LegacyLoadReport => {
+            let what = "the legacy SimpleLoadManagerImpl LoadReport (systemResourceUsage, \
+                        bundleStats): not modelled; export the modular load manager's \
+                        LocalBrokerData (`pulsar-admin broker-stats load-report` on a broker \
+                        running ModularLoadManagerImpl, or /loadbalance/brokers/*)";
+            if origin == Origin::Tree {
+                diag.warn(
+                    WarningKind::NotModelled,
+                    file,
+                    None,
+                    format!("{what}; skipped"),
+                );
+                return Ok(());
+            }
+            return Err(ImportError::file(file, what));
+        }
         Shape::Unknown => {
             if origin == Origin::Tree {
                 skip(diag, file, "not a recognised export");
@@ -568,6 +628,24 @@ fn dispatch_shape(
     }
     c.recognised += 1;
     Ok(())
+}
+
+/// The namespace of a layout or policies file outside a metadata tree, from a metadata-like path
+/// only (`…/<tenant>/<namespace>/bundles.json`, `policies`, `local-policies`): a bare file name
+/// such as `raw/namespaces-bundles-my-tenant-my-ns.txt` would only be a guess. The name must pass
+/// Pulsar's rule (`naming::rules::check_namespace`).
+fn layout_namespace(file: &str, path: &str) -> Result<Option<String>, ImportError> {
+    let stem = detect::stem(path);
+    if !["bundles", "policies", "local-policies"].contains(&stem.as_str()) {
+        return Ok(None);
+    }
+    let Some(ns) = detect::namespace_from_path(path) else {
+        return Ok(None);
+    };
+    crate::naming::check_namespace(&ns).map_err(|e| {
+        ImportError::file(file, format!("the path names namespace `{ns}`, but {e}"))
+    })?;
+    Ok(Some(ns))
 }
 
 /// `collect-report.json` of `lbplan collect`: each missing item becomes a [`WarningKind::CollectGap`]
@@ -625,14 +703,35 @@ fn dispatch_text(
     diag: &mut Diag,
 ) -> Result<(), ImportError> {
     let name = detect::segments(path).last().copied().unwrap_or("");
+    let conf_name = name.ends_with(".conf") || name.ends_with(".properties");
+    if topic_list::looks_like_partitioned_lookup(text) {
+        diag.warn(
+            WarningKind::NotModelled,
+            file,
+            None,
+            "`pulsar-admin topics partitioned-lookup` output (each partition and the broker URL \
+             serving it), not a topic list: ownership comes from the load reports (each broker's \
+             bundles), so it is not used; skipped",
+        );
+        return Ok(());
+    }
+    if !conf_name && cluster::looks_like_brokers_list(text) {
+        for (i, line) in text.lines().enumerate() {
+            let b = line.trim();
+            if !b.is_empty() {
+                c.listed_brokers
+                    .entry(b.to_string())
+                    .or_insert_with(|| Src::within(file, format!("line {}", i + 1)));
+            }
+        }
+        c.recognised += 1;
+        return Ok(());
+    }
     if topic_list::looks_like_topics(text) {
         for (ns, topics) in topic_list::parse_text(file, text)? {
             c.topics.entry(ns).or_default().extend(topics);
         }
-    } else if name.ends_with(".conf")
-        || name.ends_with(".properties")
-        || broker_conf::looks_like_conf(text)
-    {
+    } else if conf_name || broker_conf::looks_like_conf(text) {
         let conf = broker_conf::parse(file, text)?;
         for s in conf.settings {
             c.add_conf(

@@ -1,0 +1,276 @@
+//! Exports as operators really have them (issue 16), from `tests/import_corpus/real/` (its README
+//! names the command, REST path or metadata-store path behind each file): what an operator checks
+//! after an import (usage %, bundle counts, namespaces, warnings), and that no look-alike export is
+//! silently misread.
+
+use std::borrow::Cow;
+use std::path::{Path, PathBuf};
+
+use lbplan_core::import::{ImportError, ImportInput, Imported, Origin, WarningKind, import};
+use lbplan_core::units::percent_usage;
+
+fn real() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/import_corpus/real")
+}
+
+/// Files under `dir`, sorted, named relative to `dir` (as the CLI names a directory's files).
+fn tree(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    fn walk(root: &Path, dir: &Path, out: &mut Vec<(String, Vec<u8>)>) {
+        let mut children: Vec<PathBuf> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        children.sort();
+        for c in children {
+            if c.is_dir() {
+                walk(root, &c, out);
+            } else {
+                let name = c
+                    .strip_prefix(root)
+                    .unwrap()
+                    .to_string_lossy()
+                    .replace('\\', "/");
+                out.push((name, std::fs::read(&c).unwrap()));
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(dir, dir, &mut out);
+    out
+}
+
+fn inputs(files: &[(String, Vec<u8>)], origin: Origin) -> Vec<ImportInput<'_>> {
+    files
+        .iter()
+        .map(|(n, b)| ImportInput {
+            name: Cow::Borrowed(n.as_str()),
+            bytes: Cow::Borrowed(b.as_slice()),
+            origin,
+            display: None,
+        })
+        .collect()
+}
+
+fn import_dir(dir: &str) -> Imported {
+    let files = tree(&real().join(dir));
+    import(&inputs(&files, Origin::Tree)).unwrap_or_else(|e| panic!("{dir}: {e}"))
+}
+
+fn import_given(files: &[(&str, &[u8])]) -> Result<Imported, ImportError> {
+    let inputs: Vec<ImportInput<'_>> = files
+        .iter()
+        .map(|(n, b)| ImportInput::given(*n, *b))
+        .collect();
+    import(&inputs)
+}
+
+fn read(name: &str) -> Vec<u8> {
+    std::fs::read(real().join(name)).unwrap()
+}
+
+fn warning<'a>(imp: &'a Imported, kind: WarningKind, file: &str) -> &'a str {
+    imp.warnings
+        .iter()
+        .find(|w| w.kind == kind && w.file == file)
+        .map(|w| w.message.as_str())
+        .unwrap_or_else(|| panic!("no {kind:?} warning for {file}: {:#?}", imp.warnings))
+}
+
+/// The issue's directory: a load report, `namespaces bundles` output saved under a made-up name,
+/// `topics partitioned-lookup` output, `brokers list` output and a 2.x quoted topic list.
+#[test]
+fn operator_directory_imports_without_misreading_anything() {
+    let imp = import_dir("operator-dir");
+    let s = &imp.snapshot;
+    // Namespaces only from contents and metadata-store paths: no `raw/namespaces-bundles-…`, no
+    // `…/topic-manual-2-partition-0    pulsar:`.
+    let namespaces: Vec<&str> = s.namespaces.keys().map(String::as_str).collect();
+    assert_eq!(namespaces, ["my-tenant/my-namespace"]);
+    // Brokers only from load reports.
+    let brokers: Vec<&str> = s.brokers.keys().map(String::as_str).collect();
+    assert_eq!(brokers, ["broker-1:8080"]);
+    let b = &s.brokers["broker-1:8080"].local_broker_data;
+    assert_eq!(b.bundles.len(), 2);
+    // cpu 50 of 200 (%·cores), directMemory 256 of 1024 MB: 25 %.
+    assert_eq!(percent_usage(b.cpu.usage, b.cpu.limit), 25.0);
+    assert_eq!(
+        percent_usage(b.direct_memory.usage, b.direct_memory.limit),
+        25.0
+    );
+    // The 2.x topic list, quotes removed.
+    let topics = s.namespaces["my-tenant/my-namespace"]
+        .topics
+        .clone()
+        .unwrap();
+    assert_eq!(
+        topics,
+        [
+            "persistent://my-tenant/my-namespace/orders",
+            "persistent://my-tenant/my-namespace/topic-manual-2-partition-0"
+        ]
+    );
+
+    let lookup = warning(&imp, WarningKind::NotModelled, "raw/partitioned-lookup.txt");
+    assert!(
+        lookup.contains("pulsar-admin topics partitioned-lookup"),
+        "{lookup}"
+    );
+    assert!(
+        lookup.contains("ownership comes from the load reports"),
+        "{lookup}"
+    );
+    let bundles = warning(
+        &imp,
+        WarningKind::NotModelled,
+        "raw/namespaces-bundles-my-tenant-my-namespace.txt",
+    );
+    assert!(
+        bundles.contains("<tenant>/<namespace>/bundles.json"),
+        "{bundles}"
+    );
+    let listed = warning(&imp, WarningKind::MissingReport, "raw/brokers-list.txt");
+    assert!(listed.contains("broker `broker-2:8080`"), "{listed}");
+    assert!(
+        listed.contains("pulsar-admin broker-stats load-report"),
+        "{listed}"
+    );
+    assert!(
+        listed.contains("/loadbalance/brokers/broker-2:8080"),
+        "{listed}"
+    );
+    // broker-1 has its report: no warning for it.
+    assert!(
+        !imp.warnings
+            .iter()
+            .any(|w| w.message.contains("broker `broker-1:8080`"))
+    );
+    // A brokers list is not broker.conf.
+    assert!(
+        !imp.warnings
+            .iter()
+            .any(|w| w.kind == WarningKind::ConfKeyIgnored)
+    );
+}
+
+/// `namespaces bundles` output named `<tenant>/<namespace>/bundles.json` gives the layout.
+#[test]
+fn bundles_output_in_a_metadata_like_layout_gives_the_namespace() {
+    let imp = import_dir("layout-named");
+    let ns = &imp.snapshot.namespaces["my-tenant/my-namespace"];
+    assert_eq!(ns.bundles.num_bundles, 4);
+    assert_eq!(
+        ns.bundles.boundaries,
+        [
+            "0x00000000",
+            "0x40000000",
+            "0x80000000",
+            "0xc0000000",
+            "0xffffffff"
+        ]
+    );
+}
+
+/// A `pulsar-admin topics partitioned-lookup` output given alone is not a topic list.
+#[test]
+fn partitioned_lookup_alone_is_no_data() {
+    let bytes = read("operator-dir/raw/partitioned-lookup.txt");
+    let e = import_given(&[("lookup.txt", &bytes)])
+        .unwrap_err()
+        .to_string();
+    assert!(e.starts_with("nothing to import"), "{e}");
+}
+
+/// Names Pulsar would refuse never enter a snapshot: a topic line with a space, a layout path
+/// whose tenant starts with `-`.
+#[test]
+fn names_are_checked_with_the_core_rule() {
+    let e = import_given(&[(
+        "topics.txt",
+        b"persistent://public/default/a b\n".as_slice(),
+    )])
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.starts_with(
+            "topics.txt: line 1: topic `persistent://public/default/a b` is not a valid Pulsar name"
+        ),
+        "{e}"
+    );
+    let report = read("layout-named/broker-1:8080.json");
+    let layout = read("layout-named/my-tenant/my-namespace/bundles.json");
+    let e = import_given(&[
+        ("broker-1:8080.json", &report),
+        ("-x/my-namespace/bundles.json", &layout),
+    ])
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.starts_with("-x/my-namespace/bundles.json: the path names namespace `-x/my-namespace`, but tenant `-x` is not a valid Pulsar name"),
+        "{e}"
+    );
+}
+
+/// Item 9: an import that finds no broker is an error saying what was found and which export
+/// supplies brokers.
+#[test]
+fn an_import_without_brokers_is_an_error() {
+    let list = read("operator-dir/raw/brokers-list.txt");
+    let e = import_given(&[("brokers.txt", &list)]).unwrap_err();
+    assert!(matches!(e, ImportError::Empty(_)));
+    let e = e.to_string();
+    assert!(
+        e.contains("found 2 broker(s) listed without a load report"),
+        "{e}"
+    );
+    assert!(e.contains("pulsar-admin broker-stats load-report"), "{e}");
+    assert!(e.contains("/loadbalance/brokers/*"), "{e}");
+}
+
+/// Item 5: `limit: 0` with usage > 0 is what Pulsar gets when a limit was not read; Pulsar counts
+/// it as 0 %, and so does the plan.
+#[test]
+fn zero_limit_with_usage_is_accepted_as_pulsar_counts_it() {
+    let bytes = read("zero-cpu-limit.json");
+    let imp = import_given(&[("broker-1:8080.json", &bytes)]).unwrap();
+    let b = &imp.snapshot.brokers["broker-1:8080"].local_broker_data;
+    assert_eq!(percent_usage(b.cpu.usage, b.cpu.limit), 0.0);
+    let w = imp
+        .warnings
+        .iter()
+        .find(|w| w.at.as_deref() == Some("$.cpu.limit"))
+        .unwrap();
+    assert_eq!(w.kind, WarningKind::UnsampledResource);
+    assert!(w.message.contains("Pulsar computes 0 %"), "{}", w.message);
+}
+
+/// Item 13: `usage: -1, limit: -1` is exactly 0 % in Pulsar's percentUsage, not "below 0 %".
+#[test]
+fn unsampled_resource_says_what_pulsar_computes() {
+    let text = br#"{"loadReportType":"LocalBrokerData","cpu":{"usage":10.0,"limit":100.0},"directMemory":{"usage":-1.0,"limit":-1.0}}"#;
+    let imp = import_given(&[("broker-1:8080.json", text.as_slice())]).unwrap();
+    let w = imp
+        .warnings
+        .iter()
+        .find(|w| w.at.as_deref() == Some("$.directMemory.usage"))
+        .unwrap();
+    assert!(
+        w.message.contains("Pulsar computes exactly 0 %"),
+        "{}",
+        w.message
+    );
+    assert!(!w.message.contains("below"), "{}", w.message);
+}
+
+/// Item 6: SimpleLoadManagerImpl's LoadReport is named, not "unrecognised content".
+#[test]
+fn legacy_simple_load_manager_report_is_named() {
+    let bytes = read("simple-load-manager-report.json");
+    let e = import_given(&[("load-report.json", &bytes)])
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.starts_with("load-report.json: the legacy SimpleLoadManagerImpl LoadReport"),
+        "{e}"
+    );
+    assert!(!e.contains("unrecognised"), "{e}");
+}
