@@ -274,3 +274,42 @@ fn legacy_simple_load_manager_report_is_named() {
     );
     assert!(!e.contains("unrecognised"), "{e}");
 }
+
+/// Item 7: `pulsar-admin ns-isolation-policy get CLUSTER POLICY` (one policy, named after its file)
+/// and `pulsar-admin brokers get-all-dynamic-config` (broker.conf keys → text) are accepted.
+#[test]
+fn single_isolation_policy_and_dynamic_config_are_accepted() {
+    let imp = import_dir("cluster-config");
+    let s = &imp.snapshot;
+    let p = &s.namespace_isolation_policies["broker-1-first"];
+    assert_eq!(p.namespaces, ["my-tenant/my-namespace"]);
+    assert_eq!(p.primary, ["broker-1.*"]);
+    assert_eq!(p.secondary, ["broker-2.*"]);
+    let afp = p.auto_failover_policy.as_ref().unwrap();
+    assert_eq!(afp.policy_type, "min_available");
+    assert_eq!(afp.parameters["usage_threshold"], "80");
+    assert_eq!(
+        s.broker_conf["loadBalancerBrokerThresholdShedderPercentage"],
+        "5"
+    );
+    assert_eq!(s.broker_conf["loadBalancerSheddingEnabled"], "true");
+    assert!(
+        !s.broker_conf
+            .contains_key("dispatchThrottlingRatePerTopicInMsg")
+    );
+    let dropped = warning(&imp, WarningKind::ConfKeyIgnored, "dynamic-config.json");
+    assert!(dropped.starts_with("1 keys"), "{dropped}");
+}
+
+/// A dynamic-config value of the wrong Java type names its key.
+#[test]
+fn dynamic_config_values_are_checked_with_their_key() {
+    let text = br#"{"loadBalancerBrokerThresholdShedderPercentage":"ten"}"#;
+    let e = import_given(&[("dynamic.json", text.as_slice())])
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.starts_with("dynamic.json: $.loadBalancerBrokerThresholdShedderPercentage: "),
+        "{e}"
+    );
+}

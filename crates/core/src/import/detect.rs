@@ -4,7 +4,7 @@
 
 use serde_json::{Map, Value};
 
-use super::{broker_load_data, broker_report, cluster, policies, snapshot_file};
+use super::{broker_conf, broker_load_data, broker_report, cluster, policies, snapshot_file};
 
 /// A metadata-store location recognised in a path.
 #[derive(Debug, PartialEq, Eq)]
@@ -167,6 +167,10 @@ pub(crate) enum Shape {
     /// `loadReportType` before 2.x added it): real, but not what the modular or extensible load
     /// manager reads.
     LegacyLoadReport,
+    /// One `NamespaceIsolationData` (`pulsar-admin ns-isolation-policy get CLUSTER POLICY`).
+    IsolationPolicy,
+    /// `pulsar-admin brokers get-all-dynamic-config`: broker.conf keys → values as text.
+    DynamicConfig,
     Unknown,
 }
 
@@ -225,6 +229,10 @@ fn object_shape(v: &Value, m: &Map<String, Value>) -> Shape {
         Shape::FailureDomain
     } else if cluster::is_isolation_policies(m) {
         Shape::IsolationPolicies
+    } else if cluster::is_isolation_policy(m) {
+        Shape::IsolationPolicy
+    } else if broker_conf::is_dynamic_config(m) {
+        Shape::DynamicConfig
     } else {
         Shape::Unknown
     }

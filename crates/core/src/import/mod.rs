@@ -594,6 +594,32 @@ fn dispatch_shape(
                 c.add_isolation(name, p, src, diag);
             }
         }
+        Shape::IsolationPolicy => {
+            // The single policy carries no name: the file's (documented in snapshot-format.md).
+            let name = detect::stem(path);
+            if name.is_empty() {
+                return Err(ImportError::file(
+                    file,
+                    "a namespace isolation policy without its name: name the file <policy>.json",
+                ));
+            }
+            let p = cluster::parse_isolation_policy(&mut ctx, v, &root)?;
+            c.add_isolation(name, p, Src::whole(file), diag);
+        }
+        Shape::DynamicConfig => {
+            let m = ctx.object(v, &root, "a map of broker.conf keys")?;
+            let conf = broker_conf::parse_dynamic(file, m)?;
+            let at = |k: &str| root.key(k).render();
+            for s in conf.settings {
+                let src = Src::within(file, at(&s.key));
+                c.add_conf(s.key, s.value, src, diag);
+            }
+            if let Some(s) = conf.cluster_name {
+                let src = Src::within(file, at(&s.key));
+                c.set_cluster(s.value, src, diag);
+            }
+            warn_ignored_keys(diag, file, conf.ignored);
+        }
         Shape::TopicList => {
             for (ns, topics) in topic_list::parse_json(&mut ctx, v, &root)? {
                 c.topics.entry(ns).or_default().extend(topics);
@@ -694,6 +720,17 @@ fn add_policies(
     }
 }
 
+fn warn_ignored_keys(diag: &mut Diag, file: &str, ignored: usize) {
+    if ignored > 0 {
+        diag.warn(
+            WarningKind::ConfKeyIgnored,
+            file,
+            None,
+            format!("{ignored} keys the load manager does not read were dropped"),
+        );
+    }
+}
+
 fn dispatch_text(
     file: &str,
     path: &str,
@@ -744,17 +781,7 @@ fn dispatch_text(
         if let Some(s) = conf.cluster_name {
             c.set_cluster(s.value, Src::within(file, format!("line {}", s.line)), diag);
         }
-        if conf.ignored > 0 {
-            diag.warn(
-                WarningKind::ConfKeyIgnored,
-                file,
-                None,
-                format!(
-                    "{} keys the load manager does not read were dropped",
-                    conf.ignored
-                ),
-            );
-        }
+        warn_ignored_keys(diag, file, conf.ignored);
     } else if origin == Origin::Tree {
         skip(diag, file, "not a recognised export");
         return Ok(());
