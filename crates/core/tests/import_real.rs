@@ -313,3 +313,120 @@ fn dynamic_config_values_are_checked_with_their_key() {
         "{e}"
     );
 }
+
+/// Item 12: a merged warning names every other file it stands for (the JSON keeps them all; the
+/// one-line text names the first three).
+#[test]
+fn every_skipped_file_is_named() {
+    let report = read("cluster-config/broker-1:8080.json");
+    let junk = b"{\"hello\":\"world\"}".as_slice();
+    let files: Vec<(String, Vec<u8>)> = [
+        ("broker-1:8080.json", report.as_slice()),
+        ("notes/a.json", junk),
+        ("notes/b.json", junk),
+        ("notes/c.json", junk),
+        ("notes/d.json", junk),
+        ("notes/e.json", junk),
+    ]
+    .iter()
+    .map(|(n, b)| (n.to_string(), b.to_vec()))
+    .collect();
+    let imp = import(&inputs(&files, Origin::Tree)).unwrap();
+    let w = imp
+        .warnings
+        .iter()
+        .find(|w| w.kind == WarningKind::IgnoredFile)
+        .unwrap();
+    assert_eq!(w.file, "notes/a.json");
+    assert_eq!(w.more, 4);
+    assert_eq!(
+        w.also,
+        [
+            "notes/b.json",
+            "notes/c.json",
+            "notes/d.json",
+            "notes/e.json"
+        ]
+    );
+    assert!(
+        w.to_string()
+            .ends_with("(and 4 more like it: notes/b.json, notes/c.json, notes/d.json, …)"),
+        "{w}"
+    );
+    let json = serde_json::to_value(w).unwrap();
+    assert_eq!(json["also"].as_array().unwrap().len(), 4);
+}
+
+/// Issue 22.5: warnings grouped per kind with counts and first examples, actionable kinds first,
+/// and the top-N cause named for reports whose totals exceed their bundles.
+#[test]
+fn warnings_are_grouped_actionable_first() {
+    let imp = import_dir("operator-dir");
+    let groups = lbplan_core::import::group_warnings(&imp.warnings);
+    let first_info = groups
+        .iter()
+        .position(|g| !g.actionable)
+        .unwrap_or(groups.len());
+    assert!(groups[..first_info].iter().all(|g| g.actionable));
+    assert!(groups[first_info..].iter().all(|g| !g.actionable));
+    let not_used = groups
+        .iter()
+        .find(|g| g.kind == WarningKind::NotModelled)
+        .unwrap();
+    // partitioned-lookup and the unnamed bundles output.
+    assert_eq!(not_used.count, 2);
+    assert!(not_used.actionable);
+    let missing = groups
+        .iter()
+        .position(|g| g.kind == WarningKind::MissingReport)
+        .unwrap();
+    assert!(missing < first_info);
+
+    // A report listing 1 of its 2 bundles, as when only the top-N bundles are reported.
+    let text = br#"{"loadReportType":"LocalBrokerData","cpu":{"usage":10.0,"limit":100.0},"numBundles":2,"bundles":["public/default/0x00000000_0x80000000"],"lastStats":{"public/default/0x00000000_0x80000000":{"msgRateIn":1.0}}}"#;
+    let imp = import_given(&[("broker-1:8080.json", text.as_slice())]).unwrap();
+    let groups = lbplan_core::import::group_warnings(&imp.warnings);
+    let g = groups
+        .iter()
+        .find(|g| g.kind == WarningKind::InconsistentReport)
+        .unwrap_or_else(|| panic!("{:#?}", imp.warnings));
+    assert!(
+        g.cause
+            .unwrap()
+            .contains("loadBalancerMaxNumberOfBundlesInBundleLoadReport"),
+    );
+}
+
+/// Actionable groups show every warning; informational ones their first examples and a count.
+#[test]
+fn informational_groups_are_cut_actionable_ones_are_not() {
+    let mut text =
+        String::from(r#"{"loadReportType":"LocalBrokerData","cpu":{"usage":10.0,"limit":100.0}"#);
+    for i in 0..5 {
+        text.push_str(&format!(r#","oddField{i}":1"#));
+    }
+    text.push('}');
+    let junk = b"{\"hello\":\"world\"}".as_slice();
+    let files: Vec<(String, Vec<u8>)> = vec![
+        ("broker-1:8080.json".to_string(), text.into_bytes()),
+        ("x/a.json".to_string(), junk.to_vec()),
+        ("y/not-json.txt".to_string(), b"\x00\xff".to_vec()),
+        ("z/empty.json".to_string(), Vec::new()),
+        ("w/c.json".to_string(), junk.to_vec()),
+    ];
+    let imp = import(&inputs(&files, Origin::Tree)).unwrap();
+    let groups = lbplan_core::import::group_warnings(&imp.warnings);
+    let skipped = &groups[0];
+    assert_eq!(skipped.kind, WarningKind::IgnoredFile);
+    // "not a recognised export" (2 files, merged), "not UTF-8 text", "empty file".
+    assert_eq!(skipped.count, 4);
+    assert_eq!(skipped.examples.len(), 3);
+    assert_eq!(skipped.hidden, 0);
+    let unknown = groups
+        .iter()
+        .find(|g| g.kind == WarningKind::UnknownField)
+        .unwrap();
+    assert_eq!(unknown.count, 5);
+    assert_eq!(unknown.examples.len(), lbplan_core::import::GROUP_EXAMPLES);
+    assert_eq!(unknown.hidden, 2);
+}

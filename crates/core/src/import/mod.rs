@@ -31,6 +31,7 @@ pub mod synthetic;
 mod time_average;
 mod top_bundles;
 mod topic_list;
+mod warning_groups;
 
 use std::borrow::Cow;
 
@@ -41,9 +42,10 @@ use crate::naming::parse_bundle_name;
 use collect::{Collected, LayoutEntry, LayoutRank, Src};
 use detect::{Location, Shape};
 use diag::Diag;
-pub use diag::{ImportError, ImportWarning, MAX_WARNINGS, WarningKind};
+pub use diag::{ImportError, ImportWarning, MAX_ALSO, MAX_WARNINGS, WarningKind};
 use json::{Ctx, JPath};
 pub use policies::MAX_BUNDLES_PER_NAMESPACE;
+pub use warning_groups::{GROUP_EXAMPLES, WarningGroup, group_warnings};
 
 /// Default cap on one file (archive members included): 256 MiB.
 pub const DEFAULT_MAX_FILE_BYTES: u64 = 256 * 1024 * 1024;
