@@ -430,3 +430,56 @@ fn informational_groups_are_cut_actionable_ones_are_not() {
     assert_eq!(unknown.examples.len(), lbplan_core::import::GROUP_EXAMPLES);
     assert_eq!(unknown.hidden, 2);
 }
+
+fn report_at(last_update: i64) -> Vec<u8> {
+    format!(
+        r#"{{"loadReportType":"LocalBrokerData","cpu":{{"usage":10.0,"limit":100.0}},"lastUpdate":{last_update}}}"#
+    )
+    .into_bytes()
+}
+
+/// Item 15: reports more than three reporting intervals apart (Pulsar's default
+/// `loadBalancerReportUpdateMaxIntervalMinutes` is 15) are named, the oldest first.
+#[test]
+fn reports_captured_far_apart_are_warned_naming_the_oldest() {
+    let t0 = 1_700_000_000_000_i64;
+    let old = report_at(t0);
+    let new = report_at(t0 + 46 * 60_000);
+    let imp = import_given(&[("broker-2:8080.json", &new), ("broker-1:8080.json", &old)]).unwrap();
+    let w = imp
+        .warnings
+        .iter()
+        .find(|w| w.kind == WarningKind::ReportsApart)
+        .unwrap();
+    assert_eq!(w.file, "broker-1:8080.json");
+    assert_eq!(w.at.as_deref(), Some("$.lastUpdate"));
+    assert!(w.message.contains("46 min apart"), "{}", w.message);
+    assert!(
+        w.message.contains("the oldest is broker `broker-1:8080`"),
+        "{}",
+        w.message
+    );
+
+    // 44 minutes: within three intervals of 15.
+    let near = report_at(t0 + 44 * 60_000);
+    let imp = import_given(&[("broker-2:8080.json", &near), ("broker-1:8080.json", &old)]).unwrap();
+    assert!(
+        !imp.warnings
+            .iter()
+            .any(|w| w.kind == WarningKind::ReportsApart)
+    );
+
+    // A cluster reporting every 60 minutes at most: 46 minutes apart is normal.
+    let conf = b"loadBalancerReportUpdateMaxIntervalMinutes=60\n".as_slice();
+    let imp = import_given(&[
+        ("broker-2:8080.json", &new),
+        ("broker-1:8080.json", &old),
+        ("broker.conf", conf),
+    ])
+    .unwrap();
+    assert!(
+        !imp.warnings
+            .iter()
+            .any(|w| w.kind == WarningKind::ReportsApart)
+    );
+}

@@ -113,6 +113,8 @@ pub enum WarningKind {
     NotModelled,
     /// A broker named by `pulsar-admin brokers list` with no load report: not in the snapshot.
     MissingReport,
+    /// Load reports whose `lastUpdate` times differ by more than a few reporting intervals.
+    ReportsApart,
     /// More warnings than the cap; the rest were counted, not kept.
     Truncated,
 }

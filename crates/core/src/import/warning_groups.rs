@@ -45,6 +45,7 @@ fn describe(kind: WarningKind) -> (bool, &'static str, Option<&'static str>) {
         K::ValueConflict => (true, "conflicting values", None),
         K::ConfOverridden => (true, "broker.conf keys set twice", None),
         K::StaleBundle => (true, "stale bundle data dropped", None),
+        K::ReportsApart => (true, "load reports captured far apart", None),
         K::InconsistentReport => (
             false,
             "reports whose totals disagree with their bundles",
