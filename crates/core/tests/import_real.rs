@@ -483,3 +483,37 @@ fn reports_captured_far_apart_are_warned_naming_the_oldest() {
             .any(|w| w.kind == WarningKind::ReportsApart)
     );
 }
+
+/// Item 14: a tar holding one name twice (as `tar -r` appends) is read, with a warning naming both
+/// members; extracting it would keep only the later silently.
+#[test]
+fn an_archive_member_given_twice_is_named() {
+    let report = read("cluster-config/broker-1:8080.json");
+    let mut tar = tar::Builder::new(Vec::new());
+    for (name, bytes) in [
+        ("dump/broker-1:8080.json", report.as_slice()),
+        (
+            "dump/broker.conf",
+            b"loadBalancerSheddingEnabled=true\n".as_slice(),
+        ),
+        (
+            "dump/broker.conf",
+            b"loadBalancerSheddingEnabled=false\n".as_slice(),
+        ),
+    ] {
+        let mut h = tar::Header::new_gnu();
+        h.set_size(bytes.len() as u64);
+        h.set_mode(0o644);
+        h.set_cksum();
+        tar.append_data(&mut h, name, bytes).unwrap();
+    }
+    let bytes = tar.into_inner().unwrap();
+    let imp = import_given(&[("dump.tar", &bytes)]).unwrap();
+    let w = imp
+        .warnings
+        .iter()
+        .find(|w| w.kind == WarningKind::Duplicate)
+        .unwrap_or_else(|| panic!("{:#?}", imp.warnings));
+    assert_eq!(w.file, "dump.tar!/dump/broker.conf");
+    assert!(w.message.contains("members #2 and #3"), "{}", w.message);
+}

@@ -115,6 +115,8 @@ pub enum WarningKind {
     MissingReport,
     /// Load reports whose `lastUpdate` times differ by more than a few reporting intervals.
     ReportsApart,
+    /// One name twice: two archive members with the same path.
+    Duplicate,
     /// More warnings than the cap; the rest were counted, not kept.
     Truncated,
 }

@@ -231,8 +231,25 @@ fn process(
     budget.take_entry(opts)?;
     budget.take_bytes(len, opts)?;
     if let Some(kind) = archive::sniff(bytes) {
+        // Member path → its position: a tar or zip may hold one name twice, and extracting it
+        // would keep the last silently.
+        let mut seen: std::collections::BTreeMap<String, usize> = std::collections::BTreeMap::new();
+        let mut index = 0usize;
         let mut each = |m: archive::Member, diag: &mut Diag| {
+            index += 1;
             let display = format!("{file}!/{}", m.path);
+            if let Some(first) = seen.insert(m.path.clone(), index) {
+                diag.warn(
+                    WarningKind::Duplicate,
+                    &display,
+                    None,
+                    format!(
+                        "the archive holds `{}` twice (members #{first} and #{index}); both \
+                         are read, and extracting the archive would keep only the later",
+                        m.path
+                    ),
+                );
+            }
             process_file(&display, &m.path, &m.bytes, Origin::Tree, opts, c, diag)
         };
         return archive::expand(file, kind, bytes, opts, budget, diag, &mut each);

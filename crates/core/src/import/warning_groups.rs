@@ -46,6 +46,7 @@ fn describe(kind: WarningKind) -> (bool, &'static str, Option<&'static str>) {
         K::ConfOverridden => (true, "broker.conf keys set twice", None),
         K::StaleBundle => (true, "stale bundle data dropped", None),
         K::ReportsApart => (true, "load reports captured far apart", None),
+        K::Duplicate => (true, "names given twice", None),
         K::InconsistentReport => (
             false,
             "reports whose totals disagree with their bundles",
