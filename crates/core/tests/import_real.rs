@@ -517,3 +517,28 @@ fn an_archive_member_given_twice_is_named() {
     assert_eq!(w.file, "dump.tar!/dump/broker.conf");
     assert!(w.message.contains("members #2 and #3"), "{}", w.message);
 }
+
+/// Item 14: a key given twice in one JSON object is named with its path (the later value is used,
+/// as every JSON parser does, but no longer silently).
+#[test]
+fn a_json_key_given_twice_is_named() {
+    let text =
+        br#"{"loadReportType":"LocalBrokerData","cpu":{"usage":10.0,"limit":100.0,"usage":90.0}}"#;
+    let imp = import_given(&[("broker-1:8080.json", text.as_slice())]).unwrap();
+    let w = imp
+        .warnings
+        .iter()
+        .find(|w| w.kind == WarningKind::Duplicate)
+        .unwrap_or_else(|| panic!("{:#?}", imp.warnings));
+    assert_eq!(w.at.as_deref(), Some("$.cpu.usage"));
+    let b = &imp.snapshot.brokers["broker-1:8080"].local_broker_data;
+    assert_eq!(b.cpu.usage, 90.0);
+    // The same key in two different objects is no duplicate.
+    let text = br#"{"loadReportType":"LocalBrokerData","cpu":{"usage":10.0,"limit":100.0},"memory":{"usage":1.0,"limit":100.0}}"#;
+    let imp = import_given(&[("broker-1:8080.json", text.as_slice())]).unwrap();
+    assert!(
+        !imp.warnings
+            .iter()
+            .any(|w| w.kind == WarningKind::Duplicate)
+    );
+}

@@ -312,7 +312,15 @@ fn process_file(
     let is_json = trimmed.starts_with('{') || trimmed.starts_with('[');
     if is_json {
         // Before any parser: both the typed and the generic one build per-value structures.
-        json_guard::check(file, text, opts.max_json_values)?;
+        for at in json_guard::check(file, text, opts.max_json_values)? {
+            diag.warn(
+                WarningKind::Duplicate,
+                file,
+                Some(at),
+                "this key appears twice in its object: the later value is used (as every JSON \
+                 parser does silently); check which one is meant",
+            );
+        }
     }
     if is_json && fast_path(file, &loc, trimmed, c, diag)? {
         return Ok(());
