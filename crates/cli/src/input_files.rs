@@ -289,11 +289,26 @@ fn tree_prefix(dir: &Path) -> String {
     }
 }
 
-/// Prints warnings to stderr, one line each: `warning: file: $.path: message`, escaped (a warning
-/// quotes names from the input).
+/// Prints warnings to stderr grouped by kind (core's `group_warnings`: actionable kinds first),
+/// each group a count line, its first examples as `warning: file: $.path: message`, the likely
+/// cause when known and how many more; escaped (a warning quotes names from the input).
 pub fn print_warnings(warnings: &[ImportWarning]) {
-    for w in warnings {
-        crate::output::message("warning: ", &w.to_string());
+    for g in lbplan_core::import::group_warnings(warnings) {
+        if g.count > 1 {
+            crate::output::message("warning: ", &format!("{} ({}):", g.title, g.count));
+        }
+        for w in &g.examples {
+            crate::output::message("warning: ", &w.to_string());
+        }
+        if let Some(cause) = g.cause {
+            crate::output::message("warning: ", &format!("likely cause: {cause}"));
+        }
+        if g.hidden > 0 {
+            crate::output::message(
+                "warning: ",
+                &format!("… and {} more warnings of this kind", g.hidden),
+            );
+        }
     }
 }
 

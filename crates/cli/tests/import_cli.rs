@@ -73,3 +73,35 @@ fn bad_input_exits_2_with_file_path_and_expectation() {
     let o = lbplan(&["import"]);
     assert_eq!(o.status.code(), Some(2));
 }
+
+/// Issue 16 item 9: `pulsar-admin brokers list` output alone gives no broker: exit 2 (not 0 with an
+/// empty snapshot), saying what was found and which export supplies brokers.
+#[test]
+fn an_import_without_brokers_exits_2() {
+    let list = corpus().join("real/operator-dir/raw/brokers-list.txt");
+    let o = lbplan(&["import", list.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(o.stdout.is_empty());
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        stderr.contains("no broker in the input (found 2 broker(s) listed without a load report)"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("pulsar-admin broker-stats load-report"),
+        "{stderr}"
+    );
+}
+
+/// Warnings are printed grouped: the actionable kinds (exports not used) before the informational
+/// ones (a capture time taken from the reports).
+#[test]
+fn warnings_print_grouped_actionable_first() {
+    let dir = corpus().join("real/operator-dir");
+    let o = lbplan(&["import", dir.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0));
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    let not_used = stderr.find("warning: exports not used (2):").unwrap();
+    let captured = stderr.find("captured_at_ms taken").unwrap();
+    assert!(not_used < captured, "{stderr}");
+}

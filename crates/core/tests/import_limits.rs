@@ -164,7 +164,16 @@ fn gzip_files_share_the_import_budget() {
         max_total_bytes: (topics.len() as u64) * 3 / 2,
         ..ImportOptions::default()
     };
-    let one = import_with(&[ImportInput::given("a.txt.gz", gz.as_slice())], &opts).unwrap();
+    // An import needs a broker: one load report, well under the budget.
+    let report = br#"{"loadReportType":"LocalBrokerData","cpu":{"usage":1.0,"limit":100.0}}"#;
+    let one = import_with(
+        &[
+            ImportInput::given("b1:8080.json", report.as_slice()),
+            ImportInput::given("a.txt.gz", gz.as_slice()),
+        ],
+        &opts,
+    )
+    .unwrap();
     assert_eq!(one.snapshot.namespaces.len(), 1);
     let e = import_with(
         &[

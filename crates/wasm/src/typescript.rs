@@ -51,6 +51,8 @@ export interface ImportWarning {
   message: string;
   /** Further places that produced the same warning. */
   more?: number;
+  /** The other files among `more`: all of them for skipped files, the first 100 otherwise. */
+  also?: string[];
 }
 
 export interface ImportResult {

@@ -102,6 +102,7 @@ impl Places<'_> {
 
 pub(crate) fn assemble(mut c: Collected, diag: &mut Diag) -> Result<Snapshot, ImportError> {
     add_brokers_without_reports(&mut c, diag);
+    warn_listed_without_report(&c, diag);
     c.brokers.sort_keys();
     let c = c;
     let places = Places { c: &c };
@@ -356,6 +357,7 @@ pub(crate) fn assemble(mut c: Collected, diag: &mut Diag) -> Result<Snapshot, Im
     }
 
     check_broker_references(&c, diag);
+    check_report_ages(&c, diag);
 
     let captured_at_ms = c.captured_at_ms.or_else(|| {
         let newest = c
@@ -450,6 +452,69 @@ fn add_brokers_without_reports(c: &mut Collected, diag: &mut Diag) {
                 src,
                 data: LocalBrokerData::default(),
             },
+        );
+    }
+}
+
+/// Brokers that `pulsar-admin brokers list` names but no load report covers: they are not in the
+/// snapshot, so say which export would bring each in.
+fn warn_listed_without_report(c: &Collected, diag: &mut Diag) {
+    for (name, src) in &c.listed_brokers {
+        if c.brokers.contains_key(name) {
+            continue;
+        }
+        diag.warn(
+            WarningKind::MissingReport,
+            &src.file,
+            Some(src.at("")),
+            format!(
+                "broker `{name}` is listed (`pulsar-admin brokers list`) but has no load report, \
+                 so it is not in the snapshot: export `pulsar-admin broker-stats load-report` on \
+                 {name}, or the metadata-store node /loadbalance/brokers/{name}"
+            ),
+        );
+    }
+}
+
+/// Reports captured far apart do not describe one instant: warn when the brokers' `lastUpdate`
+/// times differ by more than three reporting intervals (`loadBalancerReportUpdateMaxIntervalMinutes`,
+/// Pulsar's longest wait between two reports of a broker), naming the oldest.
+fn check_report_ages(c: &Collected, diag: &mut Diag) {
+    const INTERVALS: i64 = 3;
+    let minutes = c
+        .conf
+        .get("loadBalancerReportUpdateMaxIntervalMinutes")
+        .and_then(|(_, v)| v.trim().parse::<i64>().ok())
+        .filter(|&m| m > 0)
+        .unwrap_or(15);
+    let limit_ms = minutes.saturating_mul(INTERVALS).saturating_mul(60_000);
+    let dated = c.brokers.iter().filter(|(_, e)| e.data.last_update > 0);
+    let (Some(oldest), Some(newest)) = (
+        dated.clone().min_by_key(|(_, e)| e.data.last_update),
+        dated.max_by_key(|(_, e)| e.data.last_update),
+    ) else {
+        return;
+    };
+    let gap = newest
+        .1
+        .data
+        .last_update
+        .saturating_sub(oldest.1.data.last_update);
+    if gap > limit_ms {
+        diag.warn(
+            WarningKind::ReportsApart,
+            &oldest.1.src.file,
+            Some(oldest.1.src.at(".lastUpdate")),
+            format!(
+                "load reports were captured {} min apart (over {INTERVALS} reporting intervals of \
+                 {minutes} min): the oldest is broker `{}` ({}), the newest `{}` ({}); the \
+                 snapshot mixes moments, so export the reports again together",
+                gap / 60_000,
+                oldest.0,
+                oldest.1.data.last_update,
+                newest.0,
+                newest.1.data.last_update
+            ),
         );
     }
 }

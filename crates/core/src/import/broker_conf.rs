@@ -1,5 +1,7 @@
-//! `broker.conf` (Java properties text): the load-balancing keys, checked against their Java types
-//! with [`LoadBalancerConfig::set_text`]; `clusterName` gives the cluster. Other keys are dropped.
+//! `broker.conf` (Java properties text) and `pulsar-admin brokers get-all-dynamic-config` (a flat
+//! JSON map of the same keys to their values as text): the load-balancing keys, checked against
+//! their Java types with [`LoadBalancerConfig::set_text`]; `clusterName` gives the cluster. Other
+//! keys are dropped.
 
 use super::diag::ImportError;
 use crate::config::LoadBalancerConfig;
@@ -112,4 +114,53 @@ pub(crate) fn parse(file: &str, text: &str) -> Result<BrokerConf, ImportError> {
 pub(crate) fn check_value(key: &str, value: &str) -> Result<bool, String> {
     let mut scratch = LoadBalancerConfig::for_profile(crate::config::Profile::Pulsar4x);
     scratch.set_text(key, value).map_err(|e| e.to_string())
+}
+
+/// Whether a JSON object is `pulsar-admin brokers get-all-dynamic-config` output (REST
+/// `GET /admin/v2/brokers/configuration/values`): a map of `broker.conf` keys (Java identifiers)
+/// to strings, at least one of them a key the load manager reads (so that `{"hello": "world"}`
+/// stays unrecognised; a dynamic configuration without such a key has nothing for a plan).
+pub(crate) fn is_dynamic_config(m: &serde_json::Map<String, serde_json::Value>) -> bool {
+    let identifiers = m.iter().all(|(k, v)| {
+        v.is_string()
+            && k.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+            && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+    });
+    identifiers
+        && m.keys()
+            .any(|k| LoadBalancerConfig::KEYS.iter().any(|(key, _)| key == k))
+}
+
+/// The dynamic configuration map as settings; `line` is unused (0), the caller names the JSON key.
+pub(crate) fn parse_dynamic(
+    file: &str,
+    m: &serde_json::Map<String, serde_json::Value>,
+) -> Result<BrokerConf, ImportError> {
+    let mut out = BrokerConf {
+        settings: Vec::new(),
+        cluster_name: None,
+        ignored: 0,
+    };
+    let mut scratch = LoadBalancerConfig::for_profile(crate::config::Profile::Pulsar4x);
+    for (key, v) in m {
+        let value = v.as_str().unwrap_or_default().trim().to_string();
+        let setting = Setting {
+            key: key.clone(),
+            value,
+            line: 0,
+        };
+        if setting.key == "clusterName" {
+            out.cluster_name = Some(setting);
+            continue;
+        }
+        match scratch.set_text(&setting.key, &setting.value) {
+            Ok(true) => out.settings.push(setting),
+            Ok(false) => out.ignored += 1,
+            Err(e) => {
+                let at = super::json::JPath::ROOT.key(key).render();
+                return Err(ImportError::at(file, at, e.to_string()));
+            }
+        }
+    }
+    Ok(out)
 }

@@ -77,6 +77,26 @@ pub(crate) fn parse_isolation_policies(
     let mut out = IndexMap::with_capacity(m.len());
     for (name, pol) in m {
         let pp = p.key(name);
+        out.insert(name.clone(), parse_isolation_policy(ctx, pol, &pp)?);
+    }
+    Ok(out)
+}
+
+/// Whether an object is one `NamespaceIsolationData`, as `pulsar-admin ns-isolation-policy get
+/// CLUSTER POLICY` prints it (without the name map of the metadata-store node).
+pub(crate) fn is_isolation_policy(m: &Map<String, Value>) -> bool {
+    m.get("namespaces").is_some_and(Value::is_array)
+        && m.get("primary").is_some_and(Value::is_array)
+}
+
+/// One `NamespaceIsolationData` at `pp`.
+pub(crate) fn parse_isolation_policy(
+    ctx: &mut Ctx<'_>,
+    pol: &Value,
+    pp: &JPath<'_>,
+) -> Result<NamespaceIsolationPolicy, ImportError> {
+    let pp = *pp;
+    {
         let o = ctx.object(pol, &pp, "a namespace isolation policy")?;
         ctx.check_known(
             o,
@@ -121,7 +141,24 @@ pub(crate) fn parse_isolation_policies(
             }
             policy.auto_failover_policy = Some(afp);
         }
-        out.insert(name.clone(), policy);
+        Ok(policy)
     }
-    Ok(out)
+}
+
+/// Whether every non-empty line is a brokerId (`host:port`, Pulsar's name rule), as `pulsar-admin
+/// brokers list CLUSTER` prints (`broker-1:8080`). A `broker.conf` line `key: value` fails the rule
+/// (its "port" is not a number), so this runs before the `broker.conf` check.
+pub(crate) fn looks_like_brokers_list(text: &str) -> bool {
+    let mut any = false;
+    for line in text.lines() {
+        let t = line.trim();
+        if t.is_empty() {
+            continue;
+        }
+        if !crate::naming::is_broker_id(t) {
+            return false;
+        }
+        any = true;
+    }
+    any
 }

@@ -109,6 +109,8 @@ pub(crate) struct Collected {
     pub failure_domains: IndexMap<String, (Src, Vec<String>)>,
     pub isolation: IndexMap<String, (Src, NamespaceIsolationPolicy)>,
     pub recently_unloaded: IndexMap<String, i64>,
+    /// Brokers named by `pulsar-admin brokers list` (where each was listed).
+    pub listed_brokers: IndexMap<String, Src>,
     /// Inputs that produced something.
     pub recognised: usize,
 }

@@ -4,7 +4,7 @@
 use serde_json::{Map, Value};
 
 pub(crate) use super::store_layout::{Location, locate, segments};
-use super::{broker_load_data, broker_report, cluster, policies, snapshot_file};
+use super::{broker_conf, broker_load_data, broker_report, cluster, policies, snapshot_file};
 
 /// The file name without its last extension (`brokers/b1.json` → `b1`); broker ids such as
 /// `10.0.0.1:8080` keep their dots because only known extensions are removed.
@@ -64,6 +64,14 @@ pub(crate) enum Shape {
     FailureDomain,
     IsolationPolicies,
     TopicList,
+    /// SimpleLoadManagerImpl's `LoadReport` (`systemResourceUsage`, `bundleStats`, no
+    /// `loadReportType` before 2.x added it): real, but not what the modular or extensible load
+    /// manager reads.
+    LegacyLoadReport,
+    /// One `NamespaceIsolationData` (`pulsar-admin ns-isolation-policy get CLUSTER POLICY`).
+    IsolationPolicy,
+    /// `pulsar-admin brokers get-all-dynamic-config`: broker.conf keys → values as text.
+    DynamicConfig,
     Unknown,
 }
 
@@ -95,6 +103,9 @@ fn object_shape(v: &Value, m: &Map<String, Value>) -> Shape {
         Shape::TopBundlesLoadData
     } else if broker_load_data::DISTINCTIVE.iter().any(|k| has(k)) {
         Shape::BrokerLoadData
+    } else if has("systemResourceUsage") && !has("lastStats") {
+        // Before the report check: a legacy LoadReport has `msgRateIn`, `numBundles` too.
+        Shape::LegacyLoadReport
     } else if has("boundaries") && !has("lastStats") {
         // Before the report check: `BundlesData` shares `numBundles` with `LocalBrokerData`.
         Shape::BundlesData
@@ -119,6 +130,10 @@ fn object_shape(v: &Value, m: &Map<String, Value>) -> Shape {
         Shape::FailureDomain
     } else if cluster::is_isolation_policies(m) {
         Shape::IsolationPolicies
+    } else if cluster::is_isolation_policy(m) {
+        Shape::IsolationPolicy
+    } else if broker_conf::is_dynamic_config(m) {
+        Shape::DynamicConfig
     } else {
         Shape::Unknown
     }

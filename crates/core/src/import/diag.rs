@@ -108,6 +108,15 @@ pub enum WarningKind {
     ValueConflict,
     /// An item `lbplan collect` could not fetch (from its `collect-report.json`): the snapshot lacks it.
     CollectGap,
+    /// A real Pulsar export the planner does not take (`pulsar-admin topics partitioned-lookup`, the
+    /// legacy SimpleLoadManager `LoadReport`), or a layout whose namespace cannot be known; skipped.
+    NotModelled,
+    /// A broker named by `pulsar-admin brokers list` with no load report: not in the snapshot.
+    MissingReport,
+    /// Load reports whose `lastUpdate` times differ by more than a few reporting intervals.
+    ReportsApart,
+    /// One name twice: two archive members with the same path.
+    Duplicate,
     /// More warnings than the cap; the rest were counted, not kept.
     Truncated,
 }
@@ -122,7 +131,18 @@ pub struct ImportWarning {
     pub message: String,
     #[serde(skip_serializing_if = "is_zero")]
     pub more: usize,
+    /// The other files among the `more` (each once): all of them for skipped files
+    /// ([`WarningKind::IgnoredFile`], [`WarningKind::NotModelled`]), the first [`MAX_ALSO`] otherwise.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub also: Vec<String>,
 }
+
+/// Other files kept per merged warning, except for skipped files (all kept: an operator must see
+/// which different file was skipped).
+pub const MAX_ALSO: usize = 100;
+
+/// Files named in a warning's one-line text; the rest are counted.
+const ALSO_SHOWN: usize = 3;
 
 fn is_zero(n: &usize) -> bool {
     *n == 0
@@ -136,7 +156,20 @@ impl fmt::Display for ImportWarning {
         }
         f.write_str(&self.message)?;
         if self.more > 0 {
-            write!(f, " (and {} more like it)", self.more)?;
+            write!(f, " (and {} more like it", self.more)?;
+            let shown: Vec<&str> = self
+                .also
+                .iter()
+                .take(ALSO_SHOWN)
+                .map(String::as_str)
+                .collect();
+            if !shown.is_empty() {
+                write!(f, ": {}", shown.join(", "))?;
+                if self.more > shown.len() {
+                    f.write_str(", …")?;
+                }
+            }
+            f.write_str(")")?;
         }
         Ok(())
     }
@@ -165,6 +198,13 @@ impl Diag {
         let key = (kind, at, message);
         if let Some(w) = self.warnings.get_mut(&key) {
             w.more += 1;
+            let keep_all = matches!(kind, WarningKind::IgnoredFile | WarningKind::NotModelled);
+            if w.file != file
+                && (keep_all || w.also.len() < MAX_ALSO)
+                && w.also.last().is_none_or(|l| l != file)
+            {
+                w.also.push(file.to_string());
+            }
             return;
         }
         if self.warnings.len() >= MAX_WARNINGS {
@@ -177,6 +217,7 @@ impl Diag {
             at: key.1.clone(),
             message: key.2.clone(),
             more: 0,
+            also: Vec::new(),
         };
         self.warnings.insert(key, w);
     }
@@ -198,6 +239,7 @@ impl Diag {
                     self.dropped
                 ),
                 more: 0,
+                also: Vec::new(),
             });
         }
         out

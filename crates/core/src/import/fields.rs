@@ -68,10 +68,21 @@ pub(crate) fn resource(
                 ),
             ));
         }
+        // What Pulsar's percentUsage gives: below 0 % over a positive limit, exactly 0 % when
+        // the limit is not positive (`-1`/`-1` is the usual "not sampled" pair).
+        let says = if limit > 0.0 {
+            format!(
+                "Pulsar computes {} %, just below 0",
+                percent_usage(usage, limit)
+            )
+        } else {
+            "Pulsar computes exactly 0 % (its percentUsage is 0 when the limit is not above 0)"
+                .to_string()
+        };
         ctx.warn(
             WarningKind::UnsampledResource,
             &pu,
-            "usage -1 (Pulsar could not sample it) kept: the resource counts below 0 %",
+            format!("usage -1 (Pulsar could not sample it) kept: {says}"),
         );
     }
     if limit < 0.0 {
@@ -89,15 +100,17 @@ pub(crate) fn resource(
                 "limit 0 (NIC speed unknown): counts as 0 %, as in Pulsar; set \
                  loadBalancerOverrideBrokerNicSpeedGbps to count bandwidth",
             ),
-            Resource::Capacity if usage > 0.0 => {
-                return Err(ctx.err(
-                    &pl,
-                    format!(
-                        "expected a limit > 0 when usage is {usage} (with limit 0 Pulsar counts the \
-                         resource as 0 %)"
-                    ),
-                ));
-            }
+            // Pulsar takes such a report (e.g. directMemory when the JVM's limit was not read)
+            // and counts the resource as 0 %: so do we, saying so.
+            Resource::Capacity if usage > 0.0 => ctx.warn(
+                WarningKind::UnsampledResource,
+                &pl,
+                format!(
+                    "limit 0 with usage {usage}: Pulsar computes 0 % for this resource (its \
+                     percentUsage is 0 when the limit is not above 0), so it never counts as \
+                     loaded; planned as Pulsar does"
+                ),
+            ),
             Resource::Capacity => ctx.warn(
                 WarningKind::UnsampledResource,
                 &pl,

@@ -21,7 +21,10 @@ use super::json::JPath;
 const MAX_DEPTH: usize = 128;
 
 /// One open container: where its current child sits.
-struct Frame {
+struct Frame<'t> {
+    /// Objects: the keys seen so far (raw text), to catch a key given twice, which every JSON
+    /// parser resolves silently by keeping the last value.
+    seen: std::collections::BTreeSet<&'t str>,
     object: bool,
     /// Arrays: the current element's index. Objects: unused.
     index: usize,
@@ -33,9 +36,12 @@ struct Frame {
 
 /// Refuses `text` if it holds more than `max_values` JSON values (scalars, arrays and objects, at
 /// any depth), naming the path of the first value over the cap.
-pub(crate) fn check(file: &str, text: &str, max_values: u64) -> Result<(), ImportError> {
+///
+/// Returns the JSON paths of keys given twice in one object (the first [`MAX_DUPLICATES`]).
+pub(crate) fn check(file: &str, text: &str, max_values: u64) -> Result<Vec<String>, ImportError> {
     let b = text.as_bytes();
-    let mut stack: Vec<Frame> = Vec::with_capacity(16);
+    let mut duplicates: Vec<String> = Vec::new();
+    let mut stack: Vec<Frame<'_>> = Vec::with_capacity(16);
     let mut count: u64 = 0;
     let mut i = 0usize;
     while let Some(&c) = b.get(i) {
@@ -61,7 +67,15 @@ pub(crate) fn check(file: &str, text: &str, max_values: u64) -> Result<(), Impor
             b'"' => {
                 let end = string_end(b, i + 1);
                 match stack.last_mut() {
-                    Some(top) if top.object && top.expect_key => top.key = (i + 1, end),
+                    Some(top) if top.object && top.expect_key => {
+                        top.key = (i + 1, end);
+                        let key = text.get(i + 1..end).unwrap_or("");
+                        if !top.seen.insert(key) && duplicates.len() < MAX_DUPLICATES {
+                            let keys: Vec<Cow<'_, str>> =
+                                stack.iter().map(|f| key_text(text, f.key)).collect();
+                            duplicates.push(render(&JPath::ROOT, &stack, &keys));
+                        }
+                    }
                     _ => {
                         count += 1;
                         if count > max_values {
@@ -77,9 +91,10 @@ pub(crate) fn check(file: &str, text: &str, max_values: u64) -> Result<(), Impor
                     return Err(over_cap(file, text, &stack, max_values));
                 }
                 if stack.len() >= MAX_DEPTH {
-                    return Ok(());
+                    return Ok(duplicates);
                 }
                 stack.push(Frame {
+                    seen: std::collections::BTreeSet::new(),
                     object: c == b'{',
                     index: 0,
                     key: (0, 0),
@@ -100,8 +115,11 @@ pub(crate) fn check(file: &str, text: &str, max_values: u64) -> Result<(), Impor
             }
         }
     }
-    Ok(())
+    Ok(duplicates)
 }
+
+/// Duplicate keys reported per file.
+const MAX_DUPLICATES: usize = 10;
 
 fn is_delimiter(c: u8) -> bool {
     matches!(

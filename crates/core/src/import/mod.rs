@@ -31,6 +31,7 @@ pub mod synthetic;
 mod time_average;
 mod top_bundles;
 mod topic_list;
+mod warning_groups;
 
 use std::borrow::Cow;
 
@@ -41,9 +42,10 @@ use crate::naming::parse_bundle_name;
 use collect::{Collected, LayoutEntry, LayoutRank, Src};
 use detect::{Location, Shape};
 use diag::Diag;
-pub use diag::{ImportError, ImportWarning, MAX_WARNINGS, WarningKind};
+pub use diag::{ImportError, ImportWarning, MAX_ALSO, MAX_WARNINGS, WarningKind};
 use json::{Ctx, JPath};
 pub use policies::MAX_BUNDLES_PER_NAMESPACE;
+pub use warning_groups::{GROUP_EXAMPLES, WarningGroup, group_warnings};
 
 /// Default cap on one file (archive members included): 256 MiB.
 pub const DEFAULT_MAX_FILE_BYTES: u64 = 256 * 1024 * 1024;
@@ -167,11 +169,43 @@ pub fn import_with(
             detect::ACCEPTED
         )));
     }
+    let found = found_summary(&c);
     let snapshot = assemble::assemble(c, &mut diag)?;
+    if snapshot.brokers.is_empty() {
+        return Err(ImportError::Empty(format!(
+            "no broker in the input ({found}): brokers come from load reports \
+             (`pulsar-admin broker-stats load-report` on each broker, or the metadata-store nodes \
+             /loadbalance/brokers/*)"
+        )));
+    }
     Ok(Imported {
         snapshot,
         warnings: diag.finish(),
     })
+}
+
+/// What an import without brokers found, for its error.
+fn found_summary(c: &Collected) -> String {
+    let mut parts = Vec::new();
+    let mut add = |n: usize, what: &str| {
+        if n > 0 {
+            parts.push(format!("{n} {what}"));
+        }
+    };
+    add(
+        c.listed_brokers.len(),
+        "broker(s) listed without a load report",
+    );
+    add(c.bundle_data.len(), "BundleData");
+    add(c.layouts.len(), "namespace layout(s)");
+    add(c.topics.len(), "namespace(s) of topics");
+    add(c.conf.len(), "broker.conf key(s)");
+    add(c.isolation.len(), "isolation policy(ies)");
+    if parts.is_empty() {
+        "found no load-balancing data".to_string()
+    } else {
+        format!("found {}", parts.join(", "))
+    }
 }
 
 fn process(
@@ -197,8 +231,25 @@ fn process(
     budget.take_entry(opts)?;
     budget.take_bytes(len, opts)?;
     if let Some(kind) = archive::sniff(bytes) {
+        // Member path → its position: a tar or zip may hold one name twice, and extracting it
+        // would keep the last silently.
+        let mut seen: std::collections::BTreeMap<String, usize> = std::collections::BTreeMap::new();
+        let mut index = 0usize;
         let mut each = |m: archive::Member, diag: &mut Diag| {
+            index += 1;
             let display = format!("{file}!/{}", m.path);
+            if let Some(first) = seen.insert(m.path.clone(), index) {
+                diag.warn(
+                    WarningKind::Duplicate,
+                    &display,
+                    None,
+                    format!(
+                        "the archive holds `{}` twice (members #{first} and #{index}); both \
+                         are read, and extracting the archive would keep only the later",
+                        m.path
+                    ),
+                );
+            }
             process_file(&display, &m.path, &m.bytes, Origin::Tree, opts, c, diag)
         };
         return archive::expand(file, kind, bytes, opts, budget, diag, &mut each);
@@ -261,7 +312,15 @@ fn process_file(
     let is_json = trimmed.starts_with('{') || trimmed.starts_with('[');
     if is_json {
         // Before any parser: both the typed and the generic one build per-value structures.
-        json_guard::check(file, text, opts.max_json_values)?;
+        for at in json_guard::check(file, text, opts.max_json_values)? {
+            diag.warn(
+                WarningKind::Duplicate,
+                file,
+                Some(at),
+                "this key appears twice in its object: the later value is used (as every JSON \
+                 parser does silently); check which one is meant",
+            );
+        }
     }
     if is_json && fast_path(file, &loc, trimmed, c, diag)? {
         return Ok(());
@@ -513,13 +572,25 @@ fn dispatch_shape(
             c.add_bundle_data(&bn.namespace, bn.range, Src::whole(file), d)?;
         }
         Shape::BundlesData | Shape::Policies => {
-            let ns = detect::namespace_from_path(path).ok_or_else(|| {
-                ImportError::file(
+            let Some(ns) = layout_namespace(file, path)? else {
+                let what = if shape == Shape::BundlesData {
+                    "`pulsar-admin namespaces bundles` output (BundlesData)"
+                } else {
+                    "namespace policies (`pulsar-admin namespaces policies`)"
+                };
+                diag.warn(
+                    WarningKind::NotModelled,
                     file,
-                    "namespace layout or policies, but the path does not tell the namespace: name \
-                     it <tenant>/<namespace>.json or put it at admin/local-policies/<tenant>/<namespace>",
-                )
-            })?;
+                    None,
+                    format!(
+                        "{what}, but nothing tells which namespace it is for: name it \
+                         <tenant>/<namespace>/bundles.json (policies: \
+                         <tenant>/<namespace>/policies.json) or put it at \
+                         admin/local-policies/<tenant>/<namespace>; skipped"
+                    ),
+                );
+                return Ok(());
+            };
             if shape == Shape::BundlesData {
                 let b = policies::parse_bundles_data(&mut ctx, v, &root)?;
                 c.add_layout(
@@ -550,10 +621,52 @@ fn dispatch_shape(
                 c.add_isolation(name, p, src, diag);
             }
         }
+        Shape::IsolationPolicy => {
+            // The single policy carries no name: the file's (documented in snapshot-format.md).
+            let name = detect::stem(path);
+            if name.is_empty() {
+                return Err(ImportError::file(
+                    file,
+                    "a namespace isolation policy without its name: name the file <policy>.json",
+                ));
+            }
+            let p = cluster::parse_isolation_policy(&mut ctx, v, &root)?;
+            c.add_isolation(name, p, Src::whole(file), diag);
+        }
+        Shape::DynamicConfig => {
+            let m = ctx.object(v, &root, "a map of broker.conf keys")?;
+            let conf = broker_conf::parse_dynamic(file, m)?;
+            let at = |k: &str| root.key(k).render();
+            for s in conf.settings {
+                let src = Src::within(file, at(&s.key));
+                c.add_conf(s.key, s.value, src, diag);
+            }
+            if let Some(s) = conf.cluster_name {
+                let src = Src::within(file, at(&s.key));
+                c.set_cluster(s.value, src, diag);
+            }
+            warn_ignored_keys(diag, file, conf.ignored);
+        }
         Shape::TopicList => {
             for (ns, topics) in topic_list::parse_json(&mut ctx, v, &root)? {
                 c.topics.entry(ns).or_default().extend(topics);
             }
+        }
+        Shape::LegacyLoadReport => {
+            let what = "the legacy SimpleLoadManagerImpl LoadReport (systemResourceUsage, \
+                        bundleStats): not modelled; export the modular load manager's \
+                        LocalBrokerData (`pulsar-admin broker-stats load-report` on a broker \
+                        running ModularLoadManagerImpl, or /loadbalance/brokers/*)";
+            if origin == Origin::Tree {
+                diag.warn(
+                    WarningKind::NotModelled,
+                    file,
+                    None,
+                    format!("{what}; skipped"),
+                );
+                return Ok(());
+            }
+            return Err(ImportError::file(file, what));
         }
         Shape::Unknown => {
             if origin == Origin::Tree {
@@ -568,6 +681,24 @@ fn dispatch_shape(
     }
     c.recognised += 1;
     Ok(())
+}
+
+/// The namespace of a layout or policies file outside a metadata tree, from a metadata-like path
+/// only (`…/<tenant>/<namespace>/bundles.json`, `policies`, `local-policies`): a bare file name
+/// such as `raw/namespaces-bundles-my-tenant-my-ns.txt` would only be a guess. The name must pass
+/// Pulsar's rule (`naming::rules::check_namespace`).
+fn layout_namespace(file: &str, path: &str) -> Result<Option<String>, ImportError> {
+    let stem = detect::stem(path);
+    if !["bundles", "policies", "local-policies"].contains(&stem.as_str()) {
+        return Ok(None);
+    }
+    let Some(ns) = detect::namespace_from_path(path) else {
+        return Ok(None);
+    };
+    crate::naming::check_namespace(&ns).map_err(|e| {
+        ImportError::file(file, format!("the path names namespace `{ns}`, but {e}"))
+    })?;
+    Ok(Some(ns))
 }
 
 /// `collect-report.json` of `lbplan collect`: each missing item becomes a [`WarningKind::CollectGap`]
@@ -616,6 +747,17 @@ fn add_policies(
     }
 }
 
+fn warn_ignored_keys(diag: &mut Diag, file: &str, ignored: usize) {
+    if ignored > 0 {
+        diag.warn(
+            WarningKind::ConfKeyIgnored,
+            file,
+            None,
+            format!("{ignored} keys the load manager does not read were dropped"),
+        );
+    }
+}
+
 fn dispatch_text(
     file: &str,
     path: &str,
@@ -625,14 +767,35 @@ fn dispatch_text(
     diag: &mut Diag,
 ) -> Result<(), ImportError> {
     let name = detect::segments(path).last().copied().unwrap_or("");
+    let conf_name = name.ends_with(".conf") || name.ends_with(".properties");
+    if topic_list::looks_like_partitioned_lookup(text) {
+        diag.warn(
+            WarningKind::NotModelled,
+            file,
+            None,
+            "`pulsar-admin topics partitioned-lookup` output (each partition and the broker URL \
+             serving it), not a topic list: ownership comes from the load reports (each broker's \
+             bundles), so it is not used; skipped",
+        );
+        return Ok(());
+    }
+    if !conf_name && cluster::looks_like_brokers_list(text) {
+        for (i, line) in text.lines().enumerate() {
+            let b = line.trim();
+            if !b.is_empty() {
+                c.listed_brokers
+                    .entry(b.to_string())
+                    .or_insert_with(|| Src::within(file, format!("line {}", i + 1)));
+            }
+        }
+        c.recognised += 1;
+        return Ok(());
+    }
     if topic_list::looks_like_topics(text) {
         for (ns, topics) in topic_list::parse_text(file, text)? {
             c.topics.entry(ns).or_default().extend(topics);
         }
-    } else if name.ends_with(".conf")
-        || name.ends_with(".properties")
-        || broker_conf::looks_like_conf(text)
-    {
+    } else if conf_name || broker_conf::looks_like_conf(text) {
         let conf = broker_conf::parse(file, text)?;
         for s in conf.settings {
             c.add_conf(
@@ -645,17 +808,7 @@ fn dispatch_text(
         if let Some(s) = conf.cluster_name {
             c.set_cluster(s.value, Src::within(file, format!("line {}", s.line)), diag);
         }
-        if conf.ignored > 0 {
-            diag.warn(
-                WarningKind::ConfKeyIgnored,
-                file,
-                None,
-                format!(
-                    "{} keys the load manager does not read were dropped",
-                    conf.ignored
-                ),
-            );
-        }
+        warn_ignored_keys(diag, file, conf.ignored);
     } else if origin == Origin::Tree {
         skip(diag, file, "not a recognised export");
         return Ok(());
