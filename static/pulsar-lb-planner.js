@@ -23,6 +23,8 @@ const WASM_URL = new URL('../lbplan-web_bg.wasm', import.meta.url);
 const STYLE_URL = new URL('./style.css', import.meta.url);
 // The simulation worker's boot script (it loads the lbplan-worker binary trunk builds).
 const WORKER_URL = new URL('./lbplan-worker-boot.js', import.meta.url);
+// The demo snapshot beside this module: a relative URL would resolve against the host page instead.
+const DEMO_URL = new URL('./demo-snapshot.json', import.meta.url);
 
 // Host rules: a block box whose inherited properties (font, color, …) start from the initial values,
 // so the portal's typography does not leak into the planner.
@@ -180,6 +182,7 @@ export class PulsarLbPlanner extends HTMLElement {
       persist: false,
       adminBaseUrl: attr('admin-base-url'),
       workerUrl: WORKER_URL.href,
+      demoUrl: DEMO_URL.href,
       // Read the property at each request, so a later `authHeaders = …` takes effect.
       authHeaders: () => (this.#authHeaders ? this.#authHeaders() : {}),
       onPlanReady: (plan) => this.#emit('plan-ready', plan),

@@ -23,9 +23,7 @@ use crate::embed::{External, Options};
 use crate::loader::{Input, dropped_entries, fetch_bytes, read_entries};
 use crate::persist::{self, STORED_SNAPSHOT_FORMAT_VERSION, StoredSnapshot};
 use crate::plan_client::{PlanAnswer, PlanWorker};
-use crate::state::{
-    Action, AppState, DEMO_SNAPSHOT_URL, Loaded, Status, import_files, loaded_from,
-};
+use crate::state::{Action, AppState, Loaded, Status, import_files, loaded_from};
 
 /// The handle through which `PlannerHandle` talks to a mounted app.
 #[derive(Default)]
@@ -241,11 +239,12 @@ pub fn app(props: &AppProps) -> Html {
                             if let Some(Err(e)) = other {
                                 d.dispatch(Action::Failed(format!("{e}; loading the demo")));
                             }
-                            let result = fetch_bytes(DEMO_SNAPSHOT_URL)
+                            let demo = o.demo_url();
+                            let result = fetch_bytes(&demo)
                                 .await
                                 .map(|b| String::from_utf8_lossy(&b).into_owned());
                             d.dispatch(Action::Fetched {
-                                source: DEMO_SNAPSHOT_URL.to_string(),
+                                source: demo,
                                 result,
                             });
                         }
@@ -380,19 +379,20 @@ pub fn app(props: &AppProps) -> Html {
     };
     let on_demo = {
         let (d, prefix, note) = (state.dispatcher(), prefix.clone(), note.clone());
+        let demo = options.demo_url();
         Callback::from(move |_| {
-            let (d, prefix) = (d.clone(), prefix.clone());
+            let (d, prefix, demo) = (d.clone(), prefix.clone(), demo.clone());
             d.dispatch(Action::ClearHistory);
             note.set(None);
             yew::platform::spawn_local(async move {
                 if let Some(p) = &prefix {
                     persist::clear_snapshot(p).await;
                 }
-                let result = fetch_bytes(DEMO_SNAPSHOT_URL)
+                let result = fetch_bytes(&demo)
                     .await
                     .map(|b| String::from_utf8_lossy(&b).into_owned());
                 d.dispatch(Action::Fetched {
-                    source: DEMO_SNAPSHOT_URL.to_string(),
+                    source: demo,
                     result,
                 });
             });

@@ -36,12 +36,21 @@ pub struct Options {
     pub worker_url: Option<String>,
     /// Plan in the worker from this many bundles on (`None`: `state::PLAN_WORKER_FROM_BUNDLES`).
     pub plan_worker_from_bundles: Option<usize>,
+    /// The demo snapshot shown when nothing else is given; `None`: `static/demo-snapshot.json` next
+    /// to the page. An embedding page lives elsewhere, so the custom element passes its own URL.
+    pub demo_url: Option<String>,
 }
 
 /// The worker's boot script in `dist/` (loads the `lbplan-worker` binary trunk builds).
 pub const WORKER_SCRIPT: &str = "static/lbplan-worker-boot.js";
 
 impl Options {
+    pub fn demo_url(&self) -> String {
+        self.demo_url
+            .clone()
+            .unwrap_or_else(|| crate::state::DEMO_SNAPSHOT_URL.to_string())
+    }
+
     pub fn worker_url(&self) -> String {
         self.worker_url
             .clone()
@@ -101,6 +110,7 @@ impl Options {
             "onPlanReady" => self.on_plan_ready = f,
             "onExportRequested" => self.on_export_requested = f,
             "workerUrl" => self.worker_url = s,
+            "demoUrl" => self.demo_url = s,
             "planWorkerFromBundles" => {
                 self.plan_worker_from_bundles = match v.as_ref().and_then(JsValue::as_f64) {
                     None => None,
@@ -134,6 +144,7 @@ impl Options {
             "onPlanReady",
             "onExportRequested",
             "workerUrl",
+            "demoUrl",
             "planWorkerFromBundles",
         ] {
             if let Some(v) = get(options, key) {
