@@ -91,23 +91,28 @@ pub(crate) fn parse(file: &str, text: &str) -> Result<BrokerConf, ImportError> {
             value,
             line: line_no,
         };
-        if setting.key == "clusterName" {
-            out.cluster_name = Some(setting);
-            continue;
-        }
-        match scratch.set_text(&setting.key, &setting.value) {
-            Ok(true) => out.settings.push(setting),
-            Ok(false) => out.ignored += 1,
-            Err(e) => {
-                return Err(ImportError::at(
-                    file,
-                    format!("line {line_no}"),
-                    e.to_string(),
-                ));
-            }
-        }
+        out.take(&mut scratch, setting)
+            .map_err(|e| ImportError::at(file, format!("line {line_no}"), e))?;
     }
     Ok(out)
+}
+
+impl BrokerConf {
+    /// Keeps one setting: `clusterName` apart, a load-balancing key checked against its Java type
+    /// (on `scratch`), any other key counted as ignored. Both `broker.conf` and the dynamic
+    /// configuration read their settings through here.
+    fn take(&mut self, scratch: &mut LoadBalancerConfig, setting: Setting) -> Result<(), String> {
+        if setting.key == "clusterName" {
+            self.cluster_name = Some(setting);
+            return Ok(());
+        }
+        match scratch.set_text(&setting.key, &setting.value) {
+            Ok(true) => self.settings.push(setting),
+            Ok(false) => self.ignored += 1,
+            Err(e) => return Err(e.to_string()),
+        }
+        Ok(())
+    }
 }
 
 /// Checks one load-balancing value (snapshot's `broker_conf`); `Ok(false)` for an unknown key.
@@ -149,18 +154,8 @@ pub(crate) fn parse_dynamic(
             value,
             line: 0,
         };
-        if setting.key == "clusterName" {
-            out.cluster_name = Some(setting);
-            continue;
-        }
-        match scratch.set_text(&setting.key, &setting.value) {
-            Ok(true) => out.settings.push(setting),
-            Ok(false) => out.ignored += 1,
-            Err(e) => {
-                let at = super::json::JPath::ROOT.key(key).render();
-                return Err(ImportError::at(file, at, e.to_string()));
-            }
-        }
+        out.take(&mut scratch, setting)
+            .map_err(|e| ImportError::at(file, super::json::JPath::ROOT.key(key).render(), e))?;
     }
     Ok(out)
 }
