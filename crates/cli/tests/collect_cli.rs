@@ -3,6 +3,9 @@
 //! endpoint, malformed body, retried 503), that the credential reaches the server and never the
 //! output, and that the report parses into import warnings.
 
+#[path = "support/http_head.rs"]
+mod http_head;
+
 use std::collections::BTreeMap;
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -82,25 +85,9 @@ fn handle(
 ) {
     stream.set_nonblocking(false).ok();
     stream.set_read_timeout(Some(Duration::from_secs(5))).ok();
-    let mut buf = Vec::new();
-    let mut chunk = [0u8; 4096];
-    while !buf.windows(4).any(|w| w == b"\r\n\r\n") && buf.len() < 65536 {
-        match stream.read(&mut chunk) {
-            Ok(0) | Err(_) => return,
-            Ok(n) => buf.extend_from_slice(&chunk[..n]),
-        }
-    }
-    let head = String::from_utf8_lossy(&buf).to_string();
-    let mut lines = head.split("\r\n");
-    let path = lines
-        .next()
-        .and_then(|l| l.split(' ').nth(1))
-        .unwrap_or("")
-        .to_string();
-    let authorization = lines
-        .filter_map(|l| l.split_once(':'))
-        .find(|(k, _)| k.trim().eq_ignore_ascii_case("authorization"))
-        .map(|(_, v)| v.trim().to_string());
+    let Some((path, authorization)) = http_head::read_request_head(&mut stream) else {
+        return;
+    };
     seen.lock().unwrap().push(Seen {
         path: path.clone(),
         authorization,

@@ -5,6 +5,9 @@
 //! namespace, failure-domain and broker names (refused, never a path, never resolved), plus which
 //! brokers get the credential.
 
+#[path = "support/http_head.rs"]
+mod http_head;
+
 use std::collections::BTreeMap;
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -112,25 +115,9 @@ fn connection(
 }
 
 fn exchange<S: Read + Write>(s: &mut S, router: &Router, seen: &Mutex<Vec<Seen>>, tls: bool) {
-    let mut buf = Vec::new();
-    let mut chunk = [0u8; 4096];
-    while !buf.windows(4).any(|w| w == b"\r\n\r\n") && buf.len() < 65536 {
-        match s.read(&mut chunk) {
-            Ok(0) | Err(_) => return,
-            Ok(n) => buf.extend_from_slice(&chunk[..n]),
-        }
-    }
-    let head = String::from_utf8_lossy(&buf).to_string();
-    let mut lines = head.split("\r\n");
-    let path = lines
-        .next()
-        .and_then(|l| l.split(' ').nth(1))
-        .unwrap_or("")
-        .to_string();
-    let authorization = lines
-        .filter_map(|l| l.split_once(':'))
-        .find(|(k, _)| k.trim().eq_ignore_ascii_case("authorization"))
-        .map(|(_, v)| v.trim().to_string());
+    let Some((path, authorization)) = http_head::read_request_head(s) else {
+        return;
+    };
     seen.lock().unwrap().push(Seen {
         path: path.clone(),
         authorization: authorization.clone(),
