@@ -355,3 +355,80 @@ test('plans in the worker (large snapshots; forced with ?planWorkerFrom=0) equal
     await inWorker.context.close();
   }
 });
+
+/** CRC-32 (IEEE), written out here so the test does not take the planner's word for the hash:
+ *  Pulsar's bundle of a topic is the range holding CRC-32 of its complete name. */
+function crc32(text) {
+  let c = 0xffffffff;
+  for (const byte of Buffer.from(text, 'utf8')) {
+    c ^= byte;
+    for (let k = 0; k < 8; k++) c = (c >>> 1) ^ (0xedb88320 & -(c & 1));
+  }
+  return (c ^ 0xffffffff) >>> 0;
+}
+
+test('bundle map: heartbeats folded, a topic search lands on its bundle, cluster scale reads by tenant', async () => {
+  const { context, page, diagnostics, assertClean } = await openDashboard();
+  try {
+    await waitForRows(page, diagnostics);
+    await page.waitForSelector('[data-testid=bundle-map][data-draw-ms]', { timeout: 10_000 });
+    const all = Object.keys(demo.namespaces);
+    const tenantNamespaces = all.filter((n) => !n.startsWith('pulsar/'));
+    const count = () => page.textContent('[data-testid=map-count]');
+    assert.match(await count(), new RegExp(`^${tenantNamespaces.length} namespaces`));
+    assert.equal(await page.getAttribute('[data-testid=map-count]', 'data-level'), 'bundles');
+    await page.check('[data-testid=map-show-system]');
+    assert.match(await count(), new RegExp(`^${all.length} namespaces`));
+    await page.uncheck('[data-testid=map-show-system]');
+
+    // A topic lands on the bundle whose range holds its hash, and selects it.
+    const ns = tenantNamespaces[1];
+    const topic = `persistent://${ns}/e2e-orders-7`;
+    const hash = crc32(topic);
+    const bounds = demo.namespaces[ns].bundles.boundaries;
+    const i = bounds.findIndex((lo, k) => k + 1 < bounds.length && parseInt(lo, 16) <= hash
+      && (hash < parseInt(bounds[k + 1], 16) || k + 2 === bounds.length));
+    const bundle = `${ns}/${bounds[i]}_${bounds[i + 1]}`;
+    const owner = Object.entries(demo.brokers).find(([, b]) => b.local_broker_data.bundles.includes(bundle))?.[0];
+    assert.ok(owner, `no owner of ${bundle} in the demo`);
+    await page.fill('[data-testid=map-search]', topic);
+    await page.press('[data-testid=map-search]', 'Enter');
+    await page.waitForSelector('[data-testid=map-search-result]', { timeout: 5_000 });
+    const note = await page.textContent('[data-testid=map-search-result]');
+    assert.ok(note.includes(`→ ${bundle}, owned by ${owner}`), note);
+    assert.equal((await page.textContent('[data-testid=bundle-chip]')).trim(), bundle);
+    assert.equal((await page.textContent('[data-testid=selection-owner]')).trim(), owner);
+    assert.match(await count(), /^1 namespaces/);
+    await page.click('[data-testid=map-back]');
+    assert.match(await count(), new RegExp(`^${tenantNamespaces.length} namespaces`));
+
+    // 30 tenants × 20 namespaces of one bundle: 600 rows cannot be read bundle by bundle, so the
+    // map draws one band per tenant; a click zooms into the tenant, then into a namespace.
+    const bundles = [];
+    for (let t = 0; t < 30; t++) for (let n = 0; n < 20; n++) bundles.push(`t${t}/ns${n}/0x00000000_0xffffffff`);
+    const files = [0, 1, 2].map((b) => ({
+      name: `scale-${b}:8080.json`, mimeType: 'application/json',
+      buffer: Buffer.from(JSON.stringify(loadReport(`scale-${b}`, 30 + b, bundles.filter((_, k) => k % 3 === b)))),
+    }));
+    await page.setInputFiles('[data-testid=snapshot-input]', files);
+    await page.waitForFunction(() => document.querySelector('[data-testid=map-count]')?.textContent.startsWith('600 namespaces'), null, { timeout: 20_000 })
+      .catch(async () => assert.fail(`map did not show 600 namespaces: ${await count()}\n${diagnostics()}`));
+    assert.equal(await page.getAttribute('[data-testid=map-count]', 'data-level'), 'tenants');
+    assert.match(await count(), /30 tenant bands/);
+    await page.waitForSelector('[data-testid=bundle-map][data-draw-ms]');
+    await screenshot(page, 'map-tenants.png');
+    const box = await page.locator('[data-testid=bundle-map]').boundingBox();
+    await page.mouse.move(box.x + box.width * 0.2, box.y + 4);
+    await page.waitForSelector('[data-testid=map-tooltip]', { timeout: 5_000 });
+    assert.match(await page.textContent('[data-testid=map-tooltip]'), /20 namespaces · 20 bundles/);
+    await page.mouse.click(box.x + box.width * 0.2, box.y + 4);
+    await page.waitForFunction(() => document.querySelector('[data-testid=map-count]')?.textContent.startsWith('20 namespaces'));
+    assert.equal(await page.getAttribute('[data-testid=map-count]', 'data-level'), 'bundles');
+    await page.click('[data-testid=map-back]');
+    assert.equal(await page.getAttribute('[data-testid=map-count]', 'data-level'), 'tenants');
+    assertClean();
+  } finally {
+    await screenshot(page, 'map-search.png');
+    await context.close();
+  }
+});

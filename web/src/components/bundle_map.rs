@@ -1,13 +1,17 @@
 //! The bundle map on a canvas: one row per namespace across the hash range, each bundle coloured by
-//! its owner and shaded by load. Geometry, hit testing and rasterising come from the core
-//! (`view::bundle_map`); this component keeps the viewport, turns input into viewport changes and
-//! puts the core's pixels on the canvas once per animation frame.
+//! its owner and shaded by load — or, at cluster scale, one band per tenant or namespace split
+//! among its owners (level of detail); a search box that lands a topic on its bundle. Geometry, the
+//! level of detail, search, hit testing and rasterising come from the core (`view::bundle_map`,
+//! `view::map_levels`, `view::map_search`); this component keeps the viewport and filter, turns
+//! input into their changes and puts the core's pixels on the canvas once per animation frame.
 
 use std::rc::Rc;
 
 use gloo::render::{AnimationFrame, request_animation_frame};
 use lbplan_core::naming::BundleRange;
 use lbplan_core::view::bundle_map::{BundleMap, MapFilter, RenderStyle, Viewport};
+use lbplan_core::view::map_levels::{self, GroupMix, MapGroup, MapLevel};
+use lbplan_core::view::map_search::{self, MapSearch};
 use lbplan_core::view::palette::{broker_colour, css_hex};
 use wasm_bindgen::{Clamped, JsCast};
 use yew::prelude::*;
@@ -58,9 +62,13 @@ pub enum Msg {
     Frame,
     Key(String),
     Tenant(String),
-    Namespace(String),
+    Search(String),
     Broker(String),
     ToggleAfter,
+    ToggleSystem,
+    Level(String),
+    /// Out of the current drill-down.
+    Back,
 }
 
 pub struct BundleMapView {
@@ -69,12 +77,24 @@ pub struct BundleMapView {
     filter: MapFilter,
     rows: Vec<u32>,
     hover: Option<(usize, f64, f64)>,
+    /// Band and owner share under the pointer at an aggregated level.
+    hover_band: Option<(usize, usize, f64, f64)>,
     drag: Option<(f64, f64, bool)>,
     raf: Option<AnimationFrame>,
     buf: Vec<u8>,
     show_after: bool,
     last_draw_ms: f64,
     map_ptr: *const BundleMap,
+    /// The level the operator chose; `None` = automatic.
+    level_choice: Option<MapLevel>,
+    level: MapLevel,
+    /// Bands of an aggregated level (empty at the bundle level) and their owner mixes, recomputed
+    /// when the filter, the level or the plan changes — not per frame.
+    groups: Vec<MapGroup>,
+    mixes: Vec<GroupMix>,
+    mixes_dirty: bool,
+    /// What the last search found (or why not), shown under the toolbar.
+    search_note: Option<(bool, String)>,
 }
 
 impl BundleMapView {
@@ -89,8 +109,73 @@ impl BundleMapView {
 
     fn refilter(&mut self, map: &BundleMap) {
         self.rows = map.filtered_rows(&self.filter);
+        self.level = self
+            .level_choice
+            .unwrap_or_else(|| map_levels::auto_level(map, &self.rows, HEIGHT_PX));
+        self.groups = if self.level == MapLevel::Bundles {
+            Vec::new()
+        } else {
+            map_levels::groups(map, &self.rows, self.level)
+        };
+        self.mixes_dirty = true;
         let w = self.vp.width_px;
-        self.vp = Viewport::full(w, HEIGHT_PX, self.rows.len());
+        self.vp = Viewport::full(w, HEIGHT_PX, self.lines());
+    }
+
+    /// Rows on the canvas: namespaces at the bundle level, bands otherwise.
+    fn lines(&self) -> usize {
+        if self.level == MapLevel::Bundles {
+            self.rows.len()
+        } else {
+            self.groups.len()
+        }
+    }
+
+    fn aggregated(&self) -> bool {
+        self.level != MapLevel::Bundles
+    }
+
+    /// Runs a search: the filter that shows the result, and for a topic the viewport on its bundle
+    /// and the bundle selected.
+    fn search(&mut self, ctx: &Context<Self>, map: &BundleMap, query: &str) {
+        let found = map_search::search(map, query);
+        self.filter = found.filter(&self.filter);
+        self.refilter(map);
+        self.search_note = match &found {
+            MapSearch::Clear => None,
+            MapSearch::NoMatch(why) => Some((false, why.clone())),
+            MapSearch::Topic {
+                topic,
+                hash,
+                segment,
+                ..
+            } => {
+                let bundle = map.bundle_name(*segment).unwrap_or_default();
+                let owner = map
+                    .segments
+                    .get(*segment)
+                    .and_then(|s| map.owner_name(s.owner))
+                    .unwrap_or("no broker");
+                if let (Some(pos), Some((lo, hi))) = (
+                    self.rows
+                        .iter()
+                        .position(|r| map.segment_row.get(*segment) == Some(r)),
+                    map.segment_fractions(*segment),
+                ) && !self.aggregated()
+                {
+                    self.vp.focus(pos, self.rows.len(), lo, hi);
+                }
+                ctx.props().on_select.emit(Some(*segment));
+                Some((
+                    true,
+                    format!("{topic} (hash {hash:#010x}) → {bundle}, owned by {owner}"),
+                ))
+            }
+            MapSearch::Broker(b) => Some((true, format!("namespaces with bundles on {b}"))),
+            MapSearch::Namespace(n) => Some((true, format!("namespace {n}"))),
+            MapSearch::Tenant(t) => Some((true, format!("tenant {t}"))),
+            MapSearch::Substring(q) => Some((true, format!("namespaces containing “{q}”"))),
+        };
     }
 
     /// One full redraw: the core rasterises, the canvas takes the pixels in one call, then labels.
@@ -133,8 +218,16 @@ impl BundleMapView {
             },
             dark: p.dark,
         };
-        p.map
-            .render_rgba(&self.rows, &self.vp, &style, &mut self.buf);
+        if self.aggregated() {
+            if self.mixes_dirty {
+                self.mixes = map_levels::mixes(&p.map, &self.groups, &style);
+                self.mixes_dirty = false;
+            }
+            map_levels::render_rgba(&p.map, &self.mixes, &self.vp, &style, &mut self.buf);
+        } else {
+            p.map
+                .render_rgba(&self.rows, &self.vp, &style, &mut self.buf);
+        }
         let Some(c2d) = canvas
             .get_context("2d")
             .ok()
@@ -150,20 +243,34 @@ impl BundleMapView {
         ) {
             let _ = c2d.put_image_data(&img, 0.0, 0.0);
         }
-        // Namespace labels once rows are tall enough to read them.
+        // Row and band labels once rows are tall enough to read them.
         if self.vp.row_height_px >= 14.0 {
             c2d.set_font("11px system-ui, sans-serif");
             let first = self.vp.row0.floor().max(0.0) as usize;
             let visible = (f64::from(HEIGHT_PX) / self.vp.row_height_px).ceil() as usize + 1;
-            for (k, r) in self.rows.iter().enumerate().skip(first).take(visible) {
-                let Some(row) = p.map.rows.get(*r as usize) else {
-                    continue;
-                };
+            let labels: Vec<String> = if self.aggregated() {
+                self.groups
+                    .iter()
+                    .skip(first)
+                    .take(visible)
+                    .map(|g| match g.level {
+                        MapLevel::Tenants => format!("{} · {} namespaces", g.label, g.rows.len()),
+                        _ => g.label.clone(),
+                    })
+                    .collect()
+            } else {
+                self.rows
+                    .iter()
+                    .skip(first)
+                    .take(visible)
+                    .filter_map(|r| p.map.rows.get(*r as usize))
+                    .map(|r| r.namespace.clone())
+                    .collect()
+            };
+            for (i, label) in labels.iter().enumerate() {
+                let k = first + i;
                 let y = (k as f64 - self.vp.row0) * self.vp.row_height_px + 11.0;
-                let text_w = c2d
-                    .measure_text(&row.namespace)
-                    .map(|m| m.width())
-                    .unwrap_or(80.0);
+                let text_w = c2d.measure_text(label).map(|m| m.width()).unwrap_or(80.0);
                 c2d.set_fill_style_str(if p.dark {
                     "rgba(0,0,0,0.65)"
                 } else {
@@ -171,7 +278,7 @@ impl BundleMapView {
                 });
                 c2d.fill_rect(2.0, y - 10.0, text_w + 6.0, 13.0);
                 c2d.set_fill_style_str(if p.dark { "#e3e7ee" } else { "#1d2330" });
-                let _ = c2d.fill_text(&row.namespace, 5.0, y);
+                let _ = c2d.fill_text(label, 5.0, y);
             }
         }
         self.last_draw_ms = now_ms() - started;
@@ -191,21 +298,29 @@ impl Component for BundleMapView {
     type Properties = BundleMapProps;
 
     fn create(ctx: &Context<Self>) -> Self {
-        let map = &ctx.props().map;
-        let rows = map.filtered_rows(&MapFilter::default());
-        Self {
+        let map = ctx.props().map.clone();
+        let mut view = Self {
             canvas: NodeRef::default(),
-            vp: Viewport::full(800, HEIGHT_PX, rows.len()),
+            vp: Viewport::full(800, HEIGHT_PX, 1),
             filter: MapFilter::default(),
-            rows,
+            rows: Vec::new(),
             hover: None,
+            hover_band: None,
             drag: None,
             raf: None,
             buf: Vec::new(),
             show_after: false,
             last_draw_ms: 0.0,
-            map_ptr: Rc::as_ptr(map),
-        }
+            map_ptr: Rc::as_ptr(&map),
+            level_choice: None,
+            level: MapLevel::Bundles,
+            groups: Vec::new(),
+            mixes: Vec::new(),
+            mixes_dirty: true,
+            search_note: None,
+        };
+        view.refilter(&map);
+        view
     }
 
     fn changed(&mut self, ctx: &Context<Self>, _old: &Self::Properties) -> bool {
@@ -214,8 +329,12 @@ impl Component for BundleMapView {
             self.map_ptr = Rc::as_ptr(&map);
             self.filter = MapFilter::default();
             self.hover = None;
+            self.hover_band = None;
+            self.search_note = None;
             self.refilter(&map);
         }
+        // The plan (moves, owners after it) or the selection may have changed.
+        self.mixes_dirty = true;
         self.request(ctx);
         true
     }
@@ -242,10 +361,15 @@ impl Component for BundleMapView {
                 if let Some((px, py, _)) = self.drag {
                     let (dx, dy) = (x - px, y - py);
                     if dx.abs() + dy.abs() > 0.0 {
-                        self.vp.pan(dx, dy, self.rows.len());
+                        self.vp.pan(dx, dy, self.lines());
                         self.drag = Some((x, y, true));
                     }
                     self.hover = None;
+                    self.hover_band = None;
+                } else if self.aggregated() {
+                    self.hover_band =
+                        map_levels::hit(&self.mixes, &self.vp, x, y).map(|(g, o)| (g, o, x, y));
+                    return true;
                 } else {
                     self.hover = map.hit(&self.rows, &self.vp, x, y).map(|s| (s, x, y));
                     self.request(ctx);
@@ -256,42 +380,78 @@ impl Component for BundleMapView {
                 let moved = self.drag.is_some_and(|d| d.2);
                 self.drag = None;
                 if !moved {
-                    ctx.props()
-                        .on_select
-                        .emit(map.hit(&self.rows, &self.vp, x, y));
+                    if self.aggregated() {
+                        // A click on a band drills into it.
+                        if let Some((g, _)) = map_levels::hit(&self.mixes, &self.vp, x, y)
+                            && let Some(group) = self.groups.get(g)
+                        {
+                            self.filter = group.drill(&self.filter);
+                            self.hover_band = None;
+                            self.refilter(&map);
+                        }
+                    } else {
+                        ctx.props()
+                            .on_select
+                            .emit(map.hit(&self.rows, &self.vp, x, y));
+                    }
                 }
             }
             Msg::Leave => {
                 self.drag = None;
                 self.hover = None;
+                self.hover_band = None;
             }
             Msg::Key(k) => {
                 let rh = self.vp.row_height_px;
+                let lines = self.lines();
                 match k.as_str() {
                     "+" | "=" => self.vp.zoom(1.5, f64::from(self.vp.width_px) / 2.0),
                     "-" => self.vp.zoom(1.0 / 1.5, f64::from(self.vp.width_px) / 2.0),
-                    "ArrowLeft" => self.vp.pan(60.0, 0.0, self.rows.len()),
-                    "ArrowRight" => self.vp.pan(-60.0, 0.0, self.rows.len()),
-                    "ArrowUp" => self.vp.pan(0.0, rh * 3.0, self.rows.len()),
-                    "ArrowDown" => self.vp.pan(0.0, -rh * 3.0, self.rows.len()),
+                    "ArrowLeft" => self.vp.pan(60.0, 0.0, lines),
+                    "ArrowRight" => self.vp.pan(-60.0, 0.0, lines),
+                    "ArrowUp" => self.vp.pan(0.0, rh * 3.0, lines),
+                    "ArrowDown" => self.vp.pan(0.0, -rh * 3.0, lines),
                     "0" => self.refilter(&map),
+                    "Backspace" => return Component::update(self, ctx, Msg::Back),
                     "Escape" => ctx.props().on_select.emit(None),
                     _ => return false,
                 }
             }
             Msg::Tenant(t) => {
                 self.filter.tenant = Some(t).filter(|t| !t.is_empty());
+                self.filter.only_namespace = None;
                 self.refilter(&map);
             }
-            Msg::Namespace(n) => {
-                self.filter.namespace = Some(n).filter(|n| !n.is_empty());
-                self.refilter(&map);
-            }
+            Msg::Search(q) => self.search(ctx, &map, &q),
             Msg::Broker(b) => {
                 self.filter.broker = Some(b).filter(|b| !b.is_empty());
                 self.refilter(&map);
             }
-            Msg::ToggleAfter => self.show_after = !self.show_after,
+            Msg::ToggleAfter => {
+                self.show_after = !self.show_after;
+                self.mixes_dirty = true;
+            }
+            Msg::ToggleSystem => {
+                self.filter.show_system = !self.filter.show_system;
+                self.refilter(&map);
+            }
+            Msg::Level(l) => {
+                self.level_choice = MapLevel::parse(&l);
+                self.refilter(&map);
+            }
+            Msg::Back => {
+                // One step out: a namespace, then a tenant, then every other narrowing.
+                if self.filter.only_namespace.take().is_none()
+                    && self.filter.tenant.take().is_none()
+                {
+                    self.filter = MapFilter {
+                        show_system: self.filter.show_system,
+                        ..MapFilter::default()
+                    };
+                }
+                self.search_note = None;
+                self.refilter(&map);
+            }
         }
         self.request(ctx);
         true
@@ -364,6 +524,7 @@ impl Component for BundleMapView {
                     | "ArrowRight"
                     | "ArrowUp"
                     | "ArrowDown"
+                    | "Backspace"
                     | "Escape"
             ) {
                 e.prevent_default();
@@ -395,6 +556,30 @@ impl Component for BundleMapView {
                 </Styled>
             })
         });
+        let band_tooltip = self.hover_band.and_then(|(g, o, x, y)| {
+            let group = self.groups.get(g)?;
+            let mix = self.mixes.get(g)?;
+            let share = mix.shares.get(o)?;
+            let owner = map.owner_name(share.owner).unwrap_or("(no owner)");
+            let left = (x + 14.0).min(f64::from(self.vp.width_px) - 280.0).max(0.0);
+            Some(html! {
+                <Styled tag="div" class="map-tooltip" role="tooltip" testid="map-tooltip"
+                     css={vec![("left", format!("{left:.0}px")), ("top", format!("{:.0}px", y + 14.0))]}>
+                    <div class="mono">{ &group.label }</div>
+                    <div>{ format!("{} namespace{} · {} bundles · {}", group.rows.len(), if group.rows.len() == 1 { "" } else { "s" },
+                        mix.bundles, format::bytes_per_sec(mix.bytes_per_sec)) }</div>
+                    <div>{ "owner " }<Swatch colour={css_hex(broker_colour(owner))} />{ owner }
+                        { format!(": {:.1} % ({} bundles, {})", share.share * 100.0, share.bundles, format::bytes_per_sec(share.bytes_per_sec)) }</div>
+                    <div>{ format!("{} owners", mix.shares.len()) }</div>
+                    if mix.moved > 0 { <div>{ format!("{} bundles moved by the plan", mix.moved) }</div> }
+                    <div class="muted">{ "click to zoom in" }</div>
+                </Styled>
+            })
+        });
+        let drilled = self.filter.only_namespace.is_some() || self.filter.tenant.is_some();
+        let level_value = self.level_choice.map_or("auto", MapLevel::label);
+        let system = map.system_rows();
+        let lines = self.lines();
         html! {
             <section class="panel map-panel">
                 <h2>{ "Bundle map" }</h2>
@@ -410,10 +595,12 @@ impl Component for BundleMapView {
                             }) }
                         </select>
                     </label>
-                    <label>{ "Namespace " }
-                        <input type="search" placeholder="filter" oninput={link.callback(|e: InputEvent| {
-                            Msg::Namespace(e.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok()).map(|i| i.value()).unwrap_or_default())
-                        })} />
+                    <label>{ "Find " }
+                        <input type="search" data-testid="map-search" placeholder="topic, namespace or broker"
+                            aria-label="Find a topic (lands on its bundle), a namespace, a tenant or a broker"
+                            onchange={link.callback(|e: Event| {
+                                Msg::Search(e.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok()).map(|i| i.value()).unwrap_or_default())
+                            })} />
                     </label>
                     <label>{ "Broker " }
                         <select onchange={link.callback(move |e: Event| Msg::Broker(select_value(e)))}>
@@ -427,16 +614,47 @@ impl Component for BundleMapView {
                         <label><input type="checkbox" data-testid="map-after" checked={self.show_after}
                             onchange={link.callback(|_| Msg::ToggleAfter)} />{ " show after the plan" }</label>
                     }
-                    <span class="muted">{ format!("{} namespaces, {} bundles", self.rows.len(), map.segments.len()) }</span>
+                    <label>{ "Detail " }
+                        <select data-testid="map-level" onchange={link.callback(move |e: Event| Msg::Level(select_value(e)))}>
+                            <option value="auto" selected={level_value == "auto"}>{ format!("auto ({})", self.level.label()) }</option>
+                            { for [MapLevel::Tenants, MapLevel::Namespaces, MapLevel::Bundles].into_iter().map(|l| html! {
+                                <option value={l.label()} selected={level_value == l.label()}>{ l.label() }</option>
+                            }) }
+                        </select>
+                    </label>
+                    if system > 0 {
+                        <label><input type="checkbox" data-testid="map-show-system" checked={self.filter.show_system}
+                            onchange={link.callback(|_| Msg::ToggleSystem)} />{ format!(" heartbeat/SLA namespaces ({system})") }</label>
+                    }
+                    if drilled {
+                        <button type="button" data-testid="map-back" onclick={link.callback(|_| Msg::Back)} title="Back (Backspace)">{ "← Back" }</button>
+                    }
+                    <span class="muted" data-testid="map-count" data-level={self.level.label()}>{
+                        if self.aggregated() {
+                            format!("{} namespaces, {} bundles · {lines} {} bands", self.rows.len(), map.segments.len(), if self.level == MapLevel::Tenants { "tenant" } else { "namespace" })
+                        } else {
+                            format!("{} namespaces, {} bundles", self.rows.len(), map.segments.len())
+                        }
+                    }</span>
                 </div>
+                if let Some((found, note)) = &self.search_note {
+                    <p class={classes!("small", "map-search-result", (!found).then_some("error-text"))} data-testid="map-search-result" role="status">{ note }</p>
+                }
                 <div class="map-wrap">
                     <canvas data-testid={ctx.props().testid.clone()} ref={self.canvas.clone()} tabindex="0"
                         aria-label="Bundle map: one row per namespace, bundles coloured by owner. Arrow keys pan, + and − zoom, 0 resets."
                         {onwheel} {onmousedown} {onmousemove} {onmouseup}
                         onmouseleave={link.callback(|_| Msg::Leave)} {onkeydown}></canvas>
                     { tooltip.unwrap_or_default() }
+                    { band_tooltip.unwrap_or_default() }
                 </div>
-                <p class="muted small">{ "Drag to pan, wheel or +/− to zoom, click a bundle to select it. Marked bundles move in the plan." }</p>
+                <p class="muted small">{
+                    if self.aggregated() {
+                        "Each band is split among the brokers that own its bundles, by their share of its load (largest first); darker bands carry more load. Click a band to zoom in, Backspace to go back. A mark at the left: the plan moves bundles of that band."
+                    } else {
+                        "Drag to pan, wheel or +/− to zoom, click a bundle to select it. Marked bundles move in the plan."
+                    }
+                }</p>
             </section>
         }
     }

@@ -7,7 +7,9 @@
 use std::collections::HashMap;
 
 use crate::model::Snapshot;
-use crate::naming::{BundleRange, NamespaceBundles, parse_bundle_name};
+use crate::naming::{
+    BundleRange, NamespaceBundles, is_sla_or_heartbeat_namespace, parse_bundle_name,
+};
 use crate::plan::load_model::bundle_load;
 
 use super::palette::{broker_colour, shade};
@@ -36,6 +38,8 @@ pub struct MapRow {
     /// Segments `start..end` of [`BundleMap::segments`], ordered by `lo`.
     pub start: usize,
     pub end: usize,
+    /// A broker's heartbeat or SLA-monitor namespace (one bundle each, folded away by default).
+    pub system: bool,
 }
 
 impl MapRow {
@@ -64,13 +68,17 @@ pub struct BundleMap {
 }
 
 /// Which rows to show. A broker filter keeps the namespaces where it owns a bundle and greys the
-/// other owners' segments.
+/// other owners' segments. Heartbeat and SLA-monitor namespaces (one per broker: on a 12-broker
+/// cluster with 5 tenant namespaces they would take 12 of 17 rows) show only when asked for.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct MapFilter {
     pub tenant: Option<String>,
     /// Substring of `tenant/namespace`.
     pub namespace: Option<String>,
+    /// Exactly this `tenant/namespace` (drilling into a namespace, a topic search).
+    pub only_namespace: Option<String>,
     pub broker: Option<String>,
+    pub show_system: bool,
 }
 
 /// What part of the map the canvas shows.
@@ -126,11 +134,23 @@ impl Viewport {
         self.row0 = (self.row0 - dy_px / self.row_height_px.max(1.0)).clamp(0.0, max_row0);
     }
 
-    fn hash_at(&self, x_px: f64) -> f64 {
+    /// Brings filtered row `row` into view and zooms the hash axis onto `[lo, hi]` (fractions), the
+    /// range taking the middle half of the canvas (a topic search landing on its bundle).
+    pub fn focus(&mut self, row: usize, rows: usize, lo: f64, hi: f64) {
+        let visible = f64::from(self.height_px) / self.row_height_px.max(1.0);
+        let max_row0 = (rows as f64 - visible).max(0.0);
+        self.row0 = (row as f64 - visible / 2.0 + 0.5).clamp(0.0, max_row0);
+        let span = ((hi - lo) * 2.0).clamp(1e-6, 1.0);
+        let x0 = ((lo + hi) / 2.0 - span / 2.0).clamp(0.0, 1.0 - span);
+        self.x0 = x0;
+        self.x1 = x0 + span;
+    }
+
+    pub(crate) fn hash_at(&self, x_px: f64) -> f64 {
         self.x0 + (self.x1 - self.x0) * x_px / f64::from(self.width_px.max(1))
     }
 
-    fn px_of(&self, fraction: f64) -> f64 {
+    pub(crate) fn px_of(&self, fraction: f64) -> f64 {
         (fraction - self.x0) / (self.x1 - self.x0) * f64::from(self.width_px)
     }
 }
@@ -216,6 +236,7 @@ impl BundleMap {
                 namespace: ns.clone(),
                 start,
                 end: map.segments.len(),
+                system: is_sla_or_heartbeat_namespace(ns),
             });
         }
         let max = if map.max_bytes_per_sec > 0.0 {
@@ -246,10 +267,39 @@ impl BundleMap {
     }
 
     fn colour_of(&self, owner: u32, segment: usize) -> Option<[u8; 4]> {
-        let level = usize::from(*self.shade_level.get(segment)?);
+        self.shaded_colour(owner, *self.shade_level.get(segment)?)
+    }
+
+    /// RGBA of broker `owner` at shade `level` (`0..SHADES`).
+    pub(crate) fn shaded_colour(&self, owner: u32, level: u8) -> Option<[u8; 4]> {
         self.shaded
-            .get((owner as usize).checked_mul(SHADES)? + level)
+            .get((owner as usize).checked_mul(SHADES)? + usize::from(level))
             .copied()
+    }
+
+    /// Row of a `tenant/namespace`.
+    pub fn row_of(&self, namespace: &str) -> Option<u32> {
+        self.row_of_namespace.get(namespace).copied()
+    }
+
+    /// The segment of row `row` whose range holds `hash`.
+    pub fn segment_at_hash(&self, row: u32, hash: u32) -> Option<usize> {
+        let row = self.rows.get(row as usize)?;
+        let segs = self.segments.get(row.start..row.end)?;
+        let i = segs.partition_point(|s| s.hi <= hash && s.hi != u32::MAX);
+        let s = segs.get(i)?;
+        (s.lo <= hash).then_some(row.start + i)
+    }
+
+    /// A segment's range as fractions of the hash range.
+    pub fn segment_fractions(&self, segment: usize) -> Option<(f64, f64)> {
+        let s = self.segments.get(segment)?;
+        Some((fraction(s.lo), end_fraction(s.hi)))
+    }
+
+    /// Heartbeat and SLA-monitor rows (the count the "show" toggle names).
+    pub fn system_rows(&self) -> usize {
+        self.rows.iter().filter(|r| r.system).count()
     }
 
     pub fn broker_index(&self, broker: &str) -> Option<u32> {
@@ -314,8 +364,10 @@ impl BundleMap {
         self.rows
             .iter()
             .enumerate()
+            .filter(|(_, r)| f.show_system || !r.system || f.only_namespace.is_some())
             .filter(|(_, r)| f.tenant.as_deref().is_none_or(|t| r.tenant() == t))
             .filter(|(_, r)| r.namespace.contains(needle))
+            .filter(|(_, r)| f.only_namespace.as_deref().is_none_or(|n| r.namespace == n))
             .filter(|(_, r)| match (&f.broker, broker) {
                 (None, _) => true,
                 (Some(_), None) => false,
@@ -334,16 +386,12 @@ impl BundleMap {
         if r.is_nan() || r < 0.0 {
             return None;
         }
-        let row = self.rows.get(*rows.get(r as usize)? as usize)?;
+        let row = *rows.get(r as usize)?;
         let h = vp.hash_at(x_px);
         if !(0.0..1.0).contains(&h) {
             return None;
         }
-        let hash = (h * HASH_SPAN) as u32;
-        let segs = self.segments.get(row.start..row.end)?;
-        let i = segs.partition_point(|s| s.hi <= hash && s.hi != u32::MAX);
-        let s = segs.get(i)?;
-        (s.lo <= hash).then_some(row.start + i)
+        self.segment_at_hash(row, (h * HASH_SPAN) as u32)
     }
 
     /// Draws the visible part into `buf` (RGBA, `width_px × height_px × 4` bytes). Returns the number

@@ -1,9 +1,11 @@
 //! View models for the dashboard: everything it shows that takes a computation (broker rows and
-//! their sort order, namespace summaries, bundle-map geometry and its rasterisation, the colour
+//! their sort order, namespace summaries, bundle-map geometry and its rasterisation, its level of detail and search, the colour
 //! palette, the settings table, share links, simulation charts). The web crate only renders these.
 
 pub mod brokers;
 pub mod bundle_map;
+pub mod map_levels;
+pub mod map_search;
 pub mod namespaces;
 pub mod palette;
 pub mod settings;
