@@ -103,3 +103,8 @@ export async function waitForRows(page, diagnostics) {
 export function screenshot(page, name) {
   return page.screenshot({ path: path.join(ARTIFACTS, name), fullPage: true });
 }
+
+/** A screenshot of one element (a view at large scale, where the full page is too tall to read). */
+export function screenshotOf(page, selector, name) {
+  return page.locator(selector).first().screenshot({ path: path.join(ARTIFACTS, name) });
+}

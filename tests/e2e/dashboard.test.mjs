@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import { ROOT, start, recordingPage, waitForRows, screenshot } from './dashboard-helpers.mjs';
+import { ROOT, start, recordingPage, waitForRows, screenshot, screenshotOf } from './dashboard-helpers.mjs';
 
 const demo = JSON.parse(fs.readFileSync(path.join(ROOT, 'static', 'demo-snapshot.json'), 'utf8'));
 const DEMO_BROKERS = Object.keys(demo.brokers).length;
@@ -398,7 +398,8 @@ test('bundle map: heartbeats folded, a topic search lands on its bundle, cluster
     assert.ok(note.includes(`→ ${bundle}, owned by ${owner}`), note);
     assert.equal((await page.textContent('[data-testid=bundle-chip]')).trim(), bundle);
     assert.equal((await page.textContent('[data-testid=selection-owner]')).trim(), owner);
-    assert.match(await count(), /^1 namespaces/);
+    assert.match(await count(), new RegExp(`^1 namespace, ${bounds.length - 1} bundles`));
+    await screenshotOf(page, '.map-panel', 'map-topic-search.png');
     await page.click('[data-testid=map-back]');
     assert.match(await count(), new RegExp(`^${tenantNamespaces.length} namespaces`));
 
@@ -416,7 +417,7 @@ test('bundle map: heartbeats folded, a topic search lands on its bundle, cluster
     assert.equal(await page.getAttribute('[data-testid=map-count]', 'data-level'), 'tenants');
     assert.match(await count(), /30 tenant bands/);
     await page.waitForSelector('[data-testid=bundle-map][data-draw-ms]');
-    await screenshot(page, 'map-tenants.png');
+    await screenshotOf(page, '.map-panel', 'map-tenants.png');
     const box = await page.locator('[data-testid=bundle-map]').boundingBox();
     await page.mouse.move(box.x + box.width * 0.2, box.y + 4);
     await page.waitForSelector('[data-testid=map-tooltip]', { timeout: 5_000 });
@@ -426,9 +427,13 @@ test('bundle map: heartbeats folded, a topic search lands on its bundle, cluster
     assert.equal(await page.getAttribute('[data-testid=map-count]', 'data-level'), 'bundles');
     await page.click('[data-testid=map-back]');
     assert.equal(await page.getAttribute('[data-testid=map-count]', 'data-level'), 'tenants');
+    // The level can be chosen: 600 namespace bands, scrolled.
+    await page.selectOption('[data-testid=map-level]', 'namespaces');
+    assert.equal(await page.getAttribute('[data-testid=map-count]', 'data-level'), 'namespaces');
+    assert.match(await count(), /600 namespace bands/);
     assertClean();
   } finally {
-    await screenshot(page, 'map-search.png');
+    await screenshotOf(page, '.map-panel', 'map-last.png').catch(() => {});
     await context.close();
   }
 });

@@ -580,6 +580,18 @@ impl Component for BundleMapView {
         let level_value = self.level_choice.map_or("auto", MapLevel::label);
         let system = map.system_rows();
         let lines = self.lines();
+        let shown_bundles: usize = self
+            .rows
+            .iter()
+            .filter_map(|r| map.rows.get(*r as usize))
+            .map(|r| r.end - r.start)
+            .sum();
+        let shown = format!(
+            "{} namespace{}, {shown_bundles} bundle{}",
+            self.rows.len(),
+            if self.rows.len() == 1 { "" } else { "s" },
+            if shown_bundles == 1 { "" } else { "s" }
+        );
         html! {
             <section class="panel map-panel">
                 <h2>{ "Bundle map" }</h2>
@@ -631,9 +643,9 @@ impl Component for BundleMapView {
                     }
                     <span class="muted" data-testid="map-count" data-level={self.level.label()}>{
                         if self.aggregated() {
-                            format!("{} namespaces, {} bundles · {lines} {} bands", self.rows.len(), map.segments.len(), if self.level == MapLevel::Tenants { "tenant" } else { "namespace" })
+                            format!("{shown} · {lines} {} bands", if self.level == MapLevel::Tenants { "tenant" } else { "namespace" })
                         } else {
-                            format!("{} namespaces, {} bundles", self.rows.len(), map.segments.len())
+                            shown
                         }
                     }</span>
                 </div>
