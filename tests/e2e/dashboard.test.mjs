@@ -152,6 +152,35 @@ test('run plan, a manual move, export, and reload restores it', async () => {
     await page.waitForSelector('[data-testid=plan-move]', { timeout: 20_000 })
       .catch(async () => assert.fail(`no plan-move rows: ${await page.textContent('[data-testid=plan]')}\n${diagnostics()}`));
 
+    // Moves are grouped by the broker they leave: one group per source, each counting its rows.
+    const groups = await page.locator('[data-testid=plan-move-group]').evaluateAll((gs) => gs.map((g) => ({
+      broker: g.dataset.broker,
+      summary: g.querySelector('summary').textContent,
+      rows: [...g.querySelectorAll('[data-testid=plan-move]')].map((r) => r.querySelector('td').textContent),
+    })));
+    const moveRows = await page.locator('[data-testid=plan-move]').count();
+    assert.equal(groups.reduce((n, g) => n + g.rows.length, 0), moveRows);
+    assert.equal(new Set(groups.map((g) => g.broker)).size, groups.length);
+    for (const g of groups) {
+      assert.ok(g.summary.includes(`${g.rows.length} move`), g.summary);
+      assert.ok(g.rows.every((r) => r.startsWith(`${g.broker} → `)), JSON.stringify(g));
+    }
+    // Reasons are readable in full: wrapped inside their cell, nothing cut at the window's edge.
+    const cut = await page.locator('[data-testid=plan-move] td.reason').evaluateAll((cells) => cells
+      .filter((c) => c.scrollWidth > c.clientWidth + 1 || c.getBoundingClientRect().right > window.innerWidth)
+      .map((c) => c.textContent.slice(0, 80)));
+    assert.deepEqual(cut, []);
+    // Every broker's usage before → after, one row each.
+    assert.equal(await page.locator('[data-testid=plan-usage-row]').count(), DEMO_BROKERS);
+    await screenshotOf(page, '[data-testid=plan]', 'plan-demo.png');
+    // The filter narrows the moves to one source broker.
+    await page.fill('[data-testid=plan-filter]', groups[0].broker);
+    await page.waitForFunction((b) => [...document.querySelectorAll('[data-testid=plan-move]')]
+      .every((r) => r.querySelector('td').textContent.includes(b)), groups[0].broker);
+    assert.ok(await page.locator('[data-testid=plan-move]').count() >= groups[0].rows.length);
+    await page.fill('[data-testid=plan-filter]', '');
+    await page.waitForFunction((n) => document.querySelectorAll('[data-testid=plan-move]').length === n, moveRows);
+
     // Manual move: select a bundle on the map, choose a destination, move.
     await page.locator('[data-testid=bundle-map]').scrollIntoViewIfNeeded();
     const box = await page.locator('[data-testid=bundle-map]').boundingBox();

@@ -1,6 +1,7 @@
 //! View models for the dashboard: everything it shows that takes a computation (broker rows and
-//! their sort order, namespace summaries, bundle-map geometry and its rasterisation, its level of detail and search, the colour
-//! palette, the settings table, share links, simulation charts). The web crate only renders these.
+//! their sort order, namespace summaries, bundle-map geometry, its rasterisation, level of detail
+//! and search, the plan's lists (grouped, filtered, paged), the colour palette, the settings table,
+//! share links, simulation charts). The web crate only renders these.
 
 pub mod brokers;
 pub mod bundle_map;
@@ -8,6 +9,7 @@ pub mod map_levels;
 pub mod map_search;
 pub mod namespaces;
 pub mod palette;
+pub mod plan_lists;
 pub mod settings;
 pub mod share;
 pub mod sim_chart;
