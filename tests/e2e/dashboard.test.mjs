@@ -466,3 +466,31 @@ test('bundle map: heartbeats folded, a topic search lands on its bundle, cluster
     await context.close();
   }
 });
+
+test('navigation: a bar of sections, the place kept in the URL across a reload, keyboard reachable', async () => {
+  const { context, page, diagnostics, assertClean } = await openDashboard();
+  try {
+    await waitForRows(page, diagnostics);
+    const links = await page.locator('[data-testid=sections-nav] a').allTextContents();
+    assert.deepEqual(links, ['Cluster', 'Bundle map', 'Plan', 'Simulate', 'Namespaces']);
+    await page.click('[data-testid=nav-simulate]');
+    assert.match(page.url(), /#view=simulate$/);
+    assert.equal(await page.getAttribute('[data-testid=nav-simulate]', 'aria-current'), 'location');
+    const top = () => page.locator('[data-section=simulate]').evaluate((el) => el.getBoundingClientRect().top);
+    assert.ok(Math.abs(await top()) < 80, `simulate section at ${await top()} px`);
+    // A reload opens at the same section.
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await page.reload({ waitUntil: 'load' });
+    await waitForRows(page, diagnostics);
+    await page.waitForFunction(() => Math.abs(document.querySelector('[data-section=simulate]').getBoundingClientRect().top) < 80, null, { timeout: 5_000 })
+      .catch(async () => assert.fail(`after reload the simulate section is at ${await top()} px`));
+    // Keyboard: focus the Plan link, Enter, and focus lands in the plan section.
+    await page.focus('[data-testid=nav-plan]');
+    await page.keyboard.press('Enter');
+    assert.equal(await page.evaluate(() => document.activeElement?.dataset.section), 'plan');
+    assert.match(page.url(), /view=plan/);
+    assertClean();
+  } finally {
+    await context.close();
+  }
+});

@@ -17,7 +17,7 @@ use yew::prelude::*;
 
 use crate::components::{
     BrokerTable, BundleMapView, ErrorBanner, ExportPanel, Header, History, LoadedProps, LoaderBar,
-    NamespaceList, PlanView, SettingsPanel, SimulatePanel, WhatIf,
+    NamespaceList, Nav, PlanView, SettingsPanel, SimulatePanel, WhatIf,
 };
 use crate::embed::{External, Options};
 use crate::loader::{Input, dropped_entries, fetch_bytes, read_entries};
@@ -590,6 +590,8 @@ pub fn app(props: &AppProps) -> Html {
             );
             html! {
                 <>
+                    <Nav present={vec!["cluster", "map", "plan", "simulate", "namespaces"]} standalone={options.standalone} />
+                    <div data-section="cluster" tabindex="-1">
                     if !l.warnings.is_empty() {
                         <details class="panel warnings-panel" open={l.warnings.len() <= 5}>
                             <summary>{ format!("{} import warning(s)", l.warnings.len()) }</summary>
@@ -599,13 +601,15 @@ pub fn app(props: &AppProps) -> Html {
                         </details>
                     }
                     <BrokerTable rows={config_views.0.clone()} on_drop_bundle={on_drop_bundle} readonly={readonly} />
-                    <div class="map-row">
+                    </div>
+                    <div class="map-row" data-section="map" tabindex="-1">
                         <BundleMapView map={l.map.clone()} highlighted={marks.0.clone()} after_owners={marks.1.clone()}
                             selected={state.selected} dark={dark}
                             on_select={{ let d = d.clone(); Callback::from(move |s| d.dispatch(Action::Select(s))) }} />
                         <WhatIf map={l.map.clone()} selected={state.selected} on_op={on_op.clone()}
                             on_error={on_error.clone()} readonly={readonly} split_algorithms={config_views.1.clone()} />
                     </div>
+                    <div data-section="plan" tabindex="-1">
                     <div class="plan-row">
                         <SettingsPanel snapshot={l.snapshot.clone()} profile={state.profile} operations={ops.clone()}
                             on_profile={{ let d = d.clone(); Callback::from(move |p| d.dispatch(Action::SetProfile(p))) }}
@@ -635,9 +639,14 @@ pub fn app(props: &AppProps) -> Html {
                         on_redo={{ let d = d.clone(); Callback::from(move |_| d.dispatch(Action::Redo)) }}
                         on_clear={{ let d = d.clone(); Callback::from(move |_| d.dispatch(Action::ClearHistory)) }}
                         share_url={share_url} readonly={readonly} />
+                    </div>
+                    <div data-section="simulate" tabindex="-1">
                     <SimulatePanel loaded={l.clone()} profile={state.profile} overrides={sim_overrides.clone()}
                         dark={dark} worker_url={AttrValue::from(options.worker_url())} />
+                    </div>
+                    <div data-section="namespaces" tabindex="-1">
                     <NamespaceList loaded={l.clone()} />
+                    </div>
                 </>
             }
         }

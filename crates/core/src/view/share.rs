@@ -1,6 +1,7 @@
 //! The dashboard's session (profile, settings, edit history) as it is persisted across reloads and
 //! carried in share links (`#s=<percent-encoded JSON>`); versioned by `format_version`. The snapshot
-//! is never part of a share link.
+//! is never part of a share link. The section the operator was looking at rides along as
+//! `view=<section>` (`#s=…&view=plan`), so a reload or a shared link opens at the same place.
 
 use serde::{Deserialize, Serialize};
 
@@ -112,6 +113,37 @@ fn percent_decode(s: &str) -> Option<String> {
     String::from_utf8(out).ok()
 }
 
+/// The dashboard's sections, in page order: `(id, label)`. The navigation lists these; `view=` in
+/// the URL names one of the ids.
+pub const SECTIONS: &[(&str, &str)] = &[
+    ("cluster", "Cluster"),
+    ("map", "Bundle map"),
+    ("plan", "Plan"),
+    ("simulate", "Simulate"),
+    ("namespaces", "Namespaces"),
+];
+
+/// The section a URL fragment names (`view=<id>` among `&`-separated parameters), if it is one of
+/// [`SECTIONS`].
+pub fn section_of_fragment(fragment: &str) -> Option<&'static str> {
+    let f = fragment.strip_prefix('#').unwrap_or(fragment);
+    let wanted = f.split('&').find_map(|p| p.strip_prefix("view="))?;
+    SECTIONS.iter().map(|(id, _)| *id).find(|id| *id == wanted)
+}
+
+/// `fragment` with its `view=` parameter set to `section` (other parameters, e.g. the session's
+/// `s=`, kept in order). Returned without the leading `#`.
+pub fn fragment_with_section(fragment: &str, section: &str) -> String {
+    let f = fragment.strip_prefix('#').unwrap_or(fragment);
+    let mut parts: Vec<String> = f
+        .split('&')
+        .filter(|p| !p.is_empty() && !p.starts_with("view="))
+        .map(str::to_string)
+        .collect();
+    parts.push(format!("view={section}"));
+    parts.join("&")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -151,5 +183,28 @@ mod tests {
             Session::from_json(r#"{"format_version":1,"operations":["explode=now"]}"#),
             Err(SessionError::Operation(_))
         ));
+    }
+
+    #[test]
+    fn the_section_rides_along_with_the_session() {
+        assert_eq!(section_of_fragment("#s=%7B%7D&view=plan"), Some("plan"));
+        assert_eq!(section_of_fragment("view=simulate"), Some("simulate"));
+        assert_eq!(section_of_fragment("#view=elsewhere"), None);
+        assert_eq!(section_of_fragment(""), None);
+        assert_eq!(
+            fragment_with_section("#s=%7B%7D&view=plan", "map"),
+            "s=%7B%7D&view=map"
+        );
+        assert_eq!(fragment_with_section("", "cluster"), "view=cluster");
+        // A session link keeps reading its session with the section beside it.
+        let session = Session {
+            format_version: SESSION_FORMAT_VERSION,
+            ..Session::default()
+        };
+        let link = fragment_with_section(&session.to_fragment(), "plan");
+        assert_eq!(
+            Session::from_fragment(&link).map(|s| s.format_version),
+            Ok(SESSION_FORMAT_VERSION)
+        );
     }
 }
