@@ -1,9 +1,13 @@
 // Apply through the admin REST API from an embedded planner (dist/static/embed-demo.html with
 // ?admin-base-url=…), against a local server started here (127.0.0.1, bounded) that serves dist/
-// under the strict CSP and answers the admin calls like Pulsar (204), recording them. Checks the
+// under the strict CSP and answers the admin calls like Pulsar: the reads of the guarded Apply
+// (`clusterName`, the active brokers, each broker's `ownedNamespaces`, kept in a map seeded from the
+// plan and updated by each unload and split) and the plan's calls (204), recording them. Checks the
 // confirmation lists every call, the order, paths and destinationBroker of the calls, the
-// Authorization header from `authHeaders`, that a failure (500 on the second call) stops the run, and
-// that the token is never kept in storage or the URL. Screenshots go to test-artifacts/.
+// Authorization header from `authHeaders`, that a failure (500 on the second call) stops the run,
+// that a bundle moved behind the plan's back refuses the run before any call, that a destination
+// Pulsar did not honour stops it, the journal shown, and that the token is never kept in storage or
+// the URL. Screenshots go to test-artifacts/.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -27,18 +31,76 @@ after(async () => {
   await browser?.close();
 });
 
-/** A server for dist/ whose admin endpoint answers 204, or `failAt` (1-based) with 500. */
-async function adminServer({ failAt } = {}) {
+/** The bundle a plan call names (`/admin/v2/namespaces/T/NS/RANGE/unload` → `T/NS/RANGE`). */
+function bundleOf(pathname) {
+  const parts = pathname.split('/').slice(4, 7).map(decodeURIComponent);
+  return parts.join('/');
+}
+
+/**
+ * A server for dist/ whose admin endpoint acts like a small Pulsar: GETs read the owners map, the
+ * plan's PUTs answer 204 (or 500 on call `failAt`, 1-based) and move bundles. `ignoreDestination`
+ * lands each unload on a broker other than the one asked for. Mutating calls are in `adminCalls`,
+ * reads in `adminReads`; `seed(plan)` puts each bundle on the broker the plan's snapshot has.
+ */
+async function adminServer({ failAt, ignoreDestination = false } = {}) {
   const calls = [];
+  const reads = [];
+  const owners = new Map();
+  const brokers = new Set();
+  let plan = { splits: [], unloads: [] };
   const server = await serveDist({
     admin: (req, body, res, headers) => {
+      const url = new URL(req.url, 'http://localhost');
+      const json = (v) => res.writeHead(200, { ...headers, 'content-type': 'application/json' }).end(JSON.stringify(v));
+      if (req.method === 'GET') {
+        reads.push(req.url);
+        if (url.pathname === '/admin/v2/brokers/configuration/runtime') return json({ clusterName: 'test' });
+        if (url.pathname === '/admin/v2/brokers/configuration/values') return json({});
+        if (url.pathname === '/admin/v2/brokers/test') return json([...brokers]);
+        const m = url.pathname.match(/^\/admin\/v2\/brokers\/test\/([^/]+)\/ownedNamespaces$/);
+        if (m) {
+          const b = decodeURIComponent(m[1]);
+          return json(Object.fromEntries([...owners].filter(([, o]) => o === b)
+            .map(([k]) => [k, { broker_assignment: 'shared', is_controlled: false, is_active: true }])));
+        }
+        return res.writeHead(404, headers).end();
+      }
       calls.push({ method: req.method, url: req.url, authorization: req.headers.authorization, body });
       const status = calls.length === failAt ? 500 : 204;
+      if (status === 204 && url.pathname.endsWith('/unload')) {
+        const bundle = bundleOf(url.pathname);
+        const planned = plan.unloads.find((u) => u.bundle === bundle);
+        let to = url.searchParams.get('destinationBroker') ?? planned?.to;
+        if (ignoreDestination) to = [...brokers].find((b) => b !== to && b !== owners.get(bundle));
+        owners.set(bundle, to);
+      } else if (status === 204 && url.pathname.endsWith('/split')) {
+        owners.delete(bundleOf(url.pathname));
+      }
       res.writeHead(status, headers).end(status === 500 ? 'Internal Server Error' : undefined);
     },
   });
   server.adminCalls = calls;
+  server.adminReads = reads;
+  server.owners = owners;
+  server.seed = (p) => {
+    plan = p;
+    for (const s of p.splits) { owners.set(s.bundle, s.broker); brokers.add(s.broker); }
+    for (const u of p.unloads) {
+      owners.set(u.bundle, u.from);
+      brokers.add(u.from);
+      if (u.to) brokers.add(u.to);
+    }
+    for (const b of p.brokers_before ?? []) if (typeof b.broker === 'string') brokers.add(b.broker);
+  };
   return server;
+}
+
+/** Sets the Apply panel's wait to 0 s so the tests do not sleep between batches. */
+async function noWait(page) {
+  const wait = page.locator('#planner-prod [data-testid=apply-wait]');
+  await wait.fill('0');
+  await wait.dispatchEvent('change');
 }
 
 /** The admin calls a plan implies, in order (splits, then unloads), as {path, destinationBroker}. */
@@ -73,7 +135,10 @@ async function planWithApply(page, server, w) {
   await page.locator('#planner-prod [data-testid=run-plan]').click();
   await page.waitForSelector('#planner-prod [data-testid=plan-move]', { timeout: 20_000 });
   await page.waitForFunction(() => window.__plans.length > 0);
-  return page.evaluate(() => window.__plans.at(-1));
+  const plan = await page.evaluate(() => window.__plans.at(-1));
+  server.seed(plan);
+  await noWait(page);
+  return plan;
 }
 
 async function assertNoTokenKept(page) {
@@ -108,6 +173,12 @@ test('Apply sends every confirmed call in order with the Authorization header', 
     const statuses = await page.locator('#planner-prod [data-testid=apply-result]').evaluateAll(
       (els) => els.map((e) => e.dataset.status));
     assert.deepEqual(statuses, want.map(() => '204'));
+    assert.match(await page.locator('#planner-prod [data-testid=apply-finished]').textContent(), /verified/);
+    const journal = await page.locator('#planner-prod [data-testid=apply-journal-step]').evaluateAll(
+      (els) => els.map((e) => e.dataset.status));
+    assert.deepEqual(journal, want.map(() => 'done'));
+    // The owners were read before the first call (the drift check) and after each one.
+    assert.ok(server.adminReads.some((u) => u.endsWith('/ownedNamespaces')), server.adminReads.join('\n'));
 
     const got = server.adminCalls;
     assert.equal(got.length, want.length, JSON.stringify(got, null, 1));
@@ -151,6 +222,57 @@ test('Apply stops at the first failed call (500 on the second)', { skip }, async
     assert.deepEqual(w.pageErrors, [], w.diagnostics());
   } finally {
     await page.screenshot({ path: path.join(ARTIFACTS, 'embed-apply-failure.png'), fullPage: true });
+    await page.close();
+    await closeServer(server);
+  }
+});
+
+test('Apply refuses a plan whose bundle moved behind its back, before any call', { skip }, async () => {
+  const server = await adminServer();
+  const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+  const w = await watch(page);
+  try {
+    const plan = await planWithApply(page, server, w);
+    const moved = plan.unloads[0];
+    const elsewhere = [...new Set(plan.unloads.flatMap((u) => [u.from, u.to]))].find((b) => b && b !== moved.from);
+    assert.ok(elsewhere, 'the demo plan names a second broker');
+    server.owners.set(moved.bundle, elsewhere);
+    await page.locator('#planner-prod [data-testid=apply-plan]').click();
+    await page.locator('#planner-prod [data-testid=apply-confirm]').waitFor({ timeout: 10_000 });
+    await page.locator('#planner-prod [data-testid=apply-confirm-ok]').click();
+    await page.waitForSelector('#planner-prod [data-testid=apply-finished]', { timeout: 20_000 });
+    assert.match(await page.locator('#planner-prod [data-testid=apply-finished]').textContent(), /Refused/);
+    assert.equal(server.adminCalls.length, 0, 'nothing may be sent when a bundle drifted');
+    const drifted = await page.locator('#planner-prod [data-testid=apply-journal-step][data-status=drifted]').count();
+    assert.equal(drifted, 1);
+    await assertNoTokenKept(page);
+  } finally {
+    await page.screenshot({ path: path.join(ARTIFACTS, 'embed-apply-drift.png'), fullPage: true });
+    await page.close();
+    await closeServer(server);
+  }
+});
+
+test('Apply stops when Pulsar did not honour the destination', { skip }, async () => {
+  const server = await adminServer({ ignoreDestination: true });
+  const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+  const w = await watch(page);
+  try {
+    const plan = await planWithApply(page, server, w);
+    const want = expectedCalls(plan);
+    const first = want.findIndex((c) => c.destinationBroker);
+    assert.ok(first >= 0, 'the demo plan has an unload with a destination');
+    await page.locator('#planner-prod [data-testid=apply-plan]').click();
+    await page.locator('#planner-prod [data-testid=apply-confirm]').waitFor({ timeout: 10_000 });
+    await page.locator('#planner-prod [data-testid=apply-confirm-ok]').click();
+    await page.waitForSelector('#planner-prod [data-testid=apply-finished]', { timeout: 20_000 });
+    assert.match(await page.locator('#planner-prod [data-testid=apply-finished]').textContent(),
+      /verification failed.*NOT on the destination/);
+    assert.equal(server.adminCalls.length, first + 1, 'nothing after the unverified move');
+    const failed = await page.locator('#planner-prod [data-testid=apply-journal-step][data-status=failed]').count();
+    assert.equal(failed, 1);
+  } finally {
+    await page.screenshot({ path: path.join(ARTIFACTS, 'embed-apply-verify.png'), fullPage: true });
     await page.close();
     await closeServer(server);
   }

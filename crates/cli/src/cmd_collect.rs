@@ -4,13 +4,11 @@
 //! `collect-report.json` listing what could not be fetched and why. See
 //! `docs/collecting-snapshots.md`.
 
-#[path = "collect/mod.rs"]
-mod collect;
-
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use crate::collect;
 use collect::auth::{self, TOKEN_ENV};
 use collect::gather::{self, Options};
 use collect::http::{Client, HttpOptions, load_trust_certs};
@@ -115,7 +113,7 @@ fn write_json(
 
 /// `--admin-url` checked and normalised: `(base without trailing slash, scheme, URL)`. A URL that
 /// does not parse (`http://[::1`, port 99999) is a bad argument, not a failed collection.
-fn admin_base(text: &str) -> Result<(String, String, Url), CliError> {
+pub(crate) fn admin_base(text: &str) -> Result<(String, String, Url), CliError> {
     // Never echo credentials a user put in the URL.
     let shown = match text.split_once("://") {
         Some((s, rest)) => match rest.split('/').next().unwrap_or("").rsplit_once('@') {

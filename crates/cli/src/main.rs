@@ -3,7 +3,10 @@
 //! Output goes through [`output`] (files written whole through [`atomic_write`], standard output
 //! through a fallible writer, messages escaped), never `print!`, which panics on a closed pipe.
 
+mod apply_live;
+mod apply_signal;
 mod atomic_write;
+mod cmd_apply;
 mod cmd_collect;
 mod cmd_config;
 mod cmd_generate;
@@ -13,6 +16,8 @@ mod cmd_plan;
 mod cmd_replay;
 mod cmd_simulate;
 mod cmd_size;
+// Shared admin REST client (credentials, origins, limits): `collect` and `apply`.
+mod collect;
 mod exit;
 mod input_files;
 mod output;
@@ -46,6 +51,9 @@ enum Command {
     Hash(cmd_hash::Args),
     /// Collect a snapshot from a live cluster through the admin REST API.
     Collect(cmd_collect::Args),
+    /// Apply a plan through the admin REST API, guarded: dry run unless --execute, drift check,
+    /// batches, verification of each move, a journal to resume or roll back.
+    Apply(cmd_apply::Args),
     /// Write a synthetic cluster snapshot (the dashboard's demo, or a large one for benchmarks).
     Generate(cmd_generate::Args),
     /// How a namespace's topics and load would spread over 4, 16, 32, 64, 128 bundles and the brokers.
@@ -66,6 +74,7 @@ fn main() {
         Command::Hash(args) => cmd_hash::run(args),
         Command::Collect(args) => cmd_collect::run(args),
         Command::Plan(args) => cmd_plan::run(args),
+        Command::Apply(args) => cmd_apply::run(args),
         Command::Generate(args) => cmd_generate::run(args),
         Command::Simulate(args) => cmd_simulate::run(args),
         Command::Size(args) => cmd_size::run(args),

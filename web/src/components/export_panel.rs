@@ -1,19 +1,22 @@
 //! Export and apply: the plan as a `pulsar-admin` script, curl calls (with rollback and the "pause
 //! automatic shedding" option) or JSON, with copy and download; and, when the host gave an
-//! `adminBaseUrl`, the Apply flow: a confirmation listing every REST call, then the calls one at a
-//! time with `fetch`, each status shown, stopping at the first failure or on Stop. Nothing is sent
-//! without that confirmation.
+//! `adminBaseUrl`, the Apply flow: a confirmation listing every REST call, then the guarded run of
+//! [`super::apply_run`] (core's `plan::apply`: owners checked for drift first, calls in batches,
+//! each verified after a wait, stop at the first failure, drift or Stop, shedding restored), each
+//! status and the journal shown. Nothing that changes the cluster is sent without that
+//! confirmation.
 
 use std::cell::Cell;
 use std::rc::Rc;
 
 use lbplan_core::plan::Plan;
+use lbplan_core::plan::apply::{ApplyPlan, Journal, StepStatus};
 use lbplan_core::plan::export::{ExportOptions, RestCall, rest_calls};
 use lbplan_core::plan::export_format::{ExportFormat, export_plan};
 use wasm_bindgen::JsCast;
-use wasm_bindgen::prelude::*;
-use wasm_bindgen_futures::JsFuture;
 use yew::prelude::*;
+
+use super::apply_run::{self, Progress, Target};
 
 use crate::loader::{copy_to_clipboard, download};
 
@@ -61,6 +64,7 @@ pub struct ApplyState {
     pub confirming: Option<Vec<RestCall>>,
     pub running: bool,
     pub results: Vec<CallResult>,
+    pub journal: Option<Journal>,
     pub finished: Option<String>,
 }
 
@@ -69,6 +73,7 @@ pub enum ApplyAction {
     Cancel,
     Start,
     Result(CallResult),
+    Journal(Journal),
     Finished(String),
 }
 
@@ -87,9 +92,11 @@ impl Reducible for ApplyState {
             ApplyAction::Start => {
                 s.running = true;
                 s.results.clear();
+                s.journal = None;
                 s.finished = None;
             }
             ApplyAction::Result(r) => s.results.push(r),
+            ApplyAction::Journal(j) => s.journal = Some(j),
             ApplyAction::Finished(m) => {
                 s.running = false;
                 s.confirming = None;
@@ -100,61 +107,14 @@ impl Reducible for ApplyState {
     }
 }
 
-async fn headers_from(auth: Option<js_sys::Function>) -> Result<web_sys::Headers, String> {
-    let headers = web_sys::Headers::new().map_err(|_| "headers")?;
-    let Some(f) = auth else {
-        return Ok(headers);
-    };
-    let mut value = f
-        .call0(&JsValue::NULL)
-        .map_err(|_| "authHeaders() threw".to_string())?;
-    if let Some(p) = value.dyn_ref::<js_sys::Promise>() {
-        value = JsFuture::from(p.clone())
-            .await
-            .map_err(|_| "authHeaders() rejected".to_string())?;
-    }
-    if let Some(obj) = value.dyn_ref::<js_sys::Object>() {
-        for pair in js_sys::Object::entries(obj).iter() {
-            let pair: js_sys::Array = pair.unchecked_into();
-            if let (Some(k), Some(v)) = (pair.get(0).as_string(), pair.get(1).as_string()) {
-                headers
-                    .set(&k, &v)
-                    .map_err(|_| format!("authHeaders(): bad header `{k}`"))?;
-            }
-        }
-    }
-    Ok(headers)
-}
-
-async fn send(base: &str, call: &RestCall, auth: Option<js_sys::Function>) -> (u16, String) {
-    let headers = match headers_from(auth).await {
-        Ok(h) => h,
-        Err(e) => return (0, e),
-    };
-    let init = web_sys::RequestInit::new();
-    init.set_method(call.method);
-    if let Some(body) = &call.body {
-        let _ = headers.set("Content-Type", "application/json");
-        init.set_body(&JsValue::from_str(body));
-    }
-    init.set_headers(&headers);
-    let url = format!("{}{}", base.trim_end_matches('/'), call.path);
-    let Ok(req) = web_sys::Request::new_with_str_and_init(&url, &init) else {
-        return (0, format!("bad URL {url}"));
-    };
-    let Some(window) = web_sys::window() else {
-        return (0, "no window".into());
-    };
-    match JsFuture::from(window.fetch_with_request(&req)).await {
-        Ok(resp) => {
-            let resp: web_sys::Response = resp.unchecked_into();
-            (resp.status(), resp.status_text())
-        }
-        Err(e) => (
-            0,
-            e.as_string()
-                .unwrap_or_else(|| "network error (CORS or unreachable)".into()),
-        ),
+/// The journal's name of a status.
+fn status_name(s: StepStatus) -> &'static str {
+    match s {
+        StepStatus::Pending => "pending",
+        StepStatus::Done => "done",
+        StepStatus::Failed => "failed",
+        StepStatus::Drifted => "drifted",
+        StepStatus::RolledBack => "rolled_back",
     }
 }
 
@@ -162,6 +122,8 @@ async fn send(base: &str, call: &RestCall, auth: Option<js_sys::Function>) -> (u
 pub fn export_panel(p: &ExportProps) -> Html {
     let format = use_state(|| ExportFormat::PulsarAdmin);
     let pause = use_state(|| false);
+    let batch = use_state(|| 1_usize);
+    let wait_s = use_state(|| 5_u32);
     let apply = use_reducer(ApplyState::default);
     let stop = use_mut_ref(|| Rc::new(Cell::new(false)));
     let plan = match &*p.plan {
@@ -230,29 +192,30 @@ pub fn export_panel(p: &ExportProps) -> Html {
             let stop = stop.clone();
             let auth = p.auth_headers.clone();
             let base = base.to_string();
+            let plan = plan.clone();
+            let (pause, batch, wait_s) = (*pause, *batch, *wait_s);
             Callback::from(move |_| {
-                let Some(calls) = apply.confirming.clone() else { return };
+                if apply.confirming.is_none() {
+                    return;
+                }
+                let apply_plan = match ApplyPlan::from_plan(&plan) {
+                    Ok(p) => p,
+                    Err(e) => {
+                        apply.dispatch(ApplyAction::Finished(format!("Cannot apply: {e}")));
+                        return;
+                    }
+                };
                 let flag = Rc::new(Cell::new(false));
                 *stop.borrow_mut() = flag.clone();
                 let dispatcher = apply.dispatcher();
                 dispatcher.dispatch(ApplyAction::Start);
-                let auth = auth.clone();
-                let base = base.clone();
+                let target = Target { base: base.clone(), auth: auth.clone() };
                 yew::platform::spawn_local(async move {
-                    let mut done = format!("All {} calls succeeded.", calls.len());
-                    for (i, call) in calls.iter().enumerate() {
-                        if flag.get() {
-                            done = format!("Stopped after {i} of {} calls.", calls.len());
-                            break;
-                        }
-                        let (status, message) = send(&base, call, auth.clone()).await;
-                        let ok = (200..300).contains(&status);
-                        dispatcher.dispatch(ApplyAction::Result(CallResult { call: call.clone(), status, message }));
-                        if !ok {
-                            done = format!("Stopped at call {} of {}: it failed; nothing after it was sent.", i + 1, calls.len());
-                            break;
-                        }
-                    }
+                    let d = dispatcher.clone();
+                    let done = apply_run::run(target, apply_plan, batch, wait_s.saturating_mul(1000), pause, flag, move |p| match p {
+                        Progress::Call(call, status, message) => d.dispatch(ApplyAction::Result(CallResult { call, status, message })),
+                        Progress::Journal(j) => d.dispatch(ApplyAction::Journal(j)),
+                    }).await;
                     dispatcher.dispatch(ApplyAction::Finished(done));
                 });
             })
@@ -270,12 +233,21 @@ pub fn export_panel(p: &ExportProps) -> Html {
                 <h3>{ "Apply to the cluster" }</h3>
                 <p class="muted small">{ format!("Through the admin REST API at {base}. You will see every call before anything is sent.") }</p>
                 if let Err(e) = &calls { <p class="error-text">{ format!("Cannot apply: {e}") }</p> }
+                <label>{ "Batch " }<input type="number" min="1" max="100" value={batch.to_string()} data-testid="apply-batch"
+                    onchange={{ let batch = batch.clone(); Callback::from(move |e: Event| {
+                        if let Some(v) = e.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok()).and_then(|i| i.value().parse::<usize>().ok()) { batch.set(v.clamp(1, 100)); }
+                    }) }} /></label>
+                <label>{ " wait (s) " }<input type="number" min="0" max="600" value={wait_s.to_string()} data-testid="apply-wait"
+                    onchange={{ let wait_s = wait_s.clone(); Callback::from(move |e: Event| {
+                        if let Some(v) = e.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok()).and_then(|i| i.value().parse::<u32>().ok()) { wait_s.set(v.min(600)); }
+                    }) }} /></label>
                 <button type="button" data-testid="apply-plan" onclick={on_apply}
                     disabled={apply.running || calls.as_ref().map(|c| c.is_empty()).unwrap_or(true)}>{ "Apply…" }</button>
                 if let Some(calls) = &apply.confirming {
                     if !apply.running {
                         <div class="dialog" role="dialog" aria-modal="true" aria-labelledby="apply-title" data-testid="apply-confirm">
-                            <h4 id="apply-title">{ format!("Send these {} calls, one at a time?", calls.len()) }</h4>
+                            <h4 id="apply-title">{ format!("Send these {} calls, {} at a time?", calls.len(), *batch) }</h4>
+                            <p class="muted small">{ format!("First the owner of every bundle is read; if one is not where the plan expects it, nothing is sent. After each batch and a {} s wait, each bundle's new owner is checked; the run stops at the first failure. A paused shedding setting is put back to its previous value whatever happens.", *wait_s) }</p>
                             if plan.verdict.is_worse() {
                                 // The REST path's counterpart of the script's --i-know: said before the calls are sent.
                                 <p class="verdict-banner" role="alert" data-testid="apply-worse">{ &plan.verdict.headline }</p>
@@ -306,6 +278,25 @@ pub fn export_panel(p: &ExportProps) -> Html {
                             }
                         }) }
                     </ol>
+                }
+                if let Some(j) = &apply.journal {
+                    <table class="small" data-testid="apply-journal">
+                        <thead><tr><th>{ "#" }</th><th>{ "call" }</th><th>{ "status" }</th><th>{ "outcome" }</th></tr></thead>
+                        <tbody>
+                        { for j.steps.iter().map(|s| html! {
+                            <tr data-testid="apply-journal-step" data-status={status_name(s.status)}>
+                                <td>{ s.index + 1 }</td>
+                                <td class="mono">{ format!("{} {}", s.method, s.path) }</td>
+                                <td>{ status_name(s.status) }</td>
+                                <td>{ s.message.clone().or_else(|| s.outcome.as_ref().map(|o| o.describe())).unwrap_or_default() }</td>
+                            </tr>
+                        }) }
+                        </tbody>
+                    </table>
+                    <button type="button" data-testid="apply-journal-download" onclick={{
+                        let text = j.to_json();
+                        Callback::from(move |_| download("apply-journal.json", &text, "application/json"))
+                    }}>{ "Download journal" }</button>
                 }
                 if let Some(m) = &apply.finished { <p data-testid="apply-finished">{ m }</p> }
             </div>

@@ -1,6 +1,7 @@
 //! The dashboard's components, one per file; each renders what it is given (computed by the core)
 //! and reports user intent through callbacks.
 
+pub mod apply_run;
 pub mod broker_table;
 pub mod bundle_map;
 pub mod error_banner;

@@ -219,27 +219,106 @@ impl Client {
         wait.max(retry_after.unwrap_or_default()).min(MAX_BACKOFF)
     }
 
-    /// One attempt, following allowed redirects.
+    /// One request with a method other than GET (`lbplan apply`): sent once, never retried (an
+    /// unload must not be sent twice because an answer was slow), following only 307 and 308
+    /// redirects, which keep the method and body (Pulsar redirects an unload to the leader).
+    pub fn send(&self, method: &str, url: &str, body: Option<&str>) -> Result<Fetched, Failure> {
+        let started = Instant::now();
+        match self.attempt(method, url, body) {
+            Ok((status, body)) => Ok(Fetched {
+                status,
+                body,
+                attempts: 1,
+                elapsed: started.elapsed(),
+            }),
+            Err(e) => Err(Failure {
+                kind: e.kind,
+                http_status: e.status,
+                message: self.redactor.text(&e.message),
+                attempts: 1,
+                credential_withheld_from: e
+                    .credential_withheld_from
+                    .map(|o| self.redactor.text(&o)),
+            }),
+        }
+    }
+
+    /// One GET attempt, following allowed redirects.
     fn once(&self, url: &str) -> Result<(u16, Vec<u8>), AttemptError> {
+        self.attempt("GET", url, None)
+    }
+
+    /// The request itself, with the credential when the origin may have it.
+    fn request(
+        &self,
+        method: &str,
+        url: &Url,
+        body: Option<&str>,
+        credential: Option<&Credential>,
+    ) -> Result<ureq::http::Response<ureq::Body>, ureq::Error> {
+        fn auth<B>(
+            req: ureq::RequestBuilder<B>,
+            c: Option<&Credential>,
+        ) -> ureq::RequestBuilder<B> {
+            match c {
+                Some(c) => req.header(c.header_name.as_str(), c.header_value()),
+                None => req,
+            }
+        }
+        let with_body = |req: ureq::RequestBuilder<ureq::typestate::WithBody>| {
+            let req = auth(req, credential);
+            match body {
+                Some(b) => req
+                    .header("Content-Type", "application/json")
+                    .send(b.as_bytes()),
+                None => req.send_empty(),
+            }
+        };
+        match method {
+            "PUT" => with_body(self.agent.put(url.as_str())),
+            "POST" => with_body(self.agent.post(url.as_str())),
+            "DELETE" => auth(self.agent.delete(url.as_str()), credential).call(),
+            _ => auth(self.agent.get(url.as_str()), credential).call(),
+        }
+    }
+
+    /// One attempt of `method`, following allowed redirects.
+    fn attempt(
+        &self,
+        method: &str,
+        url: &str,
+        body: Option<&str>,
+    ) -> Result<(u16, Vec<u8>), AttemptError> {
         let mut current = Url::parse(url).map_err(|e| {
             AttemptError::fatal(FailureKind::Protocol, None, format!("not a URL ({e})"))
         })?;
         for _ in 0..=MAX_REDIRECTS {
-            let mut req = self.agent.get(current.as_str());
             let mut withheld = false;
+            let mut credential = None;
             if let Some(c) = &self.credential {
                 let allowed = self
                     .places
                     .read()
                     .is_ok_and(|p| p.gets_credential(&current.origin()));
                 if allowed {
-                    req = req.header(c.header_name.as_str(), c.header_value());
+                    credential = Some(c);
                 } else {
                     withheld = true;
                 }
             }
-            let mut resp = req.call().map_err(classify)?;
+            let mut resp = self
+                .request(method, &current, body, credential)
+                .map_err(classify)?;
             let status = resp.status().as_u16();
+            if method != "GET" && matches!(status, 301..=303) {
+                return Err(AttemptError::fatal(
+                    FailureKind::RedirectRefused,
+                    Some(status),
+                    format!(
+                        "HTTP {status} redirect of a {method} not followed (it would become a GET)"
+                    ),
+                ));
+            }
             if matches!(status, 301 | 302 | 303 | 307 | 308) {
                 let loc = resp
                     .headers()

@@ -8,6 +8,7 @@
 use std::fmt::Write as _;
 
 use super::Step;
+use crate::naming::BundleRange;
 use crate::plan::names::{shell_quote, url_encode};
 
 pub(super) const PRIMITIVES: &str = r#": "${PULSAR_ADMIN_URL:?set PULSAR_ADMIN_URL, e.g. http://broker-1:8080}"
@@ -59,16 +60,100 @@ fn namespace_path(namespace: &str) -> String {
         .join("/")
 }
 
+/// `PUT /admin/v2/namespaces/{tenant}/{namespace}/{bundle}/unload[?destinationBroker=…]`.
+pub(super) fn unload_call(
+    namespace: &str,
+    range: &BundleRange,
+    destination: Option<&str>,
+    note: String,
+) -> RestCall {
+    let mut path = format!(
+        "/admin/v2/namespaces/{}/{range}/unload",
+        namespace_path(namespace)
+    );
+    if let Some(d) = destination {
+        path.push_str(&format!("?destinationBroker={}", url_encode(d)));
+    }
+    RestCall {
+        method: "PUT",
+        path,
+        body: None,
+        note,
+    }
+}
+
+/// `POST /admin/v2/brokers/configuration/loadBalancerSheddingEnabled/{value}` (`set_shedding`).
+pub(super) fn shedding_call(enabled: bool) -> RestCall {
+    RestCall {
+        method: "POST",
+        path: format!("/admin/v2/brokers/configuration/loadBalancerSheddingEnabled/{enabled}"),
+        body: None,
+        note: format!("loadBalancerSheddingEnabled={enabled}"),
+    }
+}
+
+/// `DELETE /admin/v2/brokers/configuration/loadBalancerSheddingEnabled` (`unset_shedding`): the
+/// dynamic override goes away and `broker.conf`'s value applies again.
+pub fn unset_shedding_call() -> RestCall {
+    RestCall {
+        method: "DELETE",
+        path: "/admin/v2/brokers/configuration/loadBalancerSheddingEnabled".to_string(),
+        body: None,
+        note: "delete the loadBalancerSheddingEnabled override".to_string(),
+    }
+}
+
+/// `GET /admin/v2/brokers/configuration/values` (`dynamic_config`): the dynamic overrides, a JSON
+/// object of strings.
+pub fn dynamic_config_call() -> RestCall {
+    RestCall {
+        method: "GET",
+        path: "/admin/v2/brokers/configuration/values".to_string(),
+        body: None,
+        note: "read the dynamic configuration overrides".to_string(),
+    }
+}
+
+/// `GET /admin/v2/brokers/configuration/runtime`: the broker's configuration (its `clusterName`).
+pub fn runtime_config_call() -> RestCall {
+    RestCall {
+        method: "GET",
+        path: "/admin/v2/brokers/configuration/runtime".to_string(),
+        body: None,
+        note: "read the broker's runtime configuration (clusterName)".to_string(),
+    }
+}
+
+/// `GET /admin/v2/brokers/{cluster}`: the active brokers (`host:port` ids).
+pub fn active_brokers_call(cluster: &str) -> RestCall {
+    RestCall {
+        method: "GET",
+        path: format!("/admin/v2/brokers/{}", url_encode(cluster)),
+        body: None,
+        note: format!("list the active brokers of {cluster}"),
+    }
+}
+
+/// `GET /admin/v2/brokers/{cluster}/{broker}/ownedNamespaces` (`owned_bundles`): the bundles a
+/// broker owns, a JSON object keyed by full bundle name (`tenant/ns/0x…_0x…`).
+pub fn owned_bundles_call(cluster: &str, broker: &str) -> RestCall {
+    RestCall {
+        method: "GET",
+        path: format!(
+            "/admin/v2/brokers/{}/{}/ownedNamespaces",
+            url_encode(cluster),
+            url_encode(broker)
+        ),
+        body: None,
+        note: format!("bundles owned by {broker}"),
+    }
+}
+
 /// The REST call of a step; `None` for a step the script only comments.
 pub(super) fn rest_call(step: &Step) -> Option<RestCall> {
     Some(match step {
         Step::Skip { .. } => return None,
-        Step::SetShedding(enabled) => RestCall {
-            method: "POST",
-            path: format!("/admin/v2/brokers/configuration/loadBalancerSheddingEnabled/{enabled}"),
-            body: None,
-            note: format!("loadBalancerSheddingEnabled={enabled}"),
-        },
+        Step::SetShedding(enabled) => shedding_call(*enabled),
         Step::Split {
             namespace,
             range,
@@ -94,21 +179,7 @@ pub(super) fn rest_call(step: &Step) -> Option<RestCall> {
             destination,
             note,
             ..
-        } => {
-            let mut path = format!(
-                "/admin/v2/namespaces/{}/{range}/unload",
-                namespace_path(namespace)
-            );
-            if let Some(d) = destination {
-                path.push_str(&format!("?destinationBroker={}", url_encode(d)));
-            }
-            RestCall {
-                method: "PUT",
-                path,
-                body: None,
-                note: note.clone(),
-            }
-        }
+        } => unload_call(namespace, range, destination.as_deref(), note.clone()),
         Step::UnloadTopic {
             domain,
             tenant,

@@ -18,7 +18,10 @@ use crate::naming::BundleRange;
 use super::model::{Plan, PlannedUnload};
 use super::names::{NameError, check_broker, check_bundle, check_topic};
 
-pub use curl::RestCall;
+pub use curl::{
+    RestCall, active_brokers_call, dynamic_config_call, owned_bundles_call, runtime_config_call,
+    unset_shedding_call,
+};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ScriptFormat {
@@ -212,6 +215,28 @@ fn apply_steps(plan: &Plan) -> Result<Vec<Step>, ExportError> {
     Ok(steps)
 }
 
+/// The unload that moves `bundle` back to `back_to`, expecting it on `expected_owner`.
+fn rollback_step(
+    decision: String,
+    bundle: &str,
+    back_to: &str,
+    expected_owner: Option<&str>,
+) -> Result<Step, ExportError> {
+    let (namespace, range) = check_bundle(bundle).map_err(name_error(decision.clone()))?;
+    check_broker(back_to).map_err(name_error(decision.clone()))?;
+    if let Some(to) = expected_owner {
+        check_broker(to).map_err(name_error(decision))?;
+    }
+    Ok(Step::Unload {
+        bundle: bundle.to_string(),
+        namespace: namespace.to_string(),
+        range,
+        expected_owner: expected_owner.map(str::to_string),
+        destination: Some(back_to.to_string()),
+        note: format!("move {bundle} back to {back_to}"),
+    })
+}
+
 /// Unloads back to the original owners, in reverse order. Splits cannot be undone.
 fn rollback_steps(plan: &Plan) -> Result<Vec<Step>, ExportError> {
     let mut steps = Vec::new();
@@ -226,21 +251,122 @@ fn rollback_steps(plan: &Plan) -> Result<Vec<Step>, ExportError> {
             u.bundle.escape_default(),
             u.from.escape_default()
         );
-        let (namespace, range) = check_bundle(&u.bundle).map_err(name_error(decision.clone()))?;
-        check_broker(&u.from).map_err(name_error(decision.clone()))?;
-        if let Some(to) = &u.to {
-            check_broker(to).map_err(name_error(decision))?;
-        }
-        steps.push(Step::Unload {
-            bundle: u.bundle.clone(),
-            namespace: namespace.to_string(),
-            range,
-            expected_owner: u.to.clone(),
-            destination: Some(u.from.clone()),
-            note: format!("move {} back to {}", u.bundle, u.from),
-        });
+        steps.push(rollback_step(
+            decision,
+            &u.bundle,
+            &u.from,
+            u.to.as_deref(),
+        )?);
     }
     Ok(steps)
+}
+
+/// What one applied operation is, for a guarded apply ([`crate::plan::apply`]): the call, and what
+/// to check before it (the expected owner) and after it (the destination).
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StepKind {
+    Split,
+    Unload,
+    UnloadTopic,
+}
+
+/// One operation of a plan with its REST call, in the order [`rest_calls`] sends them.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct StepCall {
+    pub kind: StepKind,
+    /// The full bundle name (`tenant/ns/0x..._0x...`); `None` for a topic unload.
+    pub bundle: Option<String>,
+    /// The broker that owns the bundle in the plan's snapshot.
+    pub expected_owner: Option<String>,
+    /// The `destinationBroker` the call names, if any.
+    pub destination: Option<String>,
+    /// Where the plan predicts the bundle lands.
+    pub predicted: Option<String>,
+    pub call: RestCall,
+}
+
+/// The plan's operations, each with its REST call (heartbeat and SLA-monitor bundles left out,
+/// as in the scripts).
+pub fn step_calls(plan: &Plan) -> Result<Vec<StepCall>, ExportError> {
+    let steps = apply_steps(plan)?;
+    let mut out = Vec::new();
+    let mut unloads = plan
+        .unloads
+        .iter()
+        .filter(|u| !is_broker_own_namespace(&u.bundle));
+    let mut splits = plan.splits.iter();
+    for step in &steps {
+        let Some(call) = curl::rest_call(step) else {
+            continue;
+        };
+        let item = match step {
+            Step::Split { .. } => {
+                let s = splits.next();
+                StepCall {
+                    kind: StepKind::Split,
+                    bundle: s.map(|s| s.bundle.clone()),
+                    expected_owner: s.map(|s| s.broker.clone()),
+                    destination: None,
+                    predicted: s.map(|s| s.broker.clone()),
+                    call,
+                }
+            }
+            Step::Unload {
+                bundle,
+                expected_owner,
+                destination,
+                ..
+            } => {
+                let u = unloads.next();
+                StepCall {
+                    kind: StepKind::Unload,
+                    bundle: Some(bundle.clone()),
+                    expected_owner: expected_owner.clone(),
+                    destination: destination.clone(),
+                    predicted: u.and_then(|u| u.to.clone()),
+                    call,
+                }
+            }
+            Step::UnloadTopic { .. } => StepCall {
+                kind: StepKind::UnloadTopic,
+                bundle: None,
+                expected_owner: None,
+                destination: None,
+                predicted: None,
+                call,
+            },
+            Step::Skip { .. } | Step::SetShedding(_) => continue,
+        };
+        out.push(item);
+    }
+    Ok(out)
+}
+
+/// The call that moves `bundle` from `expected_owner` back to `back_to` (a guarded rollback).
+pub fn rollback_call(
+    bundle: &str,
+    back_to: &str,
+    expected_owner: Option<&str>,
+) -> Result<RestCall, ExportError> {
+    let decision = format!(
+        "rollback of bundle `{}` back to `{}`",
+        bundle.escape_default(),
+        back_to.escape_default()
+    );
+    let (namespace, range) = check_bundle(bundle).map_err(name_error(decision.clone()))?;
+    rollback_step(decision, bundle, back_to, expected_owner)?;
+    Ok(curl::unload_call(
+        namespace,
+        &range,
+        Some(back_to),
+        format!("move {bundle} back to {back_to}"),
+    ))
+}
+
+/// The call that sets `loadBalancerSheddingEnabled` (the dynamic configuration).
+pub fn set_shedding_call(enabled: bool) -> RestCall {
+    curl::shedding_call(enabled)
 }
 
 /// The REST calls that apply a plan, in order (the dashboard's Apply flow): with
