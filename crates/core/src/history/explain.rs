@@ -211,16 +211,22 @@ fn attribute(
             | Change::NamespaceDeleted { .. }
             | Change::NamespaceCreated { .. } => Cause::Observed,
             Change::Moved { bundle, from, to } => {
-                if left.contains(from) {
-                    Cause::BrokerLeft {
-                        broker: from.clone(),
-                    }
-                } else if let Some(u) = predicted.get(bundle.as_str()) {
+                let shed = predicted.get(bundle.as_str());
+                // A bundle the leader shed to where it went, from a broker that then left, moved
+                // by the shedding; one that went elsewhere was re-assigned after the leave.
+                if let Some(u) = shed.filter(|u| u.to == *to || !left.contains(from)) {
                     seen.push(u.bundle.as_str());
                     Cause::LeaderShedding {
                         predicted_to: u.to.clone(),
                         destination_agrees: u.to == *to,
                         reason: shedding_reason(u),
+                    }
+                } else if left.contains(from) {
+                    if let Some(u) = shed {
+                        seen.push(u.bundle.as_str());
+                    }
+                    Cause::BrokerLeft {
+                        broker: from.clone(),
                     }
                 } else {
                     unexplained(
