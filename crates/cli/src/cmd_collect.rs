@@ -176,8 +176,12 @@ fn admin_base(text: &str) -> Result<(String, String, Url), CliError> {
     Ok((base, url.scheme().to_string(), url))
 }
 
+/// One collection's files (report included, credential redacted), whether any request
+/// succeeded, and how many items could not be fetched.
 struct Gathered {
+    files: BTreeMap<String, Vec<u8>>,
     any_success: bool,
+    missing: usize,
 }
 
 /// One collection: the metadata-store files (report included, credential redacted), whether any
@@ -187,7 +191,7 @@ fn collect_once(
     progress: &Progress,
     opts: &Options,
     redactor: &auth::Redactor,
-) -> Result<(BTreeMap<String, Vec<u8>>, bool, usize), CliError> {
+) -> Result<Gathered, CliError> {
     let gathered = gather::run(client, progress, opts);
     let mut files = gathered.files;
     let mut scrubbed = Vec::new();
@@ -213,7 +217,11 @@ fn collect_once(
         report::FILE_NAME.to_string(),
         redactor.text(&report_text).into_bytes(),
     );
-    Ok((files, gathered.any_success, missing))
+    Ok(Gathered {
+        files,
+        any_success: gathered.any_success,
+        missing,
+    })
 }
 
 /// `--every`: collections appended to the series in `dir`, each stamped with the time it ended.
@@ -232,7 +240,11 @@ fn record_series(
     let mut recorded = 0u64;
     let mut round = 0u32;
     loop {
-        let (files, any_success, missing) = collect_once(client, progress, opts, redactor)?;
+        let Gathered {
+            files,
+            any_success,
+            missing,
+        } = collect_once(client, progress, opts, redactor)?;
         if any_success {
             let mut snapshot = import_collected(&files, args.quiet)?;
             let now_ms = std::time::SystemTime::now()
@@ -362,18 +374,18 @@ pub fn run(args: Args) -> Result<(), CliError> {
             .unwrap_or_else(|| PathBuf::from("pulsar-series"));
         return record_series(&args, every, &dir, &client, &progress, &opts, &redactor);
     }
-    let (files, any_success, missing) = collect_once(&client, &progress, &opts, &redactor)?;
-    let gathered = Gathered { any_success };
+    let gathered = collect_once(&client, &progress, &opts, &redactor)?;
+    let (files, missing) = (&gathered.files, gathered.missing);
 
     let written = match args.format {
-        Format::Dir => writer::write_dir(&out, &files).map(|()| out.display().to_string()),
-        Format::Zip => writer::zip_bytes(&files)
+        Format::Dir => writer::write_dir(&out, files).map(|()| out.display().to_string()),
+        Format::Zip => writer::zip_bytes(files)
             .and_then(|b| writer::write_file(&out, &b, args.force))
             .map(|()| out.display().to_string()),
         Format::Json => {
             // Nothing can be imported when no request succeeded; that failure is reported below.
             if gathered.any_success {
-                write_json(&files, args.output.as_deref(), args.quiet)?;
+                write_json(files, args.output.as_deref(), args.quiet)?;
             }
             Ok(args.output.as_ref().map_or_else(
                 || "the snapshot to stdout".to_string(),
