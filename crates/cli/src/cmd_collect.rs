@@ -87,15 +87,48 @@ pub struct Args {
     /// With --format zip: replace an existing file at -o (refused otherwise).
     #[arg(long)]
     force: bool,
+    /// Record a series (docs/history.md): collect every INTERVAL (`60s`, `5m`, `1h`) and append
+    /// each snapshot to the series directory -o (default pulsar-series), each committed on its
+    /// own so an interrupted recording keeps what it recorded. Stops after --count snapshots or
+    /// after --for, whichever comes first (neither: until interrupted).
+    #[arg(long, value_name = "INTERVAL", value_parser = parse_duration)]
+    every: Option<Duration>,
+    /// With --every: how many snapshots to record.
+    #[arg(long, value_name = "N", requires = "every")]
+    count: Option<u64>,
+    /// With --every: how long to record (`2h`, `90m`).
+    #[arg(long = "for", value_name = "DURATION", requires = "every", value_parser = parse_duration)]
+    for_duration: Option<Duration>,
 }
 
-/// `--format json`: the collected tree (report included, so its gaps become warnings) through the
-/// importer, written as one snapshot JSON; the import's warnings go to stderr unless `quiet`.
-fn write_json(
+/// `90`, `90s`, `5m`, `2h` → a duration (at least one second).
+fn parse_duration(text: &str) -> Result<Duration, String> {
+    let t = text.trim();
+    let (digits, unit) = match t.find(|c: char| !c.is_ascii_digit()) {
+        Some(i) => t.split_at(i),
+        None => (t, "s"),
+    };
+    let n: u64 = digits
+        .parse()
+        .map_err(|_| format!("`{text}`: expected a number with s, m or h (60s, 5m, 2h)"))?;
+    let secs = match unit {
+        "s" => Some(n),
+        "m" => n.checked_mul(60),
+        "h" => n.checked_mul(3600),
+        _ => None,
+    }
+    .filter(|s| *s >= 1)
+    .ok_or_else(|| {
+        format!("`{text}`: expected a number with s, m or h (60s, 5m, 2h), at least 1s")
+    })?;
+    Ok(Duration::from_secs(secs))
+}
+
+/// The collected tree through the importer (its warnings to stderr unless `quiet`).
+fn import_collected(
     files: &BTreeMap<String, Vec<u8>>,
-    output: Option<&Path>,
     quiet: bool,
-) -> Result<(), CliError> {
+) -> Result<lbplan_core::model::Snapshot, CliError> {
     let inputs: Vec<ImportInput<'_>> = files
         .iter()
         .map(|(name, bytes)| ImportInput::in_tree(name.as_str(), bytes.as_slice()))
@@ -108,7 +141,17 @@ fn write_json(
     if !quiet {
         print_warnings(&imported.warnings);
     }
-    write_snapshot(&imported.snapshot, output)
+    Ok(imported.snapshot)
+}
+
+/// `--format json`: the collected tree (report included, so its gaps become warnings) through the
+/// importer, written as one snapshot JSON; the import's warnings go to stderr unless `quiet`.
+fn write_json(
+    files: &BTreeMap<String, Vec<u8>>,
+    output: Option<&Path>,
+    quiet: bool,
+) -> Result<(), CliError> {
+    write_snapshot(&import_collected(files, quiet)?, output)
 }
 
 /// `--admin-url` checked and normalised: `(base without trailing slash, scheme, URL)`. A URL that
@@ -129,6 +172,113 @@ pub(crate) fn admin_base(text: &str) -> Result<(String, String, Url), CliError> 
     }
     let base = url.as_str().trim_end_matches('/').to_string();
     Ok((base, url.scheme().to_string(), url))
+}
+
+/// One collection's files (report included, credential redacted), whether any request
+/// succeeded, and how many items could not be fetched.
+struct Gathered {
+    files: BTreeMap<String, Vec<u8>>,
+    any_success: bool,
+    missing: usize,
+}
+
+/// One collection: the metadata-store files (report included, credential redacted), whether any
+/// request succeeded, and how many items could not be fetched.
+fn collect_once(
+    client: &Client,
+    progress: &Progress,
+    opts: &Options,
+    redactor: &auth::Redactor,
+) -> Result<Gathered, CliError> {
+    let gathered = gather::run(client, progress, opts);
+    let mut files = gathered.files;
+    let mut scrubbed = Vec::new();
+    for (path, bytes) in files.iter_mut() {
+        if redactor.bytes(bytes) {
+            scrubbed.push(path.clone());
+        }
+    }
+    let mut rep = gathered.report;
+    for p in scrubbed {
+        rep.notes.push(format!(
+            "{p}: the credential appeared in the answer and was redacted"
+        ));
+    }
+    let missing = rep
+        .missing
+        .iter()
+        .filter(|m| m.reason != "not_exposed_by_rest_api")
+        .count();
+    let report_text = serde_json::to_string_pretty(&rep)
+        .map_err(|e| CliError::Failed(format!("cannot serialise the report: {e}")))?;
+    files.insert(
+        report::FILE_NAME.to_string(),
+        redactor.text(&report_text).into_bytes(),
+    );
+    Ok(Gathered {
+        files,
+        any_success: gathered.any_success,
+        missing,
+    })
+}
+
+/// `--every`: collections appended to the series in `dir`, each stamped with the time it ended.
+#[allow(clippy::too_many_arguments)]
+fn record_series(
+    args: &Args,
+    every: Duration,
+    dir: &Path,
+    client: &Client,
+    progress: &Progress,
+    opts: &Options,
+    redactor: &auth::Redactor,
+) -> Result<(), CliError> {
+    let mut series = crate::series_store::SeriesWriter::open(dir)?;
+    let start = std::time::Instant::now();
+    let mut recorded = 0u64;
+    let mut round = 0u32;
+    loop {
+        let Gathered {
+            files,
+            any_success,
+            missing,
+        } = collect_once(client, progress, opts, redactor)?;
+        if any_success {
+            let mut snapshot = import_collected(&files, args.quiet)?;
+            let now_ms = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX));
+            // The series orders snapshots by when they were collected.
+            snapshot.captured_at_ms = Some(now_ms);
+            let bytes = series.append(&snapshot)?;
+            recorded += 1;
+            progress.note(&format!(
+                "snapshot {recorded} appended to {} ({bytes} bytes new; {missing} item(s) could \
+                 not be fetched)",
+                dir.display()
+            ));
+        } else {
+            progress.note("no request succeeded this round; nothing appended");
+        }
+        round = round.saturating_add(1);
+        if args.count.is_some_and(|n| recorded >= n) {
+            break;
+        }
+        let next = every.saturating_mul(round);
+        if args.for_duration.is_some_and(|d| next >= d) {
+            break;
+        }
+        if let Some(wait) = next.checked_sub(start.elapsed()) {
+            std::thread::sleep(wait);
+        }
+    }
+    if recorded == 0 {
+        return Err(CliError::Failed(format!(
+            "no snapshot recorded: no request to {} succeeded",
+            args.admin_url
+        )));
+    }
+    Ok(())
 }
 
 pub fn run(args: Args) -> Result<(), CliError> {
@@ -162,6 +312,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
         })
     });
     match args.format {
+        _ if args.every.is_some() => {}
         Format::Dir => writer::check_dir_target(&out).map_err(CliError::BadInput)?,
         Format::Zip => writer::check_file_target(&out, args.force).map_err(CliError::BadInput)?,
         Format::Json => {}
@@ -214,42 +365,25 @@ pub fn run(args: Args) -> Result<(), CliError> {
         credential: source.label(),
         credential_to_brokers: args.send_credential_to_brokers,
     };
-    let gathered = gather::run(&client, &progress, &opts);
-
-    let mut files = gathered.files;
-    let mut scrubbed = Vec::new();
-    for (path, bytes) in files.iter_mut() {
-        if redactor.bytes(bytes) {
-            scrubbed.push(path.clone());
-        }
+    if let Some(every) = args.every {
+        let dir = args
+            .output
+            .clone()
+            .unwrap_or_else(|| PathBuf::from("pulsar-series"));
+        return record_series(&args, every, &dir, &client, &progress, &opts, &redactor);
     }
-    let mut rep = gathered.report;
-    for p in scrubbed {
-        rep.notes.push(format!(
-            "{p}: the credential appeared in the answer and was redacted"
-        ));
-    }
-    let missing = rep
-        .missing
-        .iter()
-        .filter(|m| m.reason != "not_exposed_by_rest_api")
-        .count();
-    let report_text = serde_json::to_string_pretty(&rep)
-        .map_err(|e| CliError::Failed(format!("cannot serialise the report: {e}")))?;
-    files.insert(
-        report::FILE_NAME.to_string(),
-        redactor.text(&report_text).into_bytes(),
-    );
+    let gathered = collect_once(&client, &progress, &opts, &redactor)?;
+    let (files, missing) = (&gathered.files, gathered.missing);
 
     let written = match args.format {
-        Format::Dir => writer::write_dir(&out, &files).map(|()| out.display().to_string()),
-        Format::Zip => writer::zip_bytes(&files)
+        Format::Dir => writer::write_dir(&out, files).map(|()| out.display().to_string()),
+        Format::Zip => writer::zip_bytes(files)
             .and_then(|b| writer::write_file(&out, &b, args.force))
             .map(|()| out.display().to_string()),
         Format::Json => {
             // Nothing can be imported when no request succeeded; that failure is reported below.
             if gathered.any_success {
-                write_json(&files, args.output.as_deref(), args.quiet)?;
+                write_json(files, args.output.as_deref(), args.quiet)?;
             }
             Ok(args.output.as_ref().map_or_else(
                 || "the snapshot to stdout".to_string(),

@@ -68,6 +68,10 @@ pub struct Args {
     /// Write the output to a file instead of stdout (whole or not at all).
     #[arg(short = 'o', long)]
     output: Option<PathBuf>,
+    /// Also record the leader's view at every cycle as a series in DIR (new, or a series to append
+    /// to), for `lbplan history`. One configuration only.
+    #[arg(long, value_name = "DIR")]
+    record_series: Option<PathBuf>,
 }
 
 fn load_scenario(arg: &str) -> Result<Scenario, CliError> {
@@ -188,6 +192,9 @@ pub fn run(args: Args) -> Result<(), CliError> {
         let _ = writeln!(std::io::stderr());
     }
     let comparison = result.map_err(|e| CliError::BadInput(e.to_string()))?;
+    if let Some(dir) = &args.record_series {
+        record_series(dir, &snapshot, &scenario, &configs, opts)?;
+    }
     let text = match args.format {
         Format::Json => {
             serde_json::to_string_pretty(&comparison)
@@ -209,4 +216,32 @@ pub fn run(args: Args) -> Result<(), CliError> {
         text
     };
     crate::output::emit(args.output.as_deref(), text.as_bytes())
+}
+
+/// Runs the one configuration again, recording the leader's view at each cycle into `dir`.
+fn record_series(
+    dir: &Path,
+    snapshot: &Snapshot,
+    scenario: &Scenario,
+    configs: &[RunConfig],
+    opts: RunOptions,
+) -> Result<(), CliError> {
+    let config = match configs {
+        [] => RunConfig::default(),
+        [one] => one.clone(),
+        _ => {
+            return Err(CliError::BadInput(
+                "--record-series records one configuration: give one --compare (or none)"
+                    .to_string(),
+            ));
+        }
+    };
+    let mut writer = crate::series_store::SeriesWriter::open(dir)?;
+    let (_, series) =
+        simulate::simulate_recording(snapshot, scenario, &config, opts, &mut |_, _| true)
+            .map_err(|e| CliError::BadInput(e.to_string()))?;
+    for s in &series {
+        writer.append(s)?;
+    }
+    Ok(())
 }

@@ -11,6 +11,7 @@ mod cmd_collect;
 mod cmd_config;
 mod cmd_generate;
 mod cmd_hash;
+mod cmd_history;
 mod cmd_import;
 mod cmd_plan;
 mod cmd_replay;
@@ -22,6 +23,7 @@ mod exit;
 mod input_files;
 mod output;
 mod plan_text;
+mod series_store;
 mod snapshot_input;
 
 use clap::{Parser, Subcommand};
@@ -60,6 +62,8 @@ enum Command {
     Size(cmd_size::Args),
     /// Run the leader's loop for many cycles under a scenario; compare configurations.
     Simulate(cmd_simulate::Args),
+    /// Explain a recorded series of snapshots: every move, split, join and leave, and its cause.
+    History(cmd_history::Args),
 }
 
 fn main() {
@@ -78,6 +82,7 @@ fn main() {
         Command::Generate(args) => cmd_generate::run(args),
         Command::Simulate(args) => cmd_simulate::run(args),
         Command::Size(args) => cmd_size::run(args),
+        Command::History(args) => cmd_history::run(args),
     };
     std::process::exit(exit::report(result));
 }

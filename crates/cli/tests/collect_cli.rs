@@ -828,3 +828,58 @@ fn endless_token_and_ca_files_are_refused_at_their_cap() {
         );
     }
 }
+
+/// `--every 1s --count 2`: two collections appended to a series directory, stamped a second or
+/// more apart; `lbplan history` reads it (nothing moved between them).
+#[test]
+fn records_a_series_of_collections() {
+    let cluster = start_cluster();
+    let [a, _, _] = cluster.ids.clone();
+    let work = temp_dir("series");
+    let series = work.join("series");
+    let admin = format!("http://{a}");
+    let ran = run_lbplan(
+        &[
+            "collect",
+            "--admin-url",
+            &admin,
+            "--namespace",
+            "public/default",
+            "--timeout",
+            "1",
+            "--attempts",
+            "2",
+            "--backoff-ms",
+            "10",
+            "--every",
+            "1s",
+            "--count",
+            "2",
+            "-o",
+            series.to_str().unwrap(),
+        ],
+        None,
+        &work,
+    );
+    assert_eq!(ran.code, Some(0), "stderr:\n{}", ran.stderr);
+    assert!(series.join("series.json").is_file());
+    assert_eq!(
+        std::fs::read_dir(series.join("snapshots")).unwrap().count(),
+        2
+    );
+    let ran = run_lbplan(
+        &["history", series.to_str().unwrap(), "--format", "json"],
+        None,
+        &work,
+    );
+    assert_eq!(ran.code, Some(0), "stderr:\n{}", ran.stderr);
+    let r: serde_json::Value = serde_json::from_str(&ran.stdout).unwrap();
+    let times = r["times_ms"].as_array().unwrap();
+    assert_eq!(times.len(), 2);
+    assert!(times[1].as_i64().unwrap() >= times[0].as_i64().unwrap() + 1_000);
+    assert_eq!(r["summary"]["moves_seen"], 0);
+    // The broker that reports a load is live at both instants.
+    let load = &r["broker_load"][a.as_str()];
+    assert_eq!(load.as_array().unwrap().len(), 2);
+    std::fs::remove_dir_all(&work).ok();
+}

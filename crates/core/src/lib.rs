@@ -6,6 +6,7 @@
 
 pub mod config;
 pub mod extensible;
+pub mod history;
 pub mod import;
 pub mod isolation;
 pub mod model;

@@ -26,6 +26,7 @@ use super::limits::MAX_CYCLES;
 use super::metrics::{
     ChurnTracker, CycleDecision, CycleMetrics, RunSummary, SimulationRun, spread,
 };
+use super::record::SeriesRecorder;
 use super::run_config::RunConfig;
 use super::scenario::{EventKind, Scenario};
 use super::timeline::OwnershipChange;
@@ -81,6 +82,8 @@ struct Run<'a> {
     changes: Vec<OwnershipChange>,
     /// This cycle's decisions and their reasons so far (only when recording).
     decisions: Vec<CycleDecision>,
+    /// The leader's view of every cycle as a snapshot (only for [`simulate_recording`]).
+    series: Option<SeriesRecorder>,
 }
 
 fn interval_ms_of(cfg: &LoadBalancerConfig) -> i64 {
@@ -98,6 +101,31 @@ pub fn simulate(
     opts: RunOptions,
     progress: &mut dyn FnMut(u32, u32) -> bool,
 ) -> Result<SimulationRun, SimulateError> {
+    run_simulation(snapshot, scenario, run, opts, progress, false).map(|(run, _)| run)
+}
+
+/// [`simulate`], also returning the snapshot the leader saw at each cycle, just before it shed
+/// (after the brokers' reports, the cycle's events and the re-assignment of orphaned bundles), with
+/// `captured_at_ms` the cycle's time: a recorded *series* (`history`) whose every ownership change
+/// has a known cause.
+pub fn simulate_recording(
+    snapshot: &Snapshot,
+    scenario: &Scenario,
+    run: &RunConfig,
+    opts: RunOptions,
+    progress: &mut dyn FnMut(u32, u32) -> bool,
+) -> Result<(SimulationRun, Vec<Snapshot>), SimulateError> {
+    run_simulation(snapshot, scenario, run, opts, progress, true)
+}
+
+fn run_simulation(
+    snapshot: &Snapshot,
+    scenario: &Scenario,
+    run: &RunConfig,
+    opts: RunOptions,
+    progress: &mut dyn FnMut(u32, u32) -> bool,
+    record_series: bool,
+) -> Result<(SimulationRun, Vec<Snapshot>), SimulateError> {
     if !(1..=MAX_CYCLES).contains(&opts.cycles) {
         return Err(SimulateError::Cycles {
             cycles: opts.cycles,
@@ -162,6 +190,7 @@ pub fn simulate(
         warnings: Vec::new(),
         changes: Vec::new(),
         decisions: Vec::new(),
+        series: record_series.then(|| SeriesRecorder::new(&work, &settings)),
         cfg,
     };
     let target = scenario
@@ -198,7 +227,8 @@ pub fn simulate(
     warnings.append(&mut r.warnings);
     out.warnings = warnings;
     out.summary = summarize(&out.cycles, target, consecutive, window, interval_ms);
-    Ok(out)
+    let series = r.series.map(|s| s.snapshots).unwrap_or_default();
+    Ok((out, series))
 }
 
 fn summarize(
@@ -442,6 +472,9 @@ impl Run<'_> {
             match &e.kind {
                 EventKind::SetConfig { key, value } => {
                     self.set_config(key, value, format!("{path}.key"))?;
+                    if let Some(series) = self.series.as_mut() {
+                        series.set(key, value);
+                    }
                     notes.push(format!("set {key}={value}"));
                 }
                 EventKind::AddBroker { broker, like } => {
@@ -612,6 +645,12 @@ impl Run<'_> {
         };
         self.cluster
             .set_traffic(&self.scenario.load, self.opts.seed, cycle, interval_minutes);
+        // The leader's data before this cycle's samples: what a recorded snapshot stores, since
+        // the leader's view of it applies the reports' samples once more.
+        let before = match (&self.series, cycle) {
+            (Some(_), 1..) => Some(self.cluster.data.bundle_data.clone()),
+            _ => None,
+        };
         if cycle > 0 {
             self.cluster.publish_reports(cycle, now);
         }
@@ -619,6 +658,9 @@ impl Run<'_> {
         let mut reassigned = 0;
         self.place_orphans(cycle, &mut reassigned);
         m.bundles_reassigned = reassigned;
+        if let Some(series) = self.series.as_mut() {
+            series.record(&self.cluster, before.as_ref(), now);
+        }
 
         let weights = self.cfg.resource_weights();
         // The same values `broker_usages` gives, without copying every broker's name each cycle

@@ -10,6 +10,7 @@ mod json_read;
 pub mod limits;
 pub mod load_model;
 pub mod metrics;
+mod record;
 pub mod run_config;
 pub mod scenario;
 pub mod timeline;
@@ -18,7 +19,7 @@ pub use compare::{
     Comparison, builtin_scenario, builtin_scenario_names, compare, render_csv, render_cycles_csv,
     render_table, render_table_with,
 };
-pub use engine::{RunOptions, SimulateError, simulate};
+pub use engine::{RunOptions, SimulateError, simulate, simulate_recording};
 pub use generator::{
     BUILTIN_PREFIX, BUILTIN_SNAPSHOTS, UnknownBuiltinSnapshot, builtin_snapshot,
     builtin_snapshot_name, builtin_snapshot_references, resolve_builtin_snapshot,

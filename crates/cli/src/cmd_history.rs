@@ -1,0 +1,113 @@
+//! `lbplan history SERIES [--format text|json|csv] [--set KEY=VALUE]... [--profile P] [--seed N]
+//! [-o FILE]`: what the leader did between the snapshots of a series, and why. SERIES is a stored
+//! series directory (`lbplan collect --every`, `lbplan simulate --record-series`), a zip of one, or
+//! a directory or zip of ordinary snapshot files. See `docs/history.md`.
+
+use std::path::PathBuf;
+
+use lbplan_core::config::Profile;
+use lbplan_core::history::render::{render_csv, render_text};
+use lbplan_core::history::store::{
+    StoredSeries, is_stored_series, read_snapshot_file, snapshot_files,
+};
+use lbplan_core::history::{ExplainOptions, Explainer, HistoryReport, Series};
+
+use crate::exit::CliError;
+use crate::series_store::read_series;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    Text,
+    Json,
+    Csv,
+}
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// A stored series directory or zip, or a directory or zip of snapshot files.
+    series: PathBuf,
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
+    /// A broker.conf override for the replayed leader, KEY=VALUE (repeatable).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    settings: Vec<String>,
+    /// Profile of the replayed leader (4.x, 5.0, master-90cba329); default: detected.
+    #[arg(long)]
+    profile: Option<String>,
+    /// Seed of the replayed leader's random picks (the simulator's `--seed` to replay its series).
+    #[arg(long, default_value_t = lbplan_core::simulate::DEFAULT_SEED)]
+    seed: u64,
+    /// Write the output to a file instead of stdout (whole or not at all).
+    #[arg(short = 'o', long)]
+    output: Option<PathBuf>,
+}
+
+fn parse_settings(items: &[String]) -> Result<Vec<(String, String)>, CliError> {
+    items
+        .iter()
+        .map(|s| {
+            s.split_once('=')
+                .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
+                .ok_or_else(|| CliError::BadInput(format!("--set `{s}`: expected KEY=VALUE")))
+        })
+        .collect()
+}
+
+fn bad(e: impl std::fmt::Display) -> CliError {
+    CliError::BadInput(e.to_string())
+}
+
+/// Explains the series at `path`.
+pub fn explain_path(
+    path: &std::path::Path,
+    opts: &ExplainOptions,
+) -> Result<HistoryReport, CliError> {
+    let files = read_series(path)?;
+    if is_stored_series(&files) {
+        let mut stored = StoredSeries::open(&files).map_err(bad)?;
+        let mut explainer: Option<Explainer> = None;
+        while let Some(s) = stored.next_snapshot() {
+            let s = s.map_err(bad)?;
+            let ex = match explainer.as_mut() {
+                Some(ex) => ex,
+                None => explainer.insert(Explainer::new(&s, opts).map_err(bad)?),
+            };
+            ex.push(s).map_err(bad)?;
+        }
+        return explainer
+            .map(Explainer::finish)
+            .ok_or_else(|| CliError::BadInput(format!("{}: no snapshots", path.display())));
+    }
+    let mut named = Vec::new();
+    for (name, bytes) in snapshot_files(&files) {
+        named.push((name.clone(), read_snapshot_file(name, bytes).map_err(bad)?));
+    }
+    let series = Series::from_named(named)
+        .map_err(|e| CliError::BadInput(format!("{}: {e}", path.display())))?;
+    lbplan_core::history::explain(&series, opts).map_err(bad)
+}
+
+pub fn run(args: Args) -> Result<(), CliError> {
+    let profile = match &args.profile {
+        Some(p) => Some(
+            Profile::parse(p)
+                .ok_or_else(|| CliError::BadInput(format!("--profile {p}: unknown")))?,
+        ),
+        None => None,
+    };
+    let opts = ExplainOptions {
+        profile,
+        settings: parse_settings(&args.settings)?,
+        seed: args.seed,
+    };
+    let report = explain_path(&args.series, &opts)?;
+    let text = match args.format {
+        Format::Json => {
+            serde_json::to_string_pretty(&report).map_err(|e| CliError::Failed(e.to_string()))?
+                + "\n"
+        }
+        Format::Csv => render_csv(&report),
+        Format::Text => render_text(&report),
+    };
+    crate::output::emit(args.output.as_deref(), text.as_bytes())
+}

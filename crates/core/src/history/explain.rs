@@ -1,0 +1,333 @@
+//! Why each change happened: the leader's shedding (its cycle replayed on the earlier snapshot
+//! with its state carried along the series, `plan::leader_step`), an automatic split
+//! (`BundleSplitterTask` predicted it), a broker leaving (its bundles re-assigned by lookups), a
+//! namespace created (its bundles' first owners), or unexplained — listed, never hidden.
+
+use std::collections::HashMap;
+
+use indexmap::IndexMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::config::Profile;
+use crate::model::Snapshot;
+use crate::plan::PlanError;
+use crate::plan::driver::{shedding_reason, split_reason};
+use crate::plan::leader_step::{CarriedLeader, LeaderStep};
+
+use super::diff::{Change, diff};
+use super::metrics::summarize;
+use super::report::{ExplainedChange, HISTORY_FORMAT_VERSION, HistoryReport, PredictedNotSeen};
+use super::series::Series;
+
+/// Why a change happened.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "cause", rename_all = "snake_case")]
+pub enum Cause {
+    /// The replayed leader unloaded the bundle in the cycle on the earlier snapshot;
+    /// `predicted_to` is where its placement sent it.
+    LeaderShedding {
+        predicted_to: String,
+        destination_agrees: bool,
+        reason: String,
+    },
+    /// `BundleSplitterTask` on the earlier snapshot chose this bundle.
+    AutomaticSplit { reason: String },
+    /// The owner left the cluster; lookups re-assigned its bundle.
+    BrokerLeft { broker: String },
+    /// The bundle's namespace was created; this is its first owner.
+    NamespaceCreated { namespace: String },
+    /// A membership or namespace change itself: seen, not caused by the leader.
+    Observed,
+    /// No modelled cause: a manual unload or split, a client lookup of an unowned bundle, or a
+    /// model gap.
+    Unexplained { why: String },
+}
+
+impl Cause {
+    pub fn name(&self) -> &'static str {
+        match self {
+            Cause::LeaderShedding { .. } => "leader_shedding",
+            Cause::AutomaticSplit { .. } => "automatic_split",
+            Cause::BrokerLeft { .. } => "broker_left",
+            Cause::NamespaceCreated { .. } => "namespace_created",
+            Cause::Observed => "observed",
+            Cause::Unexplained { .. } => "unexplained",
+        }
+    }
+}
+
+/// How to replay the leader.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ExplainOptions {
+    /// `None`: detected from the first snapshot's brokers.
+    pub profile: Option<Profile>,
+    /// `broker.conf` overrides applied to every snapshot's own.
+    pub settings: Vec<(String, String)>,
+    /// Seed of the replayed leader's random picks.
+    pub seed: u64,
+}
+
+/// What is waiting between snapshots: bundles that lost their owner, and why.
+#[derive(Default)]
+struct Pending {
+    /// bundle → the cause it lost its owner by (a leave, or a predicted unload).
+    unowned: HashMap<String, Cause>,
+}
+
+/// Explains a series: every change between consecutive snapshots with its cause, and the summary.
+pub fn explain(series: &Series, opts: &ExplainOptions) -> Result<HistoryReport, PlanError> {
+    let Some(first) = series.snapshots.first() else {
+        return Ok(HistoryReport::empty());
+    };
+    let mut ex = Explainer::new(first, opts)?;
+    for s in &series.snapshots {
+        ex.push(s.clone())?;
+    }
+    Ok(ex.finish())
+}
+
+/// Explains a series one snapshot at a time (only the latest is kept), for series too large to
+/// hold: push them in time order, then `finish`.
+pub struct Explainer {
+    leader: CarriedLeader,
+    report: HistoryReport,
+    usages: Vec<IndexMap<String, f64>>,
+    pending: Pending,
+    /// The latest snapshot, its time and the leader's cycle on it.
+    previous: Option<(Snapshot, i64, LeaderStep)>,
+    grace_ms: i64,
+    balanced_std_fraction: f64,
+}
+
+impl Explainer {
+    /// The leader is configured from `first` (normally the series' first snapshot).
+    pub fn new(first: &Snapshot, opts: &ExplainOptions) -> Result<Self, PlanError> {
+        let leader = CarriedLeader::new(first, opts.profile, &opts.settings, opts.seed)?;
+        let (shedding_strategy, placement_strategy) = leader.strategy_names();
+        let grace_ms = leader
+            .config()
+            .load_balancer_shedding_grace_period_minutes
+            .max(0)
+            .saturating_mul(60_000);
+        let balanced_std_fraction = leader
+            .config()
+            .load_balancer_broker_threshold_shedder_percentage
+            as f64
+            / 100.0;
+        Ok(Self {
+            leader,
+            report: HistoryReport {
+                format_version: HISTORY_FORMAT_VERSION,
+                shedding_strategy,
+                placement_strategy,
+                ..HistoryReport::default()
+            },
+            usages: Vec::new(),
+            pending: Pending::default(),
+            previous: None,
+            grace_ms,
+            balanced_std_fraction,
+        })
+    }
+
+    /// The next snapshot in time order (its `captured_at_ms`, 0 when missing).
+    pub fn push(&mut self, snapshot: Snapshot) -> Result<(), PlanError> {
+        let at = snapshot.captured_at_ms.unwrap_or(0);
+        let step = self.leader.step(&snapshot, at)?;
+        self.usages.push(step.broker_usage_fraction.clone());
+        self.report.times_ms.push(at);
+        if let Some((before, before_at, before_step)) = self.previous.take() {
+            let changes = diff(&before, &snapshot);
+            let index = self.report.times_ms.len().saturating_sub(2);
+            attribute(
+                index,
+                before_at,
+                at,
+                &before,
+                changes,
+                &before_step,
+                &mut self.pending,
+                &mut self.report,
+            );
+        }
+        self.previous = Some((snapshot, at, step));
+        Ok(())
+    }
+
+    pub fn finish(mut self) -> HistoryReport {
+        self.report.warnings = self.leader.warnings().to_vec();
+        self.report.broker_load = super::metrics::broker_load_over_time(&self.usages);
+        self.report.summary = summarize(
+            &self.report,
+            &self.usages,
+            self.grace_ms,
+            self.balanced_std_fraction,
+        );
+        self.report
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn attribute(
+    step_index: usize,
+    from_ms: i64,
+    at_ms: i64,
+    before: &Snapshot,
+    changes: Vec<Change>,
+    step: &LeaderStep,
+    pending: &mut Pending,
+    report: &mut HistoryReport,
+) {
+    let predicted: HashMap<&str, &crate::modular::leader::PlannedUnload> = step
+        .shedding
+        .unloads
+        .iter()
+        .map(|u| (u.bundle.as_str(), u))
+        .collect();
+    let mut seen: Vec<&str> = Vec::new();
+    let left: Vec<String> = changes
+        .iter()
+        .filter_map(|c| match c {
+            Change::BrokerLeft { broker, .. } => Some(broker.clone()),
+            _ => None,
+        })
+        .collect();
+    let created: Vec<String> = changes
+        .iter()
+        .filter_map(|c| match c {
+            Change::NamespaceCreated { namespace } => Some(namespace.clone()),
+            _ => None,
+        })
+        .collect();
+    let unexplained = |why: &str| Cause::Unexplained {
+        why: why.to_string(),
+    };
+    let mut out = Vec::with_capacity(changes.len());
+    for change in changes {
+        let cause = match &change {
+            Change::BrokerJoined { .. }
+            | Change::BrokerLeft { .. }
+            | Change::NamespaceDeleted { .. }
+            | Change::NamespaceCreated { .. } => Cause::Observed,
+            Change::Moved { bundle, from, to } => {
+                let shed = predicted.get(bundle.as_str());
+                // A bundle the leader shed to where it went, from a broker that then left, moved
+                // by the shedding; one that went elsewhere was re-assigned after the leave.
+                if let Some(u) = shed.filter(|u| u.to == *to || !left.contains(from)) {
+                    seen.push(u.bundle.as_str());
+                    Cause::LeaderShedding {
+                        predicted_to: u.to.clone(),
+                        destination_agrees: u.to == *to,
+                        reason: shedding_reason(u),
+                    }
+                } else if left.contains(from) {
+                    if let Some(u) = shed {
+                        seen.push(u.bundle.as_str());
+                    }
+                    Cause::BrokerLeft {
+                        broker: from.clone(),
+                    }
+                } else {
+                    unexplained(
+                        "the replayed leader did not unload it and its owner did not leave \
+                         (a manual unload, a client lookup, or a model gap)",
+                    )
+                }
+            }
+            Change::Unassigned { bundle, from } => {
+                let cause = if left.contains(from) {
+                    Cause::BrokerLeft {
+                        broker: from.clone(),
+                    }
+                } else if let Some(u) = predicted.get(bundle.as_str()) {
+                    seen.push(u.bundle.as_str());
+                    Cause::LeaderShedding {
+                        predicted_to: u.to.clone(),
+                        destination_agrees: false,
+                        reason: shedding_reason(u),
+                    }
+                } else {
+                    unexplained("unowned without a predicted unload or a broker leaving")
+                };
+                pending.unowned.insert(bundle.clone(), cause.clone());
+                cause
+            }
+            Change::Assigned { bundle, to } => match pending.unowned.remove(bundle) {
+                Some(Cause::LeaderShedding {
+                    predicted_to,
+                    reason,
+                    ..
+                }) => Cause::LeaderShedding {
+                    destination_agrees: predicted_to == *to,
+                    predicted_to,
+                    reason,
+                },
+                Some(Cause::BrokerLeft { broker }) => Cause::BrokerLeft { broker },
+                Some(other) => other,
+                None => {
+                    let ns = bundle.rsplit_once('/').map_or("", |(ns, _)| ns);
+                    if created.iter().any(|c| c == ns) {
+                        Cause::NamespaceCreated {
+                            namespace: ns.to_string(),
+                        }
+                    } else {
+                        unexplained(
+                            "owned now, no owner before, and no earlier unload or leave explains it",
+                        )
+                    }
+                }
+            },
+            Change::Split { parent, .. } => {
+                match step.splits.iter().find(|s| s.bundle == *parent) {
+                    Some(s) => {
+                        let triggers: Vec<String> =
+                            s.triggers.iter().map(|t| t.to_string()).collect();
+                        Cause::AutomaticSplit {
+                            reason: split_reason(&triggers),
+                        }
+                    }
+                    None => unexplained(
+                        "BundleSplitterTask did not choose it (a manual split, or a model gap)",
+                    ),
+                }
+            }
+        };
+        let throughput_bytes_per_sec = match &change {
+            Change::Moved { bundle, from, .. } | Change::Unassigned { bundle, from } => {
+                throughput(before, from, bundle)
+            }
+            _ => 0.0,
+        };
+        out.push(ExplainedChange {
+            throughput_bytes_per_sec,
+            step: step_index,
+            from_ms,
+            at_ms,
+            change,
+            cause,
+        });
+    }
+    for u in &step.shedding.unloads {
+        if !seen.contains(&u.bundle.as_str()) && before.brokers.contains_key(&u.from) {
+            report.predicted_not_seen.push(PredictedNotSeen {
+                step: step_index,
+                at_ms: from_ms,
+                bundle: u.bundle.clone(),
+                from: u.from.clone(),
+                to: u.to.clone(),
+                reason: shedding_reason(u),
+            });
+        }
+    }
+    report.changes.extend(out);
+}
+
+/// Throughput (in + out, bytes/s) of `bundle` in its owner's report.
+fn throughput(snapshot: &Snapshot, owner: &str, bundle: &str) -> f64 {
+    snapshot
+        .brokers
+        .get(owner)
+        .and_then(|b| b.local_broker_data.last_stats.get(bundle))
+        .map_or(0.0, |s| s.msg_throughput_in + s.msg_throughput_out)
+}

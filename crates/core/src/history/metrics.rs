@@ -1,0 +1,153 @@
+//! The history's numbers: moves seen and predicted, destination agreement, unloads per hour,
+//! bundles moved more than once, ping-pong, bytes moved, time without balance, and each broker's
+//! load over time.
+
+use std::collections::HashMap;
+
+use indexmap::IndexMap;
+
+use super::diff::Change;
+use super::explain::Cause;
+use super::report::{HistoryReport, HistorySummary};
+
+const HOUR_MS: i64 = 3_600_000;
+
+/// brokerId → usage at each snapshot (`None` where it was not live), brokers in first-seen order.
+pub fn broker_load_over_time(
+    usages: &[IndexMap<String, f64>],
+) -> IndexMap<String, Vec<Option<f64>>> {
+    let mut out: IndexMap<String, Vec<Option<f64>>> = IndexMap::new();
+    for (i, at) in usages.iter().enumerate() {
+        for (id, u) in at {
+            let row = out
+                .entry(id.clone())
+                .or_insert_with(|| vec![None; usages.len()]);
+            if let Some(slot) = row.get_mut(i) {
+                *slot = Some(*u);
+            }
+        }
+    }
+    out
+}
+
+/// Population standard deviation.
+fn std_dev(values: impl Iterator<Item = f64> + Clone) -> f64 {
+    let n = values.clone().count();
+    if n == 0 {
+        return 0.0;
+    }
+    let mean = values.clone().sum::<f64>() / n as f64;
+    let var = values.map(|v| (v - mean) * (v - mean)).sum::<f64>() / n as f64;
+    var.sqrt()
+}
+
+pub fn summarize(
+    report: &HistoryReport,
+    usages: &[IndexMap<String, f64>],
+    grace_ms: i64,
+    balanced_std_fraction: f64,
+) -> HistorySummary {
+    let times = &report.times_ms;
+    let duration_ms = match (times.first(), times.last()) {
+        (Some(a), Some(b)) => b.saturating_sub(*a),
+        _ => 0,
+    };
+    let mut s = HistorySummary {
+        snapshots: times.len(),
+        duration_ms,
+        grace_period_ms: grace_ms,
+        balanced_std_fraction,
+        predicted_not_seen: report.predicted_not_seen.len(),
+        ..HistorySummary::default()
+    };
+    // bundle → its moves (at, from, to), in order.
+    let mut moves: HashMap<&str, Vec<(i64, &str, &str)>> = HashMap::new();
+    let mut unowned_from: HashMap<&str, &str> = HashMap::new();
+    for c in &report.changes {
+        if matches!(c.cause, Cause::Unexplained { .. }) {
+            s.unexplained += 1;
+        }
+        let moved = match &c.change {
+            Change::Moved { bundle, from, to } => {
+                Some((bundle.as_str(), from.as_str(), to.as_str()))
+            }
+            Change::Unassigned { bundle, from } => {
+                unowned_from.insert(bundle.as_str(), from.as_str());
+                None
+            }
+            Change::Assigned { bundle, to } => unowned_from
+                .remove(bundle.as_str())
+                .map(|from| (bundle.as_str(), from, to.as_str())),
+            Change::Split { .. } => {
+                s.splits_seen += 1;
+                if matches!(c.cause, Cause::AutomaticSplit { .. }) {
+                    s.splits_predicted += 1;
+                }
+                None
+            }
+            Change::BrokerJoined { .. } => {
+                s.broker_joins += 1;
+                None
+            }
+            Change::BrokerLeft { .. } => {
+                s.broker_leaves += 1;
+                None
+            }
+            Change::NamespaceCreated { .. } => {
+                s.namespaces_created += 1;
+                None
+            }
+            Change::NamespaceDeleted { .. } => {
+                s.namespaces_deleted += 1;
+                None
+            }
+        };
+        let Some((bundle, from, to)) = moved else {
+            continue;
+        };
+        s.moves_seen += 1;
+        match &c.cause {
+            Cause::LeaderShedding {
+                destination_agrees, ..
+            } => {
+                s.moves_predicted += 1;
+                s.destination_agreements += usize::from(*destination_agrees);
+            }
+            Cause::BrokerLeft { .. } => s.moves_by_broker_left += 1,
+            _ => {}
+        }
+        let seconds = (c.at_ms.saturating_sub(c.from_ms)) as f64 / 1000.0;
+        s.bytes_moved += c.throughput_bytes_per_sec * seconds;
+        moves.entry(bundle).or_default().push((c.at_ms, from, to));
+    }
+    let unloads = s.moves_seen.saturating_sub(s.moves_by_broker_left);
+    s.unloads_per_hour = if duration_ms > 0 {
+        unloads as f64 * HOUR_MS as f64 / duration_ms as f64
+    } else {
+        0.0
+    };
+    for list in moves.values() {
+        if list.len() > 1 {
+            s.bundles_moved_more_than_once += 1;
+        }
+        for (k, &(at, _, to)) in list.iter().enumerate() {
+            // A move back to a broker this bundle left earlier (A → B → A).
+            let back = |window: i64| {
+                list.iter()
+                    .take(k)
+                    .any(|&(t, from, _)| from == to && at.saturating_sub(t) <= window)
+            };
+            s.ping_pong_within_grace += usize::from(back(grace_ms));
+            s.ping_pong_within_hour += usize::from(back(HOUR_MS));
+        }
+    }
+    for (i, at) in usages.iter().enumerate() {
+        let (Some(t0), Some(t1)) = (times.get(i), times.get(i + 1)) else {
+            continue;
+        };
+        if std_dev(at.values().copied()) >= balanced_std_fraction {
+            s.time_without_balance_ms += t1.saturating_sub(*t0);
+        }
+    }
+    s
+}

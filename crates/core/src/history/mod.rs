@@ -1,0 +1,18 @@
+//! History: a recorded *series* of snapshots, what changed between consecutive ones, and why —
+//! each ownership change, split, broker join or leave and namespace creation or deletion
+//! attributed to the leader's shedding (replayed with its state carried along the series), an
+//! automatic split, a broker leaving, or listed as unexplained. See `docs/history.md`.
+
+pub mod diff;
+pub mod explain;
+pub mod metrics;
+pub mod render;
+pub mod report;
+pub mod series;
+pub mod store;
+
+pub use diff::{Change, diff};
+pub use explain::{Cause, ExplainOptions, Explainer, explain};
+pub use report::{HISTORY_FORMAT_VERSION, HistoryReport};
+pub use series::{Series, SeriesError};
+pub use store::SERIES_FORMAT_VERSION;

@@ -1,0 +1,129 @@
+//! The history report: every change with its cause, the leader's predictions nobody saw happen,
+//! the summary and each broker's load over time. Serialisable, versioned by `format_version`.
+
+use indexmap::IndexMap;
+use serde::{Deserialize, Serialize};
+
+use super::diff::Change;
+use super::explain::Cause;
+
+/// Version of the history report's JSON.
+pub const HISTORY_FORMAT_VERSION: u32 = 1;
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct HistoryReport {
+    pub format_version: u32,
+    /// The replayed leader's strategy class names.
+    pub shedding_strategy: String,
+    pub placement_strategy: String,
+    /// Capture time of each snapshot (ms since epoch), in order.
+    pub times_ms: Vec<i64>,
+    pub summary: HistorySummary,
+    /// Every change between consecutive snapshots, in order.
+    pub changes: Vec<ExplainedChange>,
+    /// Unloads the replayed leader decided that the next snapshot does not show.
+    pub predicted_not_seen: Vec<PredictedNotSeen>,
+    /// brokerId → weighted max usage (`loadBalancerResourceWeights`, 0–1) at each snapshot,
+    /// `null` where the broker was not live.
+    pub broker_load: IndexMap<String, Vec<Option<f64>>>,
+    pub warnings: Vec<String>,
+}
+
+impl HistoryReport {
+    pub fn empty() -> Self {
+        Self {
+            format_version: HISTORY_FORMAT_VERSION,
+            ..Self::default()
+        }
+    }
+}
+
+/// One change and its cause. `step` is the index of the earlier snapshot.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ExplainedChange {
+    pub step: usize,
+    /// Capture time of the earlier snapshot.
+    pub from_ms: i64,
+    /// Capture time of the later snapshot (where the change is first seen).
+    pub at_ms: i64,
+    pub change: Change,
+    pub cause: Cause,
+    /// A move's bundle throughput (in + out, bytes/s) in the earlier snapshot's report; 0 else.
+    pub throughput_bytes_per_sec: f64,
+}
+
+/// An unload the leader would have made in the cycle on snapshot `step` that the next one does
+/// not show (the leader's view differed, or the model does).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PredictedNotSeen {
+    pub step: usize,
+    pub at_ms: i64,
+    pub bundle: String,
+    pub from: String,
+    pub to: String,
+    pub reason: String,
+}
+
+/// How much of the history the model explains, and the churn that hurts clients.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct HistorySummary {
+    pub snapshots: usize,
+    pub duration_ms: i64,
+    /// Bundles that changed owner (`moved`, and `assigned` after being unowned).
+    pub moves_seen: usize,
+    /// Of those, the ones the replayed leader's shedding predicted.
+    pub moves_predicted: usize,
+    /// Of the predicted, the ones whose destination is the predicted one.
+    pub destination_agreements: usize,
+    /// Moves caused by a broker leaving.
+    pub moves_by_broker_left: usize,
+    pub splits_seen: usize,
+    pub splits_predicted: usize,
+    pub broker_joins: usize,
+    pub broker_leaves: usize,
+    pub namespaces_created: usize,
+    pub namespaces_deleted: usize,
+    /// Changes with no modelled cause.
+    pub unexplained: usize,
+    /// Predicted unloads the series does not show.
+    pub predicted_not_seen: usize,
+    /// Moves that were not caused by a broker leaving, per hour of the series.
+    pub unloads_per_hour: f64,
+    /// Bundles that moved twice or more.
+    pub bundles_moved_more_than_once: usize,
+    /// Moves back to a broker the bundle left within `loadBalancerSheddingGracePeriodMinutes`
+    /// (A → B → A).
+    pub ping_pong_within_grace: usize,
+    pub grace_period_ms: i64,
+    /// Moves back to a broker the bundle left within an hour.
+    pub ping_pong_within_hour: usize,
+    /// Bytes that moved: each moved bundle's throughput (in + out, the earlier snapshot's report)
+    /// times the time to the next snapshot, as the simulation counts it.
+    pub bytes_moved: f64,
+    /// Time the cluster spent unbalanced: intervals starting at a snapshot whose brokers' usage
+    /// standard deviation is at least `balanced_std_fraction`.
+    pub time_without_balance_ms: i64,
+    /// `loadBalancerBrokerThresholdShedderPercentage / 100` (the simulation's balance target).
+    pub balanced_std_fraction: f64,
+}
+
+impl HistorySummary {
+    /// Moves predicted / moves seen (1 when nothing moved).
+    pub fn predicted_fraction(&self) -> f64 {
+        let explainable = self.moves_seen.saturating_sub(self.moves_by_broker_left);
+        if explainable == 0 {
+            1.0
+        } else {
+            self.moves_predicted as f64 / explainable as f64
+        }
+    }
+
+    /// Destination agreements / moves predicted (1 when nothing was predicted).
+    pub fn destination_fraction(&self) -> f64 {
+        if self.moves_predicted == 0 {
+            1.0
+        } else {
+            self.destination_agreements as f64 / self.moves_predicted as f64
+        }
+    }
+}

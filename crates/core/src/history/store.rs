@@ -1,0 +1,429 @@
+//! A series as stored: unchanged parts stored once. Each snapshot is a small *manifest* (its
+//! envelope, and for each broker report, each namespace layout and each run of one namespace's
+//! `BundleData` the id of a *part*); a part is the gzip of its JSON, named by the FNV-1a 64 hash
+//! and length of that JSON, so a report or a layout that did not change between snapshots is
+//! stored once. Pure encode/decode; the CLI writes the files (each atomically) and reads them.
+//!
+//! Layout of a stored series (a directory, or a zip of one):
+//! `series.json` (`format_version`), `snapshots/<captured_at_ms>-<seq>.json` (manifests),
+//! `parts/<id>.json.gz`. A directory or zip of ordinary snapshot files is read too.
+
+use std::collections::HashMap;
+use std::io::{Read, Write};
+
+use flate2::Compression;
+use flate2::read::GzDecoder;
+use flate2::write::GzEncoder;
+use indexmap::IndexMap;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+
+use crate::model::{BrokerSnapshot, BundleData, NamespaceSnapshot, Snapshot};
+use crate::plan::fingerprint::fnv1a64;
+
+use super::series::{Series, SeriesError};
+
+/// Version of the stored series (header and manifests).
+pub const SERIES_FORMAT_VERSION: u32 = 1;
+/// The header file; its presence marks a stored series.
+pub const HEADER_FILE: &str = "series.json";
+pub const SNAPSHOTS_DIR: &str = "snapshots";
+pub const PARTS_DIR: &str = "parts";
+const KIND: &str = "lbplan-series";
+/// A part's JSON is at most this long once decompressed (a bound on a hostile gzip).
+pub const MAX_PART_BYTES: u64 = 1 << 30;
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SeriesHeader {
+    pub format_version: u32,
+    pub kind: String,
+}
+
+/// The header's bytes.
+pub fn header_bytes() -> Vec<u8> {
+    let h = SeriesHeader {
+        format_version: SERIES_FORMAT_VERSION,
+        kind: KIND.to_string(),
+    };
+    serde_json::to_vec_pretty(&h).unwrap_or_default()
+}
+
+/// One snapshot of a stored series.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SnapshotManifest {
+    pub format_version: u32,
+    /// The snapshot without brokers, bundle data and namespaces.
+    pub envelope: Snapshot,
+    /// brokerId → part (`BrokerSnapshot`), in the snapshot's order.
+    pub brokers: IndexMap<String, String>,
+    /// Parts (`BundleData` by bundle name), each a run of one namespace's bundles, in order.
+    pub bundle_data: Vec<String>,
+    /// Namespace → part (`NamespaceSnapshot`).
+    pub namespaces: IndexMap<String, String>,
+}
+
+/// A snapshot ready to store: its manifest and every part it refers to.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct EncodedSnapshot {
+    /// File name of the manifest under [`SNAPSHOTS_DIR`] (orders by time, then `seq`).
+    pub manifest_name: String,
+    pub manifest: Vec<u8>,
+    /// (file name under [`PARTS_DIR`], gzip bytes); a part already stored need not be rewritten.
+    pub parts: Vec<(String, Vec<u8>)>,
+}
+
+fn part_id(json: &[u8]) -> String {
+    format!("{:016x}-{}", fnv1a64(json), json.len())
+}
+
+/// The file name of part `id`.
+pub fn part_file(id: &str) -> String {
+    format!("{id}.json.gz")
+}
+
+fn gzip(bytes: &[u8]) -> Vec<u8> {
+    let mut enc = GzEncoder::new(Vec::new(), Compression::default());
+    // Writing to a Vec does not fail.
+    let _ = enc.write_all(bytes);
+    enc.finish().unwrap_or_default()
+}
+
+fn namespace_of(bundle: &str) -> &str {
+    bundle.rsplit_once('/').map_or(bundle, |(ns, _)| ns)
+}
+
+/// Splits `snapshot` into its manifest and parts; `seq` orders snapshots of the same time.
+/// `known(id)` says whether a part is already stored (its bytes are then not produced).
+pub fn encode_snapshot(
+    snapshot: &Snapshot,
+    seq: u64,
+    known: &dyn Fn(&str) -> bool,
+) -> Result<EncodedSnapshot, serde_json::Error> {
+    let mut parts: Vec<(String, Vec<u8>)> = Vec::new();
+    let mut add = |json: Vec<u8>| -> String {
+        let id = part_id(&json);
+        if !known(&id) && !parts.iter().any(|(n, _)| *n == part_file(&id)) {
+            parts.push((part_file(&id), gzip(&json)));
+        }
+        id
+    };
+    let mut manifest = SnapshotManifest {
+        format_version: SERIES_FORMAT_VERSION,
+        envelope: Snapshot {
+            format_version: snapshot.format_version,
+            cluster: snapshot.cluster.clone(),
+            captured_at_ms: snapshot.captured_at_ms,
+            leader_broker: snapshot.leader_broker.clone(),
+            broker_conf: snapshot.broker_conf.clone(),
+            failure_domains: snapshot.failure_domains.clone(),
+            namespace_isolation_policies: snapshot.namespace_isolation_policies.clone(),
+            recently_unloaded_bundles: snapshot.recently_unloaded_bundles.clone(),
+            ..Snapshot::default()
+        },
+        ..SnapshotManifest::default()
+    };
+    for (id, b) in &snapshot.brokers {
+        let part = add(serde_json::to_vec(b)?);
+        manifest.brokers.insert(id.clone(), part);
+    }
+    for (ns, n) in &snapshot.namespaces {
+        let part = add(serde_json::to_vec(n)?);
+        manifest.namespaces.insert(ns.clone(), part);
+    }
+    let mut run: IndexMap<&str, &BundleData> = IndexMap::new();
+    let mut run_ns = "";
+    for (name, d) in &snapshot.bundle_data {
+        let ns = namespace_of(name);
+        if ns != run_ns && !run.is_empty() {
+            manifest.bundle_data.push(add(serde_json::to_vec(&run)?));
+            run.clear();
+        }
+        run_ns = ns;
+        run.insert(name.as_str(), d);
+    }
+    if !run.is_empty() {
+        manifest.bundle_data.push(add(serde_json::to_vec(&run)?));
+    }
+    Ok(EncodedSnapshot {
+        manifest_name: format!(
+            "{:015}-{seq:06}.json",
+            snapshot.captured_at_ms.unwrap_or(0).max(0)
+        ),
+        manifest: serde_json::to_vec(&manifest)?,
+        parts,
+    })
+}
+
+/// Files of a series by relative path (`series.json`, `snapshots/…`, `parts/…`, or ordinary
+/// snapshot files), as a directory or a zip gives them.
+pub type Files = Vec<(String, Vec<u8>)>;
+
+/// Whether `files` hold a stored series (a `series.json` at their root).
+pub fn is_stored_series(files: &Files) -> bool {
+    files.iter().any(|(p, _)| p == HEADER_FILE)
+}
+
+/// Reads snapshots of a stored series one at a time, in time order, keeping only the parts of the
+/// latest one parsed (unchanged parts of consecutive snapshots are parsed once).
+pub struct StoredSeries<'a> {
+    manifests: Vec<(String, SnapshotManifest)>,
+    parts: HashMap<&'a str, &'a [u8]>,
+    next: usize,
+    brokers: HashMap<String, BrokerSnapshot>,
+    bundles: HashMap<String, IndexMap<String, BundleData>>,
+    namespaces: HashMap<String, NamespaceSnapshot>,
+}
+
+fn check_header(bytes: &[u8]) -> Result<(), SeriesError> {
+    let h: SeriesHeader = serde_json::from_slice(bytes)
+        .map_err(|e| SeriesError::malformed(HEADER_FILE, format!("not a series header: {e}")))?;
+    if h.kind != KIND {
+        return Err(SeriesError::malformed(
+            HEADER_FILE,
+            format!("$.kind is `{}`, expected `{KIND}`", h.kind),
+        ));
+    }
+    if h.format_version != SERIES_FORMAT_VERSION {
+        return Err(SeriesError::malformed(
+            HEADER_FILE,
+            format!(
+                "$.format_version {} is not supported (this build reads {SERIES_FORMAT_VERSION})",
+                h.format_version
+            ),
+        ));
+    }
+    Ok(())
+}
+
+impl<'a> StoredSeries<'a> {
+    pub fn open(files: &'a Files) -> Result<Self, SeriesError> {
+        let header = files
+            .iter()
+            .find(|(p, _)| p == HEADER_FILE)
+            .ok_or_else(|| SeriesError::malformed(HEADER_FILE, "missing"))?;
+        check_header(&header.1)?;
+        let mut manifests = Vec::new();
+        let mut parts = HashMap::new();
+        let snapshots_prefix = format!("{SNAPSHOTS_DIR}/");
+        let parts_prefix = format!("{PARTS_DIR}/");
+        for (path, bytes) in files {
+            if let Some(name) = path.strip_prefix(&snapshots_prefix) {
+                if !name.ends_with(".json") || name.contains('/') {
+                    continue;
+                }
+                let m: SnapshotManifest = serde_path_to_error::deserialize(
+                    &mut serde_json::Deserializer::from_slice(bytes),
+                )
+                .map_err(|e| {
+                    SeriesError::malformed(path.clone(), format!("{}: {}", e.path(), e.inner()))
+                })?;
+                if m.format_version != SERIES_FORMAT_VERSION {
+                    return Err(SeriesError::malformed(
+                        path.clone(),
+                        format!("$.format_version {} is not supported", m.format_version),
+                    ));
+                }
+                if m.envelope.captured_at_ms.is_none() {
+                    return Err(SeriesError::NoTime { name: path.clone() });
+                }
+                manifests.push((path.clone(), m));
+            } else if let Some(name) = path.strip_prefix(&parts_prefix)
+                && let Some(id) = name.strip_suffix(".json.gz")
+            {
+                parts.insert(id, bytes.as_slice());
+            }
+        }
+        if manifests.is_empty() {
+            return Err(SeriesError::Empty);
+        }
+        manifests.sort_by(|(pa, a), (pb, b)| {
+            a.envelope
+                .captured_at_ms
+                .cmp(&b.envelope.captured_at_ms)
+                .then_with(|| pa.cmp(pb))
+        });
+        Ok(Self {
+            manifests,
+            parts,
+            next: 0,
+            brokers: HashMap::new(),
+            bundles: HashMap::new(),
+            namespaces: HashMap::new(),
+        })
+    }
+
+    pub fn len(&self) -> usize {
+        self.manifests.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.manifests.is_empty()
+    }
+
+    fn part<T: DeserializeOwned>(&self, manifest: &str, id: &str) -> Result<T, SeriesError> {
+        let file = format!("{PARTS_DIR}/{}", part_file(id));
+        let gz = self.parts.get(id).ok_or_else(|| {
+            SeriesError::malformed(manifest, format!("refers to {file}, which is missing"))
+        })?;
+        let mut json = Vec::new();
+        GzDecoder::new(*gz)
+            .take(MAX_PART_BYTES + 1)
+            .read_to_end(&mut json)
+            .map_err(|e| SeriesError::malformed(file.clone(), format!("not valid gzip: {e}")))?;
+        if json.len() as u64 > MAX_PART_BYTES {
+            return Err(SeriesError::malformed(
+                file,
+                format!("decompresses to more than {MAX_PART_BYTES} bytes"),
+            ));
+        }
+        if part_id(&json) != id {
+            return Err(SeriesError::malformed(
+                file,
+                "content does not match its name (hash and length)",
+            ));
+        }
+        serde_path_to_error::deserialize(&mut serde_json::Deserializer::from_slice(&json))
+            .map_err(|e| SeriesError::malformed(file, format!("{}: {}", e.path(), e.inner())))
+    }
+
+    /// The next snapshot in time order, `None` after the last.
+    pub fn next_snapshot(&mut self) -> Option<Result<Snapshot, SeriesError>> {
+        let (name, m) = self.manifests.get(self.next)?.clone();
+        self.next += 1;
+        Some(self.assemble(&name, &m))
+    }
+
+    fn assemble(&mut self, name: &str, m: &SnapshotManifest) -> Result<Snapshot, SeriesError> {
+        let mut s = m.envelope.clone();
+        let mut brokers = HashMap::new();
+        for (id, part) in &m.brokers {
+            let b = match self.brokers.remove(part) {
+                Some(b) => b,
+                None => self.part(name, part)?,
+            };
+            s.brokers.insert(id.clone(), b.clone());
+            brokers.insert(part.clone(), b);
+        }
+        self.brokers = brokers;
+        let mut namespaces = HashMap::new();
+        for (ns, part) in &m.namespaces {
+            let n = match self.namespaces.remove(part) {
+                Some(n) => n,
+                None => self.part(name, part)?,
+            };
+            s.namespaces.insert(ns.clone(), n.clone());
+            namespaces.insert(part.clone(), n);
+        }
+        self.namespaces = namespaces;
+        let mut bundles = HashMap::new();
+        for part in &m.bundle_data {
+            let run: IndexMap<String, BundleData> = match self.bundles.remove(part) {
+                Some(r) => r,
+                None => self.part(name, part)?,
+            };
+            s.bundle_data
+                .extend(run.iter().map(|(k, v)| (k.clone(), *v)));
+            bundles.insert(part.clone(), run);
+        }
+        self.bundles = bundles;
+        Ok(s)
+    }
+}
+
+/// Every snapshot of `files` in time order: a stored series, or ordinary snapshot files (each
+/// `.json` file imported; its `captured_at_ms` places it).
+pub fn decode_all(files: &Files) -> Result<Series, SeriesError> {
+    if is_stored_series(files) {
+        let mut stored = StoredSeries::open(files)?;
+        let mut out = Vec::with_capacity(stored.len());
+        while let Some(s) = stored.next_snapshot() {
+            out.push(s?);
+        }
+        return Ok(Series { snapshots: out });
+    }
+    let mut named = Vec::new();
+    for (path, bytes) in snapshot_files(files) {
+        named.push((path.clone(), read_snapshot_file(path, bytes)?));
+    }
+    Series::from_named(named)
+}
+
+/// Ordinary snapshot files of `files` (every `.json`), in the order given.
+pub fn snapshot_files(files: &Files) -> impl Iterator<Item = &(String, Vec<u8>)> {
+    files.iter().filter(|(p, _)| p.ends_with(".json"))
+}
+
+/// One ordinary snapshot file, through the importer.
+pub fn read_snapshot_file(path: &str, bytes: &[u8]) -> Result<Snapshot, SeriesError> {
+    let input = crate::import::ImportInput::given(path, bytes);
+    crate::import::import(&[input])
+        .map(|i| i.snapshot)
+        .map_err(|e| SeriesError::malformed(path, e.to_string()))
+}
+
+/// The members of a zip (directories and unsafe paths skipped), at most `max_members` and
+/// `max_total_bytes` decompressed. A common top directory (a zipped series folder) is removed.
+pub fn zip_members(
+    file: &str,
+    bytes: &[u8],
+    max_members: usize,
+    max_total_bytes: u64,
+) -> Result<Files, SeriesError> {
+    let bad =
+        |e: zip::result::ZipError| SeriesError::malformed(file, format!("not a readable zip: {e}"));
+    let mut zip = zip::ZipArchive::new(std::io::Cursor::new(bytes)).map_err(bad)?;
+    if zip.len() > max_members {
+        return Err(SeriesError::malformed(
+            file,
+            format!("{} members, more than {max_members}", zip.len()),
+        ));
+    }
+    let mut out = Vec::new();
+    let mut left = max_total_bytes;
+    for i in 0..zip.len() {
+        let entry = zip.by_index(i).map_err(bad)?;
+        if entry.is_dir() {
+            continue;
+        }
+        let Some(path) = entry.enclosed_name() else {
+            continue;
+        };
+        let path = path.to_string_lossy().replace('\\', "/");
+        let mut data = Vec::new();
+        entry
+            .take(left + 1)
+            .read_to_end(&mut data)
+            .map_err(|e| SeriesError::malformed(file, format!("member {path}: {e}")))?;
+        left = left.checked_sub(data.len() as u64).ok_or_else(|| {
+            SeriesError::malformed(
+                file,
+                format!("more than {max_total_bytes} bytes decompressed"),
+            )
+        })?;
+        out.push((path, data));
+    }
+    Ok(strip_common_dir(out))
+}
+
+/// Removes a directory every path starts with (`series/series.json` → `series.json`), when the
+/// files do not already have a `series.json` at their root.
+pub fn strip_common_dir(mut files: Files) -> Files {
+    if is_stored_series(&files) {
+        return files;
+    }
+    let Some(root) = files
+        .iter()
+        .find(|(p, _)| p.ends_with(&format!("/{HEADER_FILE}")))
+        .and_then(|(p, _)| p.strip_suffix(HEADER_FILE))
+        .map(str::to_string)
+    else {
+        return files;
+    };
+    files.retain(|(p, _)| p.starts_with(&root));
+    for (p, _) in files.iter_mut() {
+        *p = p.get(root.len()..).unwrap_or_default().to_string();
+    }
+    files
+}

@@ -1,0 +1,172 @@
+//! One modular leader cycle on a snapshot with the leader's state carried from the cycles before:
+//! the strategies' memory (ThresholdShedder's averages, AvgShedder's hit counts), the
+//! recently-unloaded grace list and the picker's stream. `history` replays a recorded series with
+//! it; a plan is the first step of a freshly elected leader, which this is when nothing is carried.
+//!
+//! The leader's view is built by the plan's code (`load_data_from_snapshot`, `placement_context`)
+//! and the cycle is `do_load_shedding` and `BundleSplitterTask`'s decision, unchanged.
+
+use indexmap::IndexMap;
+
+use crate::config::{LoadBalancerConfig, Profile};
+use crate::model::Snapshot;
+use crate::modular::leader::{SheddingCycleReport, StrategySet, do_load_shedding};
+use crate::rng::SeededPicker;
+use crate::split::ModularSplitCandidate;
+
+use super::driver::{
+    PlanError, build_strategies, decide_auto_splits, long_term_of, placement_context,
+};
+use super::leader_view::load_data_from_snapshot;
+use super::settings::{apply_nic_speed_override, resolve_config};
+
+/// What one carried cycle decided.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LeaderStep {
+    /// `doLoadShedding`: every unload with its destination and reason.
+    pub shedding: SheddingCycleReport,
+    /// `BundleSplitterTask`: the bundles it would split (decided on the same view, before the
+    /// shedding, as the leader's tasks run).
+    pub splits: Vec<ModularSplitCandidate>,
+    /// Each live broker's weighted max usage (`loadBalancerResourceWeights`) as this cycle saw it.
+    pub broker_usage_fraction: IndexMap<String, f64>,
+}
+
+/// The leader's state between cycles.
+pub struct CarriedLeader {
+    profile: Option<Profile>,
+    overrides: Vec<(String, String)>,
+    /// The `broker.conf` the configuration was resolved from (re-resolved when it changes).
+    conf: IndexMap<String, String>,
+    cfg: LoadBalancerConfig,
+    resolved_profile: Profile,
+    strategies: StrategySet,
+    picker: SeededPicker,
+    recently_unloaded: IndexMap<String, i64>,
+    brokers: Vec<String>,
+    warnings: Vec<String>,
+}
+
+impl CarriedLeader {
+    /// A freshly elected leader configured by `first`'s `broker.conf` with `overrides` applied.
+    pub fn new(
+        first: &Snapshot,
+        profile: Option<Profile>,
+        overrides: &[(String, String)],
+        seed: u64,
+    ) -> Result<Self, PlanError> {
+        let resolved = resolve_config(first, profile, overrides)?;
+        let strategies = build_strategies(&resolved.config, resolved.profile)?;
+        let mut warnings = resolved.warnings;
+        warnings.extend(strategies.resolution.warnings.iter().cloned());
+        Ok(Self {
+            profile,
+            overrides: overrides.to_vec(),
+            conf: first.broker_conf.clone(),
+            cfg: resolved.config,
+            resolved_profile: resolved.profile,
+            strategies,
+            picker: SeededPicker::new(seed),
+            recently_unloaded: IndexMap::new(),
+            brokers: first.brokers.keys().cloned().collect(),
+            warnings,
+        })
+    }
+
+    pub fn config(&self) -> &LoadBalancerConfig {
+        &self.cfg
+    }
+
+    /// The shedding and placement strategy class names in use.
+    pub fn strategy_names(&self) -> (String, String) {
+        (
+            self.strategies.resolution.shedding.clone(),
+            self.strategies.resolution.placement.clone(),
+        )
+    }
+
+    /// Configuration warnings so far (each once).
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
+    }
+
+    /// Runs the cycle the leader would run on `snapshot` at `now_ms`. The snapshot's own
+    /// recently-unloaded list is merged into the carried one (a bundle's latest time wins).
+    pub fn step(&mut self, snapshot: &Snapshot, now_ms: i64) -> Result<LeaderStep, PlanError> {
+        if snapshot.broker_conf != self.conf {
+            // Pulsar builds new strategy objects only when a strategy's class changes.
+            let resolved = resolve_config(snapshot, self.profile, &self.overrides)?;
+            let names_before = self.strategy_names();
+            self.cfg = resolved.config;
+            self.resolved_profile = resolved.profile;
+            let rebuilt = build_strategies(&self.cfg, self.resolved_profile)?;
+            let names_after = (
+                rebuilt.resolution.shedding.clone(),
+                rebuilt.resolution.placement.clone(),
+            );
+            if names_after != names_before {
+                self.strategies = rebuilt;
+            }
+            for w in resolved.warnings {
+                if !self.warnings.contains(&w) {
+                    self.warnings.push(w);
+                }
+            }
+            self.conf = snapshot.broker_conf.clone();
+        }
+        let adjusted;
+        let view = if self
+            .cfg
+            .load_balancer_override_broker_nic_speed_gbps
+            .is_some()
+        {
+            let mut copy = snapshot.clone();
+            let _ = apply_nic_speed_override(&mut copy, &self.cfg);
+            adjusted = copy;
+            &adjusted
+        } else {
+            snapshot
+        };
+        let brokers: Vec<String> = view.brokers.keys().cloned().collect();
+        if brokers != self.brokers {
+            self.strategies.on_active_brokers_change(&brokers);
+            self.brokers = brokers;
+        }
+        let mut data = load_data_from_snapshot(view);
+        let mut carried = std::mem::take(&mut self.recently_unloaded);
+        for (bundle, at) in &data.recently_unloaded {
+            let slot = carried.entry(bundle.clone()).or_insert(*at);
+            *slot = (*slot).max(*at);
+        }
+        data.recently_unloaded = carried;
+        let mut ctx = placement_context(view, &data);
+        let weights = self.cfg.resource_weights();
+        let broker_usage_fraction = data
+            .brokers
+            .iter()
+            .map(|(id, b)| (id.clone(), b.local.max_resource_usage_with_weight(&weights)))
+            .collect();
+        let counts = |ns: &str| {
+            view.namespaces
+                .get(ns)
+                .map(|n| i64::from(n.bundles.num_bundles))
+        };
+        let splits = decide_auto_splits(&self.cfg, &data, counts, |_, _, name| {
+            long_term_of(&data, name)
+        });
+        let shedding = do_load_shedding(
+            &mut self.strategies,
+            &mut data,
+            &mut ctx,
+            &self.cfg,
+            &mut self.picker,
+            now_ms,
+        );
+        self.recently_unloaded = data.recently_unloaded;
+        Ok(LeaderStep {
+            shedding,
+            splits,
+            broker_usage_fraction,
+        })
+    }
+}

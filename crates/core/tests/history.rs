@@ -1,0 +1,292 @@
+//! History: series recorded from the simulator (the leader's view at each cycle) explained by the
+//! replayed leader, an injected manual unload, a broker crash, the #16059 ping-pong, and the
+//! stored form of a series.
+
+use lbplan_core::history::store::{
+    Files, HEADER_FILE, PARTS_DIR, SNAPSHOTS_DIR, decode_all, encode_snapshot, header_bytes,
+};
+use lbplan_core::history::{Cause, Change, ExplainOptions, HistoryReport, Series, explain};
+use lbplan_core::model::Snapshot;
+use lbplan_core::simulate::{
+    RunConfig, RunOptions, Scenario, SimulationRun, builtin_scenario, builtin_snapshot,
+    simulate_recording,
+};
+
+const SEED: u64 = 7;
+
+fn record(
+    snap: &Snapshot,
+    scenario: &Scenario,
+    config: &str,
+    cycles: u32,
+) -> (SimulationRun, Vec<Snapshot>) {
+    simulate_recording(
+        snap,
+        scenario,
+        &RunConfig::parse(config).unwrap(),
+        RunOptions {
+            cycles,
+            seed: SEED,
+            record_broker_usage: false,
+            record_ownership: true,
+        },
+        &mut |_, _| true,
+    )
+    .unwrap()
+}
+
+fn explained(series: &[Snapshot]) -> HistoryReport {
+    let named = series
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (format!("#{i}"), s.clone()))
+        .collect();
+    explain(
+        &Series::from_named(named).unwrap(),
+        &ExplainOptions {
+            seed: SEED,
+            ..ExplainOptions::default()
+        },
+    )
+    .unwrap()
+}
+
+const THRESHOLD_LLTMR: &str = "loadBalancerLoadSheddingStrategy=ThresholdShedder;\
+                               loadBalancerLoadPlacementStrategy=LeastLongTermMessageRate";
+
+/// The #16059 cluster under ThresholdShedder + LeastLongTermMessageRate: every move of the recorded
+/// series is the replayed leader's, to the destination it chose, and the churn the history counts
+/// is the simulator's own count of the same cycles (its thrashing window is 60 one-minute cycles,
+/// the history's ping-pong window an hour).
+#[test]
+fn pr_16059_series_is_explained_by_the_leader_with_its_ping_pong() {
+    let scenario = builtin_scenario("pr-16059").unwrap().unwrap();
+    let snap = builtin_snapshot("pr-16059").unwrap();
+    let cycles = 40;
+    let (run, series) = record(&snap, &scenario, THRESHOLD_LLTMR, cycles);
+    assert_eq!(series.len(), cycles as usize);
+    let r = explained(&series);
+    assert_eq!(
+        r.shedding_strategy,
+        "org.apache.pulsar.broker.loadbalance.impl.ThresholdShedder"
+    );
+    let s = &r.summary;
+    // The series shows the unloads of every cycle but the last (no snapshot after it).
+    let seen_cycles = &run.cycles[..run.cycles.len() - 1];
+    let sim_unloads: usize = seen_cycles.iter().map(|c| c.bundles_unloaded).sum();
+    assert!(sim_unloads > 100, "the #16059 cluster sheds: {sim_unloads}");
+    assert_eq!(s.moves_seen, sim_unloads);
+    assert_eq!(s.moves_predicted, s.moves_seen);
+    assert_eq!(s.destination_agreements, s.moves_seen);
+    assert_eq!((s.unexplained, s.predicted_not_seen), (0, 0));
+    assert_eq!(s.predicted_fraction(), 1.0);
+    let sim_thrashing: usize = seen_cycles.iter().map(|c| c.thrashing).sum();
+    assert_eq!(run.summary.thrashing_window_cycles, 60);
+    assert!(
+        sim_thrashing > 0,
+        "the scenario ping-pongs within 40 cycles"
+    );
+    assert_eq!(s.ping_pong_within_hour, sim_thrashing);
+    // ThresholdShedder never sheds a bundle again within its grace period (30 minutes).
+    assert_eq!(s.grace_period_ms, 30 * 60_000);
+    assert_eq!(s.ping_pong_within_grace, 0);
+    // One-minute cycles: 39 intervals.
+    assert_eq!(s.duration_ms, 39 * 60_000);
+    // Bytes moved from cycle 1 on, when every report is the load model's (at cycle 0 the reports
+    // are the snapshot's own, the simulator counts its model's traffic).
+    let sim_bytes: f64 = seen_cycles[1..].iter().map(|c| c.bytes_moved).sum();
+    let bytes: f64 = r
+        .changes
+        .iter()
+        .filter(|c| c.step >= 1)
+        .map(|c| c.throughput_bytes_per_sec * 60.0)
+        .sum();
+    assert!(sim_bytes > 0.0);
+    assert!(
+        (bytes - sim_bytes).abs() <= 1e-9 * sim_bytes,
+        "{bytes} {sim_bytes}"
+    );
+}
+
+/// The demo cluster with shedding off: nothing moves, so a bundle moved by hand between two
+/// snapshots is the one unexplained change.
+#[test]
+fn a_manual_unload_is_listed_as_unexplained() {
+    let snap = builtin_snapshot("demo").unwrap();
+    let (_, mut series) = record(
+        &snap,
+        &Scenario::steady(),
+        "loadBalancerSheddingEnabled=false",
+        6,
+    );
+    let quiet = explained(&series);
+    assert_eq!(quiet.changes, Vec::new());
+    // From snapshot 3 on, the first bundle of the first broker is on the second broker.
+    let ids: Vec<String> = series[0].brokers.keys().cloned().collect();
+    let bundle = series[0].brokers[&ids[0]].local_broker_data.bundles[0].clone();
+    for s in series.iter_mut().skip(3) {
+        let from = &mut s.brokers[&ids[0]].local_broker_data;
+        from.bundles.retain(|b| *b != bundle);
+        let stats = from.last_stats.shift_remove(&bundle).unwrap();
+        let to = &mut s.brokers[&ids[1]].local_broker_data;
+        to.bundles.push(bundle.clone());
+        to.last_stats.insert(bundle.clone(), stats);
+    }
+    let r = explained(&series);
+    assert_eq!(r.changes.len(), 1);
+    let c = &r.changes[0];
+    assert_eq!(c.step, 2);
+    assert_eq!(
+        c.change,
+        Change::Moved {
+            bundle,
+            from: ids[0].clone(),
+            to: ids[1].clone()
+        }
+    );
+    assert_eq!(c.cause.name(), "unexplained");
+    assert_eq!(r.summary.unexplained, 1);
+    assert_eq!((r.summary.moves_seen, r.summary.moves_predicted), (1, 0));
+}
+
+/// The built-in broker-crash scenario: the busiest broker crashes at cycle 40; every bundle it
+/// owned at cycle 39 is attributed to its leave, and the shedding around it to the leader.
+#[test]
+fn a_broker_crash_attributes_its_bundles_to_the_leave() {
+    let scenario = builtin_scenario("broker-crash").unwrap().unwrap();
+    let snap = builtin_snapshot("demo").unwrap();
+    let (run, series) = record(&snap, &scenario, "", 44);
+    let crashed = run.cycles[40].events[0]
+        .strip_suffix(" crashed")
+        .unwrap()
+        .to_string();
+    let owned: Vec<String> = series[39].brokers[&crashed]
+        .local_broker_data
+        .bundles
+        .clone();
+    assert!(!owned.is_empty());
+    let r = explained(&series);
+    let at_crash: Vec<_> = r.changes.iter().filter(|c| c.step == 39).collect();
+    assert!(at_crash.iter().any(|c| c.change
+        == Change::BrokerLeft {
+            broker: crashed.clone(),
+            bundles: owned.len()
+        }));
+    for b in &owned {
+        let c = at_crash
+            .iter()
+            .find(|c| matches!(&c.change, Change::Moved { bundle, .. } if bundle == b))
+            .unwrap_or_else(|| panic!("{b} is re-assigned at the crash"));
+        // Re-assigned after the leave, or shed by the leader's last cycle before it.
+        match &c.cause {
+            Cause::BrokerLeft { broker } => assert_eq!(*broker, crashed),
+            Cause::LeaderShedding {
+                destination_agrees, ..
+            } => assert!(destination_agrees),
+            other => panic!("{b}: {other:?}"),
+        }
+    }
+    let shed_before = at_crash
+        .iter()
+        .filter(|c| matches!(&c.change, Change::Moved { from, .. } if *from == crashed))
+        .filter(|c| matches!(c.cause, Cause::LeaderShedding { .. }))
+        .count();
+    assert_eq!(r.summary.moves_by_broker_left + shed_before, owned.len());
+    assert!(r.summary.moves_by_broker_left > 0);
+    assert_eq!(r.summary.predicted_not_seen, 0);
+    assert_eq!(r.summary.broker_leaves, 1);
+    assert_eq!(r.summary.unexplained, 0);
+}
+
+fn store(series: &[Snapshot]) -> Files {
+    let mut files: Files = vec![(HEADER_FILE.to_string(), header_bytes())];
+    for (seq, s) in series.iter().enumerate() {
+        let known: Vec<String> = files.iter().map(|(p, _)| p.clone()).collect();
+        let e = encode_snapshot(s, seq as u64, &|id| {
+            known.contains(&format!("{PARTS_DIR}/{id}.json.gz"))
+        })
+        .unwrap();
+        files.push((format!("{SNAPSHOTS_DIR}/{}", e.manifest_name), e.manifest));
+        for (name, bytes) in e.parts {
+            files.push((format!("{PARTS_DIR}/{name}"), bytes));
+        }
+    }
+    files
+}
+
+/// A stored series decodes to the snapshots it was made of; unchanged parts are stored once.
+#[test]
+fn a_stored_series_round_trips_and_stores_unchanged_parts_once() {
+    let snap = builtin_snapshot("demo").unwrap();
+    let (_, series) = record(
+        &snap,
+        &Scenario::steady(),
+        "loadBalancerSheddingEnabled=false",
+        3,
+    );
+    let files = store(&series);
+    let back = decode_all(&files).unwrap();
+    assert_eq!(back.snapshots, series);
+    // Namespaces never change: each layout is stored once for the three snapshots (reports and
+    // bundle data change with every cycle's samples).
+    let parts = files
+        .iter()
+        .filter(|(p, _)| p.starts_with("parts/"))
+        .count();
+    let namespaces = series[0].namespaces.len();
+    let mut runs: Vec<&str> = series[0]
+        .bundle_data
+        .keys()
+        .map(|b| b.rsplit_once('/').unwrap().0)
+        .collect();
+    runs.dedup();
+    let changing = series[0].brokers.len() + runs.len();
+    assert!(namespaces > 10);
+    assert!(parts <= 3 * changing + namespaces, "{parts} parts");
+    // Twice the same snapshot (same time) adds no part.
+    let twice = store(&[series[0].clone(), series[0].clone()]);
+    let once = store(&series[..1]);
+    assert_eq!(
+        twice
+            .iter()
+            .filter(|(p, _)| p.starts_with("parts/"))
+            .count(),
+        once.iter().filter(|(p, _)| p.starts_with("parts/")).count()
+    );
+}
+
+#[test]
+fn a_tampered_part_is_an_error_naming_the_file() {
+    let snap = builtin_snapshot("demo").unwrap();
+    let mut series = vec![snap];
+    series[0].captured_at_ms = Some(1_000);
+    let mut files = store(&series);
+    let (name, bytes) = files
+        .iter_mut()
+        .find(|(p, _)| p.starts_with("parts/"))
+        .unwrap();
+    let name = name.clone();
+    let mut json = Vec::new();
+    std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(&bytes[..]), &mut json).unwrap();
+    json.push(b' ');
+    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    std::io::Write::write_all(&mut enc, &json).unwrap();
+    *bytes = enc.finish().unwrap();
+    let err = decode_all(&files).unwrap_err().to_string();
+    assert!(err.starts_with(&name), "{err}");
+    assert!(err.contains("does not match"), "{err}");
+}
+
+#[test]
+fn a_snapshot_without_capture_time_cannot_join_a_series() {
+    let snap = builtin_snapshot("demo").unwrap();
+    let err = Series::from_named(vec![(
+        "a.json".to_string(),
+        Snapshot {
+            captured_at_ms: None,
+            ..snap
+        },
+    )])
+    .unwrap_err();
+    assert!(err.to_string().starts_with("a.json: $.captured_at_ms"));
+}
