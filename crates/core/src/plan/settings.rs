@@ -4,7 +4,19 @@
 
 use indexmap::IndexMap;
 
-use crate::config::{ConfigError, LoadBalancerConfig, Profile};
+use crate::config::{
+    ConfigError, EXTENSIBLE_LOAD_MANAGER, LoadBalancerConfig, MODULAR_LOAD_MANAGER, Profile,
+    simple_class_name,
+};
+
+/// A `loadManagerClassName` value as the brokers report it (fully qualified).
+fn qualify_load_manager(name: &str) -> &str {
+    match name.trim() {
+        "ModularLoadManagerImpl" => MODULAR_LOAD_MANAGER,
+        "ExtensibleLoadManagerImpl" => EXTENSIBLE_LOAD_MANAGER,
+        other => other,
+    }
+}
 use crate::model::Snapshot;
 
 #[derive(Clone, Debug, PartialEq)]
@@ -35,7 +47,25 @@ pub fn detect_profile(snapshot: &Snapshot) -> (Profile, Option<String>) {
     (profile, warning)
 }
 
-/// Profile defaults → snapshot `broker_conf` (bad values and unknown keys become warnings: a real
+/// The load manager most brokers say they run (`loadManagerClassName` of their `LocalBrokerData` /
+/// `BrokerLookupData`; a report the importer derived from a `BrokerLoadData` says
+/// `ExtensibleLoadManagerImpl`), and how many brokers said so; `None` when no broker names one of
+/// the two modelled managers.
+pub fn detect_load_manager(snapshot: &Snapshot) -> Option<(&str, usize)> {
+    let mut counts: IndexMap<&str, usize> = IndexMap::new();
+    for b in snapshot.brokers.values() {
+        if let Some(c) = &b.local_broker_data.load_manager_class_name
+            && (c == MODULAR_LOAD_MANAGER || c == EXTENSIBLE_LOAD_MANAGER)
+        {
+            *counts.entry(c.as_str()).or_insert(0) += 1;
+        }
+    }
+    // Ties go to the first seen: `max_by_key` keeps the last maximum, so walk in reverse.
+    counts.into_iter().rev().max_by_key(|(_, n)| *n)
+}
+
+/// Profile defaults → the load manager the brokers' data names (when `broker.conf` does not) →
+/// snapshot `broker_conf` (bad values and unknown keys become warnings: a real
 /// `broker.conf` holds hundreds of keys load balancing never reads) → overrides (an unknown key or a
 /// bad value is an error: the operator typed it and believes it applies; the error names the key
 /// meant, [`LoadBalancerConfig::check_key`]).
@@ -54,6 +84,25 @@ pub fn resolve_config(
         }
     };
     let mut config = LoadBalancerConfig::for_profile(profile);
+    if let Some((manager, n)) = detect_load_manager(snapshot) {
+        let total = snapshot.brokers.len();
+        match snapshot.broker_conf.get("loadManagerClassName") {
+            None if manager != config.load_manager_class_name => {
+                warnings.push(format!(
+                    "loadManagerClassName taken from the brokers' data: {n} of {total} broker(s) run {}",
+                    simple_class_name(manager)
+                ));
+                config.load_manager_class_name = manager.to_string();
+            }
+            Some(conf) if qualify_load_manager(conf) != manager => warnings.push(format!(
+                "broker.conf sets loadManagerClassName={} but {n} of {total} broker(s) report {}: \
+                 planned with broker.conf's",
+                simple_class_name(conf),
+                simple_class_name(manager)
+            )),
+            _ => {}
+        }
+    }
     for (key, value) in &snapshot.broker_conf {
         match config.set_text(key, value) {
             Ok(true) => {}
