@@ -92,7 +92,8 @@ impl Options {
                 self.profile = match s.as_deref() {
                     None => None,
                     Some(p) => Some(
-                        Profile::parse(p).ok_or(format!("profile `{p}`: expected 4.x or 5.0"))?,
+                        Profile::parse(p)
+                            .ok_or(format!("profile `{p}`: expected 3.x, 4.x or 5.0"))?,
                     ),
                 }
             }

@@ -16,7 +16,7 @@ use crate::snapshot_input::load_snapshot;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// Profile: 4.x, 5.0 or master-90cba329 (default 4.x; with --snapshot, the brokers' version).
+    /// Profile: 3.x, 4.x, 5.0 or master-90cba329 (default 4.x; with --snapshot, the brokers' version).
     #[arg(long)]
     profile: Option<String>,
     /// A snapshot (or anything the importer reads): print its effective configuration and how it
@@ -28,7 +28,7 @@ pub struct Args {
 fn parse_profile(text: &str) -> Result<Profile, CliError> {
     Profile::parse(text).ok_or_else(|| {
         CliError::BadInput(format!(
-            "unknown profile `{text}` (expected 4.x, 5.0 or master-90cba329)"
+            "unknown profile `{text}` (expected 3.x, 4.x, 5.0 or master-90cba329)"
         ))
     })
 }

@@ -35,7 +35,7 @@ fn parse_format(s: &str) -> Result<Format, String> {
 pub struct Args {
     /// A snapshot (`lbplan import -o`), or any file the importer accepts; `-` reads standard input.
     snapshot: PathBuf,
-    /// 4.x, 5.0 or master-90cba329; default: from the brokers' brokerVersionString.
+    /// 3.x, 4.x, 5.0 or master-90cba329; default: from the brokers' brokerVersionString.
     #[arg(long)]
     profile: Option<String>,
     /// A broker.conf override, KEY=VALUE (repeatable).
@@ -78,7 +78,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
     let profile = match &args.profile {
         Some(p) => Some(Profile::parse(p).ok_or_else(|| {
             CliError::BadInput(format!(
-                "unknown profile `{p}` (expected 4.x, 5.0 or master-90cba329)"
+                "unknown profile `{p}` (expected 3.x, 4.x, 5.0 or master-90cba329)"
             ))
         })?),
         None => None,

@@ -345,7 +345,9 @@ fn bad_arguments_exit_2() {
     ]);
     assert_eq!(out.status.code(), Some(2));
     assert!(
-        stderr(&out).contains("refuses to start"),
+        // The demo runs 4.x: ThresholdShedder with AvgShedder placement falls back to
+        // SimpleLoadManagerImpl there (apache/pulsar#26031), which is not modelled.
+        stderr(&out).contains("falls back to SimpleLoadManagerImpl"),
         "{}",
         stderr(&out)
     );

@@ -29,6 +29,11 @@ pub const EXTENSIBLE_LOAD_MANAGER: &str =
 /// Which Pulsar behaviour to follow where versions differ (§13 of the reference).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Profile {
+    /// Pulsar 3.x (3.0 LTS to 3.3): 4.x defaults, but OverloadShedder, LeastLongTermMessageRate and
+    /// the placement overload check compare the *unweighted* max usage (before PIP-358); AvgShedder
+    /// only from 3.0.6 / 3.2.4 / 3.3.1 ([`avg_shedder_available`]); no `brokerId` in reports.
+    #[serde(rename = "3.x")]
+    Pulsar3x,
     /// Pulsar 4.0.x (the LTS line): ThresholdShedder + LeastLongTermMessageRate, 4 bundles,
     /// UniformLoadShedder's +1000 slack, AvgShedder remembers destinations by `BundleData` value.
     #[serde(rename = "4.x")]
@@ -43,7 +48,8 @@ pub enum Profile {
 }
 
 impl Profile {
-    pub const ALL: [Profile; 3] = [
+    pub const ALL: [Profile; 4] = [
+        Profile::Pulsar3x,
         Profile::Pulsar4x,
         Profile::Pulsar50,
         Profile::Master90cba329,
@@ -51,6 +57,7 @@ impl Profile {
 
     pub fn name(self) -> &'static str {
         match self {
+            Profile::Pulsar3x => "3.x",
             Profile::Pulsar4x => "4.x",
             Profile::Pulsar50 => "5.0",
             Profile::Master90cba329 => "master-90cba329",
@@ -59,6 +66,7 @@ impl Profile {
 
     pub fn parse(text: &str) -> Option<Profile> {
         match text.trim() {
+            "3.x" | "3" | "3.0" => Some(Profile::Pulsar3x),
             "4.x" | "4" | "4.0" => Some(Profile::Pulsar4x),
             "5.0" | "5" | "5.x" => Some(Profile::Pulsar50),
             "master-90cba329" | "oracle" => Some(Profile::Master90cba329),
@@ -66,22 +74,26 @@ impl Profile {
         }
     }
 
-    /// The profile a broker's `brokerVersionString` implies: 5.x and later → 5.0, anything else → 4.x.
+    /// The profile a broker's `brokerVersionString` implies: 5.x and later → 5.0, 4.x → 4.x, 3.x
+    /// and older → 3.x (older than 3.0 is not modelled: [`version_older_than_modelled`] says so),
+    /// anything unreadable → 4.x.
     pub fn from_broker_version(version: &str) -> Profile {
-        let major = version
-            .trim()
-            .split(['.', '-'])
-            .next()
-            .and_then(|m| m.parse::<u32>().ok());
-        match major {
-            Some(m) if m >= 5 => Profile::Pulsar50,
+        match version_numbers(version).first() {
+            Some(&m) if m >= 5 => Profile::Pulsar50,
+            Some(&m) if m <= 3 => Profile::Pulsar3x,
             _ => Profile::Pulsar4x,
         }
     }
 
-    /// UniformLoadShedder accepts `metric <= need + 1000` (branch-4.0 only).
+    /// UniformLoadShedder accepts `metric <= need + 1000` (3.x and branch-4.0; not on master).
     pub fn uniform_shedder_slack(self) -> bool {
-        matches!(self, Profile::Pulsar4x)
+        matches!(self, Profile::Pulsar3x | Profile::Pulsar4x)
+    }
+
+    /// OverloadShedder, LeastLongTermMessageRate and the placement overload check compare the
+    /// weighted max usage (PIP-358, June 2024); before it (3.x) the unweighted max.
+    pub fn weighted_overload_checks(self) -> bool {
+        !matches!(self, Profile::Pulsar3x)
     }
 
     /// AvgShedder keys its planned destinations by bundle name (apache/pulsar#26246) rather than by
@@ -92,7 +104,38 @@ impl Profile {
 
     /// V1 heartbeat/SLA names (`pulsar/<cluster>/<host:port>`) are excluded from shedding.
     pub fn filters_v1_heartbeat_names(self) -> bool {
-        matches!(self, Profile::Pulsar4x)
+        matches!(self, Profile::Pulsar3x | Profile::Pulsar4x)
+    }
+}
+
+/// The leading numbers of a version string (`3.0.6-SNAPSHOT` → `[3, 0, 6]`).
+fn version_numbers(version: &str) -> Vec<u32> {
+    version
+        .trim()
+        .split(['.', '-', '+'])
+        .map_while(|p| p.parse::<u32>().ok())
+        .take(3)
+        .collect()
+}
+
+/// Whether a `brokerVersionString` is older than any profile models (before 3.0).
+pub fn version_older_than_modelled(version: &str) -> bool {
+    version_numbers(version).first().is_some_and(|&m| m < 3)
+}
+
+/// Whether Pulsar `version` has `AvgShedder` (reference §13: since 3.0.6 / 3.2.4 / 3.3.1, and in
+/// every 3.4+ and later release); an unreadable version is taken to have it.
+pub fn avg_shedder_available(version: &str) -> bool {
+    let n = version_numbers(version);
+    let at = |i: usize| n.get(i).copied().unwrap_or(0);
+    match (n.first().copied(), at(1)) {
+        (None, _) => true,
+        (Some(m), _) if m < 3 => false,
+        (Some(3), 0) => at(2) >= 6,
+        (Some(3), 1) => false,
+        (Some(3), 2) => at(2) >= 4,
+        (Some(3), 3) => at(2) >= 1,
+        _ => true,
     }
 }
 
@@ -154,6 +197,10 @@ macro_rules! load_balancer_config {
         #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
         pub struct LoadBalancerConfig {
             $( pub $field: load_balancer_config!(@rust $ty), )*
+            /// Not a `broker.conf` key: the profile's [`Profile::weighted_overload_checks`], read
+            /// through [`LoadBalancerConfig::overload_check_usage`].
+            #[serde(skip, default = "yes")]
+            pub weighted_overload_checks: bool,
         }
 
         impl LoadBalancerConfig {
@@ -162,7 +209,7 @@ macro_rules! load_balancer_config {
 
             /// Pulsar's defaults at the commit the reference was written from (4.x values).
             fn base_defaults() -> Self {
-                Self { $( $field: $default.into(), )* }
+                Self { $( $field: $default.into(), )* weighted_overload_checks: true }
             }
 
             /// Sets one key from its `broker.conf` text. Unknown keys return `Ok(false)`.
@@ -272,6 +319,10 @@ load_balancer_config! {
     load_balancer_shedding_bundles_with_policies_enabled: Bool = "loadBalancerSheddingBundlesWithPoliciesEnabled", false;
 }
 
+fn yes() -> bool {
+    true
+}
+
 fn parse_bool(key: &str, text: &str) -> Result<bool, ConfigError> {
     match text.trim().to_ascii_lowercase().as_str() {
         "true" => Ok(true),
@@ -364,7 +415,19 @@ impl LoadBalancerConfig {
             cfg.load_balancer_load_placement_strategy = AVG_SHEDDER.to_string();
             cfg.default_number_of_namespace_bundles = 32;
         }
+        cfg.weighted_overload_checks = profile.weighted_overload_checks();
         cfg
+    }
+
+    /// The usage OverloadShedder, LeastLongTermMessageRate and the placement overload check
+    /// compare with `loadBalancerBrokerOverloadedThresholdPercentage`: the weighted max (PIP-358),
+    /// or on 3.x `LocalBrokerData.getMaxResourceUsage()`, the unweighted max.
+    pub fn overload_check_usage(&self, local: &crate::model::LocalBrokerData) -> f64 {
+        if self.weighted_overload_checks {
+            local.max_resource_usage_with_weight(&self.resource_weights())
+        } else {
+            local.max_resource_usage()
+        }
     }
 
     /// Pulsar 4.x defaults.

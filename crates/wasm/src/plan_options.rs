@@ -58,7 +58,7 @@ pub fn plan_request(options: &Value, extra: &[&str]) -> Result<PlanRequest, ApiE
         req.profile = Some(Profile::parse(text).ok_or_else(|| {
             ApiError::at(
                 "options.profile",
-                format!("unknown profile `{text}` (expected 4.x, 5.0 or master-90cba329)"),
+                format!("unknown profile `{text}` (expected 3.x, 4.x, 5.0 or master-90cba329)"),
             )
         })?);
     }

@@ -107,7 +107,7 @@ pub fn simulation_input(snapshot: &Value, options: &Value) -> Result<SimulationI
             Some(Profile::parse(text).ok_or_else(|| {
                 ApiError::at(
                     "options.profile",
-                    "expected 4.x, 5.0 or master-90cba329".to_string(),
+                    "expected 3.x, 4.x, 5.0 or master-90cba329".to_string(),
                 )
             })?)
         }
@@ -267,7 +267,7 @@ fn run_config(v: &Value, path: &str) -> Result<RunConfig, ApiError> {
                 c.profile = Some(p.as_str().and_then(Profile::parse).ok_or_else(|| {
                     ApiError::at(
                         format!("{path}.profile"),
-                        "expected 4.x, 5.0 or master-90cba329",
+                        "expected 3.x, 4.x, 5.0 or master-90cba329",
                     )
                 })?);
             }

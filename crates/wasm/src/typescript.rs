@@ -60,7 +60,7 @@ export interface ImportResult {
   warnings: ImportWarning[];
 }
 
-export type Profile = "4.x" | "5.0" | "master-90cba329";
+export type Profile = "3.x" | "4.x" | "5.0" | "master-90cba329";
 
 /** Options of `plan()` (and `simulate()`); every field is optional. */
 export interface PlanOptions {

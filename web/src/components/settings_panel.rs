@@ -105,6 +105,7 @@ pub fn settings_panel(p: &SettingsProps) -> Html {
                     <span>{ "Profile" }</span>
                     <select onchange={on_profile} disabled={p.readonly} data-testid="profile-select">
                         <option value="auto" selected={p.profile.is_none()}>{ format!("auto ({effective})") }</option>
+                        <option value="3.x" selected={p.profile == Some(Profile::Pulsar3x)}>{ "3.x" }</option>
                         <option value="4.x" selected={p.profile == Some(Profile::Pulsar4x)}>{ "4.x" }</option>
                         <option value="5.0" selected={p.profile == Some(Profile::Pulsar50)}>{ "5.0" }</option>
                     </select>

@@ -15,7 +15,7 @@ use super::fields::split_bundle;
 use super::layout::{Inferred, has_bundle, infer};
 use super::policies::format_boundaries;
 use crate::model::{
-    BrokerSnapshot, BundleData, BundlesData, LocalBrokerData, NamespaceSnapshot,
+    BrokerLoadData, BrokerSnapshot, BundleData, BundlesData, LocalBrokerData, NamespaceSnapshot,
     SNAPSHOT_FORMAT_VERSION, Snapshot, TimeAverageBrokerData,
 };
 use crate::naming::{BundleRange, default_boundaries};
@@ -336,7 +336,11 @@ pub(crate) fn assemble(mut c: Collected, diag: &mut Diag) -> Result<Snapshot, Im
         averages.push(match c.time_averages.get(name) {
             Some((_, t)) => *t,
             None => {
-                recomputed.add(&e.src.file, || name.clone());
+                // The extensible load manager keeps no time averages: nothing to say about a
+                // broker known only from its BrokerLoadData.
+                if !c.load_data.contains_key(name) || !e.data.bundles.is_empty() {
+                    recomputed.add(&e.src.file, || name.clone());
+                }
                 TimeAverageBrokerData::from_bundles(
                     e.data.last_stats.keys().map(String::as_str),
                     &bundle_data,
@@ -423,7 +427,11 @@ pub(crate) fn assemble(mut c: Collected, diag: &mut Diag) -> Result<Snapshot, Im
     })
 }
 
-/// Brokers known only from extensible data get an empty `LocalBrokerData`, with a warning.
+/// Brokers known only from extensible data: a broker of the extensible load manager serves no
+/// `LocalBrokerData` (§9.4), so its report is derived from its `BrokerLoadData` (the same five
+/// resources, rates, throughputs, `bundleCount` as `numBundles`, `topics` as `numTopics`,
+/// `updatedAt` as `lastUpdate`) and says it runs `ExtensibleLoadManagerImpl`. A broker with only
+/// `TopBundlesLoadData` gets an empty report. Either way with a warning.
 fn add_brokers_without_reports(c: &mut Collected, diag: &mut Diag) {
     let mut missing: Vec<(String, Src)> = Vec::new();
     for (name, (src, _)) in &c.load_data {
@@ -436,24 +444,34 @@ fn add_brokers_without_reports(c: &mut Collected, diag: &mut Diag) {
             missing.push((name.clone(), src.clone()));
         }
     }
+    let mut derived = Tally::new(
+        WarningKind::OrphanBrokerData,
+        "brokers known only from their extensible BrokerLoadData (no load report or \
+         registration): usage, rates and bundle counts taken from it",
+    );
     for (name, src) in missing {
-        diag.warn(
-            WarningKind::OrphanBrokerData,
-            &src.file,
-            None,
-            format!(
-                "no load report or registration for broker `{name}`; added with an empty \
-                 LocalBrokerData (its extensible load data is kept)"
-            ),
-        );
-        c.brokers.insert(
-            name,
-            super::collect::BrokerEntry {
-                src,
-                data: LocalBrokerData::default(),
-            },
-        );
+        let data = match c.load_data.get(&name) {
+            Some((_, d)) => {
+                derived.add(&src.file, || name.clone());
+                local_from_load_data(d)
+            }
+            None => {
+                diag.warn(
+                    WarningKind::OrphanBrokerData,
+                    &src.file,
+                    None,
+                    format!(
+                        "no load report, registration or BrokerLoadData for broker `{name}`; \
+                         added with an empty LocalBrokerData (its TopBundlesLoadData is kept)"
+                    ),
+                );
+                LocalBrokerData::default()
+            }
+        };
+        c.brokers
+            .insert(name, super::collect::BrokerEntry { src, data });
     }
+    derived.emit(diag);
 }
 
 /// Brokers that `pulsar-admin brokers list` names but no load report covers: they are not in the
@@ -687,5 +705,26 @@ fn check_broker_references(c: &Collected, diag: &mut Diag) {
                 );
             }
         }
+    }
+}
+
+/// The `LocalBrokerData` a broker of the extensible load manager would report, from its
+/// `BrokerLoadData` (field for field; `bundleCount` → `numBundles`, `topics` → `numTopics`).
+fn local_from_load_data(d: &BrokerLoadData) -> LocalBrokerData {
+    LocalBrokerData {
+        cpu: d.cpu,
+        memory: d.memory,
+        direct_memory: d.direct_memory,
+        bandwidth_in: d.bandwidth_in,
+        bandwidth_out: d.bandwidth_out,
+        msg_throughput_in: d.msg_throughput_in,
+        msg_throughput_out: d.msg_throughput_out,
+        msg_rate_in: d.msg_rate_in,
+        msg_rate_out: d.msg_rate_out,
+        last_update: d.updated_at,
+        num_topics: i64::from(d.topics),
+        num_bundles: i64::from(d.bundle_count),
+        load_manager_class_name: Some(crate::config::EXTENSIBLE_LOAD_MANAGER.to_string()),
+        ..LocalBrokerData::default()
     }
 }

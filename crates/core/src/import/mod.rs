@@ -17,6 +17,7 @@ mod bundle_data;
 mod cluster;
 mod collect;
 pub mod collect_report;
+mod consume_output;
 mod detect;
 mod diag;
 mod fast;
@@ -329,7 +330,7 @@ fn process_file(
         let v = json::parse(file, text)?;
         return dispatch_json(file, path, &loc, &v, origin, c, diag);
     }
-    dispatch_text(file, path, text, origin, c, diag)
+    dispatch_text(file, path, text, origin, opts, c, diag)
 }
 
 fn dispatch_json(
@@ -763,11 +764,15 @@ fn dispatch_text(
     path: &str,
     text: &str,
     origin: Origin,
+    opts: &ImportOptions,
     c: &mut Collected,
     diag: &mut Diag,
 ) -> Result<(), ImportError> {
     let name = detect::segments(path).last().copied().unwrap_or("");
     let conf_name = name.ends_with(".conf") || name.ends_with(".properties");
+    if consume_output::looks_like_consume_output(text) {
+        return read_consume_output(file, text, origin, opts, c, diag);
+    }
     if topic_list::looks_like_partitioned_lookup(text) {
         diag.warn(
             WarningKind::NotModelled,
@@ -817,6 +822,106 @@ fn dispatch_text(
             file,
             format!("unrecognised content: expected {}", detect::ACCEPTED),
         ));
+    }
+    c.recognised += 1;
+    Ok(())
+}
+
+/// `pulsar-client consume` output of the extensible load manager's load-data topics (see
+/// [`consume_output`]): each broker's latest `BrokerLoadData` (or `TopBundlesLoadData`), named by
+/// the message key (the brokerId). Messages are named `<file> (message N, line L)` in diagnostics.
+fn read_consume_output(
+    file: &str,
+    text: &str,
+    origin: Origin,
+    opts: &ImportOptions,
+    c: &mut Collected,
+    diag: &mut Diag,
+) -> Result<(), ImportError> {
+    let msgs = consume_output::messages(text);
+    let name =
+        |m: &consume_output::Message<'_>| format!("{file} (message {}, line {})", m.index, m.line);
+    for m in &msgs.unkeyed {
+        diag.warn(
+            WarningKind::NotModelled,
+            &name(m),
+            None,
+            "a message without a key: the load-data topics are keyed by brokerId, so the broker \
+             is unknown; skipped",
+        );
+    }
+    let mut read = 0usize;
+    for (key, m) in &msgs.latest {
+        let at = name(m);
+        if m.content.is_empty() {
+            // A tombstone: the broker deletes its entry when bundle ownership changes (§2.8).
+            diag.warn(
+                WarningKind::NotModelled,
+                &at,
+                None,
+                format!(
+                    "an empty payload: broker `{key}` deleted its load data (as it does after an \
+                     ownership change); no load data for it until its next report"
+                ),
+            );
+            continue;
+        }
+        if !m.content.starts_with('{') {
+            return Err(ImportError::file(
+                &at,
+                "the content is not JSON: consume with the default `bytes` schema (no \
+                 `--schema-type`), which prints the JSON the broker published",
+            ));
+        }
+        crate::naming::check_broker_id(key).map_err(|e| {
+            ImportError::file(
+                &at,
+                format!("the message key `{key}` is not a brokerId: {e}"),
+            )
+        })?;
+        for dup in json_guard::check(&at, m.content, opts.max_json_values)? {
+            diag.warn(
+                WarningKind::Duplicate,
+                &at,
+                Some(dup),
+                "this key appears twice in its object: the later value is used",
+            );
+        }
+        let v = json::parse(&at, m.content)?;
+        let mut ctx = Ctx {
+            file: &at,
+            diag: &mut *diag,
+        };
+        match detect::shape(&v) {
+            Shape::BrokerLoadData => {
+                let d = broker_load_data::parse(&mut ctx, &v, &JPath::ROOT)?;
+                c.add_load_data(key.to_string(), Src::whole(&at), d)?;
+            }
+            Shape::TopBundlesLoadData => {
+                let d = top_bundles::parse(&mut ctx, &v, &JPath::ROOT)?;
+                c.add_top_bundles(key.to_string(), Src::whole(&at), d)?;
+            }
+            _ => {
+                diag.warn(
+                    WarningKind::NotModelled,
+                    &at,
+                    None,
+                    "neither a BrokerLoadData nor a TopBundlesLoadData (consume \
+                     non-persistent://pulsar/system/loadbalancer-broker-load-data); skipped",
+                );
+                continue;
+            }
+        }
+        read += 1;
+    }
+    if read == 0 {
+        let why = "`pulsar-client consume` output without any BrokerLoadData or \
+                   TopBundlesLoadData message";
+        if origin == Origin::Tree {
+            skip(diag, file, why);
+            return Ok(());
+        }
+        return Err(ImportError::file(file, why));
     }
     c.recognised += 1;
     Ok(())

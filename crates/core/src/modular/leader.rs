@@ -27,9 +27,20 @@ pub trait SheddingAndPlacement: LoadSheddingStrategy + PlacementStrategy {}
 
 impl<T: LoadSheddingStrategy + PlacementStrategy> SheddingAndPlacement for T {}
 
-/// Why the configured pair cannot run; Pulsar refuses to start the broker in these cases.
+/// Why the configured pair cannot run: Pulsar refuses to start the broker, or does not run the
+/// modular load manager at all.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum StrategyConfigError {
+    /// apache/pulsar#26031: up to 4.x the broker logs a warning and falls back to
+    /// `SimpleLoadManagerImpl`, which this planner does not model (5.0 fails fast instead).
+    #[error(
+        "loadBalancerLoadPlacementStrategy `{placement}` is a shedding strategy but differs from loadBalancerLoadSheddingStrategy `{shedding}`: on Pulsar {profile} the broker logs a warning and falls back to SimpleLoadManagerImpl, so this cluster is not running the modular load manager at all (SimpleLoadManagerImpl is not modelled: no plan); set both to AvgShedder, or the placement to LeastLongTermMessageRate or LeastResourceUsageWithWeight"
+    )]
+    FallsBackToSimpleLoadManager {
+        shedding: String,
+        placement: String,
+        profile: Profile,
+    },
     #[error(
         "loadBalancerLoadPlacementStrategy `{placement}` is a shedding strategy but differs from loadBalancerLoadSheddingStrategy `{shedding}`: Pulsar refuses to start"
     )]
@@ -74,6 +85,16 @@ pub fn resolve_strategy_names(
     }
     if is_classic_shedder(&placement) {
         return Err(StrategyConfigError::UnknownPlacementStrategy(placement));
+    }
+    if placement == AVG_SHEDDER
+        && shedding != AVG_SHEDDER
+        && matches!(profile, Profile::Pulsar3x | Profile::Pulsar4x)
+    {
+        return Err(StrategyConfigError::FallsBackToSimpleLoadManager {
+            shedding,
+            placement,
+            profile,
+        });
     }
     if placement == AVG_SHEDDER && shedding != AVG_SHEDDER {
         return Err(StrategyConfigError::PlacementShedderMismatch {
@@ -594,11 +615,19 @@ mod tests {
     }
 
     #[test]
-    fn avg_shedder_placement_with_other_shedder_is_a_startup_error() {
+    fn avg_shedder_placement_with_other_shedder_falls_back_or_is_a_startup_error() {
+        // apache/pulsar#26031: up to 4.x the broker falls back to SimpleLoadManagerImpl; the
+        // oracle's master refuses to start.
         let mut cfg = LoadBalancerConfig::pulsar_4x();
         cfg.load_balancer_load_placement_strategy = AVG_SHEDDER.into();
+        for profile in [Profile::Pulsar3x, Profile::Pulsar4x] {
+            assert!(matches!(
+                resolve_strategy_names(&cfg, profile),
+                Err(StrategyConfigError::FallsBackToSimpleLoadManager { .. })
+            ));
+        }
         assert!(matches!(
-            resolve_strategy_names(&cfg, Profile::Pulsar4x),
+            resolve_strategy_names(&cfg, Profile::Master90cba329),
             Err(StrategyConfigError::PlacementShedderMismatch { .. })
         ));
         let both = LoadBalancerConfig::pulsar_5_0();

@@ -903,10 +903,10 @@ pub fn select_broker_for_bundle(
         let mut overloaded_first_choice = None;
         if let Some(first) = &choice {
             let threshold = cfg.overloaded_threshold_fraction();
-            let usage = view.brokers.get(&first.broker).map_or(0.0, |bd| {
-                bd.local
-                    .max_resource_usage_with_weight(&cfg.resource_weights())
-            });
+            let usage = view
+                .brokers
+                .get(&first.broker)
+                .map_or(0.0, |bd| cfg.overload_check_usage(&bd.local));
             if usage > threshold {
                 apply_namespace_policies(bundle, view, ctx, &mut set);
                 let retry_candidates = names_of(&set, view);

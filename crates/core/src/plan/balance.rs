@@ -22,7 +22,13 @@ pub fn broker_views(snapshot: &Snapshot, weights: &ResourceWeights) -> Vec<Broke
                 msg_rate_out: l.msg_rate_out,
                 msg_throughput_in_bytes_per_sec: l.msg_throughput_in,
                 msg_throughput_out_bytes_per_sec: l.msg_throughput_out,
-                bundle_count: l.bundles.len(),
+                // A broker of the extensible load manager reports no bundle list, only a count
+                // (`BrokerLoadData.bundleCount`, imported as `numBundles`).
+                bundle_count: if l.bundles.is_empty() {
+                    usize::try_from(l.num_bundles).unwrap_or(0)
+                } else {
+                    l.bundles.len()
+                },
                 topic_count: l.num_topics,
             }
         })

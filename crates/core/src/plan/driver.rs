@@ -9,6 +9,7 @@ use crate::model::{BrokerSnapshot, LocalBrokerData, ResourceUsage, Snapshot};
 use crate::modular::LoadData;
 use crate::modular::leader::{
     CycleSkip, SheddingCycleReport, StrategyConfigError, StrategySet, do_load_shedding,
+    resolve_strategy_names,
 };
 use crate::modular::pipeline::{
     PipelineTrace, PlacementContext, SelectionPath, select_broker_for_bundle,
@@ -93,6 +94,26 @@ pub fn build_strategies(
     cfg: &LoadBalancerConfig,
     profile: Profile,
 ) -> Result<StrategySet, StrategyConfigError> {
+    // The extensible manager runs TransferShedder whatever the shedding strategy names (§9.2); the
+    // modular pair only places manual operations, so a name only it knows must not stop the plan.
+    let modular_defaults;
+    let cfg = if cfg.is_extensible()
+        && resolve_strategy_names(cfg, profile)
+            .ok()
+            .and_then(|r| shedder_by_name(&r.shedding, profile))
+            .is_none()
+    {
+        modular_defaults = LoadBalancerConfig {
+            load_balancer_load_shedding_strategy: LoadBalancerConfig::for_profile(profile)
+                .load_balancer_load_shedding_strategy,
+            load_balancer_load_placement_strategy: LoadBalancerConfig::for_profile(profile)
+                .load_balancer_load_placement_strategy,
+            ..cfg.clone()
+        };
+        &modular_defaults
+    } else {
+        cfg
+    };
     StrategySet::build(
         cfg,
         profile,

@@ -4,7 +4,20 @@
 
 use indexmap::IndexMap;
 
-use crate::config::{ConfigError, LoadBalancerConfig, Profile};
+use crate::config::{
+    AVG_SHEDDER, ConfigError, EXTENSIBLE_LOAD_MANAGER, LEAST_LONG_TERM_MESSAGE_RATE,
+    LoadBalancerConfig, MODULAR_LOAD_MANAGER, OVERLOAD_SHEDDER, Profile, avg_shedder_available,
+    qualify_strategy_name, simple_class_name, version_older_than_modelled,
+};
+
+/// A `loadManagerClassName` value as the brokers report it (fully qualified).
+fn qualify_load_manager(name: &str) -> &str {
+    match name.trim() {
+        "ModularLoadManagerImpl" => MODULAR_LOAD_MANAGER,
+        "ExtensibleLoadManagerImpl" => EXTENSIBLE_LOAD_MANAGER,
+        other => other,
+    }
+}
 use crate::model::Snapshot;
 
 #[derive(Clone, Debug, PartialEq)]
@@ -14,28 +27,113 @@ pub struct ResolvedConfig {
     pub warnings: Vec<String>,
 }
 
-/// The profile most brokers report (`brokerVersionString`), with a warning for a mixed cluster.
+/// The profile most brokers report (`brokerVersionString`), with a warning for a mixed cluster and
+/// for brokers older than any modelled profile (before 3.0: planned as 3.x). Ties go to the newer
+/// profile only when it has strictly more brokers (4.x wins a 3.x/4.x tie, as it did before 3.x).
 pub fn detect_profile(snapshot: &Snapshot) -> (Profile, Option<String>) {
-    let mut counts: IndexMap<Profile, usize> = IndexMap::new();
+    let order = [Profile::Pulsar3x, Profile::Pulsar4x, Profile::Pulsar50];
+    let mut counts = [0usize; 3];
+    let mut older: Vec<&str> = Vec::new();
     for b in snapshot.brokers.values() {
         if let Some(v) = &b.local_broker_data.broker_version_string {
-            *counts.entry(Profile::from_broker_version(v)).or_insert(0) += 1;
+            let p = Profile::from_broker_version(v);
+            if let Some(i) = order.iter().position(|o| *o == p)
+                && let Some(c) = counts.get_mut(i)
+            {
+                *c += 1;
+            }
+            if version_older_than_modelled(v) && !older.contains(&v.as_str()) {
+                older.push(v);
+            }
         }
     }
-    let v4 = counts.get(&Profile::Pulsar4x).copied().unwrap_or(0);
-    let v5 = counts.get(&Profile::Pulsar50).copied().unwrap_or(0);
-    let profile = if v5 > v4 {
+    let [v3, v4, v5] = counts;
+    let profile = if v5 > v4 && v5 > v3 {
         Profile::Pulsar50
+    } else if v3 > v4 {
+        Profile::Pulsar3x
     } else {
         Profile::Pulsar4x
     };
-    let warning = (v4 > 0 && v5 > 0).then(|| {
-        format!("mixed broker versions ({v4} on 4.x, {v5} on 5.x): planning with the {profile} profile; choose one with --profile")
-    });
-    (profile, warning)
+    let mut notes = Vec::new();
+    if counts.iter().filter(|&&n| n > 0).count() > 1 {
+        let parts: Vec<String> = [(v3, "3.x"), (v4, "4.x"), (v5, "5.x")]
+            .iter()
+            .filter(|(n, _)| *n > 0)
+            .map(|(n, name)| format!("{n} on {name}"))
+            .collect();
+        notes.push(format!(
+            "mixed broker versions ({}): planning with the {profile} profile; choose one with --profile",
+            parts.join(", ")
+        ));
+    }
+    if !older.is_empty() {
+        notes.push(format!(
+            "broker version(s) {} older than any modelled profile (3.x is the oldest): planned with \
+             the 3.x profile, but Pulsar before 3.0 differs more (memory in the weighted max, \
+             other defaults)",
+            older.join(", ")
+        ));
+    }
+    (profile, (!notes.is_empty()).then(|| notes.join("; ")))
 }
 
-/// Profile defaults → snapshot `broker_conf` (bad values and unknown keys become warnings: a real
+/// Pulsar releases before AvgShedder (3.0.0–3.0.5, 3.1, 3.2.0–3.2.3, 3.3.0) cannot create it: the
+/// modular manager logs an error and sheds with `OverloadShedder` instead
+/// (`createLoadSheddingStrategy`), and placement falls back to `LeastLongTermMessageRate`
+/// (`ModularLoadManagerStrategy.create`). Applied when any broker runs such a release.
+fn without_missing_avg_shedder(
+    snapshot: &Snapshot,
+    config: &mut LoadBalancerConfig,
+    warnings: &mut Vec<String>,
+) {
+    let mut lacking: Vec<&str> = snapshot
+        .brokers
+        .values()
+        .filter_map(|b| b.local_broker_data.broker_version_string.as_deref())
+        .filter(|v| !avg_shedder_available(v))
+        .collect();
+    lacking.dedup();
+    let Some(version) = lacking.first() else {
+        return;
+    };
+    if qualify_strategy_name(&config.load_balancer_load_shedding_strategy) == AVG_SHEDDER {
+        warnings.push(format!(
+            "loadBalancerLoadSheddingStrategy is AvgShedder, which Pulsar {version} does not have \
+             (added in 3.0.6 / 3.2.4 / 3.3.1): the broker logs an error and sheds with \
+             OverloadShedder"
+        ));
+        config.load_balancer_load_shedding_strategy = OVERLOAD_SHEDDER.to_string();
+    }
+    if qualify_strategy_name(&config.load_balancer_load_placement_strategy) == AVG_SHEDDER {
+        warnings.push(format!(
+            "loadBalancerLoadPlacementStrategy is AvgShedder, which Pulsar {version} does not have \
+             (added in 3.0.6 / 3.2.4 / 3.3.1): the broker logs an error and places with \
+             LeastLongTermMessageRate"
+        ));
+        config.load_balancer_load_placement_strategy = LEAST_LONG_TERM_MESSAGE_RATE.to_string();
+    }
+}
+
+/// The load manager most brokers say they run (`loadManagerClassName` of their `LocalBrokerData` /
+/// `BrokerLookupData`; a report the importer derived from a `BrokerLoadData` says
+/// `ExtensibleLoadManagerImpl`), and how many brokers said so; `None` when no broker names one of
+/// the two modelled managers.
+pub fn detect_load_manager(snapshot: &Snapshot) -> Option<(&str, usize)> {
+    let mut counts: IndexMap<&str, usize> = IndexMap::new();
+    for b in snapshot.brokers.values() {
+        if let Some(c) = &b.local_broker_data.load_manager_class_name
+            && (c == MODULAR_LOAD_MANAGER || c == EXTENSIBLE_LOAD_MANAGER)
+        {
+            *counts.entry(c.as_str()).or_insert(0) += 1;
+        }
+    }
+    // Ties go to the first seen: `max_by_key` keeps the last maximum, so walk in reverse.
+    counts.into_iter().rev().max_by_key(|(_, n)| *n)
+}
+
+/// Profile defaults → the load manager the brokers' data names (when `broker.conf` does not) →
+/// snapshot `broker_conf` (bad values and unknown keys become warnings: a real
 /// `broker.conf` holds hundreds of keys load balancing never reads) → overrides (an unknown key or a
 /// bad value is an error: the operator typed it and believes it applies; the error names the key
 /// meant, [`LoadBalancerConfig::check_key`]).
@@ -54,6 +152,25 @@ pub fn resolve_config(
         }
     };
     let mut config = LoadBalancerConfig::for_profile(profile);
+    if let Some((manager, n)) = detect_load_manager(snapshot) {
+        let total = snapshot.brokers.len();
+        match snapshot.broker_conf.get("loadManagerClassName") {
+            None if manager != config.load_manager_class_name => {
+                warnings.push(format!(
+                    "loadManagerClassName taken from the brokers' data: {n} of {total} broker(s) run {}",
+                    simple_class_name(manager)
+                ));
+                config.load_manager_class_name = manager.to_string();
+            }
+            Some(conf) if qualify_load_manager(conf) != manager => warnings.push(format!(
+                "broker.conf sets loadManagerClassName={} but {n} of {total} broker(s) report {}: \
+                 planned with broker.conf's",
+                simple_class_name(conf),
+                simple_class_name(manager)
+            )),
+            _ => {}
+        }
+    }
     for (key, value) in &snapshot.broker_conf {
         match config.set_text(key, value) {
             Ok(true) => {}
@@ -67,6 +184,7 @@ pub fn resolve_config(
         LoadBalancerConfig::check_key(key)?;
         config.set_text(key, value)?;
     }
+    without_missing_avg_shedder(snapshot, &mut config, &mut warnings);
     Ok(ResolvedConfig {
         profile,
         config,

@@ -99,7 +99,7 @@ impl RunConfig {
                 "profile" => {
                     out.profile = Some(Profile::parse(value).ok_or_else(|| {
                         err(format!(
-                            "unknown profile `{value}` (expected 4.x, 5.0 or master-90cba329)"
+                            "unknown profile `{value}` (expected 3.x, 4.x, 5.0 or master-90cba329)"
                         ))
                     })?)
                 }

@@ -16,9 +16,8 @@ pub struct LeastLongTermMessageRate;
 /// long-term time-average rate.
 pub fn long_term_message_rate_score(broker: &BrokerData, cfg: &LoadBalancerConfig) -> f64 {
     let overload_threshold = cfg.overloaded_threshold_fraction();
-    let max_usage = broker
-        .local
-        .max_resource_usage_with_weight(&cfg.resource_weights());
+    // Weighted since PIP-358; the unweighted max on 3.x (the profile sets which).
+    let max_usage = cfg.overload_check_usage(&broker.local);
     if max_usage > overload_threshold {
         return f64::INFINITY;
     }
@@ -123,8 +122,30 @@ impl PlacementStrategy for LeastLongTermMessageRate {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::Profile;
     use crate::model::ResourceUsage;
     use crate::rng::SeededPicker;
+
+    /// §13: before PIP-358 (3.x) the overload check compares the unweighted max. With
+    /// `loadBalancerCPUResourceWeight=0.5` a broker at 90 % cpu is at 0.45 weighted (not over 0.85)
+    /// but 0.90 unweighted: +∞ on 3.x only.
+    #[test]
+    fn overload_is_the_unweighted_max_on_3x() {
+        let mut b = BrokerData::default();
+        b.local.cpu = ResourceUsage::new(90.0, 100.0);
+        for (profile, overloaded) in [(Profile::Pulsar3x, true), (Profile::Pulsar4x, false)] {
+            let mut cfg = LoadBalancerConfig::for_profile(profile);
+            assert_eq!(
+                cfg.set_text("loadBalancerCPUResourceWeight", "0.5"),
+                Ok(true)
+            );
+            assert_eq!(
+                long_term_message_rate_score(&b, &cfg).is_infinite(),
+                overloaded,
+                "{profile}"
+            );
+        }
+    }
 
     fn broker(rate_in: f64, cpu_pct: f64) -> BrokerData {
         let mut b = BrokerData::default();

@@ -40,9 +40,9 @@ impl LoadSheddingStrategy for OverloadShedder {
         let mut out = Vec::new();
         self.not_shed.clear();
         let threshold = cfg.overloaded_threshold_fraction();
-        let weights = cfg.resource_weights();
         for (name, broker) in &data.brokers {
-            let usage = broker.local.max_resource_usage_with_weight(&weights);
+            // Weighted since PIP-358; the unweighted max on 3.x (the profile sets which).
+            let usage = cfg.overload_check_usage(&broker.local);
             // Only `usage < threshold` skips: a broker exactly at the threshold is shed.
             if usage < threshold {
                 continue;
