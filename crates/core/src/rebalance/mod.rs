@@ -98,6 +98,35 @@ pub fn propose_with_progress(
         .iter()
         .position(|p| p.meets_goal && p.moves >= drains)
         .map(|k| k.max(drains));
+    let base = PlanRequest {
+        profile: req.profile,
+        settings: req.settings.clone(),
+        operations: Vec::new(),
+        seed: req.seed,
+        leader_cycle: false,
+        outlook_cycles: 0,
+    };
+    let fingerprint = snapshot_fingerprint(snapshot);
+    let mut notes = found.notes.clone();
+    // The split goes in only when the plan can carry it (it needs the namespace's bundle layout).
+    let split = found.too_big.as_ref().and_then(|t| {
+        let op = Operation::SplitBundle {
+            bundle: t.bundle.clone(),
+            algorithm: None,
+            positions: Vec::new(),
+        };
+        let trial = PlanRequest {
+            operations: vec![op.clone()],
+            ..base.clone()
+        };
+        match make_plan_with_fingerprint(snapshot, &trial, fingerprint.clone()) {
+            Ok(_) => Some(op),
+            Err(e) => {
+                notes.push(format!("{} cannot be split in this plan: {e}", t.bundle));
+                None
+            }
+        }
+    });
     let ops_for = |k: usize| -> Vec<Operation> {
         let mut ops: Vec<Operation> = found
             .steps
@@ -108,24 +137,9 @@ pub fn propose_with_progress(
                 destination_broker: Some(s.to.clone()),
             })
             .collect();
-        if let Some(t) = &found.too_big {
-            ops.push(Operation::SplitBundle {
-                bundle: t.bundle.clone(),
-                algorithm: None,
-                positions: Vec::new(),
-            });
-        }
+        ops.extend(split.clone());
         ops
     };
-    let base = PlanRequest {
-        profile: req.profile,
-        settings: req.settings.clone(),
-        operations: Vec::new(),
-        seed: req.seed,
-        leader_cycle: false,
-        outlook_cycles: 0,
-    };
-    let fingerprint = snapshot_fingerprint(snapshot);
 
     // Candidate sizes, cheapest first: from the first prefix meeting the goal up to every move.
     let start = first_meeting.unwrap_or(n);
@@ -170,7 +184,6 @@ pub fn propose_with_progress(
         .and_then(|i| sizes.get(i).copied())
         .unwrap_or(start);
     let stick_check = chosen_index.and_then(|i| tried.get(i).cloned());
-    let mut notes = found.notes.clone();
     let mut stick_summary = stick_check.as_ref().map(stick::explain).unwrap_or_default();
     if let Some(c) = &stick_check
         && !c.fixed_point
@@ -201,7 +214,7 @@ pub fn propose_with_progress(
             ));
         }
     }
-    if let Some(t) = &found.too_big {
+    if let Some(t) = found.too_big.as_ref().filter(|_| split.is_some()) {
         notes.push(format!(
             "{} carries {:.0} % of {}'s load ({:.0} % of the cluster's throughput): too big to move anywhere, so the plan splits it (permanent: Pulsar cannot merge bundles); run rebalance again after the split",
             t.bundle,
