@@ -17,7 +17,7 @@ use yew::prelude::*;
 
 use crate::components::{
     BrokerTable, BundleMapView, ErrorBanner, ExportPanel, Header, History, LoadedProps, LoaderBar,
-    NamespaceList, PlanView, SettingsPanel, SimulatePanel, WhatIf,
+    NamespaceList, PlanView, RebalancePanel, SettingsPanel, SimulatePanel, WhatIf,
 };
 use crate::embed::{External, Options};
 use crate::loader::{Input, dropped_entries, fetch_bytes, read_entries};
@@ -628,8 +628,12 @@ pub fn app(props: &AppProps) -> Html {
                             on_apply_setting={(!readonly).then(|| on_set.clone())} />
                         <ExportPanel plan={plan} readonly={readonly}
                             admin_base_url={options.admin_base_url.clone().map(AttrValue::from)}
-                            auth_headers={options.auth_headers.clone()} on_export={on_export} />
+                            auth_headers={options.auth_headers.clone()} on_export={on_export.clone()} />
                     }
+                    <RebalancePanel loaded={l.clone()} profile={state.profile} overrides={sim_overrides.clone()}
+                        worker_url={AttrValue::from(options.worker_url())} readonly={readonly}
+                        admin_base_url={options.admin_base_url.clone().map(AttrValue::from)}
+                        auth_headers={options.auth_headers.clone()} on_export={on_export} />
                     <History operations={ops.clone()} redo={redo}
                         on_undo={{ let d = d.clone(); Callback::from(move |_| d.dispatch(Action::Undo)) }}
                         on_redo={{ let d = d.clone(); Callback::from(move |_| d.dispatch(Action::Redo)) }}
