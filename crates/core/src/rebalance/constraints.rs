@@ -5,6 +5,7 @@
 //! failure domains, broker filters). Anti-affinity counts follow the proposal's own moves.
 
 use std::collections::HashMap;
+use std::rc::Rc;
 
 use crate::config::LoadBalancerConfig;
 use crate::model::Snapshot;
@@ -21,7 +22,7 @@ pub struct Constraints<'c> {
     /// Broker name → position in the ledger (the snapshot's broker order).
     positions: HashMap<String, usize>,
     /// Destinations per namespace without an anti-affinity group (they depend on nothing that moves).
-    cache: HashMap<String, Vec<usize>>,
+    cache: HashMap<String, Rc<Vec<bool>>>,
     recently_unloaded: HashMap<String, i64>,
     grace_start_ms: i64,
 }
@@ -100,8 +101,8 @@ impl<'c> Constraints<'c> {
         None
     }
 
-    /// Positions of the brokers placement would accept for `bundle` now.
-    pub fn destinations(&mut self, bundle: &str) -> Vec<usize> {
+    /// The brokers placement would accept for `bundle` now, as a mask over broker positions.
+    pub fn destinations(&mut self, bundle: &str) -> Rc<Vec<bool>> {
         let ns = namespace_of_bundle(bundle);
         let grouped = self
             .ctx
@@ -111,14 +112,17 @@ impl<'c> Constraints<'c> {
         if !grouped && let Some(hit) = self.cache.get(ns) {
             return hit.clone();
         }
-        let list: Vec<usize> = allowed_destinations(bundle, &self.data, &self.ctx, self.cfg)
-            .iter()
-            .filter_map(|b| self.positions.get(b).copied())
-            .collect();
-        if !grouped {
-            self.cache.insert(ns.to_string(), list.clone());
+        let mut mask = vec![false; self.positions.len()];
+        for b in allowed_destinations(bundle, &self.data, &self.ctx, self.cfg) {
+            if let Some(slot) = self.positions.get(&b).and_then(|&p| mask.get_mut(p)) {
+                *slot = true;
+            }
         }
-        list
+        let mask = Rc::new(mask);
+        if !grouped {
+            self.cache.insert(ns.to_string(), mask.clone());
+        }
+        mask
     }
 
     /// Records a chosen move so later anti-affinity decisions see it.

@@ -77,6 +77,60 @@ fn pct(x: f64) -> String {
     format!("{:.1} %", x * 100.0)
 }
 
+/// How many acceptable brokers, lowest usage first, are tried as a bundle's destination: the
+/// lowest landing spot is among the least used brokers (limits differ little within a cluster), and
+/// trying all of them for every bundle of the busiest broker would cost brokers × bundles per move.
+const DESTINATIONS_TRIED: usize = 16;
+
+/// Broker positions by current usage, lowest first (ties by position), without drained brokers.
+fn by_usage(ledger: &Ledger, drained: &[bool]) -> Vec<usize> {
+    let usages: Vec<f64> = (0..ledger.brokers.len())
+        .map(|i| ledger.usage_of(i))
+        .collect();
+    let mut order: Vec<usize> = (0..ledger.brokers.len())
+        .filter(|&i| !drained.get(i).copied().unwrap_or(true))
+        .collect();
+    order.sort_by(|&a, &b| {
+        let (x, y) = (
+            usages.get(a).copied().unwrap_or(0.0),
+            usages.get(b).copied().unwrap_or(0.0),
+        );
+        x.total_cmp(&y).then(a.cmp(&b))
+    });
+    order
+}
+
+/// The acceptable destination where `amounts` land lowest, and the usage they land at.
+fn best_destination(
+    ledger: &Ledger,
+    order: &[usize],
+    allowed: &[bool],
+    from: usize,
+    touched: &[usize],
+    per_broker: usize,
+    amounts: &super::ledger::Amounts,
+) -> Option<(usize, f64)> {
+    let mut best: Option<(usize, f64)> = None;
+    let mut tried = 0;
+    for &to in order {
+        if to == from
+            || !allowed.get(to).copied().unwrap_or(false)
+            || touched.get(to).copied().unwrap_or(0) >= per_broker
+        {
+            continue;
+        }
+        let after = ledger.usage_with(to, amounts, 1.0);
+        if best.is_none_or(|(_, b)| after < b) {
+            best = Some((to, after));
+        }
+        tried += 1;
+        if tried >= DESTINATIONS_TRIED {
+            break;
+        }
+    }
+    best
+}
+
 /// Runs the search on `ledger` (which ends in the proposed state).
 pub fn search(
     ledger: &mut Ledger,
@@ -154,20 +208,11 @@ pub fn search(
             let Some(amounts) = ledger.bundles.get(bundle).map(|b| b.amounts) else {
                 continue;
             };
-            let mut best: Option<(usize, f64)> = None;
-            for to in constraints.destinations(&name) {
-                if to == from
-                    || drained.get(to).copied().unwrap_or(true)
-                    || touched.get(to).copied().unwrap_or(0) >= per_broker
-                {
-                    continue;
-                }
-                let after = ledger.usage_with(to, &amounts, 1.0);
-                if best.is_none_or(|(_, b)| after < b) {
-                    best = Some((to, after));
-                }
-            }
-            match best {
+            let allowed = constraints.destinations(&name);
+            let order = by_usage(ledger, &drained);
+            match best_destination(
+                ledger, &order, &allowed, from, &touched, per_broker, &amounts,
+            ) {
                 Some((to, after)) => {
                     if after > threshold {
                         result.notes.push(format!(
@@ -245,6 +290,7 @@ pub fn search(
             .get(hot)
             .map(|b| b.bundles.clone())
             .unwrap_or_default();
+        let order = by_usage(ledger, &drained);
         let mut candidates: Vec<Candidate> = Vec::new();
         let mut movable = 0usize;
         for bundle in owned.iter().copied() {
@@ -259,20 +305,10 @@ pub fn search(
             }
             movable += 1;
             let hot_after = ledger.usage_with(hot, &amounts, -1.0);
-            let mut best: Option<(usize, f64)> = None;
-            for to in constraints.destinations(&name) {
-                if to == hot
-                    || drained.get(to).copied().unwrap_or(true)
-                    || touched.get(to).copied().unwrap_or(0) >= per_broker
-                {
-                    continue;
-                }
-                let after = ledger.usage_with(to, &amounts, 1.0);
-                if best.is_none_or(|(_, b)| after < b) {
-                    best = Some((to, after));
-                }
-            }
-            let Some((to, to_after)) = best else {
+            let allowed = constraints.destinations(&name);
+            let Some((to, to_after)) = best_destination(
+                ledger, &order, &allowed, hot, &touched, per_broker, &amounts,
+            ) else {
                 continue;
             };
             if to_after > threshold {
