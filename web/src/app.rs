@@ -17,7 +17,7 @@ use yew::prelude::*;
 
 use crate::components::{
     BrokerTable, BundleMapView, ErrorBanner, ExportPanel, Header, History, LoadedProps, LoaderBar,
-    NamespaceList, Nav, PlanView, SettingsPanel, SimulatePanel, WhatIf,
+    NamespaceList, Nav, PlanView, RebalancePanel, SettingsPanel, SimulatePanel, WhatIf,
 };
 use crate::embed::{External, Options};
 use crate::loader::{Input, dropped_entries, fetch_bytes, read_entries};
@@ -590,7 +590,7 @@ pub fn app(props: &AppProps) -> Html {
             );
             html! {
                 <>
-                    <Nav present={vec!["cluster", "map", "plan", "simulate", "namespaces"]} standalone={options.standalone} />
+                    <Nav present={vec!["cluster", "map", "plan", "rebalance", "simulate", "namespaces"]} standalone={options.standalone} />
                     <div data-section="cluster" tabindex="-1">
                     if !l.warnings.is_empty() {
                         <details class="panel warnings-panel" open={l.warnings.len() <= 5}>
@@ -632,13 +632,19 @@ pub fn app(props: &AppProps) -> Html {
                             on_apply_setting={(!readonly).then(|| on_set.clone())} />
                         <ExportPanel plan={plan} readonly={readonly}
                             admin_base_url={options.admin_base_url.clone().map(AttrValue::from)}
-                            auth_headers={options.auth_headers.clone()} on_export={on_export} />
+                            auth_headers={options.auth_headers.clone()} on_export={on_export.clone()} />
                     }
                     <History operations={ops.clone()} redo={redo}
                         on_undo={{ let d = d.clone(); Callback::from(move |_| d.dispatch(Action::Undo)) }}
                         on_redo={{ let d = d.clone(); Callback::from(move |_| d.dispatch(Action::Redo)) }}
                         on_clear={{ let d = d.clone(); Callback::from(move |_| d.dispatch(Action::ClearHistory)) }}
                         share_url={share_url} readonly={readonly} />
+                    </div>
+                    <div data-section="rebalance" tabindex="-1">
+                    <RebalancePanel loaded={l.clone()} profile={state.profile} overrides={sim_overrides.clone()}
+                        worker_url={AttrValue::from(options.worker_url())} readonly={readonly}
+                        admin_base_url={options.admin_base_url.clone().map(AttrValue::from)}
+                        auth_headers={options.auth_headers.clone()} on_export={on_export} />
                     </div>
                     <div data-section="simulate" tabindex="-1">
                     <SimulatePanel loaded={l.clone()} profile={state.profile} overrides={sim_overrides.clone()}

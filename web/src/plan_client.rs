@@ -7,6 +7,7 @@ use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use lbplan_core::plan::Plan;
+use lbplan_core::rebalance::Proposal;
 use lbplan_worker::protocol::{Response, WORKER_PROTOCOL_VERSION};
 use wasm_bindgen::JsCast;
 use wasm_bindgen::closure::Closure;
@@ -23,6 +24,17 @@ pub enum PlanAnswer {
     Failed { id: u32, message: String },
 }
 
+/// What the page hears about a rebalance job (the same worker answers both kinds).
+#[derive(Clone, Debug, PartialEq)]
+pub enum RebalanceAnswer {
+    /// `done` of `total` phases (search, checks against the leader, final plan).
+    Progress { id: u32, done: u32, total: u32 },
+    Proposed {
+        id: u32,
+        result: Result<Box<Proposal>, String>,
+    },
+}
+
 pub struct PlanWorker {
     worker: web_sys::Worker,
     ready: Rc<Cell<bool>>,
@@ -36,6 +48,15 @@ pub struct PlanWorker {
 
 impl PlanWorker {
     pub fn start(url: &str, on_answer: Callback<PlanAnswer>) -> Result<PlanWorker, String> {
+        Self::start_with(url, on_answer, None)
+    }
+
+    /// [`PlanWorker::start`], also relaying rebalance answers to `on_rebalance`.
+    pub fn start_with(
+        url: &str,
+        on_answer: Callback<PlanAnswer>,
+        on_rebalance: Option<Callback<RebalanceAnswer>>,
+    ) -> Result<PlanWorker, String> {
         let worker = web_sys::Worker::new(url)
             .map_err(|e| format!("cannot start the plan worker ({url}): {e:?}"))?;
         let ready = Rc::new(Cell::new(false));
@@ -68,6 +89,16 @@ impl PlanWorker {
                     }
                     Ok(Response::Failed { id, message }) => {
                         answers.emit(PlanAnswer::Failed { id, message })
+                    }
+                    Ok(Response::Progress { id, done, total }) => {
+                        if let Some(r) = &on_rebalance {
+                            r.emit(RebalanceAnswer::Progress { id, done, total });
+                        }
+                    }
+                    Ok(Response::Proposed { id, result }) => {
+                        if let Some(r) = &on_rebalance {
+                            r.emit(RebalanceAnswer::Proposed { id, result });
+                        }
                     }
                     Ok(_) => {}
                     Err(err) => answers.emit(PlanAnswer::Failed {

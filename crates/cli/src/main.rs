@@ -14,6 +14,7 @@ mod cmd_hash;
 mod cmd_history;
 mod cmd_import;
 mod cmd_plan;
+mod cmd_rebalance;
 mod cmd_replay;
 mod cmd_simulate;
 mod cmd_size;
@@ -49,6 +50,8 @@ enum Command {
     Import(cmd_import::Args),
     /// Plan one leader cycle (and manual what-ifs) on a snapshot; export as text, JSON or scripts.
     Plan(cmd_plan::Args),
+    /// Propose unloads with destinations that reach a balance goal and that Pulsar would not undo.
+    Rebalance(cmd_rebalance::Args),
     /// Print each topic's hash and bundle.
     Hash(cmd_hash::Args),
     /// Collect a snapshot from a live cluster through the admin REST API.
@@ -79,6 +82,7 @@ fn main() {
         Command::Collect(args) => cmd_collect::run(args),
         Command::Plan(args) => cmd_plan::run(args),
         Command::Apply(args) => cmd_apply::run(args),
+        Command::Rebalance(args) => cmd_rebalance::run(args),
         Command::Generate(args) => cmd_generate::run(args),
         Command::Simulate(args) => cmd_simulate::run(args),
         Command::Size(args) => cmd_size::run(args),

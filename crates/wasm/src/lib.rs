@@ -12,6 +12,7 @@ pub mod error;
 pub mod export;
 pub mod hash;
 pub mod plan_options;
+pub mod rebalance_options;
 pub mod simulation;
 pub mod snapshot_input;
 mod typescript;
@@ -57,6 +58,10 @@ extern "C" {
     pub type JsProgress;
     #[wasm_bindgen(typescript_type = "Comparison")]
     pub type JsComparison;
+    #[wasm_bindgen(typescript_type = "RebalanceOptions")]
+    pub type JsRebalanceOptions;
+    #[wasm_bindgen(typescript_type = "Proposal")]
+    pub type JsProposal;
 }
 
 /// What `importFiles` returns.
@@ -181,6 +186,37 @@ pub fn plan_value(snapshot: &Value, options: &Value) -> Result<Plan, ApiError> {
     let request = plan_options::plan_request(options, &[])?;
     let (snapshot, _warnings) = snapshot_input::snapshot_from_value(snapshot)?;
     make_plan(&snapshot, &request).map_err(|e| ApiError::whole(e.to_string()))
+}
+
+/// A rebalance proposal: unloads with destinations toward `options.goal` (default
+/// `max/mean<=1.15`) that respect Pulsar's placement constraints, the trade-off curve, and whether
+/// the configured leader would undo it. `proposal.plan` is a `Plan` (export it with `exportPlan`).
+/// Synchronous: run it in a Worker for large snapshots. See `RebalanceOptions`, docs/rebalance.md.
+#[wasm_bindgen(js_name = rebalance)]
+pub fn rebalance_js(
+    snapshot: &JsSnapshot,
+    options: Option<JsRebalanceOptions>,
+) -> Result<JsProposal, JsError> {
+    init();
+    let run = || -> Result<JsValue, ApiError> {
+        let snapshot = from_js(snapshot, "$")?;
+        let options = match &options {
+            Some(o) => from_js(o, "options")?,
+            None => Value::Null,
+        };
+        to_js(&rebalance_value(&snapshot, &options)?)
+    };
+    run().map(JsCast::unchecked_into).map_err(js_error)
+}
+
+/// The logic behind [`rebalance_js`].
+pub fn rebalance_value(
+    snapshot: &Value,
+    options: &Value,
+) -> Result<lbplan_core::rebalance::Proposal, ApiError> {
+    let request = rebalance_options::rebalance_request(options)?;
+    let (snapshot, _warnings) = snapshot_input::snapshot_from_value(snapshot)?;
+    lbplan_core::rebalance::propose(&snapshot, &request).map_err(|e| ApiError::whole(e.to_string()))
 }
 
 /// The leader's loop over many cycles under a scenario, one or several configurations side by

@@ -364,6 +364,73 @@ export interface TopicHash {
   bundleName: string;
   bundleIndex: number;
 }
+
+/** Options of `rebalance()`; every field optional. */
+export interface RebalanceOptions {
+  /** `max/mean<=1.15` (default), `std<=5%` or `max<=80%`. */
+  goal?: string;
+  maxMoves?: number;
+  maxMovesPerBroker?: number;
+  /** Brokers to empty before maintenance (heartbeat and SLA namespaces stay). */
+  drain?: string[];
+  profile?: "4.x" | "5.0" | "master-90cba329";
+  settings?: Record<string, string | number | boolean>;
+  seed?: number;
+  /** Leader cycles looked at after the first when checking whether Pulsar would undo it (10). */
+  outlookCycles?: number;
+}
+
+/** One move the search found, with the two brokers' usage (fractions) around it. */
+export interface RebalanceStep {
+  kind: "drain" | "balance";
+  bundle: string;
+  from: string;
+  to: string;
+  bytes_per_sec: number;
+  from_usage_before: number;
+  from_usage_after: number;
+  to_usage_before: number;
+  to_usage_after: number;
+  balance_after: BalanceSummary;
+}
+
+/** The balance after the first `moves` moves. */
+export interface CurvePoint {
+  moves: number;
+  bytes_moved_per_sec: number;
+  max_over_mean: number;
+  std_usage_fraction: number;
+  max_usage_fraction: number;
+  meets_goal: boolean;
+}
+
+/** Whether the configured leader moves anything after a proposal (same load). */
+export interface StickCheck {
+  moves: number;
+  fixed_point: boolean;
+  cycles_examined: number;
+  acts_at_cycle: number | null;
+  would_move: PlannedUnload[];
+  undoes_proposal_moves: number;
+  shedding_strategy: string;
+}
+
+/** What `rebalance()` returns (`format_version` 1); `plan` is an ordinary plan. */
+export interface Proposal {
+  format_version: number;
+  goal: string;
+  goal_met: boolean;
+  balance_before: BalanceSummary;
+  steps: RebalanceStep[];
+  chosen_moves: number;
+  curve: CurvePoint[];
+  stick: StickCheck | null;
+  stick_tried: StickCheck[];
+  stick_summary: string;
+  too_big: { bundle: string; broker: string; share_of_broker: number; share_of_cluster_bytes: number } | null;
+  notes: string[];
+  plan: Plan;
+}
 "#;
 
 #[cfg(test)]

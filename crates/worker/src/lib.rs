@@ -13,7 +13,10 @@ use lbplan_core::plan::operations::Operation;
 use lbplan_core::plan::{PlanRequest, make_plan_with_fingerprint};
 use lbplan_core::simulate::{RunOptions, compare};
 
-use protocol::{PlanJob, Request, Response, SimulateRequest, WORKER_PROTOCOL_VERSION};
+use lbplan_core::rebalance::{Goal, RebalanceRequest, propose_with_progress};
+use protocol::{
+    PlanJob, RebalanceJob, Request, Response, SimulateRequest, WORKER_PROTOCOL_VERSION,
+};
 
 /// Progress messages are sent at most this often: enough for a smooth bar, few enough that posting
 /// them costs nothing next to the simulation.
@@ -78,6 +81,80 @@ impl WorkerState {
                 }
                 post(self.plan(*job));
             }
+            Request::Rebalance(job) => {
+                if let Some(r) = stale(job.id, job.format_version) {
+                    post(r);
+                    return;
+                }
+                let answer = self.rebalance(*job, post);
+                post(answer);
+            }
+        }
+    }
+
+    /// Keeps the snapshot a job carries; the held snapshot when it is the one the job names.
+    fn hold(
+        &mut self,
+        id: u32,
+        snapshot_id: u64,
+        sent: Option<std::borrow::Cow<'static, Snapshot>>,
+    ) -> Result<(&Snapshot, &String), Response> {
+        if let Some(s) = sent {
+            let s = s.into_owned();
+            let fingerprint = snapshot_fingerprint(&s);
+            self.snapshot = Some((snapshot_id, s, fingerprint));
+        }
+        match &self.snapshot {
+            Some((sid, s, f)) if *sid == snapshot_id => Ok((s, f)),
+            _ => Err(Response::Failed {
+                id,
+                message: format!(
+                    "the worker does not have snapshot {snapshot_id} (it was not sent)"
+                ),
+            }),
+        }
+    }
+
+    fn rebalance(
+        &mut self,
+        job: RebalanceJob<'static>,
+        post: &mut dyn FnMut(Response),
+    ) -> Response {
+        let id = job.id;
+        let goal = match Goal::parse(&job.goal) {
+            Ok(g) => g,
+            Err(e) => {
+                return Response::Proposed {
+                    id,
+                    result: Err(e.to_string()),
+                };
+            }
+        };
+        let snapshot = match self.hold(id, job.snapshot_id, job.snapshot) {
+            Ok((s, _)) => s,
+            Err(r) => return r,
+        };
+        let request = RebalanceRequest {
+            goal,
+            limits: job.limits,
+            profile: job.profile,
+            settings: job.settings,
+            seed: job.seed,
+            outlook_cycles: job.outlook_cycles,
+            ..RebalanceRequest::new(goal)
+        };
+        // Phases: the search, each check, the final plan.
+        let total = u32::try_from(request.max_checks)
+            .unwrap_or(u32::MAX)
+            .saturating_add(2);
+        let mut done = 0u32;
+        let result = propose_with_progress(snapshot, &request, &mut |_, _, _| {
+            done = done.saturating_add(1).min(total);
+            post(Response::Progress { id, done, total });
+        });
+        Response::Proposed {
+            id,
+            result: result.map(Box::new).map_err(|e| e.to_string()),
         }
     }
 

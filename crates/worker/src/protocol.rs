@@ -1,7 +1,8 @@
 //! The messages between the dashboard and its workers: one JSON text per `postMessage`, tagged by
 //! `type`. The worker answers `ready` once loaded. A `simulate` request gets `progress` (throttled)
 //! and finally `done` or `failed`; cancelling is the page terminating the worker (a synchronous
-//! simulation cannot read messages until it ends). A `plan` request gets `planned`; the snapshot
+//! simulation cannot read messages until it ends). A `plan` request gets `planned`, a `rebalance`
+//! request `progress` then `proposed`; the snapshot
 //! travels with the first request that names it and stays in the worker for the next ones.
 
 use std::borrow::Cow;
@@ -9,6 +10,7 @@ use std::borrow::Cow;
 use lbplan_core::config::Profile;
 use lbplan_core::model::Snapshot;
 use lbplan_core::plan::{Plan, PlanRequest};
+use lbplan_core::rebalance::{Limits, Proposal};
 use lbplan_core::simulate::{Comparison, RunConfig, Scenario};
 use serde::{Deserialize, Serialize};
 
@@ -21,6 +23,24 @@ pub const WORKER_PROTOCOL_VERSION: u32 = 1;
 pub enum Request<'a> {
     Simulate(Box<SimulateRequest<'a>>),
     Plan(Box<PlanJob<'a>>),
+    Rebalance(Box<RebalanceJob<'a>>),
+}
+
+/// A rebalance proposal (`lbplan_core::rebalance::propose`) of the snapshot `snapshot_id`; answered
+/// with `progress` (phases done of total) and then `proposed`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RebalanceJob<'a> {
+    pub format_version: u32,
+    pub id: u32,
+    pub snapshot_id: u64,
+    pub snapshot: Option<Cow<'a, Snapshot>>,
+    pub profile: Option<Profile>,
+    pub settings: Vec<(String, String)>,
+    /// `max/mean<=1.15`, `std<=5%` or `max<=80%`.
+    pub goal: String,
+    pub limits: Limits,
+    pub seed: u64,
+    pub outlook_cycles: u32,
 }
 
 /// One plan (`lbplan_core::plan::make_plan`) of the snapshot `snapshot_id`.
@@ -103,6 +123,11 @@ pub enum Response {
     Planned {
         id: u32,
         result: Result<Box<Plan>, String>,
+    },
+    /// A rebalance proposal, or why it could not be made.
+    Proposed {
+        id: u32,
+        result: Result<Box<Proposal>, String>,
     },
     /// The request could not run (a bad message, a bad setting in a configuration).
     Failed {

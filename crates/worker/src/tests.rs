@@ -217,3 +217,56 @@ fn plans_keep_their_snapshot_in_the_worker() {
         }
     ));
 }
+
+#[test]
+fn a_rebalance_reports_its_phases_then_the_proposal() {
+    let snapshot = lbplan_core::synthetic::demo().unwrap();
+    let job = |goal: &str| {
+        serde_json::to_string(&Request::Rebalance(Box::new(
+            crate::protocol::RebalanceJob {
+                format_version: WORKER_PROTOCOL_VERSION,
+                id: 9,
+                snapshot_id: 1,
+                snapshot: Some(Cow::Owned(snapshot.clone())),
+                profile: None,
+                settings: Vec::new(),
+                goal: goal.to_string(),
+                limits: lbplan_core::rebalance::Limits::default(),
+                seed: 0,
+                outlook_cycles: 10,
+            },
+        )))
+        .unwrap()
+    };
+    let out = answers(&job("max/mean<=1.15"), 1.0);
+    let (last, progress) = out.split_last().unwrap();
+    // The search, one check (the demo's first proposal meeting the goal is a fixed point), the plan.
+    let phases: Vec<(u32, u32)> = progress
+        .iter()
+        .map(|r| match r {
+            Response::Progress { id: 9, done, total } => (*done, *total),
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    assert!(
+        phases.len() >= 3 && phases.iter().all(|(_, t)| *t == 6),
+        "{phases:?}"
+    );
+    match last {
+        Response::Proposed {
+            id: 9,
+            result: Ok(p),
+        } => {
+            assert!(p.goal_met);
+            assert!(p.plan.unloads.iter().all(|u| u.origin == "rebalance"));
+        }
+        other => panic!("{other:?}"),
+    }
+    match answers(&job("p99<=3"), 1.0).last() {
+        Some(Response::Proposed {
+            id: 9,
+            result: Err(e),
+        }) => assert!(e.contains("p99<=3"), "{e}"),
+        other => panic!("{other:?}"),
+    }
+}

@@ -203,6 +203,19 @@ impl PlacementContext {
         }
     }
 
+    /// Forgets that `broker` serves `bundle` (the bundle moved away), so anti-affinity counts follow
+    /// a proposal's moves. An emptied namespace entry is left empty, which the counts skip.
+    pub fn remove_from_bundle_range_cache(&mut self, broker: &str, bundle: &str) {
+        let (ns, range) = split_bundle(bundle);
+        if let Some(ranges) = self
+            .bundle_range_cache
+            .get_mut(broker)
+            .and_then(|m| m.get_mut(ns))
+        {
+            ranges.shift_remove(range);
+        }
+    }
+
     /// The registered brokers in the order Pulsar iterates them (`LoadData.brokers` is kept in
     /// the broker map's Java iteration order).
     pub fn available_brokers(&self, data: &LoadData) -> Vec<String> {
@@ -978,6 +991,32 @@ pub fn preallocate(
     ctx.preallocated
         .insert(bundle.to_string(), broker.to_string());
     ctx.add_to_bundle_range_cache(broker, bundle);
+}
+
+/// The brokers Pulsar's placement would accept for `bundle` as hard constraints, for proposals that
+/// choose the destination themselves (`lbplan rebalance`): the namespace-policy set (isolation
+/// policies, topic kind), narrowed by the anti-affinity / failure-domain filter and the broker filters
+/// exactly as [`select_broker_for_bundle`] narrows them (a failing broker filter restores the
+/// policy-only set, as Pulsar does). The soft steps (topic count, even distribution) and the strategy
+/// are left out: they choose among acceptable brokers, they do not forbid any. In `data.brokers` order.
+pub fn allowed_destinations(
+    bundle: &str,
+    data: &LoadData,
+    ctx: &PlacementContext,
+    cfg: &LoadBalancerConfig,
+) -> Vec<String> {
+    let mut set = Candidates::new();
+    apply_namespace_policies(bundle, data, ctx, &mut set);
+    filter_anti_affinity(bundle, &mut set, data, ctx, cfg, false);
+    if apply_broker_filters(&mut set, data, cfg, false).is_err() {
+        apply_namespace_policies(bundle, data, ctx, &mut set);
+    }
+    let mut positions: Vec<usize> = set.iter().copied().collect();
+    positions.sort_unstable();
+    positions
+        .into_iter()
+        .map(|p| name_at(data, p).to_string())
+        .collect()
 }
 
 /// `shouldAntiAffinityNamespaceUnload` (§6.5): whether unloading the bundle from `current_broker`

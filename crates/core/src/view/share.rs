@@ -119,6 +119,7 @@ pub const SECTIONS: &[(&str, &str)] = &[
     ("cluster", "Cluster"),
     ("map", "Bundle map"),
     ("plan", "Plan"),
+    ("rebalance", "Rebalance"),
     ("simulate", "Simulate"),
     ("namespaces", "Namespaces"),
 ];

@@ -1,0 +1,92 @@
+//! `lbplan rebalance` on the demo snapshot: the plan JSON it prints is an ordinary plan (format 2)
+//! whose unloads all name their destination, the pulsar-admin script passes `--destinationBroker`,
+//! the proposal JSON carries the curve and the check, and bad arguments exit 2 with a message.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn lbplan(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_lbplan"))
+        .current_dir(root())
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+const DEMO: &str = "static/demo-snapshot.json";
+
+#[test]
+fn json_is_a_plan_with_destinations() {
+    let out = lbplan(&[
+        "rebalance",
+        DEMO,
+        "--goal",
+        "max/mean<=1.15",
+        "--format",
+        "json",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let plan: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(plan["format_version"], 2);
+    let unloads = plan["unloads"].as_array().unwrap();
+    assert!(!unloads.is_empty());
+    for u in unloads {
+        assert_eq!(u["origin"], "rebalance");
+        assert_eq!(u["pass_destination"], true);
+        assert!(u["to"].is_string());
+    }
+    assert!(plan["balance_after"]["max_over_mean"].as_f64().unwrap() <= 1.15);
+}
+
+#[test]
+fn scripts_and_proposal_json() {
+    let out = lbplan(&[
+        "rebalance",
+        DEMO,
+        "--format",
+        "pulsar-admin",
+        "--max-moves",
+        "2",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let script = String::from_utf8(out.stdout).unwrap();
+    // Two unloads to their destinations, and the rollback's two unloads back to the sources.
+    assert_eq!(script.matches("--destinationBroker").count(), 4, "{script}");
+    assert!(script.contains("--destinationBroker 'broker-04.demo.svc:8080'"));
+    let out = lbplan(&[
+        "rebalance",
+        DEMO,
+        "--format",
+        "proposal-json",
+        "--max-moves",
+        "2",
+    ]);
+    assert!(out.status.success());
+    let p: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(p["format_version"], 1);
+    assert_eq!(p["chosen_moves"], 2);
+    assert_eq!(p["curve"].as_array().unwrap().len(), 3);
+    assert!(p["notes"][0].as_str().unwrap().contains("--max-moves 2"));
+}
+
+#[test]
+fn bad_arguments_exit_2() {
+    let out = lbplan(&["rebalance", DEMO, "--goal", "p99<=3"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("p99<=3"));
+    let out = lbplan(&["rebalance", DEMO, "--drain", "nope:1"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("nope:1"));
+}

@@ -1,0 +1,166 @@
+//! A light copy of the cluster's load for the search: each broker's five resource usages and limits,
+//! and each bundle's owner and the raw usage it carries. The amounts follow
+//! [`crate::plan::load_model::move_bundle`] (a bundle takes its share of its owner's throughput, else
+//! message rate, else 1/n), computed once against the snapshot, so a move costs O(1) instead of a
+//! snapshot edit; the final plan re-applies the chosen moves with the real model.
+
+use crate::model::{ResourceUsage, Snapshot, SystemResourceUsage};
+use crate::plan::load_model::bundle_load;
+use crate::units::{ResourceWeights, modular_weighted_max_fraction};
+
+/// The raw resource usage a bundle carries: cpu, memory, direct memory, NIC in, NIC out.
+pub type Amounts = [f64; 5];
+
+#[derive(Clone, Debug)]
+pub struct BundleEntry {
+    pub name: String,
+    /// Position of the owner in [`Ledger::brokers`].
+    pub owner: usize,
+    pub amounts: Amounts,
+    /// Throughput in + out (what moving it costs the cluster).
+    pub bytes_per_sec: f64,
+}
+
+#[derive(Clone, Debug)]
+pub struct BrokerEntry {
+    pub name: String,
+    pub usage: SystemResourceUsage,
+    /// Positions in [`Ledger::bundles`] of the bundles it owns now.
+    pub bundles: Vec<usize>,
+}
+
+#[derive(Clone, Debug)]
+pub struct Ledger {
+    pub brokers: Vec<BrokerEntry>,
+    pub bundles: Vec<BundleEntry>,
+    pub weights: ResourceWeights,
+}
+
+fn share(part: f64, whole: f64) -> Option<f64> {
+    (whole > 0.0 && part.is_finite()).then(|| (part / whole).clamp(0.0, 1.0))
+}
+
+fn parts(u: &mut SystemResourceUsage) -> [&mut ResourceUsage; 5] {
+    [
+        &mut u.cpu,
+        &mut u.memory,
+        &mut u.direct_memory,
+        &mut u.bandwidth_in,
+        &mut u.bandwidth_out,
+    ]
+}
+
+impl Ledger {
+    pub fn new(snapshot: &Snapshot, weights: ResourceWeights) -> Ledger {
+        let mut brokers = Vec::with_capacity(snapshot.brokers.len());
+        let mut bundles = Vec::new();
+        for (pos, (name, b)) in snapshot.brokers.iter().enumerate() {
+            let local = &b.local_broker_data;
+            let n = local.bundles.len() as f64;
+            let mut owned = Vec::with_capacity(local.bundles.len());
+            for bundle in &local.bundles {
+                let s = bundle_load(snapshot, name, bundle).stats;
+                let overall = share(s.total_msg_throughput(), local.total_msg_throughput())
+                    .or_else(|| share(s.total_msg_rate(), local.total_msg_rate()))
+                    .unwrap_or(1.0 / n.max(1.0));
+                let in_share =
+                    share(s.msg_throughput_in, local.msg_throughput_in).unwrap_or(overall);
+                let out_share =
+                    share(s.msg_throughput_out, local.msg_throughput_out).unwrap_or(overall);
+                let amount = |u: ResourceUsage, f: f64| u.usage.max(0.0) * f;
+                owned.push(bundles.len());
+                bundles.push(BundleEntry {
+                    name: bundle.clone(),
+                    owner: pos,
+                    amounts: [
+                        amount(local.cpu, overall),
+                        amount(local.memory, overall),
+                        amount(local.direct_memory, overall),
+                        amount(local.bandwidth_in, in_share),
+                        amount(local.bandwidth_out, out_share),
+                    ],
+                    bytes_per_sec: s.total_msg_throughput(),
+                });
+            }
+            brokers.push(BrokerEntry {
+                name: name.clone(),
+                usage: local.resource_usage(),
+                bundles: owned,
+            });
+        }
+        Ledger {
+            brokers,
+            bundles,
+            weights,
+        }
+    }
+
+    /// The weighted max usage (fraction) the plan's balance summary uses.
+    pub fn usage_of(&self, broker: usize) -> f64 {
+        self.brokers.get(broker).map_or(0.0, |b| {
+            modular_weighted_max_fraction(&b.usage, &self.weights)
+        })
+    }
+
+    /// The broker's usage if `amounts` were added (`sign` 1.0) or taken away (`sign` -1.0).
+    pub fn usage_with(&self, broker: usize, amounts: &Amounts, sign: f64) -> f64 {
+        let Some(b) = self.brokers.get(broker) else {
+            return 0.0;
+        };
+        let mut u = b.usage;
+        for (r, a) in parts(&mut u).into_iter().zip(amounts) {
+            r.usage = (r.usage + sign * a).max(0.0);
+        }
+        modular_weighted_max_fraction(&u, &self.weights)
+    }
+
+    /// Moves a bundle (by position) to `to`.
+    pub fn apply_move(&mut self, bundle: usize, to: usize) {
+        let Some(entry) = self.bundles.get_mut(bundle) else {
+            return;
+        };
+        let from = entry.owner;
+        if from == to || to >= self.brokers.len() {
+            return;
+        }
+        entry.owner = to;
+        let amounts = entry.amounts;
+        if let Some(b) = self.brokers.get_mut(from) {
+            for (r, a) in parts(&mut b.usage).into_iter().zip(&amounts) {
+                r.usage = (r.usage - a).max(0.0);
+            }
+            b.bundles.retain(|&x| x != bundle);
+        }
+        if let Some(b) = self.brokers.get_mut(to) {
+            for (r, a) in parts(&mut b.usage).into_iter().zip(&amounts) {
+                r.usage += a;
+            }
+            b.bundles.push(bundle);
+        }
+    }
+
+    /// Max, mean, max/mean and std of the usages, as [`crate::plan::balance::summarize`] computes them.
+    pub fn balance(&self) -> crate::plan::BalanceSummary {
+        let usages: Vec<f64> = (0..self.brokers.len()).map(|i| self.usage_of(i)).collect();
+        balance_of(&usages, &self.brokers)
+    }
+}
+
+fn balance_of(usages: &[f64], brokers: &[BrokerEntry]) -> crate::plan::BalanceSummary {
+    let n = usages.len();
+    if n == 0 {
+        return crate::plan::BalanceSummary::default();
+    }
+    let mean = usages.iter().sum::<f64>() / n as f64;
+    let max = usages.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let var = usages.iter().map(|u| (u - mean) * (u - mean)).sum::<f64>() / n as f64;
+    crate::plan::BalanceSummary {
+        broker_count: n,
+        max_usage_fraction: max,
+        mean_usage_fraction: mean,
+        max_over_mean: if mean > 0.0 { max / mean } else { 0.0 },
+        std_usage_fraction: var.sqrt(),
+        min_bundle_count: brokers.iter().map(|b| b.bundles.len()).min().unwrap_or(0),
+        max_bundle_count: brokers.iter().map(|b| b.bundles.len()).max().unwrap_or(0),
+    }
+}

@@ -1,0 +1,250 @@
+//! Rebalance proposals Pulsar will not undo (`lbplan rebalance`, issue 20): a goal-driven list of
+//! unloads with destinations (and a split when one bundle is too big to move anywhere) that respects
+//! Pulsar's placement constraints, its trade-off curve, and a check that the configured leader's own
+//! shedding leaves the result alone. See `docs/rebalance.md`.
+
+pub mod constraints;
+pub mod goal;
+pub mod ledger;
+pub mod proposal;
+pub mod search;
+pub mod stick;
+
+use crate::config::Profile;
+use crate::model::Snapshot;
+use crate::plan::fingerprint::snapshot_fingerprint;
+use crate::plan::operations::Operation;
+use crate::plan::settings::resolve_config;
+use crate::plan::{PlanError, PlanRequest, make_plan_with_fingerprint};
+
+pub use goal::{Goal, GoalError};
+pub use proposal::{CurvePoint, PROPOSAL_FORMAT_VERSION, Proposal};
+pub use search::Limits;
+pub use stick::StickCheck;
+
+/// What the operator asks for.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RebalanceRequest {
+    pub goal: Goal,
+    pub limits: Limits,
+    /// `None`: detect from the brokers' `brokerVersionString`.
+    pub profile: Option<Profile>,
+    /// `broker.conf` overrides (`--set`), applied after the snapshot's own values.
+    pub settings: Vec<(String, String)>,
+    pub seed: u64,
+    /// Leader cycles looked at after the first when checking whether Pulsar undoes a proposal.
+    pub outlook_cycles: u32,
+    /// At most this many proposals (prefixes of the search) are checked against the leader.
+    pub max_checks: usize,
+}
+
+impl RebalanceRequest {
+    pub fn new(goal: Goal) -> Self {
+        Self {
+            goal,
+            limits: Limits::default(),
+            profile: None,
+            settings: Vec::new(),
+            seed: 0,
+            outlook_cycles: 10,
+            max_checks: 4,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum RebalanceError {
+    #[error(transparent)]
+    Plan(#[from] PlanError),
+    #[error("--drain `{0}`: no such broker in the snapshot")]
+    UnknownDrainBroker(String),
+}
+
+/// Progress callback: (phase, done, total).
+pub type Progress<'p> = &'p mut dyn FnMut(&str, usize, usize);
+
+/// Proposes a rebalance of `snapshot` (see the module doc).
+pub fn propose(snapshot: &Snapshot, req: &RebalanceRequest) -> Result<Proposal, RebalanceError> {
+    propose_with_progress(snapshot, req, &mut |_, _, _| {})
+}
+
+/// [`propose`], reporting each phase (`search`, `check`, `plan`) to `progress`.
+pub fn propose_with_progress(
+    snapshot: &Snapshot,
+    req: &RebalanceRequest,
+    progress: Progress<'_>,
+) -> Result<Proposal, RebalanceError> {
+    for d in &req.limits.drain {
+        if !snapshot.brokers.contains_key(d) {
+            return Err(RebalanceError::UnknownDrainBroker(d.clone()));
+        }
+    }
+    let resolved = resolve_config(snapshot, req.profile, &req.settings).map_err(PlanError::from)?;
+    let cfg = resolved.config;
+    progress("search", 0, 1);
+    let mut ledger = ledger::Ledger::new(snapshot, cfg.resource_weights());
+    let mut constraints = constraints::Constraints::new(snapshot, &cfg);
+    let found = search::search(&mut ledger, &mut constraints, &req.goal, &req.limits);
+    progress("search", 1, 1);
+    let goal_text = req.goal.to_string();
+    let curve = proposal::curve(&found.start, &found.steps, |b| req.goal.is_met(b));
+    let drains = found
+        .steps
+        .iter()
+        .take_while(|s| s.kind == search::StepKind::Drain)
+        .count();
+    let n = found.steps.len();
+    let first_meeting = curve
+        .iter()
+        .position(|p| p.meets_goal && p.moves >= drains)
+        .map(|k| k.max(drains));
+    let base = PlanRequest {
+        profile: req.profile,
+        settings: req.settings.clone(),
+        operations: Vec::new(),
+        seed: req.seed,
+        leader_cycle: false,
+        outlook_cycles: 0,
+    };
+    let fingerprint = snapshot_fingerprint(snapshot);
+    let mut notes = found.notes.clone();
+    // The split goes in only when the plan can carry it (it needs the namespace's bundle layout).
+    let split = found.too_big.as_ref().and_then(|t| {
+        let op = Operation::SplitBundle {
+            bundle: t.bundle.clone(),
+            algorithm: None,
+            positions: Vec::new(),
+        };
+        let trial = PlanRequest {
+            operations: vec![op.clone()],
+            ..base.clone()
+        };
+        match make_plan_with_fingerprint(snapshot, &trial, fingerprint.clone()) {
+            Ok(_) => Some(op),
+            Err(e) => {
+                notes.push(format!("{} cannot be split in this plan: {e}", t.bundle));
+                None
+            }
+        }
+    });
+    let ops_for = |k: usize| -> Vec<Operation> {
+        let mut ops: Vec<Operation> = found
+            .steps
+            .iter()
+            .take(k)
+            .map(|s| Operation::UnloadBundle {
+                bundle: s.bundle.clone(),
+                destination_broker: Some(s.to.clone()),
+            })
+            .collect();
+        ops.extend(split.clone());
+        ops
+    };
+
+    // Candidate sizes, cheapest first: from the first prefix meeting the goal up to every move.
+    let start = first_meeting.unwrap_or(n);
+    let mut sizes: Vec<usize> = Vec::new();
+    let checks = req.max_checks.max(1);
+    for i in 0..checks {
+        let k = if checks == 1 {
+            start
+        } else {
+            start + (n - start) * i / (checks - 1)
+        };
+        if !sizes.contains(&k) {
+            sizes.push(k);
+        }
+    }
+    let mut tried: Vec<stick::StickCheck> = Vec::new();
+    for (i, &k) in sizes.iter().enumerate() {
+        progress("check", i, sizes.len());
+        let c = stick::check(
+            snapshot,
+            &base,
+            &ops_for(k),
+            req.outlook_cycles,
+            &fingerprint,
+        )?;
+        let fixed = c.fixed_point;
+        tried.push(c);
+        if fixed {
+            break;
+        }
+    }
+    progress("check", sizes.len(), sizes.len());
+    // The first fixed point, else the check that leaves the fewest unloads (the smallest on ties).
+    let chosen_index = tried.iter().position(|c| c.fixed_point).or_else(|| {
+        tried
+            .iter()
+            .enumerate()
+            .min_by_key(|(i, c)| (c.would_move.len(), *i))
+            .map(|(i, _)| i)
+    });
+    let chosen_moves = chosen_index
+        .and_then(|i| sizes.get(i).copied())
+        .unwrap_or(start);
+    let stick_check = chosen_index.and_then(|i| tried.get(i).cloned());
+    let mut stick_summary = stick_check.as_ref().map(stick::explain).unwrap_or_default();
+    if let Some(c) = &stick_check
+        && !c.fixed_point
+    {
+        // Would the leader act even without the proposal? Then no proposal can stop it.
+        let baseline = stick::check(
+            snapshot,
+            &base,
+            &ops_for(drains),
+            req.outlook_cycles,
+            &fingerprint,
+        )?;
+        let same: Vec<&str> = c
+            .would_move
+            .iter()
+            .filter(|u| baseline.would_move.iter().any(|b| b.from == u.from))
+            .map(|u| u.from.as_str())
+            .collect();
+        if let Some(broker) = same.first() {
+            stick_summary.push_str(&format!(
+                ". It sheds {broker} with or without the proposal: no set of whole-bundle moves under {goal_text} is left alone by {}",
+                crate::config::simple_class_name(&c.shedding_strategy)
+            ));
+        } else {
+            stick_summary.push_str(&format!(
+                ". None of the {} proposal size(s) checked is left alone; this is the one Pulsar disturbs least",
+                tried.len()
+            ));
+        }
+    }
+    if let Some(t) = found.too_big.as_ref().filter(|_| split.is_some()) {
+        notes.push(format!(
+            "{} carries {:.0} % of {}'s load ({:.0} % of the cluster's throughput): too big to move anywhere, so the plan splits it (permanent: Pulsar cannot merge bundles); run rebalance again after the split",
+            t.bundle,
+            t.share_of_broker * 100.0,
+            t.broker,
+            t.share_of_cluster_bytes * 100.0
+        ));
+    }
+
+    progress("plan", 0, 1);
+    let plan_req = PlanRequest {
+        operations: ops_for(chosen_moves),
+        ..base
+    };
+    let mut plan = make_plan_with_fingerprint(snapshot, &plan_req, fingerprint)?;
+    proposal::label_unloads(&mut plan, &found.steps, &goal_text);
+    progress("plan", 1, 1);
+    Ok(Proposal {
+        format_version: proposal::PROPOSAL_FORMAT_VERSION,
+        goal: goal_text,
+        goal_met: req.goal.is_met(&plan.balance_after),
+        balance_before: found.start,
+        steps: found.steps,
+        chosen_moves,
+        curve,
+        stick: stick_check,
+        stick_tried: tried,
+        stick_summary,
+        too_big: found.too_big,
+        notes,
+        plan,
+    })
+}

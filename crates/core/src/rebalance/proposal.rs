@@ -1,0 +1,107 @@
+//! The proposal document: the plan (in the existing plan format, so every plan view and export
+//! works on it), the trade-off curve, the "would Pulsar undo it?" check, and plain-words notes.
+
+use serde::{Deserialize, Serialize};
+
+use super::search::{Step, StepKind, TooBig};
+use super::stick::StickCheck;
+use crate::plan::{BalanceSummary, Plan};
+
+/// Version of the proposal JSON (`lbplan rebalance --format proposal-json`, the worker's answer).
+pub const PROPOSAL_FORMAT_VERSION: u32 = 1;
+
+/// One point of the trade-off: the balance after the first `moves` moves of the search.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct CurvePoint {
+    pub moves: usize,
+    pub bytes_moved_per_sec: f64,
+    pub max_over_mean: f64,
+    pub std_usage_fraction: f64,
+    pub max_usage_fraction: f64,
+    pub meets_goal: bool,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Proposal {
+    pub format_version: u32,
+    /// The goal as given (normalised), e.g. `max/mean<=1.15`.
+    pub goal: String,
+    /// The chosen moves meet the goal (by the plan's own load model).
+    pub goal_met: bool,
+    pub balance_before: BalanceSummary,
+    /// Every move the search found, in order (the chosen plan is a prefix of these).
+    pub steps: Vec<Step>,
+    /// How many of `steps` the plan carries.
+    pub chosen_moves: usize,
+    /// Balance after 0, 1, … moves.
+    pub curve: Vec<CurvePoint>,
+    /// The check of the chosen plan (and of the prefixes tried before it).
+    pub stick: Option<StickCheck>,
+    pub stick_tried: Vec<StickCheck>,
+    /// One sentence on the check: fixed point, or what Pulsar would move back and why.
+    pub stick_summary: String,
+    pub too_big: Option<TooBig>,
+    pub notes: Vec<String>,
+    pub plan: Plan,
+}
+
+pub fn curve(
+    start: &BalanceSummary,
+    steps: &[Step],
+    met: impl Fn(&BalanceSummary) -> bool,
+) -> Vec<CurvePoint> {
+    let point = |moves: usize, bytes: f64, b: &BalanceSummary| CurvePoint {
+        moves,
+        bytes_moved_per_sec: bytes,
+        max_over_mean: b.max_over_mean,
+        std_usage_fraction: b.std_usage_fraction,
+        max_usage_fraction: b.max_usage_fraction,
+        meets_goal: met(b),
+    };
+    let mut out = vec![point(0, 0.0, start)];
+    let mut bytes = 0.0;
+    for (i, s) in steps.iter().enumerate() {
+        bytes += s.bytes_per_sec;
+        out.push(point(i + 1, bytes, &s.balance_after));
+    }
+    out
+}
+
+/// Gives the plan's unloads that carry a proposal step the step's reason (`origin` `rebalance`).
+pub fn label_unloads(plan: &mut Plan, steps: &[Step], goal: &str) {
+    for u in &mut plan.unloads {
+        if u.origin != "manual" {
+            continue;
+        }
+        let Some(s) = steps
+            .iter()
+            .find(|s| s.bundle == u.bundle && s.from == u.from)
+        else {
+            continue;
+        };
+        let why = match s.kind {
+            StepKind::Drain => format!("rebalance: drains {}", s.from),
+            StepKind::Balance => format!("rebalance toward {goal}"),
+        };
+        u.reason = format!(
+            "{why}: {} {:.1} % → {:.1} %, {} {:.1} % → {:.1} %",
+            s.from,
+            s.from_usage_before * 100.0,
+            s.from_usage_after * 100.0,
+            s.to,
+            s.to_usage_before * 100.0,
+            s.to_usage_after * 100.0
+        );
+        u.detail = serde_json::json!({
+            "kind": "rebalance",
+            "step": s.kind,
+            "goal": goal,
+            "from_usage_before_fraction": s.from_usage_before,
+            "from_usage_after_fraction": s.from_usage_after,
+            "to_usage_before_fraction": s.to_usage_before,
+            "to_usage_after_fraction": s.to_usage_after,
+            "max_over_mean_after": s.balance_after.max_over_mean,
+        });
+        u.origin = "rebalance".to_string();
+    }
+}

@@ -1,0 +1,472 @@
+//! Rebalance proposals: a hand-computed two-broker case, the demo cluster, drains, an unreachable goal
+//! with its split, and a property test over random clusters with isolation policies, anti-affinity
+//! groups, failure domains, excluded and heartbeat namespaces: every move respects what Pulsar's
+//! placement respects (checked here from the policies' definitions, reference §6.4–6.5), and a
+//! fixed-point proposal really triggers no unload in the following simulated cycles.
+
+use indexmap::IndexMap;
+use lbplan_core::config::Profile;
+use lbplan_core::model::{
+    BrokerSnapshot, LocalBrokerData, NamespaceBundleStats, NamespaceIsolationPolicy,
+    NamespaceSnapshot, ResourceUsage, SNAPSHOT_FORMAT_VERSION, Snapshot,
+};
+use lbplan_core::naming::{NamespaceBundles, default_boundaries};
+use lbplan_core::plan::operations::Operation;
+use lbplan_core::plan::{PlanRequest, make_plan};
+use lbplan_core::rebalance::{Goal, Limits, RebalanceRequest, propose};
+use proptest::prelude::*;
+
+const MB: f64 = 1_000_000.0;
+
+/// A broker at `cpu` % of 100 with bundles (name, throughput each way).
+fn broker(cpu: f64, bundles: &[(String, f64)]) -> BrokerSnapshot {
+    let mut local = LocalBrokerData {
+        cpu: ResourceUsage::new(cpu, 100.0),
+        memory: ResourceUsage::new(0.0, 100.0),
+        direct_memory: ResourceUsage::new(0.0, 100.0),
+        bandwidth_in: ResourceUsage::new(0.0, 100.0),
+        bandwidth_out: ResourceUsage::new(0.0, 100.0),
+        broker_version_string: Some("4.0.7".to_string()),
+        ..LocalBrokerData::default()
+    };
+    let stats: IndexMap<String, NamespaceBundleStats> = bundles
+        .iter()
+        .map(|(n, thr)| {
+            let s = NamespaceBundleStats {
+                msg_rate_in: thr / 1000.0,
+                msg_rate_out: thr / 1000.0,
+                msg_throughput_in: *thr,
+                msg_throughput_out: *thr,
+                topics: 2,
+                ..NamespaceBundleStats::default()
+            };
+            (n.clone(), s)
+        })
+        .collect();
+    local.set_last_stats(stats);
+    BrokerSnapshot {
+        local_broker_data: local,
+        ..BrokerSnapshot::default()
+    }
+}
+
+fn empty_snapshot() -> Snapshot {
+    Snapshot {
+        format_version: SNAPSHOT_FORMAT_VERSION,
+        ..Snapshot::default()
+    }
+}
+
+fn b(name: &str) -> String {
+    name.to_string()
+}
+
+/// b1 at 80 % cpu with A (30 MB/s each way), B and C (10 MB/s each); b2 at 20 % with D (10 MB/s).
+fn two_brokers() -> Snapshot {
+    let mut s = empty_snapshot();
+    s.brokers.insert(
+        b("b1:8080"),
+        broker(
+            80.0,
+            &[
+                (b("t/ns/0x00000000_0x40000000"), 30.0 * MB),
+                (b("t/ns/0x40000000_0x80000000"), 10.0 * MB),
+                (b("t/ns/0x80000000_0xc0000000"), 10.0 * MB),
+            ],
+        ),
+    );
+    s.brokers.insert(
+        b("b2:8080"),
+        broker(20.0, &[(b("t/ns/0xc0000000_0xffffffff"), 10.0 * MB)]),
+    );
+    s
+}
+
+fn request(goal: &str) -> RebalanceRequest {
+    RebalanceRequest {
+        profile: Some(Profile::Pulsar4x),
+        ..RebalanceRequest::new(Goal::parse(goal).unwrap())
+    }
+}
+
+fn usage_after(plan: &lbplan_core::plan::Plan, broker: &str) -> f64 {
+    plan.brokers_after
+        .iter()
+        .find(|v| v.broker == broker)
+        .unwrap()
+        .weighted_max_usage_fraction
+}
+
+#[test]
+fn two_brokers_hand_computed() {
+    // Bundles carry cpu by their share of b1's 100 MB/s: A 48, B 16, C 16 units. Mean 50 %, so the
+    // goal needs max ≤ 57.5 %. Step 1 (b1 at 80): A lowers the max to 68 (b2), B or C to 64; both
+    // B and C are within half the best improvement and move 20 MB/s vs A's 60 → B (first by name).
+    // Step 2 (b1 64, b2 36): A would take b2 to 84 (> 64, no improvement); C gives b1 48, b2 52 → C.
+    // max/mean = 52 / 50 = 1.04.
+    let p = propose(&two_brokers(), &request("max/mean<=1.15")).unwrap();
+    let moved: Vec<(&str, &str)> = p
+        .plan
+        .unloads
+        .iter()
+        .map(|u| (u.bundle.as_str(), u.to.as_deref().unwrap()))
+        .collect();
+    assert_eq!(
+        moved,
+        vec![
+            ("t/ns/0x40000000_0x80000000", "b2:8080"),
+            ("t/ns/0x80000000_0xc0000000", "b2:8080"),
+        ]
+    );
+    assert!(p.goal_met);
+    assert!((usage_after(&p.plan, "b1:8080") - 0.48).abs() < 1e-9);
+    assert!((usage_after(&p.plan, "b2:8080") - 0.52).abs() < 1e-9);
+    assert!((p.plan.balance_after.max_over_mean - 1.04).abs() < 1e-9);
+    // The trade-off: 0 moves 1.6, 1 move 64/50 = 1.28, 2 moves 1.04.
+    let ratios: Vec<f64> = p.curve.iter().map(|c| c.max_over_mean).collect();
+    assert_eq!(ratios.len(), 3);
+    assert!((ratios[0] - 1.6).abs() < 1e-9 && (ratios[1] - 1.28).abs() < 1e-9);
+    assert_eq!(p.curve[2].bytes_moved_per_sec, 40.0 * MB);
+    for u in &p.plan.unloads {
+        assert_eq!(u.origin, "rebalance");
+        assert!(u.pass_destination);
+        assert_eq!(u.detail["kind"], "rebalance");
+    }
+    // ThresholdShedder (4.x defaults, 10 % over the mean): 52 % < 60 % → nothing to shed.
+    let stick = p.stick.as_ref().unwrap();
+    assert!(stick.fixed_point, "{}", p.stick_summary);
+    assert_fixed_point(&two_brokers(), &p.plan.operations);
+}
+
+/// Re-plans with the proposal applied and the leader running 1 + 10 cycles: no unload at all.
+fn assert_fixed_point(snapshot: &Snapshot, operations: &[String]) {
+    let req = PlanRequest {
+        profile: Some(Profile::Pulsar4x),
+        operations: operations
+            .iter()
+            .map(|o| Operation::parse(o).unwrap())
+            .collect(),
+        ..PlanRequest::leader_cycle()
+    };
+    let after = make_plan(snapshot, &req).unwrap();
+    let shed: Vec<_> = after
+        .unloads
+        .iter()
+        .filter(|u| u.origin == "shedding")
+        .collect();
+    assert!(
+        shed.is_empty(),
+        "leader sheds after the proposal: {shed:#?}"
+    );
+    if let Some(o) = &after.outlook {
+        assert_eq!(o.acts_at_cycle, None, "{}", o.summary);
+    }
+}
+
+#[test]
+fn max_moves_limits_the_proposal_and_says_so() {
+    let mut req = request("max/mean<=1.15");
+    req.limits.max_moves = Some(1);
+    let p = propose(&two_brokers(), &req).unwrap();
+    assert_eq!(p.plan.unloads.len(), 1);
+    assert!(!p.goal_met);
+    assert!(
+        p.notes.iter().any(|n| n.contains("--max-moves 1")),
+        "{:?}",
+        p.notes
+    );
+}
+
+#[test]
+fn demo_cluster_meets_the_goal_and_pulsar_leaves_it_alone() {
+    let snap = lbplan_core::synthetic::demo().unwrap();
+    let p = propose(&snap, &request("max/mean<=1.15")).unwrap();
+    assert!(p.balance_before.max_over_mean > 1.15);
+    assert!(p.goal_met, "{:?}", p.notes);
+    assert!(p.plan.balance_after.max_over_mean <= 1.15);
+    assert!(p.stick.as_ref().unwrap().fixed_point, "{}", p.stick_summary);
+    assert_fixed_point(&snap, &p.plan.operations);
+    // Deterministic.
+    let again = propose(&snap, &request("max/mean<=1.15")).unwrap();
+    assert_eq!(p.plan.operations, again.plan.operations);
+}
+
+#[test]
+fn drain_empties_the_broker_but_its_heartbeat_stays() {
+    let mut s = two_brokers();
+    s.brokers.insert(b("b3:8080"), broker(10.0, &[]));
+    // b2 also serves its heartbeat namespace.
+    let hb = b("pulsar/b2:8080/0x00000000_0xffffffff");
+    let mut b2 = broker(
+        20.0,
+        &[
+            (b("t/ns/0xc0000000_0xffffffff"), 10.0 * MB),
+            (hb.clone(), 0.0),
+        ],
+    );
+    b2.local_broker_data.bundles.sort();
+    s.brokers.insert(b("b2:8080"), b2);
+    let mut req = request("max/mean<=10");
+    req.limits.drain = vec![b("b2:8080")];
+    let p = propose(&s, &req).unwrap();
+    let left: Vec<&String> = p
+        .plan
+        .brokers_after
+        .iter()
+        .filter(|v| v.broker == "b2:8080")
+        .flat_map(|_| &s.brokers["b2:8080"].local_broker_data.bundles)
+        .collect();
+    assert!(!left.is_empty());
+    let after = p
+        .plan
+        .brokers_after
+        .iter()
+        .find(|v| v.broker == "b2:8080")
+        .unwrap();
+    assert_eq!(after.bundle_count, 1, "only the heartbeat bundle stays");
+    assert!(p.plan.unloads.iter().all(|u| u.bundle != hb));
+    assert!(
+        p.plan
+            .unloads
+            .iter()
+            .all(|u| u.to.as_deref() != Some("b2:8080"))
+    );
+    // Drained to the lower of b1 (80 %) and b3 (10 %).
+    assert_eq!(p.plan.unloads[0].to.as_deref(), Some("b3:8080"));
+    assert!(matches!(
+        propose(
+            &s,
+            &RebalanceRequest {
+                limits: Limits {
+                    drain: vec![b("nope:1")],
+                    ..Limits::default()
+                },
+                ..request("max/mean<=1.15")
+            }
+        ),
+        Err(lbplan_core::rebalance::RebalanceError::UnknownDrainBroker(
+            _
+        ))
+    ));
+}
+
+#[test]
+fn one_dominant_bundle_is_unreachable_and_split() {
+    // b1 at 90 % carries one bundle with all its traffic; b2 and b3 at 10 %. Moving it lands 90 %
+    // (plus 10) elsewhere: no move lowers the max, so the goal is out of reach and the bundle is split.
+    let mut s = empty_snapshot();
+    s.brokers.insert(
+        b("b1:8080"),
+        broker(90.0, &[(b("t/ns/0x00000000_0xffffffff"), 50.0 * MB)]),
+    );
+    s.brokers.insert(
+        b("b2:8080"),
+        broker(10.0, &[(b("t/ns2/0x00000000_0xffffffff"), 5.0 * MB)]),
+    );
+    s.brokers.insert(
+        b("b3:8080"),
+        broker(10.0, &[(b("t/ns3/0x00000000_0xffffffff"), 5.0 * MB)]),
+    );
+    let layout = NamespaceBundles::new("t/ns", default_boundaries(1).unwrap()).unwrap();
+    s.namespaces.insert(
+        b("t/ns"),
+        NamespaceSnapshot {
+            bundles: layout.to_bundles_data(),
+            ..NamespaceSnapshot::default()
+        },
+    );
+    let p = propose(&s, &request("max/mean<=1.15")).unwrap();
+    assert!(!p.goal_met);
+    assert!(p.steps.is_empty());
+    let t = p.too_big.as_ref().unwrap();
+    assert_eq!(t.bundle, "t/ns/0x00000000_0xffffffff");
+    assert!((t.share_of_broker - 1.0).abs() < 1e-9);
+    // 100 of the cluster's 120 MB/s (each way).
+    assert!((t.share_of_cluster_bytes - 100.0 / 120.0).abs() < 1e-9);
+    assert!(
+        p.notes.iter().any(|n| n.contains("not reachable")),
+        "{:?}",
+        p.notes
+    );
+    assert_eq!(
+        p.plan.operations,
+        vec!["split-bundle=t/ns/0x00000000_0xffffffff".to_string()]
+    );
+    assert_eq!(p.plan.splits.len(), 1);
+}
+
+// ---- property test over random clusters -------------------------------------------------------
+
+const GROUP: [&str; 3] = ["t/aa1", "t/aa2", "t/aa3"];
+
+#[derive(Debug, Clone)]
+struct Cluster {
+    brokers: usize,
+    /// Per bundle: (namespace index, owner, MB/s).
+    bundles: Vec<(usize, usize, f64)>,
+    cpu: Vec<f64>,
+    domains: bool,
+    drain: bool,
+}
+
+/// 0 t/iso (isolated to b0, b1), 1–3 the anti-affinity group, 4 t/free, 5 t/excl (excluded).
+const NAMESPACES: [&str; 6] = ["t/iso", "t/aa1", "t/aa2", "t/aa3", "t/free", "t/excl"];
+
+fn cluster() -> impl Strategy<Value = Cluster> {
+    (4usize..9).prop_flat_map(|n| {
+        (
+            Just(n),
+            proptest::collection::vec((0usize..6, 0usize..n, 1.0f64..40.0), 6..30),
+            proptest::collection::vec(5.0f64..95.0, n),
+            any::<bool>(),
+            any::<bool>(),
+        )
+            .prop_map(|(brokers, bundles, cpu, domains, drain)| Cluster {
+                brokers,
+                bundles,
+                cpu,
+                domains,
+                drain,
+            })
+    })
+}
+
+fn build(c: &Cluster) -> Snapshot {
+    let mut s = empty_snapshot();
+    let mut owned: Vec<Vec<(String, f64)>> = vec![Vec::new(); c.brokers];
+    for (i, (ns, owner, mb)) in c.bundles.iter().enumerate() {
+        // Isolated bundles start on their primaries, others on shared brokers (as Pulsar placed them).
+        let owner = if *ns == 0 {
+            owner % 2
+        } else {
+            2 + owner % (c.brokers - 2)
+        };
+        let lo = (i as u32) * 0x0100_0000;
+        let name = format!(
+            "{}/0x{:08x}_0x{:08x}",
+            NAMESPACES[*ns],
+            lo,
+            lo + 0x0100_0000
+        );
+        owned[owner].push((name, mb * MB));
+    }
+    for (i, bundles) in owned.iter_mut().enumerate() {
+        bundles.push((format!("pulsar/b{i}:8080/0x00000000_0xffffffff"), 0.0));
+    }
+    for (i, bundles) in owned.iter().enumerate() {
+        let mut br = broker(c.cpu[i], bundles);
+        br.local_broker_data.bundles.sort();
+        s.brokers.insert(format!("b{i}:8080"), br);
+    }
+    for ns in NAMESPACES {
+        s.namespaces.insert(
+            ns.to_string(),
+            NamespaceSnapshot {
+                anti_affinity_group: GROUP.contains(&ns).then(|| "g".to_string()),
+                ..NamespaceSnapshot::default()
+            },
+        );
+    }
+    s.namespace_isolation_policies.insert(
+        "iso".to_string(),
+        NamespaceIsolationPolicy {
+            namespaces: vec!["t/iso".to_string()],
+            primary: vec!["b[01]".to_string()],
+            secondary: Vec::new(),
+            auto_failover_policy: None,
+        },
+    );
+    s.failure_domains.insert(
+        "d1".to_string(),
+        (0..c.brokers)
+            .step_by(2)
+            .map(|i| format!("b{i}:8080"))
+            .collect(),
+    );
+    s
+}
+
+fn namespace(bundle: &str) -> &str {
+    bundle.rsplit_once('/').unwrap().0
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 40, ..ProptestConfig::default() })]
+
+    #[test]
+    fn proposals_never_break_a_placement_constraint(c in cluster()) {
+        let snap = build(&c);
+        let mut req = request("max/mean<=1.15");
+        req.settings = vec![
+            ("loadBalancerSheddingExcludedNamespaces".to_string(), "t/excl".to_string()),
+            ("failureDomainsEnabled".to_string(), c.domains.to_string()),
+        ];
+        req.limits.max_moves_per_broker = Some(6);
+        let drained = format!("b{}:8080", c.brokers - 1);
+        if c.drain {
+            req.limits.drain = vec![drained.clone()];
+        }
+        req.max_checks = 2;
+        req.outlook_cycles = 3;
+        let p = propose(&snap, &req).unwrap();
+        // Replay the steps on the owners, checking each against the rules.
+        let mut owner: IndexMap<String, String> = IndexMap::new();
+        for (id, br) in &snap.brokers {
+            for bundle in &br.local_broker_data.bundles {
+                owner.insert(bundle.clone(), id.clone());
+            }
+        }
+        let domain = |broker: &str| {
+            if snap.failure_domains["d1"].iter().any(|x| x == broker) { "d1" } else { "default" }
+        };
+        let mut touched: IndexMap<String, usize> = IndexMap::new();
+        for s in p.steps.iter().take(p.chosen_moves) {
+            let ns = namespace(&s.bundle);
+            prop_assert!(!ns.starts_with("pulsar/"), "heartbeat moved: {}", s.bundle);
+            prop_assert_ne!(ns, "t/excl");
+            prop_assert_eq!(owner.get(&s.bundle), Some(&s.from));
+            prop_assert!(!(c.drain && s.to == drained), "moved onto a drained broker");
+            // Isolation: t/iso only on its primaries b0/b1; every other namespace only on shared brokers.
+            let primary = s.to == "b0:8080" || s.to == "b1:8080";
+            prop_assert_eq!(primary, ns == "t/iso", "{} → {}", s.bundle, s.to);
+            if GROUP.contains(&ns) {
+                // Anti-affinity: namespaces of group g (with ≥ 1 bundle) per broker, as Pulsar counts them.
+                let count = |broker: &str| {
+                    GROUP.iter().filter(|g| owner.iter().any(|(bb, o)| o == broker && namespace(bb) == **g)).count()
+                };
+                let shared: Vec<String> = (2..c.brokers).map(|i| format!("b{i}:8080")).collect();
+                let mut candidates = shared.clone();
+                if c.domains {
+                    let sum = |d: &str| shared.iter().filter(|x| domain(x) == d).map(|x| count(x)).sum::<usize>();
+                    let least = ["d1", "default"].iter().filter(|d| shared.iter().any(|x| domain(x) == **d)).map(|d| sum(d)).min().unwrap();
+                    candidates.retain(|x| sum(domain(x)) == least);
+                }
+                let least = candidates.iter().map(|x| count(x)).min().unwrap();
+                prop_assert!(candidates.contains(&s.to), "{} → {}: outside the least-loaded failure domain", s.bundle, s.to);
+                prop_assert_eq!(count(&s.to), least, "{} → {}: not a broker with the fewest group namespaces", s.bundle, s.to);
+            }
+            if s.kind == lbplan_core::rebalance::search::StepKind::Balance {
+                prop_assert!(s.to_usage_after <= 0.85 + 1e-9, "over the overload threshold");
+            }
+            *touched.entry(s.from.clone()).or_default() += 1;
+            *touched.entry(s.to.clone()).or_default() += 1;
+            owner.insert(s.bundle.clone(), s.to.clone());
+        }
+        prop_assert!(touched.values().all(|&t| t <= 6));
+        // The goal is met, or the proposal says why not.
+        prop_assert!(p.goal_met || !p.notes.is_empty() || p.too_big.is_some(), "{:?}", p);
+        // A proposal reported as a fixed point really is one.
+        if p.stick.as_ref().is_some_and(|s| s.fixed_point) {
+            let preq = PlanRequest {
+                profile: Some(Profile::Pulsar4x),
+                settings: req.settings.clone(),
+                operations: p.plan.operations.iter().map(|o| Operation::parse(o).unwrap()).collect(),
+                outlook_cycles: 3,
+                ..PlanRequest::leader_cycle()
+            };
+            let after = make_plan(&snap, &preq).unwrap();
+            prop_assert!(after.unloads.iter().all(|u| u.origin != "shedding"));
+            prop_assert!(after.outlook.as_ref().is_none_or(|o| o.acts_at_cycle.is_none()));
+        }
+    }
+}

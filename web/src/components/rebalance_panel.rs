@@ -1,0 +1,360 @@
+//! The Rebalance panel: a goal, limits and brokers to drain in; the core's proposal out (computed in
+//! the plan worker, off the page's thread, with progress): its summary, the trade-off chart (SVG),
+//! the "would Pulsar undo it?" verdict and notes, then the proposal's plan in the ordinary plan view
+//! and export panel (scripts, Apply).
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use lbplan_core::config::Profile;
+use lbplan_core::plan::Plan;
+use lbplan_core::rebalance::{CurvePoint, Goal, Limits, Proposal};
+use lbplan_worker::protocol::{RebalanceJob, Request, WORKER_PROTOCOL_VERSION};
+use yew::prelude::*;
+
+use super::{ExportPanel, PlanView, event_value};
+use crate::format;
+use crate::plan_client::{PlanAnswer, PlanWorker, RebalanceAnswer};
+use crate::state::Loaded;
+
+#[derive(Clone, Properties)]
+pub struct RebalanceProps {
+    pub loaded: Rc<Loaded>,
+    pub profile: Option<Profile>,
+    /// `broker.conf` overrides from the edit history.
+    pub overrides: Rc<Vec<(String, String)>>,
+    pub worker_url: AttrValue,
+    pub readonly: bool,
+    #[prop_or_default]
+    pub admin_base_url: Option<AttrValue>,
+    #[prop_or_default]
+    pub auth_headers: Option<js_sys::Function>,
+    pub on_export: Callback<(String, String)>,
+}
+
+impl PartialEq for RebalanceProps {
+    fn eq(&self, o: &Self) -> bool {
+        Rc::ptr_eq(&self.loaded, &o.loaded)
+            && self.profile == o.profile
+            && self.overrides == o.overrides
+            && self.worker_url == o.worker_url
+            && self.readonly == o.readonly
+            && self.admin_base_url == o.admin_base_url
+            && self.auth_headers == o.auth_headers
+            && self.on_export == o.on_export
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+enum Status {
+    Idle,
+    Running { done: u32, total: u32 },
+    Failed(String),
+    Done(Rc<Proposal>),
+}
+
+/// Parses an optional count field ("" → none).
+fn count(text: &str, what: &str) -> Result<Option<usize>, String> {
+    let t = text.trim();
+    if t.is_empty() {
+        return Ok(None);
+    }
+    t.parse::<usize>()
+        .map(Some)
+        .map_err(|_| format!("{what}: `{t}` is not a whole number"))
+}
+
+#[function_component(RebalancePanel)]
+pub fn rebalance_panel(props: &RebalanceProps) -> Html {
+    let goal = use_state(|| "max/mean<=1.15".to_string());
+    let max_moves = use_state(String::new);
+    let per_broker = use_state(String::new);
+    let drain = use_state(Vec::<String>::new);
+    let status = use_state(|| Status::Idle);
+    let worker = use_mut_ref(|| None::<PlanWorker>);
+    let job_id = use_mut_ref(|| 0u32);
+
+    let on_run = {
+        let (goal, max_moves, per_broker, drain, status, worker, job_id) = (
+            goal.clone(),
+            max_moves.clone(),
+            per_broker.clone(),
+            drain.clone(),
+            status.clone(),
+            worker.clone(),
+            job_id.clone(),
+        );
+        let props = props.clone();
+        Callback::from(move |_: MouseEvent| {
+            let limits = match (
+                count(&max_moves, "max moves"),
+                count(&per_broker, "max moves per broker"),
+            ) {
+                (Ok(m), Ok(k)) => Limits {
+                    max_moves: m,
+                    max_moves_per_broker: k,
+                    drain: (*drain).clone(),
+                },
+                (Err(e), _) | (_, Err(e)) => {
+                    status.set(Status::Failed(e));
+                    return;
+                }
+            };
+            if let Err(e) = Goal::parse(&goal) {
+                status.set(Status::Failed(e.to_string()));
+                return;
+            }
+            let id = {
+                let mut n = job_id.borrow_mut();
+                *n = n.wrapping_add(1);
+                *n
+            };
+            start_job(
+                &worker,
+                &props,
+                &status,
+                &job_id,
+                id,
+                (*goal).clone(),
+                limits,
+            );
+        })
+    };
+
+    let brokers: Vec<String> = props.loaded.snapshot.brokers.keys().cloned().collect();
+    let on_drain = {
+        let drain = drain.clone();
+        Callback::from(move |e: Event| {
+            use wasm_bindgen::JsCast;
+            let Some(select) = e
+                .target()
+                .and_then(|t| t.dyn_into::<web_sys::HtmlSelectElement>().ok())
+            else {
+                return;
+            };
+            let options = select.selected_options();
+            let chosen: Vec<String> = (0..options.length())
+                .filter_map(|i| options.item(i))
+                .filter_map(|o| o.get_attribute("value"))
+                .collect();
+            drain.set(chosen);
+        })
+    };
+    let text_input = |state: &UseStateHandle<String>| {
+        let state = state.clone();
+        Callback::from(move |e: Event| state.set(event_value(&e)))
+    };
+
+    let body = match &*status {
+        Status::Idle => html! {},
+        Status::Running { done, total } => html! {
+            <p class="busy small" role="status" data-testid="rebalance-progress">
+                <progress max={total.to_string()} value={done.to_string()} />
+                { format!(" Proposing… step {done} of {total} (search, checks against the leader, plan)") }
+            </p>
+        },
+        Status::Failed(e) => {
+            html! { <p class="error" role="alert" data-testid="rebalance-error">{ e.clone() }</p> }
+        }
+        Status::Done(p) => view_proposal(p, props),
+    };
+
+    html! {
+        <section class="panel rebalance" data-testid="rebalance-panel">
+            <h2>{ "Rebalance" }</h2>
+            <p class="muted small">{ "Unloads with destinations toward a goal, within Pulsar's placement rules, checked against the configured leader: would Pulsar undo it?" }</p>
+            <div class="rebalance-form">
+                <label>{ "Goal " }<input type="text" value={(*goal).clone()} data-testid="rebalance-goal"
+                    onchange={text_input(&goal)} placeholder="max/mean<=1.15, std<=5% or max<=80%" /></label>
+                <label>{ "Max moves " }<input type="number" min="0" value={(*max_moves).clone()}
+                    data-testid="rebalance-max-moves" onchange={text_input(&max_moves)} /></label>
+                <label>{ "Max moves per broker " }<input type="number" min="0" value={(*per_broker).clone()}
+                    data-testid="rebalance-max-per-broker" onchange={text_input(&per_broker)} /></label>
+                <label>{ "Drain " }<select multiple=true data-testid="rebalance-drain" onchange={on_drain}>
+                    { for brokers.iter().map(|b| html! {
+                        <option value={b.clone()} selected={drain.contains(b)}>{ b.clone() }</option>
+                    }) }
+                </select></label>
+                <button type="button" class="primary" data-testid="run-rebalance" onclick={on_run}
+                    disabled={matches!(*status, Status::Running { .. })}>{ "Propose" }</button>
+            </div>
+            { body }
+        </section>
+    }
+}
+
+/// Starts (or reuses) the worker and sends the job; answers update `status` while `id` is current.
+fn start_job(
+    worker: &Rc<RefCell<Option<PlanWorker>>>,
+    props: &RebalanceProps,
+    status: &UseStateHandle<Status>,
+    job_id: &Rc<RefCell<u32>>,
+    id: u32,
+    goal: String,
+    limits: Limits,
+) {
+    let mut slot = worker.borrow_mut();
+    if slot.as_ref().is_none_or(PlanWorker::is_dead) {
+        let (s1, s2, j1, j2) = (
+            status.clone(),
+            status.clone(),
+            job_id.clone(),
+            job_id.clone(),
+        );
+        let on_answer = Callback::from(move |a: PlanAnswer| {
+            if let PlanAnswer::Failed { id, message } = a
+                && (id == 0 || id == *j1.borrow())
+            {
+                s1.set(Status::Failed(message));
+            }
+        });
+        let on_rebalance = Callback::from(move |a: RebalanceAnswer| match a {
+            RebalanceAnswer::Progress { id, done, total } if id == *j2.borrow() => {
+                s2.set(Status::Running { done, total });
+            }
+            RebalanceAnswer::Proposed { id, result } if id == *j2.borrow() => {
+                s2.set(match result {
+                    Ok(p) => Status::Done(Rc::new(*p)),
+                    Err(e) => Status::Failed(e),
+                })
+            }
+            _ => {}
+        });
+        match PlanWorker::start_with(&props.worker_url, on_answer, Some(on_rebalance)) {
+            Ok(w) => *slot = Some(w),
+            Err(e) => {
+                status.set(Status::Failed(e));
+                return;
+            }
+        }
+    }
+    let Some(w) = slot.as_ref() else {
+        return;
+    };
+    let loaded = &props.loaded;
+    let request = Request::Rebalance(Box::new(RebalanceJob {
+        format_version: WORKER_PROTOCOL_VERSION,
+        id,
+        snapshot_id: loaded.id,
+        snapshot: (!w.has_snapshot(loaded.id))
+            .then(|| std::borrow::Cow::Borrowed(loaded.snapshot.as_ref())),
+        profile: props.profile,
+        settings: (*props.overrides).clone(),
+        goal,
+        limits,
+        seed: 0,
+        outlook_cycles: 10,
+    }));
+    match serde_json::to_string(&request) {
+        Ok(text) => {
+            status.set(Status::Running { done: 0, total: 1 });
+            w.send(text, loaded.id);
+        }
+        Err(e) => status.set(Status::Failed(format!(
+            "cannot send the job to the worker: {e}"
+        ))),
+    }
+}
+
+fn view_proposal(p: &Rc<Proposal>, props: &RebalanceProps) -> Html {
+    let b = &p.balance_before;
+    let a = &p.plan.balance_after;
+    let fixed = p.stick.as_ref().is_some_and(|s| s.fixed_point);
+    let plan: Rc<Result<Plan, String>> = Rc::new(Ok(p.plan.clone()));
+    html! {
+        <div class="rebalance-result" data-testid="rebalance-result">
+            <p data-testid="rebalance-summary">
+                <strong>{ format!("{} move(s)", p.chosen_moves) }</strong>
+                { format!(
+                    " toward {}: max/mean {:.3} → {:.3}, max {} → {}, std {} → {} — goal {}.",
+                    p.goal, b.max_over_mean, a.max_over_mean,
+                    format::pct(b.max_usage_fraction * 100.0), format::pct(a.max_usage_fraction * 100.0),
+                    format::pct(b.std_usage_fraction * 100.0), format::pct(a.std_usage_fraction * 100.0),
+                    if p.goal_met { "met" } else { "not met" }
+                ) }
+            </p>
+            <p class={classes!("stick", if fixed { "ok" } else { "warn" })} data-testid="rebalance-stick">
+                <strong>{ if fixed { "Pulsar leaves it alone. " } else { "Pulsar would move things again. " } }</strong>
+                { p.stick_summary.clone() }
+            </p>
+            if !p.notes.is_empty() {
+                <ul class="small" data-testid="rebalance-notes">
+                    { for p.notes.iter().map(|n| html! { <li>{ n.clone() }</li> }) }
+                </ul>
+            }
+            { tradeoff_chart(&p.curve, p.chosen_moves, &p.goal) }
+            <PlanView plan={plan.clone()} />
+            <ExportPanel plan={plan} readonly={props.readonly}
+                admin_base_url={props.admin_base_url.clone()}
+                auth_headers={props.auth_headers.clone()} on_export={props.on_export.clone()} />
+        </div>
+    }
+}
+
+const W: f64 = 480.0;
+const H: f64 = 160.0;
+const PAD: f64 = 32.0;
+
+/// Moves (x) against max/mean (y), with the goal's line when it is a max/mean goal and the chosen
+/// size marked: where a smaller plan stops.
+fn tradeoff_chart(curve: &[CurvePoint], chosen: usize, goal: &str) -> Html {
+    if curve.len() < 2 {
+        return html! {};
+    }
+    let max_x = curve.iter().map(|c| c.moves).max().unwrap_or(1).max(1) as f64;
+    let max_y = curve.iter().map(|c| c.max_over_mean).fold(1.0, f64::max);
+    let min_y = curve
+        .iter()
+        .map(|c| c.max_over_mean)
+        .fold(max_y, f64::min)
+        .min(1.0);
+    let span = (max_y - min_y).max(1e-6);
+    let x = |m: usize| PAD + (m as f64 / max_x) * (W - 2.0 * PAD);
+    let y = |v: f64| H - PAD + -((v - min_y) / span) * (H - 2.0 * PAD);
+    let points: Vec<String> = curve
+        .iter()
+        .map(|c| format!("{:.1},{:.1}", x(c.moves), y(c.max_over_mean)))
+        .collect();
+    let goal_line = match Goal::parse(goal) {
+        Ok(Goal::MaxOverMean(l)) if l >= min_y && l <= max_y => Some(y(l)),
+        _ => None,
+    };
+    let chosen_point = curve.iter().find(|c| c.moves == chosen);
+    html! {
+        <figure class="tradeoff" data-testid="rebalance-tradeoff">
+            <svg viewBox={format!("0 0 {W} {H}")} role="img"
+                aria-label="Trade-off: moves against the resulting max/mean">
+                <line x1={PAD.to_string()} y1={(H - PAD).to_string()} x2={(W - PAD).to_string()} y2={(H - PAD).to_string()} stroke="currentColor" stroke-width="1" />
+                <line x1={PAD.to_string()} y1={PAD.to_string()} x2={PAD.to_string()} y2={(H - PAD).to_string()} stroke="currentColor" stroke-width="1" />
+                if let Some(gy) = goal_line {
+                    <line x1={PAD.to_string()} y1={gy.to_string()} x2={(W - PAD).to_string()} y2={gy.to_string()}
+                        stroke="#2a9d8f" stroke-dasharray="4 3" stroke-width="1" />
+                }
+                <polyline points={points.join(" ")} fill="none" stroke="#e76f51" stroke-width="2" />
+                if let Some(c) = chosen_point {
+                    <circle cx={x(c.moves).to_string()} cy={y(c.max_over_mean).to_string()} r="4" fill="#264653" />
+                }
+                <text x={PAD.to_string()} y={(H - 8.0).to_string()} font-size="11" fill="currentColor">{ "0 moves" }</text>
+                <text x={(W - PAD).to_string()} y={(H - 8.0).to_string()} font-size="11" fill="currentColor" text-anchor="end">{ format!("{} moves", max_x as usize) }</text>
+                <text x="4" y={(PAD - 8.0).to_string()} font-size="11" fill="currentColor">{ format!("max/mean {max_y:.2}") }</text>
+                <text x="4" y={(H - PAD + 12.0).to_string()} font-size="11" fill="currentColor">{ format!("{min_y:.2}") }</text>
+            </svg>
+            <figcaption class="small muted">
+                { format!("Each move's resulting max/mean (std in the table below); the dot is the proposal ({chosen} moves), the dashed line the goal.") }
+            </figcaption>
+            <table class="small">
+                <thead><tr><th>{ "moves" }</th><th>{ "max/mean" }</th><th>{ "std" }</th><th>{ "moved" }</th></tr></thead>
+                <tbody>
+                    { for curve.iter().enumerate().filter(|(i, c)| i % (curve.len() / 8).max(1) == 0 || c.moves == chosen || i + 1 == curve.len()).map(|(_, c)| html! {
+                        <tr class={classes!((c.moves == chosen).then_some("chosen"))}>
+                            <td class="num">{ c.moves }</td>
+                            <td class="num">{ format!("{:.3}", c.max_over_mean) }</td>
+                            <td class="num">{ format::pct(c.std_usage_fraction * 100.0) }</td>
+                            <td class="num">{ format::bytes_per_sec(c.bytes_moved_per_sec) }</td>
+                        </tr>
+                    }) }
+                </tbody>
+            </table>
+        </figure>
+    }
+}
