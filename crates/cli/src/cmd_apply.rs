@@ -13,8 +13,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use lbplan_core::plan::apply::{
-    ApplyPlan, ApplyStep, Journal, LiveOwners, SheddingBefore, StepKind, StepStatus, batches,
-    drifted, read_plan, verify,
+    ApplyPlan, ApplyStep, Journal, LiveOwners, SheddingBefore, StepKind, StepStatus,
+    already_applied, batches, drifted, read_plan, verify,
 };
 use lbplan_core::plan::export::{StepCall, set_shedding_call, unset_shedding_call};
 
@@ -337,6 +337,21 @@ pub fn run(args: Args) -> Result<(), CliError> {
     let owners = admin
         .live_owners(&cluster)
         .map_err(|e| CliError::Failed(format!("cannot read the bundles' owners: {e}")))?;
+    // A resumed run may have sent steps it could not verify (interrupted during the wait): those
+    // the cluster already shows as applied are done, not drifted.
+    let mut indices = indices;
+    let mut applied = Vec::new();
+    if let Mode::Resume(_) = &mode {
+        applied = already_applied(&steps, &indices, &owners);
+        indices.retain(|i| !applied.iter().any(|(a, _)| a == i));
+        for (i, outcome) in &applied {
+            say(&format!(
+                "step {} already applied: {}",
+                i + 1,
+                outcome.describe()
+            ));
+        }
+    }
     let drift = drifted(&steps, &indices, &owners);
     if !args.execute {
         for d in &drift {
@@ -365,6 +380,15 @@ pub fn run(args: Args) -> Result<(), CliError> {
         journal,
         redactor,
     };
+    for (i, outcome) in applied {
+        let owner = steps
+            .get(i)
+            .and_then(|s| s.step.bundle.as_ref())
+            .and_then(|b| owners.get(b))
+            .cloned();
+        jf.journal
+            .record(i, StepStatus::Done, Some(outcome), owner, None);
+    }
     if !drift.is_empty() {
         for d in &drift {
             say(&format!("drifted: {}", d.describe()));
@@ -484,6 +508,13 @@ fn mark(journal: &mut Journal, index: usize, rollback: bool, status: StepStatus,
     }
 }
 
+/// A note on a step without changing its status.
+fn mark_note(journal: &mut Journal, index: usize, note: &str) {
+    if let Some(s) = journal.steps.iter_mut().find(|s| s.index == index) {
+        s.message = Some(note.to_string());
+    }
+}
+
 impl Run<'_> {
     fn batches(
         &self,
@@ -535,6 +566,18 @@ impl Run<'_> {
                 }
             }
             if !apply_signal::sleep(self.wait) {
+                for &pos in &batch {
+                    if let Some(step) = self.steps.get(pos)
+                        && !self.rollback
+                    {
+                        mark_note(
+                            &mut jf.journal,
+                            step.index,
+                            "sent, not verified (interrupted)",
+                        );
+                    }
+                }
+                jf.save()?;
                 return Err(stopped(
                     jf,
                     "interrupted while waiting (the last batch was sent, not verified)".to_string(),

@@ -433,3 +433,73 @@ fn a_destination_not_honoured_or_a_bundle_moved_mid_run_stops_it() {
     assert_eq!(puts(&fake.mutating()), vec![SPLIT_CALL, MOVE_1_CALL]);
     assert_eq!(statuses(&journal(&dir)), vec!["done", "done", "drifted"]);
 }
+
+#[test]
+fn ctrl_c_restores_shedding_and_a_resume_counts_what_was_already_applied() {
+    let dir = work_dir("sigint");
+    let fake = start(None);
+    let child = Command::new(env!("CARGO_BIN_EXE_lbplan"))
+        .args([
+            "apply",
+            &dir.join("plan.json").display().to_string(),
+            "--admin-url",
+            &fake.url,
+            "--wait",
+            "60s",
+            "--journal",
+            &dir.join("journal.json").display().to_string(),
+            "--execute",
+            "--pause-shedding",
+        ])
+        .env_remove("PULSAR_AUTH_TOKEN")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Wait until the first call was sent (the run is then in its 60 s wait), then Ctrl-C.
+    let started = Instant::now();
+    while puts(&fake.mutating()).is_empty() {
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "no call was sent"
+        );
+        thread::sleep(Duration::from_millis(20));
+    }
+    let killed = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("interrupted"), "{stderr}");
+    let m = fake.mutating();
+    assert_eq!(
+        m.last().unwrap(),
+        &("DELETE".to_string(), SHEDDING.to_string()),
+        "no override before the run: the override is deleted"
+    );
+    assert_eq!(puts(&m), vec![SPLIT_CALL]);
+    let j = journal(&dir);
+    assert_eq!(statuses(&j), vec!["pending", "pending", "pending"]);
+    assert_eq!(j["steps"][0]["message"], "sent, not verified (interrupted)");
+    assert_eq!(j["shedding_restored"], true);
+
+    // The split went through: a resume counts it as done instead of calling it drifted.
+    let jpath = dir.join("journal.json").display().to_string();
+    let before = fake.mutating().len();
+    let ran = lbplan(&dir, &fake, &["--execute", "--resume", &jpath]);
+    assert_eq!(ran.code, Some(0), "{}", ran.stderr);
+    assert!(
+        ran.stderr.contains("step 1 already applied"),
+        "{}",
+        ran.stderr
+    );
+    assert_eq!(
+        puts(&fake.mutating()[before..]),
+        vec![MOVE_1_CALL, MOVE_2_CALL]
+    );
+    assert_eq!(statuses(&journal(&dir)), vec!["done", "done", "done"]);
+}

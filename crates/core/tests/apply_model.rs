@@ -4,7 +4,7 @@
 
 use lbplan_core::plan::apply::{
     ApplyPlan, Journal, JournalError, LiveOwners, Outcome, SheddingBefore, StepKind, StepStatus,
-    batches, drifted, read_plan, verify,
+    already_applied, batches, drifted, read_plan, verify,
 };
 use lbplan_core::plan::export::{owned_bundles_call, set_shedding_call, unset_shedding_call};
 use serde_json::json;
@@ -226,4 +226,27 @@ fn journal_resume_and_rollback() {
         Journal::from_json(&text).unwrap_err().to_string(),
         "$.format_version: expected 1, found 9"
     );
+}
+
+#[test]
+fn a_resume_counts_steps_the_cluster_already_shows_as_applied() {
+    let p = apply_plan();
+    // The split went through (the bundle is gone) and MOVE_1 is on its destination; MOVE_2 was not
+    // touched, and an unowned bundle is not taken as applied.
+    let live = owners(&[(MOVE_1, "b2:8080"), (MOVE_2, "b2:8080")]);
+    let done = already_applied(&p.steps, &[0, 1, 2], &live);
+    assert_eq!(
+        done,
+        vec![
+            (0, Outcome::SplitDone),
+            (
+                1,
+                Outcome::Honoured {
+                    owner: "b2:8080".into()
+                }
+            )
+        ]
+    );
+    let live = owners(&[(SPLIT, "b1:8080")]);
+    assert!(already_applied(&p.steps, &[0, 1, 2], &live).is_empty());
 }

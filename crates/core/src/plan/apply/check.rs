@@ -137,3 +137,28 @@ pub fn verify(step: &ApplyStep, owner_after: Option<&str>) -> Outcome {
         }
     }
 }
+
+/// The steps among `indices` the cluster already shows as applied (a run interrupted after sending
+/// them, before verifying): the bundle is on the destination, off its source, or split. A resume
+/// records them as done instead of calling them drifted. An unowned bundle is not counted: it may
+/// never have been unloaded by us.
+pub fn already_applied(
+    steps: &[ApplyStep],
+    indices: &[usize],
+    owners: &LiveOwners,
+) -> Vec<(usize, Outcome)> {
+    indices
+        .iter()
+        .filter_map(|&i| steps.get(i))
+        .filter(|s| s.step.kind != StepKind::UnloadTopic)
+        .filter_map(|s| {
+            let owner = s.step.bundle.as_ref().and_then(|b| owners.get(b));
+            let outcome = verify(s, owner.map(String::as_str));
+            matches!(
+                outcome,
+                Outcome::Honoured { .. } | Outcome::Moved { .. } | Outcome::SplitDone
+            )
+            .then_some((s.index, outcome))
+        })
+        .collect()
+}

@@ -15,7 +15,7 @@ use super::export::{ExportError, StepCall, step_calls};
 use super::model::Plan;
 
 pub use super::export::StepKind;
-pub use check::{Drift, LiveOwners, Outcome, drifted, verify};
+pub use check::{Drift, LiveOwners, Outcome, already_applied, drifted, verify};
 pub use journal::{
     JOURNAL_FORMAT_VERSION, Journal, JournalError, JournalStep, RollbackStep, SheddingBefore,
     StepStatus,

@@ -236,3 +236,29 @@ pub(super) fn render_step(step: &Step, out: &mut String) {
         }
     }
 }
+
+#[cfg(test)]
+mod primitives_tests {
+    use super::*;
+
+    /// The script's bash primitives and the guarded apply's calls are the same endpoints.
+    #[test]
+    fn the_script_primitives_use_the_same_paths_as_the_apply_calls() {
+        for call in [
+            dynamic_config_call(),
+            unset_shedding_call(),
+            shedding_call(true),
+        ] {
+            let path = call
+                .path
+                .trim_end_matches("/true")
+                .trim_end_matches("/false");
+            assert!(PRIMITIVES.contains(path), "{path}");
+        }
+        let owned = owned_bundles_call("CLUSTER", "BROKER").path;
+        let script_form = owned
+            .replace("CLUSTER", "$PULSAR_CLUSTER")
+            .replace("BROKER", "$1");
+        assert!(PRIMITIVES.contains(&script_form), "{script_form}");
+    }
+}
