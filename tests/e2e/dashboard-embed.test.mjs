@@ -3,14 +3,43 @@
 // sends them one at a time with the host's auth headers, and stops at the first failure.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { start, recordingPage, waitForRows, screenshot } from './dashboard-helpers.mjs';
+import fs from 'node:fs';
+import path from 'node:path';
+import { ROOT, start, recordingPage, waitForRows, screenshot } from './dashboard-helpers.mjs';
 
-// The fake admin API: the first call succeeds, every later one fails with 500.
+// The fake admin API acts like a small Pulsar holding the demo cluster: the guarded Apply's reads
+// (`clusterName`, the active brokers, each broker's `ownedNamespaces`, from the demo snapshot's
+// owners, updated by a successful unload) and the plan's calls: the first succeeds, every later one
+// fails with 500. Mutating calls are recorded in `adminCalls`.
+const demo = JSON.parse(fs.readFileSync(path.join(ROOT, 'static', 'demo-snapshot.json'), 'utf8'));
+const owners = new Map(Object.entries(demo.brokers)
+  .flatMap(([broker, b]) => b.local_broker_data.bundles.map((bundle) => [bundle, broker])));
 const adminCalls = [];
 function fakeAdmin(req, res, url) {
   if (!url.pathname.startsWith('/fake-admin/')) return false;
-  adminCalls.push({ method: req.method, path: url.pathname + url.search, auth: req.headers.authorization });
-  res.writeHead(adminCalls.length === 1 ? 204 : 500).end();
+  const p = url.pathname.slice('/fake-admin'.length);
+  const json = (v) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(v));
+  if (req.method === 'GET') {
+    if (p === '/admin/v2/brokers/configuration/runtime') return json({ clusterName: 'test' }), true;
+    if (p === '/admin/v2/brokers/configuration/values') return json({}), true;
+    if (p === '/admin/v2/brokers/test') return json(Object.keys(demo.brokers)), true;
+    const m = p.match(/^\/admin\/v2\/brokers\/test\/([^/]+)\/ownedNamespaces$/);
+    if (m) {
+      const b = decodeURIComponent(m[1]);
+      return json(Object.fromEntries([...owners].filter(([, o]) => o === b)
+        .map(([k]) => [k, { broker_assignment: 'shared', is_controlled: false, is_active: true }]))), true;
+    }
+    res.writeHead(404).end();
+    return true;
+  }
+  adminCalls.push({ method: req.method, path: p + url.search, auth: req.headers.authorization });
+  const ok = adminCalls.length === 1;
+  if (ok && p.endsWith('/unload')) {
+    const bundle = p.split('/').slice(4, 7).map(decodeURIComponent).join('/');
+    const to = url.searchParams.get('destinationBroker');
+    if (to) owners.set(bundle, to);
+  }
+  res.writeHead(ok ? 204 : 500).end();
   return true;
 }
 
@@ -49,6 +78,10 @@ test('mount_planner: a second instance, apply with confirmation, readonly, destr
     // The standalone instance has no plan: state is per instance.
     assert.equal(await page.locator('#app [data-testid=plan]').count(), 0);
 
+    // No wait between batches: the test does not sleep.
+    const wait = embedded.locator('[data-testid=apply-wait]');
+    await wait.fill('0');
+    await wait.dispatchEvent('change');
     await embedded.locator('[data-testid=apply-plan]').click();
     const dialog = embedded.locator('[data-testid=apply-confirm]');
     await dialog.waitFor();

@@ -7,10 +7,7 @@ use std::path::PathBuf;
 
 use lbplan_core::config::Profile;
 use lbplan_core::history::render::{render_csv, render_text};
-use lbplan_core::history::store::{
-    StoredSeries, is_stored_series, read_snapshot_file, snapshot_files,
-};
-use lbplan_core::history::{ExplainOptions, Explainer, HistoryReport, Series};
+use lbplan_core::history::{ExplainOptions, HistoryReport, explain_files};
 
 use crate::exit::CliError;
 use crate::series_store::read_series;
@@ -53,38 +50,13 @@ fn parse_settings(items: &[String]) -> Result<Vec<(String, String)>, CliError> {
         .collect()
 }
 
-fn bad(e: impl std::fmt::Display) -> CliError {
-    CliError::BadInput(e.to_string())
-}
-
 /// Explains the series at `path`.
 pub fn explain_path(
     path: &std::path::Path,
     opts: &ExplainOptions,
 ) -> Result<HistoryReport, CliError> {
     let files = read_series(path)?;
-    if is_stored_series(&files) {
-        let mut stored = StoredSeries::open(&files).map_err(bad)?;
-        let mut explainer: Option<Explainer> = None;
-        while let Some(s) = stored.next_snapshot() {
-            let s = s.map_err(bad)?;
-            let ex = match explainer.as_mut() {
-                Some(ex) => ex,
-                None => explainer.insert(Explainer::new(&s, opts).map_err(bad)?),
-            };
-            ex.push(s).map_err(bad)?;
-        }
-        return explainer
-            .map(Explainer::finish)
-            .ok_or_else(|| CliError::BadInput(format!("{}: no snapshots", path.display())));
-    }
-    let mut named = Vec::new();
-    for (name, bytes) in snapshot_files(&files) {
-        named.push((name.clone(), read_snapshot_file(name, bytes).map_err(bad)?));
-    }
-    let series = Series::from_named(named)
-        .map_err(|e| CliError::BadInput(format!("{}: {e}", path.display())))?;
-    lbplan_core::history::explain(&series, opts).map_err(bad)
+    explain_files(&files, opts).map_err(|e| CliError::BadInput(format!("{}: {e}", path.display())))
 }
 
 pub fn run(args: Args) -> Result<(), CliError> {

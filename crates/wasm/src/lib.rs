@@ -11,6 +11,7 @@
 pub mod error;
 pub mod export;
 pub mod hash;
+pub mod history;
 pub mod plan_options;
 pub mod rebalance_options;
 pub mod simulation;
@@ -62,6 +63,10 @@ extern "C" {
     pub type JsRebalanceOptions;
     #[wasm_bindgen(typescript_type = "Proposal")]
     pub type JsProposal;
+    #[wasm_bindgen(typescript_type = "HistoryOptions")]
+    pub type JsHistoryOptions;
+    #[wasm_bindgen(typescript_type = "HistoryReport")]
+    pub type JsHistoryReport;
 }
 
 /// What `importFiles` returns.
@@ -163,6 +168,26 @@ fn read_files(files: &JsValue) -> Result<Vec<(String, Vec<u8>)>, ApiError> {
         out.push((name, bytes));
     }
     Ok(out)
+}
+
+/// Explains a recorded series: the files of a stored series directory (as a folder upload gives
+/// them), one `.zip` of it, or ordinary snapshot files; every change between consecutive snapshots
+/// with its cause (see docs/history.md). Long for a day of snapshots: run it in a Worker.
+#[wasm_bindgen(js_name = explainHistory)]
+pub fn explain_history_js(
+    files: &JsInputFiles,
+    options: Option<JsHistoryOptions>,
+) -> Result<JsHistoryReport, JsError> {
+    init();
+    let run = || -> Result<JsValue, ApiError> {
+        let files = read_files(files)?;
+        let options = match &options {
+            Some(o) => from_js(o, "options")?,
+            None => Value::Null,
+        };
+        to_js(&history::explain_history_files(files, &options)?)
+    };
+    run().map(JsCast::unchecked_into).map_err(js_error)
 }
 
 /// One leader cycle (plus manual what-ifs) on a snapshot: what Pulsar's load manager would unload,

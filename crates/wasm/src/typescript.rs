@@ -326,6 +326,64 @@ export interface SimulationRun {
 }
 
 /** What `simulate()` returns (`format_version` 2, as `lbplan simulate --format json`). */
+/** Options of `explainHistory()`: the replayed leader's profile (default: detected), `broker.conf`
+ *  overrides and seed. */
+export interface HistoryOptions {
+  profile?: Profile;
+  settings?: Record<string, string | number | boolean>;
+  seed?: number;
+}
+
+/** One change between consecutive snapshots of a series (`kind` says which fields are set). */
+export interface HistoryChange {
+  kind: "moved" | "split" | "assigned" | "unassigned" | "broker_joined" | "broker_left"
+    | "namespace_created" | "namespace_deleted";
+  bundle?: string;
+  from?: string;
+  to?: string;
+  parent?: string;
+  children?: string[];
+  owner?: string | null;
+  broker?: string;
+  bundles?: number;
+  namespace?: string;
+}
+
+/** Why a change happened (`cause` says which fields are set). */
+export interface HistoryCause {
+  cause: "leader_shedding" | "automatic_split" | "broker_left" | "namespace_created" | "observed"
+    | "unexplained";
+  predicted_to?: string;
+  destination_agrees?: boolean;
+  reason?: string;
+  broker?: string;
+  namespace?: string;
+  why?: string;
+}
+
+/** `explainHistory()`'s result (`format_version` 1): see docs/history.md. */
+export interface HistoryReport {
+  format_version: number;
+  shedding_strategy: string;
+  placement_strategy: string;
+  times_ms: number[];
+  summary: {
+    snapshots: number; duration_ms: number; moves_seen: number; moves_predicted: number;
+    destination_agreements: number; moves_by_broker_left: number; splits_seen: number;
+    splits_predicted: number; broker_joins: number; broker_leaves: number;
+    namespaces_created: number; namespaces_deleted: number; unexplained: number;
+    predicted_not_seen: number; unloads_per_hour: number; bundles_moved_more_than_once: number;
+    ping_pong_within_grace: number; grace_period_ms: number; ping_pong_within_hour: number;
+    bytes_moved: number; time_without_balance_ms: number; balanced_std_fraction: number;
+  };
+  changes: { step: number; from_ms: number; at_ms: number; change: HistoryChange;
+    cause: HistoryCause; throughput_bytes_per_sec: number }[];
+  predicted_not_seen: { step: number; at_ms: number; bundle: string; from: string; to: string;
+    reason: string }[];
+  broker_load: Record<string, (number | null)[]>;
+  warnings: string[];
+}
+
 export interface Comparison {
   format_version: number;
   scenario: string;

@@ -5,6 +5,7 @@
 
 pub mod diff;
 pub mod explain;
+pub mod load;
 pub mod metrics;
 pub mod render;
 pub mod report;
@@ -13,6 +14,7 @@ pub mod store;
 
 pub use diff::{Change, diff};
 pub use explain::{Cause, ExplainOptions, Explainer, explain};
+pub use load::{HistoryError, explain_files};
 pub use report::{HISTORY_FORMAT_VERSION, HistoryReport};
 pub use series::{Series, SeriesError};
 pub use store::SERIES_FORMAT_VERSION;

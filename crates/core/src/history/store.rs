@@ -58,10 +58,11 @@ pub struct SnapshotManifest {
     pub envelope: Snapshot,
     /// brokerId → part (`BrokerSnapshot`), in the snapshot's order.
     pub brokers: IndexMap<String, String>,
-    /// Parts (`BundleData` by bundle name), each a run of one namespace's bundles, in order.
-    pub bundle_data: Vec<String>,
-    /// Namespace → part (`NamespaceSnapshot`).
-    pub namespaces: IndexMap<String, String>,
+    /// A part listing parts (`BundleData` by bundle name), each a run of one namespace's bundles,
+    /// in order: the list itself is stored once while no namespace's data changes.
+    pub bundle_data: String,
+    /// A part mapping namespace → part (`NamespaceSnapshot`), stored once while no layout changes.
+    pub namespaces: String,
 }
 
 /// A snapshot ready to store: its manifest and every part it refers to.
@@ -128,24 +129,28 @@ pub fn encode_snapshot(
         let part = add(serde_json::to_vec(b)?);
         manifest.brokers.insert(id.clone(), part);
     }
+    let mut namespaces: IndexMap<&str, String> = IndexMap::new();
     for (ns, n) in &snapshot.namespaces {
         let part = add(serde_json::to_vec(n)?);
-        manifest.namespaces.insert(ns.clone(), part);
+        namespaces.insert(ns.as_str(), part);
     }
+    manifest.namespaces = add(serde_json::to_vec(&namespaces)?);
+    let mut runs: Vec<String> = Vec::new();
     let mut run: IndexMap<&str, &BundleData> = IndexMap::new();
     let mut run_ns = "";
     for (name, d) in &snapshot.bundle_data {
         let ns = namespace_of(name);
         if ns != run_ns && !run.is_empty() {
-            manifest.bundle_data.push(add(serde_json::to_vec(&run)?));
+            runs.push(add(serde_json::to_vec(&run)?));
             run.clear();
         }
         run_ns = ns;
         run.insert(name.as_str(), d);
     }
     if !run.is_empty() {
-        manifest.bundle_data.push(add(serde_json::to_vec(&run)?));
+        runs.push(add(serde_json::to_vec(&run)?));
     }
+    manifest.bundle_data = add(serde_json::to_vec(&runs)?);
     Ok(EncodedSnapshot {
         manifest_name: format!(
             "{:015}-{seq:06}.json",
@@ -307,8 +312,9 @@ impl<'a> StoredSeries<'a> {
             brokers.insert(part.clone(), b);
         }
         self.brokers = brokers;
+        let index: IndexMap<String, String> = self.part(name, &m.namespaces)?;
         let mut namespaces = HashMap::new();
-        for (ns, part) in &m.namespaces {
+        for (ns, part) in &index {
             let n = match self.namespaces.remove(part) {
                 Some(n) => n,
                 None => self.part(name, part)?,
@@ -317,8 +323,9 @@ impl<'a> StoredSeries<'a> {
             namespaces.insert(part.clone(), n);
         }
         self.namespaces = namespaces;
+        let runs: Vec<String> = self.part(name, &m.bundle_data)?;
         let mut bundles = HashMap::new();
-        for part in &m.bundle_data {
+        for part in &runs {
             let run: IndexMap<String, BundleData> = match self.bundles.remove(part) {
                 Some(r) => r,
                 None => self.part(name, part)?,

@@ -1,0 +1,117 @@
+//! A day of one-minute snapshots of 100 brokers and 10,000 bundles (`builtin:bench`, 1,440
+//! snapshots, a few bundles moved each minute), stored as a series and explained: decoding each
+//! snapshot from its parts, replaying the leader with its carried state, diffing, attributing.
+//! Run with `cargo bench -p lbplan-core --bench history`; the goal is 10 s, native.
+//!
+//! `LBPLAN_BENCH_REPEAT=N` skips criterion and prints N plain wall-clock timings, plus the stored
+//! series' size against one snapshot's JSON (the storage goal is ~10×).
+
+use std::time::{Duration, Instant};
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use lbplan_core::history::store::{
+    Files, HEADER_FILE, PARTS_DIR, SNAPSHOTS_DIR, StoredSeries, encode_snapshot, header_bytes,
+};
+use lbplan_core::history::{ExplainOptions, Explainer, HistoryReport};
+use lbplan_core::model::Snapshot;
+use lbplan_core::simulate::builtin_snapshot;
+
+const SNAPSHOTS: usize = 1_440;
+const MOVES_PER_MINUTE: usize = 3;
+
+/// Moves `bundle` (with its stats) from its owner to the next broker in order.
+fn move_to_next(s: &mut Snapshot, bundle: &str) {
+    let ids: Vec<String> = s.brokers.keys().cloned().collect();
+    let Some(from) = ids.iter().position(|id| {
+        s.brokers[id]
+            .local_broker_data
+            .bundles
+            .iter()
+            .any(|b| b == bundle)
+    }) else {
+        return;
+    };
+    let to = (from + 1) % ids.len();
+    let local = &mut s.brokers[&ids[from]].local_broker_data;
+    local.bundles.retain(|b| b != bundle);
+    let stats = local.last_stats.shift_remove(bundle);
+    let dst = &mut s.brokers[&ids[to]].local_broker_data;
+    dst.bundles.push(bundle.to_string());
+    if let Some(st) = stats {
+        dst.last_stats.insert(bundle.to_string(), st);
+    }
+}
+
+/// The stored series and the size of one snapshot's JSON.
+fn stored_series() -> (Files, usize) {
+    let mut s = builtin_snapshot("bench").expect("built-in snapshot");
+    assert_eq!(s.brokers.len(), 100);
+    assert_eq!(s.bundle_data.len(), 10_000);
+    let one = serde_json::to_vec(&s).expect("serialises").len();
+    let names: Vec<String> = s.bundle_data.keys().cloned().collect();
+    let t0 = s.captured_at_ms.unwrap_or(0);
+    let mut files: Files = vec![(HEADER_FILE.to_string(), header_bytes())];
+    let mut known = std::collections::HashSet::new();
+    for i in 0..SNAPSHOTS {
+        s.captured_at_ms = Some(t0 + i as i64 * 60_000);
+        let e = encode_snapshot(&s, i as u64, &|id| known.contains(id)).expect("encodes");
+        files.push((format!("{SNAPSHOTS_DIR}/{}", e.manifest_name), e.manifest));
+        for (name, bytes) in e.parts {
+            known.insert(name.trim_end_matches(".json.gz").to_string());
+            files.push((format!("{PARTS_DIR}/{name}"), bytes));
+        }
+        for k in 0..MOVES_PER_MINUTE {
+            let b = &names[(i * 7919 + k * 104_729) % names.len()];
+            move_to_next(&mut s, b);
+        }
+    }
+    (files, one)
+}
+
+fn explain_stored(files: &Files) -> HistoryReport {
+    let mut stored = StoredSeries::open(files).expect("opens");
+    let first = stored.next_snapshot().expect("one").expect("decodes");
+    let mut ex = Explainer::new(&first, &ExplainOptions::default()).expect("configures");
+    ex.push(first).expect("explains");
+    while let Some(s) = stored.next_snapshot() {
+        ex.push(s.expect("decodes")).expect("explains");
+    }
+    ex.finish()
+}
+
+fn bench_history(c: &mut Criterion) {
+    let (files, one) = stored_series();
+    if let Some(repeat) = std::env::var("LBPLAN_BENCH_REPEAT")
+        .ok()
+        .and_then(|v| v.parse::<u32>().ok())
+    {
+        let stored: usize = files.iter().map(|(_, b)| b.len()).sum();
+        eprintln!(
+            "stored series: {stored} bytes for {SNAPSHOTS} snapshots; one snapshot's JSON: {one} \
+             bytes ({:.2}x)",
+            stored as f64 / one as f64
+        );
+        for _ in 0..repeat {
+            let t = Instant::now();
+            let r = explain_stored(&files);
+            eprintln!(
+                "explained {} snapshots, {} changes in {:.2?}",
+                r.summary.snapshots,
+                r.changes.len(),
+                t.elapsed()
+            );
+        }
+        return;
+    }
+    let mut group = c.benchmark_group("history");
+    group.sample_size(10);
+    group.warm_up_time(Duration::from_secs(1));
+    group.measurement_time(Duration::from_secs(60));
+    group.bench_function("explain_1440_snapshots_100_brokers_10k_bundles", |b| {
+        b.iter(|| explain_stored(&files))
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bench_history);
+criterion_main!(benches);

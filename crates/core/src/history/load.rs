@@ -1,0 +1,43 @@
+//! A series' files explained, whatever form they come in (a stored series streamed one snapshot
+//! at a time, or ordinary snapshot files ordered by capture time): the one entry point the CLI and
+//! the JavaScript API call.
+
+use crate::plan::PlanError;
+
+use super::explain::{ExplainOptions, Explainer, explain};
+use super::report::HistoryReport;
+use super::series::{Series, SeriesError};
+use super::store::{Files, StoredSeries, is_stored_series, read_snapshot_file, snapshot_files};
+
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum HistoryError {
+    #[error(transparent)]
+    Series(#[from] SeriesError),
+    #[error(transparent)]
+    Plan(#[from] PlanError),
+}
+
+/// Explains the series held by `files` (relative paths; a zip already expanded).
+pub fn explain_files(files: &Files, opts: &ExplainOptions) -> Result<HistoryReport, HistoryError> {
+    if is_stored_series(files) {
+        let mut stored = StoredSeries::open(files)?;
+        let mut explainer: Option<Explainer> = None;
+        while let Some(s) = stored.next_snapshot() {
+            let s = s?;
+            let ex = match explainer.as_mut() {
+                Some(ex) => ex,
+                None => explainer.insert(Explainer::new(&s, opts)?),
+            };
+            ex.push(s)?;
+        }
+        return explainer
+            .map(Explainer::finish)
+            .ok_or(HistoryError::Series(SeriesError::Empty));
+    }
+    let mut named = Vec::new();
+    for (name, bytes) in snapshot_files(files) {
+        named.push((name.clone(), read_snapshot_file(name, bytes)?));
+    }
+    let series = Series::from_named(named)?;
+    Ok(explain(&series, opts)?)
+}

@@ -1,0 +1,85 @@
+//! `explainHistory`: a recorded series (the files of a stored series directory, a zip of one, or
+//! ordinary snapshot files) explained by core's `history`: every change between consecutive
+//! snapshots with its cause, and the summary. Options are `plan()`'s `profile`, `settings` and
+//! `seed` (the replayed leader's).
+
+use lbplan_core::history::store::{Files, strip_common_dir, zip_members};
+use lbplan_core::history::{ExplainOptions, HistoryReport, explain_files};
+use serde_json::Value;
+
+use crate::error::ApiError;
+use crate::plan_options::plan_request;
+
+/// A zip is at most this many members and decompressed bytes (a browser holds it all in memory).
+const MAX_MEMBERS: usize = 2_000_000;
+const MAX_ZIP_BYTES: u64 = 4 << 30;
+
+/// The logic behind `explainHistory`.
+pub fn explain_history_files(files: Files, options: &Value) -> Result<HistoryReport, ApiError> {
+    let req = plan_request(options, &[])?;
+    let files = match files.as_slice() {
+        [(name, bytes)] if bytes.starts_with(b"PK") => {
+            zip_members(name, bytes, MAX_MEMBERS, MAX_ZIP_BYTES)
+                .map_err(|e| ApiError::whole(e.to_string()))?
+        }
+        _ => strip_common_dir(files),
+    };
+    let opts = ExplainOptions {
+        profile: req.profile,
+        settings: req.settings,
+        seed: req.seed,
+    };
+    explain_files(&files, &opts).map_err(|e| ApiError::whole(e.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const DEMO: &str = include_str!("../../../static/demo-snapshot.json");
+
+    /// Two snapshot files of a folder upload, a minute apart, the later one with a bundle moved by
+    /// hand: one unexplained move.
+    #[test]
+    fn a_folder_of_snapshots_is_explained() {
+        let first: Value = serde_json::from_str(DEMO).unwrap();
+        let t0 = first["captured_at_ms"].as_i64().unwrap();
+        let mut second = first.clone();
+        second["captured_at_ms"] = Value::from(t0 + 60_000);
+        let brokers = second["brokers"].as_object_mut().unwrap();
+        let ids: Vec<String> = brokers.keys().cloned().collect();
+        let bundle = brokers[&ids[0]]["local_broker_data"]["bundles"][0]
+            .as_str()
+            .unwrap()
+            .to_string();
+        brokers.get_mut(&ids[0]).unwrap()["local_broker_data"]["bundles"]
+            .as_array_mut()
+            .unwrap()
+            .remove(0);
+        brokers.get_mut(&ids[0]).unwrap()["local_broker_data"]["lastStats"]
+            .as_object_mut()
+            .unwrap()
+            .remove(&bundle);
+        brokers.get_mut(&ids[1]).unwrap()["local_broker_data"]["bundles"]
+            .as_array_mut()
+            .unwrap()
+            .push(Value::from(bundle.clone()));
+        let files = vec![
+            (
+                "up/b.json".to_string(),
+                serde_json::to_vec(&second).unwrap(),
+            ),
+            ("up/a.json".to_string(), serde_json::to_vec(&first).unwrap()),
+        ];
+        let r = explain_history_files(files, &Value::Null).unwrap();
+        assert_eq!(r.times_ms, vec![t0, t0 + 60_000]);
+        assert_eq!(r.summary.moves_seen, 1);
+        assert_eq!(r.summary.unexplained, 1);
+    }
+
+    #[test]
+    fn a_bad_option_is_named() {
+        let e = explain_history_files(Vec::new(), &serde_json::json!({"seed": "x"})).unwrap_err();
+        assert!(e.to_string().contains("options.seed"), "{e}");
+    }
+}
