@@ -12,6 +12,7 @@ pub mod model;
 pub mod modular;
 pub mod naming;
 pub mod plan;
+pub mod reason;
 pub mod replay;
 pub mod rng;
 pub mod simulate;

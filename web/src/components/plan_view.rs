@@ -84,7 +84,7 @@ pub fn plan_view(p: &PlanViewProps) -> Html {
                                 <td class="mono">{ &s.broker }</td>
                                 <td>{ &s.algorithm }</td>
                                 <td class="mono small">{ s.new_bundles.join(", ") }</td>
-                                <td>{ &s.reason }</td>
+                                <td>{ &s.reason_text }</td>
                             </tr>
                         }) }
                     </tbody>
@@ -102,7 +102,7 @@ pub fn plan_view(p: &PlanViewProps) -> Html {
                                 <td class="mono">{ format!("{} → {}", u.from, u.to.as_deref().unwrap_or("(chosen by Pulsar)")) }
                                     if !u.pass_destination { <span class="muted small">{ " predicted" }</span> }
                                 </td>
-                                <td>{ &u.reason }</td>
+                                <td>{ &u.reason_text }</td>
                                 <td class="num">{ mib(u.bytes_per_sec) }</td>
                             </tr>
                         }) }
