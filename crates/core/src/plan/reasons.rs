@@ -188,10 +188,10 @@ pub fn describe_placement(outcome: &PlacementOutcome) -> String {
         (_, Some(n)) if n.left == 1 && !n.restored => {
             format!("{}, so {} chose {broker}", n.steps, outcome.strategy)
         }
+        // The strategy's own line already counts the tie ("390 of 822 candidates …").
         (Some(choice), _) if choice.choice_set.len() > 1 => format!(
-            "{} picked {broker} at random among {} equally good brokers ({})",
+            "{} picked {broker} at random ({})",
             outcome.strategy,
-            choice.choice_set.len(),
             readable_rates(short_choice_reason(&choice.reason))
         ),
         (Some(choice), _) => format!(
