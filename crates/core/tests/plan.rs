@@ -712,3 +712,82 @@ fn cycle_level_skips_splits_and_manual_operations_have_kinds() {
                 && u.reason.numbers["destination"] == "b2:8080")
     );
 }
+
+// ---- Plan diff against the baseline after a what-if (issue 22 item 3). ----
+
+#[test]
+fn a_what_if_is_compared_with_its_baseline() {
+    use lbplan_core::plan::diff::{DiffError, describe, diff_plans};
+    let snap = threshold_snapshot("4.0.7");
+    let baseline = make_plan(&snap, &request(Profile::Pulsar4x)).unwrap();
+    // Threshold 10 → 50: avg 0.5 + 0.5 = 1.0 > b1's 0.9, nothing is shed (§7.1).
+    let what_if = make_plan(
+        &snap,
+        &with_settings(
+            Profile::Pulsar4x,
+            &[("loadBalancerBrokerThresholdShedderPercentage", "50")],
+        ),
+    )
+    .unwrap();
+    let d = diff_plans(&baseline, &what_if).unwrap();
+    assert!(d.moves_added.is_empty() && d.moves_changed.is_empty());
+    assert_eq!(d.moves_removed.len(), 1);
+    assert_eq!(d.moves_removed[0].bundle, "t/ns/0x00000000_0x10000000");
+    assert_eq!(d.moves_removed[0].to.as_deref(), Some("b2:8080"));
+    assert!(!d.identical_decisions);
+    // Baseline std 0.4 → 0.14 (b1 36 %, b2 64 %); the what-if leaves 0.4; max 0.9 → 0.64 vs 0.9 → 0.9.
+    assert!((d.baseline.before.std_usage_fraction - 0.4).abs() < 1e-6);
+    assert!((d.baseline.after.std_usage_fraction - 0.14).abs() < 1e-6);
+    assert!((d.what_if.after.std_usage_fraction - 0.4).abs() < 1e-6);
+    assert!((d.baseline.after.max_usage_fraction - 0.64).abs() < 1e-6);
+    assert!((d.what_if.after.max_usage_fraction - 0.9).abs() < 1e-6);
+    let text = describe(&d);
+    assert_eq!(
+        text[0],
+        "Against the baseline: 0 move(s) added, 1 removed, 0 sent elsewhere; 1 split(s) added, 0 removed."
+    );
+    // Not unloaded any more, the 120 MB/s bundle is over loadBalancerNamespaceBundleMaxBandwidthMbytes
+    // (100 MiB/s = 104.9 MB/s), so BundleSplitterTask splits it (§5.3): a split the baseline did not make.
+    assert_eq!(
+        d.splits_added,
+        vec!["t/ns/0x00000000_0x10000000".to_string()]
+    );
+    assert_eq!(
+        text[1],
+        "Baseline: max 90.0% → 64.0%, max/mean 1.80 → 1.28, std 40.0% → 14.0%"
+    );
+    assert_eq!(text[3], "- t/ns/0x00000000_0x10000000 b1:8080 → b2:8080");
+
+    // The reverse: the move is added; a plan against itself is identical.
+    let back = diff_plans(&what_if, &baseline).unwrap();
+    assert_eq!(back.moves_added.len(), 1);
+    assert!(
+        diff_plans(&baseline, &baseline)
+            .unwrap()
+            .identical_decisions
+    );
+
+    // A manual unload of the same bundle elsewhere is a changed destination.
+    let mut three = threshold_snapshot("4.0.7");
+    three
+        .brokers
+        .insert("b3:8080".into(), broker(95.0, "4.0.7", &[]));
+    let base3 = make_plan(&three, &request(Profile::Pulsar4x)).unwrap();
+    let manual = PlanRequest {
+        operations: vec![
+            Operation::parse("unload-bundle=t/ns/0x00000000_0x10000000->b3:8080").unwrap(),
+        ],
+        leader_cycle: false,
+        ..request(Profile::Pulsar4x)
+    };
+    let what3 = make_plan(&three, &manual).unwrap();
+    let d3 = diff_plans(&base3, &what3).unwrap();
+    assert_eq!(d3.moves_changed.len(), 1, "{d3:#?}");
+    assert_eq!(d3.moves_changed[0].what_if.to.as_deref(), Some("b3:8080"));
+
+    // Plans of different snapshots are not compared.
+    assert!(matches!(
+        diff_plans(&baseline, &base3),
+        Err(DiffError::DifferentSnapshots { .. })
+    ));
+}

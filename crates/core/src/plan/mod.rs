@@ -3,6 +3,7 @@
 
 pub mod balance;
 pub mod broker_pairs;
+pub mod diff;
 pub mod driver;
 pub mod export;
 pub mod export_format;
