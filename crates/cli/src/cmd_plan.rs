@@ -1,11 +1,12 @@
 //! `lbplan plan SNAPSHOT [--profile 4.x|5.0] [--set KEY=VALUE]... [--seed N] [--op OPERATION]...
-//! [--format text|json|pulsar-admin|curl] [--verbose] [--i-know]`: one leader cycle (plus manual what-ifs) on a
+//! [--format text|json|pulsar-admin|curl] [--verbose] [--i-know] [--diff-baseline]`: one leader cycle (plus manual what-ifs) on a
 //! snapshot. A plan whose verdict is `worse` is said so on stderr when exported as a script, and the
 //! script refuses to apply unless run with `--i-know` (or exported with `--i-know`).
 
 use std::path::PathBuf;
 
 use lbplan_core::config::Profile;
+use lbplan_core::plan::diff::{describe, diff_plans};
 use lbplan_core::plan::export::ExportOptions;
 use lbplan_core::plan::export_format::{ExportError, ExportFormat, export_plan};
 use lbplan_core::plan::operations::Operation;
@@ -65,6 +66,11 @@ pub struct Args {
     /// text, pulsar-admin, curl or json.
     #[arg(long, value_parser = parse_format, default_value = "text")]
     format: Format,
+    /// Compare with the baseline (the same snapshot, profile and seed without --set/--op): moves
+    /// added, removed or sent elsewhere, splits, balance before/after for both. Prints the diff
+    /// (text or json) instead of the plan.
+    #[arg(long)]
+    diff_baseline: bool,
     /// Text: list every split (by default the first few per namespace, with the count).
     #[arg(short = 'v', long)]
     verbose: bool,
@@ -104,6 +110,36 @@ pub fn run(args: Args) -> Result<(), CliError> {
         outlook_cycles: args.outlook_cycles,
     };
     let plan = make_plan(&snapshot, &request).map_err(|e| CliError::BadInput(e.to_string()))?;
+    if args.diff_baseline {
+        let baseline = PlanRequest {
+            settings: Vec::new(),
+            operations: Vec::new(),
+            leader_cycle: true,
+            ..request
+        };
+        let base =
+            make_plan(&snapshot, &baseline).map_err(|e| CliError::BadInput(e.to_string()))?;
+        let diff = diff_plans(&base, &plan).map_err(|e| CliError::Failed(e.to_string()))?;
+        let text = match args.format {
+            Format::Text => {
+                let mut t = describe(&diff).join("\n");
+                t.push('\n');
+                t
+            }
+            Format::Export(ExportFormat::Json) => {
+                let mut t = serde_json::to_string_pretty(&diff)
+                    .map_err(|e| CliError::Failed(e.to_string()))?;
+                t.push('\n');
+                t
+            }
+            Format::Export(_) => {
+                return Err(CliError::BadInput(
+                    "--diff-baseline prints text or json, not a script".to_string(),
+                ));
+            }
+        };
+        return crate::output::emit(args.output.as_deref(), text.as_bytes());
+    }
     let opts = ExportOptions {
         pause_automatic_shedding: args.pause_shedding,
         i_know: args.i_know,

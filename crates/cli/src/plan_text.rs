@@ -71,7 +71,7 @@ fn render_splits(out: &mut String, plan: &Plan, verbose: bool) {
                 e(&s.algorithm),
                 e(&s.new_bundles.join(", "))
             );
-            let _ = writeln!(out, "        {}", e(&readable_rates(&s.reason)));
+            let _ = writeln!(out, "        {}", e(&readable_rates(&s.reason_text)));
         }
         if splits.len() > shown {
             let more = splits.len() - shown;
@@ -145,7 +145,7 @@ pub fn render_text(plan: &Plan, verbose: bool) -> String {
                 rate(unload_bytes_per_sec(u)),
                 count(u.msg_per_sec)
             );
-            let _ = writeln!(out, "        {}", e(&u.reason));
+            let _ = writeln!(out, "        {}", e(&u.reason_text));
         }
     }
     for t in &plan.topic_unloads {

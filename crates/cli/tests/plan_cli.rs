@@ -80,7 +80,7 @@ fn same_inputs_give_byte_identical_json() {
     assert!(a.status.success(), "{}", String::from_utf8_lossy(&a.stderr));
     assert_eq!(a.stdout, b.stdout);
     let plan: serde_json::Value = serde_json::from_slice(&a.stdout).unwrap();
-    assert_eq!(plan["format_version"], 2);
+    assert_eq!(plan["format_version"], 3);
     assert!(
         plan["snapshot_fingerprint"]
             .as_str()
@@ -191,4 +191,51 @@ fn plan_honours_namespace_isolation_policies() {
         "{text}"
     );
     assert!(text.contains("Moves (1, 6.2 MiB/s):"), "{text}");
+}
+
+/// Issue 22: after a what-if, the difference from the baseline. On the demo, threshold 10 → 20
+/// (`loadBalancerBrokerThresholdShedderPercentage`): broker-04 at 79.2 % is still ≥ 34.9 % + 20 %,
+/// and with the extra margin the amount to shed drops from (0.792 − 0.349 − 0.1 + 0.05) to
+/// (0.792 − 0.349 − 0.2 + 0.05) of its throughput, so the what-if moves fewer bundles.
+#[test]
+fn diff_baseline_after_a_what_if() {
+    let out = lbplan(&[
+        "plan",
+        DEMO,
+        "--set",
+        "loadBalancerBrokerThresholdShedderPercentage=20",
+        "--diff-baseline",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let d: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(d["format_version"], 1);
+    assert_eq!(d["identical_decisions"], false);
+    assert!(!d["moves_removed"].as_array().unwrap().is_empty(), "{d:#}");
+    assert!(d["moves_added"].as_array().unwrap().is_empty(), "{d:#}");
+    // Both plans start from the same cluster.
+    assert_eq!(d["baseline"]["before"], d["what_if"]["before"]);
+
+    let text = lbplan(&[
+        "plan",
+        DEMO,
+        "--set",
+        "loadBalancerBrokerThresholdShedderPercentage=20",
+        "--diff-baseline",
+    ]);
+    let text = String::from_utf8(text.stdout).unwrap();
+    assert!(
+        text.starts_with("Against the baseline: 0 move(s) added, "),
+        "{text}"
+    );
+    assert!(text.contains("\nBaseline: max 79.2% → "), "{text}");
+
+    let refused = lbplan(&["plan", DEMO, "--diff-baseline", "--format", "curl"]);
+    assert_eq!(refused.status.code(), Some(2));
 }

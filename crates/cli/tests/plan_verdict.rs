@@ -99,7 +99,7 @@ fn json_has_the_verdict() {
     let dir = scratch("json");
     let out = stdout(&lbplan(&converging_snapshot(&dir), &["--format", "json"]));
     let plan: serde_json::Value = serde_json::from_str(&out).unwrap();
-    assert_eq!(plan["format_version"], 2);
+    assert_eq!(plan["format_version"], 3);
     let v = &plan["verdict"];
     assert_eq!(v["outcome"], "worse");
     assert_eq!(v["overloaded"][0]["broker"], converging::TINY);
@@ -296,7 +296,11 @@ fn demo_reasons_name_the_filter_and_keep_lists_in_json() {
     );
     let plan: serde_json::Value = serde_json::from_str(&run(&["--format", "json"])).unwrap();
     let first = &plan["unloads"][0];
-    assert!(!first["reason"].as_str().unwrap().contains("scores:"));
+    assert!(!first["reason_text"].as_str().unwrap().contains("scores:"));
+    // The machine-readable reason names the deciding filter and the candidate count.
+    assert_eq!(first["reason"]["kind"], "threshold_shedder");
+    assert_eq!(first["reason"]["deciding_filter"], "distribute_evenly");
+    assert_eq!(first["reason"]["candidates"], 1);
     let full = first["detail"]["placement"]["choice"]["reason"]
         .as_str()
         .unwrap();

@@ -465,7 +465,7 @@ fn a_still_simulation_first_cycle_is_the_plan() {
         .as_array()
         .unwrap()
         .iter()
-        .map(|u| u["reason"].as_str().unwrap())
+        .map(|u| u["reason_text"].as_str().unwrap())
         .collect();
     assert_eq!(reasons, plan_reasons);
 }

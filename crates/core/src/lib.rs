@@ -13,6 +13,7 @@ pub mod model;
 pub mod modular;
 pub mod naming;
 pub mod plan;
+pub mod reason;
 pub mod rebalance;
 pub mod replay;
 pub mod rng;

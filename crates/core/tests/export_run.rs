@@ -125,7 +125,10 @@ fn unload(bundle: &str, from: &str, to: &str) -> PlannedUnload {
         from: from.into(),
         to: Some(to.into()),
         pass_destination: true,
-        reason: "ThresholdShedder: broker usage above average + threshold".into(),
+        reason: lbplan_core::reason::DecisionReason::new(
+            lbplan_core::reason::ReasonKind::ThresholdShedder,
+        ),
+        reason_text: "ThresholdShedder: broker usage above average + threshold".into(),
         detail: serde_json::Value::Null,
         bytes_per_sec: 0.0,
         msg_per_sec: 0.0,

@@ -23,7 +23,10 @@ fn unload(bundle: &str, from: &str, to: &str) -> PlannedUnload {
         from: from.into(),
         to: Some(to.into()),
         pass_destination: true,
-        reason: "manual unload to a chosen destinationBroker".into(),
+        reason: lbplan_core::reason::DecisionReason::new(
+            lbplan_core::reason::ReasonKind::ManualUnloadToDestination,
+        ),
+        reason_text: "manual unload to a chosen destinationBroker".into(),
         detail: serde_json::Value::Null,
         bytes_per_sec: 0.0,
         msg_per_sec: 0.0,

@@ -276,6 +276,9 @@ fn shedding_skips_an_isolated_bundle_whose_only_allowed_broker_is_its_owner() {
         "{}",
         skip.why
     );
+    // Machine-readable: the isolation kind, with the shedder's rule beside it.
+    assert_eq!(skip.reason.kind, lbplan_core::reason::ReasonKind::Isolation);
+    assert_eq!(skip.reason.numbers["shedding"], "threshold_shedder");
 
     // Primary `b[12]` allows b2 too: the unload goes through, to b2.
     snap.namespace_isolation_policies

@@ -151,7 +151,7 @@ fn plans_are_deterministic() {
     let a = serde_json::to_string(&make_plan(&snap, &request(Profile::Pulsar4x)).unwrap()).unwrap();
     let b = serde_json::to_string(&make_plan(&snap, &request(Profile::Pulsar4x)).unwrap()).unwrap();
     assert_eq!(a, b);
-    assert!(a.starts_with("{\"format_version\":2,\"snapshot_fingerprint\":\"fnv1a64:"));
+    assert!(a.starts_with("{\"format_version\":3,\"snapshot_fingerprint\":\"fnv1a64:"));
 }
 
 #[test]
@@ -391,10 +391,24 @@ fn extensible_snapshots_are_planned_with_transfer_shedder() {
         ("t/ns/0x10000000_0x20000000", "b1:8080", Some("b2:8080"))
     );
     assert!(
-        u.reason.starts_with("TransferShedder: Overloaded"),
+        u.reason_text.starts_with("TransferShedder: Overloaded"),
         "{}",
-        u.reason
+        u.reason_text
     );
+    // The machine-readable reason: std 0.4 against the target 0.25, load avg 0.5.
+    assert_eq!(u.reason.kind, ReasonKind::TransferShedderOverloaded);
+    close(&u.reason, "load_std_fraction", 0.4);
+    close(&u.reason, "load_avg_fraction", 0.5);
+    close(&u.reason, "target_std_fraction", 0.25);
+    // The plan's own cycle skipped with HitCount (1 ≤ 3), as a cycle-level skip of its own kind.
+    let first = make_plan(&extensible_snapshot(), &request(Profile::Pulsar4x)).unwrap();
+    let skip = first
+        .skipped
+        .iter()
+        .find(|s| s.reason.kind == ReasonKind::TransferShedderSkipped)
+        .expect("the skipped cycle");
+    assert_eq!(skip.reason.numbers["skip"], "HitCount");
+    close(&skip.reason, "hit_count_threshold", 3.0);
 
     let mut req = request(Profile::Pulsar4x);
     req.settings.push((
@@ -404,4 +418,376 @@ fn extensible_snapshots_are_planned_with_transfer_shedder() {
     let plan = make_plan(&extensible_snapshot(), &req).unwrap();
     assert_eq!(plan.unloads.len(), 1);
     assert_eq!(plan.unloads[0].to.as_deref(), Some("b2:8080"));
+}
+
+// ---- Machine-readable reasons (issue 16 item 16): every kind on a scenario where it appears. ----
+
+use lbplan_core::reason::{DecisionReason, ReasonKind};
+
+fn close(r: &DecisionReason, key: &str, want: f64) {
+    let got = r
+        .number(key)
+        .unwrap_or_else(|| panic!("{key} missing in {r:?}"));
+    assert!(
+        (got - want).abs() <= want.abs() * 1e-6 + 1e-9,
+        "{key}: {got} != {want} in {r:?}"
+    );
+}
+
+fn with_settings(profile: Profile, settings: &[(&str, &str)]) -> PlanRequest {
+    let mut req = request(profile);
+    for (k, v) in settings {
+        req.settings.push((k.to_string(), v.to_string()));
+    }
+    req
+}
+
+fn broker_skip(plan: &lbplan_core::plan::Plan, broker: &str) -> DecisionReason {
+    plan.skipped
+        .iter()
+        .find(|s| s.bundle.is_empty() && s.from == broker)
+        .unwrap_or_else(|| panic!("no why-not for {broker}: {:#?}", plan.skipped))
+        .reason
+        .clone()
+}
+
+#[test]
+fn unload_reason_names_the_rule_its_numbers_and_the_runner_up() {
+    // threshold_snapshot plus b3 at 20 % cpu with one bundle of 50 msg/s each way.
+    let mut snap = threshold_snapshot("4.0.7");
+    let b3_bundle = "t/ns/0x30000000_0x40000000";
+    snap.brokers.insert(
+        "b3:8080".into(),
+        broker(20.0, "4.0.7", &[(b3_bundle, 1000.0, 50.0)]),
+    );
+    snap.bundle_data
+        .insert(b3_bundle.into(), bundle_data(1000.0, 50.0));
+    let plan = make_plan(&snap, &request(Profile::Pulsar4x)).unwrap();
+    assert_eq!(plan.format_version, 3);
+    let u = &plan.unloads[0];
+    let r = &u.reason;
+    assert_eq!(r.kind, ReasonKind::ThresholdShedder);
+    // avg = (0.9 + 0.1 + 0.2) / 3 = 0.4; need = (0.9 − 0.4 − 0.1 + 0.05) × 200 MB/s = 90 MB/s (§7.1).
+    close(r, "broker_usage_fraction", 0.9);
+    close(r, "avg_usage_fraction", 0.4);
+    close(r, "threshold_fraction", 0.1);
+    close(r, "need_bytes_per_sec", 90.0 * MB);
+    close(r, "bundle_bytes_per_sec", 120.0 * MB);
+    // LeastLongTermMessageRate: long-term msgRateIn + msgRateOut — b2 20, b3 100, b1 over the
+    // overload threshold (+inf, left out) (§8.1): b2 wins, b3 is the runner-up.
+    assert_eq!(r.numbers["destination"], "b2:8080");
+    close(r, "score", 20.0);
+    assert_eq!(r.numbers["runner_up"], "b3:8080");
+    close(r, "runner_up_score", 100.0);
+    assert!(
+        u.reason_text.ends_with("; runner-up b3:8080 at 100 msg/s"),
+        "{}",
+        u.reason_text
+    );
+    // The JSON shape: `reason` is the object, the text is `reason_text`.
+    let json = serde_json::to_value(&plan).unwrap();
+    assert_eq!(json["unloads"][0]["reason"]["kind"], "threshold_shedder");
+    assert!(json["unloads"][0]["reason_text"].is_string());
+}
+
+#[test]
+fn placement_that_chooses_the_current_owner_is_a_skip_of_its_own_kind() {
+    // apache/pulsar#20822: b1 at 70 % cpu but a low message rate, b2 at 10 % with 100,000 msg/s.
+    // avg 0.4, b1 ≥ 0.5 is shed; LeastLongTermMessageRate scores b1 2,000 < b2 200,000 (both under
+    // the overload threshold) and chooses b1, the owner. The even-distribution filter is off so that
+    // b1 stays a candidate.
+    let mut snap = threshold_snapshot("4.0.7");
+    let b2_bundle = "t/ns/0x20000000_0x30000000";
+    snap.brokers
+        .get_mut("b1:8080")
+        .unwrap()
+        .local_broker_data
+        .cpu = ResourceUsage::new(70.0, 100.0);
+    snap.brokers.insert(
+        "b2:8080".into(),
+        broker(10.0, "4.0.7", &[(b2_bundle, 1000.0, 50_000.0)]),
+    );
+    snap.bundle_data
+        .insert(b2_bundle.into(), bundle_data(1000.0, 50_000.0));
+    let req = with_settings(
+        Profile::Pulsar4x,
+        &[("loadBalancerDistributeBundlesEvenlyEnabled", "false")],
+    );
+    let plan = make_plan(&snap, &req).unwrap();
+    assert!(plan.unloads.is_empty(), "{:#?}", plan.unloads);
+    let skip = plan
+        .skipped
+        .iter()
+        .find(|s| !s.bundle.is_empty())
+        .expect("the selected bundle is skipped");
+    let r = &skip.reason;
+    assert_eq!(r.kind, ReasonKind::PlacementChoseCurrentOwner);
+    assert_eq!(r.numbers["shedding"], "threshold_shedder");
+    close(r, "broker_usage_fraction", 0.7);
+    close(r, "avg_usage_fraction", 0.4);
+    assert_eq!(r.numbers["destination"], "b1:8080");
+    close(r, "score", 2000.0);
+    assert_eq!(r.numbers["runner_up"], "b2:8080");
+    close(r, "runner_up_score", 100_000.0);
+}
+
+#[test]
+fn brokers_that_shed_nothing_say_why_with_numbers() {
+    // below_min_throughput: b1 carries 10 MB/s; need = (0.9 − 0.5 − 0.1 + 0.05) × 10 MB/s = 3.5 MB/s
+    // < loadBalancerBundleUnloadMinThroughputThreshold 10 MiB/s (§7.1).
+    let mut snap = threshold_snapshot("4.0.7");
+    let names: Vec<String> = snap.brokers["b1:8080"].local_broker_data.bundles.clone();
+    snap.brokers.insert(
+        "b1:8080".into(),
+        broker(
+            90.0,
+            "4.0.7",
+            &[(&names[0], 3.0 * MB, 500.0), (&names[1], 2.0 * MB, 500.0)],
+        ),
+    );
+    let plan = make_plan(&snap, &request(Profile::Pulsar4x)).unwrap();
+    let r = broker_skip(&plan, "b1:8080");
+    assert_eq!(r.kind, ReasonKind::BelowMinThroughput);
+    close(&r, "broker_bytes_per_sec", 10.0 * MB);
+    close(&r, "need_bytes_per_sec", 3.5 * MB);
+    close(&r, "min_throughput_bytes_per_sec", 10.0 * 1024.0 * 1024.0);
+
+    // sole_bundle: b1 owns one bundle.
+    let mut snap = threshold_snapshot("4.0.7");
+    snap.brokers.insert(
+        "b1:8080".into(),
+        broker(90.0, "4.0.7", &[(&names[0], 100.0 * MB, 500.0)]),
+    );
+    let plan = make_plan(&snap, &request(Profile::Pulsar4x)).unwrap();
+    let r = broker_skip(&plan, "b1:8080");
+    assert_eq!(r.kind, ReasonKind::SoleBundle);
+    close(&r, "bundles", 1.0);
+
+    // recently_unloaded: both of b1's bundles were unloaded within the grace period.
+    let mut snap = threshold_snapshot("4.0.7");
+    snap.captured_at_ms = Some(1_000_000);
+    for n in &names {
+        snap.recently_unloaded_bundles.insert(n.clone(), 999_000);
+    }
+    let plan = make_plan(&snap, &request(Profile::Pulsar4x)).unwrap();
+    let r = broker_skip(&plan, "b1:8080");
+    assert_eq!(r.kind, ReasonKind::RecentlyUnloaded);
+    close(&r, "recently_unloaded", 2.0);
+    close(&r, "bundles", 2.0);
+}
+
+#[test]
+fn uniform_and_avg_shedders_explain_the_broker_they_leave() {
+    // UniformLoadShedder: msg rates 2,000 (b1) vs 20 (b2): difference (2000 − 20) × 100 / 20 = 9,900 %;
+    // throughput 200 MB/s vs 2,000 B/s (1,000 each way): ratio 100,000 (§7.3).
+    let uniform = |rate: &str, ratio: &str| {
+        with_settings(
+            Profile::Pulsar4x,
+            &[
+                (
+                    "loadBalancerLoadSheddingStrategy",
+                    "org.apache.pulsar.broker.loadbalance.impl.UniformLoadShedder",
+                ),
+                ("loadBalancerMsgRateDifferenceShedderThreshold", rate),
+                (
+                    "loadBalancerMsgThroughputMultiplierDifferenceShedderThreshold",
+                    ratio,
+                ),
+            ],
+        )
+    };
+    // Both thresholds above both figures.
+    let plan = make_plan(&threshold_snapshot("4.0.7"), &uniform("10000", "200000")).unwrap();
+    assert!(plan.unloads.is_empty());
+    let r = broker_skip(&plan, "b1:8080");
+    assert_eq!(r.kind, ReasonKind::DifferenceBelowThreshold);
+    close(&r, "msg_rate_difference_pct", 9900.0);
+    close(&r, "msg_rate_difference_threshold_pct", 10_000.0);
+    close(&r, "msg_throughput_ratio", 100_000.0);
+    close(&r, "msg_throughput_ratio_threshold", 200_000.0);
+    // Only the throughput ratio over its threshold: need = (200 MB/s − 2,000 B/s) × 0.2 = 39,999,600
+    // (int); the bundles (120 and 80 MB/s) both exceed need + 1,000 (the 4.x slack).
+    let plan = make_plan(&threshold_snapshot("4.0.7"), &uniform("10000", "60000")).unwrap();
+    assert!(plan.unloads.is_empty());
+    let r = broker_skip(&plan, "b1:8080");
+    assert_eq!(r.kind, ReasonKind::NoBundleFits);
+    close(&r, "need", 39_999_600.0);
+    close(&r, "smallest_bundle_value", 80.0 * MB);
+
+    // Uniform over the threshold but (2000 − 20) × maxUnloadPercentage 0.2 = 396 < minUnloadMessage 1000.
+    let req = with_settings(
+        Profile::Pulsar4x,
+        &[
+            (
+                "loadBalancerLoadSheddingStrategy",
+                "org.apache.pulsar.broker.loadbalance.impl.UniformLoadShedder",
+            ),
+            ("minUnloadMessage", "1000"),
+        ],
+    );
+    let plan = make_plan(&threshold_snapshot("4.0.7"), &req).unwrap();
+    assert!(plan.unloads.is_empty());
+    let r = broker_skip(&plan, "b1:8080");
+    assert_eq!(r.kind, ReasonKind::BelowMinUnload);
+    assert_eq!(r.numbers["metric"], "msg_rate");
+    close(&r, "need", 396.0);
+    close(&r, "min_unload", 1000.0);
+
+    // AvgShedder (5.0): scores 90 vs 10, gap 80 ≥ loadBalancerAvgShedderHighThreshold 40; after the
+    // first cycle both hit counts are 1 < 2 (high) and < 8 (low) (§7.4).
+    let plan = make_plan(&threshold_snapshot("5.0.0"), &request(Profile::Pulsar50)).unwrap();
+    let r = broker_skip(&plan, "b1:8080");
+    assert_eq!(r.kind, ReasonKind::HitCountBelowThreshold);
+    assert_eq!(r.numbers["low_broker"], "b2:8080");
+    close(&r, "high_score_pct", 90.0);
+    close(&r, "low_score_pct", 10.0);
+    close(&r, "hit_count_high", 1.0);
+    close(&r, "hit_count_high_threshold", 2.0);
+    close(&r, "hit_count_low", 1.0);
+    close(&r, "hit_count_low_threshold", 8.0);
+}
+
+#[test]
+fn cycle_level_skips_splits_and_manual_operations_have_kinds() {
+    let snap = threshold_snapshot("4.0.7");
+    let req = with_settings(
+        Profile::Pulsar4x,
+        &[("loadBalancerSheddingEnabled", "false")],
+    );
+    let plan = make_plan(&snap, &req).unwrap();
+    let r = &plan.skipped[0].reason;
+    assert_eq!(r.kind, ReasonKind::SheddingDisabled);
+    assert_eq!(r.numbers["loadBalancerSheddingEnabled"], false);
+
+    let mut one = threshold_snapshot("4.0.7");
+    one.brokers.shift_remove("b2:8080");
+    let plan = make_plan(&one, &request(Profile::Pulsar4x)).unwrap();
+    let r = &plan.skipped[0].reason;
+    assert_eq!(r.kind, ReasonKind::SingleBroker);
+    close(r, "available_brokers", 1.0);
+
+    // Every bundle has 4 topics: with loadBalancerNamespaceBundleMaxTopics 3 the one not unloaded
+    // splits (`topics > limit`, §5.3).
+    let req = with_settings(
+        Profile::Pulsar4x,
+        &[("loadBalancerNamespaceBundleMaxTopics", "3")],
+    );
+    let plan = make_plan(&snap, &req).unwrap();
+    let split = plan.splits.first().expect("an automatic split");
+    assert_eq!(split.reason.kind, ReasonKind::SplitThresholdsExceeded);
+    close(&split.reason, "topics", 4.0);
+    close(&split.reason, "topics_limit", 3.0);
+
+    let ops = vec![
+        Operation::parse("unload-bundle=t/ns/0x10000000_0x20000000->b2:8080").unwrap(),
+        Operation::parse("split-bundle=t/ns/0x20000000_0x30000000:range_equally_divide").unwrap(),
+    ];
+    let req = PlanRequest {
+        operations: ops,
+        leader_cycle: false,
+        ..request(Profile::Pulsar4x)
+    };
+    let plan = make_plan(&snap, &req).unwrap();
+    assert_eq!(
+        plan.unloads[0].reason.kind,
+        ReasonKind::ManualUnloadToDestination
+    );
+    assert_eq!(plan.unloads[0].reason.numbers["destination"], "b2:8080");
+    assert_eq!(plan.splits[0].reason.kind, ReasonKind::ManualSplit);
+    assert_eq!(
+        plan.splits[0].reason.numbers["algorithm"],
+        "range_equally_divide"
+    );
+
+    let remove = PlanRequest {
+        operations: vec![Operation::parse("remove-broker=b1:8080").unwrap()],
+        leader_cycle: false,
+        ..request(Profile::Pulsar4x)
+    };
+    let plan = make_plan(&snap, &remove).unwrap();
+    assert!(
+        plan.unloads
+            .iter()
+            .all(|u| u.reason.kind == ReasonKind::RemoveBroker
+                && u.reason.numbers["destination"] == "b2:8080")
+    );
+}
+
+// ---- Plan diff against the baseline after a what-if (issue 22 item 3). ----
+
+#[test]
+fn a_what_if_is_compared_with_its_baseline() {
+    use lbplan_core::plan::diff::{DiffError, describe, diff_plans};
+    let snap = threshold_snapshot("4.0.7");
+    let baseline = make_plan(&snap, &request(Profile::Pulsar4x)).unwrap();
+    // Threshold 10 → 50: avg 0.5 + 0.5 = 1.0 > b1's 0.9, nothing is shed (§7.1).
+    let what_if = make_plan(
+        &snap,
+        &with_settings(
+            Profile::Pulsar4x,
+            &[("loadBalancerBrokerThresholdShedderPercentage", "50")],
+        ),
+    )
+    .unwrap();
+    let d = diff_plans(&baseline, &what_if).unwrap();
+    assert!(d.moves_added.is_empty() && d.moves_changed.is_empty());
+    assert_eq!(d.moves_removed.len(), 1);
+    assert_eq!(d.moves_removed[0].bundle, "t/ns/0x00000000_0x10000000");
+    assert_eq!(d.moves_removed[0].to.as_deref(), Some("b2:8080"));
+    assert!(!d.identical_decisions);
+    // Baseline std 0.4 → 0.14 (b1 36 %, b2 64 %); the what-if leaves 0.4; max 0.9 → 0.64 vs 0.9 → 0.9.
+    assert!((d.baseline.before.std_usage_fraction - 0.4).abs() < 1e-6);
+    assert!((d.baseline.after.std_usage_fraction - 0.14).abs() < 1e-6);
+    assert!((d.what_if.after.std_usage_fraction - 0.4).abs() < 1e-6);
+    assert!((d.baseline.after.max_usage_fraction - 0.64).abs() < 1e-6);
+    assert!((d.what_if.after.max_usage_fraction - 0.9).abs() < 1e-6);
+    let text = describe(&d);
+    assert_eq!(
+        text[0],
+        "Against the baseline: 0 move(s) added, 1 removed, 0 sent elsewhere; 1 split(s) added, 0 removed."
+    );
+    // Not unloaded any more, the 120 MB/s bundle is over loadBalancerNamespaceBundleMaxBandwidthMbytes
+    // (100 MiB/s = 104.9 MB/s), so BundleSplitterTask splits it (§5.3): a split the baseline did not make.
+    assert_eq!(
+        d.splits_added,
+        vec!["t/ns/0x00000000_0x10000000".to_string()]
+    );
+    assert_eq!(
+        text[1],
+        "Baseline: max 90.0% → 64.0%, max/mean 1.80 → 1.28, std 40.0% → 14.0%"
+    );
+    assert_eq!(text[3], "- t/ns/0x00000000_0x10000000 b1:8080 → b2:8080");
+
+    // The reverse: the move is added; a plan against itself is identical.
+    let back = diff_plans(&what_if, &baseline).unwrap();
+    assert_eq!(back.moves_added.len(), 1);
+    assert!(
+        diff_plans(&baseline, &baseline)
+            .unwrap()
+            .identical_decisions
+    );
+
+    // A manual unload of the same bundle elsewhere is a changed destination.
+    let mut three = threshold_snapshot("4.0.7");
+    three
+        .brokers
+        .insert("b3:8080".into(), broker(95.0, "4.0.7", &[]));
+    let base3 = make_plan(&three, &request(Profile::Pulsar4x)).unwrap();
+    let manual = PlanRequest {
+        operations: vec![
+            Operation::parse("unload-bundle=t/ns/0x00000000_0x10000000->b3:8080").unwrap(),
+        ],
+        leader_cycle: false,
+        ..request(Profile::Pulsar4x)
+    };
+    let what3 = make_plan(&three, &manual).unwrap();
+    let d3 = diff_plans(&base3, &what3).unwrap();
+    assert_eq!(d3.moves_changed.len(), 1, "{d3:#?}");
+    assert_eq!(d3.moves_changed[0].what_if.to.as_deref(), Some("b3:8080"));
+
+    // Plans of different snapshots are not compared.
+    assert!(matches!(
+        diff_plans(&baseline, &base3),
+        Err(DiffError::DifferentSnapshots { .. })
+    ));
 }

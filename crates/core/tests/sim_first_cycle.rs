@@ -55,11 +55,11 @@ fn planned(snapshot: &Snapshot, settings: &[(String, String)], seed: u64) -> Dec
     let reasons = plan
         .unloads
         .iter()
-        .map(|u| (u.bundle.clone(), u.reason.clone()))
+        .map(|u| (u.bundle.clone(), u.reason_text.clone()))
         .chain(
             plan.splits
                 .iter()
-                .map(|s| (s.bundle.clone(), s.reason.clone())),
+                .map(|s| (s.bundle.clone(), s.reason_text.clone())),
         )
         .collect();
     Decided {

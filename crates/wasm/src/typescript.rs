@@ -86,7 +86,10 @@ export interface PlannedUnload {
   from: string;
   to: string | null;
   pass_destination: boolean;
-  reason: string;
+  /** What decided: a stable snake_case `kind` and its numbers (docs/plan-model.md). */
+  reason: DecisionReason;
+  /** One line an operator can read. */
+  reason_text: string;
   detail: unknown;
   bytes_per_sec: number;
   msg_per_sec: number;
@@ -100,7 +103,8 @@ export interface PlannedSplit {
   algorithm: string;
   boundaries: number[];
   new_bundles: string[];
-  reason: string;
+  reason: DecisionReason;
+  reason_text: string;
   detail: unknown;
   permanent: boolean;
   origin: string;
@@ -110,6 +114,14 @@ export interface SkippedDecision {
   bundle: string;
   from: string;
   why: string;
+  reason: DecisionReason;
+}
+
+/** A decision's machine-readable reason: `kind` (e.g. `placement_chose_current_owner`,
+ * `recently_unloaded`, `isolation`) and the numbers that rule compared, flattened. */
+export interface DecisionReason {
+  kind: string;
+  [number: string]: unknown;
 }
 
 export interface BrokerLoadView {

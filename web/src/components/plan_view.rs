@@ -9,6 +9,7 @@ use std::rc::Rc;
 
 use lbplan_core::plan::summary::unload_bytes_per_sec;
 use lbplan_core::plan::{BalanceSummary, Plan};
+use lbplan_core::reason::DecisionReason;
 use lbplan_core::view::plan_lists::{self, MoveSort, PAGE_ROWS};
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
@@ -55,9 +56,9 @@ const OPEN_BROKERS: usize = 30;
 /// Groups listed before "show more".
 const GROUP_PAGE: usize = 50;
 
-/// A decision's reason in full (wrapping), with its numbers laid out under "numbers".
-fn reason_cell(reason: &str, detail: &serde_json::Value) -> Html {
-    let facts = plan_lists::reason_facts(detail);
+/// A decision's reason in full (wrapping), with its rule's kind and numbers laid out under "numbers".
+fn reason_cell(reason: &str, decided: &DecisionReason) -> Html {
+    let facts = plan_lists::reason_facts(&serde_json::to_value(decided).unwrap_or_default());
     html! {
         <>
             <span class="reason-text">{ reason.to_string() }</span>
@@ -224,7 +225,7 @@ pub fn plan_view(p: &PlanViewProps) -> Html {
                                                 if !u.pass_destination { <span class="muted small">{ " predicted" }</span> }
                                             </td>
                                             <td class="num">{ mib(unload_bytes_per_sec(u)) }</td>
-                                            <td class="reason">{ reason_cell(&u.reason, &u.detail) }</td>
+                                            <td class="reason">{ reason_cell(&u.reason_text, &u.reason) }</td>
                                         </tr>
                                     }) }
                                 </tbody>
@@ -263,7 +264,7 @@ pub fn plan_view(p: &PlanViewProps) -> Html {
                                             <td class="mono">{ &s.broker }</td>
                                             <td>{ &s.algorithm }</td>
                                             <td class="mono small">{ s.new_bundles.join(", ") }</td>
-                                            <td class="reason">{ reason_cell(&s.reason, &s.detail) }</td>
+                                            <td class="reason">{ reason_cell(&s.reason_text, &s.reason) }</td>
                                         </tr>
                                     }) }
                                 </tbody>
@@ -287,7 +288,13 @@ pub fn plan_view(p: &PlanViewProps) -> Html {
             if !plan.skipped.is_empty() {
                 <h3>{ "Skipped decisions" }</h3>
                 <ul data-testid="plan-skipped">
-                    { for plan.skipped.iter().map(|s| html! { <li><span class="mono">{ &s.bundle }</span>{ format!(" on {}: {}", s.from, s.why) }</li> }) }
+                    { for plan.skipped.iter().map(|s| html! {
+                        <li data-kind={s.reason.kind.as_str()}>
+                            if !s.bundle.is_empty() { <span class="mono">{ &s.bundle }</span>{ " " } }
+                            if !s.from.is_empty() { { "on " }<span class="mono">{ &s.from }</span> }
+                            { format!("{}{}", if s.bundle.is_empty() && s.from.is_empty() { "" } else { ": " }, s.why) }
+                        </li>
+                    }) }
                 </ul>
             }
             <h3>{ "Balance" }</h3>

@@ -89,7 +89,7 @@ apply() {
   if still_owned 'globex/clickstream/0x98000000_0xa0000000' 'broker-04.demo.svc:8080'; then
     "$PULSAR_ADMIN" namespaces unload --bundle '0x98000000_0xa0000000' --destinationBroker 'broker-10.demo.svc:8080' -- 'globex/clickstream'
   fi
-  # unload acme/orders/0x00000000_0x10000000 from broker-04.demo.svc:8080 to broker-00.demo.svc:8080: ThresholdShedder: broker usage 79.2% ≥ average 34.9% + threshold 10.0%; must shed 20.7 MiB/s, bundle carries 6.2 MiB/s; LeastLongTermMessageRate chose broker-00.demo.svc:8080 (least long-term message rate 19,191 msg/s (1 of 4 candidates tie)) after the even-distribution filter (loadBalancerDistributeBundlesEvenlyEnabled) left 4 of 12 brokers
+  # unload acme/orders/0x00000000_0x10000000 from broker-04.demo.svc:8080 to broker-00.demo.svc:8080: ThresholdShedder: broker usage 79.2% ≥ average 34.9% + threshold 10.0%; must shed 20.7 MiB/s, bundle carries 6.2 MiB/s; LeastLongTermMessageRate chose broker-00.demo.svc:8080 (least long-term message rate 19,191 msg/s (1 of 4 candidates tie)) after the even-distribution filter (loadBalancerDistributeBundlesEvenlyEnabled) left 4 of 12 brokers; runner-up broker-09.demo.svc:8080 at 19,256 msg/s
   if still_owned 'acme/orders/0x00000000_0x10000000' 'broker-04.demo.svc:8080'; then
     "$PULSAR_ADMIN" namespaces unload --bundle '0x00000000_0x10000000' --destinationBroker 'broker-00.demo.svc:8080' -- 'acme/orders'
   fi

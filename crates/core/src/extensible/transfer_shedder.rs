@@ -3,6 +3,7 @@
 //! persistence gate and pairs the most loaded brokers with the least loaded ones, walking each max
 //! broker's top bundles smallest first and optionally swapping bundles back from the min broker.
 
+use crate::reason::{DecisionReason, NotShed, ReasonKind};
 use indexmap::{IndexMap, IndexSet};
 
 use super::decision::{SkipReason, UnloadDecision, UnloadReason};
@@ -61,6 +62,37 @@ pub struct SheddingOutcome {
     pub stats: LoadStats,
     /// The hit counter after the call.
     pub unload_condition_hit_count: i64,
+    /// Brokers polled as the most loaded that gave nothing, with why.
+    pub not_shed: Vec<NotShed>,
+}
+
+/// The text of a TransferShedder why-not.
+fn transfer_why_not(max: &str, min: &str, reason: UnloadReason, why: &DecisionReason) -> String {
+    let n = |k: &str| why.number(k).unwrap_or(0.0);
+    let rule = match why.kind {
+        ReasonKind::SoleBundle => {
+            "its only top bundle would just move the problem (a broker keeps one bundle)"
+                .to_string()
+        }
+        ReasonKind::NoBundleFits => format!(
+            "its largest movable bundle ({:.1} MiB/s) overshoots the {:.1} MiB/s to offload and no swap with {min} compensates",
+            n("first_bundle_bytes_per_sec") / crate::units::MIB,
+            n("offload_bytes_per_sec") / crate::units::MIB
+        ),
+        _ => format!(
+            "none of its {} top bundles can move ({} recently unloaded, {} in loadBalancerSheddingExcludedNamespaces, {} not transferable to {min} by isolation or anti-affinity, {} without traffic, {} not owned)",
+            n("top_bundles"),
+            n("recently_unloaded"),
+            n("excluded_namespace"),
+            n("not_transferable"),
+            n("without_traffic"),
+            n("not_owned")
+        ),
+    };
+    format!(
+        "TransferShedder moves nothing from {max} ({}, paired with {min}): {rule}",
+        reason.name()
+    )
 }
 
 /// `TransferShedder` with its cross-cycle state.
@@ -171,8 +203,28 @@ impl TransferShedder {
                 reason,
             };
             match self.plan_pair(&pair, input, &settings, checks, &mut decisions) {
-                PairResult::NoTopBundles => brokers_with_empty_load_data += 1,
-                PairResult::FewBundles => brokers_with_few_bundles += 1,
+                PairResult::NoTopBundles => {
+                    brokers_with_empty_load_data += 1;
+                    out.not_shed.push(NotShed {
+                        broker: max_broker.clone(),
+                        why: format!(
+                            "TransferShedder moves nothing from {max_broker} ({}): it published no top bundles (loadBalancerMaxNumberOfBundlesInBundleLoadReport)",
+                            reason.name()
+                        ),
+                        reason: DecisionReason::new(ReasonKind::NoTopBundles)
+                            .with("unload_reason", reason.name()),
+                    });
+                }
+                PairResult::FewBundles(why) => {
+                    brokers_with_few_bundles += 1;
+                    out.not_shed.push(NotShed {
+                        broker: max_broker.clone(),
+                        why: transfer_why_not(&max_broker, &min_broker, reason, &why),
+                        reason: why
+                            .with("unload_reason", reason.name())
+                            .with("min_broker", min_broker.clone()),
+                    });
+                }
                 PairResult::Moved { offload_fraction } => stats.offload(
                     max_data.weighted_max_ema,
                     min_data.weighted_max_ema,
@@ -220,8 +272,14 @@ impl TransferShedder {
         };
         if max_top.len() == 1 {
             // A sole bundle is what overloads the broker; moving it only moves the problem.
-            return PairResult::FewBundles;
+            return PairResult::FewBundles(
+                DecisionReason::new(ReasonKind::SoleBundle).with("top_bundles", 1),
+            );
         }
+        // What kept each top bundle on the broker, for the why-not when nothing moves.
+        let (mut not_owned, mut excluded, mut recent, mut not_transferable, mut idle) =
+            (0_u32, 0_u32, 0_u32, 0_u32, 0_u32);
+        let mut overshoot: Option<f64> = None;
         // One iterator over the min broker's bundles for this whole max broker: a min bundle is
         // considered for swapping at most once.
         let mut min_iter = input
@@ -235,6 +293,7 @@ impl TransferShedder {
         for entry in max_top {
             let bundle = entry.bundle_name.as_str();
             if !checks.is_owner(bundle, pair.max_broker) {
+                not_owned += 1;
                 continue;
             }
             let namespace = namespace_of_bundle(bundle);
@@ -243,12 +302,15 @@ impl TransferShedder {
                 .iter()
                 .any(|ns| ns == namespace)
             {
+                excluded += 1;
                 continue;
             }
             if input.recently_unloaded_bundles.contains_key(bundle) {
+                recent += 1;
                 continue;
             }
             if !checks.is_transferable(bundle, pair.max_broker, Some(pair.min_broker)) {
+                not_transferable += 1;
                 continue;
             }
             if remaining_top_bundles <= 1 {
@@ -257,6 +319,7 @@ impl TransferShedder {
             }
             let max_broker_bundle_throughput = entry.stats.total_msg_throughput();
             if max_broker_bundle_throughput == 0.0 {
+                idle += 1;
                 continue;
             }
             let mut swap = false;
@@ -308,6 +371,7 @@ impl TransferShedder {
                     }
                 }
                 if !swap {
+                    overshoot = Some(max_broker_bundle_throughput);
                     break;
                 }
             }
@@ -339,7 +403,25 @@ impl TransferShedder {
                     / max_broker_throughput,
             }
         } else {
-            PairResult::FewBundles
+            let kind = if overshoot.is_some() {
+                ReasonKind::NoBundleFits
+            } else if recent > 0 {
+                ReasonKind::RecentlyUnloaded
+            } else {
+                ReasonKind::NoUnloadableBundle
+            };
+            let mut r = DecisionReason::new(kind)
+                .with("top_bundles", max_top.len())
+                .with("offload_bytes_per_sec", offload_throughput)
+                .with("not_owned", not_owned)
+                .with("excluded_namespace", excluded)
+                .with("recently_unloaded", recent)
+                .with("not_transferable", not_transferable)
+                .with("without_traffic", idle);
+            if let Some(t) = overshoot {
+                r = r.with("first_bundle_bytes_per_sec", t);
+            }
+            PairResult::FewBundles(r)
         }
     }
 }
@@ -355,8 +437,8 @@ struct BrokerPair<'a> {
 enum PairResult {
     /// The max broker published no top bundles.
     NoTopBundles,
-    /// A single top bundle, or nothing that could be moved.
-    FewBundles,
+    /// A single top bundle, or nothing that could be moved: why, for the plan's why-not.
+    FewBundles(DecisionReason),
     /// Something was moved; the load fraction to simulate.
     Moved { offload_fraction: f64 },
 }

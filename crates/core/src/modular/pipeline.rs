@@ -822,6 +822,8 @@ pub fn select_broker_for_bundle(
                 choice_set: vec![broker.clone()],
                 reason: "already preallocated to this broker".to_string(),
                 pick_rejected: false,
+                score: None,
+                runner_up: None,
             }),
             strategy: strategy_name,
             stages: Vec::new(),

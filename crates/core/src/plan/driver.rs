@@ -25,9 +25,13 @@ use super::model::PlannedSplit;
 use super::model::{Outlook, PLAN_FORMAT_VERSION, Plan, PlannedUnload, SkippedDecision};
 use super::names::{check_broker, check_namespace, check_topic};
 use super::operations::Operation;
-use super::reasons::{describe_placement, describe_shed_reason, describe_skip};
+use super::reasons::{
+    describe_placement, describe_shed_reason, describe_skip, skip_reason, unload_reason,
+    with_placement,
+};
 use super::settings::{apply_nic_speed_override, resolve_config};
 use super::splits::{SplitResult, apply_split, compute_split};
+use crate::reason::{DecisionReason, ReasonKind};
 use crate::split::{
     BrokerBundleStats, ModularSplitCandidate, SplitAlgorithm, SplitThresholds, auto_split_runs,
     find_bundles_to_split,
@@ -254,9 +258,13 @@ fn place_and_move(
     ctx: &mut PlacementContext,
     bundle: &str,
     from: &str,
-    origin: &str,
-    why: &str,
+    kind: ReasonKind,
 ) -> Option<PlannedUnload> {
+    let (origin, why) = match kind {
+        ReasonKind::RemoveBroker => ("remove-broker", "its broker was removed"),
+        ReasonKind::NamespaceUnload => ("manual", "namespace unload"),
+        _ => ("manual", "manual unload"),
+    };
     let bundle_data = data.bundle_data.get(bundle).copied().unwrap_or_default();
     let outcome = select_broker_for_bundle(
         bundle,
@@ -278,7 +286,8 @@ fn place_and_move(
         from: from.to_string(),
         to: Some(to),
         pass_destination: false,
-        reason: format!("{why}; {}", describe_placement(&outcome)),
+        reason: with_placement(DecisionReason::new(kind), &outcome),
+        reason_text: format!("{why}; {}", describe_placement(&outcome)),
         detail: serde_json::json!({ "operation": why, "placement": outcome }),
         bytes_per_sec: load.bytes_per_sec(),
         msg_per_sec: load.msg_per_sec(),
@@ -319,7 +328,9 @@ fn apply_operation(ws: &mut Workspace, op: &Operation, plan: &mut Plan) -> Resul
                         from,
                         to: Some(to.clone()),
                         pass_destination: true,
-                        reason: "manual unload to a chosen destinationBroker".to_string(),
+                        reason: DecisionReason::new(ReasonKind::ManualUnloadToDestination)
+                            .with("destination", to.clone()),
+                        reason_text: "manual unload to a chosen destinationBroker".to_string(),
                         detail: serde_json::json!({ "operation": op.to_string() }),
                         bytes_per_sec: load.bytes_per_sec(),
                         msg_per_sec: load.msg_per_sec(),
@@ -336,8 +347,7 @@ fn apply_operation(ws: &mut Workspace, op: &Operation, plan: &mut Plan) -> Resul
                         &mut ctx,
                         bundle,
                         &from,
-                        "manual",
-                        "manual unload",
+                        ReasonKind::ManualUnload,
                     )
                     .ok_or_else(|| op_error(op, "no broker is available to take the bundle"))?;
                     plan.unloads.push(unload);
@@ -371,8 +381,7 @@ fn apply_operation(ws: &mut Workspace, op: &Operation, plan: &mut Plan) -> Resul
                     &mut ctx,
                     &bundle,
                     &from,
-                    "manual",
-                    "namespace unload",
+                    ReasonKind::NamespaceUnload,
                 ) {
                     plan.unloads.push(u);
                 }
@@ -441,8 +450,7 @@ fn apply_operation(ws: &mut Workspace, op: &Operation, plan: &mut Plan) -> Resul
                     &mut ctx,
                     &bundle,
                     broker,
-                    "remove-broker",
-                    "its broker was removed",
+                    ReasonKind::RemoveBroker,
                 ) {
                     plan.unloads.push(u);
                 }
@@ -485,7 +493,11 @@ fn apply_operation(ws: &mut Workspace, op: &Operation, plan: &mut Plan) -> Resul
                         &owner,
                         chosen,
                         &split,
-                        "manual split".to_string(),
+                        (
+                            DecisionReason::new(ReasonKind::ManualSplit)
+                                .with("algorithm", chosen.name()),
+                            "manual split".to_string(),
+                        ),
                         serde_json::json!({ "operation": op.to_string() }),
                         "manual",
                     ));
@@ -497,6 +509,9 @@ fn apply_operation(ws: &mut Workspace, op: &Operation, plan: &mut Plan) -> Resul
                         "{} declined to split: {why} (Pulsar completes the call without splitting)",
                         chosen.name()
                     ),
+                    reason: DecisionReason::new(ReasonKind::SplitDeclined)
+                        .with("algorithm", chosen.name())
+                        .with("declined", why),
                 }),
             }
             Ok(())
@@ -512,6 +527,47 @@ pub(crate) fn shedding_reason(u: &crate::modular::leader::PlannedUnload) -> Stri
         describe_shed_reason(&u.shed_reason),
         describe_placement(&u.placement)
     )
+}
+
+/// A whole cycle off: which of the two switches is off.
+fn shedding_disabled_reason(cfg: &LoadBalancerConfig) -> DecisionReason {
+    DecisionReason::new(ReasonKind::SheddingDisabled)
+        .with("loadBalancerEnabled", cfg.load_balancer_enabled)
+        .with(
+            "loadBalancerSheddingEnabled",
+            cfg.load_balancer_shedding_enabled,
+        )
+}
+
+/// Every limit a split candidate exceeded, as numbers: `topics` and `topics_limit`, `sessions` and
+/// `sessions_limit`, `msg_rate_per_sec` and `msg_rate_limit_per_sec`, `throughput_bytes_per_sec`
+/// and `throughput_limit_bytes_per_sec`.
+fn split_triggers_reason(candidate: &ModularSplitCandidate) -> DecisionReason {
+    use crate::split::SplitTrigger;
+    let mut r = DecisionReason::new(ReasonKind::SplitThresholdsExceeded);
+    for t in &candidate.triggers {
+        r = match t {
+            SplitTrigger::Topics { topics, limit } => {
+                r.with("topics", *topics).with("topics_limit", *limit)
+            }
+            SplitTrigger::Sessions { sessions, limit } => {
+                r.with("sessions", *sessions).with("sessions_limit", *limit)
+            }
+            SplitTrigger::MsgRate {
+                msg_rate_per_sec,
+                limit_per_sec,
+            } => r
+                .with("msg_rate_per_sec", *msg_rate_per_sec)
+                .with("msg_rate_limit_per_sec", *limit_per_sec),
+            SplitTrigger::Bandwidth {
+                throughput_bytes_per_sec,
+                limit_bytes_per_sec,
+            } => r
+                .with("throughput_bytes_per_sec", *throughput_bytes_per_sec)
+                .with("throughput_limit_bytes_per_sec", *limit_bytes_per_sec),
+        };
+    }
+    r
 }
 
 /// Why `BundleSplitterTask` split a bundle: every limit it exceeded.
@@ -530,7 +586,8 @@ fn unloads_of(report: &SheddingCycleReport, snapshot: &Snapshot) -> Vec<PlannedU
                 from: u.from.clone(),
                 to: Some(u.to.clone()),
                 pass_destination: true,
-                reason: shedding_reason(u),
+                reason: unload_reason(&u.shed_reason, &u.placement),
+                reason_text: shedding_reason(u),
                 detail: serde_json::json!({ "shedding": u.shed_reason, "placement": u.placement }),
                 bytes_per_sec: load.bytes_per_sec(),
                 msg_per_sec: load.msg_per_sec(),
@@ -557,19 +614,22 @@ fn run_leader_cycle(ws: &mut Workspace, outlook_cycles: u32, plan: &mut Plan) {
     );
     data.recently_unloaded = steady_recently_unloaded;
     if let Some(skip) = &report.cycle_skipped {
-        let why = match skip {
-            CycleSkip::SheddingDisabled => {
+        let (why, reason) = match skip {
+            CycleSkip::SheddingDisabled => (
                 "no shedding: loadBalancerEnabled or loadBalancerSheddingEnabled is false"
-                    .to_string()
-            }
-            CycleSkip::SingleBroker { available } => {
-                format!("no shedding: only {available} broker available")
-            }
+                    .to_string(),
+                shedding_disabled_reason(&ws.cfg),
+            ),
+            CycleSkip::SingleBroker { available } => (
+                format!("no shedding: only {available} broker available"),
+                DecisionReason::new(ReasonKind::SingleBroker).with("available_brokers", *available),
+            ),
         };
         plan.skipped.push(SkippedDecision {
             bundle: String::new(),
             from: String::new(),
             why,
+            reason,
         });
         plan_auto_splits(ws, &data, plan);
         return;
@@ -580,6 +640,7 @@ fn run_leader_cycle(ws: &mut Workspace, outlook_cycles: u32, plan: &mut Plan) {
             bundle: String::new(),
             from: n.broker.clone(),
             why: n.why.clone(),
+            reason: n.reason.clone(),
         });
     }
     for s in &report.skipped {
@@ -587,6 +648,7 @@ fn run_leader_cycle(ws: &mut Workspace, outlook_cycles: u32, plan: &mut Plan) {
             bundle: s.bundle.clone(),
             from: s.from.clone(),
             why: describe_skip(s),
+            reason: skip_reason(s),
         });
     }
     for u in &unloads {
@@ -677,7 +739,7 @@ fn planned_split(
     owner: &str,
     algorithm: SplitAlgorithm,
     split: &SplitResult,
-    reason: String,
+    (reason, reason_text): (DecisionReason, String),
     detail: serde_json::Value,
     origin: &str,
 ) -> PlannedSplit {
@@ -692,6 +754,7 @@ fn planned_split(
             .map(|c| format!("{}/{}", split.namespace, c))
             .collect(),
         reason,
+        reason_text,
         detail,
         permanent: true,
         origin: origin.to_string(),
@@ -792,14 +855,15 @@ fn plan_auto_splits(ws: &mut Workspace, data: &LoadData, plan: &mut Plan) {
         match compute_split(&ws.snapshot, &ws.cfg, &candidate.bundle, algorithm, &[]) {
             Ok(Ok(split)) => {
                 apply_split(&mut ws.snapshot, &split);
-                let reason = split_reason(&triggers);
+                let reason_text = split_reason(&triggers);
+                let reason = split_triggers_reason(candidate);
                 let detail = serde_json::json!({ "triggers": triggers });
                 let planned = planned_split(
                     &candidate.bundle,
                     &owner,
                     algorithm,
                     &split,
-                    reason,
+                    (reason, reason_text),
                     detail,
                     "auto-split",
                 );
@@ -821,6 +885,10 @@ fn plan_auto_splits(ws: &mut Workspace, data: &LoadData, plan: &mut Plan) {
                     triggers.join("; "),
                     algorithm.name()
                 ),
+                reason: DecisionReason::new(ReasonKind::SplitDeclined)
+                    .with("algorithm", algorithm.name())
+                    .with("declined", why.clone())
+                    .with_fields_of(&split_triggers_reason(candidate).numbers, &[]),
             }),
         }
     }
@@ -847,6 +915,78 @@ fn owners_of<'b>(
     owners
 }
 
+/// A TransferShedder cycle that decided nothing, as a cycle-level skip.
+fn transfer_skip(
+    skip: crate::extensible::SkipReason,
+    stats: Option<(f64, f64)>,
+    cfg: &LoadBalancerConfig,
+) -> SkippedDecision {
+    let why = match (skip, stats) {
+        (crate::extensible::SkipReason::HitCount, Some((avg, std))) => format!(
+            "TransferShedder skipped the cycle (HitCount): load std {:.1}% vs loadBalancerBrokerLoadTargetStd {:.1}% (avg {:.1}%), no overloaded or underloaded outlier held for more than loadBalancerSheddingConditionHitCountThreshold = {} cycles",
+            std * 100.0,
+            cfg.load_balancer_broker_load_target_std * 100.0,
+            avg * 100.0,
+            cfg.load_balancer_shedding_condition_hit_count_threshold
+        ),
+        (other, _) => format!("TransferShedder skipped the cycle: {}", other.name()),
+    };
+    SkippedDecision {
+        bundle: String::new(),
+        from: String::new(),
+        why,
+        reason: transfer_skip_reason(skip, stats, cfg),
+    }
+}
+
+/// A TransferShedder move: `transfer_shedder_overloaded` / `_underloaded` with the cluster's load
+/// average and standard deviation against `loadBalancerBrokerLoadTargetStd`.
+fn transfer_reason(
+    why: crate::extensible::UnloadReason,
+    avg_std: Option<(f64, f64)>,
+    cfg: &LoadBalancerConfig,
+) -> DecisionReason {
+    let kind = match why {
+        crate::extensible::UnloadReason::Overloaded => ReasonKind::TransferShedderOverloaded,
+        crate::extensible::UnloadReason::Underloaded => ReasonKind::TransferShedderUnderloaded,
+    };
+    with_load_stats(DecisionReason::new(kind), avg_std, cfg)
+}
+
+fn with_load_stats(
+    mut r: DecisionReason,
+    avg_std: Option<(f64, f64)>,
+    cfg: &LoadBalancerConfig,
+) -> DecisionReason {
+    if let Some((avg, std)) = avg_std {
+        r = r
+            .with("load_avg_fraction", avg)
+            .with("load_std_fraction", std);
+    }
+    r.with(
+        "target_std_fraction",
+        cfg.load_balancer_broker_load_target_std,
+    )
+}
+
+/// A TransferShedder cycle that decided nothing: Pulsar's `Skip` reason name and the statistics.
+fn transfer_skip_reason(
+    skip: crate::extensible::SkipReason,
+    avg_std: Option<(f64, f64)>,
+    cfg: &LoadBalancerConfig,
+) -> DecisionReason {
+    let r = DecisionReason::new(ReasonKind::TransferShedderSkipped).with("skip", skip.name());
+    let r = with_load_stats(r, avg_std, cfg);
+    if skip == crate::extensible::SkipReason::HitCount {
+        r.with(
+            "hit_count_threshold",
+            cfg.load_balancer_shedding_condition_hit_count_threshold,
+        )
+    } else {
+        r
+    }
+}
+
 /// The extensible manager's cycle: TransferShedder on the brokers' published load data; decisions carry
 /// their destination (or are placed by extensible LeastResourceUsageWithWeight when transfers are off).
 fn run_extensible_leader_cycle(
@@ -862,6 +1002,7 @@ fn run_extensible_leader_cycle(
             from: String::new(),
             why: "no shedding: loadBalancerEnabled or loadBalancerSheddingEnabled is false"
                 .to_string(),
+            reason: shedding_disabled_reason(&ws.cfg),
         });
         return;
     }
@@ -876,6 +1017,14 @@ fn run_extensible_leader_cycle(
         .saturating_mul(60_000);
     let mut cycle = 1;
     let mut outcome = run_transfer_shedder(&mut shedder, &view, &ws.cfg, &recent, view.now_ms);
+    for n in &outcome.not_shed {
+        plan.skipped.push(SkippedDecision {
+            bundle: String::new(),
+            from: n.broker.clone(),
+            why: n.why.clone(),
+            reason: n.reason.clone(),
+        });
+    }
     let mut first_skip = outcome.skip_reason;
     let first_stats = outcome.load_avg_std;
     while outcome.decisions.is_empty()
@@ -920,7 +1069,8 @@ fn run_extensible_leader_cycle(
             from: d.source_broker.clone(),
             to,
             pass_destination: pass,
-            reason: format!("TransferShedder: {}{stats}", d.reason.name()),
+            reason: transfer_reason(d.reason, outcome.load_avg_std, &ws.cfg),
+            reason_text: format!("TransferShedder: {}{stats}", d.reason.name()),
             detail: d.to_json(),
             bytes_per_sec: load.bytes_per_sec(),
             msg_per_sec: load.msg_per_sec(),
@@ -928,6 +1078,11 @@ fn run_extensible_leader_cycle(
         });
     }
     if cycle == 1 {
+        if unloads.is_empty()
+            && let Some(skip) = first_skip
+        {
+            plan.skipped.push(transfer_skip(skip, first_stats, &ws.cfg));
+        }
         for u in &unloads {
             if let Some(to) = &u.to {
                 move_bundle(&mut ws.snapshot, &u.bundle, &u.from, to);
@@ -937,21 +1092,7 @@ fn run_extensible_leader_cycle(
         return;
     }
     if let Some(skip) = first_skip.take() {
-        let why = match (skip, first_stats) {
-            (crate::extensible::SkipReason::HitCount, Some((avg, std))) => format!(
-                "TransferShedder skipped the cycle (HitCount): load std {:.1}% vs loadBalancerBrokerLoadTargetStd {:.1}% (avg {:.1}%), no overloaded or underloaded outlier held for more than loadBalancerSheddingConditionHitCountThreshold = {} cycles",
-                std * 100.0,
-                ws.cfg.load_balancer_broker_load_target_std * 100.0,
-                avg * 100.0,
-                ws.cfg.load_balancer_shedding_condition_hit_count_threshold
-            ),
-            (other, _) => format!("TransferShedder skipped the cycle: {}", other.name()),
-        };
-        plan.skipped.push(SkippedDecision {
-            bundle: String::new(),
-            from: String::new(),
-            why,
-        });
+        plan.skipped.push(transfer_skip(skip, first_stats, &ws.cfg));
     }
     let acts = !unloads.is_empty();
     let mut sources: Vec<&str> = unloads.iter().map(|u| u.from.as_str()).collect();

@@ -202,6 +202,8 @@ pub struct ExtensibleCycle {
     pub decisions: Vec<UnloadDecision>,
     pub skip_reason: Option<SkipReason>,
     pub load_avg_std: Option<(f64, f64)>,
+    /// Most-loaded brokers that gave nothing, with why.
+    pub not_shed: Vec<crate::reason::NotShed>,
 }
 
 pub fn run_transfer_shedder(
@@ -227,6 +229,7 @@ pub fn run_transfer_shedder(
         decisions: out.decisions,
         skip_reason: out.skip_reason,
         load_avg_std: out.load_avg_std,
+        not_shed: out.not_shed,
     }
 }
 

@@ -4,6 +4,7 @@
 pub mod apply;
 pub mod balance;
 pub mod broker_pairs;
+pub mod diff;
 pub mod driver;
 pub mod export;
 pub mod export_format;

@@ -4,9 +4,12 @@
 use serde::{Deserialize, Serialize};
 
 use super::verdict::Verdict;
+use crate::reason::DecisionReason;
 
-/// Version of the plan JSON format (2: the `verdict`, which the exports' refusal to apply reads).
-pub const PLAN_FORMAT_VERSION: u32 = 2;
+/// Version of the plan JSON format (2: the `verdict`, which the exports' refusal to apply reads;
+/// 3: every decision's `reason` is a machine-readable [`DecisionReason`] — `kind` and numbers — and
+/// the one-line text of unloads and splits moved to `reason_text`).
+pub const PLAN_FORMAT_VERSION: u32 = 3;
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Plan {
@@ -51,9 +54,11 @@ pub struct PlannedUnload {
     /// Whether the unload call names `to` as `destinationBroker` (the leader's shedding always does;
     /// a manual unload without a destination lets the next lookup choose, which `to` predicts).
     pub pass_destination: bool,
+    /// What decided, for tools: a stable `kind` and its numbers (`docs/plan-model.md`).
+    pub reason: DecisionReason,
     /// One line an operator can read.
-    pub reason: String,
-    /// The structured reason: which rule fired, with its numbers.
+    pub reason_text: String,
+    /// The strategy's full record: the rule that fired, the placement pipeline, every candidate.
     pub detail: serde_json::Value,
     /// Short-term throughput moved with the bundle (in + out).
     pub bytes_per_sec: f64,
@@ -72,7 +77,10 @@ pub struct PlannedSplit {
     pub boundaries: Vec<u32>,
     /// The children, as full bundle names.
     pub new_bundles: Vec<String>,
-    pub reason: String,
+    /// What decided, for tools: a stable `kind` and its numbers.
+    pub reason: DecisionReason,
+    /// One line an operator can read.
+    pub reason_text: String,
     pub detail: serde_json::Value,
     /// Pulsar cannot merge bundles: a split is permanent.
     pub permanent: bool,
@@ -81,9 +89,14 @@ pub struct PlannedSplit {
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SkippedDecision {
+    /// Empty for a broker-level or cycle-level skip.
     pub bundle: String,
+    /// Empty for a cycle-level skip.
     pub from: String,
+    /// One line an operator can read.
     pub why: String,
+    /// Why not, for tools: a stable `kind` and its numbers.
+    pub reason: DecisionReason,
 }
 
 /// One broker's load as the plan shows it.

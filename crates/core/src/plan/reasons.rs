@@ -7,6 +7,7 @@ use super::summary::{count, rate, readable_rates};
 use crate::modular::leader::{SkipReason, SkippedUnload};
 use crate::modular::pipeline::PlacementOutcome;
 use crate::modular::shedding::{ShedReason, TrafficMetric};
+use crate::reason::{DecisionReason, ReasonKind};
 
 fn pct(fraction: f64) -> String {
     format!("{:.1}%", fraction * 100.0)
@@ -161,6 +162,19 @@ fn short_choice_reason(reason: &str) -> &str {
         .unwrap_or(reason)
 }
 
+/// A placement score in the strategy's unit: long-term msg/s for LeastLongTermMessageRate (+inf:
+/// overloaded), smoothed usage for LeastResourceUsageWithWeight.
+fn score_text(strategy: &str, score: f64) -> String {
+    if score.is_infinite() {
+        return "+inf (overloaded)".to_string();
+    }
+    if strategy.contains("LeastResourceUsageWithWeight") {
+        format!("{:.1}% smoothed usage", score * 100.0)
+    } else {
+        format!("{} msg/s", count(score))
+    }
+}
+
 pub fn describe_placement(outcome: &PlacementOutcome) -> String {
     let Some(broker) = &outcome.broker else {
         return "no broker available".to_string();
@@ -174,10 +188,10 @@ pub fn describe_placement(outcome: &PlacementOutcome) -> String {
         (_, Some(n)) if n.left == 1 && !n.restored => {
             format!("{}, so {} chose {broker}", n.steps, outcome.strategy)
         }
+        // The strategy's own line already counts the tie ("390 of 822 candidates …").
         (Some(choice), _) if choice.choice_set.len() > 1 => format!(
-            "{} picked {broker} at random among {} equally good brokers ({})",
+            "{} picked {broker} at random ({})",
             outcome.strategy,
-            choice.choice_set.len(),
             readable_rates(short_choice_reason(&choice.reason))
         ),
         (Some(choice), _) => format!(
@@ -194,6 +208,13 @@ pub fn describe_placement(outcome: &PlacementOutcome) -> String {
         if n.restored {
             text.push_str("; none was left, so the policy-only set was restored");
         }
+    }
+    if let Some(up) = outcome.choice.as_ref().and_then(|c| c.runner_up.as_ref()) {
+        text.push_str(&format!(
+            "; runner-up {} at {}",
+            up.broker,
+            score_text(&outcome.strategy, up.score)
+        ));
     }
     if let Some(first) = &outcome.overloaded_first_choice {
         text.push_str(&format!(
@@ -234,6 +255,90 @@ fn shed_strategy(r: &ShedReason) -> &'static str {
     }
 }
 
+/// The kind of a shedding strategy's selection, with the numbers it compared.
+pub fn shed_reason(reason: &ShedReason) -> DecisionReason {
+    let kind = match reason {
+        ShedReason::ThresholdShedder {
+            lower_boundary: true,
+            ..
+        } => ReasonKind::ThresholdShedderLowerBoundary,
+        ShedReason::ThresholdShedder { .. } => ReasonKind::ThresholdShedder,
+        ShedReason::OverloadShedder { .. } => ReasonKind::OverloadShedder,
+        ShedReason::UniformLoadShedder { .. } => ReasonKind::UniformLoadShedder,
+        ShedReason::AvgShedder { .. } => ReasonKind::AvgShedder,
+    };
+    DecisionReason::new(kind).with_fields_of(reason, &["strategy", "lower_boundary"])
+}
+
+/// The candidates the strategy was given (the last pipeline stage's), when the stages were recorded.
+fn candidate_count(outcome: &PlacementOutcome) -> Option<usize> {
+    outcome.stages.last().map(|s| s.remaining.len())
+}
+
+/// The last filter that removed a broker before the strategy chose, as a stable id (the pipeline
+/// stage without `after_`: `namespace_policies`, `large_topic_count`, `anti_affinity`,
+/// `distribute_evenly`, `broker_filters`); `None` when none did.
+fn deciding_filter(outcome: &PlacementOutcome) -> Option<&str> {
+    outcome
+        .stages
+        .iter()
+        .filter(|s| !s.removed.is_empty() && filter_name(&s.stage).is_some())
+        .filter_map(|s| s.stage.strip_prefix("after_"))
+        .next_back()
+}
+
+/// Adds where placement put the bundle and why: the destination, the strategy, the candidate count,
+/// the deciding filter, the winner's and the runner-up's scores.
+pub fn with_placement(mut r: DecisionReason, outcome: &PlacementOutcome) -> DecisionReason {
+    r = r
+        .with("destination", outcome.broker.clone())
+        .with("placement_strategy", outcome.strategy.clone())
+        .with("preallocated", outcome.from_preallocation);
+    if let Some(n) = candidate_count(outcome) {
+        r = r.with("candidates", n);
+    }
+    if let Some(f) = deciding_filter(outcome) {
+        r = r.with("deciding_filter", f.to_string());
+    }
+    if let Some(choice) = &outcome.choice {
+        r = r.with("tied", choice.choice_set.len());
+        if let Some(score) = choice.score {
+            r = r.with("score", score);
+        }
+        if let Some(up) = &choice.runner_up {
+            r = r
+                .with("runner_up", up.broker.clone())
+                .with("runner_up_score", up.score);
+        }
+    }
+    r
+}
+
+/// A shedding unload: the shedder's kind and numbers, then where placement put it.
+pub fn unload_reason(reason: &ShedReason, placement: &PlacementOutcome) -> DecisionReason {
+    with_placement(shed_reason(reason), placement)
+}
+
+/// A selection the leader did not carry out: the skip's kind, the shedder's numbers, and the
+/// placement's when placement decided (`placement_chose_current_owner`, apache/pulsar#20822).
+pub fn skip_reason(s: &SkippedUnload) -> DecisionReason {
+    let kind = match s.why {
+        SkipReason::ExcludedNamespace => ReasonKind::ExcludedNamespace,
+        SkipReason::NamespacePolicies => ReasonKind::Isolation,
+        SkipReason::AntiAffinity => ReasonKind::AntiAffinity,
+        SkipReason::NoBrokerAvailable => ReasonKind::NoBrokerAvailable,
+        SkipReason::SameBroker => ReasonKind::PlacementChoseCurrentOwner,
+    };
+    let shed = shed_reason(&s.shed_reason);
+    let mut r = DecisionReason::new(kind)
+        .with("shedding", shed.kind.as_str())
+        .with_fields_of(&shed.numbers, &[]);
+    if let Some(p) = &s.placement {
+        r = with_placement(r, p);
+    }
+    r
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -262,6 +367,8 @@ mod tests {
                     scores.join(", ")
                 ),
                 pick_rejected: false,
+                score: None,
+                runner_up: None,
             }),
             strategy: "LeastLongTermMessageRate".into(),
             stages: vec![

@@ -1,6 +1,7 @@
 //! The proposal document: the plan (in the existing plan format, so every plan view and export
 //! works on it), the trade-off curve, the "would Pulsar undo it?" check, and plain-words notes.
 
+use crate::reason::{DecisionReason, ReasonKind};
 use serde::{Deserialize, Serialize};
 
 use super::search::{Step, StepKind, TooBig};
@@ -83,7 +84,7 @@ pub fn label_unloads(plan: &mut Plan, steps: &[Step], goal: &str) {
             StepKind::Drain => format!("rebalance: drains {}", s.from),
             StepKind::Balance => format!("rebalance toward {goal}"),
         };
-        u.reason = format!(
+        u.reason_text = format!(
             "{why}: {} {:.1} % → {:.1} %, {} {:.1} % → {:.1} %",
             s.from,
             s.from_usage_before * 100.0,
@@ -92,16 +93,15 @@ pub fn label_unloads(plan: &mut Plan, steps: &[Step], goal: &str) {
             s.to_usage_before * 100.0,
             s.to_usage_after * 100.0
         );
-        u.detail = serde_json::json!({
-            "kind": "rebalance",
-            "step": s.kind,
-            "goal": goal,
-            "from_usage_before_fraction": s.from_usage_before,
-            "from_usage_after_fraction": s.from_usage_after,
-            "to_usage_before_fraction": s.to_usage_before,
-            "to_usage_after_fraction": s.to_usage_after,
-            "max_over_mean_after": s.balance_after.max_over_mean,
-        });
+        u.reason = DecisionReason::new(ReasonKind::Rebalance)
+            .with("step", serde_json::to_value(s.kind).unwrap_or_default())
+            .with("goal", goal)
+            .with("from_usage_before_fraction", s.from_usage_before)
+            .with("from_usage_after_fraction", s.from_usage_after)
+            .with("to_usage_before_fraction", s.to_usage_before)
+            .with("to_usage_after_fraction", s.to_usage_after)
+            .with("max_over_mean_after", s.balance_after.max_over_mean);
+        u.detail = serde_json::to_value(&u.reason).unwrap_or_default();
         u.origin = "rebalance".to_string();
     }
 }

@@ -106,7 +106,7 @@ pub fn explain(check: &StickCheck) -> String {
     if let Some(u) = check.would_move.first() {
         out.push_str(&format!(
             ": e.g. {} from {}: {}",
-            u.bundle, u.from, u.reason
+            u.bundle, u.from, u.reason_text
         ));
     }
     out

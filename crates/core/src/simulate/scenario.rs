@@ -360,8 +360,13 @@ fn parse_event(v: &Value, path: &str) -> Result<Event, ReplayError> {
             let value = o
                 .get("value")
                 .ok_or_else(|| ReplayError::malformed(format!("{path}.value"), "required"))?;
+            let key = need("key")?;
+            // A mistyped key would otherwise be ignored and the run would compare settings the
+            // operator believes are applied: refused with the nearest known key, as `--set` is.
+            crate::config::LoadBalancerConfig::check_key(&key)
+                .map_err(|e| ReplayError::malformed(format!("{path}.key"), e.to_string()))?;
             EventKind::SetConfig {
-                key: need("key")?,
+                key,
                 value: conf_text(value, &format!("{path}.value"))?,
             }
         }
@@ -511,5 +516,22 @@ mod tests {
         }
         assert!(Scenario::from_json_text(r#"{"format_version":2}"#).is_err());
         assert!(Scenario::from_json_text("[").is_err());
+    }
+
+    #[test]
+    fn a_mistyped_set_config_key_is_refused_with_the_nearest_key() {
+        let bad = r#"{"format_version":1,"events":[{"cycle":2,"kind":"set_config","key":"loadBalancerShedingEnabled","value":"false"}]}"#;
+        match Scenario::from_json_text(bad) {
+            Err(ReplayError::Malformed { path, message }) => {
+                assert_eq!(path, "$.events[0].key");
+                assert!(
+                    message.contains("did you mean `loadBalancerSheddingEnabled`?"),
+                    "{message}"
+                );
+            }
+            other => panic!("{other:?}"),
+        }
+        let good = r#"{"format_version":1,"events":[{"cycle":2,"kind":"set_config","key":"loadBalancerSheddingEnabled","value":"false"}]}"#;
+        assert!(Scenario::from_json_text(good).is_ok());
     }
 }

@@ -172,7 +172,8 @@ fn fact_value(key: &str, v: &Value) -> Option<String> {
     }
 }
 
-/// The scalar fields of a structured reason, depth first in the reason's own order. Lists (e.g.
+/// The scalar fields of a structured reason (a decision's `reason`: its kind and numbers), depth
+/// first in the reason's own order. Lists (e.g.
 /// every candidate's score) are counted, not spelled out: the JSON export has them in full.
 pub fn reason_facts(detail: &Value) -> Vec<ReasonFact> {
     fn walk(prefix: &str, v: &Value, out: &mut Vec<ReasonFact>, depth: usize) {
@@ -250,6 +251,7 @@ pub fn usage_changes(plan: &Plan) -> Vec<UsageChange<'_>> {
 mod tests {
     use super::*;
     use crate::plan::BrokerLoadView;
+    use crate::reason::{DecisionReason, ReasonKind};
     use serde_json::json;
 
     fn unload(bundle: &str, from: &str, to: &str, bytes: f64) -> PlannedUnload {
@@ -258,7 +260,8 @@ mod tests {
             from: from.into(),
             to: Some(to.into()),
             pass_destination: true,
-            reason: String::new(),
+            reason: DecisionReason::new(ReasonKind::ThresholdShedder),
+            reason_text: String::new(),
             detail: Value::Null,
             bytes_per_sec: bytes,
             msg_per_sec: 0.0,
@@ -273,7 +276,8 @@ mod tests {
             algorithm: "range_equally_divide".into(),
             boundaries: vec![],
             new_bundles: vec![],
-            reason: String::new(),
+            reason: DecisionReason::new(ReasonKind::SplitThresholdsExceeded),
+            reason_text: String::new(),
             detail: Value::Null,
             permanent: true,
             origin: "automatic".into(),

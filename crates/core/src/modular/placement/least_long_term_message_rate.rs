@@ -115,7 +115,14 @@ impl PlacementStrategy for LeastLongTermMessageRate {
                 listed("; scores: ", "")
             )
         };
-        pick_among(best, reason, picker)
+        let choice = pick_among(best, reason, picker)?;
+        if trace == PipelineTrace::Off {
+            return Some(choice);
+        }
+        Some(choice.with_scores(candidates.iter().filter_map(|name| {
+            let broker = data.brokers.get(name)?;
+            Some((name.as_str(), long_term_message_rate_score(broker, cfg)))
+        })))
     }
 }
 

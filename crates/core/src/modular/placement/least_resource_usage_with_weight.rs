@@ -133,7 +133,15 @@ impl PlacementStrategy for LeastResourceUsageWithWeight {
                 fmt_num(avg_usage * 100.0),
             )
         };
-        pick_among(best, reason, picker)
+        let choice = pick_among(best, reason, picker)?;
+        if trace == PipelineTrace::Off {
+            return Some(choice);
+        }
+        let history = &self.history;
+        Some(choice.with_scores(usable.iter().map(|name| {
+            let smoothed = history.get(name).copied().unwrap_or(MAX_RESOURCE_USAGE);
+            (name.as_str(), smoothed)
+        })))
     }
 
     /// Drops the history of brokers that left.

@@ -30,6 +30,43 @@ pub struct PlacementChoice {
     pub reason: String,
     /// An outside pick was offered and was not in `choice_set`.
     pub pick_rejected: bool,
+    /// The winner's score in the strategy's own measure (lower is better), when it scores.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub score: Option<f64>,
+    /// The best-scoring other candidate: what an operator asks "why not that one?" about.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub runner_up: Option<RunnerUp>,
+}
+
+/// The second choice of a scoring strategy, with its score.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunnerUp {
+    pub broker: String,
+    pub score: f64,
+}
+
+impl PlacementChoice {
+    /// Records the winner's score and the lowest-scoring other candidate (the first on ties) from
+    /// `(broker, score)` pairs. Non-finite scores (+inf: overloaded) are left out, so the plan's
+    /// JSON never holds a null for a number.
+    pub fn with_scores<'a>(mut self, scores: impl IntoIterator<Item = (&'a str, f64)>) -> Self {
+        let mut runner_up: Option<RunnerUp> = None;
+        for (broker, score) in scores {
+            if !score.is_finite() {
+                continue;
+            }
+            if broker == self.broker {
+                self.score = Some(score);
+            } else if runner_up.as_ref().is_none_or(|r| score < r.score) {
+                runner_up = Some(RunnerUp {
+                    broker: broker.to_string(),
+                    score,
+                });
+            }
+        }
+        self.runner_up = runner_up;
+        self
+    }
 }
 
 /// How much of a placement decision is explained. Decisions are the same at every level; only the
@@ -113,6 +150,8 @@ pub fn pick_among(
         choice_set,
         reason,
         pick_rejected,
+        score: None,
+        runner_up: None,
     })
 }
 

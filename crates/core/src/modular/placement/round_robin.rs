@@ -67,6 +67,8 @@ impl PlacementStrategy for RoundRobinBrokerSelector {
             choice_set: vec![broker],
             reason,
             pick_rejected: false,
+            score: None,
+            runner_up: None,
         })
     }
 }

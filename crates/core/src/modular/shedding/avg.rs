@@ -4,14 +4,16 @@
 
 use indexmap::IndexMap;
 
+use super::candidates::no_candidate_reason;
 use super::candidates::{
     Candidate, java_double_compare, ranked_candidates, short_term_rate, short_term_throughput,
 };
-use super::{LoadSheddingStrategy, ShedReason, TrafficMetric, UnloadDecision};
+use super::{LoadSheddingStrategy, NotShed, ShedReason, TrafficMetric, UnloadDecision};
 use crate::config::{LoadBalancerConfig, Profile};
 use crate::model::{BundleData, TimeAverageMessageData};
 use crate::modular::LoadData;
 use crate::modular::placement::{PipelineTrace, PlacementChoice, PlacementStrategy};
+use crate::reason::{DecisionReason, ReasonKind};
 use crate::rng::Picker;
 
 /// The key of a remembered destination: Pulsar's `Map<BundleData, String>` compares `BundleData`
@@ -83,6 +85,8 @@ pub struct AvgShedder {
     hit_count_low: IndexMap<String, i64>,
     /// `bundleBrokerMap`: where a shed (or placed) bundle is to go.
     planned_destinations: IndexMap<DestinationKey, String>,
+    /// The high brokers of the last cycle's pairs that shed nothing, and why.
+    not_shed: Vec<NotShed>,
 }
 
 /// One pair of the cycle: low (destination) and high (source) broker.
@@ -99,6 +103,7 @@ impl AvgShedder {
             hit_count_high: IndexMap::new(),
             hit_count_low: IndexMap::new(),
             planned_destinations: IndexMap::new(),
+            not_shed: Vec::new(),
         }
     }
 
@@ -196,6 +201,7 @@ impl LoadSheddingStrategy for AvgShedder {
         let hit_high_needed = cfg.load_balancer_avg_shedder_hit_count_high_threshold;
         let hit_low_needed = cfg.load_balancer_avg_shedder_hit_count_low_threshold;
         let weights = cfg.resource_weights();
+        self.not_shed.clear();
 
         self.broker_score_pct.clear();
         let mut order: Vec<&str> = Vec::with_capacity(data.brokers.len());
@@ -220,7 +226,33 @@ impl LoadSheddingStrategy for AvgShedder {
             let (high_hi, low_hi) = self.hit_counts(pair.high);
             let high_hit = high_lo >= hit_high_needed || high_hi >= hit_high_needed;
             let low_hit = low_lo >= hit_low_needed || low_hi >= hit_low_needed;
+            let (high_score, low_score) = (self.score(pair.high), self.score(pair.low));
+            let over = format!(
+                "AvgShedder sheds nothing from {}: paired with {} (score {high_score:.1} vs {low_score:.1}, gap ≥ loadBalancerAvgShedderLowThreshold = {low_threshold}), but",
+                pair.high, pair.low
+            );
+            let paired = |kind: ReasonKind| {
+                DecisionReason::new(kind)
+                    .with("low_broker", pair.low)
+                    .with("high_score_pct", high_score)
+                    .with("low_score_pct", low_score)
+                    .with("low_threshold_pct", low_threshold)
+                    .with("high_threshold_pct", high_threshold)
+            };
             if !high_hit && !low_hit {
+                let high_count = high_lo.max(high_hi);
+                let low_count = low_lo.max(low_hi);
+                self.not_shed.push(NotShed {
+                    broker: pair.high.to_string(),
+                    why: format!(
+                        "{over} consecutive cycles with a gap ≥ loadBalancerAvgShedderHighThreshold = {high_threshold}: {high_count} < loadBalancerAvgShedderHitCountHighThreshold = {hit_high_needed}; with a gap ≥ the low threshold: {low_count} < loadBalancerAvgShedderHitCountLowThreshold = {hit_low_needed}"
+                    ),
+                    reason: paired(ReasonKind::HitCountBelowThreshold)
+                        .with("hit_count_high", high_count)
+                        .with("hit_count_high_threshold", hit_high_needed)
+                        .with("hit_count_low", low_count)
+                        .with("hit_count_low_threshold", hit_low_needed),
+                });
                 continue;
             }
             self.forget_hits(pair.low, pair.high);
@@ -236,14 +268,26 @@ impl LoadSheddingStrategy for AvgShedder {
             let rate_need = (max_rate - min_rate) * max_unload;
             let tp_need = (max_tp - min_tp) * max_unload;
 
-            let (metric, mut need, value_of): (_, _, fn(&BundleData) -> f64) =
-                if rate_need > min_msg {
-                    (TrafficMetric::MsgRate, rate_need, short_term_rate)
-                } else if tp_need > min_throughput {
-                    (TrafficMetric::MsgThroughput, tp_need, short_term_throughput)
-                } else {
-                    continue;
-                };
+            let (metric, mut need, value_of): (_, _, fn(&BundleData) -> f64) = if rate_need
+                > min_msg
+            {
+                (TrafficMetric::MsgRate, rate_need, short_term_rate)
+            } else if tp_need > min_throughput {
+                (TrafficMetric::MsgThroughput, tp_need, short_term_throughput)
+            } else {
+                self.not_shed.push(NotShed {
+                        broker: pair.high.to_string(),
+                        why: format!(
+                            "{over} {max_unload} × the message-rate gap = {rate_need:.0} msg/s is not above minUnloadMessage = {min_msg} and {max_unload} × the throughput gap = {tp_need:.0} B/s is not above minUnloadMessageThroughput = {min_throughput}"
+                        ),
+                        reason: paired(ReasonKind::BelowMinUnload)
+                            .with("msg_rate_need", rate_need)
+                            .with("min_unload_message", min_msg)
+                            .with("msg_throughput_need", tp_need)
+                            .with("min_unload_message_throughput", min_throughput),
+                    });
+                continue;
+            };
             // Pulsar only warns when the high broker has a single bundle; it still sheds it.
             let candidates: Vec<Candidate<'_>> = ranked_candidates(
                 data,
@@ -251,6 +295,14 @@ impl LoadSheddingStrategy for AvgShedder {
                 &high.local,
                 value_of,
             );
+            let before = out.len();
+            let first_need = need;
+            let smallest = candidates
+                .iter()
+                .map(|c| c.value)
+                .filter(|v| *v > 0.0)
+                .fold(f64::INFINITY, f64::min);
+            let none_left = candidates.is_empty();
             for c in candidates {
                 if c.value > 0.0 && c.value <= need {
                     out.push(UnloadDecision {
@@ -271,8 +323,32 @@ impl LoadSheddingStrategy for AvgShedder {
                     need += -c.value;
                 }
             }
+            if out.len() == before {
+                let reason = if none_left {
+                    no_candidate_reason(
+                        data,
+                        self.profile.filters_v1_heartbeat_names(),
+                        &high.local,
+                    )
+                } else {
+                    paired(ReasonKind::NoBundleFits)
+                        .with("need", first_need)
+                        .with("smallest_bundle_value", smallest)
+                };
+                self.not_shed.push(NotShed {
+                    broker: pair.high.to_string(),
+                    why: format!(
+                        "{over} no bundle with traffic fits in the {first_need:.0} left to move"
+                    ),
+                    reason,
+                });
+            }
         }
         out
+    }
+
+    fn not_shed(&self) -> Vec<NotShed> {
+        self.not_shed.clone()
     }
 }
 
@@ -308,6 +384,8 @@ impl PlacementStrategy for AvgShedder {
                     "AvgShedder: {bundle} was shed towards {dest}, its paired low-load broker"
                 ),
                 pick_rejected: false,
+                score: None,
+                runner_up: None,
             });
         }
         let mut sorted: Vec<String> = candidates.to_vec();
@@ -331,6 +409,8 @@ impl PlacementStrategy for AvgShedder {
             ),
             choice_set: sorted,
             pick_rejected: pick.rejected_outside_pick,
+            score: None,
+            runner_up: None,
         })
     }
 }

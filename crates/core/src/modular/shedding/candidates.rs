@@ -7,6 +7,7 @@ use crate::model::{BundleData, LocalBrokerData};
 use crate::modular::LoadData;
 use crate::modular::is_heartbeat_or_sla_namespace;
 use crate::modular::load_data::namespace_of_bundle;
+use crate::reason::{DecisionReason, ReasonKind};
 
 /// One bundle of a broker that may be unloaded, with the metric it was ranked by.
 #[derive(Clone, Copy, Debug)]
@@ -106,6 +107,35 @@ pub(crate) fn pick_until_covered<'a>(
         }
     }
     picked
+}
+
+/// Why a broker with several bundles has no candidate: how many of its bundles each exclusion took
+/// (`recently_unloaded` when any was unloaded within the grace period, else `no_unloadable_bundle`).
+pub(crate) fn no_candidate_reason(
+    data: &LoadData,
+    include_v1_heartbeat_names: bool,
+    broker: &LocalBrokerData,
+) -> DecisionReason {
+    let (mut recent, mut heartbeat, mut no_data) = (0_u64, 0_u64, 0_u64);
+    for name in &broker.bundles {
+        if is_heartbeat_or_sla_namespace(namespace_of_bundle(name), include_v1_heartbeat_names) {
+            heartbeat += 1;
+        } else if !data.bundle_data.contains_key(name.as_str()) {
+            no_data += 1;
+        } else if data.recently_unloaded.contains_key(name.as_str()) {
+            recent += 1;
+        }
+    }
+    let kind = if recent > 0 {
+        ReasonKind::RecentlyUnloaded
+    } else {
+        ReasonKind::NoUnloadableBundle
+    };
+    DecisionReason::new(kind)
+        .with("bundles", broker.bundles.len())
+        .with("recently_unloaded", recent)
+        .with("heartbeat_or_sla", heartbeat)
+        .with("without_bundle_data", no_data)
 }
 
 #[cfg(test)]

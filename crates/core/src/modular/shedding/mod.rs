@@ -83,13 +83,7 @@ pub enum ShedReason {
     },
 }
 
-/// A broker over the strategy's shedding threshold that the last selection shed nothing from, and why
-/// (with the numbers): a plan must not leave a broker that looks overloaded unexplained.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct NotShed {
-    pub broker: String,
-    pub why: String,
-}
+pub use crate::reason::NotShed;
 
 /// A modular shedding strategy. Stateful strategies keep their history across calls.
 pub trait LoadSheddingStrategy {

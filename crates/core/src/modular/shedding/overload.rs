@@ -2,11 +2,13 @@
 //! `loadBalancerBrokerOverloadedThresholdPercentage`.
 
 use super::candidates::{
-    has_several_bundles, pick_until_covered, ranked_candidates, short_term_throughput,
+    has_several_bundles, no_candidate_reason, pick_until_covered, ranked_candidates,
+    short_term_throughput,
 };
 use super::{LoadSheddingStrategy, NotShed, ShedReason, UnloadDecision};
 use crate::config::{LoadBalancerConfig, Profile};
 use crate::modular::LoadData;
+use crate::reason::{DecisionReason, ReasonKind};
 
 /// `ADDITIONAL_THRESHOLD_PERCENT_MARGIN`: aim 5 points below the threshold.
 const ADDITIONAL_THRESHOLD_PERCENT_MARGIN: f64 = 0.05;
@@ -65,6 +67,10 @@ impl LoadSheddingStrategy for OverloadShedder {
                         over(),
                         broker.local.bundles.len()
                     ),
+                    reason: DecisionReason::new(ReasonKind::SoleBundle)
+                        .with("bundles", broker.local.bundles.len())
+                        .with("broker_usage_fraction", usage)
+                        .with("overload_threshold_fraction", threshold),
                 });
                 continue;
             }
@@ -81,6 +87,13 @@ impl LoadSheddingStrategy for OverloadShedder {
                         "{} none of its bundles can be unloaded (each was unloaded within loadBalancerSheddingGracePeriodMinutes, is a heartbeat or SLA-monitor bundle, or has no bundle data)",
                         over()
                     ),
+                    reason: no_candidate_reason(
+                        data,
+                        self.profile.filters_v1_heartbeat_names(),
+                        &broker.local,
+                    )
+                    .with("broker_usage_fraction", usage)
+                    .with("overload_threshold_fraction", threshold),
                 });
             }
             for c in pick_until_covered(&candidates, need) {
@@ -121,12 +134,16 @@ mod tests {
         let mut shedder = OverloadShedder::new(Profile::Pulsar4x);
         let cfg = LoadBalancerConfig::pulsar_4x();
         assert!(shedder.find_bundles_for_unloading(&data, &cfg).is_empty());
+        let not_shed = shedder.not_shed();
+        assert_eq!(not_shed.len(), 1);
+        let n = &not_shed[0];
+        assert_eq!(n.broker, "b1:8080");
         assert_eq!(
-            shedder.not_shed(),
-            vec![NotShed {
-                broker: "b1:8080".into(),
-                why: "OverloadShedder sheds nothing from b1:8080: usage 90.0% ≥ loadBalancerBrokerOverloadedThresholdPercentage = 85%, but it owns 1 bundle(s), and a broker's sole bundle is never shed".into(),
-            }]
+            n.why,
+            "OverloadShedder sheds nothing from b1:8080: usage 90.0% ≥ loadBalancerBrokerOverloadedThresholdPercentage = 85%, but it owns 1 bundle(s), and a broker's sole bundle is never shed"
         );
+        assert_eq!(n.reason.kind, crate::reason::ReasonKind::SoleBundle);
+        assert_eq!(n.reason.number("bundles"), Some(1.0));
+        assert_eq!(n.reason.number("overload_threshold_fraction"), Some(0.85));
     }
 }

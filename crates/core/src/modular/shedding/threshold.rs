@@ -4,11 +4,13 @@
 use indexmap::IndexMap;
 
 use super::candidates::{
-    has_several_bundles, pick_until_covered, ranked_candidates, short_term_throughput,
+    has_several_bundles, no_candidate_reason, pick_until_covered, ranked_candidates,
+    short_term_throughput,
 };
 use super::{LoadSheddingStrategy, NotShed, ShedReason, UnloadDecision};
 use crate::config::{LoadBalancerConfig, Profile};
 use crate::modular::LoadData;
+use crate::reason::{DecisionReason, ReasonKind};
 use crate::units::{MIB, ResourceWeights};
 
 /// `ADDITIONAL_THRESHOLD_PERCENT_MARGIN`: shed 5 points more than strictly needed.
@@ -213,6 +215,13 @@ impl LoadSheddingStrategy for ThresholdShedder {
                         need / MIB,
                         cfg.load_balancer_bundle_unload_min_throughput_threshold
                     ),
+                    reason: DecisionReason::new(ReasonKind::BelowMinThroughput)
+                        .with("broker_usage_fraction", usage)
+                        .with("avg_usage_fraction", avg)
+                        .with("threshold_fraction", threshold)
+                        .with("broker_bytes_per_sec", throughput)
+                        .with("need_bytes_per_sec", need)
+                        .with("min_throughput_bytes_per_sec", min_throughput),
                 });
                 continue;
             }
@@ -234,6 +243,14 @@ impl LoadSheddingStrategy for ThresholdShedder {
                         why: format!(
                             "{over} none of its bundles can be unloaded (each was unloaded within loadBalancerSheddingGracePeriodMinutes, is a heartbeat or SLA-monitor bundle, or has no bundle data)"
                         ),
+                        reason: no_candidate_reason(
+                            data,
+                            self.profile.filters_v1_heartbeat_names(),
+                            &broker.local,
+                        )
+                        .with("broker_usage_fraction", usage)
+                        .with("avg_usage_fraction", avg)
+                        .with("threshold_fraction", threshold),
                     });
                 }
             } else {
@@ -243,6 +260,11 @@ impl LoadSheddingStrategy for ThresholdShedder {
                         "{over} it owns {} bundle(s), and a broker's sole bundle is never shed",
                         broker.local.bundles.len()
                     ),
+                    reason: DecisionReason::new(ReasonKind::SoleBundle)
+                        .with("bundles", broker.local.bundles.len())
+                        .with("broker_usage_fraction", usage)
+                        .with("avg_usage_fraction", avg)
+                        .with("threshold_fraction", threshold),
                 });
             }
         }

@@ -5,6 +5,7 @@
 use serde_json::Value;
 
 use crate::plan::model::{PLAN_FORMAT_VERSION, Plan, PlannedSplit, PlannedUnload};
+use crate::reason::{DecisionReason, ReasonKind};
 
 /// Why a plan JSON cannot be applied: the JSON path and what is wrong.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -37,17 +38,25 @@ fn opt_string(v: &Value, path: &str, key: &str) -> Result<Option<String>, PlanRe
 }
 
 /// A decision's reason as one line: the text, or a structured reason's `text`/`kind`.
-fn reason(v: &Value) -> String {
-    match v.get("reason") {
-        Some(Value::String(s)) => s.clone(),
-        Some(r @ Value::Object(_)) => r
-            .get("text")
-            .or_else(|| r.get("kind"))
+/// The decision's one-line text (`reason_text`; a format 2 plan's `reason` string; else the kind).
+fn reason_text(v: &Value) -> String {
+    match (v.get("reason_text"), v.get("reason")) {
+        (Some(Value::String(s)), _) | (_, Some(Value::String(s))) => s.clone(),
+        (_, Some(r @ Value::Object(_))) => r
+            .get("kind")
             .and_then(Value::as_str)
             .unwrap_or_default()
             .to_string(),
         _ => String::new(),
     }
+}
+
+/// The decision's structured reason; `fallback` when the plan JSON's cannot be read (apply needs
+/// only the calls, so an unknown kind is no reason to refuse the plan).
+fn decision_reason(v: &Value, fallback: ReasonKind) -> DecisionReason {
+    v.get("reason")
+        .and_then(|r| serde_json::from_value(r.clone()).ok())
+        .unwrap_or_else(|| DecisionReason::new(fallback))
 }
 
 fn array<'a>(v: &'a Value, key: &str) -> Result<&'a [Value], PlanReadError> {
@@ -101,7 +110,8 @@ pub fn read_plan(v: &Value) -> Result<Plan, PlanReadError> {
             algorithm: string(s, &path, "algorithm")?,
             boundaries,
             new_bundles: Vec::new(),
-            reason: reason(s),
+            reason: decision_reason(s, ReasonKind::ManualSplit),
+            reason_text: reason_text(s),
             detail: Value::Null,
             permanent: true,
             origin: opt_string(s, &path, "origin")?.unwrap_or_default(),
@@ -117,7 +127,8 @@ pub fn read_plan(v: &Value) -> Result<Plan, PlanReadError> {
                 .get("pass_destination")
                 .and_then(Value::as_bool)
                 .unwrap_or(false),
-            reason: reason(u),
+            reason: decision_reason(u, ReasonKind::ManualUnload),
+            reason_text: reason_text(u),
             detail: Value::Null,
             bytes_per_sec: 0.0,
             msg_per_sec: 0.0,

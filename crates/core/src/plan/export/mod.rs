@@ -142,7 +142,7 @@ fn apply_steps(plan: &Plan) -> Result<Vec<Step>, ExportError> {
         let note = format!(
             "split {} ({}); PERMANENT: Pulsar cannot merge bundles back",
             s.bundle,
-            comment(&s.reason)
+            comment(&s.reason_text)
         );
         steps.push(Step::Split {
             namespace: namespace.to_string(),
@@ -186,7 +186,7 @@ fn apply_steps(plan: &Plan) -> Result<Vec<Step>, ExportError> {
             } else {
                 " (predicted; Pulsar's next lookup chooses)"
             },
-            comment(&u.reason)
+            comment(&u.reason_text)
         );
         steps.push(Step::Unload {
             bundle: u.bundle.clone(),
