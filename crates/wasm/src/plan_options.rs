@@ -233,7 +233,7 @@ mod tests {
         assert_eq!(path(json!({"seed": -1})), "options.seed");
         assert_eq!(path(json!({"seed": 1.5})), "options.seed");
         assert_eq!(path(json!({"seed": 9007199254740992u64})), "options.seed");
-        assert_eq!(path(json!({"profile": "3.0"})), "options.profile");
+        assert_eq!(path(json!({"profile": "2.10"})), "options.profile");
         assert_eq!(path(json!({"settings": {"a": [1]}})), "options.settings.a");
         assert_eq!(
             path(json!({"operations": ["nonsense"]})),
