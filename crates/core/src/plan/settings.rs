@@ -81,7 +81,8 @@ pub fn detect_profile(snapshot: &Snapshot) -> (Profile, Option<String>) {
 /// Pulsar releases before AvgShedder (3.0.0–3.0.5, 3.1, 3.2.0–3.2.3, 3.3.0) cannot create it: the
 /// modular manager logs an error and sheds with `OverloadShedder` instead
 /// (`createLoadSheddingStrategy`), and placement falls back to `LeastLongTermMessageRate`
-/// (`ModularLoadManagerStrategy.create`). Applied when any broker runs such a release.
+/// (`ModularLoadManagerStrategy.create`). Applied on the 3.x profile when any broker runs such a
+/// release.
 fn without_missing_avg_shedder(
     snapshot: &Snapshot,
     config: &mut LoadBalancerConfig,
@@ -184,7 +185,10 @@ pub fn resolve_config(
         LoadBalancerConfig::check_key(key)?;
         config.set_text(key, value)?;
     }
-    without_missing_avg_shedder(snapshot, &mut config, &mut warnings);
+    // Only when planning as 3.x: an operator who chose another profile asked for its behaviour.
+    if profile == Profile::Pulsar3x {
+        without_missing_avg_shedder(snapshot, &mut config, &mut warnings);
+    }
     Ok(ResolvedConfig {
         profile,
         config,
