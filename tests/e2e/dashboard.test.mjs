@@ -195,6 +195,12 @@ test('run plan, a manual move, export, and reload restores it', async () => {
     const manual = await page.textContent('[data-testid=plan-move][data-origin=manual]');
     assert.ok(manual.includes(`${owner} → ${dest}`), manual);
     assert.equal(await page.locator('[data-testid=operations] li').count(), 1);
+    // The plan now says what the edit changes against the plan without it.
+    const diff = page.locator('[data-testid=plan-diff]');
+    await diff.waitFor({ timeout: 10_000 });
+    assert.equal(await diff.getAttribute('data-identical'), 'false');
+    assert.match(await diff.textContent(), /Against the baseline: \d+ move\(s\) added/);
+    assert.ok((await diff.textContent()).includes(`${owner} → ${dest}`), await diff.textContent());
 
     // Export: the pulsar-admin script unloads the bundles.
     const script = await page.textContent('[data-testid=export-commands]');

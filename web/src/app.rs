@@ -628,7 +628,7 @@ pub fn app(props: &AppProps) -> Html {
                         </section>
                     </div>
                     if let Some(plan) = state.plan.clone() {
-                        <PlanView plan={plan.clone()}
+                        <PlanView plan={plan.clone()} baseline={state.baseline_for_plan()}
                             on_apply_setting={(!readonly).then(|| on_set.clone())} />
                         <ExportPanel plan={plan} readonly={readonly}
                             admin_base_url={options.admin_base_url.clone().map(AttrValue::from)}

@@ -136,7 +136,13 @@ pub struct AppState {
     pub plan_job: Option<PlanJob>,
     /// Numbers plan jobs.
     pub plan_job_serial: u32,
+    /// The plan without any edit (same snapshot, profile and leader-cycle switch), the "before" of
+    /// a what-if's difference; kept with what it was made for. Plans made on the page only.
+    pub baseline: Option<(BaselineKey, Rc<Result<Plan, String>>)>,
 }
+
+/// What a baseline plan was made for: snapshot id, profile, leader cycle on/off.
+pub type BaselineKey = (u64, Option<Profile>, bool);
 
 /// A plan asked of the plan worker.
 #[derive(Clone, Debug, PartialEq)]
@@ -241,7 +247,26 @@ impl AppState {
         };
         let result = make_plan_with_fingerprint(&l.snapshot, &self.request(), l.fingerprint())
             .map_err(|e| e.to_string());
+        let key = (l.id, self.profile, self.leader_cycle);
+        if !self.operations.is_empty() && self.baseline.as_ref().is_none_or(|(k, _)| *k != key) {
+            let request = PlanRequest {
+                operations: Vec::new(),
+                ..self.request()
+            };
+            let baseline = make_plan_with_fingerprint(&l.snapshot, &request, l.fingerprint())
+                .map_err(|e| e.to_string());
+            self.baseline = Some((key, Rc::new(baseline)));
+        }
         self.set_plan(result);
+    }
+
+    /// The baseline to compare the current plan with: only while edits exist and for the same
+    /// snapshot, profile and leader-cycle switch.
+    pub fn baseline_for_plan(&self) -> Option<Rc<Result<Plan, String>>> {
+        let l = self.loaded()?;
+        let (key, plan) = self.baseline.as_ref()?;
+        (!self.operations.is_empty() && *key == (l.id, self.profile, self.leader_cycle))
+            .then(|| plan.clone())
     }
 
     fn set_plan(&mut self, result: Result<Plan, String>) {

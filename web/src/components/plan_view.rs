@@ -7,6 +7,7 @@
 use std::collections::HashMap;
 use std::rc::Rc;
 
+use lbplan_core::plan::diff::{describe, diff_plans};
 use lbplan_core::plan::summary::unload_bytes_per_sec;
 use lbplan_core::plan::{BalanceSummary, Plan};
 use lbplan_core::reason::DecisionReason;
@@ -24,11 +25,20 @@ pub struct PlanViewProps {
     /// Applies a `broker.conf` setting as an edit (the verdict's suggestion); `None`: read-only.
     #[prop_or_default]
     pub on_apply_setting: Option<Callback<(String, String)>>,
+    /// The plan without the edits, when there are edits: the plan view then shows what they change.
+    #[prop_or_default]
+    pub baseline: Option<Rc<Result<Plan, String>>>,
 }
 
 impl PartialEq for PlanViewProps {
     fn eq(&self, o: &Self) -> bool {
-        Rc::ptr_eq(&self.plan, &o.plan) && self.on_apply_setting == o.on_apply_setting
+        Rc::ptr_eq(&self.plan, &o.plan)
+            && self.on_apply_setting == o.on_apply_setting
+            && match (&self.baseline, &o.baseline) {
+                (Some(a), Some(b)) => Rc::ptr_eq(a, b),
+                (None, None) => true,
+                _ => false,
+            }
     }
 }
 
@@ -71,6 +81,27 @@ fn reason_cell(reason: &str, decided: &DecisionReason) -> Html {
                 </details>
             }
         </>
+    }
+}
+
+/// What the edits change against the plan without them (core's `plan::diff`): counts, both
+/// plans' balance, then each added, removed or redirected move and split.
+fn baseline_diff(baseline: &Plan, plan: &Plan) -> Html {
+    match diff_plans(baseline, plan) {
+        Err(e) => html! { <p class="muted small">{ e.to_string() }</p> },
+        Ok(d) => {
+            let mut lines = describe(&d).into_iter();
+            let head = lines.next().unwrap_or_default();
+            html! {
+                <details class="plan-diff" data-testid="plan-diff" open=true
+                    data-identical={d.identical_decisions.to_string()}>
+                    <summary>{ format!("What your edits change: {head}") }</summary>
+                    <ul class="mono small">
+                        { for lines.map(|l| html! { <li>{ l }</li> }) }
+                    </ul>
+                </details>
+            }
+        }
     }
 }
 
@@ -178,6 +209,9 @@ pub fn plan_view(p: &PlanViewProps) -> Html {
                 { format!("{} load manager, {} shedding, {} placement, profile {}, seed {}",
                     plan.load_manager, plan.shedding_strategy, plan.placement_strategy, plan.profile, plan.seed) }
             </p>
+            if let Some(Ok(b)) = p.baseline.as_deref() {
+                { baseline_diff(b, plan) }
+            }
             if nothing {
                 <p data-testid="plan-empty">{ "This cycle moves nothing." }</p>
             }
