@@ -35,11 +35,13 @@ fn json_is_a_plan_with_destinations() {
         String::from_utf8_lossy(&out.stderr)
     );
     let plan: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(plan["format_version"], 2);
+    assert_eq!(plan["format_version"], 3);
     let unloads = plan["unloads"].as_array().unwrap();
     assert!(!unloads.is_empty());
     for u in unloads {
         assert_eq!(u["origin"], "rebalance");
+        assert_eq!(u["reason"]["kind"], "rebalance");
+        assert!(u["reason_text"].as_str().unwrap().starts_with("rebalance"));
         assert_eq!(u["pass_destination"], true);
         assert!(u["to"].is_string());
     }

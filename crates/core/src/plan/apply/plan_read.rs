@@ -67,16 +67,22 @@ fn array<'a>(v: &'a Value, key: &str) -> Result<&'a [Value], PlanReadError> {
     }
 }
 
+/// The oldest plan `format_version` apply reads.
+const OLDEST_APPLICABLE_FORMAT: u64 = 2;
+
 /// The plan an apply runs, from a plan JSON.
 pub fn read_plan(v: &Value) -> Result<Plan, PlanReadError> {
     let version = v
         .get("format_version")
         .and_then(Value::as_u64)
         .ok_or_else(|| err("$.format_version", "missing (is this a plan JSON?)"))?;
-    if version != u64::from(PLAN_FORMAT_VERSION) {
+    // Format 2 differs from 3 only in how a decision's reason is written, which apply reads either way.
+    if !(OLDEST_APPLICABLE_FORMAT..=u64::from(PLAN_FORMAT_VERSION)).contains(&version) {
         return Err(err(
             "$.format_version",
-            format!("expected {PLAN_FORMAT_VERSION}, found {version}"),
+            format!(
+                "expected {OLDEST_APPLICABLE_FORMAT} to {PLAN_FORMAT_VERSION}, found {version}"
+            ),
         ));
     }
     let mut plan = Plan {
