@@ -500,3 +500,70 @@ test('navigation: a bar of sections, the place kept in the URL across a reload, 
     await context.close();
   }
 });
+
+test('a folder mixing export shapes imports as the CLI imports it (the operator-dir corpus)', async () => {
+  // The same folder crates/core/tests/import_real.rs imports through the importer `lbplan import`
+  // runs: one load report in the metadata-store layout, a 2.x topic list, a bare `namespaces
+  // bundles` output, `topics partitioned-lookup` output and a `brokers list`. Both check the values
+  // worked out from the files: one broker at 25 % CPU (50 of 200) with 2 bundles, one namespace,
+  // and a warning naming each file that is not modelled or lacks a report.
+  const { context, page, diagnostics, assertClean } = await openDashboard();
+  try {
+    await waitForRows(page, diagnostics);
+    const dir = path.join(ROOT, 'crates', 'core', 'tests', 'import_corpus', 'real', 'operator-dir');
+    await page.setInputFiles('[data-testid=folder-input]', dir);
+    await page.waitForFunction(() => document.querySelectorAll('[data-testid=broker-row]').length === 1, null, { timeout: 20_000 })
+      .catch(async () => assert.fail(`folder did not load one broker: ${await page.locator('[data-testid=error-banner]').allTextContents()}\n${diagnostics()}`));
+    const row = page.locator('[data-testid=broker-row]');
+    assert.equal(await row.getAttribute('data-broker'), 'broker-1:8080');
+    const cells = await row.locator('td').allTextContents();
+    assert.equal(cells[1].trim(), '25.0 %', `CPU cell of ${JSON.stringify(cells)}`);
+    const namespaces = await page.locator('[data-testid=namespace-row] th, [data-testid=namespace-row] td:first-child').first().textContent();
+    assert.match(namespaces, /my-tenant\/my-namespace/);
+    assert.equal(await page.locator('[data-testid=namespace-row]').count(), 1);
+    const warnings = await page.textContent('[data-testid=warnings]');
+    for (const file of ['raw/partitioned-lookup.txt', 'raw/namespaces-bundles-my-tenant-my-namespace.txt', 'raw/brokers-list.txt']) {
+      assert.ok(warnings.includes(file), `no warning names ${file}: ${warnings}`);
+    }
+    assert.match(warnings, /pulsar-admin topics partitioned-lookup/);
+    assert.match(warnings, /broker `broker-2:8080`/);
+    assertClean();
+  } finally {
+    await context.close();
+  }
+});
+
+test('why is a broker hot: its deciding resource, heap left out, bundles by share, what the plan does', async () => {
+  const { context, page, diagnostics, assertClean } = await openDashboard();
+  try {
+    await waitForRows(page, diagnostics);
+    // The demo's busiest broker (sorted by weighted max, busiest first).
+    await page.click('[data-testid=sort-weightedmax]');
+    const row = page.locator('[data-testid=broker-row]').first();
+    const broker = await row.getAttribute('data-broker');
+    const usage = (await row.locator('td.usage .value').textContent()).trim();
+    await row.locator('[data-testid=broker-select]').click();
+    const detail = page.locator('[data-testid=broker-detail]');
+    await detail.waitFor({ timeout: 5_000 });
+    assert.equal(await detail.locator('h2').textContent(), `Why is ${broker} at ${usage}?`);
+    assert.equal(await detail.locator('[data-testid=broker-resource].driving').count(), 1);
+    assert.match(await detail.locator('[data-testid=broker-resource][data-resource=memory]').textContent(),
+      /not part of the modular load manager's weighted maximum/);
+    // Every bundle the broker's report lists, their shares adding up to 100 %.
+    const owned = demo.brokers[broker].local_broker_data.bundles.length;
+    assert.match(await detail.locator('h3').last().textContent(), new RegExp(`\\(${owned}\\)`));
+    await detail.getByRole('button', { name: `Show all ${owned}` }).click().catch(() => {});
+    const shares = await detail.locator('[data-testid=broker-bundle] td:nth-child(2)').allTextContents();
+    assert.equal(shares.length, owned);
+    const total = shares.reduce((s, t) => s + parseFloat(t), 0);
+    assert.ok(Math.abs(total - 100) < 0.5, `shares add up to ${total}`);
+    // After a plan, the detail says what it does to the broker.
+    await page.click('[data-testid=run-plan]');
+    await page.waitForSelector('[data-testid=broker-plan-effect]', { timeout: 20_000 });
+    assert.match(await page.textContent('[data-testid=broker-plan-effect]'), new RegExp(`^${usage.replace('.', '\\.')} → `));
+    await screenshotOf(page, '[data-testid=broker-detail]', 'broker-detail.png');
+    assertClean();
+  } finally {
+    await context.close();
+  }
+});

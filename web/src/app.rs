@@ -16,8 +16,9 @@ use wasm_bindgen::prelude::*;
 use yew::prelude::*;
 
 use crate::components::{
-    BrokerTable, BundleMapView, ErrorBanner, ExportPanel, Header, History, LoadedProps, LoaderBar,
-    NamespaceList, Nav, PlanView, RebalancePanel, SettingsPanel, SimulatePanel, WhatIf,
+    BrokerDetailView, BrokerTable, BundleMapView, ErrorBanner, ExportPanel, Header, History,
+    LoadedProps, LoaderBar, NamespaceList, Nav, PlanView, RebalancePanel, SettingsPanel,
+    SimulatePanel, WhatIf,
 };
 use crate::embed::{External, Options};
 use crate::loader::{Input, dropped_entries, fetch_bytes, read_entries};
@@ -487,9 +488,34 @@ pub fn app(props: &AppProps) -> Html {
                     (
                         Rc::new(broker_rows(&l.snapshot, &cfg)),
                         Rc::new(operator_split_algorithms(&cfg)),
+                        Some(Rc::new(cfg)),
                     )
                 }
-                None => (Rc::new(Vec::new()), Rc::new(Vec::new())),
+                None => (Rc::new(Vec::new()), Rc::new(Vec::new()), None),
+            }
+        },
+    );
+    // "Why is this broker hot?": the selected broker's detail under the effective configuration,
+    // with what the current plan does to it.
+    let selected_broker = use_state(|| None::<String>);
+    let broker_detail = use_memo(
+        (
+            loaded.as_ref().map(|l| Rc::as_ptr(l) as usize),
+            (*selected_broker).clone(),
+            config_views.2.as_ref().map(|c| Rc::as_ptr(c) as usize),
+            state.plan.as_ref().map(|p| Rc::as_ptr(p) as usize),
+        ),
+        {
+            let loaded = loaded.clone();
+            let cfg = config_views.2.clone();
+            let plan = state.plan.clone();
+            move |(_, broker, _, _)| {
+                let (Some(l), Some(broker), Some(cfg)) = (&loaded, broker, &cfg) else {
+                    return None;
+                };
+                let plan = plan.as_deref().and_then(|p| p.as_ref().ok());
+                lbplan_core::view::broker_detail::broker_detail(&l.snapshot, cfg, broker, plan)
+                    .map(Rc::new)
             }
         },
     );
@@ -600,7 +626,13 @@ pub fn app(props: &AppProps) -> Html {
                             </ul>
                         </details>
                     }
-                    <BrokerTable rows={config_views.0.clone()} on_drop_bundle={on_drop_bundle} readonly={readonly} />
+                    <BrokerTable rows={config_views.0.clone()} on_drop_bundle={on_drop_bundle} readonly={readonly}
+                        selected={(*selected_broker).clone()}
+                        on_select={{ let sb = selected_broker.clone(); Callback::from(move |b| sb.set(b)) }} />
+                    if let Some(detail) = broker_detail.as_ref() {
+                        <BrokerDetailView detail={detail.clone()}
+                            on_close={{ let sb = selected_broker.clone(); Callback::from(move |_| sb.set(None)) }} />
+                    }
                     </div>
                     <div class="map-row" data-section="map" tabindex="-1">
                         <BundleMapView map={l.map.clone()} highlighted={marks.0.clone()} after_owners={marks.1.clone()}

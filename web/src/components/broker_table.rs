@@ -1,6 +1,7 @@
 //! The cluster overview: one row per broker with the five resource usages, the weighted max the
 //! strategies compare, rates, throughput, bundle and topic counts and version; sortable by any column
-//! (the header buttons, keyboard included). Rows accept a bundle dragged from the selection panel.
+//! (the header buttons, keyboard included). Rows accept a bundle dragged from the selection panel;
+//! a broker's name is a button that selects it ("why is this broker hot?").
 
 use std::rc::Rc;
 
@@ -21,11 +22,19 @@ pub struct BrokerTableProps {
     pub on_drop_bundle: Callback<(String, String)>,
     #[prop_or_default]
     pub readonly: bool,
+    /// A broker name clicked (again: deselected).
+    #[prop_or_default]
+    pub on_select: Option<Callback<Option<String>>>,
+    #[prop_or_default]
+    pub selected: Option<String>,
 }
 
 impl PartialEq for BrokerTableProps {
     fn eq(&self, o: &Self) -> bool {
-        Rc::ptr_eq(&self.rows, &o.rows) && self.readonly == o.readonly
+        Rc::ptr_eq(&self.rows, &o.rows)
+            && self.readonly == o.readonly
+            && self.selected == o.selected
+            && self.on_select == o.on_select
     }
 }
 
@@ -78,7 +87,7 @@ pub fn broker_table(props: &BrokerTableProps) -> Html {
                 <table class="data brokers" data-testid="broker-table">
                     <thead><tr>{ for BrokerColumn::ALL.into_iter().map(header) }</tr></thead>
                     <tbody>
-                        { for rows.iter().map(|r| row(r, &props.on_drop_bundle, props.readonly)) }
+                        { for rows.iter().map(|r| row(r, props)) }
                     </tbody>
                 </table>
             </div>
@@ -86,7 +95,23 @@ pub fn broker_table(props: &BrokerTableProps) -> Html {
     }
 }
 
-fn row(r: &BrokerRow, on_drop: &Callback<(String, String)>, readonly: bool) -> Html {
+fn row(r: &BrokerRow, props: &BrokerTableProps) -> Html {
+    let on_drop = &props.on_drop_bundle;
+    let readonly = props.readonly;
+    let selected = props.selected.as_deref() == Some(r.broker.as_str());
+    let name = match &props.on_select {
+        Some(cb) => {
+            let cb = cb.clone();
+            let broker = r.broker.clone();
+            let onclick = Callback::from(move |_| cb.emit((!selected).then(|| broker.clone())));
+            html! {
+                <button type="button" class="link mono" data-testid="broker-select" aria-pressed={selected.to_string()}
+                    title="Why is this broker at this usage? (its bundles, the deciding resource, what the plan does)"
+                    {onclick}>{ &r.broker }</button>
+            }
+        }
+        None => html! { { &r.broker } },
+    };
     let width = r.weighted_max_pct.clamp(0.0, 100.0);
     let level = r.usage_level.css_class();
     let ondragover = Callback::from(move |e: DragEvent| {
@@ -110,10 +135,10 @@ fn row(r: &BrokerRow, on_drop: &Callback<(String, String)>, readonly: bool) -> H
         })
     };
     html! {
-        <tr data-testid="broker-row" data-broker={r.broker.clone()} {ondragover} {ondrop}>
+        <tr data-testid="broker-row" data-broker={r.broker.clone()} class={classes!(selected.then_some("selected"))} {ondragover} {ondrop}>
             <th scope="row" class="mono">
                 <Swatch colour={css_hex(broker_colour(&r.broker))} />
-                { &r.broker }
+                { name }
             </th>
             <td class="num usage">
                 <Styled class={classes!("bar", level)} css={vec![("width", format!("{width:.1}%"))]} />

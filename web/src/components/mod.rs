@@ -2,6 +2,7 @@
 //! and reports user intent through callbacks.
 
 pub mod apply_run;
+pub mod broker_detail;
 pub mod broker_table;
 pub mod bundle_map;
 pub mod error_banner;
@@ -20,6 +21,7 @@ pub mod styled;
 pub mod verdict_banner;
 pub mod whatif;
 
+pub use broker_detail::BrokerDetailView;
 pub use broker_table::BrokerTable;
 pub use bundle_map::BundleMapView;
 pub use error_banner::ErrorBanner;

@@ -1,8 +1,9 @@
 //! View models for the dashboard: everything it shows that takes a computation (broker rows and
-//! their sort order, namespace summaries, bundle-map geometry, its rasterisation, level of detail
+//! their sort order, one broker's detail (why it is hot), namespace summaries, bundle-map geometry, its rasterisation, level of detail
 //! and search, the plan's lists (grouped, filtered, paged), the colour palette, the settings table,
 //! share links, simulation charts). The web crate only renders these.
 
+pub mod broker_detail;
 pub mod brokers;
 pub mod bundle_map;
 pub mod map_levels;
