@@ -567,3 +567,31 @@ test('why is a broker hot: its deciding resource, heap left out, bundles by shar
     await context.close();
   }
 });
+
+test('settings: the strategies and thresholds first with what each decides, booleans as switches', async () => {
+  const { context, page, diagnostics, assertClean } = await openDashboard();
+  try {
+    await waitForRows(page, diagnostics);
+    const tops = await page.locator('.top-settings > .setting, .top-settings > label.setting').evaluateAll(
+      (els) => els.map((e) => e.querySelector('.mono')?.textContent));
+    assert.deepEqual(tops, ['loadBalancerLoadSheddingStrategy', 'loadBalancerLoadPlacementStrategy',
+      'loadBalancerBrokerThresholdShedderPercentage', 'loadBalancerBrokerOverloadedThresholdPercentage',
+      'loadBalancerSheddingEnabled', 'loadBalancerAutoBundleSplitEnabled']);
+    assert.match(await page.textContent('[data-testid=top-loadBalancerBrokerThresholdShedderPercentage]'),
+      /points above the cluster average/);
+    const shedding = page.locator('[data-testid=top-loadBalancerSheddingEnabled] input[role=switch]');
+    assert.equal(await shedding.isChecked(), true);
+    await shedding.click();
+    await page.waitForFunction(() => document.querySelectorAll('[data-testid=operations] li').length === 1);
+    assert.match(await page.textContent('[data-testid=operations] li'), /loadBalancerSheddingEnabled.*false/);
+    assert.equal(await shedding.isChecked(), false);
+    // The keyboard flips it back (Space on a focused switch).
+    await shedding.focus();
+    await page.keyboard.press('Space');
+    await page.waitForFunction(() => document.querySelectorAll('[data-testid=operations] li').length === 2);
+    assert.equal(await shedding.isChecked(), true);
+    assertClean();
+  } finally {
+    await context.close();
+  }
+});

@@ -1,6 +1,8 @@
-//! Settings: the profile (4.x, 5.0 or detected), the shedding and placement strategies and every
-//! `broker.conf` key with Pulsar's default and the effective value. A change is an operation in the
-//! edit history (`set=KEY=VALUE`), so it can be undone and shared.
+//! Settings: the profile (3.x, 4.x, 5.0 or detected), then the settings an operator reaches for
+//! first (core's `TOP_SETTINGS`: the strategies, the two thresholds, shedding and splitting on/off),
+//! each with a line saying what it decides, then every `broker.conf` key with Pulsar's default and
+//! the effective value. Booleans are switches. A change is an operation in the edit history
+//! (`set=KEY=VALUE`), so it can be undone and shared.
 
 use std::rc::Rc;
 
@@ -8,7 +10,8 @@ use lbplan_core::config::{ConfigType, Profile, simple_class_name};
 use lbplan_core::model::Snapshot;
 use lbplan_core::plan::operations::Operation;
 use lbplan_core::view::settings::{
-    PLACEMENT_STRATEGIES, SHEDDING_STRATEGIES, ValueSource, effective_profile, setting_rows,
+    PLACEMENT_STRATEGIES, SHEDDING_STRATEGIES, SettingRow, TOP_SETTINGS, ValueSource,
+    effective_profile, setting_rows,
 };
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
@@ -61,7 +64,9 @@ pub fn settings_panel(p: &SettingsProps) -> Html {
         let cb = p.on_profile.clone();
         Callback::from(move |e: Event| cb.emit(Profile::parse(&event_value(&e))))
     };
-    let strategy_select = |key: &'static str, options: &'static [&'static str]| {
+    let strategy_select = |key: &'static str,
+                           options: &'static [&'static str],
+                           why: &'static str| {
         let current = get(key);
         // Core's row says when the broker runs another class than the one configured.
         let note = rows
@@ -82,9 +87,32 @@ pub fn settings_panel(p: &SettingsProps) -> Html {
                 if let Some(note) = note {
                     <span class="muted small" data-testid={format!("{key}-note")}>{ note }</span>
                 }
+                <span class="why small">{ why }</span>
             </label>
         }
     };
+    // A threshold or a switch of the top settings, edited in place.
+    let top_setting = |key: &'static str, why: &'static str| -> Html {
+        let Some(r) = rows.iter().find(|r| r.key == key) else {
+            return html! {};
+        };
+        let control = value_control(r, &p.on_set, p.readonly);
+        html! {
+            <div class="setting top-setting" data-testid={format!("top-{key}")}>
+                <span class="mono">{ key }</span>
+                { control }
+                <span class="why small">{ why }</span>
+            </div>
+        }
+    };
+    let top: Html = TOP_SETTINGS
+        .iter()
+        .map(|(key, why)| match *key {
+            "loadBalancerLoadSheddingStrategy" => strategy_select(key, SHEDDING_STRATEGIES, why),
+            "loadBalancerLoadPlacementStrategy" => strategy_select(key, PLACEMENT_STRATEGIES, why),
+            _ => top_setting(key, why),
+        })
+        .collect();
     let needle = (*filter).to_lowercase();
     let on_filter = {
         let filter = filter.clone();
@@ -110,9 +138,8 @@ pub fn settings_panel(p: &SettingsProps) -> Html {
                         <option value="5.0" selected={p.profile == Some(Profile::Pulsar50)}>{ "5.0" }</option>
                     </select>
                 </label>
-                { strategy_select("loadBalancerLoadSheddingStrategy", SHEDDING_STRATEGIES) }
-                { strategy_select("loadBalancerLoadPlacementStrategy", PLACEMENT_STRATEGIES) }
             </div>
+            <div class="settings-top top-settings">{ top }</div>
             if !p.warnings.is_empty() {
                 <ul class="warnings" data-testid="plan-warnings">
                     { for p.warnings.iter().map(|w| html! { <li>{ w }</li> }) }
@@ -130,8 +157,6 @@ pub fn settings_panel(p: &SettingsProps) -> Html {
                         <tbody>
                             { for rows.iter().filter(|r| needle.is_empty() || r.key.to_lowercase().contains(&needle)).map(|r| {
                                 let key = r.key;
-                                let on_set = p.on_set.clone();
-                                let onchange = Callback::from(move |e: Event| on_set.emit((key.to_string(), event_value(&e))));
                                 let kind = match r.kind {
                                     ConfigType::Bool => "boolean", ConfigType::Int => "int", ConfigType::Double => "double",
                                     ConfigType::Text => "string", ConfigType::List => "list", ConfigType::OptionalDouble => "optional double",
@@ -145,8 +170,7 @@ pub fn settings_panel(p: &SettingsProps) -> Html {
                                         <td>{ kind }</td>
                                         <td class="mono">{ &r.pulsar_default }</td>
                                         <td>
-                                            <input class="mono" value={r.effective.clone()} {onchange} disabled={p.readonly}
-                                                aria-label={format!("{key} effective value")} data-key={key} />
+                                            { value_control(r, &p.on_set, p.readonly) }
                                             <span class="muted small">{ format!(" {source}") }</span>
                                             if let Some(note) = &r.note {
                                                 <span class="muted small">{ format!(" ({note})") }</span>
@@ -160,5 +184,35 @@ pub fn settings_panel(p: &SettingsProps) -> Html {
                 </div>
             </details>
         </section>
+    }
+}
+
+/// The editor of one setting's effective value: a switch for a boolean (a checkbox with
+/// `role="switch"`, so assistive technology announces on/off), a text field otherwise. Either
+/// emits `(key, value)` as `broker.conf` spells it.
+fn value_control(r: &SettingRow, on_set: &Callback<(String, String)>, readonly: bool) -> Html {
+    let key = r.key;
+    let on_set = on_set.clone();
+    if r.kind == ConfigType::Bool {
+        let on = r.effective.trim().eq_ignore_ascii_case("true");
+        let onchange = Callback::from(move |e: Event| {
+            let checked = e
+                .target()
+                .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
+                .is_some_and(|i| i.checked());
+            on_set.emit((key.to_string(), checked.to_string()));
+        });
+        return html! {
+            <label class="switch">
+                <input type="checkbox" role="switch" checked={on} {onchange} disabled={readonly}
+                    aria-label={key} aria-checked={on.to_string()} data-key={key} />
+                <span class="mono small">{ if on { "true" } else { "false" } }</span>
+            </label>
+        };
+    }
+    let onchange = Callback::from(move |e: Event| on_set.emit((key.to_string(), event_value(&e))));
+    html! {
+        <input class="mono" value={r.effective.clone()} {onchange} disabled={readonly}
+            aria-label={format!("{key} effective value")} data-key={key} />
     }
 }

@@ -28,6 +28,35 @@ pub struct SettingRow {
     pub note: Option<String>,
 }
 
+/// The settings an operator reaches for first, in the order the panel shows them at its top, each
+/// with one line saying what it decides.
+pub const TOP_SETTINGS: &[(&str, &str)] = &[
+    (
+        "loadBalancerLoadSheddingStrategy",
+        "Which brokers shed bundles each cycle, and how much.",
+    ),
+    (
+        "loadBalancerLoadPlacementStrategy",
+        "Which broker an unloaded bundle lands on.",
+    ),
+    (
+        "loadBalancerBrokerThresholdShedderPercentage",
+        "ThresholdShedder sheds from a broker whose usage is this many points above the cluster average.",
+    ),
+    (
+        "loadBalancerBrokerOverloadedThresholdPercentage",
+        "Usage above which a broker counts as overloaded: OverloadShedder sheds it, placement avoids it.",
+    ),
+    (
+        "loadBalancerSheddingEnabled",
+        "Whether the leader sheds bundles at all.",
+    ),
+    (
+        "loadBalancerAutoBundleSplitEnabled",
+        "Whether the leader splits bundles over the split thresholds.",
+    ),
+];
+
 /// The profile a plan would use: the chosen one, else the one detected from the brokers.
 pub fn effective_profile(snapshot: &Snapshot, chosen: Option<Profile>) -> Profile {
     chosen.unwrap_or_else(|| detect_profile(snapshot).0)
@@ -176,5 +205,16 @@ mod tests {
             .unwrap_or_else(|| panic!());
         assert!(sh.effective.ends_with(".ThresholdShedder"));
         assert_eq!(sh.note, None);
+    }
+
+    #[test]
+    fn the_top_settings_are_keys_the_load_managers_read() {
+        for (key, why) in TOP_SETTINGS {
+            assert!(
+                LoadBalancerConfig::KEYS.iter().any(|(k, _)| k == key),
+                "{key}"
+            );
+            assert!(!why.is_empty());
+        }
     }
 }
