@@ -64,6 +64,8 @@ async fn broker_table_renders_and_sorts() {
             rows,
             on_drop_bundle: Callback::noop(),
             readonly: false,
+            on_select: None,
+            selected: None,
         },
     )
     .render();
