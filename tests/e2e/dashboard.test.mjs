@@ -595,3 +595,31 @@ test('settings: the strategies and thresholds first with what each decides, bool
     await context.close();
   }
 });
+
+test('rebalance: a proposal toward the goal that Pulsar leaves alone, its trade-off and its plan', async () => {
+  const { context, page, diagnostics, assertClean } = await openDashboard();
+  try {
+    await waitForRows(page, diagnostics);
+    await page.click('[data-testid=nav-rebalance]');
+    assert.equal(await page.inputValue('[data-testid=rebalance-goal]'), 'max/mean<=1.15');
+    await page.click('[data-testid=run-rebalance]');
+    await page.waitForSelector('[data-testid=rebalance-result], [data-testid=rebalance-error]', { timeout: 60_000 });
+    assert.equal(await page.locator('[data-testid=rebalance-error]').count(), 0,
+      await page.locator('[data-testid=rebalance-error]').allTextContents().then((t) => t.join()));
+    const summary = await page.textContent('[data-testid=rebalance-summary]');
+    const m = summary.match(/(\d+) move\(s\) toward max\/mean<=1\.15: max\/mean ([\d.]+) → ([\d.]+)/);
+    assert.ok(m, summary);
+    assert.ok(parseFloat(m[3]) <= 1.15, summary);
+    assert.match(summary, /goal met/);
+    assert.match(await page.textContent('[data-testid=rebalance-stick]'), /Pulsar leaves it alone/);
+    // Each proposed move is in the plan below, with a destination and the rebalance reason.
+    const moves = page.locator('[data-testid=rebalance-panel] [data-testid=plan-move]');
+    assert.equal(await moves.count(), parseInt(m[1], 10));
+    for (const text of await moves.allTextContents()) assert.match(text, /→ \S+.*rebalance toward max\/mean<=1\.15/s);
+    await page.waitForSelector('[data-testid=rebalance-tradeoff]');
+    await screenshotOf(page, '[data-testid=rebalance-panel]', 'rebalance.png');
+    assertClean();
+  } finally {
+    await context.close();
+  }
+});
