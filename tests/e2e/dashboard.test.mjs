@@ -383,6 +383,9 @@ test('plans in the worker (large snapshots; forced with ?planWorkerFrom=0) equal
     await page.waitForSelector('[data-testid=plan-move][data-origin=manual]', { timeout: 30_000 });
     assert.equal(await page.locator('[data-testid=operations] li').count(), 1);
     assert.equal(await page.locator('[data-testid=plan-pending]').count(), 0, diagnostics());
+    // The worker answers what the edit changes, as the page does for small snapshots.
+    await page.waitForSelector('[data-testid=plan-diff][data-identical=false]', { timeout: 10_000 });
+    assert.match(await page.textContent('[data-testid=plan-diff]'), /move\(s\) added/);
     assertClean();
     onPage.assertClean();
   } finally {

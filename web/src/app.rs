@@ -103,7 +103,9 @@ fn send_plan_job(
     if slot.as_ref().is_none_or(PlanWorker::is_dead) {
         let d = dispatcher.clone();
         let on_answer = Callback::from(move |a: PlanAnswer| match a {
-            PlanAnswer::Planned { id, result } => d.dispatch(Action::Planned { id, result }),
+            PlanAnswer::Planned { id, result, diff } => {
+                d.dispatch(Action::Planned { id, result, diff })
+            }
             PlanAnswer::Failed { id, message } => d.dispatch(Action::PlanFailed { id, message }),
         });
         match PlanWorker::start(url, on_answer) {
@@ -120,13 +122,15 @@ fn send_plan_job(
     let Some(w) = slot.as_ref() else {
         return;
     };
-    let request =
-        lbplan_worker::protocol::Request::Plan(Box::new(lbplan_worker::protocol::PlanJob::new(
+    let request = lbplan_worker::protocol::Request::Plan(Box::new(
+        lbplan_worker::protocol::PlanJob::new(
             job.id,
             loaded.id,
             (!w.has_snapshot(loaded.id)).then_some(loaded.snapshot.as_ref()),
             &job.request,
-        )));
+        )
+        .with_diff_baseline(!job.request.operations.is_empty()),
+    ));
     match serde_json::to_string(&request) {
         Ok(text) => w.send(text, loaded.id),
         Err(e) => dispatcher.dispatch(Action::PlanFailed {
@@ -660,7 +664,7 @@ pub fn app(props: &AppProps) -> Html {
                         </section>
                     </div>
                     if let Some(plan) = state.plan.clone() {
-                        <PlanView plan={plan.clone()} baseline={state.baseline_for_plan()}
+                        <PlanView plan={plan.clone()} diff={state.plan_diff.clone()}
                             on_apply_setting={(!readonly).then(|| on_set.clone())} />
                         <ExportPanel plan={plan} readonly={readonly}
                             admin_base_url={options.admin_base_url.clone().map(AttrValue::from)}

@@ -7,6 +7,7 @@ use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use lbplan_core::plan::Plan;
+use lbplan_core::plan::diff::PlanDiff;
 use lbplan_core::rebalance::Proposal;
 use lbplan_worker::protocol::{Response, WORKER_PROTOCOL_VERSION};
 use wasm_bindgen::JsCast;
@@ -19,6 +20,8 @@ pub enum PlanAnswer {
     Planned {
         id: u32,
         result: Result<Box<Plan>, String>,
+        /// What the edits change against the plan without them (asked with every edited job).
+        diff: Option<Box<PlanDiff>>,
     },
     /// The worker could not run the job (or died): `id` 0 when no job is named.
     Failed { id: u32, message: String },
@@ -84,8 +87,8 @@ impl PlanWorker {
                             "the worker speaks format_version {format_version}, the page {WORKER_PROTOCOL_VERSION}: reload the page"
                         ),
                     }),
-                    Ok(Response::Planned { id, result }) => {
-                        answers.emit(PlanAnswer::Planned { id, result })
+                    Ok(Response::Planned { id, result, diff }) => {
+                        answers.emit(PlanAnswer::Planned { id, result, diff })
                     }
                     Ok(Response::Failed { id, message }) => {
                         answers.emit(PlanAnswer::Failed { id, message })

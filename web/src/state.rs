@@ -9,6 +9,7 @@ use std::rc::Rc;
 use lbplan_core::config::Profile;
 use lbplan_core::import::{ImportError, ImportInput, ImportOptions, Imported, import_with};
 use lbplan_core::model::Snapshot;
+use lbplan_core::plan::diff::{PlanDiff, diff_plans};
 use lbplan_core::plan::fingerprint::snapshot_fingerprint;
 use lbplan_core::plan::operations::Operation;
 use lbplan_core::plan::{Plan, PlanRequest, make_plan_with_fingerprint};
@@ -137,8 +138,11 @@ pub struct AppState {
     /// Numbers plan jobs.
     pub plan_job_serial: u32,
     /// The plan without any edit (same snapshot, profile and leader-cycle switch), the "before" of
-    /// a what-if's difference; kept with what it was made for. Plans made on the page only.
+    /// a what-if's difference; kept with what it was made for (plans made on the page; the plan
+    /// worker keeps its own).
     pub baseline: Option<(BaselineKey, Rc<Result<Plan, String>>)>,
+    /// What the edits change against the plan without them; `None` without edits.
+    pub plan_diff: Option<Rc<PlanDiff>>,
 }
 
 /// What a baseline plan was made for: snapshot id, profile, leader cycle on/off.
@@ -179,6 +183,7 @@ pub enum Action {
     Planned {
         id: u32,
         result: Result<Box<Plan>, String>,
+        diff: Option<Box<PlanDiff>>,
     },
     /// The plan worker could not run job `id` (0: no particular job).
     PlanFailed {
@@ -257,16 +262,17 @@ impl AppState {
                 .map_err(|e| e.to_string());
             self.baseline = Some((key, Rc::new(baseline)));
         }
+        let diff = match (&result, self.baseline.as_ref()) {
+            (Ok(plan), Some((k, base))) if !self.operations.is_empty() && *k == key => base
+                .as_ref()
+                .as_ref()
+                .ok()
+                .and_then(|b| diff_plans(b, plan).ok())
+                .map(Rc::new),
+            _ => None,
+        };
         self.set_plan(result);
-    }
-
-    /// The baseline to compare the current plan with: only while edits exist and for the same
-    /// snapshot, profile and leader-cycle switch.
-    pub fn baseline_for_plan(&self) -> Option<Rc<Result<Plan, String>>> {
-        let l = self.loaded()?;
-        let (key, plan) = self.baseline.as_ref()?;
-        (!self.operations.is_empty() && *key == (l.id, self.profile, self.leader_cycle))
-            .then(|| plan.clone())
+        self.plan_diff = diff;
     }
 
     fn set_plan(&mut self, result: Result<Plan, String>) {
@@ -373,7 +379,7 @@ impl Reducible for AppState {
                 s.replan();
             }
             Action::Select(seg) => s.selected = seg,
-            Action::Planned { id, result } => {
+            Action::Planned { id, result, diff } => {
                 let Some(job) = s.plan_job.take_if(|j| j.id == id) else {
                     // An answer to a job that a newer one replaced.
                     return self;
@@ -384,7 +390,10 @@ impl Reducible for AppState {
                         s.error = Some(e);
                         s.replan();
                     }
-                    result => s.set_plan(result.map(|p| *p)),
+                    result => {
+                        s.set_plan(result.map(|p| *p));
+                        s.plan_diff = diff.map(|d| Rc::new(*d));
+                    }
                 }
             }
             Action::PlanFailed { id, message } => {

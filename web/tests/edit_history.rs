@@ -110,11 +110,13 @@ fn worker_plans_arrive_as_answers_to_the_newest_job() {
     let s = s.reduce(Action::Planned {
         id: job.id,
         result: Ok(Box::new(plan.clone())),
+        diff: None,
     });
     assert!(s.plan.is_none() && s.plan_job.is_some());
     let s = s.reduce(Action::Planned {
         id: newer.id,
         result: Ok(Box::new(plan.clone())),
+        diff: None,
     });
     assert_eq!(s.plan_ok(), Some(&plan));
     assert!(s.plan_job.is_none());
@@ -134,6 +136,7 @@ fn worker_plans_arrive_as_answers_to_the_newest_job() {
     let s = s.reduce(Action::Planned {
         id: pushed.id,
         result: Err(refusal),
+        diff: None,
     });
     assert!(s.operations.is_empty());
     assert!(

@@ -49,7 +49,7 @@ async fn a_worse_plan_shows_the_banner_and_its_fix_applies_as_an_edit() {
         PlanViewProps {
             plan,
             on_apply_setting: Some(Callback::from(move |kv| record.borrow_mut().push(kv))),
-            baseline: None,
+            diff: None,
         },
     )
     .render();

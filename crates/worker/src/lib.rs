@@ -8,9 +8,10 @@
 pub mod protocol;
 
 use lbplan_core::model::Snapshot;
+use lbplan_core::plan::diff::diff_plans;
 use lbplan_core::plan::fingerprint::snapshot_fingerprint;
 use lbplan_core::plan::operations::Operation;
-use lbplan_core::plan::{PlanRequest, make_plan_with_fingerprint};
+use lbplan_core::plan::{Plan, PlanRequest, make_plan_with_fingerprint};
 use lbplan_core::simulate::{RunOptions, compare};
 
 use lbplan_core::rebalance::{Goal, RebalanceRequest, propose_with_progress};
@@ -36,6 +37,9 @@ pub fn broker_usage_fits(brokers: usize, cycles: u32) -> bool {
 pub struct WorkerState {
     /// (the page's id for it, the snapshot, its fingerprint computed once).
     snapshot: Option<(u64, Snapshot, String)>,
+    /// The plan without operations the last diff was taken against, with what it was made for, so
+    /// each edit costs one plan, not two.
+    baseline: Option<(String, Plan)>,
 }
 
 fn stale(id: u32, version: u32) -> Option<Response> {
@@ -184,7 +188,13 @@ impl WorkerState {
             .collect();
         let operations = match operations {
             Ok(ops) => ops,
-            Err(e) => return Response::Planned { id, result: Err(e) },
+            Err(e) => {
+                return Response::Planned {
+                    id,
+                    result: Err(e),
+                    diff: None,
+                };
+            }
         };
         let request = PlanRequest {
             profile: job.profile,
@@ -194,11 +204,42 @@ impl WorkerState {
             leader_cycle: job.leader_cycle,
             outlook_cycles: job.outlook_cycles,
         };
+        let result = make_plan_with_fingerprint(snapshot, &request, fingerprint.clone())
+            .map_err(|e| e.to_string());
+        let diff = match (&result, job.diff_baseline && !request.operations.is_empty()) {
+            (Ok(plan), true) => {
+                let base_request = PlanRequest {
+                    operations: Vec::new(),
+                    ..request.clone()
+                };
+                let key = format!("{}:{base_request:?}", job.snapshot_id);
+                let cached = self
+                    .baseline
+                    .as_ref()
+                    .filter(|(k, _)| *k == key)
+                    .map(|(_, b)| b.clone());
+                let baseline = match cached {
+                    Some(b) => Some(b),
+                    None => {
+                        make_plan_with_fingerprint(snapshot, &base_request, fingerprint.clone())
+                            .ok()
+                    }
+                };
+                let diff = baseline
+                    .as_ref()
+                    .and_then(|b| diff_plans(b, plan).ok())
+                    .map(Box::new);
+                if let Some(b) = baseline {
+                    self.baseline = Some((key, b));
+                }
+                diff
+            }
+            _ => None,
+        };
         Response::Planned {
             id,
-            result: make_plan_with_fingerprint(snapshot, &request, fingerprint.clone())
-                .map(Box::new)
-                .map_err(|e| e.to_string()),
+            result: result.map(Box::new),
+            diff,
         }
     }
 }

@@ -9,6 +9,7 @@ use std::borrow::Cow;
 
 use lbplan_core::config::Profile;
 use lbplan_core::model::Snapshot;
+use lbplan_core::plan::diff::PlanDiff;
 use lbplan_core::plan::{Plan, PlanRequest};
 use lbplan_core::rebalance::{Limits, Proposal};
 use lbplan_core::simulate::{Comparison, RunConfig, Scenario};
@@ -59,6 +60,10 @@ pub struct PlanJob<'a> {
     pub seed: u64,
     pub leader_cycle: bool,
     pub outlook_cycles: u32,
+    /// Also answer what the operations change against the plan without them (`plan::diff`); the
+    /// worker keeps that baseline plan between edits.
+    #[serde(default)]
+    pub diff_baseline: bool,
 }
 
 /// Runs `configs` side by side on `snapshot` under `scenario` (`lbplan_core::simulate::compare`).
@@ -97,7 +102,15 @@ impl<'a> PlanJob<'a> {
             seed: request.seed,
             leader_cycle: request.leader_cycle,
             outlook_cycles: request.outlook_cycles,
+            diff_baseline: false,
         }
+    }
+
+    /// The same job, asking for the difference from the plan without operations.
+    #[must_use]
+    pub fn with_diff_baseline(mut self, on: bool) -> Self {
+        self.diff_baseline = on;
+        self
     }
 }
 
@@ -123,6 +136,9 @@ pub enum Response {
     Planned {
         id: u32,
         result: Result<Box<Plan>, String>,
+        /// What the operations change against the plan without them, when asked and there are some.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        diff: Option<Box<PlanDiff>>,
     },
     /// A rebalance proposal, or why it could not be made.
     Proposed {

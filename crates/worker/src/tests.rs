@@ -149,6 +149,7 @@ fn plan_job(id: u32, snapshot_id: u64, snapshot: Option<Snapshot>, operations: &
         seed: 0,
         leader_cycle: true,
         outlook_cycles: 10,
+        diff_baseline: true,
     })))
     .unwrap()
 }
@@ -168,6 +169,7 @@ fn plans_keep_their_snapshot_in_the_worker() {
     let Response::Planned {
         id: 1,
         result: Ok(plan),
+        diff: None,
     } = &first
     else {
         panic!("{first:?}");
@@ -196,6 +198,7 @@ fn plans_keep_their_snapshot_in_the_worker() {
     let Response::Planned {
         id: 2,
         result: Ok(plan),
+        ..
     } = &second
     else {
         panic!("{second:?}");
@@ -203,6 +206,24 @@ fn plans_keep_their_snapshot_in_the_worker() {
     assert!(plan.unloads.iter().any(|u| u.origin == "manual"
         && u.bundle == "initech/billing/0x00000000_0x40000000"
         && u.to.as_deref() == Some("broker-11.demo.svc:8080")));
+    // With an operation, the answer carries what it changes against the plan without it: the
+    // same diff the page computes from the two plans.
+    let Response::Planned {
+        diff: Some(diff), ..
+    } = &second
+    else {
+        panic!("no diff: {second:?}");
+    };
+    let baseline = lbplan_core::plan::make_plan(&demo, &PlanRequest::leader_cycle()).unwrap();
+    assert_eq!(
+        **diff,
+        lbplan_core::plan::diff::diff_plans(&baseline, plan).unwrap()
+    );
+    assert!(
+        diff.moves_added
+            .iter()
+            .any(|m| m.bundle == "initech/billing/0x00000000_0x40000000")
+    );
 
     // A snapshot it was never sent, and an operation that does not parse.
     assert!(matches!(
@@ -213,7 +234,8 @@ fn plans_keep_their_snapshot_in_the_worker() {
         planned(&mut state, &plan_job(4, 7, None, &["move-everything"])),
         Response::Planned {
             id: 4,
-            result: Err(_)
+            result: Err(_),
+            diff: None,
         }
     ));
 }

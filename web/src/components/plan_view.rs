@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use lbplan_core::plan::diff::{describe, diff_plans};
+use lbplan_core::plan::diff::{PlanDiff, describe};
 use lbplan_core::plan::summary::unload_bytes_per_sec;
 use lbplan_core::plan::{BalanceSummary, Plan};
 use lbplan_core::reason::DecisionReason;
@@ -25,16 +25,16 @@ pub struct PlanViewProps {
     /// Applies a `broker.conf` setting as an edit (the verdict's suggestion); `None`: read-only.
     #[prop_or_default]
     pub on_apply_setting: Option<Callback<(String, String)>>,
-    /// The plan without the edits, when there are edits: the plan view then shows what they change.
+    /// What the edits change against the plan without them (`None` without edits).
     #[prop_or_default]
-    pub baseline: Option<Rc<Result<Plan, String>>>,
+    pub diff: Option<Rc<PlanDiff>>,
 }
 
 impl PartialEq for PlanViewProps {
     fn eq(&self, o: &Self) -> bool {
         Rc::ptr_eq(&self.plan, &o.plan)
             && self.on_apply_setting == o.on_apply_setting
-            && match (&self.baseline, &o.baseline) {
+            && match (&self.diff, &o.diff) {
                 (Some(a), Some(b)) => Rc::ptr_eq(a, b),
                 (None, None) => true,
                 _ => false,
@@ -86,22 +86,17 @@ fn reason_cell(reason: &str, decided: &DecisionReason) -> Html {
 
 /// What the edits change against the plan without them (core's `plan::diff`): counts, both
 /// plans' balance, then each added, removed or redirected move and split.
-fn baseline_diff(baseline: &Plan, plan: &Plan) -> Html {
-    match diff_plans(baseline, plan) {
-        Err(e) => html! { <p class="muted small">{ e.to_string() }</p> },
-        Ok(d) => {
-            let mut lines = describe(&d).into_iter();
-            let head = lines.next().unwrap_or_default();
-            html! {
-                <details class="plan-diff" data-testid="plan-diff" open=true
-                    data-identical={d.identical_decisions.to_string()}>
-                    <summary>{ format!("What your edits change: {head}") }</summary>
-                    <ul class="mono small">
-                        { for lines.map(|l| html! { <li>{ l }</li> }) }
-                    </ul>
-                </details>
-            }
-        }
+fn baseline_diff(d: &PlanDiff) -> Html {
+    let mut lines = describe(d).into_iter();
+    let head = lines.next().unwrap_or_default();
+    html! {
+        <details class="plan-diff" data-testid="plan-diff" open=true
+            data-identical={d.identical_decisions.to_string()}>
+            <summary>{ format!("What your edits change: {head}") }</summary>
+            <ul class="mono small">
+                { for lines.map(|l| html! { <li>{ l }</li> }) }
+            </ul>
+        </details>
     }
 }
 
@@ -209,8 +204,8 @@ pub fn plan_view(p: &PlanViewProps) -> Html {
                 { format!("{} load manager, {} shedding, {} placement, profile {}, seed {}",
                     plan.load_manager, plan.shedding_strategy, plan.placement_strategy, plan.profile, plan.seed) }
             </p>
-            if let Some(Ok(b)) = p.baseline.as_deref() {
-                { baseline_diff(b, plan) }
+            if let Some(d) = p.diff.as_deref() {
+                { baseline_diff(d) }
             }
             if nothing {
                 <p data-testid="plan-empty">{ "This cycle moves nothing." }</p>
