@@ -876,7 +876,9 @@ fn records_a_series_of_collections() {
     let r: serde_json::Value = serde_json::from_str(&ran.stdout).unwrap();
     let times = r["times_ms"].as_array().unwrap();
     assert_eq!(times.len(), 2);
-    assert!(times[1].as_i64().unwrap() >= times[0].as_i64().unwrap() + 1_000);
+    // Stamped when each collection ended: in order, though less than the interval apart when the
+    // first collection took longer than the second (the rounds start `--every` apart).
+    assert!(times[1].as_i64().unwrap() > times[0].as_i64().unwrap());
     assert_eq!(r["summary"]["moves_seen"], 0);
     // The broker that reports a load is live at both instants.
     let load = &r["broker_load"][a.as_str()];
