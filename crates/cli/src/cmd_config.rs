@@ -12,6 +12,7 @@ use lbplan_core::text::escape_control;
 use lbplan_core::view::settings::{ValueSource, setting_rows};
 
 use crate::exit::CliError;
+use crate::option_args::parse_profile;
 use crate::snapshot_input::load_snapshot;
 
 #[derive(clap::Args)]
@@ -23,14 +24,6 @@ pub struct Args {
     /// differs from the profile's defaults.
     #[arg(long)]
     snapshot: Option<PathBuf>,
-}
-
-fn parse_profile(text: &str) -> Result<Profile, CliError> {
-    Profile::parse(text).ok_or_else(|| {
-        CliError::BadInput(format!(
-            "unknown profile `{text}` (expected 3.x, 4.x, 5.0 or master-90cba329)"
-        ))
-    })
 }
 
 pub fn run(args: Args) -> Result<(), CliError> {

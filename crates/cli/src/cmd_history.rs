@@ -5,11 +5,11 @@
 
 use std::path::PathBuf;
 
-use lbplan_core::config::Profile;
 use lbplan_core::history::render::{render_csv, render_text};
 use lbplan_core::history::{ExplainOptions, HistoryReport, explain_files};
 
 use crate::exit::CliError;
+use crate::option_args::{parse_optional_profile, parse_settings};
 use crate::series_store::read_series;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -39,17 +39,6 @@ pub struct Args {
     output: Option<PathBuf>,
 }
 
-fn parse_settings(items: &[String]) -> Result<Vec<(String, String)>, CliError> {
-    items
-        .iter()
-        .map(|s| {
-            s.split_once('=')
-                .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
-                .ok_or_else(|| CliError::BadInput(format!("--set `{s}`: expected KEY=VALUE")))
-        })
-        .collect()
-}
-
 /// Explains the series at `path`.
 pub fn explain_path(
     path: &std::path::Path,
@@ -60,13 +49,7 @@ pub fn explain_path(
 }
 
 pub fn run(args: Args) -> Result<(), CliError> {
-    let profile = match &args.profile {
-        Some(p) => Some(
-            Profile::parse(p)
-                .ok_or_else(|| CliError::BadInput(format!("--profile {p}: unknown")))?,
-        ),
-        None => None,
-    };
+    let profile = parse_optional_profile(args.profile.as_deref())?;
     let opts = ExplainOptions {
         profile,
         settings: parse_settings(&args.settings)?,

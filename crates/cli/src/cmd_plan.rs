@@ -5,7 +5,6 @@
 
 use std::path::PathBuf;
 
-use lbplan_core::config::Profile;
 use lbplan_core::plan::diff::{describe, diff_plans};
 use lbplan_core::plan::export::ExportOptions;
 use lbplan_core::plan::export_format::{ExportError, ExportFormat, export_plan};
@@ -13,6 +12,7 @@ use lbplan_core::plan::operations::Operation;
 use lbplan_core::plan::{PlanRequest, make_plan};
 
 use crate::exit::CliError;
+use crate::option_args::{parse_optional_profile, parse_settings};
 use crate::plan_text::render_text;
 use crate::snapshot_input::load_snapshot;
 
@@ -81,21 +81,8 @@ pub struct Args {
 
 pub fn run(args: Args) -> Result<(), CliError> {
     let snapshot = load_snapshot(&args.snapshot)?;
-    let profile = match &args.profile {
-        Some(p) => Some(Profile::parse(p).ok_or_else(|| {
-            CliError::BadInput(format!(
-                "unknown profile `{p}` (expected 3.x, 4.x, 5.0 or master-90cba329)"
-            ))
-        })?),
-        None => None,
-    };
-    let mut settings = Vec::new();
-    for s in &args.settings {
-        let (k, v) = s
-            .split_once('=')
-            .ok_or_else(|| CliError::BadInput(format!("--set `{s}`: expected KEY=VALUE")))?;
-        settings.push((k.trim().to_string(), v.trim().to_string()));
-    }
+    let profile = parse_optional_profile(args.profile.as_deref())?;
+    let settings = parse_settings(&args.settings)?;
     let operations = args
         .operations
         .iter()

@@ -7,12 +7,12 @@
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
-use lbplan_core::config::Profile;
 use lbplan_core::plan::export::ExportOptions;
 use lbplan_core::plan::export_format::{ExportError, ExportFormat, export_plan};
 use lbplan_core::rebalance::{Goal, Limits, Proposal, RebalanceRequest, propose};
 
 use crate::exit::CliError;
+use crate::option_args::{parse_optional_profile, parse_settings};
 use crate::plan_text::render_text;
 use crate::snapshot_input::load_snapshot;
 
@@ -76,21 +76,8 @@ pub struct Args {
 pub fn run(args: Args) -> Result<(), CliError> {
     let goal = Goal::parse(&args.goal).map_err(|e| CliError::BadInput(format!("--goal {e}")))?;
     let snapshot = load_snapshot(&args.snapshot)?;
-    let profile = match &args.profile {
-        Some(p) => Some(Profile::parse(p).ok_or_else(|| {
-            CliError::BadInput(format!(
-                "unknown profile `{p}` (expected 4.x, 5.0 or master-90cba329)"
-            ))
-        })?),
-        None => None,
-    };
-    let mut settings = Vec::new();
-    for s in &args.settings {
-        let (k, v) = s
-            .split_once('=')
-            .ok_or_else(|| CliError::BadInput(format!("--set `{s}`: expected KEY=VALUE")))?;
-        settings.push((k.trim().to_string(), v.trim().to_string()));
-    }
+    let profile = parse_optional_profile(args.profile.as_deref())?;
+    let settings = parse_settings(&args.settings)?;
     let req = RebalanceRequest {
         limits: Limits {
             max_moves: args.max_moves,

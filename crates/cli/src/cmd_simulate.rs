@@ -14,6 +14,7 @@ use lbplan_core::simulate::{
 use lbplan_core::text::escape_lines;
 
 use crate::exit::{CliError, read_text};
+use crate::option_args::parse_settings;
 use crate::snapshot_input::load_snapshot;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -142,14 +143,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
             )
         })?;
     let snapshot = load_snapshot_arg(&snapshot_arg)?;
-    for s in &args.settings {
-        let (k, v) = s
-            .split_once('=')
-            .ok_or_else(|| CliError::BadInput(format!("--set `{s}`: expected KEY=VALUE")))?;
-        scenario
-            .settings
-            .push((k.trim().to_string(), v.trim().to_string()));
-    }
+    scenario.settings.extend(parse_settings(&args.settings)?);
     let configs: Vec<RunConfig> = if args.compare.is_empty() {
         scenario.compare.clone()
     } else {

@@ -22,6 +22,7 @@ mod cmd_size;
 mod collect;
 mod exit;
 mod input_files;
+mod option_args;
 mod output;
 mod plan_text;
 mod series_store;
