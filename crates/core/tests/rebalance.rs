@@ -295,6 +295,112 @@ fn one_dominant_bundle_is_unreachable_and_split() {
     assert_eq!(p.plan.splits.len(), 1);
 }
 
+/// b1 at 80 % cpu with A (30 MB/s each way), B and C (10 MB/s each); b2 and b3 at 20 % with one
+/// 10 MB/s bundle each.
+fn three_brokers() -> Snapshot {
+    let mut s = two_brokers();
+    s.brokers.insert(
+        b("b2:8080"),
+        broker(20.0, &[(b("t/ns2/0x00000000_0xffffffff"), 10.0 * MB)]),
+    );
+    s.brokers.insert(
+        b("b3:8080"),
+        broker(20.0, &[(b("t/ns3/0x00000000_0xffffffff"), 10.0 * MB)]),
+    );
+    s
+}
+
+#[test]
+fn a_fixed_point_beyond_the_greedy_prefix() {
+    // Cpu by throughput share: A 48, B 16, C 16 on b1; mean (80+20+20)/3 = 40 %. Goal max ≤ 66 %.
+    // Greedy step 1 (b1 at 80): A lands 68 on b2 (improvement 12), B or C 36 (improvement 16); both
+    // within half the best, B moves the fewest bytes → B→b2; b1 64 %: 64/40 = 1.6 meets the goal.
+    // ThresholdShedder (reference §7.1): 64 ≥ 40 + 10, frac 0.64-0.4-0.1+0.05 = 0.19 of b1's
+    // 80 MB/s = 15.2 MB/s ≥ the 10 MB/s floor → it sheds A: the greedy proposal is not left alone.
+    // Alternatives: A moved first (A→b2 68 %, then D→b3: 2 moves, 80 MB/s) and the stricter goal
+    // max/mean ≤ 1.325 (B→b2, then C→b3: b1 48, b2 36, b3 36; 2 moves, 40 MB/s). Both are fixed
+    // points (every broker under 50 %); the cheaper one wins.
+    let snap = three_brokers();
+    let p = propose(&snap, &request("max/mean<=1.65")).unwrap();
+    let greedy = &p.stick_tried[0];
+    assert_eq!(greedy.moves, 1);
+    assert!(!greedy.fixed_point);
+    assert!(
+        greedy
+            .would_move
+            .iter()
+            .any(|u| u.bundle == "t/ns/0x00000000_0x40000000" && u.from == "b1:8080"),
+        "{greedy:#?}"
+    );
+    let moved: Vec<(&str, &str)> = p
+        .plan
+        .unloads
+        .iter()
+        .map(|u| (u.bundle.as_str(), u.to.as_deref().unwrap()))
+        .collect();
+    assert_eq!(
+        moved,
+        vec![
+            ("t/ns/0x40000000_0x80000000", "b2:8080"),
+            ("t/ns/0x80000000_0xc0000000", "b3:8080"),
+        ]
+    );
+    assert!(p.goal_met);
+    assert!((usage_after(&p.plan, "b1:8080") - 0.48).abs() < 1e-9);
+    assert!((usage_after(&p.plan, "b3:8080") - 0.36).abs() < 1e-9);
+    assert!(p.stick.as_ref().unwrap().fixed_point, "{}", p.stick_summary);
+    assert!(
+        p.notes
+            .iter()
+            .any(|n| n.contains("stricter goal max/mean<=1.325")),
+        "{:?}",
+        p.notes
+    );
+    assert_fixed_point(&snap, &p.plan.operations);
+}
+
+#[test]
+fn sheds_whatever_you_do_names_the_broker_bundle_and_share() {
+    // b1 at 90 % cpu with A (50 MB/s each way) and B, C (5 MB/s each); b2, b3 at 20 % with 20 MB/s
+    // each. The cluster carries 2 × (50+5+5+20+20) = 200 MB/s; A 100 of it: 50 %.
+    // A carries 75 of b1's 90 points and lands at 95 % anywhere (over 85 %): with one move allowed
+    // the proposal moves B (b1 82.5 %). ThresholdShedder: mean (82.5+27.5+20)/3 = 43.3 %, b1 over
+    // 53.3 % with or without the proposal → it sheds A from b1 whatever you do.
+    let mut s = empty_snapshot();
+    s.brokers.insert(
+        b("b1:8080"),
+        broker(
+            90.0,
+            &[
+                (b("t/ns/0x00000000_0x80000000"), 50.0 * MB),
+                (b("t/ns/0x80000000_0xc0000000"), 5.0 * MB),
+                (b("t/ns/0xc0000000_0xffffffff"), 5.0 * MB),
+            ],
+        ),
+    );
+    s.brokers.insert(
+        b("b2:8080"),
+        broker(20.0, &[(b("t/ns2/0x00000000_0xffffffff"), 20.0 * MB)]),
+    );
+    s.brokers.insert(
+        b("b3:8080"),
+        broker(20.0, &[(b("t/ns3/0x00000000_0xffffffff"), 20.0 * MB)]),
+    );
+    let mut req = request("max/mean<=1.15");
+    req.limits.max_moves = Some(1);
+    let p = propose(&s, &req).unwrap();
+    assert_eq!(p.chosen_moves, 1);
+    assert!(!p.stick.as_ref().unwrap().fixed_point);
+    assert!(
+        p.stick_summary.contains(
+            "ThresholdShedder with these settings sheds b1:8080 whatever you do: \
+             t/ns/0x00000000_0x80000000, one of its 2 bundles, carries 50 % of the cluster's traffic"
+        ),
+        "{}",
+        p.stick_summary
+    );
+}
+
 // ---- property test over random clusters -------------------------------------------------------
 
 const GROUP: [&str; 3] = ["t/aa1", "t/aa2", "t/aa3"];

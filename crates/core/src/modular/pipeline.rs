@@ -1007,6 +1007,20 @@ pub fn allowed_destinations(
     ctx: &PlacementContext,
     cfg: &LoadBalancerConfig,
 ) -> Vec<String> {
+    allowed_destination_positions(bundle, data, ctx, cfg)
+        .into_iter()
+        .map(|p| name_at(data, p).to_string())
+        .collect()
+}
+
+/// [`allowed_destinations`] as positions in `data.brokers`, ascending (no names built: a caller
+/// asking for many bundles keeps its own position map).
+pub fn allowed_destination_positions(
+    bundle: &str,
+    data: &LoadData,
+    ctx: &PlacementContext,
+    cfg: &LoadBalancerConfig,
+) -> Vec<usize> {
     let mut set = Candidates::new();
     apply_namespace_policies(bundle, data, ctx, &mut set);
     filter_anti_affinity(bundle, &mut set, data, ctx, cfg, false);
@@ -1016,9 +1030,6 @@ pub fn allowed_destinations(
     let mut positions: Vec<usize> = set.iter().copied().collect();
     positions.sort_unstable();
     positions
-        .into_iter()
-        .map(|p| name_at(data, p).to_string())
-        .collect()
 }
 
 /// `shouldAntiAffinityNamespaceUnload` (§6.5): whether unloading the bundle from `current_broker`

@@ -11,7 +11,7 @@ use crate::config::LoadBalancerConfig;
 use crate::model::Snapshot;
 use crate::modular::LoadData;
 use crate::modular::load_data::{is_heartbeat_or_sla_namespace, namespace_of_bundle};
-use crate::modular::pipeline::{PlacementContext, allowed_destinations};
+use crate::modular::pipeline::{PlacementContext, allowed_destination_positions};
 use crate::plan::driver::placement_context;
 use crate::plan::leader_view::load_data_from_snapshot;
 
@@ -19,8 +19,9 @@ pub struct Constraints<'c> {
     cfg: &'c LoadBalancerConfig,
     data: LoadData,
     ctx: PlacementContext,
-    /// Broker name → position in the ledger (the snapshot's broker order).
-    positions: HashMap<String, usize>,
+    /// Position in `data.brokers` → position in the ledger (the snapshot's broker order).
+    positions: Vec<Option<usize>>,
+    brokers: usize,
     /// Destinations per namespace without an anti-affinity group (they depend on nothing that moves).
     cache: HashMap<String, Rc<Vec<bool>>>,
     recently_unloaded: HashMap<String, i64>,
@@ -51,11 +52,10 @@ impl<'c> Constraints<'c> {
     pub fn new(snapshot: &Snapshot, cfg: &'c LoadBalancerConfig) -> Constraints<'c> {
         let data = load_data_from_snapshot(snapshot);
         let ctx = placement_context(snapshot, &data);
-        let positions = snapshot
+        let positions = data
             .brokers
             .keys()
-            .enumerate()
-            .map(|(i, b)| (b.clone(), i))
+            .map(|b| snapshot.brokers.get_index_of(b))
             .collect();
         let now = snapshot.captured_at_ms.unwrap_or(0);
         let grace_ms = cfg
@@ -66,6 +66,7 @@ impl<'c> Constraints<'c> {
             data,
             ctx,
             positions,
+            brokers: snapshot.brokers.len(),
             cache: HashMap::new(),
             recently_unloaded: snapshot
                 .recently_unloaded_bundles
@@ -112,9 +113,15 @@ impl<'c> Constraints<'c> {
         if !grouped && let Some(hit) = self.cache.get(ns) {
             return hit.clone();
         }
-        let mut mask = vec![false; self.positions.len()];
-        for b in allowed_destinations(bundle, &self.data, &self.ctx, self.cfg) {
-            if let Some(slot) = self.positions.get(&b).and_then(|&p| mask.get_mut(p)) {
+        let mut mask = vec![false; self.brokers];
+        for p in allowed_destination_positions(bundle, &self.data, &self.ctx, self.cfg) {
+            if let Some(slot) = self
+                .positions
+                .get(p)
+                .copied()
+                .flatten()
+                .and_then(|i| mask.get_mut(i))
+            {
                 *slot = true;
             }
         }

@@ -3,6 +3,7 @@
 //! Pulsar's placement constraints, its trade-off curve, and a check that the configured leader's own
 //! shedding leaves the result alone. See `docs/rebalance.md`.
 
+pub mod alternatives;
 pub mod constraints;
 pub mod goal;
 pub mod ledger;
@@ -84,10 +85,10 @@ pub fn propose_with_progress(
     progress("search", 0, 1);
     let mut ledger = ledger::Ledger::new(snapshot, cfg.resource_weights());
     let mut constraints = constraints::Constraints::new(snapshot, &cfg);
-    let found = search::search(&mut ledger, &mut constraints, &req.goal, &req.limits);
+    let mut found = search::search(&mut ledger, &mut constraints, &req.goal, &req.limits);
     progress("search", 1, 1);
     let goal_text = req.goal.to_string();
-    let curve = proposal::curve(&found.start, &found.steps, |b| req.goal.is_met(b));
+    let mut curve = proposal::curve(&found.start, &found.steps, |b| req.goal.is_met(b));
     let drains = found
         .steps
         .iter()
@@ -127,9 +128,8 @@ pub fn propose_with_progress(
             }
         }
     });
-    let ops_for = |k: usize| -> Vec<Operation> {
-        let mut ops: Vec<Operation> = found
-            .steps
+    let ops_for = |steps: &[search::Step], k: usize| -> Vec<Operation> {
+        let mut ops: Vec<Operation> = steps
             .iter()
             .take(k)
             .map(|s| Operation::UnloadBundle {
@@ -161,7 +161,7 @@ pub fn propose_with_progress(
         let c = stick::check(
             snapshot,
             &base,
-            &ops_for(k),
+            &ops_for(&found.steps, k),
             req.outlook_cycles,
             &fingerprint,
         )?;
@@ -180,10 +180,67 @@ pub fn propose_with_progress(
             .min_by_key(|(i, c)| (c.would_move.len(), *i))
             .map(|(i, _)| i)
     });
-    let chosen_moves = chosen_index
+    let mut chosen_moves = chosen_index
         .and_then(|i| sizes.get(i).copied())
         .unwrap_or(start);
-    let stick_check = chosen_index.and_then(|i| tried.get(i).cloned());
+    let mut stick_check = chosen_index.and_then(|i| tried.get(i).cloned());
+
+    // No greedy prefix is left alone: steered re-searches, the cheapest fixed point wins.
+    if let Some(c) = stick_check.clone().filter(|c| !c.fixed_point) {
+        let greedy_meets = curve.get(chosen_moves).is_some_and(|p| p.meets_goal);
+        let alts = alternatives::alternatives(
+            found.steps.get(..chosen_moves).unwrap_or(&found.steps),
+            &c,
+            &req.goal,
+        );
+        let mut best: Option<(usize, f64, search::SearchResult, stick::StickCheck, String)> = None;
+        for (i, alt) in alts.iter().enumerate() {
+            progress("alternatives", i, alts.len());
+            let mut l = ledger::Ledger::new(snapshot, cfg.resource_weights());
+            let mut cons = constraints::Constraints::new(snapshot, &cfg);
+            let r = search::search_with(&mut l, &mut cons, &alt.goal, &req.limits, &alt.hints);
+            let meets = r.steps.last().map_or_else(
+                || req.goal.is_met(&r.start),
+                |s| req.goal.is_met(&s.balance_after),
+            );
+            if greedy_meets && !meets {
+                continue;
+            }
+            let k = r.steps.len();
+            let bytes: f64 = r.steps.iter().map(|s| s.bytes_per_sec).sum();
+            if best
+                .as_ref()
+                .is_some_and(|(bk, bb, ..)| (*bk, *bb) <= (k, bytes))
+            {
+                continue;
+            }
+            let check = stick::check(
+                snapshot,
+                &base,
+                &ops_for(&r.steps, k),
+                req.outlook_cycles,
+                &fingerprint,
+            )?;
+            if check.fixed_point {
+                best = Some((k, bytes, r, check, alt.description.clone()));
+            } else {
+                tried.push(check);
+            }
+        }
+        progress("alternatives", alts.len(), alts.len());
+        if let Some((k, _, r, check, description)) = best {
+            notes.push(format!(
+                "no prefix of the greedy proposal is left alone by {} ({}); this proposal is: {description}",
+                crate::config::simple_class_name(&check.shedding_strategy),
+                stick::explain(&c)
+            ));
+            tried.push(check.clone());
+            found = r;
+            curve = proposal::curve(&found.start, &found.steps, |b| req.goal.is_met(b));
+            chosen_moves = k;
+            stick_check = Some(check);
+        }
+    }
     let mut stick_summary = stick_check.as_ref().map(stick::explain).unwrap_or_default();
     if let Some(c) = &stick_check
         && !c.fixed_point
@@ -192,24 +249,33 @@ pub fn propose_with_progress(
         let baseline = stick::check(
             snapshot,
             &base,
-            &ops_for(drains),
+            &ops_for(&found.steps, drains),
             req.outlook_cycles,
             &fingerprint,
         )?;
-        let same: Vec<&str> = c
+        let same = c
             .would_move
             .iter()
-            .filter(|u| baseline.would_move.iter().any(|b| b.from == u.from))
-            .map(|u| u.from.as_str())
-            .collect();
-        if let Some(broker) = same.first() {
+            .find_map(|u| baseline.would_move.iter().find(|b| b.from == u.from));
+        if let Some(shed) = same {
+            let bundles_on_broker = stick::bundles_after(
+                snapshot,
+                found.steps.get(..chosen_moves).unwrap_or(&found.steps),
+                &shed.from,
+            );
             stick_summary.push_str(&format!(
-                ". It sheds {broker} with or without the proposal: no set of whole-bundle moves under {goal_text} is left alone by {}",
-                crate::config::simple_class_name(&c.shedding_strategy)
+                ". {}; no set of whole-bundle moves under {goal_text} is left alone",
+                stick::whatever_you_do(
+                    &c.shedding_strategy,
+                    &shed.from,
+                    &shed.bundle,
+                    bundles_on_broker,
+                    stick::traffic_share(&ledger, &shed.bundle),
+                )
             ));
         } else {
             stick_summary.push_str(&format!(
-                ". None of the {} proposal size(s) checked is left alone; this is the one Pulsar disturbs least",
+                ". None of the {} proposal(s) checked is left alone; this is the one Pulsar disturbs least",
                 tried.len()
             ));
         }
@@ -226,7 +292,7 @@ pub fn propose_with_progress(
 
     progress("plan", 0, 1);
     let plan_req = PlanRequest {
-        operations: ops_for(chosen_moves),
+        operations: ops_for(&found.steps, chosen_moves),
         ..base
     };
     let mut plan = make_plan_with_fingerprint(snapshot, &plan_req, fingerprint)?;

@@ -56,6 +56,23 @@ pub struct TooBig {
     pub share_of_cluster_bytes: f64,
 }
 
+/// Steering for a re-search when the greedy proposal is not left alone by Pulsar (see
+/// [`super::alternatives`]): bundles the search must not move, destinations it must not use for a
+/// bundle, and one bundle to move first (the one Pulsar would shed, moved by the proposal instead).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Hints {
+    pub exclude: Vec<String>,
+    /// (bundle, broker): the bundle may go anywhere else.
+    pub forbid: Vec<(String, String)>,
+    pub first: Option<String>,
+}
+
+impl Hints {
+    pub fn is_empty(&self) -> bool {
+        self.exclude.is_empty() && self.forbid.is_empty() && self.first.is_none()
+    }
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct SearchResult {
     pub start: BalanceSummary,
@@ -138,6 +155,42 @@ pub fn search(
     goal: &Goal,
     limits: &Limits,
 ) -> SearchResult {
+    search_with(ledger, constraints, goal, limits, &Hints::default())
+}
+
+/// The destinations mask for `bundle` with the hints' forbidden brokers taken out.
+fn allowed_for(
+    ledger: &Ledger,
+    constraints: &mut Constraints<'_>,
+    hints: &Hints,
+    bundle: &str,
+) -> std::rc::Rc<Vec<bool>> {
+    let mask = constraints.destinations(bundle);
+    if !hints.forbid.iter().any(|(b, _)| b == bundle) {
+        return mask;
+    }
+    let mut own = (*mask).clone();
+    for (i, broker) in ledger.brokers.iter().enumerate() {
+        if hints
+            .forbid
+            .iter()
+            .any(|(b, to)| b == bundle && *to == broker.name)
+            && let Some(slot) = own.get_mut(i)
+        {
+            *slot = false;
+        }
+    }
+    std::rc::Rc::new(own)
+}
+
+/// [`search`] steered by `hints`.
+pub fn search_with(
+    ledger: &mut Ledger,
+    constraints: &mut Constraints<'_>,
+    goal: &Goal,
+    limits: &Limits,
+    hints: &Hints,
+) -> SearchResult {
     let start = ledger.balance();
     let mut result = SearchResult {
         start: start.clone(),
@@ -208,7 +261,7 @@ pub fn search(
             let Some(amounts) = ledger.bundles.get(bundle).map(|b| b.amounts) else {
                 continue;
             };
-            let allowed = constraints.destinations(&name);
+            let allowed = allowed_for(ledger, constraints, hints, &name);
             let order = by_usage(ledger, &drained);
             match best_destination(
                 ledger, &order, &allowed, from, &touched, per_broker, &amounts,
@@ -245,6 +298,33 @@ pub fn search(
             result.notes.push(format!(
                 "{from_name} keeps {stayed} bundle(s) that may not move (heartbeat/SLA namespaces stay with their broker)"
             ));
+        }
+    }
+
+    // The bundle Pulsar would shed, moved by the proposal first (to where it lands lowest).
+    if let Some(first) = &hints.first
+        && result.steps.len() < max_moves
+        && constraints.pinned(first).is_none()
+        && let Some(bundle) = ledger.bundles.iter().position(|b| &b.name == first)
+        && let Some((from, amounts)) = ledger.bundles.get(bundle).map(|b| (b.owner, b.amounts))
+        && touched.get(from).copied().unwrap_or(0) < per_broker
+    {
+        let allowed = allowed_for(ledger, constraints, hints, first);
+        let order = by_usage(ledger, &drained);
+        if let Some((to, after)) = best_destination(
+            ledger, &order, &allowed, from, &touched, per_broker, &amounts,
+        ) && after <= threshold
+        {
+            record(
+                ledger,
+                constraints,
+                &mut result,
+                &mut touched,
+                StepKind::Balance,
+                bundle,
+                from,
+                to,
+            );
         }
     }
 
@@ -300,12 +380,12 @@ pub fn search(
             let name = entry.name.clone();
             let amounts = entry.amounts;
             let bytes = entry.bytes_per_sec;
-            if constraints.pinned(&name).is_some() {
+            if constraints.pinned(&name).is_some() || hints.exclude.contains(&name) {
                 continue;
             }
             movable += 1;
             let hot_after = ledger.usage_with(hot, &amounts, -1.0);
-            let allowed = constraints.destinations(&name);
+            let allowed = allowed_for(ledger, constraints, hints, &name);
             let Some((to, to_after)) = best_destination(
                 ledger, &order, &allowed, hot, &touched, per_broker, &amounts,
             ) else {

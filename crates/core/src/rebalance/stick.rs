@@ -5,6 +5,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::ledger::Ledger;
+use super::search::Step;
 use crate::model::Snapshot;
 use crate::plan::operations::Operation;
 use crate::plan::{PlanError, PlanRequest, PlannedUnload, make_plan_with_fingerprint};
@@ -110,4 +112,73 @@ pub fn explain(check: &StickCheck) -> String {
         ));
     }
     out
+}
+
+/// The share (0–1) of the cluster's throughput (in + out, every bundle) that `bundle` carries.
+pub fn traffic_share(ledger: &Ledger, bundle: &str) -> Option<f64> {
+    let total: f64 = ledger.bundles.iter().map(|b| b.bytes_per_sec).sum();
+    let own = ledger
+        .bundles
+        .iter()
+        .find(|b| b.name == bundle)?
+        .bytes_per_sec;
+    (total > 0.0).then(|| own / total)
+}
+
+/// How many bundles `broker` owns once `steps` are applied to the snapshot.
+pub fn bundles_after(snapshot: &Snapshot, steps: &[Step], broker: &str) -> usize {
+    let before = snapshot
+        .brokers
+        .get(broker)
+        .map_or(0, |b| b.local_broker_data.bundles.len());
+    let gone = steps.iter().filter(|s| s.from == broker).count();
+    let came = steps.iter().filter(|s| s.to == broker).count();
+    (before + came).saturating_sub(gone)
+}
+
+/// "ThresholdShedder with these settings sheds broker-7 whatever you do: its one bundle … carries
+/// 40 % of the cluster's traffic" — the broker the leader sheds with or without the proposal, the
+/// bundle it takes and that bundle's share of the cluster's throughput.
+pub fn whatever_you_do(
+    strategy: &str,
+    broker: &str,
+    bundle: &str,
+    bundles_on_broker: usize,
+    share_of_cluster: Option<f64>,
+) -> String {
+    let which = if bundles_on_broker == 1 {
+        format!("its one bundle {bundle}")
+    } else {
+        format!("{bundle}, one of its {bundles_on_broker} bundles,")
+    };
+    let carries = match share_of_cluster {
+        Some(f) => format!("carries {:.0} % of the cluster's traffic", f * 100.0),
+        None => "carries no measured traffic".to_string(),
+    };
+    format!(
+        "{} with these settings sheds {broker} whatever you do: {which} {carries}",
+        crate::config::simple_class_name(strategy)
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn whatever_you_do_names_broker_bundle_and_share() {
+        // The issue's example: broker-7's one bundle carries 40 % of the cluster.
+        let s = whatever_you_do(
+            "org.apache.pulsar.broker.loadbalance.impl.ThresholdShedder",
+            "broker-7",
+            "t/ns/0x00000000_0xffffffff",
+            1,
+            Some(0.4),
+        );
+        assert_eq!(
+            s,
+            "ThresholdShedder with these settings sheds broker-7 whatever you do: its one bundle \
+             t/ns/0x00000000_0xffffffff carries 40 % of the cluster's traffic"
+        );
+    }
 }
