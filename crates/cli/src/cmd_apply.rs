@@ -21,11 +21,9 @@ use lbplan_core::plan::export::{StepCall, set_shedding_call, unset_shedding_call
 use crate::apply_live::Admin;
 use crate::apply_signal;
 use crate::atomic_write::{self, Existing};
-use crate::cmd_collect::admin_base;
-use crate::collect::auth::{self, Redactor, TOKEN_ENV};
-use crate::collect::http::{Client, HttpOptions, load_trust_certs};
-use crate::collect::limits::Limits;
-use crate::collect::origins;
+use crate::collect::auth::Redactor;
+use crate::collect::http::HttpOptions;
+use crate::connection_args::ConnectionArgs;
 use crate::exit::{CliError, read_json, read_text};
 use crate::output;
 
@@ -33,25 +31,8 @@ use crate::output;
 pub struct Args {
     /// The plan JSON (`lbplan plan --format json`).
     plan: PathBuf,
-    /// The admin REST API, e.g. http://broker-0:8080 or https://pulsar.example.com:8443.
-    #[arg(long, value_name = "URL")]
-    admin_url: String,
-    /// File holding a token, sent as `Authorization: Bearer …` (else $PULSAR_AUTH_TOKEN).
-    #[arg(long, value_name = "FILE", conflicts_with = "auth_header_file")]
-    token_file: Option<PathBuf>,
-    /// File holding one header line `Name: value` (a bare value is the Authorization value).
-    #[arg(long, value_name = "FILE")]
-    auth_header_file: Option<PathBuf>,
-    /// Also send the credential to HOST[:PORT] (repeatable; the scheme is --admin-url's).
-    #[arg(long = "allow-credential-to", value_name = "HOST[:PORT]")]
-    allow_credential_to: Vec<String>,
-    /// Send the credential to the brokers the admin server lists (Pulsar redirects some calls to
-    /// the owning broker or the leader).
-    #[arg(long)]
-    send_credential_to_brokers: bool,
-    /// PEM file of certificates to trust for https (instead of the public web roots).
-    #[arg(long, value_name = "FILE")]
-    tls_trust_certs: Option<PathBuf>,
+    #[command(flatten)]
+    connection: ConnectionArgs,
     /// The cluster (default: `clusterName` of the broker behind --admin-url).
     #[arg(long, value_name = "NAME")]
     cluster: Option<String>,
@@ -235,63 +216,30 @@ fn rollback_as_steps(journal: &Journal) -> Result<Vec<ApplyStep>, CliError> {
 }
 
 fn build_admin(args: &Args) -> Result<(Admin, Redactor, String), CliError> {
-    let (base, scheme, admin_url) = admin_base(&args.admin_url)?;
-    let mut credential_to = Vec::new();
-    for host in &args.allow_credential_to {
-        credential_to.push(origins::origin_of_authority(&scheme, host).ok_or_else(|| {
-            CliError::BadInput(format!(
-                "--allow-credential-to `{host}`: expected HOST or HOST:PORT (the scheme is that \
-                 of --admin-url)"
-            ))
-        })?);
-    }
+    let endpoint = args.connection.endpoint()?;
     let timeout = Duration::try_from_secs_f64(args.timeout)
         .ok()
         .filter(|d| !d.is_zero())
         .ok_or_else(|| {
             CliError::BadInput("--timeout: expected a positive number of seconds".into())
         })?;
-    let (credential, source) = auth::load(
-        args.token_file.as_deref(),
-        args.auth_header_file.as_deref(),
-        std::env::var(TOKEN_ENV).ok(),
-    )
-    .map_err(CliError::BadInput)?;
-    let trust = match &args.tls_trust_certs {
-        Some(p) => {
-            let pem = auth::read_bounded(p, 4 * 1024 * 1024).map_err(CliError::BadInput)?;
-            Some(
-                load_trust_certs(&pem)
-                    .map_err(|e| CliError::BadInput(format!("{}: {e}", p.display())))?,
-            )
-        }
-        None => None,
-    };
-    let redactor = credential
-        .as_ref()
-        .map(auth::Credential::redactor)
-        .unwrap_or_default();
-    let client = Client::new(
+    let connection = args.connection.connect(
+        &endpoint,
         HttpOptions {
             timeout,
             attempts: 3,
             backoff: Duration::from_millis(500),
         },
-        credential,
-        trust,
-        &admin_url,
-        Limits::DEFAULT,
-    );
-    client.allow_credential(credential_to);
+    )?;
     Ok((
         Admin {
-            client,
-            base,
-            scheme,
-            credential_to_brokers: args.send_credential_to_brokers,
+            client: connection.client,
+            base: endpoint.base,
+            scheme: endpoint.scheme,
+            credential_to_brokers: args.connection.send_credential_to_brokers,
         },
-        redactor,
-        source.label().to_string(),
+        connection.redactor,
+        connection.source.to_string(),
     ))
 }
 

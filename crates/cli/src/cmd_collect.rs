@@ -9,10 +9,9 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::collect;
-use collect::auth::{self, TOKEN_ENV};
+use collect::auth;
 use collect::gather::{self, Options};
-use collect::http::{Client, HttpOptions, load_trust_certs};
-use collect::limits::Limits;
+use collect::http::{Client, HttpOptions};
 use collect::names::parse_namespace;
 use collect::origins;
 use collect::progress::Progress;
@@ -23,6 +22,7 @@ use lbplan_core::import::{ImportInput, import};
 use url::Url;
 
 use crate::cmd_import::write_snapshot;
+use crate::connection_args::ConnectionArgs;
 use crate::exit::CliError;
 use crate::input_files::print_warnings;
 
@@ -38,26 +38,8 @@ pub enum Format {
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// The admin REST API, e.g. http://broker-0:8080 or https://pulsar.example.com:8443.
-    #[arg(long, value_name = "URL")]
-    admin_url: String,
-    /// File holding a token, sent as `Authorization: Bearer …` (else $PULSAR_AUTH_TOKEN).
-    #[arg(long, value_name = "FILE", conflicts_with = "auth_header_file")]
-    token_file: Option<PathBuf>,
-    /// File holding one header line `Name: value` (a bare value is the Authorization value).
-    #[arg(long, value_name = "FILE")]
-    auth_header_file: Option<PathBuf>,
-    /// Also send the credential to HOST[:PORT] (repeatable; the scheme is --admin-url's). By
-    /// default only the admin URL's scheme, host and port get it.
-    #[arg(long = "allow-credential-to", value_name = "HOST[:PORT]")]
-    allow_credential_to: Vec<String>,
-    /// Send the credential to every broker the admin server lists (their load reports need it when
-    /// authentication is on). Off by default: the broker list comes from the server.
-    #[arg(long)]
-    send_credential_to_brokers: bool,
-    /// PEM file of certificates to trust for https (instead of the public web roots).
-    #[arg(long, value_name = "FILE")]
-    tls_trust_certs: Option<PathBuf>,
+    #[command(flatten)]
+    connection: ConnectionArgs,
     /// Collect only this namespace (repeatable); default: every tenant's namespaces.
     #[arg(long = "namespace", value_name = "TENANT/NS")]
     namespaces: Vec<String>,
@@ -275,23 +257,15 @@ fn record_series(
     if recorded == 0 {
         return Err(CliError::Failed(format!(
             "no snapshot recorded: no request to {} succeeded",
-            args.admin_url
+            args.connection.admin_url
         )));
     }
     Ok(())
 }
 
 pub fn run(args: Args) -> Result<(), CliError> {
-    let (base, scheme, admin_url) = admin_base(&args.admin_url)?;
-    let mut credential_to = Vec::new();
-    for host in &args.allow_credential_to {
-        credential_to.push(origins::origin_of_authority(&scheme, host).ok_or_else(|| {
-            CliError::BadInput(format!(
-                "--allow-credential-to `{host}`: expected HOST or HOST:PORT (the scheme is that \
-                 of --admin-url)"
-            ))
-        })?);
-    }
+    let endpoint = args.connection.endpoint()?;
+    let (base, scheme) = (endpoint.base.clone(), endpoint.scheme.clone());
     for ns in &args.namespaces {
         if parse_namespace(ns).is_none() {
             return Err(CliError::BadInput(format!(
@@ -317,53 +291,25 @@ pub fn run(args: Args) -> Result<(), CliError> {
         Format::Zip => writer::check_file_target(&out, args.force).map_err(CliError::BadInput)?,
         Format::Json => {}
     }
-    let env_token = std::env::var(TOKEN_ENV).ok();
-    let (credential, source) = auth::load(
-        args.token_file.as_deref(),
-        args.auth_header_file.as_deref(),
-        env_token,
-    )
-    .map_err(CliError::BadInput)?;
-    let trust = match &args.tls_trust_certs {
-        Some(p) => {
-            // A CA bundle is at most a few hundred KiB; 4 MiB leaves room and bounds `/dev/zero`.
-            let pem = auth::read_bounded(p, 4 * 1024 * 1024).map_err(CliError::BadInput)?;
-            Some(
-                load_trust_certs(&pem)
-                    .map_err(|e| CliError::BadInput(format!("{}: {e}", p.display())))?,
-            )
-        }
-        None => None,
-    };
-    let redactor = credential
-        .as_ref()
-        .map(auth::Credential::redactor)
-        .unwrap_or_default();
-    let client = Client::new(
+    let connection = args.connection.connect(
+        &endpoint,
         HttpOptions {
             timeout,
             attempts: args.attempts,
             backoff: Duration::from_millis(args.backoff_ms),
         },
-        credential,
-        trust,
-        &admin_url,
-        Limits::DEFAULT,
-    );
-    client.allow_credential(credential_to);
+    )?;
+    let (client, redactor, source) = (connection.client, connection.redactor, connection.source);
     let progress = Progress::new(!args.quiet, redactor.clone());
-    progress.note(&format!(
-        "collecting from {base} (credential: {})",
-        source.label()
-    ));
+    progress.note(&format!("collecting from {base} (credential: {})", source));
     let opts = Options {
         admin_base: base,
         broker_scheme: scheme,
         namespaces: args.namespaces.clone(),
         cluster: args.cluster.clone(),
         concurrency: usize::from(args.concurrency),
-        credential: source.label(),
-        credential_to_brokers: args.send_credential_to_brokers,
+        credential: source,
+        credential_to_brokers: args.connection.send_credential_to_brokers,
     };
     if let Some(every) = args.every {
         let dir = args
@@ -405,7 +351,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
     if !gathered.any_success {
         return Err(CliError::Failed(format!(
             "no request to {} succeeded; {} lists why",
-            args.admin_url,
+            args.connection.admin_url,
             report::FILE_NAME
         )));
     }

@@ -20,6 +20,7 @@ mod cmd_simulate;
 mod cmd_size;
 // Shared admin REST client (credentials, origins, limits): `collect` and `apply`.
 mod collect;
+mod connection_args;
 mod exit;
 mod input_files;
 mod option_args;
