@@ -322,7 +322,9 @@ fn tradeoff_chart(curve: &[CurvePoint], chosen: usize, goal: &str) -> Html {
     let chosen_point = curve.iter().find(|c| c.moves == chosen);
     html! {
         <figure class="tradeoff" data-testid="rebalance-tradeoff">
-            <svg viewBox={format!("0 0 {W} {H}")} role="img"
+            // Drawn at its own size (never stretched to the panel's width, which blew the 11 px
+            // labels up with it); static/style.css lets it shrink on narrow screens.
+            <svg viewBox={format!("0 0 {W} {H}")} width={W.to_string()} height={H.to_string()} role="img"
                 aria-label="Trade-off: moves against the resulting max/mean">
                 <line x1={PAD.to_string()} y1={(H - PAD).to_string()} x2={(W - PAD).to_string()} y2={(H - PAD).to_string()} stroke="currentColor" stroke-width="1" />
                 <line x1={PAD.to_string()} y1={PAD.to_string()} x2={PAD.to_string()} y2={(H - PAD).to_string()} stroke="currentColor" stroke-width="1" />
