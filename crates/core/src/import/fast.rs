@@ -1,5 +1,4 @@
-//! The fast typed path for the bulky inputs (`BundleData` and load-report nodes, namespace policies,
-//! our snapshot file): serde derive straight from the text into borrowed structs, then the same
+//! The fast typed path for the bulky inputs (`BundleData` and load-report nodes, our snapshot file): serde derive straight from the text into borrowed structs, then the same
 //! checks as the generic walk, without building a `serde_json::Value` tree.
 //!
 //! It reports nothing. Whenever an input has an error, or anything the generic walk would warn
@@ -20,9 +19,8 @@ use super::broker_report::{BrokerReport, consistency_issues};
 use super::diag::{Diag, ImportError};
 use super::fields::{bundle_key, split_bundle_spelled};
 use super::json::Ctx;
-use super::policies::{MAX_BUNDLES_PER_NAMESPACE, NamespacePolicies};
+use super::policies::MAX_BUNDLES_PER_NAMESPACE;
 use super::snapshot_file::{self, BrokerParts, NamespaceParts, Parts};
-use super::topic_list::{self, TopicsByNamespace};
 use super::{broker_load_data, cluster, top_bundles};
 use crate::model::{
     BundleData, LocalBrokerData, NUM_LONG_SAMPLES, NUM_SHORT_SAMPLES, NamespaceBundleStats,
@@ -484,40 +482,6 @@ fn boundaries(raw: RawBundlesData<'_>) -> Option<Vec<u32>> {
     ok.then_some(out)
 }
 
-/// Namespace `Policies` / `LocalPolicies`: only `bundles` and `namespaceAntiAffinityGroup` are
-/// read; other fields are ignored (as in the generic walk, without warnings).
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct RawPolicies<'a> {
-    #[serde(borrow)]
-    bundles: Option<Obj<RawBundlesData<'a>>>,
-    #[serde(borrow)]
-    namespace_anti_affinity_group: Option<Str<'a>>,
-}
-
-/// A namespace `Policies` or `LocalPolicies` node.
-pub(crate) fn policies(text: &str) -> Option<NamespacePolicies> {
-    let Obj(raw): Obj<RawPolicies<'_>> = serde_json::from_str(text).ok()?;
-    let boundaries = match raw.bundles {
-        Some(Obj(b)) => Some(boundaries(b)?),
-        None => None,
-    };
-    Some(NamespacePolicies {
-        boundaries,
-        anti_affinity_group: owned(raw.namespace_anti_affinity_group),
-    })
-}
-
-// ---------------------------------------------------------------------------------------------
-// Topic lists
-
-/// A JSON topic list (the REST API's array of full names), read into borrowed strings rather than a
-/// `Value` per item (a list of millions of topics would otherwise cost ~100 bytes a name).
-pub(crate) fn topic_list(text: &str) -> Option<TopicsByNamespace> {
-    let names: Vec<Str<'_>> = serde_json::from_str(text).ok()?;
-    topic_list::group(names.iter().map(|s| s.0.as_ref()))
-}
-
 // ---------------------------------------------------------------------------------------------
 // Our snapshot
 
@@ -840,27 +804,6 @@ pub(crate) mod tests {
         let (fast, generic) = both(&snap);
         assert_eq!(fast, generic);
         assert!(fast.unwrap().warnings.is_empty());
-    }
-
-    #[test]
-    fn json_topic_lists_import_the_same_with_and_without_the_fast_path() {
-        for text in [
-            r#"["persistent://public/default/a","non-persistent://t/c/ns/b","persistent://public/default/a"]"#,
-            "[]",
-            r#"["persistent://public/default/a", "not-a-topic"]"#,
-            r#"["persistent://public/default/a", 1]"#,
-            r#"[["persistent://public/default/a"]]"#,
-            r#"["persistent://public/default/a\u0062"]"#,
-        ] {
-            for name in ["topics.json", "admin/other/topics.json"] {
-                let given = [ImportInput::given(name, text.as_bytes())];
-                let (fast, generic) = both(&given);
-                assert_eq!(fast, generic, "{name}: {text}");
-                let found = [ImportInput::in_tree(name, text.as_bytes())];
-                let (fast, generic) = both(&found);
-                assert_eq!(fast, generic, "{name} in a tree: {text}");
-            }
-        }
     }
 
     fn replacements() -> Vec<Value> {
