@@ -3,16 +3,11 @@
 //! from which the bundle boundaries and `namespaceAntiAffinityGroup` are taken. One typed reader
 //! ([`typed`] leaves, so the checks below name what they found and where).
 
-use std::fmt;
-use std::marker::PhantomData;
-
-use serde::Deserialize;
-use serde::de::{Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde_json::{Map, Value};
 
 use super::diag::ImportError;
 use super::json::{Ctx, JPath};
-use super::typed::{self, Key, Leaf, List, Object, Unknown};
+use super::typed::{self, Leaf, List, Object, Unknown, json_object};
 use crate::naming::{default_boundaries, parse_hex_boundary};
 
 /// Most bundles one namespace may have in an import (a `numBundles` of 2^31 must not allocate).
@@ -48,33 +43,10 @@ pub(crate) struct RawBundlesData<'a> {
     unknown: Unknown<'a>,
 }
 
-impl<'de: 'a, 'a> Deserialize<'de> for RawBundlesData<'a> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V<'a>(PhantomData<&'a ()>);
-        impl<'de: 'a, 'a> Visitor<'de> for V<'a> {
-            type Value = RawBundlesData<'a>;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a BundlesData object")
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-                let mut out = RawBundlesData::default();
-                // A repeated key: the later value, as a `Value` tree would keep it.
-                while let Some(Key(k)) = map.next_key::<Key<'a>>()? {
-                    match k.as_ref() {
-                        "boundaries" => out.boundaries = map.next_value()?,
-                        "numBundles" => out.num_bundles = map.next_value()?,
-                        _ => {
-                            map.next_value::<IgnoredAny>()?;
-                            out.unknown.add(k);
-                        }
-                    }
-                }
-                Ok(out)
-            }
-        }
-        d.deserialize_map(V(PhantomData))
-    }
-}
+json_object!(RawBundlesData, "a BundlesData object", {
+    "boundaries" => boundaries,
+    "numBundles" => num_bundles,
+}, unknown: unknown);
 
 /// Namespace `Policies` / `LocalPolicies` as read: only `bundles` and `namespaceAntiAffinityGroup`;
 /// the many other policy fields (they vary by Pulsar version) are skipped without warnings.
@@ -84,33 +56,10 @@ struct RawPolicies<'a> {
     anti_affinity_group: Option<Leaf<'a>>,
 }
 
-impl<'de: 'a, 'a> Deserialize<'de> for RawPolicies<'a> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V<'a>(PhantomData<&'a ()>);
-        impl<'de: 'a, 'a> Visitor<'de> for V<'a> {
-            type Value = RawPolicies<'a>;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("namespace policies")
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-                let mut out = RawPolicies::default();
-                while let Some(Key(k)) = map.next_key::<Key<'a>>()? {
-                    match k.as_ref() {
-                        "bundles" => out.bundles = map.next_value()?,
-                        "namespaceAntiAffinityGroup" => {
-                            out.anti_affinity_group = map.next_value()?
-                        }
-                        _ => {
-                            map.next_value::<IgnoredAny>()?;
-                        }
-                    }
-                }
-                Ok(out)
-            }
-        }
-        d.deserialize_map(V(PhantomData))
-    }
-}
+json_object!(RawPolicies, "namespace policies", {
+    "bundles" => bundles,
+    "namespaceAntiAffinityGroup" => anti_affinity_group,
+});
 
 const BUNDLES_DATA: &str = "a BundlesData {\"boundaries\", \"numBundles\"}";
 

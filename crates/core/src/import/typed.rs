@@ -268,3 +268,42 @@ pub(crate) fn from_value<'v, T: Deserialize<'v>>(
 ) -> Result<T, ImportError> {
     T::deserialize(v).map_err(|e| ctx.err(p, e.to_string()))
 }
+
+/// Implements `Deserialize` for a `Default` struct of `Option` fields read from a JSON object by
+/// key. A repeated key keeps the later value (as a parsed tree would; `json_guard` warns about it).
+/// Other keys are skipped, and collected into the named [`Unknown`] field when there is one.
+macro_rules! json_object {
+    ($name:ident, $what:literal, { $($key:literal => $field:ident),* $(,)? } $(, unknown: $unknown:ident)?) => {
+        impl<'de: 'a, 'a> serde::Deserialize<'de> for $name<'a> {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                struct V<'a>(std::marker::PhantomData<&'a ()>);
+                impl<'de: 'a, 'a> serde::de::Visitor<'de> for V<'a> {
+                    type Value = $name<'a>;
+                    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                        f.write_str($what)
+                    }
+                    fn visit_map<A: serde::de::MapAccess<'de>>(
+                        self,
+                        mut map: A,
+                    ) -> Result<Self::Value, A::Error> {
+                        let mut out = $name::default();
+                        while let Some($crate::import::typed::Key(k)) =
+                            map.next_key::<$crate::import::typed::Key<'a>>()?
+                        {
+                            match k.as_ref() {
+                                $($key => out.$field = map.next_value()?,)*
+                                _ => {
+                                    map.next_value::<serde::de::IgnoredAny>()?;
+                                    $(out.$unknown.add(k);)?
+                                }
+                            }
+                        }
+                        Ok(out)
+                    }
+                }
+                d.deserialize_map(V(std::marker::PhantomData))
+            }
+        }
+    };
+}
+pub(crate) use json_object;
