@@ -591,12 +591,19 @@ pub(crate) fn snapshot(file: &str, text: &str) -> Option<Parts> {
     }
     if let Some(data) = raw.bundle_data {
         let mut out = Vec::with_capacity(data.0.len());
+        // One scratch for all: a bundle's warning (or error) sends the whole file to the generic walk.
+        let mut scratch = Diag::default();
+        let mut ctx = Ctx {
+            file,
+            diag: &mut scratch,
+        };
         for (key, d) in data.0 {
             let bn: BundleName = parse_bundle_name(&key).ok()?;
-            let d = quietly(file, |ctx| {
-                bundle_data::check(ctx, d, &super::json::JPath::ROOT)
-            })?;
+            let d = bundle_data::check(&mut ctx, d, &super::json::JPath::ROOT).ok()?;
             out.push((key.into_owned(), bn, d));
+        }
+        if !scratch.is_empty() {
+            return None;
         }
         // Two keys for one bundle: a repeated key, or two spellings (an error in the generic walk).
         let mut seen: FxHashSet<(&str, BundleRange)> = FxHashSet::default();

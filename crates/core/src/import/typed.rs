@@ -231,17 +231,20 @@ impl<'a, T> List<'a, T> {
 
 /// Keys of an object not read, in document order, each once (a repeated key is warned about by
 /// `json_guard`); `Ctx::check_known` turns them into warnings.
+///
+/// The set is made at the first unknown key: most objects have none, and a large import reads
+/// hundreds of thousands of them.
 #[derive(Default)]
-pub(crate) struct Unknown<'a>(IndexSet<Cow<'a, str>>);
+pub(crate) struct Unknown<'a>(Option<IndexSet<Cow<'a, str>>>);
 
 impl<'a> Unknown<'a> {
     pub(crate) fn add(&mut self, k: Cow<'a, str>) {
-        self.0.insert(k);
+        self.0.get_or_insert_with(IndexSet::new).insert(k);
     }
 
     /// One `unknown field` warning per key, as `Ctx::check_known` gives them.
     pub(crate) fn warn(&self, ctx: &mut Ctx<'_>, p: &JPath<'_>) {
-        for k in &self.0 {
+        for k in self.0.iter().flatten() {
             ctx.warn(
                 super::diag::WarningKind::UnknownField,
                 p,
