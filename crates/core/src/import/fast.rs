@@ -1,5 +1,4 @@
-//! The fast typed path for the bulky inputs (`BundleData` and load-report nodes, namespace policies,
-//! our snapshot file): serde derive straight from the text into borrowed structs, then the same
+//! The fast typed path for the bulky inputs (load-report nodes, our snapshot file): serde derive straight from the text into borrowed structs, then the same
 //! checks as the generic walk, without building a `serde_json::Value` tree.
 //!
 //! It reports nothing. Whenever an input has an error, or anything the generic walk would warn
@@ -17,17 +16,15 @@ use serde::de::{self, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde_json::Value;
 
 use super::broker_report::{BrokerReport, consistency_issues};
+use super::bundle_data::{self, RawBundleData};
 use super::diag::{Diag, ImportError};
 use super::fields::{bundle_key, split_bundle_spelled};
 use super::json::Ctx;
-use super::policies::{MAX_BUNDLES_PER_NAMESPACE, NamespacePolicies};
+use super::policies::MAX_BUNDLES_PER_NAMESPACE;
 use super::snapshot_file::{self, BrokerParts, NamespaceParts, Parts};
-use super::topic_list::{self, TopicsByNamespace};
+use super::typed::Object;
 use super::{broker_load_data, cluster, top_bundles};
-use crate::model::{
-    BundleData, LocalBrokerData, NUM_LONG_SAMPLES, NUM_SHORT_SAMPLES, NamespaceBundleStats,
-    ResourceUsage, TimeAverageBrokerData, TimeAverageMessageData,
-};
+use crate::model::{LocalBrokerData, NamespaceBundleStats, ResourceUsage, TimeAverageBrokerData};
 use crate::naming::{BundleName, BundleRange, parse_bundle_name, parse_hex_boundary};
 use crate::units::percent_usage;
 use rustc_hash::FxHashSet;
@@ -127,13 +124,6 @@ fn non_negative_i64(x: Option<Int>) -> Option<Option<i64>> {
     }
 }
 
-fn non_negative_i32(x: Option<Int>) -> Option<Option<i32>> {
-    match non_negative_i64(x)? {
-        Some(v) => i32::try_from(v).ok().map(Some),
-        None => Some(None),
-    }
-}
-
 /// A JSON object's entries in document order (a duplicate key is kept twice: callers refuse it).
 struct Entries<'a, T>(Vec<(Cow<'a, str>, T)>);
 
@@ -172,75 +162,6 @@ fn canonical_bundle(name: &str) -> Option<String> {
     } else {
         bundle_key(ns, range)
     })
-}
-
-// ---------------------------------------------------------------------------------------------
-// BundleData
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
-struct RawWindow {
-    max_samples: Option<Int>,
-    num_samples: Option<Int>,
-    msg_throughput_in: Option<f64>,
-    msg_throughput_out: Option<f64>,
-    msg_rate_in: Option<f64>,
-    msg_rate_out: Option<f64>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
-struct RawBundleData {
-    short_term_data: Option<Obj<RawWindow>>,
-    long_term_data: Option<Obj<RawWindow>>,
-    topics: Option<Int>,
-}
-
-fn window(raw: RawWindow, default_max: i32) -> Option<TimeAverageMessageData> {
-    let mut w = TimeAverageMessageData::with_defaults(default_max);
-    if let Some(m) = non_negative_i32(raw.max_samples)? {
-        if m == 0 {
-            return None;
-        }
-        w.max_samples = m;
-    }
-    if let Some(n) = non_negative_i32(raw.num_samples)? {
-        if n > w.max_samples {
-            return None;
-        }
-        w.num_samples = n;
-    }
-    for (x, slot) in [
-        (raw.msg_throughput_in, &mut w.msg_throughput_in),
-        (raw.msg_throughput_out, &mut w.msg_throughput_out),
-        (raw.msg_rate_in, &mut w.msg_rate_in),
-        (raw.msg_rate_out, &mut w.msg_rate_out),
-    ] {
-        if let Some(v) = non_negative(x)? {
-            *slot = v;
-        }
-    }
-    Some(w)
-}
-
-fn checked_bundle_data(raw: RawBundleData) -> Option<BundleData> {
-    let mut d = BundleData::pulsar_default();
-    if let Some(Obj(w)) = raw.short_term_data {
-        d.short_term_data = window(w, NUM_SHORT_SAMPLES)?;
-    }
-    if let Some(Obj(w)) = raw.long_term_data {
-        d.long_term_data = window(w, NUM_LONG_SAMPLES)?;
-    }
-    if let Some(t) = non_negative_i32(raw.topics)? {
-        d.topics = t;
-    }
-    Some(d)
-}
-
-/// A `BundleData` node.
-pub(crate) fn bundle_data(text: &str) -> Option<BundleData> {
-    let Obj(raw) = serde_json::from_str(text).ok()?;
-    checked_bundle_data(raw)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -484,40 +405,6 @@ fn boundaries(raw: RawBundlesData<'_>) -> Option<Vec<u32>> {
     ok.then_some(out)
 }
 
-/// Namespace `Policies` / `LocalPolicies`: only `bundles` and `namespaceAntiAffinityGroup` are
-/// read; other fields are ignored (as in the generic walk, without warnings).
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct RawPolicies<'a> {
-    #[serde(borrow)]
-    bundles: Option<Obj<RawBundlesData<'a>>>,
-    #[serde(borrow)]
-    namespace_anti_affinity_group: Option<Str<'a>>,
-}
-
-/// A namespace `Policies` or `LocalPolicies` node.
-pub(crate) fn policies(text: &str) -> Option<NamespacePolicies> {
-    let Obj(raw): Obj<RawPolicies<'_>> = serde_json::from_str(text).ok()?;
-    let boundaries = match raw.bundles {
-        Some(Obj(b)) => Some(boundaries(b)?),
-        None => None,
-    };
-    Some(NamespacePolicies {
-        boundaries,
-        anti_affinity_group: owned(raw.namespace_anti_affinity_group),
-    })
-}
-
-// ---------------------------------------------------------------------------------------------
-// Topic lists
-
-/// A JSON topic list (the REST API's array of full names), read into borrowed strings rather than a
-/// `Value` per item (a list of millions of topics would otherwise cost ~100 bytes a name).
-pub(crate) fn topic_list(text: &str) -> Option<TopicsByNamespace> {
-    let names: Vec<Str<'_>> = serde_json::from_str(text).ok()?;
-    topic_list::group(names.iter().map(|s| s.0.as_ref()))
-}
-
 // ---------------------------------------------------------------------------------------------
 // Our snapshot
 
@@ -606,7 +493,7 @@ struct RawSnapshot<'a> {
     #[serde(borrow)]
     brokers: Option<Entries<'a, Obj<RawBroker<'a>>>>,
     #[serde(borrow)]
-    bundle_data: Option<Entries<'a, Obj<RawBundleData>>>,
+    bundle_data: Option<Entries<'a, Object<'a, RawBundleData<'a>>>>,
     #[serde(borrow)]
     namespaces: Option<Entries<'a, Obj<RawNamespace<'a>>>>,
     failure_domains: Option<Value>,
@@ -704,9 +591,19 @@ pub(crate) fn snapshot(file: &str, text: &str) -> Option<Parts> {
     }
     if let Some(data) = raw.bundle_data {
         let mut out = Vec::with_capacity(data.0.len());
+        // One scratch for all: a bundle's warning (or error) sends the whole file to the generic walk.
+        let mut scratch = Diag::default();
+        let mut ctx = Ctx {
+            file,
+            diag: &mut scratch,
+        };
         for (key, d) in data.0 {
             let bn: BundleName = parse_bundle_name(&key).ok()?;
-            out.push((key.into_owned(), bn, checked_bundle_data(d.0)?));
+            let d = bundle_data::check(&mut ctx, d, &super::json::JPath::ROOT).ok()?;
+            out.push((key.into_owned(), bn, d));
+        }
+        if !scratch.is_empty() {
+            return None;
         }
         // Two keys for one bundle: a repeated key, or two spellings (an error in the generic walk).
         let mut seen: FxHashSet<(&str, BundleRange)> = FxHashSet::default();
@@ -840,27 +737,6 @@ pub(crate) mod tests {
         let (fast, generic) = both(&snap);
         assert_eq!(fast, generic);
         assert!(fast.unwrap().warnings.is_empty());
-    }
-
-    #[test]
-    fn json_topic_lists_import_the_same_with_and_without_the_fast_path() {
-        for text in [
-            r#"["persistent://public/default/a","non-persistent://t/c/ns/b","persistent://public/default/a"]"#,
-            "[]",
-            r#"["persistent://public/default/a", "not-a-topic"]"#,
-            r#"["persistent://public/default/a", 1]"#,
-            r#"[["persistent://public/default/a"]]"#,
-            r#"["persistent://public/default/a\u0062"]"#,
-        ] {
-            for name in ["topics.json", "admin/other/topics.json"] {
-                let given = [ImportInput::given(name, text.as_bytes())];
-                let (fast, generic) = both(&given);
-                assert_eq!(fast, generic, "{name}: {text}");
-                let found = [ImportInput::in_tree(name, text.as_bytes())];
-                let (fast, generic) = both(&found);
-                assert_eq!(fast, generic, "{name} in a tree: {text}");
-            }
-        }
     }
 
     fn replacements() -> Vec<Value> {

@@ -251,7 +251,12 @@ pub(crate) fn describe(v: &Value) -> String {
 /// Parses JSON text. Errors name line and column, say "truncated" when the text ends early and name
 /// bare `NaN`/`Infinity` tokens (which Jackson can emit and JSON forbids).
 pub(crate) fn parse(file: &str, text: &str) -> Result<Value, ImportError> {
-    serde_json::from_str(text).map_err(|e| {
+    serde_json::from_str(text).map_err(|e| syntax_error(file, text, &e))
+}
+
+/// The error for JSON `text` that does not parse: line, column and why.
+pub(crate) fn syntax_error(file: &str, text: &str, e: &serde_json::Error) -> ImportError {
+    {
         let at = format!("line {}, column {}", e.line(), e.column());
         let near = offset_of(text, e.line(), e.column()).and_then(|o| text.get(o..));
         let message = match e.classify() {
@@ -268,7 +273,7 @@ pub(crate) fn parse(file: &str, text: &str) -> Result<Value, ImportError> {
             _ => format!("invalid JSON: {}", strip_position(&e.to_string())),
         };
         ImportError::at(file, at, message)
-    })
+    }
 }
 
 fn starts_with_non_finite(rest: &str) -> bool {

@@ -32,6 +32,7 @@ pub mod synthetic;
 mod time_average;
 mod top_bundles;
 mod topic_list;
+mod typed;
 mod warning_groups;
 
 use std::borrow::Cow;
@@ -323,6 +324,9 @@ fn process_file(
             );
         }
     }
+    if is_json && typed_path(file, &loc, text, origin, c, diag)? {
+        return Ok(());
+    }
     if is_json && fast_path(file, &loc, trimmed, c, diag)? {
         return Ok(());
     }
@@ -354,12 +358,7 @@ fn dispatch_json(
             add_broker_node(file, id, report, c, diag)?;
         }
         Location::BundleData(name) => {
-            let bn = parse_bundle_name(name).map_err(|e| {
-                ImportError::file(
-                    file,
-                    format!("path does not end in <tenant>/<namespace>/0xXXXXXXXX_0xXXXXXXXX: {e}"),
-                )
-            })?;
+            let bn = bundle_path_name(file, name)?;
             let d = bundle_data::parse(&mut ctx, v, &root)?;
             c.add_bundle_data(&bn.namespace, bn.range, Src::whole(file), d)?;
         }
@@ -396,6 +395,62 @@ fn dispatch_json(
     Ok(())
 }
 
+/// The formats with one typed reader, read from their text without a tree: `Ok(false)` for the
+/// others.
+fn typed_path(
+    file: &str,
+    loc: &Location,
+    text: &str,
+    origin: Origin,
+    c: &mut Collected,
+    diag: &mut Diag,
+) -> Result<bool, ImportError> {
+    match loc {
+        Location::Policies(ns) | Location::LocalPolicies(ns) => {
+            let p = policies::policies_from_text(&mut Ctx { file, diag }, text)?;
+            add_policies(file, ns, policies_rank(loc), p, c, diag);
+        }
+        Location::BundleData(name) => {
+            // Syntax, then the path, then the content: the order of the messages.
+            let raw = typed::from_text(file, text)?;
+            // The canonical spelling without a parse (200,000 nodes in a large cluster).
+            let (namespace, range) = match fields::split_bundle(name) {
+                Some((ns, range)) => (Cow::Borrowed(ns), range),
+                None => {
+                    let bn = bundle_path_name(file, name)?;
+                    (Cow::Owned(bn.namespace), bn.range)
+                }
+            };
+            let d = bundle_data::check(&mut Ctx { file, diag }, raw, &JPath::ROOT)?;
+            c.add_bundle_data(&namespace, range, Src::whole(file), d)?;
+        }
+        Location::None | Location::OtherMetadata if text.trim_start().starts_with('[') => {
+            let Some(topics) = topic_list::read_json_text(&mut Ctx { file, diag }, text)? else {
+                // An array of anything else is no export we know (detect::shape says the same).
+                return unrecognised(file, origin, diag).map(|()| true);
+            };
+            for (ns, names) in topics {
+                c.topics.entry(ns).or_default().extend(names);
+            }
+        }
+        _ => return Ok(false),
+    }
+    c.recognised += 1;
+    Ok(true)
+}
+
+/// Input that is no export we know: skipped inside a directory or archive, an error if named.
+fn unrecognised(file: &str, origin: Origin, diag: &mut Diag) -> Result<(), ImportError> {
+    if origin == Origin::Tree {
+        skip(diag, file, "not a recognised export");
+        return Ok(());
+    }
+    Err(ImportError::file(
+        file,
+        format!("unrecognised content: expected {}", detect::ACCEPTED),
+    ))
+}
+
 /// The typed path for the bulky kinds (see [`fast`]): `Ok(false)` when the input needs the generic
 /// walk (anything to report about it, or a kind the typed path does not read). `text` starts with
 /// `{` or `[`.
@@ -417,29 +472,6 @@ fn fast_path(
             };
             add_broker_node(file, id, report, c, diag)?;
         }
-        Location::BundleData(name) => {
-            let Some((namespace, range)) = fields::split_bundle(name) else {
-                return Ok(false);
-            };
-            let Some(d) = fast::bundle_data(text) else {
-                return Ok(false);
-            };
-            c.add_bundle_data(namespace, range, Src::whole(file), d)?;
-        }
-        Location::Policies(ns) | Location::LocalPolicies(ns) => {
-            let Some(p) = fast::policies(text) else {
-                return Ok(false);
-            };
-            add_policies(file, ns, policies_rank(loc), p, c, diag);
-        }
-        Location::None | Location::OtherMetadata if text.starts_with('[') => {
-            let Some(topics) = fast::topic_list(text) else {
-                return Ok(false);
-            };
-            for (ns, names) in topics {
-                c.topics.entry(ns).or_default().extend(names);
-            }
-        }
         Location::None | Location::OtherMetadata => {
             let Some(parts) = fast::snapshot(file, text) else {
                 return Ok(false);
@@ -452,6 +484,16 @@ fn fast_path(
     }
     c.recognised += 1;
     Ok(true)
+}
+
+/// The bundle a `BundleData` node's path names.
+fn bundle_path_name(file: &str, name: &str) -> Result<crate::naming::BundleName, ImportError> {
+    parse_bundle_name(name).map_err(|e| {
+        ImportError::file(
+            file,
+            format!("path does not end in <tenant>/<namespace>/0xXXXXXXXX_0xXXXXXXXX: {e}"),
+        )
+    })
 }
 
 fn policies_rank(loc: &Location) -> LayoutRank {
@@ -669,16 +711,7 @@ fn dispatch_shape(
             }
             return Err(ImportError::file(file, what));
         }
-        Shape::Unknown => {
-            if origin == Origin::Tree {
-                skip(diag, file, "not a recognised export");
-                return Ok(());
-            }
-            return Err(ImportError::file(
-                file,
-                format!("unrecognised content: expected {}", detect::ACCEPTED),
-            ));
-        }
+        Shape::Unknown => return unrecognised(file, origin, diag),
     }
     c.recognised += 1;
     Ok(())
