@@ -22,9 +22,10 @@ use super::fields::{bundle_key, split_bundle_spelled};
 use super::json::Ctx;
 use super::policies::MAX_BUNDLES_PER_NAMESPACE;
 use super::snapshot_file::{self, BrokerParts, NamespaceParts, Parts};
+use super::time_average::{self, RawTimeAverage};
 use super::typed::Object;
 use super::{broker_load_data, cluster, top_bundles};
-use crate::model::{LocalBrokerData, NamespaceBundleStats, ResourceUsage, TimeAverageBrokerData};
+use crate::model::{LocalBrokerData, NamespaceBundleStats, ResourceUsage};
 use crate::naming::{BundleName, BundleRange, parse_bundle_name, parse_hex_boundary};
 use crate::units::percent_usage;
 use rustc_hash::FxHashSet;
@@ -410,62 +411,11 @@ fn boundaries(raw: RawBundlesData<'_>) -> Option<Vec<u32>> {
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-struct RawTimeAverage {
-    #[serde(rename = "shortTermMsgThroughputIn")]
-    short_term_msg_throughput_in: Option<f64>,
-    #[serde(rename = "shortTermMsgThroughputOut")]
-    short_term_msg_throughput_out: Option<f64>,
-    #[serde(rename = "shortTermMsgRateIn")]
-    short_term_msg_rate_in: Option<f64>,
-    #[serde(rename = "shortTermMsgRateOut")]
-    short_term_msg_rate_out: Option<f64>,
-    #[serde(rename = "longTermMsgThroughputIn")]
-    long_term_msg_throughput_in: Option<f64>,
-    #[serde(rename = "longTermMsgThroughputOut")]
-    long_term_msg_throughput_out: Option<f64>,
-    #[serde(rename = "longTermMsgRateIn")]
-    long_term_msg_rate_in: Option<f64>,
-    #[serde(rename = "longTermMsgRateOut")]
-    long_term_msg_rate_out: Option<f64>,
-}
-
-fn time_average(raw: RawTimeAverage) -> Option<TimeAverageBrokerData> {
-    let mut d = TimeAverageBrokerData::default();
-    for (x, slot) in [
-        (
-            raw.short_term_msg_throughput_in,
-            &mut d.short_term_msg_throughput_in,
-        ),
-        (
-            raw.short_term_msg_throughput_out,
-            &mut d.short_term_msg_throughput_out,
-        ),
-        (raw.short_term_msg_rate_in, &mut d.short_term_msg_rate_in),
-        (raw.short_term_msg_rate_out, &mut d.short_term_msg_rate_out),
-        (
-            raw.long_term_msg_throughput_in,
-            &mut d.long_term_msg_throughput_in,
-        ),
-        (
-            raw.long_term_msg_throughput_out,
-            &mut d.long_term_msg_throughput_out,
-        ),
-        (raw.long_term_msg_rate_in, &mut d.long_term_msg_rate_in),
-        (raw.long_term_msg_rate_out, &mut d.long_term_msg_rate_out),
-    ] {
-        if let Some(v) = non_negative(x)? {
-            *slot = v;
-        }
-    }
-    Some(d)
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
 struct RawBroker<'a> {
     #[serde(borrow)]
     local_broker_data: Option<Obj<RawLocalBrokerData<'a>>>,
-    time_average_broker_data: Option<Obj<RawTimeAverage>>,
+    #[serde(borrow)]
+    time_average_broker_data: Option<Object<'a, RawTimeAverage<'a>>>,
     broker_load_data: Option<Value>,
     top_bundles_load_data: Option<Value>,
 }
@@ -516,7 +466,9 @@ fn quietly<T>(file: &str, f: impl FnOnce(&mut Ctx<'_>) -> Result<T, ImportError>
 fn broker(file: &str, name: &str, raw: RawBroker<'_>) -> Option<BrokerParts> {
     let report = checked_local_broker_data(raw.local_broker_data?.0)?.data;
     let time_average = match raw.time_average_broker_data {
-        Some(Obj(t)) => Some(time_average(t)?),
+        Some(t) => Some(quietly(file, |ctx| {
+            time_average::check(ctx, t, &super::json::JPath::ROOT)
+        })?),
         None => None,
     };
     let root = super::json::JPath::ROOT;

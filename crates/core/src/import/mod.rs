@@ -424,6 +424,10 @@ fn typed_path(
             let d = bundle_data::check(&mut Ctx { file, diag }, raw, &JPath::ROOT)?;
             c.add_bundle_data(&namespace, range, Src::whole(file), d)?;
         }
+        Location::TimeAverage(id) => {
+            let d = time_average::from_text(&mut Ctx { file, diag }, text)?;
+            c.add_time_average(id.clone(), Src::whole(file), d)?;
+        }
         Location::None | Location::OtherMetadata if text.trim_start().starts_with('[') => {
             let Some(topics) = topic_list::read_json_text(&mut Ctx { file, diag }, text)? else {
                 // An array of anything else is no export we know (detect::shape says the same).
