@@ -109,6 +109,8 @@ pub fn propose_with_progress(
     };
     let fingerprint = snapshot_fingerprint(snapshot);
     let mut notes = found.notes.clone();
+    // How many of `notes` come from the search (an alternative chosen below replaces them).
+    let search_notes = notes.len();
     // The split goes in only when the plan can carry it (it needs the namespace's bundle layout).
     let split = found.too_big.as_ref().and_then(|t| {
         let op = Operation::SplitBundle {
@@ -229,6 +231,9 @@ pub fn propose_with_progress(
         }
         progress("alternatives", alts.len(), alts.len());
         if let Some((k, _, r, check, description)) = best {
+            let rest = notes.split_off(search_notes.min(notes.len()));
+            notes = r.notes.clone();
+            notes.extend(rest);
             notes.push(format!(
                 "no prefix of the greedy proposal is left alone by {} ({}); this proposal is: {description}",
                 crate::config::simple_class_name(&check.shedding_strategy),
