@@ -11,9 +11,12 @@ use std::collections::HashMap;
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 
+use crate::history::HistoryReport;
 use crate::history::diff::owners;
+use crate::history::render::change_text;
 use crate::model::Snapshot;
 use crate::naming::BundleRange;
+use crate::view::sim_chart::{Chart, usage_lines_chart};
 
 /// Load shading levels: a cell's load is its bundle's throughput (in + out, the owner's report)
 /// over the busiest bundle's at that snapshot, rounded up to quarters so that small changes do
@@ -289,6 +292,58 @@ impl TimelineBuilder {
     }
 }
 
+/// Each broker's load over the series (`HistoryReport::broker_load`) as the chart the simulation's
+/// per-broker usage uses (x = snapshot index), brokers by name.
+pub fn broker_load_chart(report: &HistoryReport) -> Chart {
+    let mut lines: Vec<(String, Vec<f64>)> = report
+        .broker_load
+        .iter()
+        .map(|(b, v)| (b.clone(), v.iter().map(|u| u.unwrap_or(f64::NAN)).collect()))
+        .collect();
+    lines.sort_by(|a, b| a.0.cmp(&b.0));
+    usage_lines_chart("Weighted max usage per broker over the series", lines)
+}
+
+/// One row of the History view's change list.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ChangeRow {
+    /// Index into `HistoryReport::changes` (a click shows that change's full reason).
+    pub index: usize,
+    /// Minutes from the first snapshot to the one where the change is first seen.
+    pub minute: f64,
+    pub text: String,
+    /// `Cause::name`.
+    pub cause: &'static str,
+}
+
+/// The rows of page `page` (`per_page` rows each) of the changes whose cause is `cause` (all when
+/// `None`), and how many changes match.
+pub fn change_page(
+    report: &HistoryReport,
+    cause: Option<&str>,
+    page: usize,
+    per_page: usize,
+) -> (Vec<ChangeRow>, usize) {
+    let t0 = report.times_ms.first().copied().unwrap_or(0);
+    let matching = report
+        .changes
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| cause.is_none_or(|want| c.cause.name() == want));
+    let total = matching.clone().count();
+    let rows = matching
+        .skip(page.saturating_mul(per_page))
+        .take(per_page)
+        .map(|(index, c)| ChangeRow {
+            index,
+            minute: (c.at_ms - t0) as f64 / 60_000.0,
+            text: change_text(&c.change),
+            cause: c.cause.name(),
+        })
+        .collect();
+    (rows, total)
+}
+
 /// The timeline of `snapshots` (in time order).
 pub fn timeline<'a>(snapshots: impl IntoIterator<Item = &'a Snapshot>) -> Timeline {
     let mut b = TimelineBuilder::new();
@@ -431,6 +486,70 @@ mod tests {
                 (0xc000_0000, 0xffff_ffff)
             ]
         );
+    }
+
+    #[test]
+    fn changes_are_paged_and_filtered_by_cause() {
+        use crate::history::report::ExplainedChange;
+        use crate::history::{Cause, Change};
+        let moved = |i: i64, cause: Cause| ExplainedChange {
+            step: 0,
+            from_ms: 0,
+            at_ms: i * 60_000,
+            change: Change::Moved {
+                bundle: LEFT.to_string(),
+                from: "A".to_string(),
+                to: "B".to_string(),
+            },
+            cause,
+            throughput_bytes_per_sec: 0.0,
+        };
+        let report = HistoryReport {
+            times_ms: vec![0, 60_000, 120_000, 180_000],
+            changes: vec![
+                moved(1, Cause::Observed),
+                moved(
+                    2,
+                    Cause::Unexplained {
+                        why: "manual".to_string(),
+                    },
+                ),
+                moved(3, Cause::Observed),
+            ],
+            ..HistoryReport::empty()
+        };
+        let (rows, total) = change_page(&report, None, 1, 2);
+        assert_eq!(total, 3);
+        assert_eq!(rows.len(), 1);
+        assert_eq!(rows[0].index, 2);
+        assert_eq!(rows[0].minute, 3.0);
+        assert_eq!(
+            rows[0].text,
+            "t/ns/0x00000000_0x80000000 moved A → B".to_string()
+        );
+        let (rows, total) = change_page(&report, Some("unexplained"), 0, 100);
+        assert_eq!(total, 1);
+        assert_eq!(rows[0].index, 1);
+        assert_eq!(rows[0].cause, "unexplained");
+    }
+
+    /// Load lines: one per broker by name, `NaN` where it was not live.
+    #[test]
+    fn broker_load_lines_follow_the_report() {
+        let mut report = HistoryReport::empty();
+        report
+            .broker_load
+            .insert("b".to_string(), vec![Some(0.5), None]);
+        report
+            .broker_load
+            .insert("a".to_string(), vec![Some(0.25), Some(0.75)]);
+        let c = broker_load_chart(&report);
+        assert_eq!(c.cycles, 2);
+        let labels: Vec<&str> = c.series.iter().map(|s| s.label.as_str()).collect();
+        assert_eq!(labels, vec!["a", "b"]);
+        assert_eq!(c.series[0].values, vec![0.25, 0.75]);
+        assert_eq!(c.series[1].values[0], 0.5);
+        assert!(c.series[1].values[1].is_nan());
     }
 
     /// A bundle bouncing A → B → A is three cells of alternating owners (the striped band), not
