@@ -481,7 +481,7 @@ test('navigation: a bar of sections, the place kept in the URL across a reload, 
   try {
     await waitForRows(page, diagnostics);
     const links = await page.locator('[data-testid=sections-nav] a').allTextContents();
-    assert.deepEqual(links, ['Cluster', 'Bundle map', 'Plan', 'Rebalance', 'Simulate', 'Namespaces']);
+    assert.deepEqual(links, ['Cluster', 'Bundle map', 'Plan', 'Rebalance', 'Simulate', 'Namespaces', 'History']);
     await page.click('[data-testid=nav-simulate]');
     assert.match(page.url(), /#view=simulate$/);
     assert.equal(await page.getAttribute('[data-testid=nav-simulate]', 'aria-current'), 'location');

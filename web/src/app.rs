@@ -17,8 +17,8 @@ use yew::prelude::*;
 
 use crate::components::{
     BrokerDetailView, BrokerTable, BundleMapView, ErrorBanner, ExportPanel, Header, History,
-    LoadedProps, LoaderBar, NamespaceList, Nav, PlanView, RebalancePanel, SettingsPanel,
-    SimulatePanel, WhatIf,
+    HistoryTimeline, LoadedProps, LoaderBar, NamespaceList, Nav, PlanView, RebalancePanel,
+    SettingsPanel, SimulatePanel, WhatIf,
 };
 use crate::embed::{External, Options};
 use crate::loader::{Input, dropped_entries, fetch_bytes, read_entries};
@@ -620,7 +620,7 @@ pub fn app(props: &AppProps) -> Html {
             );
             html! {
                 <>
-                    <Nav present={vec!["cluster", "map", "plan", "rebalance", "simulate", "namespaces"]} standalone={options.standalone} />
+                    <Nav present={vec!["cluster", "map", "plan", "rebalance", "simulate", "namespaces", "history"]} standalone={options.standalone} />
                     <div data-section="cluster" tabindex="-1">
                     if !l.warnings.is_empty() {
                         <details class="panel warnings-panel" open={l.warnings.len() <= 5}>
@@ -688,6 +688,9 @@ pub fn app(props: &AppProps) -> Html {
                     </div>
                     <div data-section="namespaces" tabindex="-1">
                     <NamespaceList loaded={l.clone()} />
+                    </div>
+                    <div data-section="history" tabindex="-1">
+                    <HistoryTimeline worker_url={AttrValue::from(options.worker_url())} dark={dark} />
                     </div>
                 </>
             }

@@ -10,6 +10,7 @@ pub mod bench;
 pub mod components;
 pub mod embed;
 pub mod format;
+pub mod history_client;
 pub mod loader;
 mod panic_banner;
 pub mod persist;

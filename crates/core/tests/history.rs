@@ -3,7 +3,8 @@
 //! stored form of a series.
 
 use lbplan_core::history::store::{
-    Files, HEADER_FILE, PARTS_DIR, SNAPSHOTS_DIR, decode_all, encode_snapshot, header_bytes,
+    Files, HEADER_FILE, PARTS_DIR, SNAPSHOTS_DIR, SeriesLimits, StoredSeries, decode_all,
+    encode_snapshot, header_bytes,
 };
 use lbplan_core::history::{Cause, Change, ExplainOptions, HistoryReport, Series, explain};
 use lbplan_core::model::Snapshot;
@@ -289,4 +290,114 @@ fn a_snapshot_without_capture_time_cannot_join_a_series() {
     )])
     .unwrap_err();
     assert!(err.to_string().starts_with("a.json: $.captured_at_ms"));
+}
+
+/// The demo cluster stored as a two-snapshot series.
+fn two_stored() -> Files {
+    let snap = builtin_snapshot("demo").unwrap();
+    let mut a = snap.clone();
+    a.captured_at_ms = Some(1_000);
+    let mut b = snap;
+    b.captured_at_ms = Some(61_000);
+    store(&[a, b])
+}
+
+fn read_within(files: &Files, limits: SeriesLimits) -> Result<usize, String> {
+    let mut s = StoredSeries::open_with(files, limits).map_err(|e| e.to_string())?;
+    let mut n = 0;
+    while let Some(snap) = s.next_snapshot() {
+        snap.map_err(|e| e.to_string())?;
+        n += 1;
+    }
+    Ok(n)
+}
+
+/// A part that gunzips to far more than a part may hold (a gzip bomb: 64 MiB of zeros in about
+/// 64 KiB) is refused by name after reading no more than the cap.
+#[test]
+fn a_gzip_bomb_part_is_refused_naming_it() {
+    let mut files = two_stored();
+    let (name, bytes) = files
+        .iter_mut()
+        .find(|(p, _)| p.starts_with("parts/"))
+        .unwrap();
+    let name = name.clone();
+    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    let zeros = vec![0u8; 1 << 20];
+    for _ in 0..64 {
+        std::io::Write::write_all(&mut enc, &zeros).unwrap();
+    }
+    *bytes = enc.finish().unwrap();
+    assert!(bytes.len() < 1 << 20);
+    let limits = SeriesLimits {
+        max_part_bytes: 8 << 20,
+        ..SeriesLimits::default()
+    };
+    let err = read_within(&files, limits).unwrap_err();
+    assert!(err.starts_with(&name), "{err}");
+    assert!(
+        err.contains("more than 8388608 bytes (cap on one part)"),
+        "{err}"
+    );
+}
+
+/// One budget for the whole read: the demo's distinct parts gunzip to some total `t`; a budget
+/// one byte short of it refuses the series, naming the part that crossed it; `t` reads it.
+#[test]
+fn the_total_gunzipped_size_is_one_budget() {
+    let files = two_stored();
+    let total: u64 = files
+        .iter()
+        .filter(|(p, _)| p.starts_with("parts/"))
+        .map(|(_, gz)| {
+            let mut json = Vec::new();
+            std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(&gz[..]), &mut json)
+                .unwrap();
+            json.len() as u64
+        })
+        .sum();
+    let at = |max_total_bytes| SeriesLimits {
+        max_total_bytes,
+        ..SeriesLimits::default()
+    };
+    assert_eq!(read_within(&files, at(total)), Ok(2));
+    let err = read_within(&files, at(total - 1)).unwrap_err();
+    assert!(err.starts_with("parts/"), "{err}");
+    assert!(err.contains("cap on the total size read"), "{err}");
+}
+
+/// Millions of tiny files are refused before any is read, by count; a huge manifest by its size,
+/// naming it.
+#[test]
+fn too_many_files_and_a_huge_manifest_are_refused() {
+    let mut files = two_stored();
+    let limits = SeriesLimits {
+        max_files: files.len() + 10,
+        ..SeriesLimits::default()
+    };
+    assert_eq!(read_within(&files, limits), Ok(2));
+    for i in 0..11 {
+        files.push((format!("parts/tiny-{i}.json.gz"), vec![0]));
+    }
+    let err = read_within(&files, limits).unwrap_err();
+    assert!(err.contains("more than"), "{err}");
+    assert!(err.contains("cap on the number of files"), "{err}");
+
+    let mut files = two_stored();
+    let (name, manifest) = files
+        .iter_mut()
+        .find(|(p, _)| p.starts_with("snapshots/"))
+        .unwrap();
+    let name = name.clone();
+    manifest.extend(std::iter::repeat_n(b' ', 2 << 20));
+    let limits = SeriesLimits {
+        max_manifest_bytes: 1 << 20,
+        ..SeriesLimits::default()
+    };
+    let err = read_within(&files, limits).unwrap_err();
+    assert!(err.starts_with(&name), "{err}");
+    assert!(
+        err.contains("more than a manifest may have (1048576)"),
+        "{err}"
+    );
 }

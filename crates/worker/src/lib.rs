@@ -1,6 +1,7 @@
 //! `lbplan-worker`: the dashboard's Web Workers. Long simulations run here, off the page's thread,
 //! so the page stays responsive and can show progress and cancel (by terminating the worker); so
-//! do the plans of large snapshots, which keep their snapshot in the worker between plans.
+//! do the plans of large snapshots, which keep their snapshot in the worker between plans, and
+//! the History view's decoding and explaining of an uploaded series.
 //!
 //! [`WorkerState::handle`] is the whole behaviour (pure, tested natively); [`start`] wires it to
 //! the worker's `onmessage`/`postMessage` in the browser.
@@ -14,9 +15,13 @@ use lbplan_core::plan::operations::Operation;
 use lbplan_core::plan::{Plan, PlanRequest, make_plan_with_fingerprint};
 use lbplan_core::simulate::{RunOptions, compare};
 
+use lbplan_core::history::store::{strip_common_dir, zip_members};
+use lbplan_core::history::{ExplainOptions, explain_files_observed};
 use lbplan_core::rebalance::{Goal, RebalanceRequest, propose_with_progress};
+use lbplan_core::view::timeline::TimelineBuilder;
 use protocol::{
-    PlanJob, RebalanceJob, Request, Response, SimulateRequest, WORKER_PROTOCOL_VERSION,
+    HistoryJob, HistoryView, PlanJob, RebalanceJob, Request, Response, SimulateRequest,
+    WORKER_PROTOCOL_VERSION,
 };
 
 /// Progress messages are sent at most this often: enough for a smooth bar, few enough that posting
@@ -91,6 +96,14 @@ impl WorkerState {
                     return;
                 }
                 let answer = self.rebalance(*job, post);
+                post(answer);
+            }
+            Request::History(job) => {
+                if let Some(r) = stale(job.id, job.format_version) {
+                    post(r);
+                    return;
+                }
+                let answer = history(*job, post, now_ms);
                 post(answer);
             }
         }
@@ -241,6 +254,60 @@ impl WorkerState {
             result: result.map(Box::new),
             diff,
         }
+    }
+}
+
+/// A zip is at most this many members and decompressed bytes (the worker holds it all in memory).
+const MAX_ZIP_MEMBERS: usize = 2_000_000;
+const MAX_ZIP_BYTES: u64 = 4 << 30;
+
+fn history(
+    job: HistoryJob,
+    post: &mut dyn FnMut(Response),
+    now_ms: &mut dyn FnMut() -> f64,
+) -> Response {
+    let id = job.id;
+    let files = match job.files.as_slice() {
+        [(name, bytes)] if bytes.starts_with(b"PK") => {
+            match zip_members(name, bytes, MAX_ZIP_MEMBERS, MAX_ZIP_BYTES) {
+                Ok(f) => f,
+                Err(e) => {
+                    return Response::Explained {
+                        id,
+                        result: Err(e.to_string()),
+                    };
+                }
+            }
+        }
+        _ => strip_common_dir(job.files),
+    };
+    let opts = ExplainOptions {
+        profile: job.profile,
+        settings: job.settings,
+        seed: job.seed,
+    };
+    let mut builder = TimelineBuilder::new();
+    let mut last = f64::NEG_INFINITY;
+    let result = explain_files_observed(&files, &opts, &mut |i, total, s| {
+        builder.push(s);
+        let t = now_ms();
+        let done = u32::try_from(i + 1).unwrap_or(u32::MAX);
+        let total = u32::try_from(total).unwrap_or(u32::MAX);
+        if t - last >= PROGRESS_INTERVAL_MS || done == total {
+            last = t;
+            post(Response::Progress { id, done, total });
+        }
+    });
+    Response::Explained {
+        id,
+        result: result
+            .map(|report| {
+                Box::new(HistoryView {
+                    report,
+                    timeline: builder.finish(),
+                })
+            })
+            .map_err(|e| e.to_string()),
     }
 }
 

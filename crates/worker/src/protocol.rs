@@ -2,17 +2,19 @@
 //! `type`. The worker answers `ready` once loaded. A `simulate` request gets `progress` (throttled)
 //! and finally `done` or `failed`; cancelling is the page terminating the worker (a synchronous
 //! simulation cannot read messages until it ends). A `plan` request gets `planned`, a `rebalance`
-//! request `progress` then `proposed`; the snapshot
+//! request `progress` then `proposed`, a `history` request `progress` then `explained`; the snapshot
 //! travels with the first request that names it and stays in the worker for the next ones.
 
 use std::borrow::Cow;
 
 use lbplan_core::config::Profile;
+use lbplan_core::history::HistoryReport;
 use lbplan_core::model::Snapshot;
 use lbplan_core::plan::diff::PlanDiff;
 use lbplan_core::plan::{Plan, PlanRequest};
 use lbplan_core::rebalance::{Limits, Proposal};
 use lbplan_core::simulate::{Comparison, RunConfig, Scenario};
+use lbplan_core::view::timeline::Timeline;
 use serde::{Deserialize, Serialize};
 
 /// Version of these messages; the page refuses a worker that reports another one (a stale cache).
@@ -25,6 +27,32 @@ pub enum Request<'a> {
     Simulate(Box<SimulateRequest<'a>>),
     Plan(Box<PlanJob<'a>>),
     Rebalance(Box<RebalanceJob<'a>>),
+    History(Box<HistoryJob>),
+}
+
+/// A recorded series explained (`lbplan_core::history::explain_files_observed`) and its timeline
+/// built (`view::timeline`); answered with `progress` (snapshots read of total) and then
+/// `explained`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct HistoryJob {
+    pub format_version: u32,
+    pub id: u32,
+    /// The uploaded files by relative path: a stored series' folder, one zip of it, or ordinary
+    /// snapshot files.
+    pub files: Vec<(String, Vec<u8>)>,
+    #[serde(default)]
+    pub profile: Option<Profile>,
+    #[serde(default)]
+    pub settings: Vec<(String, String)>,
+    #[serde(default)]
+    pub seed: u64,
+}
+
+/// What the History view draws: the report and the per-namespace timeline.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct HistoryView {
+    pub report: HistoryReport,
+    pub timeline: Timeline,
 }
 
 /// A rebalance proposal (`lbplan_core::rebalance::propose`) of the snapshot `snapshot_id`; answered
@@ -144,6 +172,11 @@ pub enum Response {
     Proposed {
         id: u32,
         result: Result<Box<Proposal>, String>,
+    },
+    /// A series explained, or why it could not be read.
+    Explained {
+        id: u32,
+        result: Result<Box<HistoryView>, String>,
     },
     /// The request could not run (a bad message, a bad setting in a configuration).
     Failed {

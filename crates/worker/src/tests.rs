@@ -292,3 +292,143 @@ fn a_rebalance_reports_its_phases_then_the_proposal() {
         other => panic!("{other:?}"),
     }
 }
+
+/// The #16059 cluster recorded for `cycles` one-minute cycles under ThresholdShedder +
+/// LeastLongTermMessageRate, stored as a series (header, manifests, parts).
+fn stored_series(cycles: u32) -> Vec<(String, Vec<u8>)> {
+    use lbplan_core::history::store::{
+        HEADER_FILE, PARTS_DIR, SNAPSHOTS_DIR, encode_snapshot, header_bytes,
+    };
+    use lbplan_core::simulate::{RunOptions, builtin_snapshot, simulate_recording};
+    let snap = builtin_snapshot("pr-16059").unwrap();
+    let scenario = builtin_scenario("pr-16059").unwrap().unwrap();
+    let config = RunConfig::parse(
+        "loadBalancerLoadSheddingStrategy=ThresholdShedder;\
+         loadBalancerLoadPlacementStrategy=LeastLongTermMessageRate",
+    )
+    .unwrap();
+    let (_, series) = simulate_recording(
+        &snap,
+        &scenario,
+        &config,
+        RunOptions {
+            cycles,
+            seed: 7,
+            record_broker_usage: false,
+            record_ownership: true,
+        },
+        &mut |_, _| true,
+    )
+    .unwrap();
+    let mut files = vec![(format!("rec/{HEADER_FILE}"), header_bytes())];
+    for (seq, s) in series.iter().enumerate() {
+        let e = encode_snapshot(s, seq as u64, &|_| false).unwrap();
+        files.push((
+            format!("rec/{SNAPSHOTS_DIR}/{}", e.manifest_name),
+            e.manifest,
+        ));
+        for (name, bytes) in e.parts {
+            files.push((format!("rec/{PARTS_DIR}/{name}"), bytes));
+        }
+    }
+    files
+}
+
+fn history_job(id: u32, files: Vec<(String, Vec<u8>)>) -> String {
+    serde_json::to_string(&Request::History(Box::new(protocol::HistoryJob {
+        format_version: WORKER_PROTOCOL_VERSION,
+        id,
+        files,
+        profile: None,
+        settings: Vec::new(),
+        seed: 7,
+    })))
+    .unwrap()
+}
+
+/// An uploaded folder (under its own top directory) is decoded and explained in the worker: every
+/// move is the replayed leader's, and the timeline covers the same snapshots and every bundle of
+/// the cluster at each of them.
+#[test]
+fn a_history_job_reports_progress_then_the_report_and_timeline() {
+    let cycles = 12;
+    let out = answers(&history_job(5, stored_series(cycles)), 1000.0);
+    let (last, progress) = out.split_last().unwrap();
+    assert!(!progress.is_empty());
+    for p in progress {
+        assert!(
+            matches!(
+                p,
+                Response::Progress {
+                    id: 5,
+                    total: 12,
+                    ..
+                }
+            ),
+            "{p:?}"
+        );
+    }
+    assert!(matches!(
+        progress.last(),
+        Some(Response::Progress {
+            done: 12,
+            total: 12,
+            ..
+        })
+    ));
+    let Response::Explained { id: 5, result } = last else {
+        panic!("{last:?}");
+    };
+    let view = result.as_ref().unwrap();
+    let s = &view.report.summary;
+    assert_eq!(s.snapshots, cycles as usize);
+    assert!(s.moves_seen > 0);
+    assert_eq!(s.moves_predicted, s.moves_seen);
+    assert_eq!(view.timeline.times_ms, view.report.times_ms);
+    // Each snapshot's cells tile every namespace's hash range.
+    for step in 0..cycles as usize {
+        for lane in &view.timeline.lanes {
+            let cells = lbplan_core::view::timeline::Timeline::cells_at(lane, step);
+            assert_eq!(cells.first().unwrap().lo, 0, "{}", lane.namespace);
+            assert_eq!(cells.last().unwrap().hi, u32::MAX, "{}", lane.namespace);
+            for pair in cells.windows(2) {
+                assert_eq!(pair[0].hi, pair[1].lo, "{}", lane.namespace);
+            }
+        }
+    }
+}
+
+/// A series that does not decode is answered with the file to blame; the protocol's new fields
+/// default when absent.
+#[test]
+fn a_broken_series_is_explained_as_an_error_naming_the_file() {
+    let mut files = stored_series(2);
+    let part = files
+        .iter_mut()
+        .find(|(p, _)| p.contains("/parts/"))
+        .unwrap();
+    part.1 = b"not gzip".to_vec();
+    let name = part.0.trim_start_matches("rec/").to_string();
+    let out = answers(&history_job(6, files), 1000.0);
+    let Some(Response::Explained {
+        id: 6,
+        result: Err(message),
+    }) = out.last()
+    else {
+        panic!("{out:?}");
+    };
+    assert!(message.contains(&name), "{message}");
+
+    let minimal = format!(
+        r#"{{"type":"history","format_version":{WORKER_PROTOCOL_VERSION},"id":9,"files":[["a.zip",[80,75,1,2]]]}}"#
+    );
+    let out = answers(&minimal, 1000.0);
+    let Some(Response::Explained {
+        id: 9,
+        result: Err(message),
+    }) = out.last()
+    else {
+        panic!("{out:?}");
+    };
+    assert!(message.contains("a.zip"), "{message}");
+}

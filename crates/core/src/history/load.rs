@@ -2,6 +2,7 @@
 //! at a time, or ordinary snapshot files ordered by capture time): the one entry point the CLI and
 //! the JavaScript API call.
 
+use crate::model::Snapshot;
 use crate::plan::PlanError;
 
 use super::explain::{ExplainOptions, Explainer, explain};
@@ -19,11 +20,25 @@ pub enum HistoryError {
 
 /// Explains the series held by `files` (relative paths; a zip already expanded).
 pub fn explain_files(files: &Files, opts: &ExplainOptions) -> Result<HistoryReport, HistoryError> {
+    explain_files_observed(files, opts, &mut |_, _, _| {})
+}
+
+/// [`explain_files`], showing each snapshot in time order to `seen(index, total, snapshot)` as it
+/// is read (the dashboard's worker builds the timeline from them and reports progress).
+pub fn explain_files_observed(
+    files: &Files,
+    opts: &ExplainOptions,
+    seen: &mut dyn FnMut(usize, usize, &Snapshot),
+) -> Result<HistoryReport, HistoryError> {
     if is_stored_series(files) {
         let mut stored = StoredSeries::open(files)?;
+        let total = stored.len();
         let mut explainer: Option<Explainer> = None;
+        let mut index = 0;
         while let Some(s) = stored.next_snapshot() {
             let s = s?;
+            seen(index, total, &s);
+            index += 1;
             let ex = match explainer.as_mut() {
                 Some(ex) => ex,
                 None => explainer.insert(Explainer::new(&s, opts)?),
@@ -39,5 +54,9 @@ pub fn explain_files(files: &Files, opts: &ExplainOptions) -> Result<HistoryRepo
         named.push((name.clone(), read_snapshot_file(name, bytes)?));
     }
     let series = Series::from_named(named)?;
+    let total = series.snapshots.len();
+    for (i, s) in series.snapshots.iter().enumerate() {
+        seen(i, total, s);
+    }
     Ok(explain(&series, opts)?)
 }

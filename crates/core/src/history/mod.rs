@@ -14,7 +14,7 @@ pub mod store;
 
 pub use diff::{Change, diff};
 pub use explain::{Cause, ExplainOptions, Explainer, explain};
-pub use load::{HistoryError, explain_files};
+pub use load::{HistoryError, explain_files, explain_files_observed};
 pub use report::{HISTORY_FORMAT_VERSION, HistoryReport};
 pub use series::{Series, SeriesError};
 pub use store::SERIES_FORMAT_VERSION;

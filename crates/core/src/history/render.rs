@@ -13,8 +13,8 @@ fn pct(f: f64) -> String {
     format!("{:.1} %", f * 100.0)
 }
 
-/// One line per change: `[from → at] change — cause`.
-fn change_text(c: &Change) -> String {
+/// A change in words (`bundle moved A → B`); the dashboard's move list reads it too.
+pub fn change_text(c: &Change) -> String {
     match c {
         Change::Moved { bundle, from, to } => format!("{bundle} moved {from} → {to}"),
         Change::Split {
@@ -31,7 +31,8 @@ fn change_text(c: &Change) -> String {
     }
 }
 
-fn cause_text(c: &Cause) -> String {
+/// A cause in words, with the leader's full reason.
+pub fn cause_text(c: &Cause) -> String {
     match c {
         Cause::LeaderShedding {
             predicted_to,

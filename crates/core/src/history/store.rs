@@ -31,7 +31,36 @@ pub const SNAPSHOTS_DIR: &str = "snapshots";
 pub const PARTS_DIR: &str = "parts";
 const KIND: &str = "lbplan-series";
 /// A part's JSON is at most this long once decompressed (a bound on a hostile gzip).
-pub const MAX_PART_BYTES: u64 = 1 << 30;
+pub const MAX_PART_BYTES: u64 = 256 << 20;
+
+/// Caps on reading a stored series, so that a hostile one (a gzip bomb part, millions of tiny
+/// files, a huge manifest) is refused with a message naming the file instead of exhausting
+/// memory. Like the importer's archive budget, one budget covers the whole read: every distinct
+/// part's *gunzipped* size counts against `max_total_bytes` (a part reused by later snapshots
+/// counts once).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SeriesLimits {
+    /// Files in the series (header, manifests, parts, anything else).
+    pub max_files: usize,
+    /// One manifest's bytes.
+    pub max_manifest_bytes: u64,
+    /// One part's gunzipped bytes.
+    pub max_part_bytes: u64,
+    /// All distinct parts' gunzipped bytes.
+    pub max_total_bytes: u64,
+}
+
+impl Default for SeriesLimits {
+    /// Room for a week of one-minute snapshots of a 100-broker / 10,000-bundle cluster.
+    fn default() -> Self {
+        Self {
+            max_files: 2_000_000,
+            max_manifest_bytes: 16 << 20,
+            max_part_bytes: MAX_PART_BYTES,
+            max_total_bytes: 64 << 30,
+        }
+    }
+}
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -173,6 +202,11 @@ pub fn is_stored_series(files: &Files) -> bool {
 /// Reads snapshots of a stored series one at a time, in time order, keeping only the parts of the
 /// latest one parsed (unchanged parts of consecutive snapshots are parsed once).
 pub struct StoredSeries<'a> {
+    limits: SeriesLimits,
+    /// What is left of `limits.max_total_bytes`.
+    total_left: u64,
+    /// Parts already counted against the budget.
+    counted: std::collections::HashSet<String>,
     manifests: Vec<(String, SnapshotManifest)>,
     parts: HashMap<&'a str, &'a [u8]>,
     next: usize,
@@ -204,6 +238,21 @@ fn check_header(bytes: &[u8]) -> Result<(), SeriesError> {
 
 impl<'a> StoredSeries<'a> {
     pub fn open(files: &'a Files) -> Result<Self, SeriesError> {
+        Self::open_with(files, SeriesLimits::default())
+    }
+
+    /// [`Self::open`] within `limits`.
+    pub fn open_with(files: &'a Files, limits: SeriesLimits) -> Result<Self, SeriesError> {
+        if files.len() > limits.max_files {
+            return Err(SeriesError::malformed(
+                HEADER_FILE,
+                format!(
+                    "the series has {} files, more than {} (cap on the number of files)",
+                    files.len(),
+                    limits.max_files
+                ),
+            ));
+        }
         let header = files
             .iter()
             .find(|(p, _)| p == HEADER_FILE)
@@ -217,6 +266,16 @@ impl<'a> StoredSeries<'a> {
             if let Some(name) = path.strip_prefix(&snapshots_prefix) {
                 if !name.ends_with(".json") || name.contains('/') {
                     continue;
+                }
+                if bytes.len() as u64 > limits.max_manifest_bytes {
+                    return Err(SeriesError::malformed(
+                        path.clone(),
+                        format!(
+                            "{} bytes, more than a manifest may have ({})",
+                            bytes.len(),
+                            limits.max_manifest_bytes
+                        ),
+                    ));
                 }
                 let m: SnapshotManifest = serde_path_to_error::deserialize(
                     &mut serde_json::Deserializer::from_slice(bytes),
@@ -250,6 +309,9 @@ impl<'a> StoredSeries<'a> {
                 .then_with(|| pa.cmp(pb))
         });
         Ok(Self {
+            limits,
+            total_left: limits.max_total_bytes,
+            counted: std::collections::HashSet::new(),
             manifests,
             parts,
             next: 0,
@@ -267,21 +329,45 @@ impl<'a> StoredSeries<'a> {
         self.manifests.is_empty()
     }
 
-    fn part<T: DeserializeOwned>(&self, manifest: &str, id: &str) -> Result<T, SeriesError> {
+    fn part<T: DeserializeOwned>(&mut self, manifest: &str, id: &str) -> Result<T, SeriesError> {
         let file = format!("{PARTS_DIR}/{}", part_file(id));
-        let gz = self.parts.get(id).ok_or_else(|| {
+        let gz: &'a [u8] = self.parts.get(id).copied().ok_or_else(|| {
             SeriesError::malformed(manifest, format!("refers to {file}, which is missing"))
         })?;
+        // Never more than the part cap nor what is left of the budget is decompressed.
+        let fresh = !self.counted.contains(id);
+        let cap = if fresh {
+            self.limits.max_part_bytes.min(self.total_left)
+        } else {
+            self.limits.max_part_bytes
+        };
         let mut json = Vec::new();
-        GzDecoder::new(*gz)
-            .take(MAX_PART_BYTES + 1)
+        GzDecoder::new(gz)
+            .take(cap.saturating_add(1))
             .read_to_end(&mut json)
             .map_err(|e| SeriesError::malformed(file.clone(), format!("not valid gzip: {e}")))?;
-        if json.len() as u64 > MAX_PART_BYTES {
+        let len = json.len() as u64;
+        if len > self.limits.max_part_bytes {
             return Err(SeriesError::malformed(
                 file,
-                format!("decompresses to more than {MAX_PART_BYTES} bytes"),
+                format!(
+                    "decompresses to more than {} bytes (cap on one part)",
+                    self.limits.max_part_bytes
+                ),
             ));
+        }
+        if fresh {
+            self.total_left = self.total_left.checked_sub(len).ok_or_else(|| {
+                SeriesError::malformed(
+                    file.clone(),
+                    format!(
+                        "the series' parts decompress to more than {} bytes (cap on the total \
+                         size read)",
+                        self.limits.max_total_bytes
+                    ),
+                )
+            })?;
+            self.counted.insert(id.to_string());
         }
         if part_id(&json) != id {
             return Err(SeriesError::malformed(

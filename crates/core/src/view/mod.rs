@@ -14,3 +14,4 @@ pub mod plan_lists;
 pub mod settings;
 pub mod share;
 pub mod sim_chart;
+pub mod timeline;

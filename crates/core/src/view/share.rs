@@ -122,6 +122,7 @@ pub const SECTIONS: &[(&str, &str)] = &[
     ("rebalance", "Rebalance"),
     ("simulate", "Simulate"),
     ("namespaces", "Namespaces"),
+    ("history", "History"),
 ];
 
 /// The section a URL fragment names (`view=<id>` among `&`-separated parameters), if it is one of

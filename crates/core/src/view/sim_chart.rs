@@ -276,16 +276,34 @@ pub fn broker_usage_chart(run: &SimulationRun) -> Option<Chart> {
         }
     }
     names.sort_unstable();
-    let mut series: Vec<Series> = names
+    let lines = names
         .iter()
-        .map(|b| Series {
-            label: (*b).to_string(),
-            rgb: broker_colour(b),
-            values: run
+        .map(|b| {
+            let values = run
                 .cycles
                 .iter()
                 .map(|m| m.broker_usage_fraction.get(*b).copied().unwrap_or(f64::NAN))
-                .collect(),
+                .collect();
+            ((*b).to_string(), values)
+        })
+        .collect();
+    Some(usage_lines_chart(
+        &format!("Weighted max usage per broker — {}", run.config.name),
+        lines,
+    ))
+}
+
+/// A [`ChartKind::BrokerUsage`] chart of `(broker, usage per step)` lines (`NaN` where a broker
+/// was not live): brokers coloured as in the bundle map, the legend naming the highest peaks. The
+/// simulation's per-broker chart and the History view's load lines.
+pub fn usage_lines_chart(title: &str, lines: Vec<(String, Vec<f64>)>) -> Chart {
+    let steps = lines.iter().map(|(_, v)| v.len()).max().unwrap_or(0);
+    let mut series: Vec<Series> = lines
+        .into_iter()
+        .map(|(b, values)| Series {
+            rgb: broker_colour(&b),
+            label: b,
+            values,
             in_legend: false,
         })
         .collect();
@@ -303,15 +321,8 @@ pub fn broker_usage_chart(run: &SimulationRun) -> Option<Chart> {
             s.in_legend = true;
         }
     }
-    let cycles = u32::try_from(run.cycles.len()).unwrap_or(u32::MAX);
-    Some(chart(
-        ChartKind::BrokerUsage,
-        &format!("Weighted max usage per broker — {}", run.config.name),
-        cycles,
-        series,
-        0.01,
-        None,
-    ))
+    let cycles = u32::try_from(steps).unwrap_or(u32::MAX);
+    chart(ChartKind::BrokerUsage, title, cycles, series, 0.01, None)
 }
 
 #[cfg(test)]

@@ -1,0 +1,65 @@
+// End-to-end: the History view. A series recorded by `lbplan simulate builtin:demo --scenario
+// hot-spike --cycles 4 --seed 7 --compare "name=t;loadBalancerLoadSheddingStrategy=ThresholdShedder;
+// loadBalancerLoadPlacementStrategy=LeastLongTermMessageRate" --record-series history-hot-spike`,
+// zipped (tests/fixtures/history-hot-spike.zip), is uploaded; the worker explains it and the page
+// shows the moves with their causes, a click shows a reason, the slider moves the instant and the
+// namespace maps are drawn.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { ROOT, start, recordingPage, waitForRows, screenshotOf } from './dashboard-helpers.mjs';
+
+const FIXTURE = path.join(ROOT, 'tests', 'fixtures', 'history-hot-spike.zip');
+
+let env;
+before(async () => { env = await start(); });
+after(async () => { await env?.close(); });
+
+test('a recorded series: moves with causes, a reason on click, the slider, the maps', async () => {
+  const context = await env.browser.newContext({ viewport: { width: 1400, height: 1000 } });
+  const { page, diagnostics, assertClean } = await recordingPage(context);
+  try {
+    await page.goto(env.baseUrl, { waitUntil: 'load' });
+    await waitForRows(page, diagnostics);
+    await page.click('[data-testid=sections-nav] a:has-text("History")');
+    await page.setInputFiles('[data-testid=history-files-input]', FIXTURE);
+    await Promise.race([
+      page.waitForSelector('[data-testid=history-change]', { timeout: 60_000 }),
+      page.waitForSelector('[data-testid=history-error]', { timeout: 60_000 }).then(async () => {
+        assert.fail(`history error: ${await page.textContent('[data-testid=history-error]')}\n${diagnostics()}`);
+      }),
+    ]);
+    // The simulator's own leader made every move: the replayed leader explains them all.
+    assert.match(await page.textContent('[data-testid=history-explained]'), /^100\.0 %/);
+    const causes = await page.locator('[data-testid=history-change]').evaluateAll(
+      (els) => els.map((e) => e.dataset.cause));
+    assert.ok(causes.length > 0 && causes.length <= 100, `a page of at most 100 rows: ${causes.length}`);
+    assert.ok(causes.every((c) => c === 'leader_shedding'), causes.join(','));
+    // A click shows the leader's full reason.
+    await page.locator('[data-testid=history-change]').first().click();
+    const reason = await page.textContent('[data-testid=history-reason-text]');
+    assert.match(reason, /leader shedding/);
+    assert.match(reason, /ThresholdShedder/);
+    // The slider moves the instant (the click moved it to the change's snapshot: 2 of 4).
+    assert.match(await page.textContent('[data-testid=history-instant]'), /^snapshot 2 of 4/);
+    await page.locator('[data-testid=history-slider]').fill('3');
+    assert.match(await page.textContent('[data-testid=history-instant]'), /^snapshot 4 of 4 — minute 3/);
+    assert.match(await page.locator('[data-testid=history-owners]').first().textContent(),
+      /owners at this instant: \S+ ×\d+/);
+    // Every shown namespace map has cells and its canvas is drawn (more than the background).
+    const lanes = await page.locator('[data-testid=history-map]').count();
+    assert.ok(lanes > 0);
+    const colours = await page.locator('[data-testid=history-map]').first().evaluate((c) => {
+      const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+      const seen = new Set();
+      for (let i = 0; i < d.length; i += 4) seen.add(`${d[i]},${d[i + 1]},${d[i + 2]}`);
+      return seen.size;
+    });
+    assert.ok(colours > 2, `the map shows owners: ${colours} colours`);
+    assert.equal(await page.locator('[data-testid=simulation-chart][data-chart=broker-usage]').count(), 1);
+    assertClean();
+  } finally {
+    await screenshotOf(page, '[data-testid=history-view]', 'history.png');
+    await context.close();
+  }
+});

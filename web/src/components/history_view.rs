@@ -1,0 +1,507 @@
+//! The History view: upload a recorded series (a folder, a zip of one, or ordinary snapshot
+//! files); the dashboard's worker decodes and explains it (`history_client`), the page draws what
+//! core computed — the headline numbers, a time × hash-range canvas per namespace
+//! (`view::timeline`: colour = owner, shading = load), each broker's load over time, the instant
+//! the slider shows (its owners per namespace), and the paged list of changes with their causes;
+//! a click on a change shows its full reason.
+
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use lbplan_core::history::render::{cause_text, change_text};
+use lbplan_core::view::palette::{broker_colour, css_hex, shade};
+use lbplan_core::view::sim_chart::Chart;
+use lbplan_core::view::timeline::{Lane, Timeline, broker_load_chart, change_page};
+use lbplan_worker::protocol::{HistoryJob, HistoryView, Request, WORKER_PROTOCOL_VERSION};
+use wasm_bindgen::JsCast;
+use yew::prelude::*;
+
+use super::event_value;
+use super::sim_chart::SimChartView;
+use crate::format::{bytes_per_sec, pct};
+use crate::history_client::{HistoryEvent, HistoryWorker};
+use crate::loader::read_file_list;
+
+/// Changes per page of the list (never one DOM node per change beyond this).
+const CHANGES_PER_PAGE: usize = 100;
+/// Namespace maps per page.
+const LANES_PER_PAGE: usize = 8;
+/// CSS height of a namespace's map (the stylesheet sizes the canvas; this sets its backing store).
+const LANE_HEIGHT_PX: f64 = 96.0;
+
+#[derive(Clone, PartialEq, Properties)]
+pub struct HistoryViewProps {
+    pub worker_url: AttrValue,
+    pub dark: bool,
+}
+
+pub enum Msg {
+    Files(Vec<(String, Vec<u8>)>),
+    ReadFailed(String),
+    Job(u32, HistoryEvent),
+    Cancel,
+    Step(usize),
+    Page(usize),
+    LanePage(usize),
+    Cause(String),
+    Select(usize),
+}
+
+struct Shown {
+    view: Rc<HistoryView>,
+    timeline: Rc<Timeline>,
+    chart: Rc<Chart>,
+}
+
+pub struct HistoryTimeline {
+    next_id: u32,
+    running: Option<(HistoryWorker, u32, u32, u32)>,
+    error: Option<String>,
+    shown: Option<Shown>,
+    step: usize,
+    page: usize,
+    lane_page: usize,
+    cause: Option<String>,
+    selected: Option<usize>,
+}
+
+fn on_pick(ctx: &Context<HistoryTimeline>) -> Callback<Event> {
+    let link = ctx.link().clone();
+    Callback::from(move |e: Event| {
+        let Some(input) = e
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
+        else {
+            return;
+        };
+        let Some(list) = input.files() else { return };
+        let link = link.clone();
+        yew::platform::spawn_local(async move {
+            match read_file_list(&list).await {
+                Ok(inputs) if inputs.is_empty() => {}
+                Ok(inputs) => link.send_message(Msg::Files(
+                    inputs.into_iter().map(|(n, b, _)| (n, b)).collect(),
+                )),
+                Err(e) => link.send_message(Msg::ReadFailed(e)),
+            }
+            input.set_value("");
+        });
+    })
+}
+
+fn minute_label(times: &[i64], step: usize) -> String {
+    let t0 = times.first().copied().unwrap_or(0);
+    let t = times.get(step).copied().unwrap_or(t0);
+    let iso = js_sys::Date::new(&wasm_bindgen::JsValue::from_f64(t as f64))
+        .to_iso_string()
+        .as_string()
+        .unwrap_or_default();
+    format!(
+        "snapshot {} of {} — minute {:.0} ({iso})",
+        step + 1,
+        times.len(),
+        (t - t0) as f64 / 60_000.0
+    )
+}
+
+impl Component for HistoryTimeline {
+    type Message = Msg;
+    type Properties = HistoryViewProps;
+
+    fn create(_: &Context<Self>) -> Self {
+        Self {
+            next_id: 1,
+            running: None,
+            error: None,
+            shown: None,
+            step: 0,
+            page: 0,
+            lane_page: 0,
+            cause: None,
+            selected: None,
+        }
+    }
+
+    fn update(&mut self, ctx: &Context<Self>, msg: Msg) -> bool {
+        match msg {
+            Msg::Files(files) => {
+                let id = self.next_id;
+                self.next_id += 1;
+                self.error = None;
+                let request = Request::History(Box::new(HistoryJob {
+                    format_version: WORKER_PROTOCOL_VERSION,
+                    id,
+                    files,
+                    profile: None,
+                    settings: Vec::new(),
+                    seed: 0,
+                }));
+                let text = match serde_json::to_string(&request) {
+                    Ok(t) => t,
+                    Err(e) => {
+                        self.error = Some(format!("cannot send the series to the worker: {e}"));
+                        return true;
+                    }
+                };
+                let on_event = ctx.link().callback(move |e| Msg::Job(id, e));
+                match HistoryWorker::start(&ctx.props().worker_url, text, id, on_event) {
+                    Ok(w) => self.running = Some((w, id, 0, 0)),
+                    Err(e) => self.error = Some(e),
+                }
+            }
+            Msg::ReadFailed(e) => self.error = Some(e),
+            Msg::Job(id, event) => {
+                if self.running.as_ref().is_none_or(|r| r.1 != id) {
+                    return false;
+                }
+                match event {
+                    HistoryEvent::Progress { done, total } => {
+                        if let Some(r) = self.running.as_mut() {
+                            r.2 = done;
+                            r.3 = total;
+                        }
+                    }
+                    HistoryEvent::Done(view) => {
+                        self.running = None;
+                        let chart = Rc::new(broker_load_chart(&view.report));
+                        let timeline = Rc::new(view.timeline.clone());
+                        self.shown = Some(Shown {
+                            view: Rc::new(*view),
+                            timeline,
+                            chart,
+                        });
+                        self.step = 0;
+                        self.page = 0;
+                        self.lane_page = 0;
+                        self.cause = None;
+                        self.selected = None;
+                    }
+                    HistoryEvent::Failed(e) => {
+                        self.running = None;
+                        self.error = Some(e);
+                    }
+                }
+            }
+            Msg::Cancel => self.running = None,
+            Msg::Step(s) => self.step = s,
+            Msg::Page(p) => self.page = p,
+            Msg::LanePage(p) => self.lane_page = p,
+            Msg::Cause(c) => {
+                self.cause = (!c.is_empty()).then_some(c);
+                self.page = 0;
+            }
+            Msg::Select(i) => self.selected = Some(i),
+        }
+        true
+    }
+
+    fn view(&self, ctx: &Context<Self>) -> Html {
+        let pick = on_pick(ctx);
+        let status = match &self.running {
+            Some((_, _, done, total)) => html! {
+                <p class="busy small" role="status" data-testid="history-progress">
+                    { format!("Explaining the series… {done} of {total} snapshots read ") }
+                    <button type="button" data-testid="history-cancel"
+                        onclick={ctx.link().callback(|_| Msg::Cancel)}>{ "Cancel" }</button>
+                </p>
+            },
+            None => html! {},
+        };
+        html! {
+            <section class="panel history-view" data-testid="history-view">
+                <h2>{ "History" }</h2>
+                <p class="muted small">{ "What did the leader do, and why? Upload a series recorded with " }
+                    <code>{ "lbplan collect --every 60s" }</code>{ " (its folder, or a zip of it) or a set of snapshot files." }</p>
+                <div class="history-upload">
+                    <label>{ "Series folder " }
+                        <input type="file" webkitdirectory={true} multiple={true}
+                            data-testid="history-folder-input" onchange={pick.clone()} /></label>
+                    <label>{ "Zip or snapshot files " }
+                        <input type="file" multiple={true} accept=".zip,.json"
+                            data-testid="history-files-input" onchange={pick} /></label>
+                </div>
+                { status }
+                if let Some(e) = &self.error {
+                    <p class="error small" role="alert" data-testid="history-error">{ e.clone() }</p>
+                }
+                if let Some(s) = &self.shown {
+                    { self.shown_view(ctx, s) }
+                }
+            </section>
+        }
+    }
+}
+
+impl HistoryTimeline {
+    fn shown_view(&self, ctx: &Context<Self>, s: &Shown) -> Html {
+        let r = &s.view.report;
+        let m = &r.summary;
+        let t = &s.timeline;
+        let n = t.times_ms.len();
+        let step = self.step.min(n.saturating_sub(1));
+        let on_step = ctx.link().callback(Msg::Step);
+        let headline = html! {
+            <dl class="history-metrics" data-testid="history-metrics">
+                <dt>{ "Moves explained" }</dt>
+                <dd data-testid="history-explained">{ format!("{} ({} of {})", pct(100.0 * m.predicted_fraction()), m.moves_predicted, m.moves_seen.saturating_sub(m.moves_by_broker_left)) }</dd>
+                <dt>{ "Destination agreement" }</dt><dd>{ pct(100.0 * m.destination_fraction()) }</dd>
+                <dt>{ "Unloads per hour" }</dt><dd>{ format!("{:.1}", m.unloads_per_hour) }</dd>
+                <dt>{ "Ping-pong" }</dt><dd>{ format!("{} within the grace period, {} within an hour", m.ping_pong_within_grace, m.ping_pong_within_hour) }</dd>
+                <dt>{ "Bytes moved" }</dt><dd>{ bytes(m.bytes_moved) }</dd>
+                <dt>{ "Unexplained" }</dt><dd>{ m.unexplained.to_string() }</dd>
+                <dt>{ "Leader replayed" }</dt><dd class="mono small">{ format!("{} + {}", short(&r.shedding_strategy), short(&r.placement_strategy)) }</dd>
+            </dl>
+        };
+        let lanes_total = t.lanes.len();
+        let pages = lanes_total.div_ceil(LANES_PER_PAGE).max(1);
+        let lane_page = self.lane_page.min(pages - 1);
+        let lanes: Vec<Html> = t
+            .lanes
+            .iter()
+            .enumerate()
+            .skip(lane_page * LANES_PER_PAGE)
+            .take(LANES_PER_PAGE)
+            .map(|(i, lane)| {
+                let owners = t.owners_at(lane, step);
+                let owners_text = owners
+                    .iter()
+                    .take(6)
+                    .map(|(b, k)| format!("{b} ×{k}"))
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                let more = owners.len().saturating_sub(6);
+                html! {
+                    <figure class="history-lane" data-testid="history-lane" data-namespace={lane.namespace.clone()}>
+                        <figcaption class="mono small">{ lane.namespace.clone() }
+                            <span class="muted">{ format!(" — {} cells", lane.cells.len()) }</span></figcaption>
+                        <LaneCanvas timeline={t.clone()} lane={i} step={step} dark={ctx.props().dark} on_pick={on_step.clone()} />
+                        <p class="small history-owners" data-testid="history-owners">
+                            { format!("owners at this instant: {owners_text}") }
+                            if more > 0 { { format!(" and {more} more") } }
+                        </p>
+                    </figure>
+                }
+            })
+            .collect();
+        let lane_nav = (pages > 1).then(|| {
+            let link = ctx.link().clone();
+            html! {
+                <p class="pager small">
+                    <button type="button" disabled={lane_page == 0}
+                        onclick={{ let l = link.clone(); Callback::from(move |_| l.send_message(Msg::LanePage(lane_page.saturating_sub(1)))) }}>{ "◀" }</button>
+                    { format!(" namespaces {}–{} of {lanes_total} ", lane_page * LANES_PER_PAGE + 1, ((lane_page + 1) * LANES_PER_PAGE).min(lanes_total)) }
+                    <button type="button" disabled={lane_page + 1 >= pages}
+                        onclick={Callback::from(move |_| link.send_message(Msg::LanePage(lane_page + 1)))}>{ "▶" }</button>
+                </p>
+            }
+        });
+        let slider = html! {
+            <div class="history-slider">
+                <input type="range" min="0" max={n.saturating_sub(1).to_string()} value={step.to_string()}
+                    data-testid="history-slider" aria-label="Instant shown"
+                    oninput={ctx.link().callback(|e: InputEvent| {
+                        let v = e.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
+                            .and_then(|i| i.value().parse::<usize>().ok()).unwrap_or(0);
+                        Msg::Step(v)
+                    })} />
+                <span class="small" data-testid="history-instant">{ minute_label(&t.times_ms, step) }</span>
+            </div>
+        };
+        html! {
+            <>
+                { headline }
+                { slider }
+                <p class="muted small">{ "x = time, y = the 32-bit hash range; colour = owning broker, darker = busier bundle. A striped band is a bundle moving back and forth; a band that divides is a split. Click a map to move the instant." }</p>
+                { for lanes }
+                { lane_nav.unwrap_or_default() }
+                <div class="sim-charts history-load">
+                    <SimChartView chart={s.chart.clone()} dark={ctx.props().dark}
+                        cursor={u32::try_from(step).ok()}
+                        on_pick={ctx.link().callback(|k: u32| Msg::Step(k as usize))} />
+                </div>
+                { self.changes_view(ctx, s) }
+            </>
+        }
+    }
+
+    fn changes_view(&self, ctx: &Context<Self>, s: &Shown) -> Html {
+        let r = &s.view.report;
+        let (rows, total) = change_page(r, self.cause.as_deref(), self.page, CHANGES_PER_PAGE);
+        let mut causes: Vec<&'static str> = r.changes.iter().map(|c| c.cause.name()).collect();
+        causes.sort_unstable();
+        causes.dedup();
+        let pages = total.div_ceil(CHANGES_PER_PAGE).max(1);
+        let page = self.page.min(pages - 1);
+        let link = ctx.link().clone();
+        let detail = self.selected.and_then(|i| r.changes.get(i)).map(|c| {
+            let t0 = r.times_ms.first().copied().unwrap_or(0);
+            html! {
+                <div class="history-reason panel" data-testid="history-reason" role="region" aria-label="Reason">
+                    <p><strong>{ change_text(&c.change) }</strong></p>
+                    <p class="small">{ format!("between minute {:.0} and minute {:.0} (snapshots {} and {})",
+                        (c.from_ms - t0) as f64 / 60_000.0, (c.at_ms - t0) as f64 / 60_000.0, c.step + 1, c.step + 2) }</p>
+                    <p class="small" data-testid="history-reason-text">{ cause_text(&c.cause) }</p>
+                    if c.throughput_bytes_per_sec > 0.0 {
+                        <p class="small muted">{ format!("throughput {}", bytes_per_sec(c.throughput_bytes_per_sec)) }</p>
+                    }
+                </div>
+            }
+        });
+        html! {
+            <div class="history-changes">
+                <h3>{ format!("Changes ({total})") }</h3>
+                <label class="small">{ "Cause " }
+                    <select data-testid="history-cause-filter" onchange={ctx.link().callback(|e: Event| Msg::Cause(event_value(&e)))}>
+                        <option value="" selected={self.cause.is_none()}>{ "all" }</option>
+                        { for causes.iter().map(|c| html! { <option value={*c} selected={self.cause.as_deref() == Some(*c)}>{ *c }</option> }) }
+                    </select>
+                </label>
+                { detail.unwrap_or_default() }
+                <ol class="history-change-list">
+                    { for rows.into_iter().map(|row| {
+                        let index = row.index;
+                        let step = r.changes.get(index).map_or(0, |c| c.step + 1);
+                        let onclick = { let l = link.clone(); Callback::from(move |_| { l.send_message(Msg::Select(index)); l.send_message(Msg::Step(step)); }) };
+                        html! {
+                            <li>
+                                <button type="button" class={classes!("linkish", (self.selected == Some(index)).then_some("selected"))}
+                                    data-testid="history-change" data-cause={row.cause} {onclick}>
+                                    <span class="mono small">{ format!("min {:.0} ", row.minute) }</span>
+                                    { row.text }
+                                    <span class={classes!("cause", row.cause)}>{ format!(" {}", row.cause) }</span>
+                                </button>
+                            </li>
+                        }
+                    }) }
+                </ol>
+                if pages > 1 {
+                    <p class="pager small">
+                        <button type="button" disabled={page == 0}
+                            onclick={{ let l = link.clone(); Callback::from(move |_| l.send_message(Msg::Page(page.saturating_sub(1)))) }}>{ "◀" }</button>
+                        { format!(" page {} of {pages} ", page + 1) }
+                        <button type="button" disabled={page + 1 >= pages}
+                            onclick={Callback::from(move |_| link.send_message(Msg::Page(page + 1)))}>{ "▶" }</button>
+                    </p>
+                }
+            </div>
+        }
+    }
+}
+
+/// Bytes in binary units (`1.5 GiB`).
+fn bytes(v: f64) -> String {
+    let s = bytes_per_sec(v);
+    s.strip_suffix("/s").unwrap_or(&s).to_string()
+}
+
+/// The class name without its package.
+fn short(class: &str) -> &str {
+    class.rsplit('.').next().unwrap_or(class)
+}
+
+#[derive(Clone, Properties)]
+struct LaneProps {
+    timeline: Rc<Timeline>,
+    lane: usize,
+    step: usize,
+    dark: bool,
+    on_pick: Callback<usize>,
+}
+
+impl PartialEq for LaneProps {
+    fn eq(&self, o: &Self) -> bool {
+        Rc::ptr_eq(&self.timeline, &o.timeline)
+            && self.lane == o.lane
+            && self.step == o.step
+            && self.dark == o.dark
+    }
+}
+
+fn draw_lane(
+    canvas: &web_sys::HtmlCanvasElement,
+    t: &Timeline,
+    lane: &Lane,
+    step: usize,
+    dark: bool,
+) {
+    let Ok(Some(ctx)) = canvas.get_context("2d") else {
+        return;
+    };
+    let Ok(ctx) = ctx.dyn_into::<web_sys::CanvasRenderingContext2d>() else {
+        return;
+    };
+    let ratio = web_sys::window()
+        .map_or(1.0, |w| w.device_pixel_ratio())
+        .max(1.0);
+    let width = f64::from(canvas.client_width()).max(120.0);
+    let (bw, bh) = ((width * ratio) as u32, (LANE_HEIGHT_PX * ratio) as u32);
+    if canvas.width() != bw || canvas.height() != bh {
+        canvas.set_width(bw);
+        canvas.set_height(bh);
+    }
+    let _ = ctx.set_transform(ratio, 0.0, 0.0, ratio, 0.0, 0.0);
+    ctx.set_fill_style_str(if dark { "#1b1f27" } else { "#f3f4f7" });
+    ctx.fill_rect(0.0, 0.0, width, LANE_HEIGHT_PX);
+    let edges = t.edges_ms();
+    // One colour string per (owner, shade), not per cell.
+    let mut colours: HashMap<(u32, u8), String> = HashMap::new();
+    for cell in &lane.cells {
+        let colour = colours.entry((cell.owner, cell.shade)).or_insert_with(|| {
+            let name = t
+                .brokers
+                .get(cell.owner as usize)
+                .map_or("", String::as_str);
+            css_hex(shade(broker_colour(name), cell.load_share()))
+        });
+        let r = Timeline::rect(&edges, cell, width, LANE_HEIGHT_PX);
+        ctx.set_fill_style_str(colour);
+        // At least a pixel wide so a one-minute owner still shows as a stripe.
+        ctx.fill_rect(r.x, r.y, r.w.max(1.0), r.h.max(1.0));
+    }
+    if let (Some(a), Some(b)) = (edges.get(step), edges.get(step + 1)) {
+        let total = edges.last().copied().unwrap_or(1.0).max(1.0);
+        let x = (a + b) / 2.0 / total * width;
+        ctx.set_stroke_style_str(if dark { "#ffffff" } else { "#111111" });
+        ctx.set_line_width(1.5);
+        ctx.begin_path();
+        ctx.move_to(x, 0.0);
+        ctx.line_to(x, LANE_HEIGHT_PX);
+        ctx.stroke();
+    }
+}
+
+#[function_component(LaneCanvas)]
+fn lane_canvas(p: &LaneProps) -> Html {
+    let canvas = use_node_ref();
+    {
+        let canvas = canvas.clone();
+        let p = p.clone();
+        use_effect(move || {
+            if let (Some(c), Some(lane)) = (
+                canvas.cast::<web_sys::HtmlCanvasElement>(),
+                p.timeline.lanes.get(p.lane),
+            ) {
+                draw_lane(&c, &p.timeline, lane, p.step, p.dark);
+            }
+        });
+    }
+    let onclick = {
+        let (canvas, t, pick) = (canvas.clone(), p.timeline.clone(), p.on_pick.clone());
+        Callback::from(move |e: MouseEvent| {
+            let Some(c) = canvas.cast::<web_sys::HtmlCanvasElement>() else {
+                return;
+            };
+            let edges = t.edges_ms();
+            pick.emit(Timeline::step_at(
+                &edges,
+                f64::from(e.offset_x()),
+                f64::from(c.client_width()),
+            ));
+        })
+    };
+    let cells = p.timeline.lanes.get(p.lane).map_or(0, |l| l.cells.len());
+    html! {
+        <canvas ref={canvas} class="history-map" data-testid="history-map" data-cells={cells.to_string()}
+            role="img" aria-label="Owners over time by hash range" {onclick}></canvas>
+    }
+}
