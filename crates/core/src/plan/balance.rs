@@ -1,4 +1,6 @@
-//! Per-broker load views and the cluster balance summary (max/mean and std of the weighted max usage).
+//! Per-broker load views and the cluster's balance: the one statistic of how evenly the brokers'
+//! weighted max usage is spread ([`UsageSpread`]), which plans ([`summarize`]), rebalance proposals
+//! ([`balance_summary`]) and simulations (per cycle) all compute here.
 
 use super::model::{BalanceSummary, BrokerLoadView};
 use crate::model::Snapshot;
@@ -35,27 +37,64 @@ pub fn broker_views(snapshot: &Snapshot, weights: &ResourceWeights) -> Vec<Broke
         .collect()
 }
 
-pub fn summarize(views: &[BrokerLoadView]) -> BalanceSummary {
-    let n = views.len();
-    if n == 0 {
+/// Max, mean, max/mean and population standard deviation of the brokers' weighted max usage.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct UsageSpread {
+    pub max_usage_fraction: f64,
+    pub mean_usage_fraction: f64,
+    /// max / mean (1.0 is perfectly even; 0 when the mean is 0).
+    pub max_over_mean: f64,
+    /// Population standard deviation.
+    pub std_usage_fraction: f64,
+}
+
+impl UsageSpread {
+    /// The spread of `usages` (all 0 when there are none).
+    pub fn of(usages: impl Iterator<Item = f64> + Clone) -> Self {
+        let n = usages.clone().count();
+        if n == 0 {
+            return Self::default();
+        }
+        let mean = usages.clone().sum::<f64>() / n as f64;
+        let max = usages.clone().fold(f64::NEG_INFINITY, f64::max);
+        let var = usages.map(|u| (u - mean) * (u - mean)).sum::<f64>() / n as f64;
+        Self {
+            max_usage_fraction: max,
+            mean_usage_fraction: mean,
+            max_over_mean: if mean > 0.0 { max / mean } else { 0.0 },
+            std_usage_fraction: var.sqrt(),
+        }
+    }
+}
+
+/// The balance of brokers with these weighted max usages and bundle counts (one per broker, same
+/// order).
+pub fn balance_summary(
+    usages: impl Iterator<Item = f64> + Clone,
+    bundle_counts: impl Iterator<Item = usize> + Clone,
+) -> BalanceSummary {
+    let broker_count = usages.clone().count();
+    if broker_count == 0 {
         return BalanceSummary::default();
     }
-    let usages: Vec<f64> = views
-        .iter()
-        .map(|v| v.weighted_max_usage_fraction)
-        .collect();
-    let mean = usages.iter().sum::<f64>() / n as f64;
-    let max = usages.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    let var = usages.iter().map(|u| (u - mean) * (u - mean)).sum::<f64>() / n as f64;
+    let spread = UsageSpread::of(usages);
     BalanceSummary {
-        broker_count: n,
-        max_usage_fraction: max,
-        mean_usage_fraction: mean,
-        max_over_mean: if mean > 0.0 { max / mean } else { 0.0 },
-        std_usage_fraction: var.sqrt(),
-        min_bundle_count: views.iter().map(|v| v.bundle_count).min().unwrap_or(0),
-        max_bundle_count: views.iter().map(|v| v.bundle_count).max().unwrap_or(0),
+        broker_count,
+        max_usage_fraction: spread.max_usage_fraction,
+        mean_usage_fraction: spread.mean_usage_fraction,
+        max_over_mean: spread.max_over_mean,
+        std_usage_fraction: spread.std_usage_fraction,
+        min_bundle_count: bundle_counts.clone().min().unwrap_or(0),
+        max_bundle_count: bundle_counts.max().unwrap_or(0),
     }
+}
+
+/// The balance of a plan's broker views.
+pub fn summarize(views: &[BrokerLoadView]) -> BalanceSummary {
+    balance_summary(
+        views.iter().map(|v| v.weighted_max_usage_fraction),
+        views.iter().map(|v| v.bundle_count),
+    )
 }
 
 #[cfg(test)]
@@ -74,5 +113,17 @@ mod tests {
         assert_eq!(s.max_over_mean, 1.8);
         assert!((s.std_usage_fraction - 0.4).abs() < 1e-12);
         assert_eq!((s.min_bundle_count, s.max_bundle_count), (2, 10));
+    }
+
+    #[test]
+    fn spread_of_two_and_of_none() {
+        let s = UsageSpread::of([0.9, 0.1].into_iter());
+        assert_eq!(
+            (s.max_usage_fraction, s.mean_usage_fraction, s.max_over_mean),
+            (0.9, 0.5, 1.8)
+        );
+        assert!((s.std_usage_fraction - 0.4).abs() < 1e-12);
+        assert_eq!(UsageSpread::of(std::iter::empty()), UsageSpread::default());
+        assert_eq!(summarize(&[]), BalanceSummary::default());
     }
 }

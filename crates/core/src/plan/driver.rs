@@ -2,7 +2,7 @@
 //! cycle as a freshly elected leader would, and looks ahead when a stateful strategy needs more
 //! cycles. See `docs/plan-model.md`.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
 use crate::config::{ConfigError, LoadBalancerConfig, Profile};
 use crate::model::{BrokerSnapshot, LocalBrokerData, ResourceUsage, Snapshot};
@@ -30,7 +30,7 @@ use super::reasons::{
     with_placement,
 };
 use super::settings::{apply_nic_speed_override, resolve_config};
-use super::splits::{SplitResult, apply_split, compute_split};
+use super::splits::{SplitBatch, SplitResult, apply_split, compute_split};
 use crate::reason::{DecisionReason, ReasonKind};
 use crate::split::{
     BrokerBundleStats, ModularSplitCandidate, SplitAlgorithm, SplitThresholds, auto_split_runs,
@@ -631,7 +631,7 @@ fn run_leader_cycle(ws: &mut Workspace, outlook_cycles: u32, plan: &mut Plan) {
             why,
             reason,
         });
-        plan_auto_splits(ws, &data, plan);
+        auto_splits_step(&mut ws.snapshot, &ws.cfg, &data, plan);
         return;
     }
     let unloads = unloads_of(&report, &ws.snapshot);
@@ -658,7 +658,7 @@ fn run_leader_cycle(ws: &mut Workspace, outlook_cycles: u32, plan: &mut Plan) {
     }
     let acted = !unloads.is_empty();
     plan.unloads.extend(unloads);
-    plan_auto_splits(ws, &data, plan);
+    auto_splits_step(&mut ws.snapshot, &ws.cfg, &data, plan);
     if !acted && outlook_cycles > 0 {
         // A cycle that placed nothing left the context as it was; one that did is rebuilt.
         if !report.decisions.is_empty() {
@@ -822,43 +822,43 @@ pub(crate) fn long_term_of(data: &LoadData, bundle: &str) -> (f64, f64) {
     })
 }
 
-/// `BundleSplitterTask` on the leader's view: bundles over a limit are split with the default
-/// algorithm (a bundle the cycle unloads is left alone).
-fn plan_auto_splits(ws: &mut Workspace, data: &LoadData, plan: &mut Plan) {
+/// `BundleSplitterTask` on the leader's view `data`: bundles over a limit are split in `snapshot`
+/// with the default algorithm (a bundle in `plan.unloads` is left alone); the splits and the
+/// declined ones are added to `plan`. Public for the `auto_splits` bench.
+pub fn auto_splits_step(
+    snapshot: &mut Snapshot,
+    cfg: &LoadBalancerConfig,
+    data: &LoadData,
+    plan: &mut Plan,
+) {
     let counts = |ns: &str| {
-        ws.snapshot
+        snapshot
             .namespaces
             .get(ns)
             .map(|n| i64::from(n.bundles.num_bundles))
     };
-    let accepted = decide_auto_splits(&ws.cfg, data, counts, |_, _, name| long_term_of(data, name));
+    let accepted = decide_auto_splits(cfg, data, counts, |_, _, name| long_term_of(data, name));
     let algorithm =
-        SplitAlgorithm::by_name_or_default("", &ws.cfg.default_namespace_bundle_split_algorithm);
-    // The owners of all candidates in one pass over the brokers' lists (`owner_of` walks every
-    // bundle of the cluster). A split changes no other bundle's owner unless one of its children
-    // has the name of a later candidate (only in an inconsistent snapshot): then `owner_of` again.
-    let mut owners = owners_of(&ws.snapshot, accepted.iter().map(|c| c.bundle.as_str()));
-    let mut owners_stale = false;
-    for (k, candidate) in accepted.iter().enumerate() {
-        if plan.unloads.iter().any(|u| u.bundle == candidate.bundle) {
+        SplitAlgorithm::by_name_or_default("", &cfg.default_namespace_bundle_split_algorithm);
+    // Each split costs what it touches: the batch reads each namespace's layout and topics once,
+    // finds the candidates' owners in one pass and changes the cluster-wide `bundle_data` once.
+    let unloaded: HashSet<&str> = plan.unloads.iter().map(|u| u.bundle.as_str()).collect();
+    let mut batch = SplitBatch::new(snapshot, accepted.iter().map(|c| c.bundle.as_str()));
+    for candidate in &accepted {
+        if unloaded.contains(candidate.bundle.as_str()) {
             continue;
         }
-        let owner = if owners_stale {
-            owner_of(&ws.snapshot, &candidate.bundle)
-        } else {
-            owners.remove(candidate.bundle.as_str())
-        };
-        let Some(owner) = owner else {
+        let Some(owner) = batch.owner(&candidate.bundle) else {
             continue;
         };
         let triggers: Vec<String> = candidate.triggers.iter().map(|t| t.to_string()).collect();
-        match compute_split(&ws.snapshot, &ws.cfg, &candidate.bundle, algorithm, &[]) {
+        match batch.compute(cfg, &candidate.bundle, algorithm, &[]) {
             Ok(Ok(split)) => {
-                apply_split(&mut ws.snapshot, &split);
+                batch.apply(&split);
                 let reason_text = split_reason(&triggers);
                 let reason = split_triggers_reason(candidate);
                 let detail = serde_json::json!({ "triggers": triggers });
-                let planned = planned_split(
+                plan.splits.push(planned_split(
                     &candidate.bundle,
                     &owner,
                     algorithm,
@@ -866,16 +866,7 @@ fn plan_auto_splits(ws: &mut Workspace, data: &LoadData, plan: &mut Plan) {
                     (reason, reason_text),
                     detail,
                     "auto-split",
-                );
-                let later = accepted.get(k + 1..).unwrap_or_default();
-                if planned
-                    .new_bundles
-                    .iter()
-                    .any(|child| later.iter().any(|c| c.bundle == *child))
-                {
-                    owners_stale = true;
-                }
-                plan.splits.push(planned);
+                ));
             }
             Ok(Err(why)) | Err(why) => plan.skipped.push(SkippedDecision {
                 bundle: candidate.bundle.clone(),
@@ -892,27 +883,6 @@ fn plan_auto_splits(ws: &mut Workspace, data: &LoadData, plan: &mut Plan) {
             }),
         }
     }
-}
-
-/// The owner of each of `bundles` in the snapshot (first broker listing it), in one pass over the
-/// brokers' lists; bundles no broker lists are absent.
-fn owners_of<'b>(
-    snapshot: &Snapshot,
-    bundles: impl IntoIterator<Item = &'b str>,
-) -> HashMap<String, String> {
-    let wanted: HashSet<&str> = bundles.into_iter().collect();
-    let mut owners: HashMap<String, String> = HashMap::with_capacity(wanted.len());
-    if wanted.is_empty() {
-        return owners;
-    }
-    for (id, b) in &snapshot.brokers {
-        for bundle in &b.local_broker_data.bundles {
-            if wanted.contains(bundle.as_str()) && !owners.contains_key(bundle.as_str()) {
-                owners.insert(bundle.clone(), id.clone());
-            }
-        }
-    }
-    owners
 }
 
 /// A TransferShedder cycle that decided nothing, as a cycle-level skip.

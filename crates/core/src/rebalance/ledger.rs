@@ -147,20 +147,8 @@ impl Ledger {
 }
 
 fn balance_of(usages: &[f64], brokers: &[BrokerEntry]) -> crate::plan::BalanceSummary {
-    let n = usages.len();
-    if n == 0 {
-        return crate::plan::BalanceSummary::default();
-    }
-    let mean = usages.iter().sum::<f64>() / n as f64;
-    let max = usages.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    let var = usages.iter().map(|u| (u - mean) * (u - mean)).sum::<f64>() / n as f64;
-    crate::plan::BalanceSummary {
-        broker_count: n,
-        max_usage_fraction: max,
-        mean_usage_fraction: mean,
-        max_over_mean: if mean > 0.0 { max / mean } else { 0.0 },
-        std_usage_fraction: var.sqrt(),
-        min_bundle_count: brokers.iter().map(|b| b.bundles.len()).min().unwrap_or(0),
-        max_bundle_count: brokers.iter().map(|b| b.bundles.len()).max().unwrap_or(0),
-    }
+    crate::plan::balance::balance_summary(
+        usages.iter().copied(),
+        brokers.iter().map(|b| b.bundles.len()),
+    )
 }

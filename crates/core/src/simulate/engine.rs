@@ -12,6 +12,7 @@ use crate::config::{self, LoadBalancerConfig, Profile};
 use crate::model::Snapshot;
 use crate::modular::leader::{StrategyConfigError, StrategySet, do_load_shedding};
 use crate::modular::pipeline::{PipelineTrace, SelectionPath, select_broker_for_bundle};
+use crate::plan::balance::UsageSpread;
 use crate::plan::driver::{
     build_strategies, decide_auto_splits, long_term_of, shedding_reason, split_reason,
 };
@@ -23,9 +24,7 @@ use crate::split::{ModularSplitCandidate, SplitAlgorithm};
 
 use super::cluster::{SimCluster, broker_usages};
 use super::limits::MAX_CYCLES;
-use super::metrics::{
-    ChurnTracker, CycleDecision, CycleMetrics, RunSummary, SimulationRun, spread,
-};
+use super::metrics::{ChurnTracker, CycleDecision, CycleMetrics, RunSummary, SimulationRun};
 use super::record::SeriesRecorder;
 use super::run_config::RunConfig;
 use super::scenario::{EventKind, Scenario};
@@ -672,12 +671,12 @@ impl Run<'_> {
             .values()
             .map(|b| b.local.max_resource_usage_with_weight(&weights))
             .collect();
-        let (max, mean, ratio, std) = spread(usages.iter().copied());
+        let spread = UsageSpread::of(usages.iter().copied());
         m.brokers = usages.len();
-        m.max_usage_fraction = max;
-        m.mean_usage_fraction = mean;
-        m.max_over_mean = ratio;
-        m.std_usage_fraction = std;
+        m.max_usage_fraction = spread.max_usage_fraction;
+        m.mean_usage_fraction = spread.mean_usage_fraction;
+        m.max_over_mean = spread.max_over_mean;
+        m.std_usage_fraction = spread.std_usage_fraction;
         m.brokers_over_capacity = self
             .cluster
             .data

@@ -130,19 +130,6 @@ pub struct SimulationRun {
     pub cycles: Vec<CycleMetrics>,
 }
 
-/// Max, mean, max/mean and population std of a set of usages (all 0 when empty).
-pub fn spread(usages: impl Iterator<Item = f64> + Clone) -> (f64, f64, f64, f64) {
-    let n = usages.clone().count();
-    if n == 0 {
-        return (0.0, 0.0, 0.0, 0.0);
-    }
-    let mean = usages.clone().sum::<f64>() / n as f64;
-    let max = usages.clone().fold(f64::NEG_INFINITY, f64::max);
-    let var = usages.map(|u| (u - mean) * (u - mean)).sum::<f64>() / n as f64;
-    let ratio = if mean > 0.0 { max / mean } else { 0.0 };
-    (max, mean, ratio, var.sqrt())
-}
-
 /// Remembers where bundles left from and which brokers received bundles, to count thrashing.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct ChurnTracker {
@@ -192,12 +179,5 @@ mod tests {
         assert_eq!(t.record(7, 1, 0, 14), (true, true));
         // Back to 1 more than 5 cycles after it left 1 (at 14 → 20 is 6 later).
         assert_eq!(t.record(7, 0, 1, 20), (false, false));
-    }
-
-    #[test]
-    fn spread_of_two() {
-        let (max, mean, ratio, std) = spread([0.9, 0.1].into_iter());
-        assert_eq!((max, mean, ratio), (0.9, 0.5, 1.8));
-        assert!((std - 0.4).abs() < 1e-12);
     }
 }
