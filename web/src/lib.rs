@@ -11,6 +11,7 @@ pub mod components;
 pub mod embed;
 pub mod format;
 pub mod history_client;
+pub mod job_worker;
 pub mod loader;
 mod panic_banner;
 pub mod persist;
