@@ -5,10 +5,9 @@
 
 use lbplan_core::config::{Profile, json_to_conf_text};
 use lbplan_core::model::Snapshot;
-use lbplan_core::replay::ReplayError;
 use lbplan_core::simulate::{
-    self, Comparison, RunConfig, RunOptions, Scenario, builtin_scenario, builtin_scenario_names,
-    builtin_snapshot_references, resolve_builtin_snapshot,
+    self, Comparison, RunConfig, RunOptions, Scenario, ScenarioError, builtin_scenario,
+    builtin_scenario_names, builtin_snapshot_references, resolve_builtin_snapshot,
 };
 use serde_json::{Map, Value};
 
@@ -217,14 +216,10 @@ fn builtin(text: &str) -> Result<Snapshot, ApiError> {
 }
 
 /// A scenario's own path (`$.load.noise_fraction`) placed under the option that carried it.
-fn scenario_error(e: ReplayError, at: &str) -> ApiError {
-    match e {
-        ReplayError::Malformed { path, message } => {
-            let rest = path.strip_prefix('$').unwrap_or(&path);
-            ApiError::at(format!("{at}{rest}"), message)
-        }
-        other => ApiError::at(at, other.to_string()),
-    }
+fn scenario_error(e: ScenarioError, at: &str) -> ApiError {
+    let path = e.path();
+    let rest = path.strip_prefix('$').unwrap_or(path);
+    ApiError::at(format!("{at}{rest}"), e.message())
 }
 
 fn conf_value(v: &Value, path: &str) -> Result<String, ApiError> {
