@@ -21,5 +21,6 @@ pub mod simulate;
 pub mod split;
 pub mod synthetic;
 pub mod text;
+pub mod typed_json;
 pub mod units;
 pub mod view;

@@ -7,9 +7,8 @@ use lbplan_core::model::{
     BrokerSnapshot, LocalBrokerData, NamespaceBundleStats, ResourceUsage, SNAPSHOT_FORMAT_VERSION,
     Snapshot,
 };
-use lbplan_core::replay::ReplayError;
 use lbplan_core::simulate::{
-    MAX_CYCLES, MAX_EVENTS, RunConfig, RunOptions, Scenario, SimulateError, simulate,
+    MAX_CYCLES, MAX_EVENTS, RunConfig, RunOptions, Scenario, ScenarioError, SimulateError, simulate,
 };
 
 fn two_brokers() -> Snapshot {
@@ -63,7 +62,7 @@ fn opts(cycles: u32) -> RunOptions {
 
 fn malformed(text: &str) -> (String, String) {
     match Scenario::from_json_text(text) {
-        Err(ReplayError::Malformed { path, message }) => (path, message),
+        Err(ScenarioError::Malformed { path, message }) => (path, message),
         other => panic!("{other:?}"),
     }
 }

@@ -8,8 +8,18 @@ use lbplan_core::plan::export_format::{
 use lbplan_core::plan::{PLAN_FORMAT_VERSION, Plan};
 use serde_json::Value;
 
-use crate::error::{ApiError, kind_of};
-use crate::plan_options::present;
+use serde::Deserialize;
+
+use crate::error::ApiError;
+use crate::options::{self, Flag};
+
+/// `exportPlan()`'s options as the caller wrote them (`ExportOptions` in the declarations).
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct JsExportOptions {
+    pause_automatic_shedding: Option<Flag>,
+    i_know: Option<Flag>,
+}
 
 /// Reads a plan object back, naming the path of the first bad field.
 pub fn plan_from_value(v: &Value) -> Result<Plan, ApiError> {
@@ -39,38 +49,12 @@ pub fn plan_from_value(v: &Value) -> Result<Plan, ApiError> {
 /// the script applies without asking for `--i-know`).
 pub fn export_plan(plan: &Value, format: &str, options: &Value) -> Result<String, ApiError> {
     let plan = plan_from_value(plan)?;
-    let mut opts = ExportOptions::default();
-    match options {
-        Value::Null => {}
-        Value::Object(m) => {
-            const KNOWN: [&str; 2] = ["pauseAutomaticShedding", "iKnow"];
-            if let Some(key) = m.keys().find(|k| !KNOWN.contains(&k.as_str())) {
-                return Err(ApiError::at(
-                    format!("options.{key}"),
-                    "unknown option (expected pauseAutomaticShedding or iKnow)",
-                ));
-            }
-            let flag = |name: &str| -> Result<bool, ApiError> {
-                match present(m, name) {
-                    None => Ok(false),
-                    Some(p) => p.as_bool().ok_or_else(|| {
-                        ApiError::at(
-                            format!("options.{name}"),
-                            format!("expected a boolean, found {}", kind_of(p)),
-                        )
-                    }),
-                }
-            };
-            opts.pause_automatic_shedding = flag("pauseAutomaticShedding")?;
-            opts.i_know = flag("iKnow")?;
-        }
-        other => {
-            return Err(ApiError::at(
-                "options",
-                format!("expected an object, found {}", kind_of(other)),
-            ));
-        }
-    }
+    let (o, unknown) = options::read::<JsExportOptions>(options)?;
+    options::refuse_unknown::<JsExportOptions>(&unknown, "")?;
+    let opts = ExportOptions {
+        pause_automatic_shedding: o.pause_automatic_shedding.is_some_and(|Flag(b)| b),
+        i_know: o.i_know.is_some_and(|Flag(b)| b),
+    };
     let format: ExportFormat = format
         .parse()
         .map_err(|e: UnknownExportFormat| ApiError::at("format", e.to_string()))?;

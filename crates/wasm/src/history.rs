@@ -7,8 +7,20 @@ use lbplan_core::history::store::{Files, strip_common_dir, zip_members};
 use lbplan_core::history::{ExplainOptions, HistoryReport, explain_files};
 use serde_json::Value;
 
+use serde::Deserialize;
+
 use crate::error::ApiError;
-use crate::plan_options::plan_request;
+use crate::options::{self, SafeInt, Settings, Text};
+use crate::plan_options::profile;
+
+/// `explainHistory()`'s options (`HistoryOptions` in the declarations): the replayed leader's
+/// profile, settings and seed.
+#[derive(Debug, Default, Deserialize)]
+struct HistoryOptions {
+    profile: Option<Text>,
+    settings: Option<Settings>,
+    seed: Option<SafeInt>,
+}
 
 /// A zip is at most this many members and decompressed bytes (a browser holds it all in memory).
 const MAX_MEMBERS: usize = 2_000_000;
@@ -16,7 +28,8 @@ const MAX_ZIP_BYTES: u64 = 4 << 30;
 
 /// The logic behind `explainHistory`.
 pub fn explain_history_files(files: Files, options: &Value) -> Result<HistoryReport, ApiError> {
-    let req = plan_request(options, &[])?;
+    let (o, unknown) = options::read::<HistoryOptions>(options)?;
+    options::refuse_unknown::<HistoryOptions>(&unknown, "")?;
     let files = match files.as_slice() {
         [(name, bytes)] if bytes.starts_with(b"PK") => {
             zip_members(name, bytes, MAX_MEMBERS, MAX_ZIP_BYTES)
@@ -25,9 +38,9 @@ pub fn explain_history_files(files: Files, options: &Value) -> Result<HistoryRep
         _ => strip_common_dir(files),
     };
     let opts = ExplainOptions {
-        profile: req.profile,
-        settings: req.settings,
-        seed: req.seed,
+        profile: o.profile.map(|Text(p)| profile(&p)).transpose()?,
+        settings: o.settings.map(|Settings(s)| s).unwrap_or_default(),
+        seed: o.seed.map_or(0, |SafeInt(s)| s),
     };
     explain_files(&files, &opts).map_err(|e| ApiError::whole(e.to_string()))
 }

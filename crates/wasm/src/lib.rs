@@ -12,6 +12,7 @@ pub mod error;
 pub mod export;
 pub mod hash;
 pub mod history;
+pub mod options;
 pub mod plan_options;
 pub mod rebalance_options;
 pub mod simulation;
@@ -208,7 +209,7 @@ pub fn plan_js(snapshot: &JsSnapshot, options: Option<JsPlanOptions>) -> Result<
 
 /// The logic behind [`plan_js`].
 pub fn plan_value(snapshot: &Value, options: &Value) -> Result<Plan, ApiError> {
-    let request = plan_options::plan_request(options, &[])?;
+    let request = plan_options::plan_request(options)?;
     let (snapshot, _warnings) = snapshot_input::snapshot_from_value(snapshot)?;
     make_plan(&snapshot, &request).map_err(|e| ApiError::whole(e.to_string()))
 }

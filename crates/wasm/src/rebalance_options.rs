@@ -3,75 +3,73 @@
 //! [`RebalanceRequest`], each bad field named by its path.
 
 use lbplan_core::rebalance::{Goal, RebalanceRequest};
+use serde::Deserialize;
 use serde_json::Value;
 
-use crate::error::{ApiError, kind_of};
-use crate::plan_options::{plan_request, present, safe_integer};
+use crate::error::ApiError;
+use crate::options::{self, List, SafeInt, Settings, Text};
+use crate::plan_options::{outlook_cycles, profile};
 
-const EXTRA: &[&str] = &["goal", "maxMoves", "maxMovesPerBroker", "drain"];
+/// `rebalance()`'s options as the caller wrote them (`RebalanceOptions` in the declarations).
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct RebalanceOptions {
+    goal: Option<Text>,
+    max_moves: Option<SafeInt>,
+    max_moves_per_broker: Option<SafeInt>,
+    drain: Option<List<Text>>,
+    profile: Option<Text>,
+    settings: Option<Settings>,
+    seed: Option<SafeInt>,
+    outlook_cycles: Option<SafeInt>,
+}
+
+/// `plan()` options that `rebalance()` refuses with a reason rather than as unknown.
+const NOT_FOR_REBALANCE: &[&str] = &["operations", "leaderCycle"];
 
 /// `null`/`undefined` means the defaults: `max/mean<=1.15`, no limits, detected profile.
 pub fn rebalance_request(options: &Value) -> Result<RebalanceRequest, ApiError> {
-    let plan = plan_request(options, EXTRA)?;
-    let map = match options {
-        Value::Object(m) => Some(m),
-        _ => None,
-    };
-    for key in ["operations", "leaderCycle"] {
-        if map.and_then(|m| present(m, key)).is_some() {
-            return Err(ApiError::at(
-                format!("options.{key}"),
-                "not an option of rebalance (it proposes its own operations and always checks the leader)",
-            ));
-        }
+    let (o, unknown) = options::read::<RebalanceOptions>(options)?;
+    if let Some(u) = unknown
+        .iter()
+        .find(|u| u.at == "$" && NOT_FOR_REBALANCE.contains(&u.key.as_str()))
+    {
+        return Err(ApiError::at(
+            format!("options.{}", u.key),
+            "not an option of rebalance (it proposes its own operations and always checks the leader)",
+        ));
     }
+    options::refuse_unknown::<RebalanceOptions>(&unknown, "")?;
     let mut req = RebalanceRequest::new(Goal::MaxOverMean(1.15));
-    req.profile = plan.profile;
-    req.settings = plan.settings;
-    req.seed = plan.seed;
-    req.outlook_cycles = plan.outlook_cycles;
-    let Some(map) = map else {
-        return Ok(req);
-    };
-    if let Some(g) = present(map, "goal") {
-        let text = g.as_str().ok_or_else(|| {
-            ApiError::at(
-                "options.goal",
-                format!("expected a string, found {}", kind_of(g)),
-            )
-        })?;
-        req.goal = Goal::parse(text).map_err(|e| ApiError::at("options.goal", e.to_string()))?;
+    if let Some(Text(text)) = o.profile {
+        req.profile = Some(profile(&text)?);
     }
-    let count = |key: &str| -> Result<Option<usize>, ApiError> {
-        match present(map, key) {
-            None => Ok(None),
-            Some(v) => {
-                let path = format!("options.{key}");
-                let n = safe_integer(v, &path)?;
-                usize::try_from(n)
-                    .map(Some)
-                    .map_err(|_| ApiError::at(path, "too large"))
-            }
-        }
+    if let Some(Settings(s)) = o.settings {
+        req.settings = s;
+    }
+    if let Some(SafeInt(seed)) = o.seed {
+        req.seed = seed;
+    }
+    if let Some(SafeInt(n)) = o.outlook_cycles {
+        req.outlook_cycles = outlook_cycles(n)?;
+    }
+    if let Some(Text(text)) = o.goal {
+        req.goal = Goal::parse(&text).map_err(|e| ApiError::at("options.goal", e.to_string()))?;
+    }
+    let count = |n: Option<SafeInt>, key: &str| -> Result<Option<usize>, ApiError> {
+        n.map(|SafeInt(n)| {
+            usize::try_from(n).map_err(|_| ApiError::at(format!("options.{key}"), "too large"))
+        })
+        .transpose()
     };
-    req.limits.max_moves = count("maxMoves")?;
-    req.limits.max_moves_per_broker = count("maxMovesPerBroker")?;
-    if let Some(d) = present(map, "drain") {
-        let Value::Array(list) = d else {
-            return Err(ApiError::at(
-                "options.drain",
-                format!("expected an array of broker ids, found {}", kind_of(d)),
-            ));
-        };
-        for (i, b) in list.iter().enumerate() {
-            let id = b.as_str().ok_or_else(|| {
-                ApiError::at(
-                    format!("options.drain[{i}]"),
-                    format!("expected a string, found {}", kind_of(b)),
-                )
-            })?;
-            req.limits.drain.push(id.to_string());
-        }
+    req.limits.max_moves = count(o.max_moves, "maxMoves")?;
+    req.limits.max_moves_per_broker = count(o.max_moves_per_broker, "maxMovesPerBroker")?;
+    if let Some(d) = o.drain {
+        req.limits.drain = d
+            .items("options.drain", "an array of broker ids")?
+            .into_iter()
+            .map(|Text(id)| id)
+            .collect();
     }
     Ok(req)
 }
@@ -102,6 +100,21 @@ mod tests {
         let e = rebalance_request(&json!({"drain": [1]})).unwrap_err();
         assert!(e.to_string().contains("options.drain[0]"), "{e}");
         let e = rebalance_request(&json!({"operations": []})).unwrap_err();
-        assert!(e.to_string().contains("options.operations"), "{e}");
+        assert!(
+            e.to_string()
+                .starts_with("options.operations: not an option of rebalance"),
+            "{e}"
+        );
+        let e = rebalance_request(&json!({"maxMove": 3})).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "options.maxMove: unknown option (expected one of goal, maxMoves, maxMovesPerBroker, \
+             drain, profile, settings, seed, outlookCycles)"
+        );
+        let e = rebalance_request(&json!({"drain": "b1:8080"})).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "options.drain: expected an array of broker ids, found a string"
+        );
     }
 }

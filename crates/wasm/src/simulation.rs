@@ -3,32 +3,116 @@
 //! (`scenario`, `cycles`, `seed`, `compare`, `settings`, `profile`, `recordBrokerUsage`, `recordOwnership`), each bad
 //! field named by its path.
 
-use lbplan_core::config::{Profile, json_to_conf_text};
+use lbplan_core::config::Profile;
 use lbplan_core::model::Snapshot;
-use lbplan_core::replay::ReplayError;
+use lbplan_core::simulate::ScenarioError;
 use lbplan_core::simulate::{
     self, Comparison, RunConfig, RunOptions, Scenario, builtin_scenario, builtin_scenario_names,
     builtin_snapshot_references, resolve_builtin_snapshot,
 };
-use serde_json::{Map, Value};
+use lbplan_core::typed_json;
+use serde::Deserialize;
+use serde::de::{self, Visitor};
+use serde_json::Value;
 
 use crate::error::{ApiError, kind_of};
-use crate::plan_options::{present, safe_integer};
+use crate::options::{self, Flag, List, SafeInt, Settings, Text};
 use crate::snapshot_input::snapshot_from_value;
 
 /// Cycles when neither the options nor the scenario say (as `lbplan simulate`).
 pub const DEFAULT_CYCLES: u32 = 100;
 
-const KNOWN: &[&str] = &[
-    "scenario",
-    "cycles",
-    "seed",
-    "compare",
-    "settings",
-    "profile",
-    "recordBrokerUsage",
-    "recordOwnership",
-];
+/// `simulate()`'s options as the caller wrote them (`SimulateOptions` in the declarations).
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct SimulateOptions {
+    scenario: Option<ScenarioInput>,
+    cycles: Option<SafeInt>,
+    seed: Option<SafeInt>,
+    compare: Option<List<RunConfigInput>>,
+    settings: Option<Settings>,
+    /// Any value: a wrong one gets the profile message, whatever its type.
+    profile: Option<Value>,
+    record_broker_usage: Option<Flag>,
+    record_ownership: Option<Flag>,
+}
+
+/// `scenario`: a built-in scenario's name or a scenario object (read by core, which names paths
+/// inside it), or what came instead.
+#[derive(Debug)]
+enum ScenarioInput {
+    Name(String),
+    Object(Value),
+    Not(&'static str),
+}
+
+impl<'de> Deserialize<'de> for ScenarioInput {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Ok(match Value::deserialize(d)? {
+            Value::String(name) => ScenarioInput::Name(name),
+            v @ Value::Object(_) => ScenarioInput::Object(v),
+            other => ScenarioInput::Not(kind_of(&other)),
+        })
+    }
+}
+
+/// A configuration: `name=N;profile=P;KEY=VALUE` text, or `{name?, profile?, settings?}`.
+#[derive(Debug)]
+enum RunConfigInput {
+    Text(String),
+    Object(RunConfigObject),
+    Not(&'static str),
+}
+
+#[derive(Debug, Default, Deserialize)]
+struct RunConfigObject {
+    name: Option<Text>,
+    /// Any value: a wrong one gets the profile message, whatever its type.
+    profile: Option<Value>,
+    settings: Option<Settings>,
+}
+
+impl<'de> Deserialize<'de> for RunConfigInput {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = RunConfigInput;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("configuration text or object")
+            }
+            fn visit_bool<E: de::Error>(self, _: bool) -> Result<RunConfigInput, E> {
+                Ok(RunConfigInput::Not("a boolean"))
+            }
+            fn visit_i64<E: de::Error>(self, _: i64) -> Result<RunConfigInput, E> {
+                Ok(RunConfigInput::Not("a number"))
+            }
+            fn visit_u64<E: de::Error>(self, _: u64) -> Result<RunConfigInput, E> {
+                Ok(RunConfigInput::Not("a number"))
+            }
+            fn visit_f64<E: de::Error>(self, _: f64) -> Result<RunConfigInput, E> {
+                Ok(RunConfigInput::Not("a number"))
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<RunConfigInput, E> {
+                Ok(RunConfigInput::Not("null"))
+            }
+            fn visit_str<E: de::Error>(self, s: &str) -> Result<RunConfigInput, E> {
+                Ok(RunConfigInput::Text(s.to_string()))
+            }
+            fn visit_seq<A: de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<RunConfigInput, A::Error> {
+                while seq.next_element::<de::IgnoredAny>()?.is_some() {}
+                Ok(RunConfigInput::Not("an array"))
+            }
+            fn visit_map<A: de::MapAccess<'de>>(self, map: A) -> Result<RunConfigInput, A::Error> {
+                RunConfigObject::deserialize(de::value::MapAccessDeserializer::new(map))
+                    .map(RunConfigInput::Object)
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
 
 /// Everything a simulation needs, parsed.
 pub struct SimulationInput {
@@ -41,26 +125,15 @@ pub struct SimulationInput {
 /// `snapshot`: a snapshot object, or `builtin:NAME` (a synthetic cluster); `null` takes the
 /// scenario's own snapshot (the built-in scenarios name one).
 pub fn simulation_input(snapshot: &Value, options: &Value) -> Result<SimulationInput, ApiError> {
-    let empty = Map::new();
-    let map = match options {
-        Value::Null => &empty,
-        Value::Object(m) => m,
-        other => {
-            return Err(ApiError::at(
-                "options",
-                format!("expected an object, found {}", kind_of(other)),
-            ));
-        }
-    };
-    if let Some(key) = map.keys().find(|k| !KNOWN.contains(&k.as_str())) {
-        return Err(ApiError::at(
-            format!("options.{key}"),
-            format!("unknown option (expected one of {})", KNOWN.join(", ")),
-        ));
-    }
-    let mut scenario = match present(map, "scenario") {
+    let (o, unknown) = options::read::<SimulateOptions>(options)?;
+    let nested = format!(
+        "expected {}",
+        typed_json::field_names::<RunConfigObject>().join(", ")
+    );
+    options::refuse_unknown::<SimulateOptions>(&unknown, &nested)?;
+    let mut scenario = match o.scenario {
         None => Scenario::steady(),
-        Some(Value::String(name)) => builtin_scenario(name)
+        Some(ScenarioInput::Name(name)) => builtin_scenario(&name)
             .ok_or_else(|| {
                 ApiError::at(
                     "options.scenario",
@@ -71,63 +144,32 @@ pub fn simulation_input(snapshot: &Value, options: &Value) -> Result<SimulationI
                 )
             })?
             .map_err(|e| scenario_error(e, "options.scenario"))?,
-        Some(v @ Value::Object(_)) => {
-            Scenario::from_json(v).map_err(|e| scenario_error(e, "options.scenario"))?
+        Some(ScenarioInput::Object(v)) => {
+            Scenario::from_json(&v).map_err(|e| scenario_error(e, "options.scenario"))?
         }
-        Some(other) => {
+        Some(ScenarioInput::Not(kind)) => {
             return Err(ApiError::at(
                 "options.scenario",
-                format!(
-                    "expected a built-in scenario name or a scenario object, found {}",
-                    kind_of(other)
-                ),
+                format!("expected a built-in scenario name or a scenario object, found {kind}"),
             ));
         }
     };
-    if let Some(s) = present(map, "settings") {
-        let Value::Object(m) = s else {
-            return Err(ApiError::at(
-                "options.settings",
-                format!(
-                    "expected an object of broker.conf keys to values, found {}",
-                    kind_of(s)
-                ),
-            ));
-        };
-        for (k, v) in m {
-            scenario
-                .settings
-                .push((k.clone(), conf_value(v, &format!("options.settings.{k}"))?));
-        }
+    if let Some(Settings(s)) = o.settings {
+        scenario.settings.extend(s);
     }
-    let profile = match present(map, "profile") {
-        None => None,
-        Some(p) => {
-            let text = p.as_str().unwrap_or_default();
-            Some(Profile::parse(text).ok_or_else(|| {
-                ApiError::at(
-                    "options.profile",
-                    "expected 3.x, 4.x, 5.0 or master-90cba329".to_string(),
-                )
-            })?)
-        }
-    };
-    let mut configs = match present(map, "compare") {
+    let profile = o
+        .profile
+        .filter(|p| !p.is_null())
+        .map(|p| profile(&p, "options.profile"))
+        .transpose()?;
+    let mut configs = match o.compare {
         None => scenario.compare.clone(),
-        Some(Value::Array(items)) => items
-            .iter()
+        Some(list) => list
+            .items("options.compare", "an array of configurations")?
+            .into_iter()
             .enumerate()
             .map(|(i, item)| run_config(item, &format!("options.compare[{i}]")))
             .collect::<Result<Vec<_>, _>>()?,
-        Some(other) => {
-            return Err(ApiError::at(
-                "options.compare",
-                format!(
-                    "expected an array of configurations, found {}",
-                    kind_of(other)
-                ),
-            ));
-        }
     };
     if let Some(p) = profile {
         if configs.is_empty() {
@@ -137,28 +179,14 @@ pub fn simulation_input(snapshot: &Value, options: &Value) -> Result<SimulationI
             c.profile.get_or_insert(p);
         }
     }
-    let cycles = match present(map, "cycles") {
-        Some(v) => u32::try_from(safe_integer(v, "options.cycles")?)
+    let cycles = match o.cycles {
+        Some(SafeInt(n)) => u32::try_from(n)
             .map_err(|_| ApiError::at("options.cycles", "expected at most 4294967295"))?,
         None => scenario.cycles.unwrap_or(DEFAULT_CYCLES),
     };
-    let seed = match present(map, "seed") {
-        Some(v) => safe_integer(v, "options.seed")?,
-        None => 0,
-    };
-    let flag = |key: &str| -> Result<bool, ApiError> {
-        match present(map, key) {
-            Some(v) => v.as_bool().ok_or_else(|| {
-                ApiError::at(
-                    format!("options.{key}"),
-                    format!("expected a boolean, found {}", kind_of(v)),
-                )
-            }),
-            None => Ok(false),
-        }
-    };
-    let record_broker_usage = flag("recordBrokerUsage")?;
-    let record_ownership = flag("recordOwnership")?;
+    let seed = o.seed.map_or(0, |SafeInt(s)| s);
+    let record_broker_usage = o.record_broker_usage.is_some_and(|Flag(b)| b);
+    let record_ownership = o.record_ownership.is_some_and(|Flag(b)| b);
     let snapshot = match snapshot {
         Value::String(s) => builtin(s)?,
         Value::Null => match &scenario.snapshot {
@@ -183,6 +211,13 @@ pub fn simulation_input(snapshot: &Value, options: &Value) -> Result<SimulationI
             record_ownership,
         },
     })
+}
+
+/// A profile given as any value: a string naming one of core's profiles.
+fn profile(v: &Value, path: &str) -> Result<Profile, ApiError> {
+    v.as_str()
+        .and_then(Profile::parse)
+        .ok_or_else(|| ApiError::at(path, "expected 3.x, 4.x, 5.0 or master-90cba329"))
 }
 
 /// Runs the simulation; `progress(done, total)` returning `false` stops it (the run says
@@ -217,79 +252,35 @@ fn builtin(text: &str) -> Result<Snapshot, ApiError> {
 }
 
 /// A scenario's own path (`$.load.noise_fraction`) placed under the option that carried it.
-fn scenario_error(e: ReplayError, at: &str) -> ApiError {
-    match e {
-        ReplayError::Malformed { path, message } => {
-            let rest = path.strip_prefix('$').unwrap_or(&path);
-            ApiError::at(format!("{at}{rest}"), message)
-        }
-        other => ApiError::at(at, other.to_string()),
-    }
-}
-
-fn conf_value(v: &Value, path: &str) -> Result<String, ApiError> {
-    match v {
-        Value::String(_) | Value::Number(_) | Value::Bool(_) => Ok(json_to_conf_text(v)),
-        other => Err(ApiError::at(
-            path,
-            format!(
-                "expected a string, number or boolean, found {}",
-                kind_of(other)
-            ),
-        )),
-    }
+fn scenario_error(e: ScenarioError, at: &str) -> ApiError {
+    let path = e.path();
+    let rest = path.strip_prefix('$').unwrap_or(path);
+    ApiError::at(format!("{at}{rest}"), e.message())
 }
 
 /// A configuration: `name=N;profile=P;KEY=VALUE` text, or `{name?, profile?, settings?}`.
-fn run_config(v: &Value, path: &str) -> Result<RunConfig, ApiError> {
-    match v {
-        Value::String(text) => {
-            RunConfig::parse(text).map_err(|e| ApiError::at(path, e.to_string()))
+fn run_config(item: RunConfigInput, path: &str) -> Result<RunConfig, ApiError> {
+    match item {
+        RunConfigInput::Text(text) => {
+            RunConfig::parse(&text).map_err(|e| ApiError::at(path, e.to_string()))
         }
-        Value::Object(m) => {
-            if let Some(key) = m
-                .keys()
-                .find(|k| !["name", "profile", "settings"].contains(&k.as_str()))
-            {
-                return Err(ApiError::at(
-                    format!("{path}.{key}"),
-                    "unknown field (expected name, profile, settings)",
-                ));
-            }
+        RunConfigInput::Object(o) => {
             let mut c = RunConfig::default();
-            if let Some(n) = present(m, "name") {
-                c.name = n
-                    .as_str()
-                    .ok_or_else(|| ApiError::at(format!("{path}.name"), "expected a string"))?
-                    .to_string();
+            if let Some(Text(name)) = o.name {
+                c.name = name;
             }
-            if let Some(p) = present(m, "profile") {
-                c.profile = Some(p.as_str().and_then(Profile::parse).ok_or_else(|| {
-                    ApiError::at(
-                        format!("{path}.profile"),
-                        "expected 3.x, 4.x, 5.0 or master-90cba329",
-                    )
-                })?);
+            if let Some(p) = o.profile.filter(|p| !p.is_null()) {
+                c.profile = Some(profile(&p, &format!("{path}.profile"))?);
             }
-            if let Some(s) = present(m, "settings") {
-                let Value::Object(sm) = s else {
-                    return Err(ApiError::at(
-                        format!("{path}.settings"),
-                        format!("expected an object, found {}", kind_of(s)),
-                    ));
-                };
-                for (k, val) in sm {
-                    c.settings
-                        .push((k.clone(), conf_value(val, &format!("{path}.settings.{k}"))?));
-                }
+            if let Some(Settings(s)) = o.settings {
+                c.settings = s;
             }
             Ok(c)
         }
-        other => Err(ApiError::at(
+        RunConfigInput::Not(kind) => Err(ApiError::at(
             path,
             format!(
-                "expected `name=N;profile=P;KEY=VALUE` text or {{name, profile, settings}}, found {}",
-                kind_of(other)
+                "expected `name=N;profile=P;KEY=VALUE` text or {{name, profile, settings}}, found {kind}"
             ),
         )),
     }

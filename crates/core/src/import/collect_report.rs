@@ -1,13 +1,17 @@
 //! `collect-report.json`: the one definition of the report `lbplan collect` writes (what was fetched
 //! and into which file, what is missing and why, what the REST API cannot give) and its reading by the
 //! importer, where every item the collector could not fetch (`missing`) becomes one import warning
-//! naming what is absent from the snapshot, why, and how to fill the gap. The collector serialises
+//! naming what is absent from the snapshot, why, and how to fill the gap, and every key this
+//! version does not know becomes an unknown-field warning with its JSON path. The collector serialises
 //! [`CollectReport`] and the importer deserialises the same type, so the two cannot drift apart.
 
 use std::borrow::Cow;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+
+use super::typed::{Leaf, Object};
+use crate::typed_json::{self, UnknownKey};
 
 /// The `kind` tag of a collect report.
 pub const KIND: &str = "lbplan-collect-report";
@@ -20,7 +24,7 @@ pub const FILE_NAME: &str = "collect-report.json";
 pub type Label = Cow<'static, str>;
 
 /// The whole report. Fields a reader does not need are optional on read (`#[serde(default)]`), and
-/// unknown fields are ignored, so a later collector's additions do not break an older importer.
+/// unknown fields are warnings, so a later collector's additions do not break an older importer.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct CollectReport {
@@ -111,11 +115,13 @@ pub struct CollectWarning {
     pub message: String,
 }
 
-/// What the importer takes from a report: the cluster and the gaps.
+/// What the importer takes from a report: the cluster, the gaps, and the keys this lbplan does not
+/// know (a later collector's additions: warned about, not refused).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct ParsedCollectReport {
     pub cluster: Option<String>,
     pub warnings: Vec<CollectWarning>,
+    pub unknown: Vec<UnknownKey>,
 }
 
 /// Whether a JSON value is a collect report (by its `kind` tag).
@@ -142,16 +148,33 @@ fn describe(v: &Value) -> &'static str {
     }
 }
 
-/// Parses a report; unknown fields are ignored (later versions may add some).
+/// The version, read before the rest: a report of another version may have changed any other field,
+/// and "collect and import with the same lbplan version" is the message that helps then.
+#[derive(Default, Deserialize)]
+#[serde(default)]
+struct Header<'a> {
+    #[serde(borrow)]
+    format_version: Option<Leaf<'a>>,
+}
+
+/// Parses a report (already parsed as JSON to detect it): the version first, then the whole
+/// report as the collector's own [`CollectReport`]; unknown keys are returned, not refused.
 pub fn parse(file: &str, v: &Value) -> Result<ParsedCollectReport, CollectReportError> {
-    let Value::Object(root) = v else {
-        return Err(err(
-            file,
-            "$",
-            format!("expected a collect report object, found {}", describe(v)),
-        ));
+    let header = match Object::<Header<'_>>::deserialize(v) {
+        Ok(Object::Obj(h)) => h,
+        Ok(Object::Not(l)) => {
+            return Err(err(
+                file,
+                "$",
+                format!(
+                    "expected a collect report object, found {}",
+                    describe(&l.value())
+                ),
+            ));
+        }
+        Err(e) => return Err(err(file, "$", e.to_string())),
     };
-    match root.get("format_version") {
+    match header.format_version.as_ref().map(Leaf::value).as_deref() {
         Some(Value::Number(n)) => match n.as_u64() {
             Some(n) if (1..=u64::from(FORMAT_VERSION)).contains(&n) => {}
             _ => {
@@ -176,15 +199,9 @@ pub fn parse(file: &str, v: &Value) -> Result<ParsedCollectReport, CollectReport
             ));
         }
     }
-    let report: CollectReport = serde_path_to_error::deserialize(v).map_err(|e| {
-        let path = e.path().to_string();
-        let at = if path == "." {
-            "$".to_string()
-        } else {
-            format!("$.{path}")
-        };
-        err(file, at, e.into_inner().to_string())
-    })?;
+    let read =
+        typed_json::from_value::<CollectReport>(v).map_err(|e| err(file, e.path, e.message))?;
+    let report = read.value;
     let mut warnings = Vec::with_capacity(report.missing.len());
     for (i, m) in report.missing.into_iter().enumerate() {
         let what = m.what.into_owned();
@@ -216,6 +233,7 @@ pub fn parse(file: &str, v: &Value) -> Result<ParsedCollectReport, CollectReport
     Ok(ParsedCollectReport {
         cluster: report.cluster,
         warnings,
+        unknown: read.unknown,
     })
 }
 
@@ -239,6 +257,13 @@ mod tests {
         let r = parse("collect-report.json", &v).unwrap();
         assert_eq!(r.cluster.as_deref(), Some("standalone"));
         assert_eq!(r.warnings.len(), 2);
+        assert_eq!(
+            r.unknown,
+            vec![UnknownKey {
+                at: "$".into(),
+                key: "future_field".into()
+            }]
+        );
         assert_eq!(
             r.warnings[0].message,
             "collect could not get load report of `10.0.0.2:8080` (not found: HTTP 404); no report"
@@ -280,6 +305,7 @@ mod tests {
         let back: CollectReport = serde_json::from_value(v.clone()).unwrap();
         assert_eq!(back, written);
         let r = parse(FILE_NAME, &v).unwrap();
+        assert!(r.unknown.is_empty(), "{:?}", r.unknown);
         assert_eq!(
             r.warnings[0].message,
             "collect could not get load report of `10.0.0.2:8080` (not found: HTTP 404); no report"
@@ -290,6 +316,11 @@ mod tests {
     fn malformed_reports_name_the_place() {
         let e = parse("r.json", &json!({"kind": KIND, "format_version": 2})).unwrap_err();
         assert_eq!(e.at, "$.format_version");
+        assert_eq!(
+            e.message,
+            "format_version 2 is not one this lbplan reads (1 to 1): collect and import with the \
+             same lbplan version"
+        );
         let e = parse(
             "r.json",
             &json!({"kind": KIND, "format_version": 1, "missing": [{"what": 3}]}),
@@ -299,7 +330,25 @@ mod tests {
             e.to_string(),
             "r.json: $.missing[0].what: invalid type: integer `3`, expected a string"
         );
-        assert!(parse("r.json", &json!([])).is_err());
+        let e = parse(
+            "r.json",
+            &json!({"kind": KIND, "format_version": 1, "missing": [{"what": "x", "reason": "y", "http_status": 99999, "later": 1}]}),
+        )
+        .unwrap_err();
+        assert_eq!(e.at, "$.missing[0].http_status");
+        assert_eq!(e.message, "invalid value: integer `99999`, expected u16");
+        let e = parse("r.json", &json!({"kind": KIND, "format_version": "1"})).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "r.json: $.format_version: expected a number, found a string"
+        );
+        let e = parse("r.json", &json!({"kind": KIND})).unwrap_err();
+        assert_eq!(e.message, "expected a number, found nothing");
+        let e = parse("r.json", &json!([])).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "r.json: $: expected a collect report object, found an array"
+        );
         assert!(!is_collect_report(&json!({"kind": "other"})));
     }
 }

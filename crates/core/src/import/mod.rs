@@ -758,6 +758,10 @@ fn read_collect_report(
     for w in report.warnings {
         diag.warn(WarningKind::CollectGap, &w.file, Some(w.at), w.message);
     }
+    for u in report.unknown {
+        let message = format!("unknown field `{}` ignored", u.key);
+        diag.warn(WarningKind::UnknownField, file, Some(u.at), message);
+    }
     Ok(())
 }
 

@@ -61,7 +61,7 @@ pub fn is_heartbeat_or_sla_namespace(namespace: &str, include_v1_names: bool) ->
 
 /// The namespace part of a full bundle name (text before the last `/`).
 pub fn namespace_of_bundle(bundle: &str) -> &str {
-    bundle.rsplit_once('/').map_or(bundle, |(ns, _)| ns)
+    crate::naming::BundleName::namespace_of(bundle)
 }
 
 impl LoadData {

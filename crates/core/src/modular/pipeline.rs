@@ -104,10 +104,7 @@ pub struct PlacementOutcome {
 
 /// The `tenant/ns` and range parts of a bundle name.
 fn split_bundle(bundle: &str) -> (&str, &str) {
-    match bundle.rsplit_once('/') {
-        Some((ns, range)) => (ns, range),
-        None => (bundle, ""),
-    }
+    crate::naming::BundleName::parts(bundle).unwrap_or((bundle, ""))
 }
 
 /// Fills one broker's namespace → ranges map, remembering the last namespace's slot (a broker's

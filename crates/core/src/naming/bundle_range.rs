@@ -107,10 +107,26 @@ impl fmt::Display for BundleName {
     }
 }
 
+impl BundleName {
+    /// The one split of a full bundle name, borrowed and not validated: the namespace is the text
+    /// before the last `/` (as `LoadManagerShared.getNamespaceNameFromBundleName` takes it), the
+    /// range the text after it; `None` without a `/`. Hot paths use this; [`parse_bundle_name`]
+    /// (which uses it too) also checks both parts.
+    pub fn parts(name: &str) -> Option<(&str, &str)> {
+        name.rsplit_once('/')
+    }
+
+    /// The namespace part of a full bundle name; the whole text when it has no `/` (Pulsar's
+    /// `substring(0, lastIndexOf('/'))` would fail there; callers only use it as a map key).
+    pub fn namespace_of(name: &str) -> &str {
+        Self::parts(name).map_or(name, |(ns, _)| ns)
+    }
+}
+
 /// Parses `tenant/ns/0x…_0x…`: namespace = text before the last `/`, range after it.
 pub fn parse_bundle_name(name: &str) -> Result<BundleName, NamingError> {
     let bad = || NamingError::BadBundleName(name.to_string());
-    let (namespace, range) = name.rsplit_once('/').ok_or_else(bad)?;
+    let (namespace, range) = BundleName::parts(name).ok_or_else(bad)?;
     let mut parts = namespace.split('/');
     let (Some(tenant), Some(ns)) = (parts.next(), parts.next()) else {
         return Err(bad());
@@ -143,6 +159,29 @@ pub fn default_boundaries(n: u32) -> Option<Vec<u32>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Names from the conformance vectors (`oracle/gen-0285-topic_bundle.json`,
+    /// `oracle/gen-0169-shedding-AvgShedder.json`,
+    /// `oracle-extensible/gen-0069-shedding_extensible.json`), a heartbeat bundle among them.
+    #[test]
+    fn one_split_for_every_bundle_name() {
+        assert_eq!(
+            BundleName::parts("acme/orders/0x00000000_0x10000000"),
+            Some(("acme/orders", "0x00000000_0x10000000"))
+        );
+        assert_eq!(
+            BundleName::namespace_of("my-tenant/ns-0/0x02000000_0x04000000"),
+            "my-tenant/ns-0"
+        );
+        // The heartbeat namespace's second part is the broker's host:port.
+        let hb = "pulsar/10.1.0.13:8080/0x00000000_0xffffffff";
+        assert_eq!(BundleName::namespace_of(hb), "pulsar/10.1.0.13:8080");
+        let parsed = parse_bundle_name(hb).unwrap();
+        assert_eq!(parsed.namespace, "pulsar/10.1.0.13:8080");
+        assert_eq!(parsed.range, BundleRange::FULL);
+        assert_eq!(BundleName::parts("acme"), None);
+        assert_eq!(BundleName::namespace_of("acme"), "acme");
+    }
 
     #[test]
     fn parses_and_formats_like_pulsar() {

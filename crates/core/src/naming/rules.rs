@@ -135,7 +135,7 @@ pub fn check_bundle(bundle: &str) -> Result<(&str, BundleRange), NameError> {
         )
     })?;
     // `parse_bundle_name` takes the namespace as the text before the last `/`.
-    let namespace = bundle.rsplit_once('/').map_or(bundle, |(ns, _)| ns);
+    let namespace = super::BundleName::namespace_of(bundle);
     check_namespace(namespace)?;
     Ok((namespace, parsed.range))
 }

@@ -67,9 +67,15 @@ pub(crate) fn string_list(v: &Value, path: &str) -> Result<Vec<String>, ReplayEr
         .collect()
 }
 
-/// A Pulsar JSON object (`NamespaceBundleStats`, `BrokerLoadData`, …) with its own field names.
+/// A Pulsar JSON object (`NamespaceBundleStats`, `BrokerLoadData`, …) with its own field names,
+/// read in place (no copy of the tree); an error names the bad field's path inside it.
 pub(crate) fn deserialize<T: DeserializeOwned>(v: &Value, path: &str) -> Result<T, ReplayError> {
-    serde_json::from_value(v.clone()).map_err(|e| ReplayError::malformed(path, e.to_string()))
+    crate::typed_json::from_value(v)
+        .map(|r| r.value)
+        .map_err(|e| {
+            let inner = e.path.strip_prefix('$').unwrap_or(&e.path);
+            ReplayError::malformed(format!("{path}{inner}"), e.message)
+        })
 }
 
 pub(crate) fn opt_object<'a, O: Fields + ?Sized>(
@@ -167,4 +173,27 @@ pub(crate) fn config_over(
             .map_err(|e| ReplayError::malformed(format!("{path}.{key}"), e.to_string()))?;
     }
     Ok(cfg)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::NamespaceBundleStats;
+    use serde_json::json;
+
+    /// A bad field inside a Pulsar object is named by its own path, below the object's.
+    #[test]
+    fn a_pulsar_object_error_names_the_field() {
+        let at = "$.scenario.cycles[0].bundleStats.acme/orders/0x00000000_0x10000000";
+        let ok: NamespaceBundleStats = deserialize(&json!({"msgRateIn": 12.5}), at).unwrap();
+        assert_eq!(ok.msg_rate_in, 12.5);
+        let e = deserialize::<NamespaceBundleStats>(&json!({"msgRateIn": "fast"}), at).unwrap_err();
+        assert_eq!(
+            e,
+            ReplayError::malformed(
+                format!("{at}.msgRateIn"),
+                "invalid type: string \"fast\", expected f64"
+            )
+        );
+    }
 }

@@ -46,7 +46,7 @@ mod tests {
         assert!(matches!(
             replay(&file, None, 0),
             Err(ReplayError::Malformed { path, .. })
-                if path == "$.cycles[0].brokers[0].lastStats[\"t/ns/0x00000000_0xffffffff\"]"
+                if path == "$.cycles[0].brokers[0].lastStats[\"t/ns/0x00000000_0xffffffff\"].topics"
         ));
         let file = json!({"kind": "split_algorithm", "namespace": "t/ns", "numBundles": 1,
             "bundle": "0x00000000_0xffffffff", "algorithm": "range_equally_divide",

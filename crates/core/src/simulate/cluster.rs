@@ -101,7 +101,7 @@ fn median(mut v: Vec<f64>) -> Option<f64> {
 }
 
 fn split_bundle(bundle: &str) -> (&str, &str) {
-    bundle.rsplit_once('/').unwrap_or((bundle, ""))
+    crate::naming::BundleName::parts(bundle).unwrap_or((bundle, ""))
 }
 
 impl SimCluster {

@@ -6,9 +6,9 @@ use serde::{Deserialize, Serialize};
 use crate::config::simple_class_name;
 use crate::model::Snapshot;
 use crate::plan::fingerprint::snapshot_fingerprint;
-use crate::replay::ReplayError;
 
 use super::engine::{RunOptions, SimulateError, simulate};
+use super::error::ScenarioError;
 use super::metrics::SimulationRun;
 use super::run_config::RunConfig;
 use super::scenario::Scenario;
@@ -365,7 +365,7 @@ pub fn builtin_scenario_names() -> Vec<&'static str> {
 }
 
 /// A built-in scenario by name (`None` when there is no such name).
-pub fn builtin_scenario(name: &str) -> Option<Result<Scenario, ReplayError>> {
+pub fn builtin_scenario(name: &str) -> Option<Result<Scenario, ScenarioError>> {
     BUILTIN
         .iter()
         .find(|(n, _)| *n == name)

@@ -8,6 +8,7 @@
 
 use std::collections::BTreeMap;
 
+use super::error::ScenarioError;
 use crate::config::{self, LoadBalancerConfig, Profile};
 use crate::model::Snapshot;
 use crate::modular::leader::{StrategyConfigError, StrategySet, do_load_shedding};
@@ -18,7 +19,6 @@ use crate::plan::driver::{
 };
 use crate::plan::settings::{apply_nic_speed_override, resolve_config};
 use crate::plan::splits::{apply_split, compute_split};
-use crate::replay::ReplayError;
 use crate::rng::SeededPicker;
 use crate::split::{ModularSplitCandidate, SplitAlgorithm};
 
@@ -37,7 +37,7 @@ pub enum SimulateError {
     #[error(transparent)]
     Strategy(#[from] StrategyConfigError),
     #[error(transparent)]
-    Scenario(#[from] ReplayError),
+    Scenario(#[from] ScenarioError),
     /// More cycles than [`MAX_CYCLES`] (or none) asked of one run.
     #[error("{cycles} cycles: a simulation runs 1 to {max} cycles", max = MAX_CYCLES)]
     Cycles { cycles: u32 },
@@ -318,7 +318,7 @@ impl Run<'_> {
             self.cluster.broker_by_id(r)
         };
         found.ok_or_else(|| {
-            SimulateError::Scenario(ReplayError::malformed(
+            SimulateError::Scenario(ScenarioError::malformed(
                 path,
                 format!("no broker `{r}` (use a brokerId, #N or @busiest)"),
             ))
@@ -418,7 +418,7 @@ impl Run<'_> {
             self.cfg.load_balancer_load_placement_strategy.clone(),
         );
         if !self.cfg.set_text(key, value)? {
-            return Err(SimulateError::Scenario(ReplayError::malformed(
+            return Err(SimulateError::Scenario(ScenarioError::malformed(
                 path,
                 format!("`{key}` is not a load-balancing key"),
             )));
@@ -478,7 +478,7 @@ impl Run<'_> {
                 }
                 EventKind::AddBroker { broker, like } => {
                     if self.cluster.broker_by_id(broker).is_some() {
-                        return Err(SimulateError::Scenario(ReplayError::malformed(
+                        return Err(SimulateError::Scenario(ScenarioError::malformed(
                             format!("{path}.broker"),
                             format!("a broker `{broker}` already exists"),
                         )));

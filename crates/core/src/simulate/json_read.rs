@@ -1,106 +1,139 @@
-//! Typed reads from a `serde_json::Value` that name the JSON path of anything malformed, so a bad
-//! scenario file gives `ReplayError::Malformed { path: "$.load.spikes[1].factor", .. }`.
+//! Typed leaves of the scenario reader, each refusing a wrong value with the wording the scenario
+//! documentation uses ("expected a finite number"): serde names the JSON path (`typed_json`).
 
-use serde_json::{Map, Value};
+use std::fmt;
 
-use crate::replay::ReplayError;
+use serde::Deserialize;
+use serde::de::{self, Deserializer, Unexpected, Visitor};
 
-pub(crate) type Obj = Map<String, Value>;
+/// A finite JSON number.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Finite(pub f64);
 
-pub(crate) fn object<'a>(v: &'a Value, path: &str) -> Result<&'a Obj, ReplayError> {
-    v.as_object()
-        .ok_or_else(|| ReplayError::malformed(path, "expected an object"))
-}
-
-/// Rejects keys outside `known` (a typo in a scenario should not be silently ignored).
-pub(crate) fn only_keys(o: &Obj, known: &[&str], path: &str) -> Result<(), ReplayError> {
-    for key in o.keys() {
-        if !known.contains(&key.as_str()) {
-            return Err(ReplayError::malformed(
-                format!("{path}.{key}"),
-                format!("unknown field (expected one of: {})", known.join(", ")),
-            ));
+impl<'de> Deserialize<'de> for Finite {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = Finite;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a finite number")
+            }
+            fn visit_f64<E: de::Error>(self, x: f64) -> Result<Finite, E> {
+                if x.is_finite() {
+                    Ok(Finite(x))
+                } else {
+                    Err(E::invalid_value(Unexpected::Float(x), &self))
+                }
+            }
+            fn visit_i64<E: de::Error>(self, x: i64) -> Result<Finite, E> {
+                Ok(Finite(x as f64))
+            }
+            fn visit_u64<E: de::Error>(self, x: u64) -> Result<Finite, E> {
+                Ok(Finite(x as f64))
+            }
         }
-    }
-    Ok(())
-}
-
-pub(crate) fn opt_f64(o: &Obj, key: &str, path: &str) -> Result<Option<f64>, ReplayError> {
-    match o.get(key) {
-        None | Some(Value::Null) => Ok(None),
-        Some(v) => match v.as_f64() {
-            Some(x) if x.is_finite() => Ok(Some(x)),
-            _ => Err(ReplayError::malformed(
-                format!("{path}.{key}"),
-                "expected a finite number",
-            )),
-        },
+        d.deserialize_any(V)
     }
 }
 
-pub(crate) fn opt_u32(o: &Obj, key: &str, path: &str) -> Result<Option<u32>, ReplayError> {
-    match o.get(key) {
-        None | Some(Value::Null) => Ok(None),
-        Some(v) => v
-            .as_u64()
-            .and_then(|x| u32::try_from(x).ok())
-            .map(Some)
-            .ok_or_else(|| {
-                ReplayError::malformed(
-                    format!("{path}.{key}"),
-                    "expected a non-negative integer below 2^32",
-                )
-            }),
+/// A count: a non-negative integer below 2^32.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Count(pub u32);
+
+impl<'de> Deserialize<'de> for Count {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = Count;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a non-negative integer below 2^32")
+            }
+            fn visit_u64<E: de::Error>(self, x: u64) -> Result<Count, E> {
+                u32::try_from(x)
+                    .map(Count)
+                    .map_err(|_| E::invalid_value(Unexpected::Unsigned(x), &self))
+            }
+            fn visit_i64<E: de::Error>(self, x: i64) -> Result<Count, E> {
+                u64::try_from(x)
+                    .map_err(|_| E::invalid_value(Unexpected::Signed(x), &self))
+                    .and_then(|x| self.visit_u64(x))
+            }
+        }
+        d.deserialize_any(V)
     }
 }
 
-pub(crate) fn opt_str<'a>(
-    o: &'a Obj,
-    key: &str,
-    path: &str,
-) -> Result<Option<&'a str>, ReplayError> {
-    match o.get(key) {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::String(s)) => Ok(Some(s.as_str())),
-        Some(_) => Err(ReplayError::malformed(
-            format!("{path}.{key}"),
-            "expected a string",
-        )),
+/// A `broker.conf` value written as JSON: strings verbatim, numbers and booleans in their text
+/// form (`true`, `80`, `0.5`, as `config::json_to_conf_text` writes them).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct ConfText(pub String);
+
+impl<'de> Deserialize<'de> for ConfText {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = ConfText;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a string, number or boolean")
+            }
+            fn visit_str<E: de::Error>(self, s: &str) -> Result<ConfText, E> {
+                Ok(ConfText(s.to_string()))
+            }
+            fn visit_bool<E: de::Error>(self, b: bool) -> Result<ConfText, E> {
+                Ok(ConfText(b.to_string()))
+            }
+            fn visit_i64<E: de::Error>(self, x: i64) -> Result<ConfText, E> {
+                Ok(ConfText(x.to_string()))
+            }
+            fn visit_u64<E: de::Error>(self, x: u64) -> Result<ConfText, E> {
+                Ok(ConfText(x.to_string()))
+            }
+            fn visit_f64<E: de::Error>(self, x: f64) -> Result<ConfText, E> {
+                // serde_json's own text for the number (`1.0`, `0.85`), as a parsed tree prints it.
+                serde_json::Number::from_f64(x)
+                    .map(|n| ConfText(n.to_string()))
+                    .ok_or_else(|| E::invalid_value(Unexpected::Float(x), &self))
+            }
+        }
+        d.deserialize_any(V)
     }
 }
 
-pub(crate) fn opt_array<'a>(o: &'a Obj, key: &str, path: &str) -> Result<&'a [Value], ReplayError> {
-    match o.get(key) {
-        None | Some(Value::Null) => Ok(&[]),
-        Some(Value::Array(a)) => Ok(a.as_slice()),
-        Some(_) => Err(ReplayError::malformed(
-            format!("{path}.{key}"),
-            "expected an array",
-        )),
-    }
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
 
-pub(crate) fn string_list(o: &Obj, key: &str, path: &str) -> Result<Vec<String>, ReplayError> {
-    opt_array(o, key, path)?
-        .iter()
-        .enumerate()
-        .map(|(i, v)| {
-            v.as_str().map(str::to_string).ok_or_else(|| {
-                ReplayError::malformed(format!("{path}.{key}[{i}]"), "expected a string")
-            })
-        })
-        .collect()
-}
-
-/// A `broker.conf` value written as JSON: strings verbatim, numbers and booleans in their text form.
-pub(crate) fn conf_text(v: &Value, path: &str) -> Result<String, ReplayError> {
-    match v {
-        Value::String(s) => Ok(s.clone()),
-        Value::Bool(b) => Ok(b.to_string()),
-        Value::Number(n) => Ok(n.to_string()),
-        _ => Err(ReplayError::malformed(
-            path,
-            "expected a string, number or boolean",
-        )),
+    #[test]
+    fn leaves_accept_what_the_scenario_format_allows() {
+        assert_eq!(Finite::deserialize(&json!(2)).unwrap(), Finite(2.0));
+        assert_eq!(Finite::deserialize(&json!(-0.5)).unwrap(), Finite(-0.5));
+        assert_eq!(
+            Finite::deserialize(&json!("2")).unwrap_err().to_string(),
+            "invalid type: string \"2\", expected a finite number"
+        );
+        assert_eq!(
+            Count::deserialize(&json!(4294967295u64)).unwrap(),
+            Count(u32::MAX)
+        );
+        assert_eq!(
+            Count::deserialize(&json!(4294967296u64))
+                .unwrap_err()
+                .to_string(),
+            "invalid value: integer `4294967296`, expected a non-negative integer below 2^32"
+        );
+        assert_eq!(
+            Count::deserialize(&json!(-1)).unwrap_err().to_string(),
+            "invalid value: integer `-1`, expected a non-negative integer below 2^32"
+        );
+        assert!(Count::deserialize(&json!(1.5)).is_err());
+        assert_eq!(ConfText::deserialize(&json!(true)).unwrap().0, "true");
+        assert_eq!(ConfText::deserialize(&json!(80)).unwrap().0, "80");
+        assert_eq!(ConfText::deserialize(&json!(0.85)).unwrap().0, "0.85");
+        assert_eq!(ConfText::deserialize(&json!("x")).unwrap().0, "x");
+        assert_eq!(
+            ConfText::deserialize(&json!([1])).unwrap_err().to_string(),
+            "invalid type: sequence, expected a string, number or boolean"
+        );
     }
 }

@@ -3,7 +3,7 @@
 //! memory (plus every broker's usage and every ownership change when asked), so the number of
 //! cycles bounds its memory; events are bounded so a scenario file cannot ask for unbounded work.
 
-use crate::replay::ReplayError;
+use super::error::ScenarioError;
 
 /// The most cycles one run simulates (the dashboard's panel offers 1 to this).
 pub const MAX_CYCLES: u32 = 100_000;
@@ -21,11 +21,11 @@ pub fn cycles_range_text() -> String {
 }
 
 /// `cycles` if a run may simulate that many; otherwise an error at `path` stating the range.
-pub fn check_cycles(cycles: u32, path: &str) -> Result<u32, ReplayError> {
+pub fn check_cycles(cycles: u32, path: &str) -> Result<u32, ScenarioError> {
     if (1..=MAX_CYCLES).contains(&cycles) {
         Ok(cycles)
     } else {
-        Err(ReplayError::malformed(
+        Err(ScenarioError::malformed(
             path,
             format!(
                 "{cycles} cycles: a simulation runs {} cycles",
@@ -36,11 +36,11 @@ pub fn check_cycles(cycles: u32, path: &str) -> Result<u32, ReplayError> {
 }
 
 /// An error at `path` when a scenario schedules more than [`MAX_EVENTS`] events.
-pub fn check_events(count: usize, path: &str) -> Result<(), ReplayError> {
+pub fn check_events(count: usize, path: &str) -> Result<(), ScenarioError> {
     if count <= MAX_EVENTS {
         Ok(())
     } else {
-        Err(ReplayError::malformed(
+        Err(ScenarioError::malformed(
             path,
             format!("{count} events: a scenario schedules at most {MAX_EVENTS}"),
         ))
@@ -57,7 +57,7 @@ mod tests {
         assert_eq!(check_cycles(100_000, "$.cycles"), Ok(100_000));
         for bad in [0, 100_001, u32::MAX] {
             match check_cycles(bad, "$.cycles") {
-                Err(ReplayError::Malformed { path, message }) => {
+                Err(ScenarioError::Malformed { path, message }) => {
                     assert_eq!(path, "$.cycles");
                     assert!(message.contains("1 to 100000"), "{message}");
                 }

@@ -5,6 +5,7 @@
 mod cluster;
 pub mod compare;
 mod engine;
+pub mod error;
 pub mod generator;
 mod json_read;
 pub mod limits;
@@ -20,6 +21,7 @@ pub use compare::{
     render_table, render_table_with,
 };
 pub use engine::{RunOptions, SimulateError, simulate, simulate_recording};
+pub use error::ScenarioError;
 pub use generator::{
     BUILTIN_PREFIX, BUILTIN_SNAPSHOTS, UnknownBuiltinSnapshot, builtin_snapshot,
     builtin_snapshot_name, builtin_snapshot_references, resolve_builtin_snapshot,

@@ -208,7 +208,7 @@ impl TimelineBuilder {
             .map(|(b, o)| throughput(b, o))
             .fold(0.0_f64, f64::max);
         for (bundle, owner) in &owned {
-            let Some((ns, range)) = bundle.rsplit_once('/') else {
+            let Some((ns, range)) = crate::naming::BundleName::parts(bundle) else {
                 continue;
             };
             let Ok(range) = BundleRange::parse(range) else {

@@ -98,7 +98,7 @@ fn name_error(decision: String) -> impl FnOnce(NameError) -> ExportError {
 /// the V1 forms) belong to one broker: Pulsar always places them there, so unloading one only
 /// disturbs that broker's health check, and a drained broker's heartbeat goes away with it.
 fn is_broker_own_namespace(bundle: &str) -> bool {
-    let namespace = bundle.rsplit_once('/').map_or(bundle, |(ns, _)| ns);
+    let namespace = crate::naming::BundleName::namespace_of(bundle);
     is_heartbeat_or_sla_namespace(namespace, true)
 }
 
