@@ -125,15 +125,20 @@ pub(crate) fn check_value(key: &str, value: &str) -> Result<bool, String> {
 /// `GET /admin/v2/brokers/configuration/values`): a map of `broker.conf` keys (Java identifiers)
 /// to strings, at least one of them a key the load manager reads (so that `{"hello": "world"}`
 /// stays unrecognised; a dynamic configuration without such a key has nothing for a plan).
-pub(crate) fn is_dynamic_config(m: &serde_json::Map<String, serde_json::Value>) -> bool {
-    let identifiers = m.iter().all(|(k, v)| {
-        v.is_string()
+///
+/// `entries` are the object's keys, each with whether its value is a string.
+pub(crate) fn is_dynamic_config<'k>(
+    entries: impl Iterator<Item = (&'k str, bool)> + Clone,
+) -> bool {
+    let identifiers = entries.clone().all(|(k, is_string)| {
+        is_string
             && k.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
             && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
     });
     identifiers
-        && m.keys()
-            .any(|k| LoadBalancerConfig::KEYS.iter().any(|(key, _)| key == k))
+        && entries
+            .map(|(k, _)| k)
+            .any(|k| LoadBalancerConfig::KEYS.iter().any(|(key, _)| *key == k))
 }
 
 /// The dynamic configuration map as settings; `line` is unused (0), the caller names the JSON key.

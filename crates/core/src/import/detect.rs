@@ -1,7 +1,17 @@
 //! Telling what an input is: first by where it sits in a metadata-store tree (`store_layout::locate`),
 //! then by its shape (which keys a JSON object has, whether text lines are topics or `key=value`).
 
+use std::borrow::Cow;
+use std::fmt;
+use std::marker::PhantomData;
+
+use indexmap::IndexMap;
+use serde::Deserializer;
+use serde::de::{self, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
+
+use super::diag::ImportError;
+use super::typed::Key;
 
 pub(crate) use super::store_layout::{Location, locate, segments};
 use super::{broker_conf, broker_load_data, broker_report, cluster, policies, snapshot_file};
@@ -124,7 +134,7 @@ fn object_shape(v: &Value, m: &Map<String, Value>) -> Shape {
         Shape::Policies
     } else if cluster::is_leader(m) {
         Shape::Leader
-    } else if broker_report::is_lookup_data(m) {
+    } else if broker_report::is_lookup_data_map(m) {
         Shape::BrokerLookupData
     } else if m.len() == 1 && has("brokers") {
         Shape::FailureDomain
@@ -132,7 +142,75 @@ fn object_shape(v: &Value, m: &Map<String, Value>) -> Shape {
         Shape::IsolationPolicies
     } else if cluster::is_isolation_policy(m) {
         Shape::IsolationPolicy
-    } else if broker_conf::is_dynamic_config(m) {
+    } else if broker_conf::is_dynamic_config(m.iter().map(|(k, v)| (k.as_str(), v.is_string()))) {
+        Shape::DynamicConfig
+    } else {
+        Shape::Unknown
+    }
+}
+
+/// The kind of JSON export an outline is (see [`Shape`]); the order of the checks matters where
+/// formats share keys.
+pub(crate) fn shape_of(peek: &Peek<'_>) -> Shape {
+    let keys = match peek {
+        Peek::Array { all_strings: true } => return Shape::TopicList,
+        Peek::Object(keys) => keys,
+        _ => return Shape::Unknown,
+    };
+    let has = |k: &str| keys.contains_key(k);
+    let is = |k: &str, want: fn(&Kind<'_>) -> bool| keys.get(k).is_some_and(want);
+    let array = |k: &Kind<'_>| matches!(k, Kind::Array);
+    if has("format_version") {
+        Shape::Snapshot
+    } else if has("topBundlesLoadData") {
+        Shape::TopBundlesLoadData
+    } else if broker_load_data::DISTINCTIVE.iter().any(|k| has(k)) {
+        Shape::BrokerLoadData
+    } else if has("systemResourceUsage") && !has("lastStats") {
+        // Before the report check: a legacy LoadReport has `msgRateIn`, `numBundles` too.
+        Shape::LegacyLoadReport
+    } else if has("boundaries") && !has("lastStats") {
+        // Before the report check: `BundlesData` shares `numBundles` with `LocalBrokerData`.
+        Shape::BundlesData
+    } else if BROKER_REPORT_KEYS.iter().any(|k| has(k)) || is("bundles", array) {
+        Shape::LocalBrokerData
+    } else if has("shortTermData") || has("longTermData") {
+        Shape::BundleData
+    } else if keys
+        .keys()
+        .any(|k| k.starts_with("shortTermMsg") || k.starts_with("longTermMsg"))
+    {
+        Shape::TimeAverageBrokerData
+    } else if is("bundles", |k| matches!(k, Kind::Object { .. }))
+        || policies::DISTINCTIVE.iter().any(|k| has(k))
+    {
+        Shape::Policies
+    } else if has("serviceUrl") && keys.keys().all(|k| k == "brokerId" || k == "serviceUrl") {
+        // Exactly the leader-election payload.
+        Shape::Leader
+    } else if broker_report::is_lookup_data(has) {
+        Shape::BrokerLookupData
+    } else if keys.len() == 1 && has("brokers") {
+        Shape::FailureDomain
+    } else if !keys.is_empty()
+        && keys.values().all(|k| {
+            matches!(
+                k,
+                Kind::Object {
+                    namespaces: true,
+                    primary: true
+                }
+            )
+        })
+    {
+        // A map of isolation policies (each value has `namespaces` and `primary`).
+        Shape::IsolationPolicies
+    } else if is("namespaces", array) && is("primary", array) {
+        Shape::IsolationPolicy
+    } else if broker_conf::is_dynamic_config(
+        keys.iter()
+            .map(|(k, v)| (k.as_ref(), matches!(v, Kind::Str(_)))),
+    ) {
         Shape::DynamicConfig
     } else {
         Shape::Unknown
@@ -144,3 +222,148 @@ pub(crate) const ACCEPTED: &str = "a LocalBrokerData load report, BundleData, Ti
 BundlesData, namespace Policies, BrokerLoadData, TopBundlesLoadData, a leader, failure domain or \
 isolation policies node, a topic list, broker.conf, an lbplan snapshot, or a .zip/.tar.gz/.tar of a \
 metadata-store tree";
+
+/// The kind of a top-level value, as [`peek`] saw it.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Kind<'a> {
+    Null,
+    Bool,
+    Number,
+    Str(Cow<'a, str>),
+    Array,
+    /// An object, and whether it has `namespaces` and `primary` (an isolation policy's keys).
+    Object {
+        namespaces: bool,
+        primary: bool,
+    },
+}
+
+/// The outline of a JSON text, read without building it: an object's keys (each once, the later
+/// value's kind kept) and the kinds of their values, or whether an array holds only strings.
+#[derive(Debug)]
+pub(crate) enum Peek<'a> {
+    Object(IndexMap<Cow<'a, str>, Kind<'a>>),
+    Array { all_strings: bool },
+    Scalar,
+}
+
+impl<'a> Peek<'a> {
+    /// The kind of `key`'s value, when the text is an object with that key.
+    pub(crate) fn get(&self, key: &str) -> Option<&Kind<'a>> {
+        match self {
+            Peek::Object(keys) => keys.get(key),
+            _ => None,
+        }
+    }
+
+    pub(crate) fn has(&self, key: &str) -> bool {
+        self.get(key).is_some()
+    }
+}
+
+/// Reads the outline of `text` (JSON starting with `{` or `[`); a syntax error is named by line
+/// and column, as every reader names it.
+pub(crate) fn peek<'a>(file: &str, text: &'a str) -> Result<Peek<'a>, ImportError> {
+    let mut de = serde_json::Deserializer::from_str(text);
+    let out = (&mut de)
+        .deserialize_any(PeekV(PhantomData))
+        .and_then(|p| de.end().map(|()| p));
+    out.map_err(|e| super::json::syntax_error(file, text, &e))
+}
+
+struct PeekV<'a>(PhantomData<&'a ()>);
+
+impl<'de: 'a, 'a> Visitor<'de> for PeekV<'a> {
+    type Value = Peek<'a>;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Peek<'a>, A::Error> {
+        let mut keys = IndexMap::new();
+        while let Some(Key(k)) = map.next_key::<Key<'a>>()? {
+            // A repeated key: the later value, in the first one's place (as a parsed tree).
+            keys.insert(k, map.next_value::<KindOf<'a>>()?.0);
+        }
+        Ok(Peek::Object(keys))
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Peek<'a>, A::Error> {
+        let mut all_strings = true;
+        while let Some(k) = seq.next_element::<KindOf<'a>>()? {
+            all_strings &= matches!(k.0, Kind::Str(_));
+        }
+        Ok(Peek::Array { all_strings })
+    }
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<Peek<'a>, E> {
+        Ok(Peek::Scalar)
+    }
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<Peek<'a>, E> {
+        Ok(Peek::Scalar)
+    }
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<Peek<'a>, E> {
+        Ok(Peek::Scalar)
+    }
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<Peek<'a>, E> {
+        Ok(Peek::Scalar)
+    }
+    fn visit_str<E: de::Error>(self, _: &str) -> Result<Peek<'a>, E> {
+        Ok(Peek::Scalar)
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Peek<'a>, E> {
+        Ok(Peek::Scalar)
+    }
+}
+
+/// A value's [`Kind`]; an object's or array's contents are skipped unbuilt.
+struct KindOf<'a>(Kind<'a>);
+
+impl<'de: 'a, 'a> serde::Deserialize<'de> for KindOf<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(KindV(PhantomData)).map(KindOf)
+    }
+}
+
+struct KindV<'a>(PhantomData<&'a ()>);
+
+impl<'de: 'a, 'a> Visitor<'de> for KindV<'a> {
+    type Value = Kind<'a>;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<Kind<'a>, E> {
+        Ok(Kind::Bool)
+    }
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<Kind<'a>, E> {
+        Ok(Kind::Number)
+    }
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<Kind<'a>, E> {
+        Ok(Kind::Number)
+    }
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<Kind<'a>, E> {
+        Ok(Kind::Number)
+    }
+    fn visit_borrowed_str<E: de::Error>(self, s: &'de str) -> Result<Kind<'a>, E> {
+        Ok(Kind::Str(Cow::Borrowed(s)))
+    }
+    fn visit_str<E: de::Error>(self, s: &str) -> Result<Kind<'a>, E> {
+        Ok(Kind::Str(Cow::Owned(s.to_string())))
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Kind<'a>, E> {
+        Ok(Kind::Null)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Kind<'a>, A::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(Kind::Array)
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Kind<'a>, A::Error> {
+        let (mut namespaces, mut primary) = (false, false);
+        while let Some(Key(k)) = map.next_key::<Key<'a>>()? {
+            map.next_value::<IgnoredAny>()?;
+            namespaces |= k == "namespaces";
+            primary |= k == "primary";
+        }
+        Ok(Kind::Object {
+            namespaces,
+            primary,
+        })
+    }
+}

@@ -1,5 +1,5 @@
-//! The fast typed path for the bulky inputs (load-report nodes, our snapshot file): serde derive straight from the text into borrowed structs, then the same
-//! checks as the generic walk, without building a `serde_json::Value` tree.
+//! The fast typed path for our snapshot file: serde derive straight from the text into borrowed
+//! structs, then the same checks as the generic walk, without building a `serde_json::Value` tree.
 //!
 //! It reports nothing. Whenever an input has an error, or anything the generic walk would warn
 //! about (an unknown field, a `-1` sample, totals that disagree, …), it answers `None` and the caller
@@ -10,24 +10,20 @@ use std::borrow::Cow;
 use std::fmt;
 use std::marker::PhantomData;
 
-use indexmap::IndexMap;
 use serde::Deserialize;
-use serde::de::{self, Deserializer, IgnoredAny, MapAccess, Visitor};
+use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde_json::Value;
 
-use super::broker_report::{BrokerReport, consistency_issues};
+use super::broker_report::{self, RawLocalBrokerData};
 use super::bundle_data::{self, RawBundleData};
 use super::diag::{Diag, ImportError};
-use super::fields::{bundle_key, split_bundle_spelled};
 use super::json::Ctx;
 use super::policies::MAX_BUNDLES_PER_NAMESPACE;
 use super::snapshot_file::{self, BrokerParts, NamespaceParts, Parts};
 use super::time_average::{self, RawTimeAverage};
 use super::typed::Object;
 use super::{broker_load_data, cluster, top_bundles};
-use crate::model::{LocalBrokerData, NamespaceBundleStats, ResourceUsage};
 use crate::naming::{BundleName, BundleRange, parse_bundle_name, parse_hex_boundary};
-use crate::units::percent_usage;
 use rustc_hash::FxHashSet;
 
 // ---------------------------------------------------------------------------------------------
@@ -110,13 +106,6 @@ impl<'de> Deserialize<'de> for Int {
     }
 }
 
-fn non_negative(x: Option<f64>) -> Option<Option<f64>> {
-    match x {
-        Some(v) if v < 0.0 || !v.is_finite() => None,
-        other => Some(other),
-    }
-}
-
 fn non_negative_i64(x: Option<Int>) -> Option<Option<i64>> {
     match x {
         Some(Int(v)) if v < 0 => None,
@@ -155,221 +144,8 @@ fn distinct<'k>(keys: impl ExactSizeIterator<Item = &'k str>) -> bool {
     keys.into_iter().all(|k| seen.insert(k))
 }
 
-/// A bundle name in Pulsar's canonical spelling.
-fn canonical_bundle(name: &str) -> Option<String> {
-    let (ns, range, canonical) = split_bundle_spelled(name)?;
-    Some(if canonical {
-        name.to_string()
-    } else {
-        bundle_key(ns, range)
-    })
-}
-
-// ---------------------------------------------------------------------------------------------
-// LocalBrokerData
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawResource {
-    usage: Option<f64>,
-    limit: Option<f64>,
-}
-
-/// A resource the generic walk accepts without a warning: present, usage ≥ 0, limit > 0, a finite
-/// f32 percentage.
-fn resource(r: Option<Obj<RawResource>>) -> Option<ResourceUsage> {
-    let Obj(r) = r?;
-    let usage = r.usage.unwrap_or(0.0);
-    let limit = r.limit.unwrap_or(0.0);
-    (usage >= 0.0
-        && limit > 0.0
-        && usage.is_finite()
-        && limit.is_finite()
-        && percent_usage(usage, limit).is_finite())
-    .then_some(ResourceUsage::new(usage, limit))
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
-struct RawStats {
-    msg_rate_in: Option<f64>,
-    msg_throughput_in: Option<f64>,
-    msg_rate_out: Option<f64>,
-    msg_throughput_out: Option<f64>,
-    consumer_count: Option<Int>,
-    producer_count: Option<Int>,
-    topics: Option<Int>,
-    cache_size: Option<Int>,
-}
-
-fn stats(raw: RawStats) -> Option<NamespaceBundleStats> {
-    let mut s = NamespaceBundleStats::default();
-    for (x, slot) in [
-        (raw.msg_rate_in, &mut s.msg_rate_in),
-        (raw.msg_throughput_in, &mut s.msg_throughput_in),
-        (raw.msg_rate_out, &mut s.msg_rate_out),
-        (raw.msg_throughput_out, &mut s.msg_throughput_out),
-    ] {
-        if let Some(v) = non_negative(x)? {
-            *slot = v;
-        }
-    }
-    for (x, slot) in [
-        (raw.consumer_count, &mut s.consumer_count),
-        (raw.producer_count, &mut s.producer_count),
-        (raw.topics, &mut s.topics),
-        (raw.cache_size, &mut s.cache_size),
-    ] {
-        if let Some(v) = non_negative_i64(x)? {
-            *slot = v;
-        }
-    }
-    Some(s)
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
-struct RawLocalBrokerData<'a> {
-    #[serde(borrow)]
-    broker_id: Option<Str<'a>>,
-    #[serde(borrow)]
-    web_service_url: Option<Str<'a>>,
-    #[serde(borrow)]
-    web_service_url_tls: Option<Str<'a>>,
-    #[serde(borrow)]
-    pulsar_service_url: Option<Str<'a>>,
-    #[serde(borrow)]
-    pulsar_service_url_tls: Option<Str<'a>>,
-    persistent_topics_enabled: Option<bool>,
-    non_persistent_topics_enabled: Option<bool>,
-    cpu: Option<Obj<RawResource>>,
-    memory: Option<Obj<RawResource>>,
-    direct_memory: Option<Obj<RawResource>>,
-    bandwidth_in: Option<Obj<RawResource>>,
-    bandwidth_out: Option<Obj<RawResource>>,
-    msg_throughput_in: Option<f64>,
-    msg_throughput_out: Option<f64>,
-    msg_rate_in: Option<f64>,
-    msg_rate_out: Option<f64>,
-    last_update: Option<Int>,
-    #[serde(borrow)]
-    last_stats: Option<Entries<'a, Obj<RawStats>>>,
-    num_topics: Option<Int>,
-    num_bundles: Option<Int>,
-    num_consumers: Option<Int>,
-    num_producers: Option<Int>,
-    #[serde(borrow)]
-    bundles: Option<Vec<Str<'a>>>,
-    #[serde(borrow)]
-    last_bundle_gains: Option<Vec<Str<'a>>>,
-    #[serde(borrow)]
-    last_bundle_losses: Option<Vec<Str<'a>>>,
-    #[serde(borrow)]
-    broker_version_string: Option<Str<'a>>,
-    // Accepted and not used, as in the generic walk.
-    #[allow(dead_code)]
-    protocols: Option<IgnoredAny>,
-    // Accepted and not used, as in the generic walk.
-    #[allow(dead_code)]
-    advertised_listeners: Option<IgnoredAny>,
-    #[serde(borrow)]
-    load_manager_class_name: Option<Str<'a>>,
-    start_timestamp: Option<Int>,
-    max_resource_usage: Option<f64>,
-    #[serde(borrow)]
-    load_report_type: Option<Str<'a>>,
-    // Accepted and not used, as in the generic walk.
-    #[allow(dead_code)]
-    bundle_stats: Option<IgnoredAny>,
-}
-
 fn owned(s: Option<Str<'_>>) -> Option<String> {
     s.map(|s| s.0.into_owned())
-}
-
-fn bundle_list(list: Option<Vec<Str<'_>>>) -> Option<Vec<String>> {
-    list.unwrap_or_default()
-        .iter()
-        .map(|s| canonical_bundle(&s.0))
-        .collect()
-}
-
-fn checked_local_broker_data(raw: RawLocalBrokerData<'_>) -> Option<BrokerReport> {
-    if raw
-        .load_report_type
-        .as_ref()
-        .is_some_and(|t| t.0 != "LocalBrokerData")
-    {
-        return None;
-    }
-    let mut d = LocalBrokerData::default();
-    let broker_id = owned(raw.broker_id);
-    d.broker_id = broker_id.clone();
-    d.web_service_url = owned(raw.web_service_url);
-    d.web_service_url_tls = owned(raw.web_service_url_tls);
-    d.pulsar_service_url = owned(raw.pulsar_service_url);
-    d.pulsar_service_url_tls = owned(raw.pulsar_service_url_tls);
-    d.broker_version_string = owned(raw.broker_version_string);
-    d.load_manager_class_name = owned(raw.load_manager_class_name);
-    if let Some(b) = raw.persistent_topics_enabled {
-        d.persistent_topics_enabled = b;
-    }
-    if let Some(b) = raw.non_persistent_topics_enabled {
-        d.non_persistent_topics_enabled = b;
-    }
-    d.cpu = resource(raw.cpu)?;
-    d.memory = resource(raw.memory)?;
-    d.direct_memory = resource(raw.direct_memory)?;
-    d.bandwidth_in = resource(raw.bandwidth_in)?;
-    d.bandwidth_out = resource(raw.bandwidth_out)?;
-    d.msg_throughput_in = non_negative(raw.msg_throughput_in)?.unwrap_or(0.0);
-    d.msg_throughput_out = non_negative(raw.msg_throughput_out)?.unwrap_or(0.0);
-    d.msg_rate_in = non_negative(raw.msg_rate_in)?.unwrap_or(0.0);
-    d.msg_rate_out = non_negative(raw.msg_rate_out)?.unwrap_or(0.0);
-    if raw.max_resource_usage.is_some_and(|x| !x.is_finite()) {
-        return None;
-    }
-    d.last_update = non_negative_i64(raw.last_update)?.unwrap_or(0);
-    d.num_topics = non_negative_i64(raw.num_topics)?.unwrap_or(0);
-    d.num_bundles = non_negative_i64(raw.num_bundles)?.unwrap_or(0);
-    d.num_consumers = non_negative_i64(raw.num_consumers)?.unwrap_or(0);
-    d.num_producers = non_negative_i64(raw.num_producers)?.unwrap_or(0);
-    d.start_timestamp = non_negative_i64(raw.start_timestamp)?;
-    if let Some(entries) = raw.last_stats {
-        let mut out = IndexMap::with_capacity(entries.0.len());
-        for (name, s) in entries.0 {
-            let canonical = canonical_bundle(&name)?;
-            // A repeated key (the generic walk keeps the last) or two spellings of one bundle
-            // (an error there): either way, not for the fast path.
-            if out.insert(canonical, stats(s.0)?).is_some() {
-                return None;
-            }
-        }
-        d.last_stats = out;
-    }
-    d.bundles = bundle_list(raw.bundles)?;
-    d.last_bundle_gains = bundle_list(raw.last_bundle_gains)?;
-    d.last_bundle_losses = bundle_list(raw.last_bundle_losses)?;
-    if !consistency_issues(&d).is_empty() {
-        return None;
-    }
-    Some(BrokerReport { broker_id, data: d })
-}
-
-/// A `LocalBrokerData` node under `loadbalance/brokers/`. A registration-like object (URLs and no
-/// load fields, which could be a `BrokerLookupData`) is left to the generic walk.
-pub(crate) fn local_broker_data(text: &str) -> Option<BrokerReport> {
-    let Obj(raw): Obj<RawLocalBrokerData<'_>> = serde_json::from_str(text).ok()?;
-    let loadless = raw.cpu.is_none()
-        && raw.last_stats.is_none()
-        && raw.last_update.is_none()
-        && raw.msg_rate_in.is_none()
-        && raw.num_bundles.is_none()
-        && raw.bundles.is_none();
-    if raw.web_service_url.is_some() && loadless {
-        return None;
-    }
-    checked_local_broker_data(raw)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -413,7 +189,7 @@ fn boundaries(raw: RawBundlesData<'_>) -> Option<Vec<u32>> {
 #[serde(deny_unknown_fields)]
 struct RawBroker<'a> {
     #[serde(borrow)]
-    local_broker_data: Option<Obj<RawLocalBrokerData<'a>>>,
+    local_broker_data: Option<Object<'a, RawLocalBrokerData<'a>>>,
     #[serde(borrow)]
     time_average_broker_data: Option<Object<'a, RawTimeAverage<'a>>>,
     broker_load_data: Option<Value>,
@@ -464,7 +240,11 @@ fn quietly<T>(file: &str, f: impl FnOnce(&mut Ctx<'_>) -> Result<T, ImportError>
 }
 
 fn broker(file: &str, name: &str, raw: RawBroker<'_>) -> Option<BrokerParts> {
-    let report = checked_local_broker_data(raw.local_broker_data?.0)?.data;
+    let lbd = raw.local_broker_data?;
+    let report = quietly(file, |ctx| {
+        broker_report::check_local_broker_data(ctx, lbd, &super::json::JPath::ROOT)
+    })?
+    .data;
     let time_average = match raw.time_average_broker_data {
         Some(t) => Some(quietly(file, |ctx| {
             time_average::check(ctx, t, &super::json::JPath::ROOT)

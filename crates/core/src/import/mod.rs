@@ -350,7 +350,7 @@ fn dispatch_json(
     let mut ctx = Ctx { file, diag };
     match loc {
         Location::Broker(id) => {
-            let report = if v.as_object().is_some_and(broker_report::is_lookup_data) {
+            let report = if v.as_object().is_some_and(broker_report::is_lookup_data_map) {
                 broker_report::parse_lookup_data(&mut ctx, v, &root)?
             } else {
                 broker_report::parse_local_broker_data(&mut ctx, v, &root)?
@@ -406,6 +406,16 @@ fn typed_path(
     diag: &mut Diag,
 ) -> Result<bool, ImportError> {
     match loc {
+        Location::Broker(id) => {
+            let peek = detect::peek(file, text)?;
+            let mut ctx = Ctx { file, diag };
+            let report = if broker_report::is_lookup_data(|k| peek.has(k)) {
+                broker_report::lookup_data_from_text(&mut ctx, text)?
+            } else {
+                broker_report::local_broker_data_from_text(&mut ctx, text)?
+            };
+            add_broker_node(file, id, report, c, diag)?;
+        }
         Location::Policies(ns) | Location::LocalPolicies(ns) => {
             let p = policies::policies_from_text(&mut Ctx { file, diag }, text)?;
             add_policies(file, ns, policies_rank(loc), p, c, diag);
@@ -469,24 +479,14 @@ fn fast_path(
     if fast::tests::GENERIC_ONLY.with(std::cell::Cell::get) {
         return Ok(false);
     }
-    match loc {
-        Location::Broker(id) => {
-            let Some(report) = fast::local_broker_data(text) else {
-                return Ok(false);
-            };
-            add_broker_node(file, id, report, c, diag)?;
-        }
-        Location::None | Location::OtherMetadata => {
-            let Some(parts) = fast::snapshot(file, text) else {
-                return Ok(false);
-            };
-            // Counts itself as recognised.
-            snapshot_file::apply(file, parts, c, diag)?;
-            return Ok(true);
-        }
-        _ => return Ok(false),
+    if !matches!(loc, Location::None | Location::OtherMetadata) {
+        return Ok(false);
     }
-    c.recognised += 1;
+    let Some(parts) = fast::snapshot(file, text) else {
+        return Ok(false);
+    };
+    // Counts itself as recognised.
+    snapshot_file::apply(file, parts, c, diag)?;
     Ok(true)
 }
 
@@ -924,18 +924,18 @@ fn read_consume_output(
                 "this key appears twice in its object: the later value is used",
             );
         }
-        let v = json::parse(&at, m.content)?;
+        let shape = detect::shape_of(&detect::peek(&at, m.content)?);
         let mut ctx = Ctx {
             file: &at,
             diag: &mut *diag,
         };
-        match detect::shape(&v) {
+        match shape {
             Shape::BrokerLoadData => {
-                let d = broker_load_data::parse(&mut ctx, &v, &JPath::ROOT)?;
+                let d = broker_load_data::from_text(&mut ctx, m.content)?;
                 c.add_load_data(key.to_string(), Src::whole(&at), d)?;
             }
             Shape::TopBundlesLoadData => {
-                let d = top_bundles::parse(&mut ctx, &v, &JPath::ROOT)?;
+                let d = top_bundles::from_text(&mut ctx, m.content)?;
                 c.add_top_bundles(key.to_string(), Src::whole(&at), d)?;
             }
             _ => {

@@ -8,7 +8,7 @@ use std::borrow::Cow;
 use std::fmt;
 use std::marker::PhantomData;
 
-use indexmap::IndexSet;
+use indexmap::{IndexMap, IndexSet};
 use serde::Deserialize;
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Number, Value};
@@ -226,6 +226,31 @@ impl<'a, T> List<'a, T> {
             List::Items(v) => Ok(v),
             List::Not(l) => Err(ctx.err(p, format!("expected an array, found {}", l.describe()))),
         }
+    }
+}
+
+/// A JSON object's entries in document order, each value read as `T`. A repeated key keeps its
+/// first place and the later value, as a parsed tree does (`json_guard` warns about it).
+pub(crate) struct Entries<'a, T>(pub(crate) IndexMap<Cow<'a, str>, T>);
+
+impl<'de: 'a, 'a, T: Deserialize<'de>> Deserialize<'de> for Entries<'a, T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<'a, T>(PhantomData<(&'a (), T)>);
+        impl<'de: 'a, 'a, T: Deserialize<'de>> Visitor<'de> for V<'a, T> {
+            type Value = Entries<'a, T>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                // The hint is the entry count of an in-memory `Value`, none for text.
+                let mut out = IndexMap::with_capacity(map.size_hint().unwrap_or(0).min(1 << 16));
+                while let Some(Key(k)) = map.next_key::<Key<'a>>()? {
+                    out.insert(k, map.next_value()?);
+                }
+                Ok(Entries(out))
+            }
+        }
+        d.deserialize_map(V(PhantomData))
     }
 }
 
