@@ -4,7 +4,7 @@
 
 use indexmap::IndexMap;
 use serde::de::IgnoredAny;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::diag::{ImportError, WarningKind};
 use super::fields::{RawResourceField, RawStats, bundle_name, bundle_stats, resources};
@@ -135,11 +135,6 @@ pub(crate) const LOAD_KEYS: [&str; 6] = [
 /// load.
 pub(crate) fn is_lookup_data(mut has: impl FnMut(&str) -> bool) -> bool {
     has("brokerVersion") || (has("webServiceUrl") && !LOAD_KEYS.iter().any(|k| has(k)))
-}
-
-/// [`is_lookup_data`] on a parsed tree's object.
-pub(crate) fn is_lookup_data_map(m: &Map<String, Value>) -> bool {
-    is_lookup_data(|k| m.contains_key(k))
 }
 
 /// A parsed report. Bundle names in `data` are already canonical (`0x%08x` lower case).
@@ -353,16 +348,6 @@ pub(crate) fn consistency_issues(d: &LocalBrokerData) -> Vec<(&'static str, Stri
         }
     }
     out
-}
-
-/// `BrokerLookupData` in a parsed tree.
-pub(crate) fn parse_lookup_data(
-    ctx: &mut Ctx<'_>,
-    v: &Value,
-    p: &JPath<'_>,
-) -> Result<BrokerReport, ImportError> {
-    let raw = typed::from_value(ctx, v, p)?;
-    check_lookup_data(ctx, raw, p)
 }
 
 /// A `BrokerLookupData`, read from its text.

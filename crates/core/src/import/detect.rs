@@ -1,5 +1,6 @@
 //! Telling what an input is: first by where it sits in a metadata-store tree (`store_layout::locate`),
-//! then by its shape (which keys a JSON object has, whether text lines are topics or `key=value`).
+//! then by its shape (which keys a JSON object has, read as an outline without building the value;
+//! whether text lines are topics or `key=value`). [`json_shape`] is the one decision for JSON.
 
 use std::borrow::Cow;
 use std::fmt;
@@ -8,13 +9,12 @@ use std::marker::PhantomData;
 use indexmap::IndexMap;
 use serde::Deserializer;
 use serde::de::{self, IgnoredAny, MapAccess, SeqAccess, Visitor};
-use serde_json::{Map, Value};
 
 use super::diag::ImportError;
 use super::typed::Key;
 
 pub(crate) use super::store_layout::{Location, locate, segments};
-use super::{broker_conf, broker_load_data, broker_report, cluster, policies, snapshot_file};
+use super::{broker_conf, broker_load_data, broker_report, policies};
 
 /// The file name without its last extension (`brokers/b1.json` → `b1`); broker ids such as
 /// `10.0.0.1:8080` keep their dots because only known extensions are removed.
@@ -82,6 +82,8 @@ pub(crate) enum Shape {
     IsolationPolicy,
     /// `pulsar-admin brokers get-all-dynamic-config`: broker.conf keys → values as text.
     DynamicConfig,
+    /// `collect-report.json` of `lbplan collect` (`"kind": "lbplan-collect-report"`).
+    CollectReport,
     Unknown,
 }
 
@@ -97,56 +99,37 @@ const BROKER_REPORT_KEYS: &[&str] = &[
     "lastBundleGains",
 ];
 
-pub(crate) fn shape(v: &Value) -> Shape {
-    match v {
-        Value::Array(items) if items.iter().all(Value::is_string) => Shape::TopicList,
-        Value::Object(m) => object_shape(v, m),
-        _ => Shape::Unknown,
-    }
-}
-
-fn object_shape(v: &Value, m: &Map<String, Value>) -> Shape {
-    let has = |k: &str| m.contains_key(k);
-    if snapshot_file::is_snapshot(v) {
-        Shape::Snapshot
-    } else if has("topBundlesLoadData") {
-        Shape::TopBundlesLoadData
-    } else if broker_load_data::DISTINCTIVE.iter().any(|k| has(k)) {
-        Shape::BrokerLoadData
-    } else if has("systemResourceUsage") && !has("lastStats") {
-        // Before the report check: a legacy LoadReport has `msgRateIn`, `numBundles` too.
-        Shape::LegacyLoadReport
-    } else if has("boundaries") && !has("lastStats") {
-        // Before the report check: `BundlesData` shares `numBundles` with `LocalBrokerData`.
-        Shape::BundlesData
-    } else if BROKER_REPORT_KEYS.iter().any(|k| has(k))
-        || m.get("bundles").is_some_and(Value::is_array)
-    {
-        Shape::LocalBrokerData
-    } else if has("shortTermData") || has("longTermData") {
-        Shape::BundleData
-    } else if m
-        .keys()
-        .any(|k| k.starts_with("shortTermMsg") || k.starts_with("longTermMsg"))
-    {
-        Shape::TimeAverageBrokerData
-    } else if policies::is_policies(m) {
-        Shape::Policies
-    } else if cluster::is_leader(m) {
-        Shape::Leader
-    } else if broker_report::is_lookup_data_map(m) {
-        Shape::BrokerLookupData
-    } else if m.len() == 1 && has("brokers") {
-        Shape::FailureDomain
-    } else if cluster::is_isolation_policies(m) {
-        Shape::IsolationPolicies
-    } else if cluster::is_isolation_policy(m) {
-        Shape::IsolationPolicy
-    } else if broker_conf::is_dynamic_config(m.iter().map(|(k, v)| (k.as_str(), v.is_string()))) {
-        Shape::DynamicConfig
-    } else {
-        Shape::Unknown
-    }
+/// What a JSON input is, decided in one place: by its place in a metadata-store tree, else (and
+/// for a broker node, which may hold either of two formats) by an outline of its content read
+/// without building it ([`peek`]). The 200,000 `BundleData` nodes of a large cluster are known by
+/// their path alone and not read twice.
+pub(crate) fn json_shape(file: &str, loc: &Location, text: &str) -> Result<Shape, ImportError> {
+    Ok(match loc {
+        Location::BundleData(_) => Shape::BundleData,
+        Location::TimeAverage(_) => Shape::TimeAverageBrokerData,
+        Location::Leader => Shape::Leader,
+        Location::Policies(_) | Location::LocalPolicies(_) => Shape::Policies,
+        Location::FailureDomain { .. } => Shape::FailureDomain,
+        Location::IsolationPolicies { .. } => Shape::IsolationPolicies,
+        Location::Broker(_) => {
+            let outline = peek(file, text)?;
+            if broker_report::is_lookup_data(|k| outline.has(k)) {
+                Shape::BrokerLookupData
+            } else {
+                Shape::LocalBrokerData
+            }
+        }
+        Location::OtherMetadata | Location::None => {
+            let outline = peek(file, text)?;
+            // Before the shape check: a collect report has `format_version` like a snapshot.
+            if matches!(outline.get("kind"), Some(Kind::Str(k)) if k == super::collect_report::KIND)
+            {
+                Shape::CollectReport
+            } else {
+                shape_of(&outline)
+            }
+        }
+    })
 }
 
 /// The kind of JSON export an outline is (see [`Shape`]); the order of the checks matters where

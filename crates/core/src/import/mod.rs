@@ -324,133 +324,11 @@ fn process_file(
             );
         }
     }
-    if is_json && typed_path(file, &loc, text, origin, c, diag)? {
-        return Ok(());
-    }
-    if is_json && fast_path(file, &loc, trimmed, c, diag)? {
-        return Ok(());
-    }
     if is_json {
-        let v = json::parse(file, text)?;
-        return dispatch_json(file, path, &loc, &v, origin, c, diag);
+        let shape = detect::json_shape(file, &loc, text)?;
+        return read_json(file, path, &loc, shape, text, origin, c, diag);
     }
     dispatch_text(file, path, text, origin, opts, c, diag)
-}
-
-fn dispatch_json(
-    file: &str,
-    path: &str,
-    loc: &Location,
-    v: &Value,
-    origin: Origin,
-    c: &mut Collected,
-    diag: &mut Diag,
-) -> Result<(), ImportError> {
-    let root = JPath::ROOT;
-    let mut ctx = Ctx { file, diag };
-    match loc {
-        Location::Broker(id) => {
-            let report = if v.as_object().is_some_and(broker_report::is_lookup_data_map) {
-                broker_report::parse_lookup_data(&mut ctx, v, &root)?
-            } else {
-                broker_report::parse_local_broker_data(&mut ctx, v, &root)?
-            };
-            add_broker_node(file, id, report, c, diag)?;
-        }
-        Location::BundleData(name) => {
-            let bn = bundle_path_name(file, name)?;
-            let d = bundle_data::parse(&mut ctx, v, &root)?;
-            c.add_bundle_data(&bn.namespace, bn.range, Src::whole(file), d)?;
-        }
-        Location::TimeAverage(id) => {
-            let d = time_average::parse(&mut ctx, v, &root)?;
-            c.add_time_average(id.clone(), Src::whole(file), d)?;
-        }
-        Location::Leader => {
-            let leader = cluster::parse_leader(&mut ctx, v, &root)?;
-            c.set_leader(leader, Src::whole(file), diag);
-        }
-        Location::Policies(ns) | Location::LocalPolicies(ns) => {
-            let p = policies::parse_policies(&mut ctx, v, &root)?;
-            add_policies(file, ns, policies_rank(loc), p, c, diag);
-        }
-        Location::FailureDomain { cluster, domain } => {
-            let brokers = cluster::parse_failure_domain(&mut ctx, v, &root)?;
-            c.set_cluster(cluster.clone(), Src::whole(file), diag);
-            c.add_failure_domain(domain.clone(), brokers, Src::whole(file), diag);
-        }
-        Location::IsolationPolicies { cluster } => {
-            let pols = cluster::parse_isolation_policies(&mut ctx, v, &root)?;
-            c.set_cluster(cluster.clone(), Src::whole(file), diag);
-            for (name, p) in pols {
-                let src = Src::within(file, root.key(&name).render());
-                c.add_isolation(name, p, src, diag);
-            }
-        }
-        Location::OtherMetadata | Location::None => {
-            return dispatch_shape(file, path, v, origin, c, diag);
-        }
-    }
-    c.recognised += 1;
-    Ok(())
-}
-
-/// The formats with one typed reader, read from their text without a tree: `Ok(false)` for the
-/// others.
-fn typed_path(
-    file: &str,
-    loc: &Location,
-    text: &str,
-    origin: Origin,
-    c: &mut Collected,
-    diag: &mut Diag,
-) -> Result<bool, ImportError> {
-    match loc {
-        Location::Broker(id) => {
-            let peek = detect::peek(file, text)?;
-            let mut ctx = Ctx { file, diag };
-            let report = if broker_report::is_lookup_data(|k| peek.has(k)) {
-                broker_report::lookup_data_from_text(&mut ctx, text)?
-            } else {
-                broker_report::local_broker_data_from_text(&mut ctx, text)?
-            };
-            add_broker_node(file, id, report, c, diag)?;
-        }
-        Location::Policies(ns) | Location::LocalPolicies(ns) => {
-            let p = policies::policies_from_text(&mut Ctx { file, diag }, text)?;
-            add_policies(file, ns, policies_rank(loc), p, c, diag);
-        }
-        Location::BundleData(name) => {
-            // Syntax, then the path, then the content: the order of the messages.
-            let raw = typed::from_text(file, text)?;
-            // The canonical spelling without a parse (200,000 nodes in a large cluster).
-            let (namespace, range) = match fields::split_bundle(name) {
-                Some((ns, range)) => (Cow::Borrowed(ns), range),
-                None => {
-                    let bn = bundle_path_name(file, name)?;
-                    (Cow::Owned(bn.namespace), bn.range)
-                }
-            };
-            let d = bundle_data::check(&mut Ctx { file, diag }, raw, &JPath::ROOT)?;
-            c.add_bundle_data(&namespace, range, Src::whole(file), d)?;
-        }
-        Location::TimeAverage(id) => {
-            let d = time_average::from_text(&mut Ctx { file, diag }, text)?;
-            c.add_time_average(id.clone(), Src::whole(file), d)?;
-        }
-        Location::None | Location::OtherMetadata if text.trim_start().starts_with('[') => {
-            let Some(topics) = topic_list::read_json_text(&mut Ctx { file, diag }, text)? else {
-                // An array of anything else is no export we know (detect::shape says the same).
-                return unrecognised(file, origin, diag).map(|()| true);
-            };
-            for (ns, names) in topics {
-                c.topics.entry(ns).or_default().extend(names);
-            }
-        }
-        _ => return Ok(false),
-    }
-    c.recognised += 1;
-    Ok(true)
 }
 
 /// Input that is no export we know: skipped inside a directory or archive, an error if named.
@@ -463,31 +341,6 @@ fn unrecognised(file: &str, origin: Origin, diag: &mut Diag) -> Result<(), Impor
         file,
         format!("unrecognised content: expected {}", detect::ACCEPTED),
     ))
-}
-
-/// The typed path for the bulky kinds (see [`fast`]): `Ok(false)` when the input needs the generic
-/// walk (anything to report about it, or a kind the typed path does not read). `text` starts with
-/// `{` or `[`.
-fn fast_path(
-    file: &str,
-    loc: &Location,
-    text: &str,
-    c: &mut Collected,
-    diag: &mut Diag,
-) -> Result<bool, ImportError> {
-    #[cfg(test)]
-    if fast::tests::GENERIC_ONLY.with(std::cell::Cell::get) {
-        return Ok(false);
-    }
-    if !matches!(loc, Location::None | Location::OtherMetadata) {
-        return Ok(false);
-    }
-    let Some(parts) = fast::snapshot(file, text) else {
-        return Ok(false);
-    };
-    // Counts itself as recognised.
-    snapshot_file::apply(file, parts, c, diag)?;
-    Ok(true)
 }
 
 /// The bundle a `BundleData` node's path names.
@@ -558,65 +411,101 @@ fn broker_from_file(
     Ok(name)
 }
 
-fn dispatch_shape(
+/// Reads a JSON input whose kind [`detect::json_shape`] decided: one typed reader per format, from
+/// the text. `loc` names the broker, bundle, namespace or cluster of a metadata-store node; outside
+/// a tree the path (or the content) does.
+#[allow(clippy::too_many_arguments)]
+fn read_json(
     file: &str,
     path: &str,
-    v: &Value,
+    loc: &Location,
+    shape: Shape,
+    text: &str,
     origin: Origin,
     c: &mut Collected,
     diag: &mut Diag,
 ) -> Result<(), ImportError> {
-    let root = JPath::ROOT;
-    // Before the shape check: a collect report has `format_version` like a snapshot.
-    if collect_report::is_collect_report(v) {
-        return read_collect_report(file, v, c, diag);
-    }
-    let shape = detect::shape(v);
-    if shape == Shape::Snapshot {
-        return snapshot_file::parse(file, v, c, diag);
-    }
     let mut ctx = Ctx { file, diag };
     match shape {
-        Shape::Snapshot => {}
+        Shape::CollectReport => {
+            let v = json::parse(file, text)?;
+            return read_collect_report(file, &v, c, diag);
+        }
+        Shape::Snapshot => {
+            if let Some(parts) = fast::snapshot(file, text) {
+                // Counts itself as recognised.
+                return snapshot_file::apply(file, parts, c, diag);
+            }
+            let v = json::parse(file, text)?;
+            return snapshot_file::parse(file, &v, c, diag);
+        }
         Shape::LocalBrokerData | Shape::BrokerLookupData => {
             let report = if shape == Shape::LocalBrokerData {
-                broker_report::parse_local_broker_data(&mut ctx, v, &root)?
+                broker_report::local_broker_data_from_text(&mut ctx, text)?
             } else {
-                broker_report::parse_lookup_data(&mut ctx, v, &root)?
+                broker_report::lookup_data_from_text(&mut ctx, text)?
             };
-            let name = match &report.broker_id {
-                Some(id) => id.clone(),
-                None => broker_from_file(&mut ctx, path, report.data.web_service_url.as_deref())?,
-            };
-            c.add_broker(name, Src::whole(file), report.data)?;
+            if let Location::Broker(id) = loc {
+                add_broker_node(file, id, report, c, diag)?;
+            } else {
+                let name = match &report.broker_id {
+                    Some(id) => id.clone(),
+                    None => {
+                        broker_from_file(&mut ctx, path, report.data.web_service_url.as_deref())?
+                    }
+                };
+                c.add_broker(name, Src::whole(file), report.data)?;
+            }
         }
         Shape::BrokerLoadData => {
-            let d = broker_load_data::parse(&mut ctx, v, &root)?;
+            let d = broker_load_data::from_text(&mut ctx, text)?;
             let name = broker_from_file(&mut ctx, path, None)?;
             c.add_load_data(name, Src::whole(file), d)?;
         }
         Shape::TopBundlesLoadData => {
-            let d = top_bundles::parse(&mut ctx, v, &root)?;
+            let d = top_bundles::from_text(&mut ctx, text)?;
             let name = broker_from_file(&mut ctx, path, None)?;
             c.add_top_bundles(name, Src::whole(file), d)?;
         }
         Shape::TimeAverageBrokerData => {
-            let d = time_average::parse(&mut ctx, v, &root)?;
-            let name = broker_from_file(&mut ctx, path, None)?;
+            let d = time_average::from_text(&mut ctx, text)?;
+            let name = match loc {
+                Location::TimeAverage(id) => id.clone(),
+                _ => broker_from_file(&mut ctx, path, None)?,
+            };
             c.add_time_average(name, Src::whole(file), d)?;
         }
         Shape::BundleData => {
-            let bn = detect::bundle_from_path(path)
-                .and_then(|n| parse_bundle_name(&n).ok())
-                .ok_or_else(|| {
-                    ImportError::file(
-                        file,
-                        "a BundleData, but its path does not tell the bundle: put it at \
-                         loadbalance/bundle-data/<tenant>/<namespace>/0xXXXXXXXX_0xXXXXXXXX",
-                    )
-                })?;
-            let d = bundle_data::parse(&mut ctx, v, &root)?;
-            c.add_bundle_data(&bn.namespace, bn.range, Src::whole(file), d)?;
+            // Syntax, then the path, then the content: the order of the messages.
+            let raw = typed::from_text(file, text)?;
+            let (namespace, range) = match loc {
+                // The canonical spelling without a parse (200,000 nodes in a large cluster).
+                Location::BundleData(name) => match fields::split_bundle(name) {
+                    Some((ns, range)) => (Cow::Borrowed(ns), range),
+                    None => {
+                        let bn = bundle_path_name(file, name)?;
+                        (Cow::Owned(bn.namespace), bn.range)
+                    }
+                },
+                _ => {
+                    let bn = detect::bundle_from_path(path)
+                        .and_then(|n| parse_bundle_name(&n).ok())
+                        .ok_or_else(|| {
+                            ImportError::file(
+                                file,
+                                "a BundleData, but its path does not tell the bundle: put it at \
+                                 loadbalance/bundle-data/<tenant>/<namespace>/0xXXXXXXXX_0xXXXXXXXX",
+                            )
+                        })?;
+                    (Cow::Owned(bn.namespace), bn.range)
+                }
+            };
+            let d = bundle_data::check(&mut ctx, raw, &JPath::ROOT)?;
+            c.add_bundle_data(&namespace, range, Src::whole(file), d)?;
+        }
+        Shape::Policies if let Location::Policies(ns) | Location::LocalPolicies(ns) = loc => {
+            let p = policies::policies_from_text(&mut ctx, text)?;
+            add_policies(file, ns, policies_rank(loc), p, c, diag);
         }
         Shape::BundlesData | Shape::Policies => {
             let Some(ns) = layout_namespace(file, path)? else {
@@ -639,7 +528,7 @@ fn dispatch_shape(
                 return Ok(());
             };
             if shape == Shape::BundlesData {
-                let b = policies::parse_bundles_data(&mut ctx, v, &root)?;
+                let b = policies::bundles_data_from_text(&mut ctx, text)?;
                 c.add_layout(
                     ns,
                     LayoutEntry {
@@ -650,21 +539,31 @@ fn dispatch_shape(
                     },
                 );
             } else {
-                let p = policies::parse_policies(&mut ctx, v, &root)?;
+                let p = policies::policies_from_text(&mut ctx, text)?;
                 add_policies(file, &ns, LayoutRank::Policies, p, c, diag);
             }
         }
         Shape::Leader => {
-            let leader = cluster::parse_leader(&mut ctx, v, &root)?;
+            let leader = cluster::leader_from_text(&mut ctx, text)?;
             c.set_leader(leader, Src::whole(file), diag);
         }
         Shape::FailureDomain => {
-            let brokers = cluster::parse_failure_domain(&mut ctx, v, &root)?;
-            c.add_failure_domain(detect::stem(path), brokers, Src::whole(file), diag);
+            let brokers = cluster::failure_domain_from_text(&mut ctx, text)?;
+            match loc {
+                Location::FailureDomain { cluster, domain } => {
+                    c.set_cluster(cluster.clone(), Src::whole(file), diag);
+                    c.add_failure_domain(domain.clone(), brokers, Src::whole(file), diag);
+                }
+                _ => c.add_failure_domain(detect::stem(path), brokers, Src::whole(file), diag),
+            }
         }
         Shape::IsolationPolicies => {
-            for (name, p) in cluster::parse_isolation_policies(&mut ctx, v, &root)? {
-                let src = Src::within(file, root.key(&name).render());
+            let pols = cluster::isolation_policies_from_text(&mut ctx, text)?;
+            if let Location::IsolationPolicies { cluster } = loc {
+                c.set_cluster(cluster.clone(), Src::whole(file), diag);
+            }
+            for (name, p) in pols {
+                let src = Src::within(file, JPath::ROOT.key(&name).render());
                 c.add_isolation(name, p, src, diag);
             }
         }
@@ -677,13 +576,12 @@ fn dispatch_shape(
                     "a namespace isolation policy without its name: name the file <policy>.json",
                 ));
             }
-            let p = cluster::parse_isolation_policy(&mut ctx, v, &root)?;
+            let p = cluster::isolation_policy_from_text(&mut ctx, text)?;
             c.add_isolation(name, p, Src::whole(file), diag);
         }
         Shape::DynamicConfig => {
-            let m = ctx.object(v, &root, "a map of broker.conf keys")?;
-            let conf = broker_conf::parse_dynamic(file, m)?;
-            let at = |k: &str| root.key(k).render();
+            let conf = broker_conf::dynamic_from_text(&ctx, text)?;
+            let at = |k: &str| JPath::ROOT.key(k).render();
             for s in conf.settings {
                 let src = Src::within(file, at(&s.key));
                 c.add_conf(s.key, s.value, src, diag);
@@ -695,8 +593,12 @@ fn dispatch_shape(
             warn_ignored_keys(diag, file, conf.ignored);
         }
         Shape::TopicList => {
-            for (ns, topics) in topic_list::parse_json(&mut ctx, v, &root)? {
-                c.topics.entry(ns).or_default().extend(topics);
+            let Some(topics) = topic_list::read_json_text(&mut ctx, text)? else {
+                // An array of anything else is no export we know (the outline says the same).
+                return unrecognised(file, origin, diag);
+            };
+            for (ns, names) in topics {
+                c.topics.entry(ns).or_default().extend(names);
             }
         }
         Shape::LegacyLoadReport => {

@@ -67,11 +67,6 @@ pub(crate) struct NamespaceParts {
     pub topics: Option<Vec<String>>,
 }
 
-/// Whether a JSON object is one of our snapshots.
-pub(crate) fn is_snapshot(v: &Value) -> bool {
-    v.get("format_version").is_some()
-}
-
 pub(crate) fn parse(
     file: &str,
     v: &Value,
