@@ -2,8 +2,6 @@
 //! brokerId; §2.8). One typed reader ([`typed`] leaves), from the text or from a parsed tree (our
 //! snapshot file).
 
-use serde_json::Value;
-
 use super::diag::ImportError;
 use super::fields::{RawResourceField, resources};
 use super::json::{Ctx, JPath};
@@ -59,16 +57,6 @@ pub(crate) const DISTINCTIVE: &[&str] = &[
     "updatedAt",
     "reportedAt",
 ];
-
-/// A `BrokerLoadData` in a parsed tree.
-pub(crate) fn parse(
-    ctx: &mut Ctx<'_>,
-    v: &Value,
-    p: &JPath<'_>,
-) -> Result<BrokerLoadData, ImportError> {
-    let raw = typed::from_value(ctx, v, p)?;
-    check(ctx, raw, p)
-}
 
 /// A `BrokerLoadData`, read from its text.
 pub(crate) fn from_text(ctx: &mut Ctx<'_>, text: &str) -> Result<BrokerLoadData, ImportError> {

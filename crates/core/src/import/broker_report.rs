@@ -4,7 +4,6 @@
 
 use indexmap::IndexMap;
 use serde::de::IgnoredAny;
-use serde_json::Value;
 
 use super::diag::{ImportError, WarningKind};
 use super::fields::{RawResourceField, RawStats, bundle_name, bundle_stats, resources};
@@ -141,16 +140,6 @@ pub(crate) fn is_lookup_data(mut has: impl FnMut(&str) -> bool) -> bool {
 pub(crate) struct BrokerReport {
     pub broker_id: Option<String>,
     pub data: LocalBrokerData,
-}
-
-/// A `LocalBrokerData` in a parsed tree.
-pub(crate) fn parse_local_broker_data(
-    ctx: &mut Ctx<'_>,
-    v: &Value,
-    p: &JPath<'_>,
-) -> Result<BrokerReport, ImportError> {
-    let raw = typed::from_value(ctx, v, p)?;
-    check_local_broker_data(ctx, raw, p)
 }
 
 /// A `LocalBrokerData`, read from its text.
@@ -301,8 +290,8 @@ fn check_consistency(ctx: &mut Ctx<'_>, d: &LocalBrokerData, p: &JPath<'_>) {
     }
 }
 
-/// What [`check_consistency`] warns about, as `(field, message)` (the fast path needs none).
-pub(crate) fn consistency_issues(d: &LocalBrokerData) -> Vec<(&'static str, String)> {
+/// What [`check_consistency`] warns about, as `(field, message)`.
+fn consistency_issues(d: &LocalBrokerData) -> Vec<(&'static str, String)> {
     let mut out = Vec::new();
     if d.last_stats.is_empty() && d.bundles.is_empty() {
         return out;

@@ -135,16 +135,6 @@ pub(crate) fn failure_domain_from_text(
     }
 }
 
-/// The map of namespace isolation policies in a parsed tree (our snapshot file).
-pub(crate) fn parse_isolation_policies(
-    ctx: &mut Ctx<'_>,
-    v: &Value,
-    p: &JPath<'_>,
-) -> Result<IndexMap<String, NamespaceIsolationPolicy>, ImportError> {
-    let raw = typed::from_value(ctx, v, p)?;
-    check_isolation_policies(ctx, raw, p)
-}
-
 /// The map of namespace isolation policies, from the node's text.
 pub(crate) fn isolation_policies_from_text(
     ctx: &mut Ctx<'_>,

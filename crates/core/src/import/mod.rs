@@ -20,7 +20,6 @@ pub mod collect_report;
 mod consume_output;
 mod detect;
 mod diag;
-mod fast;
 mod fields;
 mod json;
 mod json_guard;
@@ -184,6 +183,25 @@ pub fn import_with(
         snapshot,
         warnings: diag.finish(),
     })
+}
+
+/// Reads one of our snapshot files (`lbplan import -o`, what the dashboard keeps, a snapshot handed
+/// to the wasm API) with the one snapshot reader, so that an unknown key is a warning naming its
+/// JSON path here as in every import. Anything else (a raw Pulsar export) is refused.
+pub fn read_snapshot(name: &str, text: &str) -> Result<Imported, ImportError> {
+    let body = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let opts = ImportOptions::default();
+    // The guard before the outline, as for every input.
+    json_guard::check(name, body, opts.max_json_values)?;
+    if detect::json_shape(name, &Location::None, body)? != Shape::Snapshot {
+        return Err(ImportError::at(
+            name,
+            "$.format_version",
+            "missing: expected an lbplan snapshot (from `lbplan import` or importFiles); raw \
+             Pulsar exports are imported, not read as a snapshot",
+        ));
+    }
+    import_with(&[ImportInput::given(name, text.as_bytes())], &opts)
 }
 
 /// What an import without brokers found, for its error.
@@ -432,12 +450,8 @@ fn read_json(
             return read_collect_report(file, &v, c, diag);
         }
         Shape::Snapshot => {
-            if let Some(parts) = fast::snapshot(file, text) {
-                // Counts itself as recognised.
-                return snapshot_file::apply(file, parts, c, diag);
-            }
-            let v = json::parse(file, text)?;
-            return snapshot_file::parse(file, &v, c, diag);
+            // Counts itself as recognised.
+            return snapshot_file::read(file, text, c, diag);
         }
         Shape::LocalBrokerData | Shape::BrokerLookupData => {
             let report = if shape == Shape::LocalBrokerData {

@@ -3,8 +3,6 @@
 //! from which the bundle boundaries and `namespaceAntiAffinityGroup` are taken. One typed reader
 //! ([`typed`] leaves, so the checks below name what they found and where).
 
-use serde_json::Value;
-
 use super::diag::ImportError;
 use super::json::{Ctx, JPath};
 use super::typed::{self, Leaf, List, Object, Unknown, json_object};
@@ -61,18 +59,7 @@ json_object!(RawPolicies, "namespace policies", {
     "namespaceAntiAffinityGroup" => anti_affinity_group,
 });
 
-const BUNDLES_DATA: &str = "a BundlesData {\"boundaries\", \"numBundles\"}";
-
-/// `BundlesData` (`{"boundaries": [...], "numBundles": N}`) from a parsed tree (shape detection,
-/// our snapshot file), validated; returns the boundaries.
-pub(crate) fn parse_bundles_data(
-    ctx: &mut Ctx<'_>,
-    v: &Value,
-    p: &JPath<'_>,
-) -> Result<Vec<u32>, ImportError> {
-    let raw: Object<'_, RawBundlesData<'_>> = typed::from_value(ctx, v, p)?;
-    check_bundles_data(ctx, raw.get(ctx, p, BUNDLES_DATA)?, p)
-}
+pub(crate) const BUNDLES_DATA: &str = "a BundlesData {\"boundaries\", \"numBundles\"}";
 
 /// `BundlesData` read from its text (`pulsar-admin namespaces bundles`), validated.
 pub(crate) fn bundles_data_from_text(
@@ -242,7 +229,7 @@ pub(crate) fn format_boundaries(b: &[u32]) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     //! The typed reader's messages: the expectations follow `json::Ctx`'s wording (what was
-    //! expected, what was found, the JSON path), which the generic walk gave before.
+    //! expected, what was found, the JSON path).
 
     use crate::import::{ImportInput, WarningKind, import};
 

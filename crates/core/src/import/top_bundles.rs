@@ -2,8 +2,6 @@
 //! brokerId; §2.9). The order is kept: TransferShedder relies on it (ascending, largest last). One
 //! typed reader ([`typed`] leaves), from the text or from a parsed tree (our snapshot file).
 
-use serde_json::Value;
-
 use super::diag::ImportError;
 use super::fields::{RawStats, bundle_name, bundle_stats};
 use super::json::{Ctx, JPath};
@@ -33,16 +31,6 @@ json_object!(RawEntry, "a top bundle entry", {
     "bundleName" => bundle_name,
     "stats" => stats,
 }, unknown: unknown);
-
-/// A `TopBundlesLoadData` in a parsed tree.
-pub(crate) fn parse(
-    ctx: &mut Ctx<'_>,
-    v: &Value,
-    p: &JPath<'_>,
-) -> Result<TopBundlesLoadData, ImportError> {
-    let raw = typed::from_value(ctx, v, p)?;
-    check(ctx, raw, p)
-}
 
 /// A `TopBundlesLoadData`, read from its text.
 pub(crate) fn from_text(ctx: &mut Ctx<'_>, text: &str) -> Result<TopBundlesLoadData, ImportError> {

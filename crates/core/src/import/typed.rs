@@ -288,15 +288,6 @@ pub(crate) fn from_text<'a, T: Deserialize<'a>>(
     serde_json::from_str(text).map_err(|e| super::json::syntax_error(file, text, &e))
 }
 
-/// Reads an already-parsed `Value` as `T` (a reader whose format is still walked as a tree).
-pub(crate) fn from_value<'v, T: Deserialize<'v>>(
-    ctx: &Ctx<'_>,
-    v: &'v Value,
-    p: &JPath<'_>,
-) -> Result<T, ImportError> {
-    T::deserialize(v).map_err(|e| ctx.err(p, e.to_string()))
-}
-
 /// Implements `Deserialize` for a `Default` struct of `Option` fields read from a JSON object by
 /// key. A repeated key keeps the later value (as a parsed tree would; `json_guard` warns about it).
 /// Other keys are skipped, and collected into the named [`Unknown`] field when there is one.
