@@ -14,7 +14,9 @@ use super::diag::ImportError;
 use super::typed::Key;
 
 pub(crate) use super::store_layout::{Location, locate, segments};
-use super::{broker_conf, broker_load_data, broker_report, policies};
+use super::{
+    broker_conf, broker_load_data, broker_report, cluster, consume_output, policies, topic_list,
+};
 
 /// The file name without its last extension (`brokers/b1.json` → `b1`); broker ids such as
 /// `10.0.0.1:8080` keep their dots because only known extensions are removed.
@@ -58,7 +60,7 @@ pub(crate) fn bundle_from_path(path: &str) -> Option<String> {
     Some(parts.join("/"))
 }
 
-/// The kinds of JSON objects recognised by shape.
+/// The kinds of input recognised, JSON and text.
 #[derive(Debug, PartialEq, Eq, Clone, Copy)]
 pub(crate) enum Shape {
     Snapshot,
@@ -84,6 +86,17 @@ pub(crate) enum Shape {
     DynamicConfig,
     /// `collect-report.json` of `lbplan collect` (`"kind": "lbplan-collect-report"`).
     CollectReport,
+    // Text formats.
+    /// `pulsar-client consume` output of the extensible load-data topics.
+    ConsumeOutput,
+    /// `pulsar-admin topics partitioned-lookup` output (not a topic list).
+    PartitionedLookup,
+    /// `pulsar-admin brokers list CLUSTER`: one brokerId per line.
+    BrokersList,
+    /// `pulsar-admin topics list`: one full topic name per line.
+    TopicLines,
+    /// `broker.conf` (Java properties).
+    BrokerConf,
     Unknown,
 }
 
@@ -98,6 +111,40 @@ const BROKER_REPORT_KEYS: &[&str] = &[
     "brokerVersionString",
     "lastBundleGains",
 ];
+
+/// Whether a (non-empty, trimmed) text is JSON rather than a text export.
+pub(crate) fn is_json(trimmed: &str) -> bool {
+    trimmed.starts_with('{') || trimmed.starts_with('[')
+}
+
+/// What an input is, decided in one place before any reader runs: JSON by [`json_shape`], text by
+/// its lines (and a `.conf`/`.properties` name). `text` is non-empty; for JSON, `json_guard` has
+/// already bounded it.
+pub(crate) fn format(
+    file: &str,
+    loc: &Location,
+    path: &str,
+    text: &str,
+) -> Result<Shape, ImportError> {
+    if is_json(text.trim_start()) {
+        return json_shape(file, loc, text);
+    }
+    let name = segments(path).last().copied().unwrap_or("");
+    let conf_name = name.ends_with(".conf") || name.ends_with(".properties");
+    Ok(if consume_output::looks_like_consume_output(text) {
+        Shape::ConsumeOutput
+    } else if topic_list::looks_like_partitioned_lookup(text) {
+        Shape::PartitionedLookup
+    } else if !conf_name && cluster::looks_like_brokers_list(text) {
+        Shape::BrokersList
+    } else if topic_list::looks_like_topics(text) {
+        Shape::TopicLines
+    } else if conf_name || broker_conf::looks_like_conf(text) {
+        Shape::BrokerConf
+    } else {
+        Shape::Unknown
+    })
+}
 
 /// What a JSON input is, decided in one place: by its place in a metadata-store tree, else (and
 /// for a broker node, which may hold either of two formats) by an outline of its content read

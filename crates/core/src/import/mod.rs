@@ -3,10 +3,11 @@
 //! `.zip`/`.tar.gz`/`.tar`) into one validated [`Snapshot`], with warnings for every gap.
 //!
 //! No file system here: the caller (CLI, browser) hands in `(name, bytes)` entries; directories are
-//! expanded by the caller, archives are expanded here from bytes. Each entry is recognised by its
-//! path in a metadata-store tree, else by its shape (see [`detect`]), parsed by one module per kind,
-//! collected ([`collect`]) and assembled with cross-file checks ([`assemble`]). The format written is
-//! documented in `docs/snapshot-format.md`.
+//! expanded by the caller, archives are expanded here from bytes. Each entry's format is decided
+//! once, from its path in a metadata-store tree and an outline of its content ([`detect::format`]),
+//! read by that format's one reader (typed, from the text, for JSON), collected ([`collect`]) and
+//! assembled with cross-file checks ([`assemble`]). The format written is documented in
+//! `docs/snapshot-format.md`.
 
 mod archive;
 mod assemble;
@@ -329,9 +330,8 @@ fn process_file(
             format!("is empty: expected {}", detect::ACCEPTED),
         ));
     }
-    let is_json = trimmed.starts_with('{') || trimmed.starts_with('[');
-    if is_json {
-        // Before any parser: both the typed and the generic one build per-value structures.
+    if detect::is_json(trimmed) {
+        // Before any reader or the outline: the guard bounds what they may build.
         for at in json_guard::check(file, text, opts.max_json_values)? {
             diag.warn(
                 WarningKind::Duplicate,
@@ -342,11 +342,8 @@ fn process_file(
             );
         }
     }
-    if is_json {
-        let shape = detect::json_shape(file, &loc, text)?;
-        return read_json(file, path, &loc, shape, text, origin, c, diag);
-    }
-    dispatch_text(file, path, text, origin, opts, c, diag)
+    let shape = detect::format(file, &loc, path, text)?;
+    read_input(file, path, &loc, shape, text, origin, opts, c, diag)
 }
 
 /// Input that is no export we know: skipped inside a directory or archive, an error if named.
@@ -429,17 +426,18 @@ fn broker_from_file(
     Ok(name)
 }
 
-/// Reads a JSON input whose kind [`detect::json_shape`] decided: one typed reader per format, from
-/// the text. `loc` names the broker, bundle, namespace or cluster of a metadata-store node; outside
-/// a tree the path (or the content) does.
+/// Reads an input whose format [`detect::format`] decided: one reader per format (for JSON, one
+/// typed reader from the text). `loc` names the broker, bundle, namespace or cluster of a
+/// metadata-store node; outside a tree the path (or the content) does.
 #[allow(clippy::too_many_arguments)]
-fn read_json(
+fn read_input(
     file: &str,
     path: &str,
     loc: &Location,
     shape: Shape,
     text: &str,
     origin: Origin,
+    opts: &ImportOptions,
     c: &mut Collected,
     diag: &mut Diag,
 ) -> Result<(), ImportError> {
@@ -631,6 +629,44 @@ fn read_json(
             }
             return Err(ImportError::file(file, what));
         }
+        Shape::ConsumeOutput => return read_consume_output(file, text, origin, opts, c, diag),
+        Shape::PartitionedLookup => {
+            diag.warn(
+                WarningKind::NotModelled,
+                file,
+                None,
+                "`pulsar-admin topics partitioned-lookup` output (each partition and the broker \
+                 URL serving it), not a topic list: ownership comes from the load reports (each \
+                 broker's bundles), so it is not used; skipped",
+            );
+            return Ok(());
+        }
+        Shape::BrokersList => {
+            for (i, line) in text.lines().enumerate() {
+                let b = line.trim();
+                if !b.is_empty() {
+                    c.listed_brokers
+                        .entry(b.to_string())
+                        .or_insert_with(|| Src::within(file, format!("line {}", i + 1)));
+                }
+            }
+        }
+        Shape::TopicLines => {
+            for (ns, topics) in topic_list::parse_text(file, text)? {
+                c.topics.entry(ns).or_default().extend(topics);
+            }
+        }
+        Shape::BrokerConf => {
+            let conf = broker_conf::parse(file, text)?;
+            for s in conf.settings {
+                let src = Src::within(file, format!("line {}", s.line));
+                c.add_conf(s.key, s.value, src, diag);
+            }
+            if let Some(s) = conf.cluster_name {
+                c.set_cluster(s.value, Src::within(file, format!("line {}", s.line)), diag);
+            }
+            warn_ignored_keys(diag, file, conf.ignored);
+        }
         Shape::Unknown => return unrecognised(file, origin, diag),
     }
     c.recognised += 1;
@@ -712,74 +748,6 @@ fn warn_ignored_keys(diag: &mut Diag, file: &str, ignored: usize) {
     }
 }
 
-fn dispatch_text(
-    file: &str,
-    path: &str,
-    text: &str,
-    origin: Origin,
-    opts: &ImportOptions,
-    c: &mut Collected,
-    diag: &mut Diag,
-) -> Result<(), ImportError> {
-    let name = detect::segments(path).last().copied().unwrap_or("");
-    let conf_name = name.ends_with(".conf") || name.ends_with(".properties");
-    if consume_output::looks_like_consume_output(text) {
-        return read_consume_output(file, text, origin, opts, c, diag);
-    }
-    if topic_list::looks_like_partitioned_lookup(text) {
-        diag.warn(
-            WarningKind::NotModelled,
-            file,
-            None,
-            "`pulsar-admin topics partitioned-lookup` output (each partition and the broker URL \
-             serving it), not a topic list: ownership comes from the load reports (each broker's \
-             bundles), so it is not used; skipped",
-        );
-        return Ok(());
-    }
-    if !conf_name && cluster::looks_like_brokers_list(text) {
-        for (i, line) in text.lines().enumerate() {
-            let b = line.trim();
-            if !b.is_empty() {
-                c.listed_brokers
-                    .entry(b.to_string())
-                    .or_insert_with(|| Src::within(file, format!("line {}", i + 1)));
-            }
-        }
-        c.recognised += 1;
-        return Ok(());
-    }
-    if topic_list::looks_like_topics(text) {
-        for (ns, topics) in topic_list::parse_text(file, text)? {
-            c.topics.entry(ns).or_default().extend(topics);
-        }
-    } else if conf_name || broker_conf::looks_like_conf(text) {
-        let conf = broker_conf::parse(file, text)?;
-        for s in conf.settings {
-            c.add_conf(
-                s.key,
-                s.value,
-                Src::within(file, format!("line {}", s.line)),
-                diag,
-            );
-        }
-        if let Some(s) = conf.cluster_name {
-            c.set_cluster(s.value, Src::within(file, format!("line {}", s.line)), diag);
-        }
-        warn_ignored_keys(diag, file, conf.ignored);
-    } else if origin == Origin::Tree {
-        skip(diag, file, "not a recognised export");
-        return Ok(());
-    } else {
-        return Err(ImportError::file(
-            file,
-            format!("unrecognised content: expected {}", detect::ACCEPTED),
-        ));
-    }
-    c.recognised += 1;
-    Ok(())
-}
-
 /// `pulsar-client consume` output of the extensible load manager's load-data topics (see
 /// [`consume_output`]): each broker's latest `BrokerLoadData` (or `TopBundlesLoadData`), named by
 /// the message key (the brokerId). Messages are named `<file> (message N, line L)` in diagnostics.
@@ -840,7 +808,7 @@ fn read_consume_output(
                 "this key appears twice in its object: the later value is used",
             );
         }
-        let shape = detect::shape_of(&detect::peek(&at, m.content)?);
+        let shape = detect::json_shape(&at, &Location::None, m.content)?;
         let mut ctx = Ctx {
             file: &at,
             diag: &mut *diag,
