@@ -16,12 +16,22 @@ pub const LOCAL_STORAGE_MAX_BYTES: usize = 4 * 1024 * 1024;
 const DB_NAME: &str = "lbplan";
 const STORE: &str = "snapshots";
 
-#[derive(Serialize, Deserialize)]
+#[derive(Serialize)]
 pub struct StoredSnapshot {
     pub format_version: u32,
     pub source: String,
     pub warnings: Vec<String>,
     pub snapshot: Snapshot,
+}
+
+/// A kept snapshot as read back: the snapshot itself goes through core's one snapshot reader
+/// (`import::read_snapshot`), so an unknown key is a warning as in every import.
+#[derive(Deserialize)]
+struct StoredEnvelope {
+    format_version: u32,
+    source: String,
+    warnings: Vec<String>,
+    snapshot: serde_json::Value,
 }
 
 fn storage() -> Option<web_sys::Storage> {
@@ -77,18 +87,36 @@ pub async fn load_snapshot(prefix: &str) -> Option<Result<StoredSnapshot, String
         Some(t) => t,
         None => idb_get(prefix).await.ok().flatten()?,
     };
-    let parsed: Result<StoredSnapshot, String> =
-        serde_json::from_str(&text).map_err(|e| format!("saved snapshot: {e}"));
-    Some(parsed.and_then(|s| {
-        if s.format_version == STORED_SNAPSHOT_FORMAT_VERSION {
-            Ok(s)
-        } else {
-            Err(format!(
-                "saved snapshot format_version {} is not supported",
-                s.format_version
-            ))
-        }
-    }))
+    Some(read_stored(&text))
+}
+
+/// The kept envelope, checked: its version, then the snapshot by core's snapshot reader (unknown
+/// keys found by that reading are added to the warnings kept; the others were kept at import).
+fn read_stored(text: &str) -> Result<StoredSnapshot, String> {
+    let env: StoredEnvelope =
+        serde_json::from_str(text).map_err(|e| format!("saved snapshot: {e}"))?;
+    if env.format_version != STORED_SNAPSHOT_FORMAT_VERSION {
+        return Err(format!(
+            "saved snapshot format_version {} is not supported",
+            env.format_version
+        ));
+    }
+    let body = serde_json::to_string(&env.snapshot).map_err(|e| format!("saved snapshot: {e}"))?;
+    let read =
+        lbplan_core::import::read_snapshot("saved snapshot", &body).map_err(|e| e.to_string())?;
+    let mut warnings = env.warnings;
+    warnings.extend(
+        read.warnings
+            .iter()
+            .filter(|w| w.kind == lbplan_core::import::WarningKind::UnknownField)
+            .map(ToString::to_string),
+    );
+    Ok(StoredSnapshot {
+        format_version: env.format_version,
+        source: env.source,
+        warnings,
+        snapshot: read.snapshot,
+    })
 }
 
 /// Forgets the kept snapshot (the page goes back to the demo on reload).

@@ -20,7 +20,7 @@ pub mod snapshot_input;
 mod typescript;
 
 use lbplan_core::import::{ImportInput, ImportWarning, import};
-use lbplan_core::model::{SNAPSHOT_FORMAT_VERSION, Snapshot};
+use lbplan_core::model::Snapshot;
 use lbplan_core::plan::export_format::ExportFormat;
 use lbplan_core::plan::settings::detect_profile;
 use lbplan_core::plan::{Plan, make_plan};
@@ -365,14 +365,10 @@ pub fn demo_summary(snapshot_json: &str) -> Result<String, JsError> {
 
 /// The logic behind [`demo_summary`].
 pub fn summarize(snapshot_json: &str) -> Result<SnapshotSummary, String> {
-    let snapshot: Snapshot =
-        serde_json::from_str(snapshot_json).map_err(|e| format!("invalid snapshot: {e}"))?;
-    if snapshot.format_version != SNAPSHOT_FORMAT_VERSION {
-        return Err(format!(
-            "snapshot format_version {} is not supported (expected {SNAPSHOT_FORMAT_VERSION})",
-            snapshot.format_version
-        ));
-    }
+    // Core's one snapshot reader: the same checks and messages as `lbplan import`.
+    let snapshot = lbplan_core::import::read_snapshot("snapshot.json", snapshot_json)
+        .map_err(|e| format!("invalid snapshot: {e}"))?
+        .snapshot;
     let (profile, _) = detect_profile(&snapshot);
     Ok(SnapshotSummary {
         format_version: snapshot.format_version,
@@ -405,12 +401,23 @@ mod tests {
     #[test]
     fn rejects_bad_input_with_a_message() {
         assert!(summarize("{").unwrap_err().starts_with("invalid snapshot"));
+        let e = summarize(r#"{"format_version": 99}"#).unwrap_err();
         assert!(
-            summarize(r#"{"format_version": 99}"#)
-                .unwrap_err()
-                .contains("format_version 99")
+            e.ends_with(
+                "$.format_version: expected format_version 1..=1, found 99 (written by a newer \
+                 lbplan?)"
+            ),
+            "{e}"
         );
-        assert!(summarize(r#"{"format_version": 1, "bogus": 1}"#).is_err());
+        assert!(
+            summarize(r#"{"cluster": "c"}"#)
+                .unwrap_err()
+                .contains("$.format_version")
+        );
+        // An unknown key is a warning, as in every import, not a refusal.
+        let v = serde_json::json!({"format_version": 1, "bogus": 1,
+            "brokers": {"a:8080": {"local_broker_data": {"brokerVersionString": "4.0.7"}}}});
+        assert_eq!(summarize(&v.to_string()).unwrap().brokers, 1);
     }
 
     /// The first broker runs 5.0.0, the other two 4.0.7: the majority (4.x) is the profile.

@@ -4,6 +4,8 @@
 //! keys are dropped.
 
 use super::diag::ImportError;
+use super::json::{Ctx, JPath};
+use super::typed::{self, Entries, Leaf, Object};
 use crate::config::LoadBalancerConfig;
 
 /// One `key=value` setting and the (1-based) line it started on.
@@ -125,37 +127,46 @@ pub(crate) fn check_value(key: &str, value: &str) -> Result<bool, String> {
 /// `GET /admin/v2/brokers/configuration/values`): a map of `broker.conf` keys (Java identifiers)
 /// to strings, at least one of them a key the load manager reads (so that `{"hello": "world"}`
 /// stays unrecognised; a dynamic configuration without such a key has nothing for a plan).
-pub(crate) fn is_dynamic_config(m: &serde_json::Map<String, serde_json::Value>) -> bool {
-    let identifiers = m.iter().all(|(k, v)| {
-        v.is_string()
+///
+/// `entries` are the object's keys, each with whether its value is a string.
+pub(crate) fn is_dynamic_config<'k>(
+    entries: impl Iterator<Item = (&'k str, bool)> + Clone,
+) -> bool {
+    let identifiers = entries.clone().all(|(k, is_string)| {
+        is_string
             && k.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
             && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
     });
     identifiers
-        && m.keys()
-            .any(|k| LoadBalancerConfig::KEYS.iter().any(|(key, _)| key == k))
+        && entries
+            .map(|(k, _)| k)
+            .any(|k| LoadBalancerConfig::KEYS.iter().any(|(key, _)| *key == k))
 }
 
-/// The dynamic configuration map as settings; `line` is unused (0), the caller names the JSON key.
-pub(crate) fn parse_dynamic(
-    file: &str,
-    m: &serde_json::Map<String, serde_json::Value>,
-) -> Result<BrokerConf, ImportError> {
+/// The dynamic configuration map, read from its text, as settings; `line` is unused (0), the caller
+/// names the JSON key. A value that is not a string (shape detection lets none through) is empty.
+pub(crate) fn dynamic_from_text(ctx: &Ctx<'_>, text: &str) -> Result<BrokerConf, ImportError> {
+    let raw: Object<'_, Entries<'_, Leaf<'_>>> = typed::from_text(ctx.file, text)?;
+    let m = raw.get(ctx, &JPath::ROOT, "a map of broker.conf keys")?;
     let mut out = BrokerConf {
         settings: Vec::new(),
         cluster_name: None,
         ignored: 0,
     };
     let mut scratch = LoadBalancerConfig::for_profile(crate::config::Profile::Pulsar4x);
-    for (key, v) in m {
-        let value = v.as_str().unwrap_or_default().trim().to_string();
+    for (key, v) in m.0 {
+        let value = match v {
+            Leaf::Str(s) => s.trim().to_string(),
+            Leaf::Other(_) => String::new(),
+        };
+        let at = JPath::ROOT.key(&key).render();
         let setting = Setting {
-            key: key.clone(),
+            key: key.into_owned(),
             value,
             line: 0,
         };
         out.take(&mut scratch, setting)
-            .map_err(|e| ImportError::at(file, super::json::JPath::ROOT.key(key).render(), e))?;
+            .map_err(|e| ImportError::at(ctx.file, at, e))?;
     }
     Ok(out)
 }

@@ -2,11 +2,9 @@
 //! long-term averages of one bundle (§2.4–2.5). One typed reader ([`typed`] leaves), from the
 //! node's text or from a parsed tree (shape detection, our snapshot file).
 
-use serde_json::Value;
-
 use super::diag::ImportError;
 use super::json::{Ctx, JPath};
-use super::typed::{self, Leaf, Object, Unknown, json_object};
+use super::typed::{Leaf, Object, Unknown, json_object};
 use crate::model::{BundleData, NUM_LONG_SAMPLES, NUM_SHORT_SAMPLES, TimeAverageMessageData};
 
 /// A `TimeAverageMessageData` as read.
@@ -44,16 +42,6 @@ json_object!(RawBundleData, "a BundleData", {
     "longTermData" => long_term_data,
     "topics" => topics,
 }, unknown: unknown);
-
-/// A `BundleData` in a parsed tree.
-pub(crate) fn parse(
-    ctx: &mut Ctx<'_>,
-    v: &Value,
-    p: &JPath<'_>,
-) -> Result<BundleData, ImportError> {
-    let raw = typed::from_value(ctx, v, p)?;
-    check(ctx, raw, p)
-}
 
 /// The checks on a `BundleData` read at `p`.
 pub(crate) fn check(

@@ -222,11 +222,6 @@ impl Diag {
         self.warnings.insert(key, w);
     }
 
-    /// Whether nothing was reported.
-    pub(crate) fn is_empty(&self) -> bool {
-        self.warnings.is_empty() && self.dropped == 0
-    }
-
     pub(crate) fn finish(self) -> Vec<ImportWarning> {
         let mut out: Vec<ImportWarning> = self.warnings.into_values().collect();
         if self.dropped > 0 {

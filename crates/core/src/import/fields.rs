@@ -1,13 +1,54 @@
 //! Readers for the pieces several Pulsar objects share: `ResourceUsage` (with the rules on negative
-//! and zero limits), `NamespaceBundleStats` and bundle names. Each checks values and names the path.
-
-use serde_json::{Map, Value};
+//! and zero limits), `NamespaceBundleStats` and bundle names. Each checks typed values ([`typed`]
+//! leaves) and names the path.
 
 use super::diag::{ImportError, WarningKind};
-use super::json::{Ctx, JPath, field};
+use super::json::{Ctx, JPath};
+use super::typed::{Leaf, Object, Unknown, json_object};
 use crate::model::{NamespaceBundleStats, ResourceUsage};
 use crate::naming::{BundleName, BundleRange, parse_bundle_name};
 use crate::units::percent_usage;
+
+/// A `ResourceUsage` as read.
+#[derive(Default)]
+pub(crate) struct RawResource<'a> {
+    usage: Option<Leaf<'a>>,
+    limit: Option<Leaf<'a>>,
+    unknown: Unknown<'a>,
+}
+
+json_object!(RawResource, "a resource usage", {
+    "usage" => usage,
+    "limit" => limit,
+}, unknown: unknown);
+
+/// A resource as read: `None` when absent (or `null`).
+pub(crate) type RawResourceField<'a> = Option<Object<'a, RawResource<'a>>>;
+
+/// `NamespaceBundleStats` as read, its fields in Pulsar's order.
+#[derive(Default)]
+pub(crate) struct RawStats<'a> {
+    msg_rate_in: Option<Leaf<'a>>,
+    msg_throughput_in: Option<Leaf<'a>>,
+    msg_rate_out: Option<Leaf<'a>>,
+    msg_throughput_out: Option<Leaf<'a>>,
+    consumer_count: Option<Leaf<'a>>,
+    producer_count: Option<Leaf<'a>>,
+    topics: Option<Leaf<'a>>,
+    cache_size: Option<Leaf<'a>>,
+    unknown: Unknown<'a>,
+}
+
+json_object!(RawStats, "NamespaceBundleStats", {
+    "msgRateIn" => msg_rate_in,
+    "msgThroughputIn" => msg_throughput_in,
+    "msgRateOut" => msg_rate_out,
+    "msgThroughputOut" => msg_throughput_out,
+    "consumerCount" => consumer_count,
+    "producerCount" => producer_count,
+    "topics" => topics,
+    "cacheSize" => cache_size,
+}, unknown: unknown);
 
 /// Which resource a `ResourceUsage` is: decides whether a limit of 0 is allowed.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -31,32 +72,32 @@ pub(crate) const RESOURCES: [(&str, Resource); 5] = [
 /// reports −1).
 const NOT_SAMPLED: f64 = -1.0;
 
-/// Reads `m[key]` as a `ResourceUsage`. `Ok(None)` when absent.
+/// Checks the resource `key` of a report. `Ok(None)` when absent.
 ///
 /// Rules (documented in docs/snapshot-format.md): usage and limit are finite; negative values are
 /// errors except Pulsar's −1 marker (warning); limit 0 is an error for cpu/memory/directMemory when
 /// usage is positive (Pulsar would silently count the resource as 0 %), a warning otherwise.
 pub(crate) fn resource(
     ctx: &mut Ctx<'_>,
-    m: &Map<String, Value>,
+    raw: RawResourceField<'_>,
     key: &str,
     kind: Resource,
     p: &JPath<'_>,
 ) -> Result<Option<ResourceUsage>, ImportError> {
-    let Some(v) = field(m, key) else {
+    let Some(raw) = raw else {
         return Ok(None);
     };
     let p = p.key(key);
-    let o = ctx.object(v, &p, "a resource usage {\"usage\", \"limit\"}")?;
-    ctx.check_known(o, &["usage", "limit"], &p);
+    let o = raw.get(ctx, &p, "a resource usage {\"usage\", \"limit\"}")?;
+    o.unknown.warn(ctx, &p);
     let pu = p.key("usage");
     let pl = p.key("limit");
-    let usage = match field(o, "usage") {
-        Some(v) => ctx.number(v, &pu)?,
+    let usage = match o.usage {
+        Some(v) => ctx.number(&v.value(), &pu)?,
         None => 0.0,
     };
-    let limit = match field(o, "limit") {
-        Some(v) => ctx.number(v, &pl)?,
+    let limit = match o.limit {
+        Some(v) => ctx.number(&v.value(), &pl)?,
         None => 0.0,
     };
     if usage < 0.0 {
@@ -135,12 +176,12 @@ pub(crate) fn resource(
 /// once for each one missing.
 pub(crate) fn resources(
     ctx: &mut Ctx<'_>,
-    m: &Map<String, Value>,
+    raw: [RawResourceField<'_>; 5],
     p: &JPath<'_>,
 ) -> Result<[ResourceUsage; 5], ImportError> {
     let mut out = [ResourceUsage::default(); 5];
-    for (slot, (key, kind)) in out.iter_mut().zip(RESOURCES) {
-        match resource(ctx, m, key, kind, p)? {
+    for ((slot, (key, kind)), r) in out.iter_mut().zip(RESOURCES).zip(raw) {
+        match resource(ctx, r, key, kind, p)? {
             Some(r) => *slot = r,
             None => ctx.warn(
                 WarningKind::MissingResource,
@@ -152,41 +193,41 @@ pub(crate) fn resources(
     Ok(out)
 }
 
-pub(crate) const BUNDLE_STATS_FIELDS: [&str; 8] = [
-    "msgRateIn",
-    "msgThroughputIn",
-    "msgRateOut",
-    "msgThroughputOut",
-    "consumerCount",
-    "producerCount",
-    "topics",
-    "cacheSize",
-];
-
 /// `NamespaceBundleStats`: every number finite and ≥ 0.
 pub(crate) fn bundle_stats(
     ctx: &mut Ctx<'_>,
-    v: &Value,
+    raw: Object<'_, RawStats<'_>>,
     p: &JPath<'_>,
 ) -> Result<NamespaceBundleStats, ImportError> {
-    let m = ctx.object(v, p, "NamespaceBundleStats")?;
-    ctx.check_known(m, &BUNDLE_STATS_FIELDS, p);
+    let m = raw.get(ctx, p, "NamespaceBundleStats")?;
+    m.unknown.warn(ctx, p);
     let mut s = NamespaceBundleStats::default();
-    for (key, value) in m {
-        let pk = p.key(key);
-        if value.is_null() {
-            continue;
+    for (key, x, slot) in [
+        ("msgRateIn", m.msg_rate_in, &mut s.msg_rate_in),
+        (
+            "msgThroughputIn",
+            m.msg_throughput_in,
+            &mut s.msg_throughput_in,
+        ),
+        ("msgRateOut", m.msg_rate_out, &mut s.msg_rate_out),
+        (
+            "msgThroughputOut",
+            m.msg_throughput_out,
+            &mut s.msg_throughput_out,
+        ),
+    ] {
+        if let Some(x) = x {
+            *slot = ctx.non_negative(&x.value(), &p.key(key))?;
         }
-        match key.as_str() {
-            "msgRateIn" => s.msg_rate_in = ctx.non_negative(value, &pk)?,
-            "msgThroughputIn" => s.msg_throughput_in = ctx.non_negative(value, &pk)?,
-            "msgRateOut" => s.msg_rate_out = ctx.non_negative(value, &pk)?,
-            "msgThroughputOut" => s.msg_throughput_out = ctx.non_negative(value, &pk)?,
-            "consumerCount" => s.consumer_count = ctx.non_negative_i64(value, &pk)?,
-            "producerCount" => s.producer_count = ctx.non_negative_i64(value, &pk)?,
-            "topics" => s.topics = ctx.non_negative_i64(value, &pk)?,
-            "cacheSize" => s.cache_size = ctx.non_negative_i64(value, &pk)?,
-            _ => {}
+    }
+    for (key, x, slot) in [
+        ("consumerCount", m.consumer_count, &mut s.consumer_count),
+        ("producerCount", m.producer_count, &mut s.producer_count),
+        ("topics", m.topics, &mut s.topics),
+        ("cacheSize", m.cache_size, &mut s.cache_size),
+    ] {
+        if let Some(x) = x {
+            *slot = ctx.non_negative_i64(&x.value(), &p.key(key))?;
         }
     }
     Ok(s)

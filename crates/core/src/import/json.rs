@@ -2,7 +2,7 @@
 //! why (truncated file, `NaN`), and typed field readers that name the JSON path (`$.cpu.limit`) and
 //! the expectation in every error. Paths are built lazily on the stack and rendered only on error.
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::diag::{Diag, ImportError, WarningKind};
 
@@ -103,44 +103,6 @@ impl Ctx<'_> {
         self.diag.warn(kind, self.file, Some(p.render()), message);
     }
 
-    /// Warns once for each key of `m` not in `known` ("ignored").
-    pub(crate) fn check_known(&mut self, m: &Map<String, Value>, known: &[&str], p: &JPath<'_>) {
-        for k in m.keys() {
-            if !known.contains(&k.as_str()) {
-                let msg = format!("unknown field `{k}` ignored");
-                self.warn(WarningKind::UnknownField, p, msg);
-            }
-        }
-    }
-
-    pub(crate) fn object<'v>(
-        &self,
-        v: &'v Value,
-        p: &JPath<'_>,
-        what: &str,
-    ) -> Result<&'v Map<String, Value>, ImportError> {
-        v.as_object().ok_or_else(|| {
-            self.err(
-                p,
-                format!("expected {what} (a JSON object), found {}", describe(v)),
-            )
-        })
-    }
-
-    pub(crate) fn array<'v>(
-        &self,
-        v: &'v Value,
-        p: &JPath<'_>,
-    ) -> Result<&'v Vec<Value>, ImportError> {
-        v.as_array()
-            .ok_or_else(|| self.err(p, format!("expected an array, found {}", describe(v))))
-    }
-
-    pub(crate) fn string<'v>(&self, v: &'v Value, p: &JPath<'_>) -> Result<&'v str, ImportError> {
-        v.as_str()
-            .ok_or_else(|| self.err(p, format!("expected a string, found {}", describe(v))))
-    }
-
     pub(crate) fn boolean(&self, v: &Value, p: &JPath<'_>) -> Result<bool, ImportError> {
         v.as_bool()
             .ok_or_else(|| self.err(p, format!("expected true or false, found {}", describe(v))))
@@ -209,21 +171,6 @@ impl Ctx<'_> {
             )
         })
     }
-
-    pub(crate) fn string_list(&self, v: &Value, p: &JPath<'_>) -> Result<Vec<String>, ImportError> {
-        let arr = self.array(v, p)?;
-        let mut out = Vec::with_capacity(arr.len());
-        for (i, item) in arr.iter().enumerate() {
-            out.push(self.string(item, &p.index(i))?.to_string());
-        }
-        Ok(out)
-    }
-}
-
-/// A field's value, treating JSON `null` like an absent field (Jackson writes with `NON_NULL`; a null
-/// read back gives the Java default).
-pub(crate) fn field<'v>(m: &'v Map<String, Value>, key: &str) -> Option<&'v Value> {
-    m.get(key).filter(|v| !v.is_null())
 }
 
 fn is_non_finite_word(s: &str) -> bool {

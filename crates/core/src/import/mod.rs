@@ -3,10 +3,11 @@
 //! `.zip`/`.tar.gz`/`.tar`) into one validated [`Snapshot`], with warnings for every gap.
 //!
 //! No file system here: the caller (CLI, browser) hands in `(name, bytes)` entries; directories are
-//! expanded by the caller, archives are expanded here from bytes. Each entry is recognised by its
-//! path in a metadata-store tree, else by its shape (see [`detect`]), parsed by one module per kind,
-//! collected ([`collect`]) and assembled with cross-file checks ([`assemble`]). The format written is
-//! documented in `docs/snapshot-format.md`.
+//! expanded by the caller, archives are expanded here from bytes. Each entry's format is decided
+//! once, from its path in a metadata-store tree and an outline of its content ([`detect::format`]),
+//! read by that format's one reader (typed, from the text, for JSON), collected ([`collect`]) and
+//! assembled with cross-file checks ([`assemble`]). The format written is documented in
+//! `docs/snapshot-format.md`.
 
 mod archive;
 mod assemble;
@@ -20,7 +21,6 @@ pub mod collect_report;
 mod consume_output;
 mod detect;
 mod diag;
-mod fast;
 mod fields;
 mod json;
 mod json_guard;
@@ -186,6 +186,25 @@ pub fn import_with(
     })
 }
 
+/// Reads one of our snapshot files (`lbplan import -o`, what the dashboard keeps, a snapshot handed
+/// to the wasm API) with the one snapshot reader, so that an unknown key is a warning naming its
+/// JSON path here as in every import. Anything else (a raw Pulsar export) is refused.
+pub fn read_snapshot(name: &str, text: &str) -> Result<Imported, ImportError> {
+    let body = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let opts = ImportOptions::default();
+    // The guard before the outline, as for every input.
+    json_guard::check(name, body, opts.max_json_values)?;
+    if detect::json_shape(name, &Location::None, body)? != Shape::Snapshot {
+        return Err(ImportError::at(
+            name,
+            "$.format_version",
+            "missing: expected an lbplan snapshot (from `lbplan import` or importFiles); raw \
+             Pulsar exports are imported, not read as a snapshot",
+        ));
+    }
+    import_with(&[ImportInput::given(name, text.as_bytes())], &opts)
+}
+
 /// What an import without brokers found, for its error.
 fn found_summary(c: &Collected) -> String {
     let mut parts = Vec::new();
@@ -311,9 +330,8 @@ fn process_file(
             format!("is empty: expected {}", detect::ACCEPTED),
         ));
     }
-    let is_json = trimmed.starts_with('{') || trimmed.starts_with('[');
-    if is_json {
-        // Before any parser: both the typed and the generic one build per-value structures.
+    if detect::is_json(trimmed) {
+        // Before any reader or the outline: the guard bounds what they may build.
         for at in json_guard::check(file, text, opts.max_json_values)? {
             diag.warn(
                 WarningKind::Duplicate,
@@ -324,123 +342,8 @@ fn process_file(
             );
         }
     }
-    if is_json && typed_path(file, &loc, text, origin, c, diag)? {
-        return Ok(());
-    }
-    if is_json && fast_path(file, &loc, trimmed, c, diag)? {
-        return Ok(());
-    }
-    if is_json {
-        let v = json::parse(file, text)?;
-        return dispatch_json(file, path, &loc, &v, origin, c, diag);
-    }
-    dispatch_text(file, path, text, origin, opts, c, diag)
-}
-
-fn dispatch_json(
-    file: &str,
-    path: &str,
-    loc: &Location,
-    v: &Value,
-    origin: Origin,
-    c: &mut Collected,
-    diag: &mut Diag,
-) -> Result<(), ImportError> {
-    let root = JPath::ROOT;
-    let mut ctx = Ctx { file, diag };
-    match loc {
-        Location::Broker(id) => {
-            let report = if v.as_object().is_some_and(broker_report::is_lookup_data) {
-                broker_report::parse_lookup_data(&mut ctx, v, &root)?
-            } else {
-                broker_report::parse_local_broker_data(&mut ctx, v, &root)?
-            };
-            add_broker_node(file, id, report, c, diag)?;
-        }
-        Location::BundleData(name) => {
-            let bn = bundle_path_name(file, name)?;
-            let d = bundle_data::parse(&mut ctx, v, &root)?;
-            c.add_bundle_data(&bn.namespace, bn.range, Src::whole(file), d)?;
-        }
-        Location::TimeAverage(id) => {
-            let d = time_average::parse(&mut ctx, v, &root)?;
-            c.add_time_average(id.clone(), Src::whole(file), d)?;
-        }
-        Location::Leader => {
-            let leader = cluster::parse_leader(&mut ctx, v, &root)?;
-            c.set_leader(leader, Src::whole(file), diag);
-        }
-        Location::Policies(ns) | Location::LocalPolicies(ns) => {
-            let p = policies::parse_policies(&mut ctx, v, &root)?;
-            add_policies(file, ns, policies_rank(loc), p, c, diag);
-        }
-        Location::FailureDomain { cluster, domain } => {
-            let brokers = cluster::parse_failure_domain(&mut ctx, v, &root)?;
-            c.set_cluster(cluster.clone(), Src::whole(file), diag);
-            c.add_failure_domain(domain.clone(), brokers, Src::whole(file), diag);
-        }
-        Location::IsolationPolicies { cluster } => {
-            let pols = cluster::parse_isolation_policies(&mut ctx, v, &root)?;
-            c.set_cluster(cluster.clone(), Src::whole(file), diag);
-            for (name, p) in pols {
-                let src = Src::within(file, root.key(&name).render());
-                c.add_isolation(name, p, src, diag);
-            }
-        }
-        Location::OtherMetadata | Location::None => {
-            return dispatch_shape(file, path, v, origin, c, diag);
-        }
-    }
-    c.recognised += 1;
-    Ok(())
-}
-
-/// The formats with one typed reader, read from their text without a tree: `Ok(false)` for the
-/// others.
-fn typed_path(
-    file: &str,
-    loc: &Location,
-    text: &str,
-    origin: Origin,
-    c: &mut Collected,
-    diag: &mut Diag,
-) -> Result<bool, ImportError> {
-    match loc {
-        Location::Policies(ns) | Location::LocalPolicies(ns) => {
-            let p = policies::policies_from_text(&mut Ctx { file, diag }, text)?;
-            add_policies(file, ns, policies_rank(loc), p, c, diag);
-        }
-        Location::BundleData(name) => {
-            // Syntax, then the path, then the content: the order of the messages.
-            let raw = typed::from_text(file, text)?;
-            // The canonical spelling without a parse (200,000 nodes in a large cluster).
-            let (namespace, range) = match fields::split_bundle(name) {
-                Some((ns, range)) => (Cow::Borrowed(ns), range),
-                None => {
-                    let bn = bundle_path_name(file, name)?;
-                    (Cow::Owned(bn.namespace), bn.range)
-                }
-            };
-            let d = bundle_data::check(&mut Ctx { file, diag }, raw, &JPath::ROOT)?;
-            c.add_bundle_data(&namespace, range, Src::whole(file), d)?;
-        }
-        Location::TimeAverage(id) => {
-            let d = time_average::from_text(&mut Ctx { file, diag }, text)?;
-            c.add_time_average(id.clone(), Src::whole(file), d)?;
-        }
-        Location::None | Location::OtherMetadata if text.trim_start().starts_with('[') => {
-            let Some(topics) = topic_list::read_json_text(&mut Ctx { file, diag }, text)? else {
-                // An array of anything else is no export we know (detect::shape says the same).
-                return unrecognised(file, origin, diag).map(|()| true);
-            };
-            for (ns, names) in topics {
-                c.topics.entry(ns).or_default().extend(names);
-            }
-        }
-        _ => return Ok(false),
-    }
-    c.recognised += 1;
-    Ok(true)
+    let shape = detect::format(file, &loc, path, text)?;
+    read_input(file, path, &loc, shape, text, origin, opts, c, diag)
 }
 
 /// Input that is no export we know: skipped inside a directory or archive, an error if named.
@@ -453,41 +356,6 @@ fn unrecognised(file: &str, origin: Origin, diag: &mut Diag) -> Result<(), Impor
         file,
         format!("unrecognised content: expected {}", detect::ACCEPTED),
     ))
-}
-
-/// The typed path for the bulky kinds (see [`fast`]): `Ok(false)` when the input needs the generic
-/// walk (anything to report about it, or a kind the typed path does not read). `text` starts with
-/// `{` or `[`.
-fn fast_path(
-    file: &str,
-    loc: &Location,
-    text: &str,
-    c: &mut Collected,
-    diag: &mut Diag,
-) -> Result<bool, ImportError> {
-    #[cfg(test)]
-    if fast::tests::GENERIC_ONLY.with(std::cell::Cell::get) {
-        return Ok(false);
-    }
-    match loc {
-        Location::Broker(id) => {
-            let Some(report) = fast::local_broker_data(text) else {
-                return Ok(false);
-            };
-            add_broker_node(file, id, report, c, diag)?;
-        }
-        Location::None | Location::OtherMetadata => {
-            let Some(parts) = fast::snapshot(file, text) else {
-                return Ok(false);
-            };
-            // Counts itself as recognised.
-            snapshot_file::apply(file, parts, c, diag)?;
-            return Ok(true);
-        }
-        _ => return Ok(false),
-    }
-    c.recognised += 1;
-    Ok(true)
 }
 
 /// The bundle a `BundleData` node's path names.
@@ -558,65 +426,98 @@ fn broker_from_file(
     Ok(name)
 }
 
-fn dispatch_shape(
+/// Reads an input whose format [`detect::format`] decided: one reader per format (for JSON, one
+/// typed reader from the text). `loc` names the broker, bundle, namespace or cluster of a
+/// metadata-store node; outside a tree the path (or the content) does.
+#[allow(clippy::too_many_arguments)]
+fn read_input(
     file: &str,
     path: &str,
-    v: &Value,
+    loc: &Location,
+    shape: Shape,
+    text: &str,
     origin: Origin,
+    opts: &ImportOptions,
     c: &mut Collected,
     diag: &mut Diag,
 ) -> Result<(), ImportError> {
-    let root = JPath::ROOT;
-    // Before the shape check: a collect report has `format_version` like a snapshot.
-    if collect_report::is_collect_report(v) {
-        return read_collect_report(file, v, c, diag);
-    }
-    let shape = detect::shape(v);
-    if shape == Shape::Snapshot {
-        return snapshot_file::parse(file, v, c, diag);
-    }
     let mut ctx = Ctx { file, diag };
     match shape {
-        Shape::Snapshot => {}
+        Shape::CollectReport => {
+            let v = json::parse(file, text)?;
+            return read_collect_report(file, &v, c, diag);
+        }
+        Shape::Snapshot => {
+            // Counts itself as recognised.
+            return snapshot_file::read(file, text, c, diag);
+        }
         Shape::LocalBrokerData | Shape::BrokerLookupData => {
             let report = if shape == Shape::LocalBrokerData {
-                broker_report::parse_local_broker_data(&mut ctx, v, &root)?
+                broker_report::local_broker_data_from_text(&mut ctx, text)?
             } else {
-                broker_report::parse_lookup_data(&mut ctx, v, &root)?
+                broker_report::lookup_data_from_text(&mut ctx, text)?
             };
-            let name = match &report.broker_id {
-                Some(id) => id.clone(),
-                None => broker_from_file(&mut ctx, path, report.data.web_service_url.as_deref())?,
-            };
-            c.add_broker(name, Src::whole(file), report.data)?;
+            if let Location::Broker(id) = loc {
+                add_broker_node(file, id, report, c, diag)?;
+            } else {
+                let name = match &report.broker_id {
+                    Some(id) => id.clone(),
+                    None => {
+                        broker_from_file(&mut ctx, path, report.data.web_service_url.as_deref())?
+                    }
+                };
+                c.add_broker(name, Src::whole(file), report.data)?;
+            }
         }
         Shape::BrokerLoadData => {
-            let d = broker_load_data::parse(&mut ctx, v, &root)?;
+            let d = broker_load_data::from_text(&mut ctx, text)?;
             let name = broker_from_file(&mut ctx, path, None)?;
             c.add_load_data(name, Src::whole(file), d)?;
         }
         Shape::TopBundlesLoadData => {
-            let d = top_bundles::parse(&mut ctx, v, &root)?;
+            let d = top_bundles::from_text(&mut ctx, text)?;
             let name = broker_from_file(&mut ctx, path, None)?;
             c.add_top_bundles(name, Src::whole(file), d)?;
         }
         Shape::TimeAverageBrokerData => {
-            let d = time_average::parse(&mut ctx, v, &root)?;
-            let name = broker_from_file(&mut ctx, path, None)?;
+            let d = time_average::from_text(&mut ctx, text)?;
+            let name = match loc {
+                Location::TimeAverage(id) => id.clone(),
+                _ => broker_from_file(&mut ctx, path, None)?,
+            };
             c.add_time_average(name, Src::whole(file), d)?;
         }
         Shape::BundleData => {
-            let bn = detect::bundle_from_path(path)
-                .and_then(|n| parse_bundle_name(&n).ok())
-                .ok_or_else(|| {
-                    ImportError::file(
-                        file,
-                        "a BundleData, but its path does not tell the bundle: put it at \
-                         loadbalance/bundle-data/<tenant>/<namespace>/0xXXXXXXXX_0xXXXXXXXX",
-                    )
-                })?;
-            let d = bundle_data::parse(&mut ctx, v, &root)?;
-            c.add_bundle_data(&bn.namespace, bn.range, Src::whole(file), d)?;
+            // Syntax, then the path, then the content: the order of the messages.
+            let raw = typed::from_text(file, text)?;
+            let (namespace, range) = match loc {
+                // The canonical spelling without a parse (200,000 nodes in a large cluster).
+                Location::BundleData(name) => match fields::split_bundle(name) {
+                    Some((ns, range)) => (Cow::Borrowed(ns), range),
+                    None => {
+                        let bn = bundle_path_name(file, name)?;
+                        (Cow::Owned(bn.namespace), bn.range)
+                    }
+                },
+                _ => {
+                    let bn = detect::bundle_from_path(path)
+                        .and_then(|n| parse_bundle_name(&n).ok())
+                        .ok_or_else(|| {
+                            ImportError::file(
+                                file,
+                                "a BundleData, but its path does not tell the bundle: put it at \
+                                 loadbalance/bundle-data/<tenant>/<namespace>/0xXXXXXXXX_0xXXXXXXXX",
+                            )
+                        })?;
+                    (Cow::Owned(bn.namespace), bn.range)
+                }
+            };
+            let d = bundle_data::check(&mut ctx, raw, &JPath::ROOT)?;
+            c.add_bundle_data(&namespace, range, Src::whole(file), d)?;
+        }
+        Shape::Policies if let Location::Policies(ns) | Location::LocalPolicies(ns) = loc => {
+            let p = policies::policies_from_text(&mut ctx, text)?;
+            add_policies(file, ns, policies_rank(loc), p, c, diag);
         }
         Shape::BundlesData | Shape::Policies => {
             let Some(ns) = layout_namespace(file, path)? else {
@@ -639,7 +540,7 @@ fn dispatch_shape(
                 return Ok(());
             };
             if shape == Shape::BundlesData {
-                let b = policies::parse_bundles_data(&mut ctx, v, &root)?;
+                let b = policies::bundles_data_from_text(&mut ctx, text)?;
                 c.add_layout(
                     ns,
                     LayoutEntry {
@@ -650,21 +551,31 @@ fn dispatch_shape(
                     },
                 );
             } else {
-                let p = policies::parse_policies(&mut ctx, v, &root)?;
+                let p = policies::policies_from_text(&mut ctx, text)?;
                 add_policies(file, &ns, LayoutRank::Policies, p, c, diag);
             }
         }
         Shape::Leader => {
-            let leader = cluster::parse_leader(&mut ctx, v, &root)?;
+            let leader = cluster::leader_from_text(&mut ctx, text)?;
             c.set_leader(leader, Src::whole(file), diag);
         }
         Shape::FailureDomain => {
-            let brokers = cluster::parse_failure_domain(&mut ctx, v, &root)?;
-            c.add_failure_domain(detect::stem(path), brokers, Src::whole(file), diag);
+            let brokers = cluster::failure_domain_from_text(&mut ctx, text)?;
+            match loc {
+                Location::FailureDomain { cluster, domain } => {
+                    c.set_cluster(cluster.clone(), Src::whole(file), diag);
+                    c.add_failure_domain(domain.clone(), brokers, Src::whole(file), diag);
+                }
+                _ => c.add_failure_domain(detect::stem(path), brokers, Src::whole(file), diag),
+            }
         }
         Shape::IsolationPolicies => {
-            for (name, p) in cluster::parse_isolation_policies(&mut ctx, v, &root)? {
-                let src = Src::within(file, root.key(&name).render());
+            let pols = cluster::isolation_policies_from_text(&mut ctx, text)?;
+            if let Location::IsolationPolicies { cluster } = loc {
+                c.set_cluster(cluster.clone(), Src::whole(file), diag);
+            }
+            for (name, p) in pols {
+                let src = Src::within(file, JPath::ROOT.key(&name).render());
                 c.add_isolation(name, p, src, diag);
             }
         }
@@ -677,13 +588,12 @@ fn dispatch_shape(
                     "a namespace isolation policy without its name: name the file <policy>.json",
                 ));
             }
-            let p = cluster::parse_isolation_policy(&mut ctx, v, &root)?;
+            let p = cluster::isolation_policy_from_text(&mut ctx, text)?;
             c.add_isolation(name, p, Src::whole(file), diag);
         }
         Shape::DynamicConfig => {
-            let m = ctx.object(v, &root, "a map of broker.conf keys")?;
-            let conf = broker_conf::parse_dynamic(file, m)?;
-            let at = |k: &str| root.key(k).render();
+            let conf = broker_conf::dynamic_from_text(&ctx, text)?;
+            let at = |k: &str| JPath::ROOT.key(k).render();
             for s in conf.settings {
                 let src = Src::within(file, at(&s.key));
                 c.add_conf(s.key, s.value, src, diag);
@@ -695,8 +605,12 @@ fn dispatch_shape(
             warn_ignored_keys(diag, file, conf.ignored);
         }
         Shape::TopicList => {
-            for (ns, topics) in topic_list::parse_json(&mut ctx, v, &root)? {
-                c.topics.entry(ns).or_default().extend(topics);
+            let Some(topics) = topic_list::read_json_text(&mut ctx, text)? else {
+                // An array of anything else is no export we know (the outline says the same).
+                return unrecognised(file, origin, diag);
+            };
+            for (ns, names) in topics {
+                c.topics.entry(ns).or_default().extend(names);
             }
         }
         Shape::LegacyLoadReport => {
@@ -714,6 +628,44 @@ fn dispatch_shape(
                 return Ok(());
             }
             return Err(ImportError::file(file, what));
+        }
+        Shape::ConsumeOutput => return read_consume_output(file, text, origin, opts, c, diag),
+        Shape::PartitionedLookup => {
+            diag.warn(
+                WarningKind::NotModelled,
+                file,
+                None,
+                "`pulsar-admin topics partitioned-lookup` output (each partition and the broker \
+                 URL serving it), not a topic list: ownership comes from the load reports (each \
+                 broker's bundles), so it is not used; skipped",
+            );
+            return Ok(());
+        }
+        Shape::BrokersList => {
+            for (i, line) in text.lines().enumerate() {
+                let b = line.trim();
+                if !b.is_empty() {
+                    c.listed_brokers
+                        .entry(b.to_string())
+                        .or_insert_with(|| Src::within(file, format!("line {}", i + 1)));
+                }
+            }
+        }
+        Shape::TopicLines => {
+            for (ns, topics) in topic_list::parse_text(file, text)? {
+                c.topics.entry(ns).or_default().extend(topics);
+            }
+        }
+        Shape::BrokerConf => {
+            let conf = broker_conf::parse(file, text)?;
+            for s in conf.settings {
+                let src = Src::within(file, format!("line {}", s.line));
+                c.add_conf(s.key, s.value, src, diag);
+            }
+            if let Some(s) = conf.cluster_name {
+                c.set_cluster(s.value, Src::within(file, format!("line {}", s.line)), diag);
+            }
+            warn_ignored_keys(diag, file, conf.ignored);
         }
         Shape::Unknown => return unrecognised(file, origin, diag),
     }
@@ -800,74 +752,6 @@ fn warn_ignored_keys(diag: &mut Diag, file: &str, ignored: usize) {
     }
 }
 
-fn dispatch_text(
-    file: &str,
-    path: &str,
-    text: &str,
-    origin: Origin,
-    opts: &ImportOptions,
-    c: &mut Collected,
-    diag: &mut Diag,
-) -> Result<(), ImportError> {
-    let name = detect::segments(path).last().copied().unwrap_or("");
-    let conf_name = name.ends_with(".conf") || name.ends_with(".properties");
-    if consume_output::looks_like_consume_output(text) {
-        return read_consume_output(file, text, origin, opts, c, diag);
-    }
-    if topic_list::looks_like_partitioned_lookup(text) {
-        diag.warn(
-            WarningKind::NotModelled,
-            file,
-            None,
-            "`pulsar-admin topics partitioned-lookup` output (each partition and the broker URL \
-             serving it), not a topic list: ownership comes from the load reports (each broker's \
-             bundles), so it is not used; skipped",
-        );
-        return Ok(());
-    }
-    if !conf_name && cluster::looks_like_brokers_list(text) {
-        for (i, line) in text.lines().enumerate() {
-            let b = line.trim();
-            if !b.is_empty() {
-                c.listed_brokers
-                    .entry(b.to_string())
-                    .or_insert_with(|| Src::within(file, format!("line {}", i + 1)));
-            }
-        }
-        c.recognised += 1;
-        return Ok(());
-    }
-    if topic_list::looks_like_topics(text) {
-        for (ns, topics) in topic_list::parse_text(file, text)? {
-            c.topics.entry(ns).or_default().extend(topics);
-        }
-    } else if conf_name || broker_conf::looks_like_conf(text) {
-        let conf = broker_conf::parse(file, text)?;
-        for s in conf.settings {
-            c.add_conf(
-                s.key,
-                s.value,
-                Src::within(file, format!("line {}", s.line)),
-                diag,
-            );
-        }
-        if let Some(s) = conf.cluster_name {
-            c.set_cluster(s.value, Src::within(file, format!("line {}", s.line)), diag);
-        }
-        warn_ignored_keys(diag, file, conf.ignored);
-    } else if origin == Origin::Tree {
-        skip(diag, file, "not a recognised export");
-        return Ok(());
-    } else {
-        return Err(ImportError::file(
-            file,
-            format!("unrecognised content: expected {}", detect::ACCEPTED),
-        ));
-    }
-    c.recognised += 1;
-    Ok(())
-}
-
 /// `pulsar-client consume` output of the extensible load manager's load-data topics (see
 /// [`consume_output`]): each broker's latest `BrokerLoadData` (or `TopBundlesLoadData`), named by
 /// the message key (the brokerId). Messages are named `<file> (message N, line L)` in diagnostics.
@@ -928,18 +812,18 @@ fn read_consume_output(
                 "this key appears twice in its object: the later value is used",
             );
         }
-        let v = json::parse(&at, m.content)?;
+        let shape = detect::json_shape(&at, &Location::None, m.content)?;
         let mut ctx = Ctx {
             file: &at,
             diag: &mut *diag,
         };
-        match detect::shape(&v) {
+        match shape {
             Shape::BrokerLoadData => {
-                let d = broker_load_data::parse(&mut ctx, &v, &JPath::ROOT)?;
+                let d = broker_load_data::from_text(&mut ctx, m.content)?;
                 c.add_load_data(key.to_string(), Src::whole(&at), d)?;
             }
             Shape::TopBundlesLoadData => {
-                let d = top_bundles::parse(&mut ctx, &v, &JPath::ROOT)?;
+                let d = top_bundles::from_text(&mut ctx, m.content)?;
                 c.add_top_bundles(key.to_string(), Src::whole(&at), d)?;
             }
             _ => {

@@ -3,8 +3,6 @@
 //! from which the bundle boundaries and `namespaceAntiAffinityGroup` are taken. One typed reader
 //! ([`typed`] leaves, so the checks below name what they found and where).
 
-use serde_json::{Map, Value};
-
 use super::diag::ImportError;
 use super::json::{Ctx, JPath};
 use super::typed::{self, Leaf, List, Object, Unknown, json_object};
@@ -61,17 +59,16 @@ json_object!(RawPolicies, "namespace policies", {
     "namespaceAntiAffinityGroup" => anti_affinity_group,
 });
 
-const BUNDLES_DATA: &str = "a BundlesData {\"boundaries\", \"numBundles\"}";
+pub(crate) const BUNDLES_DATA: &str = "a BundlesData {\"boundaries\", \"numBundles\"}";
 
-/// `BundlesData` (`{"boundaries": [...], "numBundles": N}`) from a parsed tree (shape detection,
-/// our snapshot file), validated; returns the boundaries.
-pub(crate) fn parse_bundles_data(
+/// `BundlesData` read from its text (`pulsar-admin namespaces bundles`), validated.
+pub(crate) fn bundles_data_from_text(
     ctx: &mut Ctx<'_>,
-    v: &Value,
-    p: &JPath<'_>,
+    text: &str,
 ) -> Result<Vec<u32>, ImportError> {
-    let raw: Object<'_, RawBundlesData<'_>> = typed::from_value(ctx, v, p)?;
-    check_bundles_data(ctx, raw.get(ctx, p, BUNDLES_DATA)?, p)
+    let raw: Object<'_, RawBundlesData<'_>> = typed::from_text(ctx.file, text)?;
+    let p = JPath::ROOT;
+    check_bundles_data(ctx, raw.get(ctx, &p, BUNDLES_DATA)?, &p)
 }
 
 /// The checks on a `BundlesData`: 2 to 2²⁰+1 strictly increasing boundaries from 0x00000000 to
@@ -182,21 +179,6 @@ pub(crate) fn check_bundles_data(
     Ok(out)
 }
 
-/// Whether an object looks like namespace policies (has a `bundles` object or a policies-only key).
-pub(crate) fn is_policies(m: &Map<String, Value>) -> bool {
-    m.get("bundles").is_some_and(Value::is_object) || DISTINCTIVE.iter().any(|k| m.contains_key(*k))
-}
-
-/// `Policies` or `LocalPolicies` found by shape (already parsed for detection).
-pub(crate) fn parse_policies(
-    ctx: &mut Ctx<'_>,
-    v: &Value,
-    p: &JPath<'_>,
-) -> Result<NamespacePolicies, ImportError> {
-    let raw: Object<'_, RawPolicies<'_>> = typed::from_value(ctx, v, p)?;
-    check_policies(ctx, raw, p)
-}
-
 /// A `Policies` or `LocalPolicies` metadata-store node, read from its text.
 pub(crate) fn policies_from_text(
     ctx: &mut Ctx<'_>,
@@ -247,7 +229,7 @@ pub(crate) fn format_boundaries(b: &[u32]) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     //! The typed reader's messages: the expectations follow `json::Ctx`'s wording (what was
-    //! expected, what was found, the JSON path), which the generic walk gave before.
+    //! expected, what was found, the JSON path).
 
     use crate::import::{ImportInput, WarningKind, import};
 

@@ -1,15 +1,22 @@
-//! Our own snapshot file (`lbplan import -o snapshot.json`): the envelope is checked field by field
-//! with the same readers as Pulsar's files into [`Parts`], which are then added to [`Collected`] so
-//! that a snapshot can be mixed with other exports and re-imports to an identical snapshot. The fast
-//! typed reader (`super::fast`) produces the same [`Parts`] and shares [`apply`].
+//! Our own snapshot file (`lbplan import -o snapshot.json`): one typed reader ([`typed`] leaves,
+//! the same checks as Pulsar's files, from the text without a tree) into [`Parts`], which are then
+//! added to [`Collected`] so that a snapshot can be mixed with other exports and re-imports to an
+//! identical snapshot. Unknown keys at any level are warnings naming their JSON path.
 
 use indexmap::IndexMap;
-use serde_json::Value;
 
 use super::broker_conf::check_value;
+use super::broker_load_data::RawBrokerLoadData;
+use super::broker_report::RawLocalBrokerData;
+use super::bundle_data::RawBundleData;
+use super::cluster::RawIsolationPolicies;
 use super::collect::{Collected, LayoutEntry, LayoutRank, Src};
 use super::diag::{Diag, ImportError, WarningKind};
-use super::json::{Ctx, JPath, field};
+use super::json::{Ctx, JPath};
+use super::policies::RawBundlesData;
+use super::time_average::RawTimeAverage;
+use super::top_bundles::RawTopBundles;
+use super::typed::{self, Entries, Leaf, List, Object, Unknown, json_object};
 use super::{
     broker_load_data, broker_report, bundle_data, cluster, fields, policies, time_average,
     top_bundles, topic_list,
@@ -20,19 +27,71 @@ use crate::model::{
 };
 use crate::naming::BundleName;
 
-pub(crate) const KNOWN: &[&str] = &[
-    "format_version",
-    "cluster",
-    "captured_at_ms",
-    "leader_broker",
-    "broker_conf",
-    "brokers",
-    "bundle_data",
-    "namespaces",
-    "failure_domains",
-    "namespace_isolation_policies",
-    "recently_unloaded_bundles",
-];
+/// A map of `T` by name, as read.
+type RawMap<'a, T> = Option<Object<'a, Entries<'a, T>>>;
+
+/// The snapshot as read (`model::Snapshot`'s fields).
+#[derive(Default)]
+struct RawSnapshot<'a> {
+    format_version: Option<Leaf<'a>>,
+    cluster: Option<Leaf<'a>>,
+    captured_at_ms: Option<Leaf<'a>>,
+    leader_broker: Option<Leaf<'a>>,
+    broker_conf: RawMap<'a, Leaf<'a>>,
+    brokers: RawMap<'a, Object<'a, RawBroker<'a>>>,
+    bundle_data: RawMap<'a, Object<'a, RawBundleData<'a>>>,
+    namespaces: RawMap<'a, Object<'a, RawNamespace<'a>>>,
+    failure_domains: RawMap<'a, List<'a, Leaf<'a>>>,
+    namespace_isolation_policies: Option<RawIsolationPolicies<'a>>,
+    recently_unloaded_bundles: RawMap<'a, Leaf<'a>>,
+    unknown: Unknown<'a>,
+}
+
+json_object!(RawSnapshot, "a snapshot", {
+    "format_version" => format_version,
+    "cluster" => cluster,
+    "captured_at_ms" => captured_at_ms,
+    "leader_broker" => leader_broker,
+    "broker_conf" => broker_conf,
+    "brokers" => brokers,
+    "bundle_data" => bundle_data,
+    "namespaces" => namespaces,
+    "failure_domains" => failure_domains,
+    "namespace_isolation_policies" => namespace_isolation_policies,
+    "recently_unloaded_bundles" => recently_unloaded_bundles,
+}, unknown: unknown);
+
+/// One broker of the snapshot as read.
+#[derive(Default)]
+struct RawBroker<'a> {
+    local_broker_data: Option<Object<'a, RawLocalBrokerData<'a>>>,
+    time_average_broker_data: Option<Object<'a, RawTimeAverage<'a>>>,
+    broker_load_data: Option<Object<'a, RawBrokerLoadData<'a>>>,
+    top_bundles_load_data: Option<Object<'a, RawTopBundles<'a>>>,
+    unknown: Unknown<'a>,
+}
+
+json_object!(RawBroker, "a broker", {
+    "local_broker_data" => local_broker_data,
+    "time_average_broker_data" => time_average_broker_data,
+    "broker_load_data" => broker_load_data,
+    "top_bundles_load_data" => top_bundles_load_data,
+}, unknown: unknown);
+
+/// One namespace of the snapshot as read.
+#[derive(Default)]
+struct RawNamespace<'a> {
+    bundles: Option<Object<'a, RawBundlesData<'a>>>,
+    anti_affinity_group: Option<Leaf<'a>>,
+    topics: Option<List<'a, Leaf<'a>>>,
+    unknown: Unknown<'a>,
+}
+
+json_object!(RawNamespace, "a namespace", {
+    "bundles" => bundles,
+    "anti_affinity_group" => anti_affinity_group,
+    "topics" => topics,
+}, unknown: unknown);
 
 /// Everything one snapshot file says, checked, with the map keys as written (for paths).
 #[derive(Default)]
@@ -67,88 +126,94 @@ pub(crate) struct NamespaceParts {
     pub topics: Option<Vec<String>>,
 }
 
-/// Whether a JSON object is one of our snapshots.
-pub(crate) fn is_snapshot(v: &Value) -> bool {
-    v.get("format_version").is_some()
-}
-
-pub(crate) fn parse(
+/// Reads our snapshot file from its text and adds it to what was collected.
+pub(crate) fn read(
     file: &str,
-    v: &Value,
+    text: &str,
     c: &mut Collected,
     diag: &mut Diag,
 ) -> Result<(), ImportError> {
-    let parts = {
-        let mut ctx = Ctx { file, diag };
-        read(&mut ctx, v)?
-    };
+    let raw = typed::from_text(file, text)?;
+    let parts = check(&mut Ctx { file, diag }, raw)?;
     apply(file, parts, c, diag)
 }
 
 /// Checks a snapshot into [`Parts`] (warnings go to the context).
-fn read(ctx: &mut Ctx<'_>, v: &Value) -> Result<Parts, ImportError> {
+fn check(ctx: &mut Ctx<'_>, raw: Object<'_, RawSnapshot<'_>>) -> Result<Parts, ImportError> {
     let root = JPath::ROOT;
-    let m = ctx.object(v, &root, "a snapshot")?;
-    ctx.check_known(m, KNOWN, &root);
+    let m = raw.get(ctx, &root, "a snapshot")?;
+    m.unknown.warn(ctx, &root);
     let pv = root.key("format_version");
-    let version = field(m, "format_version")
-        .map(|x| ctx.non_negative_i64(x, &pv))
+    let version = m
+        .format_version
+        .map(|x| ctx.non_negative_i64(&x.value(), &pv))
         .transpose()?
         .unwrap_or(0);
     check_version(ctx, version)?;
     let mut parts = Parts::default();
-    let s = |ctx: &Ctx<'_>, key: &str| -> Result<Option<String>, ImportError> {
-        field(m, key)
-            .map(|x| ctx.string(x, &root.key(key)).map(str::to_string))
-            .transpose()
-    };
-    parts.cluster = s(ctx, "cluster")?;
-    parts.leader = s(ctx, "leader_broker")?;
-    if let Some(t) = field(m, "captured_at_ms") {
-        parts.captured_at_ms = Some(ctx.non_negative_i64(t, &root.key("captured_at_ms"))?);
+    let s =
+        |ctx: &Ctx<'_>, x: Option<Leaf<'_>>, key: &str| -> Result<Option<String>, ImportError> {
+            x.map(|x| x.string(ctx, &root.key(key)).map(str::to_string))
+                .transpose()
+        };
+    parts.cluster = s(ctx, m.cluster, "cluster")?;
+    parts.leader = s(ctx, m.leader_broker, "leader_broker")?;
+    if let Some(t) = m.captured_at_ms {
+        parts.captured_at_ms = Some(ctx.non_negative_i64(&t.value(), &root.key("captured_at_ms"))?);
     }
-    if let Some(conf) = field(m, "broker_conf") {
+    if let Some(conf) = m.broker_conf {
         parts.conf = read_conf(ctx, conf)?;
     }
-    if let Some(brokers) = field(m, "brokers") {
+    if let Some(brokers) = m.brokers {
         let pb = root.key("brokers");
-        for (name, b) in ctx.object(brokers, &pb, "a map of brokerId to broker")? {
-            parts
-                .brokers
-                .push(read_broker(ctx, name, b, &pb.key(name))?);
+        for (name, b) in brokers.get(ctx, &pb, "a map of brokerId to broker")?.0 {
+            let broker = read_broker(ctx, &name, b, &pb.key(&name))?;
+            parts.brokers.push(broker);
         }
     }
-    if let Some(data) = field(m, "bundle_data") {
+    if let Some(data) = m.bundle_data {
         let pd = root.key("bundle_data");
-        for (name, d) in ctx.object(data, &pd, "a map of bundle name to BundleData")? {
-            let pn = pd.key(name);
-            let bn = fields::bundle_name(ctx, name, &pn)?;
-            let d = bundle_data::parse(ctx, d, &pn)?;
-            parts.bundle_data.push((name.clone(), bn, d));
+        let data = data.get(ctx, &pd, "a map of bundle name to BundleData")?;
+        parts.bundle_data.reserve(data.0.len());
+        for (name, d) in data.0 {
+            let pn = pd.key(&name);
+            let bn = fields::bundle_name(ctx, &name, &pn)?;
+            let d = bundle_data::check(ctx, d, &pn)?;
+            parts.bundle_data.push((name.into_owned(), bn, d));
         }
     }
-    if let Some(nss) = field(m, "namespaces") {
+    if let Some(nss) = m.namespaces {
         let pn = root.key("namespaces");
-        for (ns, n) in ctx.object(nss, &pn, "a map of namespace to its layout")? {
-            parts
-                .namespaces
-                .push(read_namespace(ctx, ns, n, &pn.key(ns))?);
+        for (ns, n) in nss.get(ctx, &pn, "a map of namespace to its layout")?.0 {
+            let namespace = read_namespace(ctx, &ns, n, &pn.key(&ns))?;
+            parts.namespaces.push(namespace);
         }
     }
-    if let Some(fd) = field(m, "failure_domains") {
-        parts.failure_domains = read_failure_domains(ctx, fd)?;
+    if let Some(fd) = m.failure_domains {
+        let pf = root.key("failure_domains");
+        for (domain, list) in fd.get(ctx, &pf, "a map of domain to brokerIds")?.0 {
+            let brokers = cluster::strings(ctx, list, &pf.key(&domain))?;
+            parts.failure_domains.push((domain.into_owned(), brokers));
+        }
     }
-    if let Some(iso) = field(m, "namespace_isolation_policies") {
+    if let Some(iso) = m.namespace_isolation_policies {
         let pi = root.key("namespace_isolation_policies");
-        parts.isolation = cluster::parse_isolation_policies(ctx, iso, &pi)?;
+        parts.isolation = cluster::check_isolation_policies(ctx, iso, &pi)?;
     }
-    if let Some(ru) = field(m, "recently_unloaded_bundles") {
-        parts.recently_unloaded = read_recently_unloaded(ctx, ru)?;
+    if let Some(ru) = m.recently_unloaded_bundles {
+        let pr = root.key("recently_unloaded_bundles");
+        let ru = ru.get(ctx, &pr, "a map of bundle name to unload time (ms)")?;
+        for (name, t) in ru.0 {
+            let pn = pr.key(&name);
+            let bn = fields::bundle_name(ctx, &name, &pn)?;
+            let t = ctx.non_negative_i64(&t.value(), &pn)?;
+            parts.recently_unloaded.push((bn.to_string(), t));
+        }
     }
     Ok(parts)
 }
 
-pub(crate) fn check_version(ctx: &Ctx<'_>, version: i64) -> Result<(), ImportError> {
+fn check_version(ctx: &Ctx<'_>, version: i64) -> Result<(), ImportError> {
     if version == 0 || version > i64::from(SNAPSHOT_FORMAT_VERSION) {
         return Err(ctx.err(
             &JPath::ROOT.key("format_version"),
@@ -162,21 +227,23 @@ pub(crate) fn check_version(ctx: &Ctx<'_>, version: i64) -> Result<(), ImportErr
 }
 
 /// `$.broker_conf`: load-balancing keys with text (or scalar) values.
-pub(crate) fn read_conf(
+fn read_conf(
     ctx: &mut Ctx<'_>,
-    conf: &Value,
+    conf: Object<'_, Entries<'_, Leaf<'_>>>,
 ) -> Result<Vec<(String, String)>, ImportError> {
     let pc = JPath::ROOT.key("broker_conf");
-    let mut out = Vec::new();
-    for (key, val) in ctx.object(conf, &pc, "a map of broker.conf keys to text values")? {
-        let pk = pc.key(key);
-        let text = match val {
-            Value::Array(_) | Value::Object(_) => {
+    let conf = conf.get(ctx, &pc, "a map of broker.conf keys to text values")?;
+    let mut out = Vec::with_capacity(conf.0.len());
+    for (key, val) in conf.0 {
+        let pk = pc.key(&key);
+        let text = match &val {
+            Leaf::Str(s) => s.to_string(),
+            Leaf::Other(v) if v.is_array() || v.is_object() => {
                 return Err(ctx.err(&pk, "expected a text value"));
             }
-            other => crate::config::json_to_conf_text(other),
+            Leaf::Other(v) => crate::config::json_to_conf_text(v),
         };
-        match check_value(key, &text) {
+        match check_value(&key, &text) {
             Ok(true) => {}
             Ok(false) if key == "clusterName" => {}
             Ok(false) => ctx.warn(
@@ -186,67 +253,35 @@ pub(crate) fn read_conf(
             ),
             Err(e) => return Err(ctx.err(&pk, e)),
         }
-        out.push((key.clone(), text));
+        out.push((key.into_owned(), text));
     }
     Ok(out)
 }
-
-/// `$.failure_domains`: domain → brokerIds.
-pub(crate) fn read_failure_domains(
-    ctx: &mut Ctx<'_>,
-    fd: &Value,
-) -> Result<Vec<(String, Vec<String>)>, ImportError> {
-    let pf = JPath::ROOT.key("failure_domains");
-    let mut out = Vec::new();
-    for (domain, list) in ctx.object(fd, &pf, "a map of domain to brokerIds")? {
-        out.push((domain.clone(), ctx.string_list(list, &pf.key(domain))?));
-    }
-    Ok(out)
-}
-
-/// `$.recently_unloaded_bundles`: bundle → unload time (ms).
-pub(crate) fn read_recently_unloaded(
-    ctx: &mut Ctx<'_>,
-    ru: &Value,
-) -> Result<Vec<(String, i64)>, ImportError> {
-    let pr = JPath::ROOT.key("recently_unloaded_bundles");
-    let mut out = Vec::new();
-    for (name, t) in ctx.object(ru, &pr, "a map of bundle name to unload time (ms)")? {
-        let pn = pr.key(name);
-        let bn = fields::bundle_name(ctx, name, &pn)?;
-        out.push((bn.to_string(), ctx.non_negative_i64(t, &pn)?));
-    }
-    Ok(out)
-}
-
-const BROKER_KNOWN: &[&str] = &[
-    "local_broker_data",
-    "time_average_broker_data",
-    "broker_load_data",
-    "top_bundles_load_data",
-];
 
 fn read_broker(
     ctx: &mut Ctx<'_>,
     name: &str,
-    v: &Value,
+    raw: Object<'_, RawBroker<'_>>,
     p: &JPath<'_>,
 ) -> Result<BrokerParts, ImportError> {
-    let m = ctx.object(v, p, "a broker")?;
-    ctx.check_known(m, BROKER_KNOWN, p);
+    let m = raw.get(ctx, p, "a broker")?;
+    m.unknown.warn(ctx, p);
     let pl = p.key("local_broker_data");
-    let report = match field(m, "local_broker_data") {
-        Some(l) => broker_report::parse_local_broker_data(ctx, l, &pl)?.data,
+    let report = match m.local_broker_data {
+        Some(l) => broker_report::check_local_broker_data(ctx, l, &pl)?.data,
         None => return Err(ctx.err(&pl, "expected the broker's LocalBrokerData, found nothing")),
     };
-    let time_average = field(m, "time_average_broker_data")
-        .map(|t| time_average::parse(ctx, t, &p.key("time_average_broker_data")))
+    let time_average = m
+        .time_average_broker_data
+        .map(|t| time_average::check(ctx, t, &p.key("time_average_broker_data")))
         .transpose()?;
-    let load_data = field(m, "broker_load_data")
-        .map(|t| broker_load_data::parse(ctx, t, &p.key("broker_load_data")))
+    let load_data = m
+        .broker_load_data
+        .map(|t| broker_load_data::check(ctx, t, &p.key("broker_load_data")))
         .transpose()?;
-    let top_bundles = field(m, "top_bundles_load_data")
-        .map(|t| top_bundles::parse(ctx, t, &p.key("top_bundles_load_data")))
+    let top_bundles = m
+        .top_bundles_load_data
+        .map(|t| top_bundles::check(ctx, t, &p.key("top_bundles_load_data")))
         .transpose()?;
     Ok(BrokerParts {
         name: name.to_string(),
@@ -260,21 +295,28 @@ fn read_broker(
 fn read_namespace(
     ctx: &mut Ctx<'_>,
     ns: &str,
-    v: &Value,
+    raw: Object<'_, RawNamespace<'_>>,
     p: &JPath<'_>,
 ) -> Result<NamespaceParts, ImportError> {
-    let m = ctx.object(v, p, "a namespace")?;
-    ctx.check_known(m, &["bundles", "anti_affinity_group", "topics"], p);
-    let boundaries = field(m, "bundles")
-        .map(|b| policies::parse_bundles_data(ctx, b, &p.key("bundles")))
+    let m = raw.get(ctx, p, "a namespace")?;
+    m.unknown.warn(ctx, p);
+    let pb = p.key("bundles");
+    let boundaries = m
+        .bundles
+        .map(|b| {
+            let b = b.get(ctx, &pb, policies::BUNDLES_DATA)?;
+            policies::check_bundles_data(ctx, b, &pb)
+        })
         .transpose()?;
-    let anti_affinity_group = field(m, "anti_affinity_group")
+    let anti_affinity_group = m
+        .anti_affinity_group
         .map(|g| {
-            ctx.string(g, &p.key("anti_affinity_group"))
+            g.string(ctx, &p.key("anti_affinity_group"))
                 .map(str::to_string)
         })
         .transpose()?;
-    let topics = field(m, "topics")
+    let topics = m
+        .topics
         .map(|t| read_topics(ctx, ns, t, &p.key("topics")))
         .transpose()?;
     Ok(NamespaceParts {
@@ -286,14 +328,14 @@ fn read_namespace(
 }
 
 /// A namespace's `topics`: every topic must be of that namespace.
-pub(crate) fn read_topics(
+fn read_topics(
     ctx: &mut Ctx<'_>,
     ns: &str,
-    t: &Value,
+    t: List<'_, Leaf<'_>>,
     pt: &JPath<'_>,
 ) -> Result<Vec<String>, ImportError> {
     let mut out = Vec::new();
-    for (topic_ns, topics) in topic_list::parse_json(ctx, t, pt)? {
+    for (topic_ns, topics) in topic_list::check_list(ctx, t, pt)? {
         if topic_ns != ns {
             return Err(ctx.err(
                 pt,
@@ -306,12 +348,7 @@ pub(crate) fn read_topics(
 }
 
 /// Adds checked parts to what was collected, naming each source by its JSON path in `file`.
-pub(crate) fn apply(
-    file: &str,
-    parts: Parts,
-    c: &mut Collected,
-    diag: &mut Diag,
-) -> Result<(), ImportError> {
+fn apply(file: &str, parts: Parts, c: &mut Collected, diag: &mut Diag) -> Result<(), ImportError> {
     let root = JPath::ROOT;
     let shared: std::rc::Rc<str> = std::rc::Rc::from(file);
     if let Some(name) = parts.cluster {
@@ -384,4 +421,84 @@ pub(crate) fn apply(
     }
     c.recognised += 1;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    //! The one snapshot reader: unknown keys at every level are warnings naming their JSON path,
+    //! and a written snapshot reads back to itself without any warning.
+
+    use crate::import::{ImportInput, WarningKind, import};
+
+    const SNAPSHOT: &str = r#"{"format_version": 1, "cluster": "c", "x": 1,
+        "brokers": {"b1:8080": {"local_broker_data": {"lastUpdate": 1,
+            "cpu": {"usage": 1, "limit": 100}, "y": 2}, "z": 3}},
+        "namespaces": {"t/ns": {"bundles": {"numBundles": 2, "v": 4}, "w": 5}}}"#;
+
+    #[test]
+    fn unknown_keys_are_warnings_naming_their_path() {
+        let out = import(&[ImportInput::given("s.json", SNAPSHOT.as_bytes())]).unwrap();
+        let unknown: Vec<String> = out
+            .warnings
+            .iter()
+            .filter(|w| w.kind == WarningKind::UnknownField)
+            .map(|w| format!("{} {}", w.at.clone().unwrap_or_default(), w.message))
+            .collect();
+        assert_eq!(
+            unknown,
+            [
+                "$ unknown field `x` ignored",
+                "$.brokers[\"b1:8080\"] unknown field `z` ignored",
+                "$.brokers[\"b1:8080\"].local_broker_data unknown field `y` ignored",
+                "$.namespaces[\"t/ns\"] unknown field `w` ignored",
+                "$.namespaces[\"t/ns\"].bundles unknown field `v` ignored",
+            ]
+        );
+        // Two bundles of the default partitioning (§4.5).
+        assert_eq!(out.snapshot.namespaces["t/ns"].bundles.num_bundles, 2);
+        let again = serde_json::to_vec(&out.snapshot).unwrap();
+        let back = import(&[ImportInput::given("s2.json", again.as_slice())]).unwrap();
+        assert_eq!(back.snapshot, out.snapshot);
+        assert!(
+            back.warnings
+                .iter()
+                .all(|w| w.kind != WarningKind::UnknownField),
+            "{:?}",
+            back.warnings
+        );
+    }
+
+    #[test]
+    fn wrong_shapes_are_refused_with_their_path() {
+        let e = import(&[ImportInput::given(
+            "s.json",
+            br#"{"format_version": 1, "brokers": {"b1:8080": {}}}"#.as_slice(),
+        )])
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.ends_with(
+                "$.brokers[\"b1:8080\"].local_broker_data: expected the broker's \
+                 LocalBrokerData, found nothing"
+            ),
+            "{e}"
+        );
+        let e = import(&[ImportInput::given(
+            "s.json",
+            br#"{"format_version": 1, "failure_domains": {"d": [1]}}"#.as_slice(),
+        )])
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.ends_with("$.failure_domains.d[0]: expected a string, found the number 1"),
+            "{e}"
+        );
+        let e = import(&[ImportInput::given(
+            "s.json",
+            b"{\"format_version\": 1,\n \"brokers\": {".as_slice(),
+        )])
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("line 2") && e.contains("truncated"), "{e}");
+    }
 }

@@ -2,8 +2,6 @@
 //! sums of its bundles' averages (§2.6). One typed reader ([`typed`] leaves), from the node's text
 //! or from a parsed tree (shape detection, our snapshot file).
 
-use serde_json::Value;
-
 use super::diag::ImportError;
 use super::json::{Ctx, JPath};
 use super::typed::{self, Leaf, Object, Unknown, json_object};
@@ -44,16 +42,6 @@ const KEYS: [&str; 8] = [
     "longTermMsgRateIn",
     "longTermMsgRateOut",
 ];
-
-/// A `TimeAverageBrokerData` in a parsed tree.
-pub(crate) fn parse(
-    ctx: &mut Ctx<'_>,
-    v: &Value,
-    p: &JPath<'_>,
-) -> Result<TimeAverageBrokerData, ImportError> {
-    let raw = typed::from_value(ctx, v, p)?;
-    check(ctx, raw, p)
-}
 
 /// A `TimeAverageBrokerData` node, read from its text.
 pub(crate) fn from_text(

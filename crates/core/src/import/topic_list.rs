@@ -5,7 +5,6 @@
 //! is not a topic list. One typed reader for the JSON form ([`typed`] leaves).
 
 use indexmap::{IndexMap, IndexSet};
-use serde_json::Value;
 
 use super::diag::ImportError;
 use super::json::{Ctx, JPath};
@@ -92,13 +91,12 @@ pub(crate) fn parse_text(file: &str, text: &str) -> Result<TopicsByNamespace, Im
     Ok(out)
 }
 
-/// A JSON topic list found by shape in a parsed tree, or a namespace's `topics` in our snapshot.
-pub(crate) fn parse_json(
+/// A typed list of topic names at `p` (a namespace's `topics` in our snapshot), grouped.
+pub(crate) fn check_list(
     ctx: &mut Ctx<'_>,
-    v: &Value,
+    list: List<'_, Leaf<'_>>,
     p: &JPath<'_>,
 ) -> Result<TopicsByNamespace, ImportError> {
-    let list: List<'_, Leaf<'_>> = typed::from_value(ctx, v, p)?;
     group(ctx, &list.get(ctx, p)?, p)
 }
 

@@ -8,7 +8,7 @@ use std::borrow::Cow;
 use std::fmt;
 use std::marker::PhantomData;
 
-use indexmap::IndexSet;
+use indexmap::{IndexMap, IndexSet};
 use serde::Deserialize;
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Number, Value};
@@ -229,6 +229,31 @@ impl<'a, T> List<'a, T> {
     }
 }
 
+/// A JSON object's entries in document order, each value read as `T`. A repeated key keeps its
+/// first place and the later value, as a parsed tree does (`json_guard` warns about it).
+pub(crate) struct Entries<'a, T>(pub(crate) IndexMap<Cow<'a, str>, T>);
+
+impl<'de: 'a, 'a, T: Deserialize<'de>> Deserialize<'de> for Entries<'a, T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<'a, T>(PhantomData<(&'a (), T)>);
+        impl<'de: 'a, 'a, T: Deserialize<'de>> Visitor<'de> for V<'a, T> {
+            type Value = Entries<'a, T>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                // The hint is the entry count of an in-memory `Value`, none for text.
+                let mut out = IndexMap::with_capacity(map.size_hint().unwrap_or(0).min(1 << 16));
+                while let Some(Key(k)) = map.next_key::<Key<'a>>()? {
+                    out.insert(k, map.next_value()?);
+                }
+                Ok(Entries(out))
+            }
+        }
+        d.deserialize_map(V(PhantomData))
+    }
+}
+
 /// Keys of an object not read, in document order, each once (a repeated key is warned about by
 /// `json_guard`); `Ctx::check_known` turns them into warnings.
 ///
@@ -261,15 +286,6 @@ pub(crate) fn from_text<'a, T: Deserialize<'a>>(
     text: &'a str,
 ) -> Result<T, ImportError> {
     serde_json::from_str(text).map_err(|e| super::json::syntax_error(file, text, &e))
-}
-
-/// Reads an already-parsed `Value` as `T` (a reader whose format is still walked as a tree).
-pub(crate) fn from_value<'v, T: Deserialize<'v>>(
-    ctx: &Ctx<'_>,
-    v: &'v Value,
-    p: &JPath<'_>,
-) -> Result<T, ImportError> {
-    T::deserialize(v).map_err(|e| ctx.err(p, e.to_string()))
 }
 
 /// Implements `Deserialize` for a `Default` struct of `Option` fields read from a JSON object by
