@@ -7,7 +7,9 @@
 // Authorization header from `authHeaders`, that a failure (500 on the second call) stops the run,
 // that a bundle moved behind the plan's back refuses the run before any call, that a destination
 // Pulsar did not honour stops it, the journal shown, and that the token is never kept in storage or
-// the URL. Screenshots go to test-artifacts/.
+// the URL; and that an interrupted run's journal, downloaded and loaded into a fresh page, resumes
+// exactly the remaining calls, then rolls the unloads back with the inverse calls. Screenshots go
+// to test-artifacts/.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -120,8 +122,11 @@ function expectedCalls(plan) {
   return out;
 }
 
-/** Opens the portal with Apply on, types the token, plans, and returns the plan. */
-async function planWithApply(page, server, w) {
+/**
+ * Opens the portal with Apply on, types the token, plans, and returns the plan. `seed: false`
+ * keeps the server's owners (a second page on a cluster a first run already changed).
+ */
+async function planWithApply(page, server, w, { seed = true } = {}) {
   await page.addInitScript(() => {
     window.__plans = [];
     document.addEventListener('plan-ready', (e) => {
@@ -136,7 +141,7 @@ async function planWithApply(page, server, w) {
   await page.waitForSelector('#planner-prod [data-testid=plan-move]', { timeout: 20_000 });
   await page.waitForFunction(() => window.__plans.length > 0);
   const plan = await page.evaluate(() => window.__plans.at(-1));
-  server.seed(plan);
+  if (seed) server.seed(plan);
   await noWait(page);
   return plan;
 }
@@ -274,6 +279,100 @@ test('Apply stops when Pulsar did not honour the destination', { skip }, async (
   } finally {
     await page.screenshot({ path: path.join(ARTIFACTS, 'embed-apply-verify.png'), fullPage: true });
     await page.close();
+    await closeServer(server);
+  }
+});
+
+/** The unload path of a bundle with its destinationBroker, as the rollback sends it. */
+function backCall(u) {
+  const i = u.bundle.lastIndexOf('/');
+  return { path: `/admin/v2/namespaces/${u.bundle.slice(0, i)}/${u.bundle.slice(i + 1)}/unload`, destinationBroker: u.from };
+}
+
+function callsOf(server, from) {
+  return server.adminCalls.slice(from).map((c) => {
+    const u = new URL(c.url, server.baseUrl);
+    return { method: c.method, path: u.pathname, destinationBroker: u.searchParams.get('destinationBroker'), authorization: c.authorization };
+  });
+}
+
+async function journalStatuses(page) {
+  return page.locator('#planner-prod [data-testid=apply-journal-step]').evaluateAll((els) => els.map((e) => e.dataset.status));
+}
+
+async function confirmRun(page, button, mode) {
+  await page.locator(`#planner-prod [data-testid=${button}]`).click();
+  const confirm = page.locator('#planner-prod [data-testid=apply-confirm]');
+  await confirm.waitFor({ timeout: 10_000 });
+  assert.equal(await confirm.getAttribute('data-mode'), mode);
+  const listed = await confirm.locator('li').allTextContents();
+  await page.locator('#planner-prod [data-testid=apply-confirm-ok]').click();
+  await page.waitForSelector('#planner-prod [data-testid=apply-finished]', { timeout: 20_000 });
+  return listed;
+}
+
+test('An interrupted Apply resumes from its downloaded journal in a new page, then rolls back', { skip }, async () => {
+  const server = await adminServer({ failAt: 2 });
+  const page = await browser.newPage({ viewport: { width: 1400, height: 1000 }, acceptDownloads: true });
+  const w = await watch(page);
+  let page2;
+  try {
+    const plan = await planWithApply(page, server, w);
+    const want = expectedCalls(plan);
+    assert.ok(want.length >= 3, 'the demo plan needs calls after the failing one');
+    await confirmRun(page, 'apply-plan', 'apply');
+    assert.match(await page.locator('#planner-prod [data-testid=apply-finished]').textContent(), /[Ss]topped/);
+    assert.equal(server.adminCalls.length, 2);
+    assert.deepEqual(await journalStatuses(page), ['done', 'failed', ...want.slice(2).map(() => 'pending')]);
+
+    // The journal, downloaded: format_version 1, this plan's snapshot, no credential.
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.locator('#planner-prod [data-testid=apply-journal-download]').click(),
+    ]);
+    fs.mkdirSync(ARTIFACTS, { recursive: true });
+    const file = path.join(ARTIFACTS, 'apply-resume-journal.json');
+    await download.saveAs(file);
+    const text = fs.readFileSync(file, 'utf8');
+    assert.ok(!text.includes(TOKEN), 'the journal must not hold the credential');
+    const saved = JSON.parse(text);
+    assert.equal(saved.format_version, 1);
+    assert.equal(saved.snapshot_fingerprint, plan.snapshot_fingerprint);
+    assert.deepEqual(saved.steps.map((s) => s.status), ['done', 'failed', ...want.slice(2).map(() => 'pending')]);
+    await page.close();
+
+    // A new page plans the same snapshot, loads the journal and resumes: exactly the calls not done.
+    page2 = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+    const w2 = await watch(page2);
+    const again = await planWithApply(page2, server, w2, { seed: false });
+    assert.equal(again.snapshot_fingerprint, plan.snapshot_fingerprint);
+    await page2.locator('#planner-prod [data-testid=apply-journal-file]').setInputFiles(file);
+    await page2.waitForSelector('#planner-prod [data-testid=apply-journal-step][data-status=failed]', { timeout: 10_000 });
+    const listed = await confirmRun(page2, 'apply-resume', 'resume');
+    assert.equal(listed.length, want.length - 1, listed.join('\n'));
+    assert.match(await page2.locator('#planner-prod [data-testid=apply-finished]').textContent(), /verified/);
+    const resumed = callsOf(server, 2);
+    assert.deepEqual(resumed.map((c) => [c.method, c.path, c.destinationBroker]),
+      want.slice(1).map((c) => ['PUT', c.path, c.destinationBroker]));
+    resumed.forEach((c) => assert.equal(c.authorization, `Bearer ${TOKEN}`));
+    assert.deepEqual(await journalStatuses(page2), want.map(() => 'done'));
+
+    // Roll back: each unload back to its source broker, last first; splits stay.
+    const before = server.adminCalls.length;
+    await confirmRun(page2, 'apply-rollback', 'rollback');
+    assert.match(await page2.locator('#planner-prod [data-testid=apply-finished]').textContent(), /back.*verified/);
+    const back = callsOf(server, before);
+    assert.deepEqual(back.map((c) => [c.method, c.path, c.destinationBroker]),
+      [...plan.unloads].reverse().map(backCall).map((c) => ['PUT', c.path, c.destinationBroker]));
+    for (const u of plan.unloads) assert.equal(server.owners.get(u.bundle), u.from, `${u.bundle} is back on ${u.from}`);
+    assert.deepEqual(await journalStatuses(page2),
+      [...plan.splits.map(() => 'done'), ...plan.unloads.map(() => 'rolled_back')]);
+    await page2.screenshot({ path: path.join(ARTIFACTS, 'apply-resume.png'), fullPage: true });
+    await assertNoTokenKept(page2);
+    await w2.assertClean();
+  } finally {
+    if (!page.isClosed()) await page.close();
+    await page2?.close();
     await closeServer(server);
   }
 });

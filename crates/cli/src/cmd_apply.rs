@@ -13,8 +13,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use lbplan_core::plan::apply::{
-    ApplyPlan, ApplyStep, Journal, LiveOwners, SheddingBefore, StepKind, StepStatus,
-    already_applied, batches, drifted, read_plan, verify,
+    ApplyPlan, Journal, LiveOwners, Mode, Session, SessionError, SheddingBefore, StepStatus,
+    drifted, read_plan,
 };
 use lbplan_core::plan::export::{StepCall, set_shedding_call, unset_shedding_call};
 
@@ -86,13 +86,6 @@ fn parse_wait(text: &str) -> Result<Duration, String> {
         .ok_or_else(|| format!("`{t}`: expected 0 to 60m"))
 }
 
-/// What this run does.
-enum Mode {
-    Apply,
-    Resume(Journal),
-    Rollback(Journal),
-}
-
 fn journal_path(args: &Args) -> PathBuf {
     if let Some(j) = args.journal.clone().or_else(|| args.resume.clone()) {
         return j;
@@ -105,25 +98,20 @@ fn journal_path(args: &Args) -> PathBuf {
     PathBuf::from(name)
 }
 
-fn read_journal(path: &Path, plan: &ApplyPlan) -> Result<Journal, CliError> {
+fn read_journal(path: &Path) -> Result<Journal, CliError> {
     let text = read_text(path)?;
-    let j = Journal::from_json(&text)
-        .map_err(|e| CliError::BadInput(format!("{}: {e}", path.display())))?;
-    j.check_matches(plan)
-        .map_err(|e| CliError::BadInput(format!("{}: {e}", path.display())))?;
-    Ok(j)
+    Journal::from_json(&text).map_err(|e| CliError::BadInput(format!("{}: {e}", path.display())))
 }
 
-/// The journal, written whole after every step (never with the credential in it).
+/// Where the journal is written, whole, after every step (never with the credential in it).
 struct JournalFile {
     path: PathBuf,
-    journal: Journal,
     redactor: Redactor,
 }
 
 impl JournalFile {
-    fn save(&self) -> Result<(), CliError> {
-        let text = self.redactor.text(&self.journal.to_json());
+    fn save(&self, journal: &Journal) -> Result<(), CliError> {
+        let text = self.redactor.text(&journal.to_json());
         atomic_write::write_file(&self.path, text.as_bytes(), Existing::Replace)
             .map_err(|e| CliError::Failed(format!("cannot write the journal: {e}")))
     }
@@ -142,19 +130,17 @@ fn call_line(c: &StepCall) -> String {
 }
 
 /// The dry run's listing: every call in order, batch by batch, with the checks around them.
-fn listing(
-    steps: &[ApplyStep],
-    indices: &[usize],
-    args: &Args,
-    rollback: bool,
-    permanent: &[&str],
-) -> String {
+fn listing(session: &Session, args: &Args) -> String {
     let mut out = String::new();
-    let what = if rollback { "Rollback" } else { "Apply" };
+    let what = match session.mode {
+        Mode::Apply => "Apply",
+        Mode::Resume => "Resume",
+        Mode::Rollback => "Rollback",
+    };
     let _ = writeln!(
         out,
         "{what}: {} call(s) in batches of {}, each batch verified after {:?}.",
-        indices.len(),
+        session.pending.len(),
         args.batch,
         args.wait
     );
@@ -172,16 +158,16 @@ fn listing(
             unset_shedding_call().path
         );
     }
-    for (b, batch) in batches(indices, args.batch as usize).iter().enumerate() {
+    for (b, batch) in session.batches(args.batch as usize).iter().enumerate() {
         let _ = writeln!(out, "batch {}:", b + 1);
         for i in batch {
-            if let Some(s) = steps.get(*i) {
+            if let Some(s) = session.steps.get(*i) {
                 let _ = writeln!(out, "  {}. {}", s.index + 1, call_line(&s.step));
                 let _ = writeln!(out, "     # {}", s.step.call.note);
             }
         }
     }
-    for s in permanent {
+    for s in &session.permanent_splits {
         let _ = writeln!(
             out,
             "# {s} stays split: Pulsar cannot merge bundles, a rollback cannot undo a split."
@@ -192,27 +178,6 @@ fn listing(
 
 fn call_line_raw(c: &lbplan_core::plan::export::RestCall) -> String {
     format!("{} {}", c.method, c.path)
-}
-
-/// The rollback's moves as steps of the same model: drift and verification work unchanged.
-fn rollback_as_steps(journal: &Journal) -> Result<Vec<ApplyStep>, CliError> {
-    let moves = journal
-        .rollback_steps()
-        .map_err(|e| CliError::BadInput(e.to_string()))?;
-    Ok(moves
-        .into_iter()
-        .map(|m| ApplyStep {
-            index: m.index,
-            step: StepCall {
-                kind: StepKind::Unload,
-                bundle: Some(m.bundle),
-                expected_owner: m.expected_owner,
-                destination: Some(m.back_to.clone()),
-                predicted: Some(m.back_to),
-                call: m.call,
-            },
-        })
-        .collect())
 }
 
 fn build_admin(args: &Args) -> Result<(Admin, Redactor, String), CliError> {
@@ -249,35 +214,26 @@ pub fn run(args: Args) -> Result<(), CliError> {
         .map_err(|e| CliError::BadInput(format!("{}: {e}", args.plan.display())))?;
     let ap = ApplyPlan::from_plan(&plan)
         .map_err(|e| CliError::BadInput(format!("{}: {e}", args.plan.display())))?;
-    let mode = match (&args.resume, &args.rollback) {
-        (Some(j), _) => Mode::Resume(read_journal(j, &ap)?),
-        (None, Some(j)) => Mode::Rollback(read_journal(j, &ap)?),
-        (None, None) => Mode::Apply,
+    let from_journal = |path: &Path, start: fn(&ApplyPlan, Journal) -> Result<Session, _>| {
+        start(&ap, read_journal(path)?)
+            .map_err(|e: SessionError| CliError::BadInput(format!("{}: {e}", path.display())))
     };
-    // `indices` are positions in `steps`; each step's `index` is its place in the journal.
-    let (steps, indices, rollback, permanent): (Vec<ApplyStep>, Vec<usize>, bool, Vec<String>) =
-        match &mode {
-            Mode::Apply => {
-                let all = (0..ap.steps.len()).collect();
-                (ap.steps.clone(), all, false, Vec::new())
-            }
-            Mode::Resume(j) => (ap.steps.clone(), j.resume_indices(), false, Vec::new()),
-            Mode::Rollback(j) => {
-                let moves = rollback_as_steps(j)?;
-                let all = (0..moves.len()).collect();
-                let permanent = j.permanent_splits().iter().map(|s| s.to_string()).collect();
-                (moves, all, true, permanent)
-            }
-        };
-    let perm: Vec<&str> = permanent.iter().map(String::as_str).collect();
-    output::to_stdout(listing(&steps, &indices, &args, rollback, &perm).as_bytes())?;
-    if indices.is_empty() {
+    let mut session = match (&args.resume, &args.rollback) {
+        (Some(j), _) => from_journal(j, Session::resume)?,
+        (None, Some(j)) => from_journal(j, Session::rollback)?,
+        (None, None) => Session::apply(&ap, ""),
+    };
+    output::to_stdout(listing(&session, &args).as_bytes())?;
+    if session.pending.is_empty() {
         say("nothing to do");
         return Ok(());
     }
 
     let (admin, redactor, source) = build_admin(&args)?;
     say(&format!("admin API {} (credential: {source})", admin.base));
+    if session.mode == Mode::Apply {
+        session.journal.admin_url = admin.base.clone();
+    }
     let cluster = match &args.cluster {
         Some(c) => c.clone(),
         None => admin.cluster_name().map_err(CliError::Failed)?,
@@ -287,99 +243,72 @@ pub fn run(args: Args) -> Result<(), CliError> {
         .map_err(|e| CliError::Failed(format!("cannot read the bundles' owners: {e}")))?;
     // A resumed run may have sent steps it could not verify (interrupted during the wait): those
     // the cluster already shows as applied are done, not drifted.
-    let mut indices = indices;
-    let mut applied = Vec::new();
-    if let Mode::Resume(_) = &mode {
-        applied = already_applied(&steps, &indices, &owners);
-        indices.retain(|i| !applied.iter().any(|(a, _)| a == i));
-        for (i, outcome) in &applied {
-            say(&format!(
-                "step {} already applied: {}",
-                i + 1,
-                outcome.describe()
-            ));
-        }
+    let pre = session.preflight(&owners);
+    for (i, outcome) in &pre.already_applied {
+        say(&format!(
+            "step {} already applied: {}",
+            i + 1,
+            outcome.describe()
+        ));
     }
-    let drift = drifted(&steps, &indices, &owners);
     if !args.execute {
-        for d in &drift {
+        for d in &pre.drift {
             say(&format!("drifted: {}", d.describe()));
         }
-        let text = if drift.is_empty() {
+        let text = if pre.drift.is_empty() {
             "dry run: no bundle drifted; nothing was changed. Add --execute to send the calls."
                 .to_string()
         } else {
             format!(
                 "dry run: {} bundle(s) drifted since the plan's snapshot: --execute would refuse. \
                  Nothing was changed.",
-                drift.len()
+                pre.drift.len()
             )
         };
         say(&text);
         return Ok(());
     }
 
-    let journal = match mode {
-        Mode::Apply => Journal::new(&ap, &admin.base),
-        Mode::Resume(j) | Mode::Rollback(j) => j,
-    };
-    let mut jf = JournalFile {
+    let jf = JournalFile {
         path: journal_path(&args),
-        journal,
         redactor,
     };
-    for (i, outcome) in applied {
-        let owner = steps
-            .get(i)
-            .and_then(|s| s.step.bundle.as_ref())
-            .and_then(|b| owners.get(b))
-            .cloned();
-        jf.journal
-            .record(i, StepStatus::Done, Some(outcome), owner, None);
-    }
-    if !drift.is_empty() {
-        for d in &drift {
+    if !pre.drift.is_empty() {
+        for d in &pre.drift {
             say(&format!("drifted: {}", d.describe()));
-            mark(
-                &mut jf.journal,
-                d.index,
-                rollback,
-                StepStatus::Drifted,
-                d.describe(),
-            );
+            session.record_drift(d);
         }
-        jf.save()?;
+        jf.save(&session.journal)?;
         return Err(CliError::Failed(format!(
             "refused: {} bundle(s) are not where the plan expects them; nothing was sent \
              (re-plan from a fresh snapshot). Journal: {}",
-            drift.len(),
+            pre.drift.len(),
             jf.path.display()
         )));
     }
     apply_signal::install();
-    jf.save()?;
+    jf.save(&session.journal)?;
     let run = Run {
         admin: &admin,
         cluster: &cluster,
-        steps: &steps,
         wait: args.wait,
-        rollback,
+        jf: &jf,
     };
     let mut result = Ok(());
     if args.pause_shedding {
-        result = pause(&admin, &mut jf);
+        result = pause(&admin, &jf, &mut session.journal);
     }
     if result.is_ok() {
-        result = run.batches(&indices, args.batch as usize, owners, &mut jf);
+        result = run.batches(&mut session, args.batch as usize, owners);
     }
-    if args.pause_shedding && jf.journal.shedding_before.is_some() {
-        let restored = restore(&admin, &mut jf);
+    if args.pause_shedding && session.journal.shedding_before.is_some() {
+        let restored = restore(&admin, &jf, &mut session.journal);
         if result.is_ok() {
             result = restored;
         }
     }
-    jf.save()?;
-    let (done, failed, pending) = jf.journal.counts();
+    jf.save(&session.journal)?;
+    let (done, failed, pending) = session.journal.counts();
     say(&format!(
         "journal {}: {done} done, {failed} failed or drifted, {pending} pending",
         jf.path.display()
@@ -388,7 +317,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
 }
 
 /// Reads the shedding override, keeps it in the journal, then pauses shedding.
-fn pause(admin: &Admin, jf: &mut JournalFile) -> Result<(), CliError> {
+fn pause(admin: &Admin, jf: &JournalFile, journal: &mut Journal) -> Result<(), CliError> {
     let current = admin
         .shedding_override()
         .map_err(|e| CliError::Failed(format!("cannot read loadBalancerSheddingEnabled: {e}")))?;
@@ -398,9 +327,9 @@ fn pause(admin: &Admin, jf: &mut JournalFile) -> Result<(), CliError> {
                 .to_string(),
         )
     })?;
-    jf.journal.shedding_before = Some(before);
-    jf.journal.shedding_restored = false;
-    jf.save()?;
+    journal.shedding_before = Some(before);
+    journal.shedding_restored = false;
+    jf.save(journal)?;
     admin
         .send(&set_shedding_call(false))
         .map_err(|e| CliError::Failed(format!("cannot pause shedding: {e}")))?;
@@ -409,20 +338,20 @@ fn pause(admin: &Admin, jf: &mut JournalFile) -> Result<(), CliError> {
 }
 
 /// Puts the shedding setting back as the journal recorded it.
-fn restore(admin: &Admin, jf: &mut JournalFile) -> Result<(), CliError> {
-    let call = match jf.journal.shedding_before {
+fn restore(admin: &Admin, jf: &JournalFile, journal: &mut Journal) -> Result<(), CliError> {
+    let call = match journal.shedding_before {
         Some(SheddingBefore::Override(v)) => set_shedding_call(v),
         Some(SheddingBefore::NoOverride) => unset_shedding_call(),
         None => return Ok(()),
     };
     match admin.send(&call) {
         Ok(_) => {
-            jf.journal.shedding_restored = true;
+            journal.shedding_restored = true;
             say(&format!("automatic shedding restored ({})", call.note));
-            jf.save()
+            jf.save(journal)
         }
         Err(e) => {
-            jf.save()?;
+            jf.save(journal)?;
             Err(CliError::Failed(format!(
                 "FAILED to restore loadBalancerSheddingEnabled ({}): {e}; restore it by hand",
                 call.note
@@ -434,146 +363,75 @@ fn restore(admin: &Admin, jf: &mut JournalFile) -> Result<(), CliError> {
 struct Run<'a> {
     admin: &'a Admin,
     cluster: &'a str,
-    steps: &'a [ApplyStep],
     wait: Duration,
-    rollback: bool,
-}
-
-/// Records a failure or drift: on the step in an apply; in a rollback the step stays done (its
-/// bundle was not moved back) with the reason.
-fn mark(journal: &mut Journal, index: usize, rollback: bool, status: StepStatus, why: String) {
-    if rollback {
-        if let Some(s) = journal.steps.iter_mut().find(|s| s.index == index) {
-            s.message = Some(format!("rollback: {why}"));
-        }
-    } else {
-        let owner = journal
-            .steps
-            .iter()
-            .find(|s| s.index == index)
-            .and_then(|s| s.owner_after.clone());
-        journal.record(index, status, None, owner, Some(why));
-    }
-}
-
-/// A note on a step without changing its status.
-fn mark_note(journal: &mut Journal, index: usize, note: &str) {
-    if let Some(s) = journal.steps.iter_mut().find(|s| s.index == index) {
-        s.message = Some(note.to_string());
-    }
+    jf: &'a JournalFile,
 }
 
 impl Run<'_> {
+    fn stopped(&self, why: String) -> CliError {
+        CliError::Failed(format!(
+            "{why}; stopped. Journal: {} (--resume or --rollback it)",
+            self.jf.path.display()
+        ))
+    }
+
+    /// Sends the session's pending steps batch by batch; each batch is checked for drift against
+    /// the owners read last, sent, waited for, and verified.
     fn batches(
         &self,
-        indices: &[usize],
+        session: &mut Session,
         size: usize,
         mut owners: LiveOwners,
-        jf: &mut JournalFile,
     ) -> Result<(), CliError> {
-        let stopped = |jf: &JournalFile, why: String| {
-            CliError::Failed(format!(
-                "{why}; stopped. Journal: {} (--resume or --rollback it)",
-                jf.path.display()
-            ))
-        };
-        for batch in batches(indices, size) {
-            let drift = drifted(self.steps, &batch, &owners);
+        for batch in session.batches(size) {
+            let drift = drifted(&session.steps, &batch, &owners);
             if let Some(d) = drift.first() {
-                mark(
-                    &mut jf.journal,
-                    d.index,
-                    self.rollback,
-                    StepStatus::Drifted,
-                    d.describe(),
-                );
-                jf.save()?;
-                return Err(stopped(jf, format!("drifted: {}", d.describe())));
+                session.record_drift(d);
+                self.jf.save(&session.journal)?;
+                return Err(self.stopped(format!("drifted: {}", d.describe())));
             }
             for &pos in &batch {
-                let Some(step) = self.steps.get(pos) else {
+                let Some(step) = session.steps.get(pos) else {
                     continue;
                 };
                 if apply_signal::interrupted() {
-                    return Err(stopped(jf, "interrupted".to_string()));
+                    return Err(self.stopped("interrupted".to_string()));
                 }
                 say(&format!(
                     "{} {}",
                     step.step.call.method, step.step.call.path
                 ));
                 if let Err(e) = self.admin.send(&step.step.call) {
-                    mark(
-                        &mut jf.journal,
-                        step.index,
-                        self.rollback,
-                        StepStatus::Failed,
-                        e.clone(),
-                    );
-                    jf.save()?;
-                    return Err(stopped(jf, format!("call failed: {e}")));
+                    let index = step.index;
+                    session.record_stop(index, StepStatus::Failed, e.clone());
+                    self.jf.save(&session.journal)?;
+                    return Err(self.stopped(format!("call failed: {e}")));
                 }
             }
             if !apply_signal::sleep(self.wait) {
-                for &pos in &batch {
-                    if let Some(step) = self.steps.get(pos)
-                        && !self.rollback
-                    {
-                        mark_note(
-                            &mut jf.journal,
-                            step.index,
-                            "sent, not verified (interrupted)",
-                        );
-                    }
-                }
-                jf.save()?;
-                return Err(stopped(
-                    jf,
+                session.record_unverified(&batch);
+                self.jf.save(&session.journal)?;
+                return Err(self.stopped(
                     "interrupted while waiting (the last batch was sent, not verified)".to_string(),
                 ));
             }
             owners = self
                 .admin
                 .live_owners(self.cluster)
-                .map_err(|e| stopped(jf, format!("cannot read the owners: {e}")))?;
+                .map_err(|e| self.stopped(format!("cannot read the owners: {e}")))?;
             for &pos in &batch {
-                let Some(step) = self.steps.get(pos) else {
+                let Some(outcome) = session.record_verified(pos, &owners) else {
                     continue;
                 };
-                let owner = step
-                    .step
-                    .bundle
-                    .as_ref()
-                    .and_then(|b| owners.get(b))
-                    .cloned();
-                let outcome = verify(step, owner.as_deref());
-                let label = step.step.bundle.as_deref().unwrap_or(&step.step.call.path);
+                let label = session.label(pos);
                 say(&format!("{label}: {}", outcome.describe()));
+                self.jf.save(&session.journal)?;
                 if !outcome.ok() {
-                    let why = format!("verification failed: {label} {}", outcome.describe());
-                    mark(
-                        &mut jf.journal,
-                        step.index,
-                        self.rollback,
-                        StepStatus::Failed,
-                        why.clone(),
-                    );
-                    if let Some(s) = jf.journal.steps.iter_mut().find(|s| s.index == step.index)
-                        && !self.rollback
-                    {
-                        s.outcome = Some(outcome.clone());
-                        s.owner_after = owner.clone();
-                    }
-                    jf.save()?;
-                    return Err(stopped(jf, why));
+                    return Err(self.stopped(format!(
+                        "verification failed: {label} {}",
+                        outcome.describe()
+                    )));
                 }
-                let status = if self.rollback {
-                    StepStatus::RolledBack
-                } else {
-                    StepStatus::Done
-                };
-                jf.journal
-                    .record(step.index, status, Some(outcome), owner, None);
-                jf.save()?;
             }
         }
         Ok(())

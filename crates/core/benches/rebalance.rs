@@ -4,12 +4,16 @@
 //! Run with `cargo bench -p lbplan-core --bench rebalance`.
 //!
 //! `LBPLAN_BENCH_REPEAT=N` skips criterion and prints N plain wall-clock timings, with the size of
-//! the proposal and the time of each phase.
+//! the proposal and the time of each phase; with `LBPLAN_BENCH_KNOWN_FINGERPRINT=1` the snapshot's
+//! fingerprint is computed once beforehand and passed in, as the dashboard's worker does.
 
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use lbplan_core::rebalance::{Goal, RebalanceRequest, propose, propose_with_progress};
+use lbplan_core::plan::fingerprint::snapshot_fingerprint;
+use lbplan_core::rebalance::{
+    Goal, RebalanceRequest, propose, propose_with_fingerprint, propose_with_progress,
+};
 use lbplan_core::synthetic::{SyntheticSpec, generate};
 
 fn request() -> RebalanceRequest {
@@ -24,18 +28,24 @@ fn bench_rebalance(c: &mut Criterion) {
         .ok()
         .and_then(|v| v.parse::<usize>().ok())
     {
+        let known = std::env::var("LBPLAN_BENCH_KNOWN_FINGERPRINT").is_ok_and(|v| v == "1");
+        let fingerprint = known.then(|| snapshot_fingerprint(&snapshot));
         for i in 0..repeat {
             let start = Instant::now();
             let mut last = start;
             let mut phases: Vec<String> = Vec::new();
-            let p = propose_with_progress(&snapshot, &req, &mut |phase, done, total| {
+            let mut progress = |phase: &str, done: usize, total: usize| {
                 let now = Instant::now();
                 phases.push(format!(
                     "{phase} {done}/{total} +{:.0} ms",
                     (now - last).as_secs_f64() * 1e3
                 ));
                 last = now;
-            })
+            };
+            let p = match &fingerprint {
+                Some(f) => propose_with_fingerprint(&snapshot, &req, f.clone(), &mut progress),
+                None => propose_with_progress(&snapshot, &req, &mut progress),
+            }
             .expect("proposes");
             println!(
                 "run {i}: {:.0} ms; {} moves of {} found, max/mean {:.3} -> {:.3}, goal met {}, fixed point {:?}; {}",
@@ -57,6 +67,17 @@ fn bench_rebalance(c: &mut Criterion) {
     group.bench_function(
         "propose_max_over_mean_1_15_1000_brokers_200k_bundles",
         |b| b.iter(|| propose(&snapshot, &req).expect("proposes")),
+    );
+    // As the dashboard's worker runs it: the loaded snapshot's fingerprint kept, not recomputed.
+    let fingerprint = snapshot_fingerprint(&snapshot);
+    group.bench_function(
+        "propose_known_fingerprint_max_over_mean_1_15_1000_brokers_200k_bundles",
+        |b| {
+            b.iter(|| {
+                propose_with_fingerprint(&snapshot, &req, fingerprint.clone(), &mut |_, _, _| {})
+                    .expect("proposes")
+            })
+        },
     );
     group.finish();
 }

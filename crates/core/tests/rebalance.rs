@@ -576,3 +576,82 @@ proptest! {
         }
     }
 }
+
+/// Checks that the constraints, which run placement on `placement_view` (the snapshot without the
+/// bundles and load placement never reads), accept for every bundle exactly the destinations the
+/// full leader view accepts. Returns the masks (bundle → acceptable brokers) for further checks.
+fn same_destinations_as_the_full_view(
+    snap: &Snapshot,
+    settings: &[(String, String)],
+) -> IndexMap<String, Vec<bool>> {
+    use lbplan_core::modular::pipeline::allowed_destination_positions;
+    use lbplan_core::plan::driver::placement_context;
+    use lbplan_core::plan::leader_view::load_data_from_snapshot;
+    use lbplan_core::plan::settings::resolve_config;
+    use lbplan_core::rebalance::constraints::Constraints;
+
+    let cfg = resolve_config(snap, Some(Profile::Pulsar4x), settings)
+        .unwrap()
+        .config;
+    let data = load_data_from_snapshot(snap);
+    let ctx = placement_context(snap, &data);
+    let mut constraints = Constraints::new(snap, &cfg);
+    let mut out = IndexMap::new();
+    for br in snap.brokers.values() {
+        for bundle in &br.local_broker_data.bundles {
+            let mut full = vec![false; snap.brokers.len()];
+            for p in allowed_destination_positions(bundle, &data, &ctx, &cfg) {
+                let name = data.brokers.get_index(p).unwrap().0;
+                full[snap.brokers.get_index_of(name).unwrap()] = true;
+            }
+            assert_eq!(*constraints.destinations(bundle), full, "{bundle}");
+            out.insert(bundle.clone(), full);
+        }
+    }
+    out
+}
+
+#[test]
+fn the_placement_view_accepts_what_the_full_view_accepts_with_anti_affinity() {
+    let mut snap = lbplan_core::synthetic::demo().unwrap();
+    let free = same_destinations_as_the_full_view(&snap, &[]);
+    // Two namespaces in one anti-affinity group: their bundles now avoid the brokers that serve the
+    // other, which only the bundles of the group (kept in the view) can tell.
+    let grouped: Vec<String> = snap
+        .namespaces
+        .keys()
+        .filter(|n| !n.starts_with("pulsar/"))
+        .take(2)
+        .cloned()
+        .collect();
+    for ns in &grouped {
+        snap.namespaces.get_mut(ns).unwrap().anti_affinity_group = Some("g".to_string());
+    }
+    let masks = same_destinations_as_the_full_view(&snap, &[]);
+    assert!(
+        masks.values().any(|m| m.iter().any(|x| *x)),
+        "no bundle has a destination"
+    );
+    let narrowed = masks
+        .iter()
+        .filter(|(b, m)| {
+            grouped.iter().any(|ns| b.starts_with(&format!("{ns}/"))) && free[*b] != **m
+        })
+        .count();
+    assert!(
+        narrowed > 0,
+        "the group changes no destination: {grouped:?}"
+    );
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 40, ..ProptestConfig::default() })]
+
+    /// [`same_destinations_as_the_full_view`] on random clusters with isolation, anti-affinity
+    /// groups and failure domains.
+    #[test]
+    fn the_placement_view_accepts_the_same_destinations_as_the_full_view(c in cluster()) {
+        let settings = vec![("failureDomainsEnabled".to_string(), c.domains.to_string())];
+        same_destinations_as_the_full_view(&build(&c), &settings);
+    }
+}

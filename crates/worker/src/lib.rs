@@ -17,7 +17,7 @@ use lbplan_core::simulate::{RunOptions, compare};
 
 use lbplan_core::history::store::{strip_common_dir, zip_members};
 use lbplan_core::history::{ExplainOptions, explain_files_observed};
-use lbplan_core::rebalance::{Goal, RebalanceRequest, propose_with_progress};
+use lbplan_core::rebalance::{Goal, RebalanceRequest, propose_with_fingerprint};
 use lbplan_core::view::timeline::TimelineBuilder;
 use protocol::{
     HistoryJob, HistoryView, PlanJob, RebalanceJob, Request, Response, SimulateRequest,
@@ -147,8 +147,9 @@ impl WorkerState {
                 };
             }
         };
-        let snapshot = match self.hold(id, job.snapshot_id, job.snapshot) {
-            Ok((s, _)) => s,
+        // The fingerprint kept with the snapshot: not computed again per proposal.
+        let (snapshot, fingerprint) = match self.hold(id, job.snapshot_id, job.snapshot) {
+            Ok((s, f)) => (s, f.clone()),
             Err(r) => return r,
         };
         let request = RebalanceRequest {
@@ -165,7 +166,7 @@ impl WorkerState {
             .unwrap_or(u32::MAX)
             .saturating_add(2);
         let mut done = 0u32;
-        let result = propose_with_progress(snapshot, &request, &mut |_, _, _| {
+        let result = propose_with_fingerprint(snapshot, &request, fingerprint, &mut |_, _, _| {
             done = done.saturating_add(1).min(total);
             post(Response::Progress { id, done, total });
         });

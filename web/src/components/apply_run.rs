@@ -1,15 +1,17 @@
-//! The dashboard's guarded Apply, the browser's IO around core's `plan::apply` model (the same one
-//! `lbplan apply` runs): read the cluster's name and every active broker's `ownedNamespaces`, refuse
-//! the run if a bundle drifted from the plan's snapshot, optionally pause automatic shedding, send
-//! the calls in batches, wait, verify each bundle's new owner, stop at the first failure or drift,
-//! and restore the shedding setting whatever happened. Every step updates the journal the export
-//! panel shows. Requests go only to the host's `adminBaseUrl`, with the host's `authHeaders`.
+//! The dashboard's guarded Apply, Resume and Roll back, the browser's IO around core's
+//! `plan::apply::Session` (the same model `lbplan apply`, `--resume` and `--rollback` run): read
+//! the cluster's name and every active broker's `ownedNamespaces`, refuse the run if a bundle
+//! drifted (a resume first counts the steps the cluster shows as already applied), optionally pause
+//! automatic shedding, send the calls in batches, wait, verify each bundle's new owner, stop at the
+//! first failure or drift, and restore the shedding setting whatever happened. Every step updates
+//! the journal the export panel shows and offers as a download. Requests go only to the host's
+//! `adminBaseUrl`, with the host's `authHeaders`.
 
 use std::cell::Cell;
 use std::rc::Rc;
 
 use lbplan_core::plan::apply::{
-    ApplyPlan, Journal, LiveOwners, SheddingBefore, StepStatus, batches, drifted, verify,
+    Journal, LiveOwners, Mode, Session, SheddingBefore, StepStatus, drifted,
 };
 use lbplan_core::plan::export::{
     RestCall, active_brokers_call, dynamic_config_call, owned_bundles_call, runtime_config_call,
@@ -150,18 +152,17 @@ async fn sleep_ms(ms: u32) {
     let _ = JsFuture::from(promise).await;
 }
 
-/// Runs the guarded apply; returns the line the panel shows at the end.
+/// Runs a guarded apply, resume or rollback; returns the line the panel shows at the end.
 pub async fn run(
     target: Target,
-    plan: ApplyPlan,
+    mut session: Session,
     batch: usize,
     wait_ms: u32,
     pause: bool,
     stop: Rc<Cell<bool>>,
     report: impl Fn(Progress),
 ) -> String {
-    let mut journal = Journal::new(&plan, &target.base);
-    report(Progress::Journal(journal.clone()));
+    report(Progress::Journal(session.journal.clone()));
     let cluster = match cluster_name(&target).await {
         Ok(c) => c,
         Err(e) => return format!("Stopped before any call: cannot read the cluster's name ({e})."),
@@ -170,23 +171,20 @@ pub async fn run(
         Ok(o) => o,
         Err(e) => return format!("Stopped before any call: cannot read the owners ({e})."),
     };
-    let all: Vec<usize> = (0..plan.steps.len()).collect();
-    let drift = drifted(&plan.steps, &all, &owners);
-    if !drift.is_empty() {
-        for d in &drift {
-            journal.record(
-                d.index,
-                StepStatus::Drifted,
-                None,
-                d.found.clone(),
-                Some(d.describe()),
-            );
+    let pre = session.preflight(&owners);
+    if !pre.drift.is_empty() {
+        for d in &pre.drift {
+            session.record_drift(d);
         }
-        report(Progress::Journal(journal));
+        report(Progress::Journal(session.journal));
         return format!(
             "Refused: {} bundle(s) are not where the plan expects them; nothing was sent. Re-plan from a fresh snapshot.",
-            drift.len()
+            pre.drift.len()
         );
+    }
+    if session.pending.is_empty() {
+        report(Progress::Journal(session.journal));
+        return "Nothing to send: the cluster shows every remaining step as applied.".to_string();
     }
     if pause {
         let before = match get_json(&target, &dynamic_config_call()).await {
@@ -198,11 +196,12 @@ pub async fn run(
         let Some(before) = before else {
             return "Stopped before any call: cannot read loadBalancerSheddingEnabled.".to_string();
         };
-        journal.shedding_before = Some(before);
+        session.journal.shedding_before = Some(before);
+        session.journal.shedding_restored = false;
         let call = set_shedding_call(false);
         let (status, message) = send(&target, &call).await;
         report(Progress::Call(call, status, message));
-        report(Progress::Journal(journal.clone()));
+        report(Progress::Journal(session.journal.clone()));
         if !(200..300).contains(&status) {
             return "Stopped: pausing automatic shedding failed; nothing else was sent."
                 .to_string();
@@ -210,119 +209,114 @@ pub async fn run(
     }
     let done = run_batches(
         &target,
-        &plan,
+        &mut session,
         &cluster,
         &mut owners,
         batch,
         wait_ms,
         &stop,
-        &mut journal,
         &report,
     )
     .await;
     let mut end = done.unwrap_or_else(|e| e);
-    if let Some(before) = journal.shedding_before {
+    if pause && let Some(before) = session.journal.shedding_before {
         let call = match before {
             SheddingBefore::Override(v) => set_shedding_call(v),
             SheddingBefore::NoOverride => unset_shedding_call(),
         };
         let (status, message) = send(&target, &call).await;
-        journal.shedding_restored = (200..300).contains(&status);
-        if !journal.shedding_restored {
+        session.journal.shedding_restored = (200..300).contains(&status);
+        if !session.journal.shedding_restored {
             end.push_str(" Restoring loadBalancerSheddingEnabled FAILED: restore it by hand.");
         }
         report(Progress::Call(call, status, message));
     }
-    report(Progress::Journal(journal));
+    report(Progress::Journal(session.journal));
     end
 }
 
 #[allow(clippy::too_many_arguments)]
 async fn run_batches(
     target: &Target,
-    plan: &ApplyPlan,
+    session: &mut Session,
     cluster: &str,
     owners: &mut LiveOwners,
     batch: usize,
     wait_ms: u32,
     stop: &Cell<bool>,
-    journal: &mut Journal,
     report: &impl Fn(Progress),
 ) -> Result<String, String> {
-    let total = plan.steps.len();
+    let total = session.pending.len();
+    let what = if session.is_rollback() {
+        "moves back"
+    } else {
+        "calls"
+    };
     let mut sent = 0;
-    for group in batches(&(0..total).collect::<Vec<_>>(), batch) {
-        if let Some(d) = drifted(&plan.steps, &group, owners).first() {
-            journal.record(
-                d.index,
-                StepStatus::Drifted,
-                None,
-                d.found.clone(),
-                Some(d.describe()),
-            );
-            report(Progress::Journal(journal.clone()));
+    for group in session.batches(batch) {
+        if let Some(d) = drifted(&session.steps, &group, owners).first() {
+            session.record_drift(d);
+            report(Progress::Journal(session.journal.clone()));
             return Err(format!("Stopped: drifted: {}.", d.describe()));
         }
-        for &i in &group {
-            let Some(step) = plan.steps.get(i) else {
+        for &pos in &group {
+            let Some(step) = session.steps.get(pos) else {
                 continue;
             };
             if stop.get() {
-                return Err(format!("Stopped after {sent} of {total} calls."));
+                return Err(format!("Stopped after {sent} of {total} {what}."));
             }
-            let (status, message) = send(target, &step.step.call).await;
-            report(Progress::Call(
-                step.step.call.clone(),
-                status,
-                message.clone(),
-            ));
+            let (index, call) = (step.index, step.step.call.clone());
+            let (status, message) = send(target, &call).await;
+            report(Progress::Call(call, status, message.clone()));
             sent += 1;
             if !(200..300).contains(&status) {
-                journal.record(
-                    i,
+                session.record_stop(
+                    index,
                     StepStatus::Failed,
-                    None,
-                    None,
-                    Some(format!("HTTP {status} {message}")),
+                    format!("HTTP {status} {message}"),
                 );
-                report(Progress::Journal(journal.clone()));
+                report(Progress::Journal(session.journal.clone()));
                 return Err(format!(
-                    "Stopped at call {} of {total}: it failed; nothing after it was sent.",
-                    i + 1
+                    "Stopped at {sent} of {total} {what}: step {} failed; nothing after it was sent.",
+                    index + 1
                 ));
             }
         }
         sleep_ms(wait_ms).await;
-        *owners = live_owners(target, cluster)
-            .await
-            .map_err(|e| format!("Stopped: cannot read the owners to verify ({e})."))?;
-        for &i in &group {
-            let Some(step) = plan.steps.get(i) else {
+        *owners = match live_owners(target, cluster).await {
+            Ok(o) => o,
+            Err(e) => {
+                session.record_unverified(&group);
+                report(Progress::Journal(session.journal.clone()));
+                return Err(format!("Stopped: cannot read the owners to verify ({e})."));
+            }
+        };
+        for &pos in &group {
+            let Some(outcome) = session.record_verified(pos, owners) else {
                 continue;
             };
-            let owner = step
-                .step
-                .bundle
-                .as_ref()
-                .and_then(|b| owners.get(b))
-                .cloned();
-            let outcome = verify(step, owner.as_deref());
+            report(Progress::Journal(session.journal.clone()));
             if !outcome.ok() {
-                let why = outcome.describe();
-                journal.record(
-                    i,
-                    StepStatus::Failed,
-                    Some(outcome),
-                    owner,
-                    Some(why.clone()),
-                );
-                report(Progress::Journal(journal.clone()));
-                let label = step.step.bundle.clone().unwrap_or_default();
-                return Err(format!("Stopped: verification failed: {label} {why}."));
+                return Err(format!(
+                    "Stopped: verification failed: {} {}.",
+                    session.label(pos),
+                    outcome.describe()
+                ));
             }
-            journal.record(i, StepStatus::Done, Some(outcome), owner, None);
-            report(Progress::Journal(journal.clone()));
         }
     }
-    Ok(format!("All {total} calls succeeded and were verified."))
+    Ok(match session.mode {
+        Mode::Rollback => {
+            let mut m = format!("All {total} moves back succeeded and were verified.");
+            if !session.permanent_splits.is_empty() {
+                m.push_str(&format!(
+                    " {} split bundle(s) stay split (Pulsar cannot merge bundles).",
+                    session.permanent_splits.len()
+                ));
+            }
+            m
+        }
+        _ => format!("All {total} calls succeeded and were verified."),
+    })
 }

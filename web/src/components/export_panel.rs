@@ -3,14 +3,17 @@
 //! `adminBaseUrl`, the Apply flow: a confirmation listing every REST call, then the guarded run of
 //! [`super::apply_run`] (core's `plan::apply`: owners checked for drift first, calls in batches,
 //! each verified after a wait, stop at the first failure, drift or Stop, shedding restored), each
-//! status and the journal shown. Nothing that changes the cluster is sent without that
-//! confirmation.
+//! status and the journal shown and offered as a download. A journal (the one of the run just
+//! stopped, or one loaded from a file) can be resumed (the steps not done) or rolled back (the done
+//! unloads moved back to their sources) through the same core `plan::apply::Session` as
+//! `lbplan apply --resume/--rollback`, with the same checks. Nothing that changes the cluster is
+//! sent without that confirmation.
 
 use std::cell::Cell;
 use std::rc::Rc;
 
 use lbplan_core::plan::Plan;
-use lbplan_core::plan::apply::{ApplyPlan, Journal, StepStatus};
+use lbplan_core::plan::apply::{ApplyPlan, Journal, Mode, Session, StepStatus};
 use lbplan_core::plan::export::{ExportOptions, RestCall, rest_calls};
 use lbplan_core::plan::export_format::{ExportFormat, export_plan};
 use wasm_bindgen::JsCast;
@@ -18,7 +21,7 @@ use yew::prelude::*;
 
 use super::apply_run::{self, Progress, Target};
 
-use crate::loader::{copy_to_clipboard, download};
+use crate::loader::{copy_to_clipboard, download, read_file_list};
 
 #[derive(Clone, Properties)]
 pub struct ExportProps {
@@ -59,21 +62,32 @@ pub struct CallResult {
     pub message: String,
 }
 
+/// A run waiting for the operator's confirmation: its session and the calls it lists.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Confirming {
+    pub session: Session,
+    pub calls: Vec<RestCall>,
+}
+
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ApplyState {
-    pub confirming: Option<Vec<RestCall>>,
+    pub confirming: Option<Confirming>,
     pub running: bool,
     pub results: Vec<CallResult>,
     pub journal: Option<Journal>,
+    /// Why the journal file the operator chose cannot be used.
+    pub journal_error: Option<String>,
     pub finished: Option<String>,
 }
 
 pub enum ApplyAction {
-    Confirm(Vec<RestCall>),
+    Confirm(Confirming),
     Cancel,
     Start,
     Result(CallResult),
     Journal(Journal),
+    /// A journal file read (or why not).
+    Loaded(Result<Journal, String>),
     Finished(String),
 }
 
@@ -82,9 +96,14 @@ impl Reducible for ApplyState {
     fn reduce(self: Rc<Self>, a: ApplyAction) -> Rc<Self> {
         let mut s = (*self).clone();
         match a {
-            ApplyAction::Confirm(calls) => {
+            ApplyAction::Confirm(c) => {
+                // A new run starts from nothing; a resume or rollback keeps its journal shown.
+                let journal = (c.session.mode != Mode::Apply)
+                    .then(|| s.journal.clone())
+                    .flatten();
                 s = ApplyState {
-                    confirming: Some(calls),
+                    confirming: Some(c),
+                    journal,
                     ..Default::default()
                 }
             }
@@ -92,11 +111,18 @@ impl Reducible for ApplyState {
             ApplyAction::Start => {
                 s.running = true;
                 s.results.clear();
-                s.journal = None;
+                s.journal_error = None;
                 s.finished = None;
             }
             ApplyAction::Result(r) => s.results.push(r),
             ApplyAction::Journal(j) => s.journal = Some(j),
+            ApplyAction::Loaded(Ok(j)) => {
+                s.journal = Some(j);
+                s.journal_error = None;
+                s.results.clear();
+                s.finished = None;
+            }
+            ApplyAction::Loaded(Err(e)) => s.journal_error = Some(e),
             ApplyAction::Finished(m) => {
                 s.running = false;
                 s.confirming = None;
@@ -115,6 +141,15 @@ fn status_name(s: StepStatus) -> &'static str {
         StepStatus::Failed => "failed",
         StepStatus::Drifted => "drifted",
         StepStatus::RolledBack => "rolled_back",
+    }
+}
+
+/// The confirmation dialog's name of a run's mode (`data-mode`).
+fn mode_name(m: Mode) -> &'static str {
+    match m {
+        Mode::Apply => "apply",
+        Mode::Resume => "resume",
+        Mode::Rollback => "rollback",
     }
 }
 
@@ -178,13 +213,73 @@ pub fn export_panel(p: &ExportProps) -> Html {
                 ..ExportOptions::default()
             },
         );
+        let apply_plan = ApplyPlan::from_plan(&plan).map_err(|e| e.to_string());
         let on_apply = {
             let apply = apply.clone();
             let calls = calls.clone();
+            let (apply_plan, base) = (apply_plan.clone(), base.to_string());
             Callback::from(move |_| {
-                if let Ok(c) = &calls {
-                    apply.dispatch(ApplyAction::Confirm(c.clone()));
+                if let (Ok(c), Ok(ap)) = (&calls, &apply_plan) {
+                    apply.dispatch(ApplyAction::Confirm(Confirming {
+                        session: Session::apply(ap, &base),
+                        calls: c.clone(),
+                    }));
                 }
+            })
+        };
+        // Resume or roll back the journal shown: the session is core's, as for `lbplan apply
+        // --resume/--rollback`; the dialog lists the calls it would send.
+        let from_journal = |mode: Mode| {
+            let apply = apply.clone();
+            let apply_plan = apply_plan.clone();
+            Callback::from(move |_| {
+                let (Some(j), Ok(ap)) = (apply.journal.clone(), &apply_plan) else {
+                    return;
+                };
+                let session = match mode {
+                    Mode::Rollback => Session::rollback(ap, j),
+                    _ => Session::resume(ap, j),
+                };
+                match session {
+                    Ok(session) => {
+                        let calls = session.pending_steps().map(|s| s.step.call.clone()).collect();
+                        apply.dispatch(ApplyAction::Confirm(Confirming { session, calls }));
+                    }
+                    Err(e) => apply.dispatch(ApplyAction::Loaded(Err(format!(
+                        "Cannot use this journal with this plan: {e}"
+                    )))),
+                }
+            })
+        };
+        let on_resume = from_journal(Mode::Resume);
+        let on_rollback = from_journal(Mode::Rollback);
+        let on_load = {
+            let apply = apply.clone();
+            let apply_plan = apply_plan.clone();
+            Callback::from(move |e: Event| {
+                let Some(list) = e
+                    .target()
+                    .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
+                    .and_then(|i| i.files())
+                else {
+                    return;
+                };
+                let d = apply.dispatcher();
+                let apply_plan = apply_plan.clone();
+                yew::platform::spawn_local(async move {
+                    let read = read_file_list(&list).await.and_then(|files| {
+                        let (name, bytes, _) =
+                            files.into_iter().next().ok_or("no file chosen")?;
+                        let text = String::from_utf8(bytes)
+                            .map_err(|_| format!("{name}: not UTF-8 text"))?;
+                        let j = Journal::from_json(&text).map_err(|e| format!("{name}: {e}"))?;
+                        let ap = apply_plan.as_ref().map_err(|e| e.clone())?;
+                        j.check_matches(ap)
+                            .map_err(|e| format!("{name}: not a journal of this plan: {e}"))?;
+                        Ok(j)
+                    });
+                    d.dispatch(ApplyAction::Loaded(read));
+                });
             })
         };
         let on_ok = {
@@ -192,18 +287,10 @@ pub fn export_panel(p: &ExportProps) -> Html {
             let stop = stop.clone();
             let auth = p.auth_headers.clone();
             let base = base.to_string();
-            let plan = plan.clone();
             let (pause, batch, wait_s) = (*pause, *batch, *wait_s);
             Callback::from(move |_| {
-                if apply.confirming.is_none() {
+                let Some(confirming) = apply.confirming.clone() else {
                     return;
-                }
-                let apply_plan = match ApplyPlan::from_plan(&plan) {
-                    Ok(p) => p,
-                    Err(e) => {
-                        apply.dispatch(ApplyAction::Finished(format!("Cannot apply: {e}")));
-                        return;
-                    }
                 };
                 let flag = Rc::new(Cell::new(false));
                 *stop.borrow_mut() = flag.clone();
@@ -212,7 +299,7 @@ pub fn export_panel(p: &ExportProps) -> Html {
                 let target = Target { base: base.clone(), auth: auth.clone() };
                 yew::platform::spawn_local(async move {
                     let d = dispatcher.clone();
-                    let done = apply_run::run(target, apply_plan, batch, wait_s.saturating_mul(1000), pause, flag, move |p| match p {
+                    let done = apply_run::run(target, confirming.session, batch, wait_s.saturating_mul(1000), pause, flag, move |p| match p {
                         Progress::Call(call, status, message) => d.dispatch(ApplyAction::Result(CallResult { call, status, message })),
                         Progress::Journal(j) => d.dispatch(ApplyAction::Journal(j)),
                     }).await;
@@ -243,12 +330,22 @@ pub fn export_panel(p: &ExportProps) -> Html {
                     }) }} /></label>
                 <button type="button" data-testid="apply-plan" onclick={on_apply}
                     disabled={apply.running || calls.as_ref().map(|c| c.is_empty()).unwrap_or(true)}>{ "Apply…" }</button>
-                if let Some(calls) = &apply.confirming {
+                if let Some(Confirming { session, calls }) = &apply.confirming {
                     if !apply.running {
-                        <div class="dialog" role="dialog" aria-modal="true" aria-labelledby="apply-title" data-testid="apply-confirm">
-                            <h4 id="apply-title">{ format!("Send these {} calls, {} at a time?", calls.len(), *batch) }</h4>
+                        <div class="dialog" role="dialog" aria-modal="true" aria-labelledby="apply-title" data-testid="apply-confirm" data-mode={mode_name(session.mode)}>
+                            <h4 id="apply-title">{ match session.mode {
+                                Mode::Apply => format!("Send these {} calls, {} at a time?", calls.len(), *batch),
+                                Mode::Resume => format!("Resume: send the {} calls not done, {} at a time?", calls.len(), *batch),
+                                Mode::Rollback => format!("Roll back: move these {} bundles back to their original brokers, {} at a time?", calls.len(), *batch),
+                            } }</h4>
+                            if session.mode == Mode::Resume {
+                                <p class="muted small">{ "A step the cluster already shows as applied (sent before the interruption, not verified) is recorded as done and not sent again." }</p>
+                            }
+                            if !session.permanent_splits.is_empty() {
+                                <p class="muted small" data-testid="apply-permanent-splits">{ format!("{} split bundle(s) stay split: Pulsar cannot merge bundles.", session.permanent_splits.len()) }</p>
+                            }
                             <p class="muted small">{ format!("First the owner of every bundle is read; if one is not where the plan expects it, nothing is sent. After each batch and a {} s wait, each bundle's new owner is checked; the run stops at the first failure. A paused shedding setting is put back to its previous value whatever happens.", *wait_s) }</p>
-                            if plan.verdict.is_worse() {
+                            if plan.verdict.is_worse() && session.mode != Mode::Rollback {
                                 // The REST path's counterpart of the script's --i-know: said before the calls are sent.
                                 <p class="verdict-banner" role="alert" data-testid="apply-worse">{ &plan.verdict.headline }</p>
                             }
@@ -297,7 +394,15 @@ pub fn export_panel(p: &ExportProps) -> Html {
                         let text = j.to_json();
                         Callback::from(move |_| download("apply-journal.json", &text, "application/json"))
                     }}>{ "Download journal" }</button>
+                    <button type="button" data-testid="apply-resume" onclick={on_resume}
+                        disabled={apply.running || j.resume_indices().is_empty()}>{ "Resume…" }</button>
+                    <button type="button" data-testid="apply-rollback" onclick={on_rollback}
+                        disabled={apply.running || j.rollback_steps().map(|m| m.is_empty()).unwrap_or(true)}>{ "Roll back…" }</button>
                 }
+                <label class="small">{ "Journal of an earlier run " }
+                    <input type="file" accept=".json,application/json" data-testid="apply-journal-file"
+                        disabled={apply.running} onchange={on_load} /></label>
+                if let Some(e) = &apply.journal_error { <p class="error-text" data-testid="apply-journal-error">{ e }</p> }
                 if let Some(m) = &apply.finished { <p data-testid="apply-finished">{ m }</p> }
             </div>
         }

@@ -1,13 +1,15 @@
 //! A guarded apply, as data: the ordered steps of a plan (each with the REST call the exports make,
 //! from [`crate::plan::export`]), cut into batches; the pre-flight drift check and the verification
 //! of each step against the live owners ([`check`]); the journal that records each step and the
-//! shedding setting before the run, from which a run resumes or rolls back ([`journal`]); and the
-//! tolerant plan reader ([`plan_read`]). `lbplan apply` and the dashboard's Apply both run this
+//! shedding setting before the run ([`journal`]); one run, new, resumed or rolled back from a
+//! journal, with its steps and how each result is recorded ([`session`]); and the tolerant plan
+//! reader ([`plan_read`]). `lbplan apply` and the dashboard's Apply both run this
 //! model; they only do the IO (HTTP, files, waiting). See `docs/apply.md`.
 
 pub mod check;
 pub mod journal;
 pub mod plan_read;
+pub mod session;
 
 use serde::Serialize;
 
@@ -21,6 +23,7 @@ pub use journal::{
     StepStatus,
 };
 pub use plan_read::{PlanReadError, read_plan};
+pub use session::{Mode, Preflight, Session, SessionError};
 
 /// One step of a guarded apply: its position in the plan's order and its call.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
