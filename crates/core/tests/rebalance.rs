@@ -479,7 +479,14 @@ fn build(c: &Cluster) -> Snapshot {
             namespaces: vec!["t/iso".to_string()],
             primary: vec!["b[01]".to_string()],
             secondary: Vec::new(),
-            auto_failover_policy: None,
+            // Pulsar's admin refuses a policy without one; without it every broker is refused.
+            auto_failover_policy: Some(lbplan_core::model::AutoFailoverPolicy {
+                policy_type: "min_available".to_string(),
+                parameters: [("min_limit", "1"), ("usage_threshold", "80")]
+                    .into_iter()
+                    .map(|(k, v)| (k.to_string(), v.to_string()))
+                    .collect(),
+            }),
         },
     );
     s.failure_domains.insert(
@@ -496,84 +503,169 @@ fn namespace(bundle: &str) -> &str {
     bundle.rsplit_once('/').unwrap().0
 }
 
+/// Proposes on `c` and checks every chosen move against the placement rules; the number of moves.
+fn check_proposal(c: &Cluster) -> Result<usize, TestCaseError> {
+    let snap = build(c);
+    let mut req = request("max/mean<=1.15");
+    req.settings = vec![
+        (
+            "loadBalancerSheddingExcludedNamespaces".to_string(),
+            "t/excl".to_string(),
+        ),
+        ("failureDomainsEnabled".to_string(), c.domains.to_string()),
+    ];
+    req.limits.max_moves_per_broker = Some(6);
+    let drained = format!("b{}:8080", c.brokers - 1);
+    if c.drain {
+        req.limits.drain = vec![drained.clone()];
+    }
+    req.max_checks = 2;
+    req.outlook_cycles = 3;
+    let p = propose(&snap, &req).unwrap();
+    // Replay the steps on the owners, checking each against the rules.
+    let mut owner: IndexMap<String, String> = IndexMap::new();
+    for (id, br) in &snap.brokers {
+        for bundle in &br.local_broker_data.bundles {
+            owner.insert(bundle.clone(), id.clone());
+        }
+    }
+    let domain = |broker: &str| {
+        if snap.failure_domains["d1"].iter().any(|x| x == broker) {
+            "d1"
+        } else {
+            "default"
+        }
+    };
+    let mut touched: IndexMap<String, usize> = IndexMap::new();
+    for s in p.steps.iter().take(p.chosen_moves) {
+        let ns = namespace(&s.bundle);
+        prop_assert!(!ns.starts_with("pulsar/"), "heartbeat moved: {}", s.bundle);
+        prop_assert_ne!(ns, "t/excl");
+        prop_assert_eq!(owner.get(&s.bundle), Some(&s.from));
+        prop_assert!(!(c.drain && s.to == drained), "moved onto a drained broker");
+        // Isolation: t/iso only on its primaries b0/b1; every other namespace only on shared brokers.
+        let primary = s.to == "b0:8080" || s.to == "b1:8080";
+        prop_assert_eq!(primary, ns == "t/iso", "{} → {}", s.bundle, s.to);
+        if GROUP.contains(&ns) {
+            // Anti-affinity: namespaces of group g (with ≥ 1 bundle) per broker, as Pulsar counts them.
+            let count = |broker: &str| {
+                GROUP
+                    .iter()
+                    .filter(|g| {
+                        owner
+                            .iter()
+                            .any(|(bb, o)| o == broker && namespace(bb) == **g)
+                    })
+                    .count()
+            };
+            let shared: Vec<String> = (2..c.brokers).map(|i| format!("b{i}:8080")).collect();
+            let mut candidates = shared.clone();
+            if c.domains {
+                let sum = |d: &str| {
+                    shared
+                        .iter()
+                        .filter(|x| domain(x) == d)
+                        .map(|x| count(x))
+                        .sum::<usize>()
+                };
+                let least = ["d1", "default"]
+                    .iter()
+                    .filter(|d| shared.iter().any(|x| domain(x) == **d))
+                    .map(|d| sum(d))
+                    .min()
+                    .unwrap();
+                candidates.retain(|x| sum(domain(x)) == least);
+            }
+            let least = candidates.iter().map(|x| count(x)).min().unwrap();
+            prop_assert!(
+                candidates.contains(&s.to),
+                "{} → {}: outside the least-loaded failure domain",
+                s.bundle,
+                s.to
+            );
+            prop_assert_eq!(
+                count(&s.to),
+                least,
+                "{} → {}: not a broker with the fewest group namespaces",
+                s.bundle,
+                s.to
+            );
+        }
+        if s.kind == lbplan_core::rebalance::search::StepKind::Balance {
+            prop_assert!(
+                s.to_usage_after <= 0.85 + 1e-9,
+                "over the overload threshold"
+            );
+        }
+        *touched.entry(s.from.clone()).or_default() += 1;
+        *touched.entry(s.to.clone()).or_default() += 1;
+        owner.insert(s.bundle.clone(), s.to.clone());
+    }
+    prop_assert!(touched.values().all(|&t| t <= 6));
+    // The goal is met, or the proposal says why not.
+    prop_assert!(
+        p.goal_met || !p.notes.is_empty() || p.too_big.is_some(),
+        "{:?}",
+        p
+    );
+    // A proposal reported as a fixed point really is one.
+    if p.stick.as_ref().is_some_and(|s| s.fixed_point) {
+        let preq = PlanRequest {
+            profile: Some(Profile::Pulsar4x),
+            settings: req.settings.clone(),
+            operations: p
+                .plan
+                .operations
+                .iter()
+                .map(|o| Operation::parse(o).unwrap())
+                .collect(),
+            outlook_cycles: 3,
+            ..PlanRequest::leader_cycle()
+        };
+        let after = make_plan(&snap, &preq).unwrap();
+        prop_assert!(after.unloads.iter().all(|u| u.origin != "shedding"));
+        prop_assert!(
+            after
+                .outlook
+                .as_ref()
+                .is_none_or(|o| o.acts_at_cycle.is_none())
+        );
+    }
+    Ok(p.chosen_moves)
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 40, ..ProptestConfig::default() })]
 
     #[test]
     fn proposals_never_break_a_placement_constraint(c in cluster()) {
-        let snap = build(&c);
-        let mut req = request("max/mean<=1.15");
-        req.settings = vec![
-            ("loadBalancerSheddingExcludedNamespaces".to_string(), "t/excl".to_string()),
-            ("failureDomainsEnabled".to_string(), c.domains.to_string()),
-        ];
-        req.limits.max_moves_per_broker = Some(6);
-        let drained = format!("b{}:8080", c.brokers - 1);
-        if c.drain {
-            req.limits.drain = vec![drained.clone()];
-        }
-        req.max_checks = 2;
-        req.outlook_cycles = 3;
-        let p = propose(&snap, &req).unwrap();
-        // Replay the steps on the owners, checking each against the rules.
-        let mut owner: IndexMap<String, String> = IndexMap::new();
-        for (id, br) in &snap.brokers {
-            for bundle in &br.local_broker_data.bundles {
-                owner.insert(bundle.clone(), id.clone());
-            }
-        }
-        let domain = |broker: &str| {
-            if snap.failure_domains["d1"].iter().any(|x| x == broker) { "d1" } else { "default" }
+        check_proposal(&c)?;
+    }
+}
+
+/// The property above is only as good as the moves it sees: on this skewed cluster (b2 busy with
+/// free and grouped bundles, b3/b4 idle) the proposal must move bundles, and every move must pass.
+#[test]
+fn the_constraint_check_sees_moves_on_a_skewed_cluster() {
+    for (domains, drain) in [(false, false), (true, false), (true, true)] {
+        let c = Cluster {
+            brokers: 6,
+            bundles: vec![
+                (4, 0, 30.0),
+                (4, 0, 25.0),
+                (4, 0, 20.0),
+                (1, 0, 10.0),
+                (2, 0, 10.0),
+                (0, 0, 5.0),
+                (4, 1, 5.0),
+                (5, 2, 5.0),
+            ],
+            cpu: vec![40.0, 40.0, 92.0, 10.0, 10.0, 30.0],
+            domains,
+            drain,
         };
-        let mut touched: IndexMap<String, usize> = IndexMap::new();
-        for s in p.steps.iter().take(p.chosen_moves) {
-            let ns = namespace(&s.bundle);
-            prop_assert!(!ns.starts_with("pulsar/"), "heartbeat moved: {}", s.bundle);
-            prop_assert_ne!(ns, "t/excl");
-            prop_assert_eq!(owner.get(&s.bundle), Some(&s.from));
-            prop_assert!(!(c.drain && s.to == drained), "moved onto a drained broker");
-            // Isolation: t/iso only on its primaries b0/b1; every other namespace only on shared brokers.
-            let primary = s.to == "b0:8080" || s.to == "b1:8080";
-            prop_assert_eq!(primary, ns == "t/iso", "{} → {}", s.bundle, s.to);
-            if GROUP.contains(&ns) {
-                // Anti-affinity: namespaces of group g (with ≥ 1 bundle) per broker, as Pulsar counts them.
-                let count = |broker: &str| {
-                    GROUP.iter().filter(|g| owner.iter().any(|(bb, o)| o == broker && namespace(bb) == **g)).count()
-                };
-                let shared: Vec<String> = (2..c.brokers).map(|i| format!("b{i}:8080")).collect();
-                let mut candidates = shared.clone();
-                if c.domains {
-                    let sum = |d: &str| shared.iter().filter(|x| domain(x) == d).map(|x| count(x)).sum::<usize>();
-                    let least = ["d1", "default"].iter().filter(|d| shared.iter().any(|x| domain(x) == **d)).map(|d| sum(d)).min().unwrap();
-                    candidates.retain(|x| sum(domain(x)) == least);
-                }
-                let least = candidates.iter().map(|x| count(x)).min().unwrap();
-                prop_assert!(candidates.contains(&s.to), "{} → {}: outside the least-loaded failure domain", s.bundle, s.to);
-                prop_assert_eq!(count(&s.to), least, "{} → {}: not a broker with the fewest group namespaces", s.bundle, s.to);
-            }
-            if s.kind == lbplan_core::rebalance::search::StepKind::Balance {
-                prop_assert!(s.to_usage_after <= 0.85 + 1e-9, "over the overload threshold");
-            }
-            *touched.entry(s.from.clone()).or_default() += 1;
-            *touched.entry(s.to.clone()).or_default() += 1;
-            owner.insert(s.bundle.clone(), s.to.clone());
-        }
-        prop_assert!(touched.values().all(|&t| t <= 6));
-        // The goal is met, or the proposal says why not.
-        prop_assert!(p.goal_met || !p.notes.is_empty() || p.too_big.is_some(), "{:?}", p);
-        // A proposal reported as a fixed point really is one.
-        if p.stick.as_ref().is_some_and(|s| s.fixed_point) {
-            let preq = PlanRequest {
-                profile: Some(Profile::Pulsar4x),
-                settings: req.settings.clone(),
-                operations: p.plan.operations.iter().map(|o| Operation::parse(o).unwrap()).collect(),
-                outlook_cycles: 3,
-                ..PlanRequest::leader_cycle()
-            };
-            let after = make_plan(&snap, &preq).unwrap();
-            prop_assert!(after.unloads.iter().all(|u| u.origin != "shedding"));
-            prop_assert!(after.outlook.as_ref().is_none_or(|o| o.acts_at_cycle.is_none()));
-        }
+        let moves = check_proposal(&c).unwrap();
+        assert!(moves > 0, "no move on {c:?}");
     }
 }
 
