@@ -4,16 +4,21 @@
 //! Run with `cargo bench -p lbplan-core --bench history`; the goal is 10 s, native.
 //!
 //! `LBPLAN_BENCH_REPEAT=N` skips criterion and prints N plain wall-clock timings, plus the stored
-//! series' size against one snapshot's JSON (the storage goal is ~10×).
+//! series' size against one snapshot's JSON (the storage goal is ~10×). `LBPLAN_BENCH_PHASES=1`
+//! first prints where the time goes (decode, leader view, step, diff).
 
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
+use lbplan_core::history::diff;
 use lbplan_core::history::store::{
     Files, HEADER_FILE, PARTS_DIR, SNAPSHOTS_DIR, StoredSeries, encode_snapshot, header_bytes,
 };
 use lbplan_core::history::{ExplainOptions, Explainer, HistoryReport};
 use lbplan_core::model::Snapshot;
+use lbplan_core::plan::driver::placement_context;
+use lbplan_core::plan::leader_step::CarriedLeader;
+use lbplan_core::plan::leader_view::load_data_from_snapshot;
 use lbplan_core::simulate::builtin_snapshot;
 
 const SNAPSHOTS: usize = 1_440;
@@ -79,8 +84,52 @@ fn explain_stored(files: &Files) -> HistoryReport {
     ex.finish()
 }
 
+/// Where one explanation's time goes: decoding snapshots from their parts, the leader's view
+/// (`LoadData`, placement context) as a fresh build, the whole carried step (view + cycle), and
+/// the diff between consecutive snapshots. Each phase is timed separately on the same series.
+fn phases(files: &Files) {
+    let mut stored = StoredSeries::open(files).expect("opens");
+    let mut decode = Duration::ZERO;
+    let mut view = Duration::ZERO;
+    let mut step = Duration::ZERO;
+    let mut diffing = Duration::ZERO;
+    let t = Instant::now();
+    let first = stored.next_snapshot().expect("one").expect("decodes");
+    decode += t.elapsed();
+    let mut leader = CarriedLeader::new(&first, None, &[], 0).expect("configures");
+    let mut previous: Option<Snapshot> = None;
+    let mut next = Some(first);
+    while let Some(s) = next {
+        let t = Instant::now();
+        let data = load_data_from_snapshot(&s);
+        let ctx = placement_context(&s, &data);
+        view += t.elapsed();
+        drop((data, ctx));
+        let t = Instant::now();
+        let at = s.captured_at_ms.unwrap_or(0);
+        leader.step(&s, at).expect("steps");
+        step += t.elapsed();
+        if let Some(before) = &previous {
+            let t = Instant::now();
+            let _ = diff(before, &s);
+            diffing += t.elapsed();
+        }
+        previous = Some(s);
+        let t = Instant::now();
+        next = stored.next_snapshot().map(|r| r.expect("decodes"));
+        decode += t.elapsed();
+    }
+    eprintln!(
+        "phases: decode {decode:.2?}; leader view built fresh {view:.2?}; carried step (view + \
+         cycle) {step:.2?}; diff {diffing:.2?}"
+    );
+}
+
 fn bench_history(c: &mut Criterion) {
     let (files, one) = stored_series();
+    if std::env::var("LBPLAN_BENCH_PHASES").is_ok() {
+        phases(&files);
+    }
     if let Some(repeat) = std::env::var("LBPLAN_BENCH_REPEAT")
         .ok()
         .and_then(|v| v.parse::<u32>().ok())
