@@ -3,7 +3,8 @@
 //! snapshot from its parts, replaying the leader with its carried state, diffing, attributing.
 //! Run with `cargo bench -p lbplan-core --bench history`; the goal is 10 s, native.
 //!
-//! `LBPLAN_BENCH_REPEAT=N` skips criterion and prints N plain wall-clock timings, plus the stored
+//! `LBPLAN_BENCH_REPEAT=N` skips criterion and prints N plain wall-clock timings (each with the
+//! leader's view kept across snapshots, then rebuilt from each as before: the ratio), plus the stored
 //! series' size against one snapshot's JSON (the storage goal is ~10×). `LBPLAN_BENCH_PHASES=1`
 //! first prints where the time goes (decode, leader view, step, diff).
 
@@ -73,10 +74,14 @@ fn stored_series() -> (Files, usize) {
     (files, one)
 }
 
-fn explain_stored(files: &Files) -> HistoryReport {
+/// `rebuild`: the leader's view rebuilt from each snapshot (the baseline) instead of kept.
+fn explain_stored(files: &Files, rebuild: bool) -> HistoryReport {
     let mut stored = StoredSeries::open(files).expect("opens");
     let first = stored.next_snapshot().expect("one").expect("decodes");
     let mut ex = Explainer::new(&first, &ExplainOptions::default()).expect("configures");
+    if rebuild {
+        ex.rebuild_view_each_step();
+    }
     ex.push(first).expect("explains");
     while let Some(s) = stored.next_snapshot() {
         ex.push(s.expect("decodes")).expect("explains");
@@ -142,12 +147,18 @@ fn bench_history(c: &mut Criterion) {
         );
         for _ in 0..repeat {
             let t = Instant::now();
-            let r = explain_stored(&files);
+            let r = explain_stored(&files, false);
+            let kept = t.elapsed();
+            let t = Instant::now();
+            let baseline = explain_stored(&files, true);
+            let rebuilt = t.elapsed();
+            assert_eq!(r, baseline, "the kept view changed the report");
             eprintln!(
-                "explained {} snapshots, {} changes in {:.2?}",
+                "explained {} snapshots, {} changes in {kept:.2?} (leader's view kept); \
+                 {rebuilt:.2?} with the view rebuilt each snapshot ({:.2}x)",
                 r.summary.snapshots,
                 r.changes.len(),
-                t.elapsed()
+                rebuilt.as_secs_f64() / kept.as_secs_f64()
             );
         }
         return;
@@ -157,7 +168,7 @@ fn bench_history(c: &mut Criterion) {
     group.warm_up_time(Duration::from_secs(1));
     group.measurement_time(Duration::from_secs(60));
     group.bench_function("explain_1440_snapshots_100_brokers_10k_bundles", |b| {
-        b.iter(|| explain_stored(&files))
+        b.iter(|| explain_stored(&files, false))
     });
     group.finish();
 }
