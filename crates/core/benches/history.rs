@@ -3,17 +3,23 @@
 //! snapshot from its parts, replaying the leader with its carried state, diffing, attributing.
 //! Run with `cargo bench -p lbplan-core --bench history`; the goal is 10 s, native.
 //!
-//! `LBPLAN_BENCH_REPEAT=N` skips criterion and prints N plain wall-clock timings, plus the stored
-//! series' size against one snapshot's JSON (the storage goal is ~10×).
+//! `LBPLAN_BENCH_REPEAT=N` skips criterion and prints N plain wall-clock timings (each with the
+//! leader's view kept across snapshots, then rebuilt from each as before: the ratio), plus the stored
+//! series' size against one snapshot's JSON (the storage goal is ~10×). `LBPLAN_BENCH_PHASES=1`
+//! first prints where the time goes (decode, leader view, step, diff).
 
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
+use lbplan_core::history::diff;
 use lbplan_core::history::store::{
     Files, HEADER_FILE, PARTS_DIR, SNAPSHOTS_DIR, StoredSeries, encode_snapshot, header_bytes,
 };
 use lbplan_core::history::{ExplainOptions, Explainer, HistoryReport};
 use lbplan_core::model::Snapshot;
+use lbplan_core::plan::driver::placement_context;
+use lbplan_core::plan::leader_step::CarriedLeader;
+use lbplan_core::plan::leader_view::load_data_from_snapshot;
 use lbplan_core::simulate::builtin_snapshot;
 
 const SNAPSHOTS: usize = 1_440;
@@ -68,10 +74,14 @@ fn stored_series() -> (Files, usize) {
     (files, one)
 }
 
-fn explain_stored(files: &Files) -> HistoryReport {
+/// `rebuild`: the leader's view rebuilt from each snapshot (the baseline) instead of kept.
+fn explain_stored(files: &Files, rebuild: bool) -> HistoryReport {
     let mut stored = StoredSeries::open(files).expect("opens");
     let first = stored.next_snapshot().expect("one").expect("decodes");
     let mut ex = Explainer::new(&first, &ExplainOptions::default()).expect("configures");
+    if rebuild {
+        ex.rebuild_view_each_step();
+    }
     ex.push(first).expect("explains");
     while let Some(s) = stored.next_snapshot() {
         ex.push(s.expect("decodes")).expect("explains");
@@ -79,8 +89,52 @@ fn explain_stored(files: &Files) -> HistoryReport {
     ex.finish()
 }
 
+/// Where one explanation's time goes: decoding snapshots from their parts, the leader's view
+/// (`LoadData`, placement context) as a fresh build, the whole carried step (view + cycle), and
+/// the diff between consecutive snapshots. Each phase is timed separately on the same series.
+fn phases(files: &Files) {
+    let mut stored = StoredSeries::open(files).expect("opens");
+    let mut decode = Duration::ZERO;
+    let mut view = Duration::ZERO;
+    let mut step = Duration::ZERO;
+    let mut diffing = Duration::ZERO;
+    let t = Instant::now();
+    let first = stored.next_snapshot().expect("one").expect("decodes");
+    decode += t.elapsed();
+    let mut leader = CarriedLeader::new(&first, None, &[], 0).expect("configures");
+    let mut previous: Option<Snapshot> = None;
+    let mut next = Some(first);
+    while let Some(s) = next {
+        let t = Instant::now();
+        let data = load_data_from_snapshot(&s);
+        let ctx = placement_context(&s, &data);
+        view += t.elapsed();
+        drop((data, ctx));
+        let t = Instant::now();
+        let at = s.captured_at_ms.unwrap_or(0);
+        leader.step(&s, at).expect("steps");
+        step += t.elapsed();
+        if let Some(before) = &previous {
+            let t = Instant::now();
+            let _ = diff(before, &s);
+            diffing += t.elapsed();
+        }
+        previous = Some(s);
+        let t = Instant::now();
+        next = stored.next_snapshot().map(|r| r.expect("decodes"));
+        decode += t.elapsed();
+    }
+    eprintln!(
+        "phases: decode {decode:.2?}; leader view built fresh {view:.2?}; carried step (view + \
+         cycle) {step:.2?}; diff {diffing:.2?}"
+    );
+}
+
 fn bench_history(c: &mut Criterion) {
     let (files, one) = stored_series();
+    if std::env::var("LBPLAN_BENCH_PHASES").is_ok() {
+        phases(&files);
+    }
     if let Some(repeat) = std::env::var("LBPLAN_BENCH_REPEAT")
         .ok()
         .and_then(|v| v.parse::<u32>().ok())
@@ -93,12 +147,18 @@ fn bench_history(c: &mut Criterion) {
         );
         for _ in 0..repeat {
             let t = Instant::now();
-            let r = explain_stored(&files);
+            let r = explain_stored(&files, false);
+            let kept = t.elapsed();
+            let t = Instant::now();
+            let baseline = explain_stored(&files, true);
+            let rebuilt = t.elapsed();
+            assert_eq!(r, baseline, "the kept view changed the report");
             eprintln!(
-                "explained {} snapshots, {} changes in {:.2?}",
+                "explained {} snapshots, {} changes in {kept:.2?} (leader's view kept); \
+                 {rebuilt:.2?} with the view rebuilt each snapshot ({:.2}x)",
                 r.summary.snapshots,
                 r.changes.len(),
-                t.elapsed()
+                rebuilt.as_secs_f64() / kept.as_secs_f64()
             );
         }
         return;
@@ -108,7 +168,7 @@ fn bench_history(c: &mut Criterion) {
     group.warm_up_time(Duration::from_secs(1));
     group.measurement_time(Duration::from_secs(60));
     group.bench_function("explain_1440_snapshots_100_brokers_10k_bundles", |b| {
-        b.iter(|| explain_stored(&files))
+        b.iter(|| explain_stored(&files, false))
     });
     group.finish();
 }

@@ -401,3 +401,53 @@ fn too_many_files_and_a_huge_manifest_are_refused() {
         "{err}"
     );
 }
+
+fn read_all(files: &Files, limits: SeriesLimits) -> Vec<Snapshot> {
+    let mut s = StoredSeries::open_with(files, limits).unwrap();
+    let mut out = Vec::new();
+    while let Some(snap) = s.next_snapshot() {
+        out.push(snap.unwrap());
+    }
+    out
+}
+
+/// Reports that change and come back (a bundle moved away and back, a broker's load up and down)
+/// decode to the recorded snapshots whether decoded parts are kept (the default budget) or only
+/// the latest snapshot's are (no budget).
+#[test]
+fn kept_parts_decode_the_same_snapshots_as_parts_decoded_again() {
+    let mut a = builtin_snapshot("demo").unwrap();
+    a.captured_at_ms = Some(0);
+    let mut b = a.clone();
+    b.captured_at_ms = Some(60_000);
+    let (from, to) = (
+        b.brokers.keys().next().unwrap().clone(),
+        b.brokers.keys().nth(1).unwrap().clone(),
+    );
+    let moved = b.brokers[&from].local_broker_data.bundles[0].clone();
+    b.brokers[&from].local_broker_data.bundles.remove(0);
+    let stats = b.brokers[&from]
+        .local_broker_data
+        .last_stats
+        .shift_remove(&moved);
+    b.brokers[&to].local_broker_data.bundles.push(moved.clone());
+    if let Some(st) = stats {
+        b.brokers[&to]
+            .local_broker_data
+            .last_stats
+            .insert(moved, st);
+    }
+    b.brokers[&to].local_broker_data.cpu.usage += 10.0;
+    let mut c = a.clone();
+    c.captured_at_ms = Some(120_000);
+    let mut d = b.clone();
+    d.captured_at_ms = Some(180_000);
+    let series = vec![a, b, c, d];
+    let files = store(&series);
+    assert_eq!(read_all(&files, SeriesLimits::default()), series);
+    let none = SeriesLimits {
+        max_cached_bytes: 0,
+        ..SeriesLimits::default()
+    };
+    assert_eq!(read_all(&files, none), series);
+}

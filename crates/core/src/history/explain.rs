@@ -131,6 +131,12 @@ impl Explainer {
         })
     }
 
+    /// Rebuilds the leader's view from each snapshot instead of updating it (same report, the
+    /// cost before the view was kept; the history bench's baseline).
+    pub fn rebuild_view_each_step(&mut self) {
+        self.leader.set_rebuild_each_step(true);
+    }
+
     /// The next snapshot in time order (its `captured_at_ms`, 0 when missing).
     pub fn push(&mut self, snapshot: Snapshot) -> Result<(), PlanError> {
         let at = snapshot.captured_at_ms.unwrap_or(0);

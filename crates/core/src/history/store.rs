@@ -48,6 +48,11 @@ pub struct SeriesLimits {
     pub max_part_bytes: u64,
     /// All distinct parts' gunzipped bytes.
     pub max_total_bytes: u64,
+    /// Decoded parts kept for later snapshots, counted by their gunzipped bytes (one budget for
+    /// reports, layouts and bundle data): beyond the latest snapshot's own parts (always kept), the
+    /// most recently used older ones within this budget, so a report that comes back (a bundle
+    /// moved away and back) is not decoded again.
+    pub max_cached_bytes: u64,
 }
 
 impl Default for SeriesLimits {
@@ -58,6 +63,7 @@ impl Default for SeriesLimits {
             max_manifest_bytes: 16 << 20,
             max_part_bytes: MAX_PART_BYTES,
             max_total_bytes: 64 << 30,
+            max_cached_bytes: 256 << 20,
         }
     }
 }
@@ -199,8 +205,9 @@ pub fn is_stored_series(files: &Files) -> bool {
     files.iter().any(|(p, _)| p == HEADER_FILE)
 }
 
-/// Reads snapshots of a stored series one at a time, in time order, keeping only the parts of the
-/// latest one parsed (unchanged parts of consecutive snapshots are parsed once).
+/// Reads snapshots of a stored series one at a time, in time order. Decoded parts are kept by id
+/// (bounded by `SeriesLimits::max_cached_bytes`), so a snapshot costs the gunzip and parse of the
+/// parts it changed only.
 pub struct StoredSeries<'a> {
     limits: SeriesLimits,
     /// What is left of `limits.max_total_bytes`.
@@ -210,9 +217,69 @@ pub struct StoredSeries<'a> {
     manifests: Vec<(String, SnapshotManifest)>,
     parts: HashMap<&'a str, &'a [u8]>,
     next: usize,
-    brokers: HashMap<String, BrokerSnapshot>,
-    bundles: HashMap<String, IndexMap<String, BundleData>>,
-    namespaces: HashMap<String, NamespaceSnapshot>,
+    brokers: PartCache<BrokerSnapshot>,
+    bundles: PartCache<IndexMap<String, BundleData>>,
+    namespaces: PartCache<NamespaceSnapshot>,
+    /// The latest namespace index and `BundleData` run list, by part id (usually unchanged).
+    index: Option<(String, IndexMap<String, String>)>,
+    runs: Option<(String, Vec<String>)>,
+}
+
+/// Decoded parts by id, bounded: the parts used by the latest snapshot, then the most recently
+/// used older ones while their gunzipped bytes fit the budget.
+struct PartCache<T> {
+    /// id → (value, gunzipped bytes, the last snapshot that used it).
+    entries: HashMap<String, (T, u64, usize)>,
+    /// Gunzipped bytes of the entries.
+    bytes: u64,
+}
+
+impl<T> Default for PartCache<T> {
+    fn default() -> Self {
+        Self {
+            entries: HashMap::new(),
+            bytes: 0,
+        }
+    }
+}
+
+impl<T: Clone> PartCache<T> {
+    /// The cached value of `id`, marked as used by snapshot `seq`.
+    fn get(&mut self, id: &str, seq: usize) -> Option<T> {
+        let (value, _, used) = self.entries.get_mut(id)?;
+        *used = seq;
+        Some(value.clone())
+    }
+
+    fn insert(&mut self, id: &str, value: T, bytes: u64, seq: usize) {
+        if let Some((_, old, _)) = self.entries.insert(id.to_string(), (value, bytes, seq)) {
+            self.bytes = self.bytes.saturating_sub(old);
+        }
+        self.bytes = self.bytes.saturating_add(bytes);
+    }
+
+    /// Drops the least recently used parts not used by snapshot `seq` until the rest fit `budget`
+    /// (the latest snapshot's own parts are kept whatever their size).
+    fn evict(&mut self, seq: usize, budget: u64) {
+        if self.bytes <= budget {
+            return;
+        }
+        let mut older: Vec<(usize, String)> = self
+            .entries
+            .iter()
+            .filter(|(_, (_, _, used))| *used != seq)
+            .map(|(id, (_, _, used))| (*used, id.clone()))
+            .collect();
+        older.sort_unstable();
+        for (_, id) in older {
+            if self.bytes <= budget {
+                break;
+            }
+            if let Some((_, bytes, _)) = self.entries.remove(&id) {
+                self.bytes = self.bytes.saturating_sub(bytes);
+            }
+        }
+    }
 }
 
 fn check_header(bytes: &[u8]) -> Result<(), SeriesError> {
@@ -315,9 +382,11 @@ impl<'a> StoredSeries<'a> {
             manifests,
             parts,
             next: 0,
-            brokers: HashMap::new(),
-            bundles: HashMap::new(),
-            namespaces: HashMap::new(),
+            brokers: PartCache::default(),
+            bundles: PartCache::default(),
+            namespaces: PartCache::default(),
+            index: None,
+            runs: None,
         })
     }
 
@@ -329,7 +398,12 @@ impl<'a> StoredSeries<'a> {
         self.manifests.is_empty()
     }
 
-    fn part<T: DeserializeOwned>(&mut self, manifest: &str, id: &str) -> Result<T, SeriesError> {
+    /// Part `id` decoded, with its gunzipped size.
+    fn part<T: DeserializeOwned>(
+        &mut self,
+        manifest: &str,
+        id: &str,
+    ) -> Result<(T, u64), SeriesError> {
         let file = format!("{PARTS_DIR}/{}", part_file(id));
         let gz: &'a [u8] = self.parts.get(id).copied().ok_or_else(|| {
             SeriesError::malformed(manifest, format!("refers to {file}, which is missing"))
@@ -376,6 +450,7 @@ impl<'a> StoredSeries<'a> {
             ));
         }
         serde_path_to_error::deserialize(&mut serde_json::Deserializer::from_slice(&json))
+            .map(|value| (value, len))
             .map_err(|e| SeriesError::malformed(file, format!("{}: {}", e.path(), e.inner())))
     }
 
@@ -387,40 +462,66 @@ impl<'a> StoredSeries<'a> {
     }
 
     fn assemble(&mut self, name: &str, m: &SnapshotManifest) -> Result<Snapshot, SeriesError> {
+        let seq = self.next;
         let mut s = m.envelope.clone();
-        let mut brokers = HashMap::new();
         for (id, part) in &m.brokers {
-            let b = match self.brokers.remove(part) {
+            let b = match self.brokers.get(part, seq) {
                 Some(b) => b,
-                None => self.part(name, part)?,
+                None => {
+                    let (b, bytes) = self.part::<BrokerSnapshot>(name, part)?;
+                    self.brokers.insert(part, b.clone(), bytes, seq);
+                    b
+                }
             };
-            s.brokers.insert(id.clone(), b.clone());
-            brokers.insert(part.clone(), b);
+            s.brokers.insert(id.clone(), b);
         }
-        self.brokers = brokers;
-        let index: IndexMap<String, String> = self.part(name, &m.namespaces)?;
-        let mut namespaces = HashMap::new();
+        let index = match self.index.take() {
+            Some((id, index)) if id == m.namespaces => index,
+            _ => {
+                self.part::<IndexMap<String, String>>(name, &m.namespaces)?
+                    .0
+            }
+        };
         for (ns, part) in &index {
-            let n = match self.namespaces.remove(part) {
+            let n = match self.namespaces.get(part, seq) {
                 Some(n) => n,
-                None => self.part(name, part)?,
+                None => {
+                    let (n, bytes) = self.part::<NamespaceSnapshot>(name, part)?;
+                    self.namespaces.insert(part, n.clone(), bytes, seq);
+                    n
+                }
             };
-            s.namespaces.insert(ns.clone(), n.clone());
-            namespaces.insert(part.clone(), n);
+            s.namespaces.insert(ns.clone(), n);
         }
-        self.namespaces = namespaces;
-        let runs: Vec<String> = self.part(name, &m.bundle_data)?;
-        let mut bundles = HashMap::new();
+        self.index = Some((m.namespaces.clone(), index));
+        let runs = match self.runs.take() {
+            Some((id, runs)) if id == m.bundle_data => runs,
+            _ => self.part::<Vec<String>>(name, &m.bundle_data)?.0,
+        };
         for part in &runs {
-            let run: IndexMap<String, BundleData> = match self.bundles.remove(part) {
-                Some(r) => r,
-                None => self.part(name, part)?,
-            };
-            s.bundle_data
-                .extend(run.iter().map(|(k, v)| (k.clone(), *v)));
-            bundles.insert(part.clone(), run);
+            match self.bundles.entries.get_mut(part.as_str()) {
+                Some((run, _, used)) => {
+                    *used = seq;
+                    s.bundle_data
+                        .extend(run.iter().map(|(k, v)| (k.clone(), *v)));
+                }
+                None => {
+                    let (run, bytes) = self.part::<IndexMap<String, BundleData>>(name, part)?;
+                    s.bundle_data
+                        .extend(run.iter().map(|(k, v)| (k.clone(), *v)));
+                    self.bundles.insert(part, run, bytes, seq);
+                }
+            }
         }
-        self.bundles = bundles;
+        self.runs = Some((m.bundle_data.clone(), runs));
+        // One budget over the three kinds.
+        let budget = self.limits.max_cached_bytes;
+        let others = self.namespaces.bytes.saturating_add(self.bundles.bytes);
+        self.brokers.evict(seq, budget.saturating_sub(others));
+        let others = self.brokers.bytes.saturating_add(self.namespaces.bytes);
+        self.bundles.evict(seq, budget.saturating_sub(others));
+        let others = self.brokers.bytes.saturating_add(self.bundles.bytes);
+        self.namespaces.evict(seq, budget.saturating_sub(others));
         Ok(s)
     }
 }

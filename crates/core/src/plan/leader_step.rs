@@ -3,8 +3,10 @@
 //! recently-unloaded grace list and the picker's stream. `history` replays a recorded series with
 //! it; a plan is the first step of a freshly elected leader, which this is when nothing is carried.
 //!
-//! The leader's view is built by the plan's code (`load_data_from_snapshot`, `placement_context`)
-//! and the cycle is `do_load_shedding` and `BundleSplitterTask`'s decision, unchanged.
+//! The leader's view is a [`LeaderState`] kept across steps and updated with what changed between
+//! snapshots (equal to what the plan's `load_data_from_snapshot` and `placement_context` build
+//! from each snapshot); the cycle is `do_load_shedding` and `BundleSplitterTask`'s decision,
+//! unchanged.
 
 use indexmap::IndexMap;
 
@@ -17,8 +19,11 @@ use crate::split::ModularSplitCandidate;
 use super::driver::{
     PlanError, build_strategies, decide_auto_splits, long_term_of, placement_context,
 };
+use super::leader_state::LeaderState;
 use super::leader_view::load_data_from_snapshot;
 use super::settings::{apply_nic_speed_override, resolve_config};
+use crate::modular::LoadData;
+use crate::modular::pipeline::PlacementContext;
 
 /// What one carried cycle decided.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -45,6 +50,11 @@ pub struct CarriedLeader {
     recently_unloaded: IndexMap<String, i64>,
     brokers: Vec<String>,
     warnings: Vec<String>,
+    /// The leader's view of the latest snapshot stepped on.
+    view: Option<LeaderState>,
+    /// Build the view afresh at every step instead of updating it (the cost before the view was
+    /// kept: the history bench's baseline).
+    rebuild_each_step: bool,
 }
 
 impl CarriedLeader {
@@ -70,7 +80,15 @@ impl CarriedLeader {
             recently_unloaded: IndexMap::new(),
             brokers: first.brokers.keys().cloned().collect(),
             warnings,
+            view: None,
+            rebuild_each_step: false,
         })
+    }
+
+    /// Builds the leader's view afresh at every step (`true`) instead of updating it; the result
+    /// is the same, only slower (the history bench measures one against the other).
+    pub fn set_rebuild_each_step(&mut self, rebuild: bool) {
+        self.rebuild_each_step = rebuild;
     }
 
     pub fn config(&self) -> &LoadBalancerConfig {
@@ -132,14 +150,41 @@ impl CarriedLeader {
             self.strategies.on_active_brokers_change(&brokers);
             self.brokers = brokers;
         }
-        let mut data = load_data_from_snapshot(view);
+        if self.rebuild_each_step {
+            // The view as the plan builds it, from the whole snapshot (the cost before it was kept).
+            let mut data = load_data_from_snapshot(view);
+            let mut ctx = placement_context(view, &data);
+            return Ok(self.cycle(view, &mut data, &mut ctx, now_ms));
+        }
+        let mut state = match self.view.take() {
+            Some(mut state) => {
+                state.update(view);
+                state
+            }
+            None => LeaderState::new(view),
+        };
+        let mut ctx = state.take_context();
+        let step = self.cycle(view, state.data_mut(), &mut ctx, now_ms);
+        state.restore_context(ctx);
+        self.view = Some(state);
+        Ok(step)
+    }
+
+    /// The cycle on the leader's view of `view`: the carried grace list merged in, the usage,
+    /// `BundleSplitterTask`'s decision, `doLoadShedding`.
+    fn cycle(
+        &mut self,
+        view: &Snapshot,
+        data: &mut LoadData,
+        ctx: &mut PlacementContext,
+        now_ms: i64,
+    ) -> LeaderStep {
         let mut carried = std::mem::take(&mut self.recently_unloaded);
         for (bundle, at) in &data.recently_unloaded {
             let slot = carried.entry(bundle.clone()).or_insert(*at);
             *slot = (*slot).max(*at);
         }
         data.recently_unloaded = carried;
-        let mut ctx = placement_context(view, &data);
         let weights = self.cfg.resource_weights();
         let broker_usage_fraction = data
             .brokers
@@ -151,22 +196,22 @@ impl CarriedLeader {
                 .get(ns)
                 .map(|n| i64::from(n.bundles.num_bundles))
         };
-        let splits = decide_auto_splits(&self.cfg, &data, counts, |_, _, name| {
-            long_term_of(&data, name)
+        let splits = decide_auto_splits(&self.cfg, data, counts, |_, _, name| {
+            long_term_of(data, name)
         });
         let shedding = do_load_shedding(
             &mut self.strategies,
-            &mut data,
-            &mut ctx,
+            data,
+            ctx,
             &self.cfg,
             &mut self.picker,
             now_ms,
         );
-        self.recently_unloaded = data.recently_unloaded;
-        Ok(LeaderStep {
+        self.recently_unloaded = std::mem::take(&mut data.recently_unloaded);
+        LeaderStep {
             shedding,
             splits,
             broker_usage_fraction,
-        })
+        }
     }
 }
