@@ -479,7 +479,8 @@ fn build(c: &Cluster) -> Snapshot {
             namespaces: vec!["t/iso".to_string()],
             primary: vec!["b[01]".to_string()],
             secondary: Vec::new(),
-            // Pulsar's admin refuses a policy without one; without it every broker is refused.
+            // Without one the policy cannot be built and no broker counts as shared (`isolation`'s
+            // `isSharedBroker`), so every destination was refused and the property saw no move.
             auto_failover_policy: Some(lbplan_core::model::AutoFailoverPolicy {
                 policy_type: "min_available".to_string(),
                 parameters: [("min_limit", "1"), ("usage_threshold", "80")]
