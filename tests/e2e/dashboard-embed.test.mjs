@@ -102,7 +102,7 @@ test('mount_planner: a second instance, apply with confirmation, readonly, destr
     assert.equal(adminCalls[0].method, 'PUT');
     if (listed >= 2) {
       assert.equal(await results.nth(1).getAttribute('data-status'), '500');
-      assert.match(await embedded.locator('[data-testid=apply-finished]').textContent(), /Stopped at call 2/);
+      assert.match(await embedded.locator('[data-testid=apply-finished]').textContent(), /Stopped at 2 of \d+ calls: step 2 failed; nothing after it was sent\./);
     }
 
     await page.evaluate(() => window.__handle.set_option('readonly', true));
