@@ -132,15 +132,24 @@ pub fn build_strategies(
 pub fn placement_context(snapshot: &Snapshot, data: &LoadData) -> PlacementContext {
     let mut ctx = PlacementContext::new();
     let _ = ctx.set_isolation_policies(&snapshot.namespace_isolation_policies);
-    for (ns, n) in &snapshot.namespaces {
-        if let Some(group) = &n.anti_affinity_group {
-            ctx.namespace_anti_affinity_groups
-                .insert(ns.clone(), group.clone());
-        }
-    }
+    ctx.namespace_anti_affinity_groups = anti_affinity_groups(snapshot);
     ctx.failure_domains = snapshot.failure_domains.clone();
     ctx.rebuild_bundle_range_cache(data);
     ctx
+}
+
+/// Each namespace's anti-affinity group, in the snapshot's namespace order: what the leader's
+/// placement context and the kept `LeaderState` both read.
+pub(crate) fn anti_affinity_groups(snapshot: &Snapshot) -> indexmap::IndexMap<String, String> {
+    snapshot
+        .namespaces
+        .iter()
+        .filter_map(|(ns, n)| {
+            n.anti_affinity_group
+                .as_ref()
+                .map(|g| (ns.clone(), g.clone()))
+        })
+        .collect()
 }
 
 /// Plans `req` on `snapshot`; the plan names the snapshot by [`snapshot_fingerprint`] (computed here,

@@ -20,7 +20,7 @@ use crate::model::{
 use crate::modular::LoadData;
 use crate::modular::pipeline::PlacementContext;
 
-use super::driver::placement_context;
+use super::driver::{anti_affinity_groups, placement_context};
 use super::leader_view::load_data_from_snapshot;
 
 /// The leader's view of one snapshot, updatable to the next.
@@ -94,18 +94,6 @@ fn remove_broker(
     for name in &local.bundles {
         remove_pos(listers, name, pos);
     }
-}
-
-fn anti_affinity_groups(snapshot: &Snapshot) -> IndexMap<String, String> {
-    snapshot
-        .namespaces
-        .iter()
-        .filter_map(|(ns, n)| {
-            n.anti_affinity_group
-                .as_ref()
-                .map(|g| (ns.clone(), g.clone()))
-        })
-        .collect()
 }
 
 /// The reporting lists (`bundles`, `lastStats` keys) are the same: ownership did not change.
