@@ -314,10 +314,24 @@ pub fn propose_with_fingerprint(
     let mut plan = make_plan_with_fingerprint(snapshot, &plan_req, fingerprint)?;
     proposal::label_unloads(&mut plan, &found.steps, &goal_text);
     progress("plan", 1, 1);
+    let goal_met = req.goal.is_met(&plan.balance_after);
+    if !goal_met && notes.is_empty() && found.too_big.is_none() {
+        // The moves can reach the goal on their own and still miss it in the plan: the leader's
+        // cycle runs on top of them there, and the operator must see why the goal was missed.
+        let leader_unloads = plan
+            .unloads
+            .iter()
+            .filter(|u| u.origin == "shedding")
+            .count();
+        notes.push(format!(
+            "{goal_text} is not met after the plan: the leader's own cycle runs on top of the {chosen_moves} move(s) and unloads {leader_unloads} bundle(s), leaving max/mean {:.3}",
+            plan.balance_after.max_over_mean
+        ));
+    }
     Ok(Proposal {
         format_version: proposal::PROPOSAL_FORMAT_VERSION,
         goal: goal_text,
-        goal_met: req.goal.is_met(&plan.balance_after),
+        goal_met,
         balance_before: found.start,
         steps: found.steps,
         chosen_moves,
