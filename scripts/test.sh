@@ -26,8 +26,7 @@ step "cargo clippy (tests and benches: -D warnings)" \
   cargo clippy --locked "${NATIVE_PACKAGES[@]}" --tests --benches -- -D warnings "${TEST_LINT_ALLOWS[@]}"
 step "cargo test (native: ${NATIVE_PACKAGES[*]})" cargo test --locked "${NATIVE_PACKAGES[@]}"
 step "conformance vectors (counts per suite)" bash scripts/conformance-summary.sh
-step "cargo test -p lbplan-web (wasm, headless Chromium)" \
-  cargo test --locked -p lbplan-web --target wasm32-unknown-unknown
+step "cargo test -p lbplan-web (wasm, headless Chromium; scripts/wasm-test.sh)" bash scripts/wasm-test.sh
 step "trunk build --release (dist/)" trunk build --release
 step "scripts/build-api.sh (dist/api/: the JavaScript API, web + node)" bash scripts/build-api.sh
 # Bounded fuzzing of the importer (no cargo-fuzz install: plain cargo with libFuzzer's coverage flags).
