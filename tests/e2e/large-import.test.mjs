@@ -9,7 +9,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { ROOT, ARTIFACTS, start, recordingPage, screenshot } from './dashboard-helpers.mjs';
+import { ROOT, ARTIFACTS, start, recordingPage, screenshotOf } from './dashboard-helpers.mjs';
 
 // The longest page task allowed while importing and showing the snapshot. Measured on the 2-core
 // machine (release build): see docs/performance.md, "Round 6: the page's thread".
@@ -87,7 +87,7 @@ test('a ~40,000-bundle upload is imported in the worker without a long task on t
     + ` ${tasks.length} long task(s), longest ${longest.toFixed(0)} ms: ${JSON.stringify(tasks.map((e) => Math.round(e.duration)))}`);
   assert.equal(await page.textContent('[data-testid=broker-count]'), String(Object.keys(demo.brokers).length));
   assert.ok(longest <= LONG_TASK_BOUND_MS, `longest page task ${longest} ms > ${LONG_TASK_BOUND_MS} ms`);
-  await screenshot(page, 'large-import');
+  await screenshotOf(page, '[data-testid=loader]', 'large-import.png');
 
   // Kept across a reload: the files in IndexedDB, imported again in the worker.
   await page.waitForFunction(() => /IndexedDB: the uploaded files/.test(document.querySelector('[data-testid=storage-note]')?.textContent ?? ''),
