@@ -21,10 +21,15 @@ use crate::components::{
     SettingsPanel, SimulatePanel, WhatIf,
 };
 use crate::embed::{External, Options};
-use crate::loader::{Input, dropped_entries, fetch_bytes, read_entries};
+use crate::loader::{
+    Input, Picked, dropped_entries, fetch_blob, fetch_bytes, read_entries, read_picked, total_bytes,
+};
 use crate::persist::{self, STORED_SNAPSHOT_FORMAT_VERSION, StoredSnapshot};
-use crate::plan_client::{PlanAnswer, PlanWorker};
-use crate::state::{Action, AppState, Loaded, Status, import_files, loaded_from};
+use crate::plan_client::PlanWorker;
+use crate::state::{
+    Action, AppState, IMPORT_IN_WORKER_FROM_BYTES, Loaded, Status, import_files, loaded_from,
+};
+use crate::worker_import::WorkerImports;
 
 /// The handle through which `PlannerHandle` talks to a mounted app.
 #[derive(Default)]
@@ -90,35 +95,40 @@ fn load_inputs(
     }
 }
 
-/// Sends a plan job to the plan worker, starting one if there is none (or it died); the snapshot
-/// goes along when the worker does not hold it yet.
-fn send_plan_job(
-    worker: &Rc<RefCell<Option<PlanWorker>>>,
-    url: &str,
-    job: &crate::state::PlanJob,
-    loaded: &Loaded,
-    dispatcher: UseReducerDispatcher<AppState>,
+/// Picked files into the store: large ones imported in the plan worker (nothing read on the
+/// page), small ones read and imported here.
+fn load_picked(
+    imports: &WorkerImports,
+    picked: Vec<Picked>,
+    label: String,
+    keep_session: bool,
+    persist_prefix: Option<String>,
 ) {
-    let mut slot = worker.borrow_mut();
-    if slot.as_ref().is_none_or(PlanWorker::is_dead) {
-        let d = dispatcher.clone();
-        let on_answer = Callback::from(move |a: PlanAnswer| match a {
-            PlanAnswer::Planned { id, result, diff } => {
-                d.dispatch(Action::Planned { id, result, diff })
-            }
-            PlanAnswer::Failed { id, message } => d.dispatch(Action::PlanFailed { id, message }),
-        });
-        match PlanWorker::start(url, on_answer) {
-            Ok(w) => *slot = Some(w),
-            Err(message) => {
-                dispatcher.dispatch(Action::PlanFailed {
-                    id: job.id,
-                    message,
-                });
-                return;
-            }
-        }
+    if total_bytes(&picked) >= IMPORT_IN_WORKER_FROM_BYTES {
+        imports.start(picked, label, keep_session, persist_prefix);
+        return;
     }
+    let (d, note) = (imports.dispatcher.clone(), imports.note.clone());
+    yew::platform::spawn_local(async move {
+        match read_picked(&picked).await {
+            Ok(inputs) => load_inputs(d, inputs, label, keep_session, persist_prefix, note),
+            Err(e) => d.dispatch(Action::Failed(format!("Could not import {label}: {e}"))),
+        }
+    });
+}
+
+/// Sends a plan job to the plan worker, starting one if there is none (or it died); the snapshot
+/// goes along when the worker does not hold it yet (it holds what it imported).
+fn send_plan_job(imports: &WorkerImports, job: &crate::state::PlanJob, loaded: &Loaded) {
+    let dispatcher = imports.dispatcher.clone();
+    if let Err(message) = imports.ensure_worker() {
+        dispatcher.dispatch(Action::PlanFailed {
+            id: job.id,
+            message,
+        });
+        return;
+    }
+    let slot = imports.worker.borrow();
     let Some(w) = slot.as_ref() else {
         return;
     };
@@ -160,6 +170,19 @@ pub fn app(props: &AppProps) -> Html {
     let note = use_state(|| None::<AttrValue>);
     let busy = use_state(|| false);
     let prefix = options.persist.then(|| options.storage_prefix.clone());
+    // The plan worker (started on first use): plans of large snapshots, and imports of large files.
+    let plan_worker = use_mut_ref(|| None::<PlanWorker>);
+    let import_progress = use_state(|| None::<(usize, usize)>);
+    let imports = {
+        let (w, url, d, p, n) = (
+            plan_worker.clone(),
+            options.worker_url(),
+            state.dispatcher(),
+            import_progress.clone(),
+            note.clone(),
+        );
+        use_memo((), move |_| WorkerImports::new(w, url, d, p, n))
+    };
 
     // Start: session first (so a kept snapshot keeps its edits), then the snapshot.
     {
@@ -167,6 +190,7 @@ pub fn app(props: &AppProps) -> Html {
         let options = options.clone();
         let note = note.clone();
         let bridge = props.bridge.clone();
+        let imports = imports.clone();
         use_effect_with((), move |_| {
             let o = (*options).clone();
             let dispatcher = state.dispatcher();
@@ -216,21 +240,48 @@ pub fn app(props: &AppProps) -> Html {
                         note,
                     );
                 } else if let Some(url) = url {
-                    match fetch_bytes(&url).await {
-                        Ok(bytes) => load_inputs(
-                            d,
-                            vec![(url.clone(), bytes, false)],
+                    match fetch_blob(&url).await {
+                        Ok(blob) => load_picked(
+                            &imports,
+                            vec![Picked {
+                                name: url.clone(),
+                                in_tree: false,
+                                blob,
+                            }],
                             url,
                             shared,
                             prefix,
-                            note,
                         ),
                         Err(e) => d.dispatch(Action::Failed(format!("Could not load {url}: {e}"))),
                     }
                 } else {
-                    let kept = match &prefix {
-                        Some(p) => persist::load_snapshot(p).await,
+                    // Files kept by an import in the worker are imported there again.
+                    let upload = match &prefix {
+                        Some(p) => persist::load_upload(p).await,
                         None => None,
+                    };
+                    let kept = match (upload, &prefix) {
+                        (Some(Ok(u)), _) => {
+                            note.set(Some(
+                                "Restored from this browser (the kept files, imported again)."
+                                    .into(),
+                            ));
+                            let picked = u
+                                .files
+                                .into_iter()
+                                .zip(u.blobs)
+                                .map(|((name, in_tree), blob)| Picked {
+                                    name,
+                                    in_tree,
+                                    blob,
+                                })
+                                .collect();
+                            imports.start(picked, u.source, true, None);
+                            return;
+                        }
+                        (Some(Err(e)), _) => Some(Err(e)),
+                        (None, Some(p)) => persist::load_snapshot(p).await,
+                        (None, None) => None,
                     };
                     match kept {
                         Some(Ok(s)) => {
@@ -292,17 +343,14 @@ pub fn app(props: &AppProps) -> Html {
         });
     }
 
-    // Plans of large snapshots: hand each new job to the plan worker (started on first use).
-    let plan_worker = use_mut_ref(|| None::<PlanWorker>);
+    // Plans of large snapshots: hand each new job to the plan worker.
     {
         let job = state.plan_job.clone();
         let loaded = state.loaded().cloned();
-        let dispatcher = state.dispatcher();
-        let worker_url = options.worker_url();
-        let plan_worker = plan_worker.clone();
+        let imports = imports.clone();
         use_effect_with(state.plan_job.as_ref().map(|j| j.id), move |_| {
             if let (Some(job), Some(l)) = (job, loaded) {
-                send_plan_job(&plan_worker, &worker_url, &job, &l, dispatcher);
+                send_plan_job(&imports, &job, &l);
             }
         });
     }
@@ -360,22 +408,10 @@ pub fn app(props: &AppProps) -> Html {
     };
 
     let on_inputs = {
-        let (d, prefix, note, busy) = (
-            state.dispatcher(),
-            prefix.clone(),
-            note.clone(),
-            busy.clone(),
-        );
-        Callback::from(move |(inputs, label): (Vec<Input>, String)| {
+        let (imports, prefix, busy) = (imports.clone(), prefix.clone(), busy.clone());
+        Callback::from(move |(picked, label): (Vec<Picked>, String)| {
             busy.set(false);
-            load_inputs(
-                d.clone(),
-                inputs,
-                label,
-                false,
-                prefix.clone(),
-                note.clone(),
-            );
+            load_picked(&imports, picked, label, false, prefix.clone());
         })
     };
     let on_error = {
@@ -704,7 +740,7 @@ pub fn app(props: &AppProps) -> Html {
                 { banner.unwrap_or_default() }
                 if !readonly {
                     <LoaderBar on_inputs={on_inputs} on_error={on_error.clone()} on_demo={on_demo}
-                        storage_note={(*note).clone()} busy={*busy} />
+                        storage_note={(*note).clone()} busy={*busy} progress={*import_progress} />
                 }
                 { body }
             </main>

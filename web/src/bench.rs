@@ -2,6 +2,10 @@
 //! 200,000-bundle synthetic cluster in the browser (core `synthetic::large`), then measures importing
 //! its JSON, one plan, building the bundle-map geometry, full bundle-map redraws, and the same plan
 //! through the plan worker (with and without sending the snapshot), and prints the numbers on the page (`data-testid="bench-results"`, `data-done` when finished).
+//! Then the page's thread, old path against new in one run: the longest page tasks
+//! (`PerformanceObserver('longtask')`) of the page-side import, hand-over and persisting, against
+//! the import in the worker (`worker_import`: parts assembled on the page, the snapshot kept
+//! there for the first plan, the files kept in IndexedDB).
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -16,8 +20,92 @@ use wasm_bindgen::{Clamped, JsCast};
 use wasm_bindgen_futures::JsFuture;
 
 use crate::components::bundle_map::now_ms;
-use crate::plan_client::{PlanAnswer, PlanWorker};
+use crate::plan_client::{ImportAnswer, PlanAnswer, PlanWorker};
 use crate::state::import_files;
+
+/// Long tasks (≥ 50 ms) the browser reports for the page's thread, by start time.
+struct LongTasks {
+    seen: Rc<RefCell<Vec<(f64, f64)>>>,
+    _callback: Option<wasm_bindgen::closure::Closure<dyn FnMut(wasm_bindgen::JsValue)>>,
+}
+
+impl LongTasks {
+    /// Observes `longtask` entries through `PerformanceObserver` (reached by name: no web-sys
+    /// feature for one benchmark); nothing is recorded where the browser has none.
+    fn observe() -> Self {
+        use wasm_bindgen::JsValue;
+        let seen: Rc<RefCell<Vec<(f64, f64)>>> = Rc::default();
+        let sink = seen.clone();
+        let callback =
+            wasm_bindgen::closure::Closure::<dyn FnMut(JsValue)>::new(move |list: JsValue| {
+                let entries = js_sys::Reflect::get(&list, &"getEntries".into())
+                    .ok()
+                    .and_then(|f| f.dyn_into::<js_sys::Function>().ok())
+                    .and_then(|f| f.call0(&list).ok())
+                    .and_then(|a| a.dyn_into::<js_sys::Array>().ok())
+                    .unwrap_or_default();
+                for e in entries.iter() {
+                    let num = |k: &str| {
+                        js_sys::Reflect::get(&e, &k.into())
+                            .ok()
+                            .and_then(|v| v.as_f64())
+                            .unwrap_or(0.0)
+                    };
+                    sink.borrow_mut().push((num("startTime"), num("duration")));
+                }
+            });
+        let global = js_sys::global();
+        let observer = js_sys::Reflect::get(&global, &"PerformanceObserver".into())
+            .ok()
+            .and_then(|c| c.dyn_into::<js_sys::Function>().ok())
+            .and_then(|c| {
+                js_sys::Reflect::construct(&c, &js_sys::Array::of1(callback.as_ref())).ok()
+            });
+        let Some(observer) = observer else {
+            return Self {
+                seen,
+                _callback: None,
+            };
+        };
+        let options = js_sys::Object::new();
+        let _ = js_sys::Reflect::set(&options, &"type".into(), &"longtask".into());
+        let _ = js_sys::Reflect::set(&options, &"buffered".into(), &true.into());
+        if let Some(observe) = js_sys::Reflect::get(&observer, &"observe".into())
+            .ok()
+            .and_then(|f| f.dyn_into::<js_sys::Function>().ok())
+        {
+            let _ = observe.call1(&observer, &options);
+        }
+        Self {
+            seen,
+            _callback: Some(callback),
+        }
+    }
+
+    /// (count, longest ms) of the long tasks that started in `[from, to]`.
+    fn between(&self, from: f64, to: f64) -> (usize, f64) {
+        let seen = self.seen.borrow();
+        let inside = seen.iter().filter(|(s, _)| *s >= from && *s <= to);
+        (
+            inside.clone().count(),
+            inside.map(|(_, d)| *d).fold(0.0, f64::max),
+        )
+    }
+}
+
+/// A promise and the function that resolves it.
+fn signal() -> (js_sys::Promise, Rc<RefCell<Option<js_sys::Function>>>) {
+    let slot: Rc<RefCell<Option<js_sys::Function>>> = Rc::default();
+    let s = slot.clone();
+    let p = js_sys::Promise::new(&mut |res, _| *s.borrow_mut() = Some(res));
+    (p, slot)
+}
+
+fn fire(slot: &Rc<RefCell<Option<js_sys::Function>>>) {
+    if let Some(f) = slot.borrow_mut().take() {
+        let _ = f.call0(&wasm_bindgen::JsValue::NULL);
+    }
+}
 
 const WIDTH: u32 = 1200;
 const HEIGHT: u32 = 420;
@@ -53,6 +141,7 @@ pub fn mount(root: web_sys::Element) {
     }
     let canvas: web_sys::HtmlCanvasElement = canvas.unchecked_into();
     wasm_bindgen_futures::spawn_local(async move {
+        let tasks = LongTasks::observe();
         let mut out = String::new();
         let mut line = |pre: &web_sys::Element, text: String| {
             out.push_str(&text);
@@ -87,6 +176,7 @@ pub fn mount(root: web_sys::Element) {
         );
         drop(snapshot);
         pause().await;
+        let old_from = now_ms();
         let t = now_ms();
         let imported = match import_files(&[("large.json".into(), json.into_bytes(), false)]) {
             Ok(i) => i,
@@ -295,6 +385,172 @@ pub fn mount(root: web_sys::Element) {
                 ),
             );
         }
+        drop(worker);
+        // The old path's persisting: the page copied the snapshot and serialised it for storage.
+        let t = now_ms();
+        let stored = crate::persist::StoredSnapshot {
+            format_version: crate::persist::STORED_SNAPSHOT_FORMAT_VERSION,
+            source: "large.json".into(),
+            warnings: Vec::new(),
+            snapshot: imported.snapshot.clone(),
+        };
+        let persist_len = serde_json::to_string(&stored).map_or(0, |j| j.len());
+        drop(stored);
+        line(
+            &pre,
+            format!(
+                "old persist (copy + serialise on the page): {:.0} ms ({:.1} MiB)",
+                now_ms() - t,
+                persist_len as f64 / 1048576.0
+            ),
+        );
+        pause().await;
+        pause().await;
+        let (n, longest) = tasks.between(old_from, now_ms());
+        line(
+            &pre,
+            format!(
+                "old path page long tasks (import, plans, map, hand-over, persist): {n}, longest {longest:.0} ms"
+            ),
+        );
+        round6_new_path(&pre, &mut line, &tasks, imported.snapshot).await;
         let _ = pre.set_attribute("data-done", "true");
     });
+}
+
+/// The new path: the same snapshot uploaded as a file to the plan worker, its parts assembled
+/// here, shown (`Loaded`: map geometry and namespace rows), planned without sending it, and kept
+/// as the file in IndexedDB; the long tasks of that window.
+async fn round6_new_path(
+    pre: &web_sys::Element,
+    line: &mut impl FnMut(&web_sys::Element, String),
+    tasks: &LongTasks,
+    snapshot: lbplan_core::model::Snapshot,
+) {
+    use lbplan_core::view::snapshot_chunks::Assembler;
+
+    // Setup, not measured: the file the user would pick.
+    let Ok(json) = to_json(&snapshot) else { return };
+    drop(snapshot);
+    let bytes = js_sys::Uint8Array::from(json.as_bytes());
+    drop(json);
+    let Ok(blob) = web_sys::Blob::new_with_u8_array_sequence(&js_sys::Array::of1(&bytes)) else {
+        line(pre, "new path: cannot make the file".into());
+        return;
+    };
+    drop(bytes);
+    pause().await;
+    pause().await;
+    let from = now_ms();
+    let (planned, plan_slot) = signal();
+    let on_answer = yew::Callback::from(move |_: PlanAnswer| fire(&plan_slot));
+    let worker = match PlanWorker::start(crate::embed::WORKER_SCRIPT, on_answer) {
+        Ok(w) => w,
+        Err(e) => {
+            line(pre, format!("new path: {e}"));
+            return;
+        }
+    };
+    let (assembled, done_slot) = signal();
+    let assembler: Rc<RefCell<Option<Assembler>>> = Rc::new(RefCell::new(Some(Assembler::new())));
+    let stats: Rc<RefCell<(usize, f64, String)>> = Rc::default();
+    {
+        let (assembler, stats) = (assembler.clone(), stats.clone());
+        worker.set_on_import(yew::Callback::from(move |a: ImportAnswer| match a {
+            ImportAnswer::Part { chunk, .. } => {
+                let t = now_ms();
+                let mut slot = assembler.borrow_mut();
+                let ok = slot
+                    .as_mut()
+                    .map(|a| a.push(*chunk).is_ok())
+                    .unwrap_or(false);
+                let complete = slot.as_ref().is_some_and(Assembler::is_complete);
+                let mut st = stats.borrow_mut();
+                st.0 += 1;
+                st.1 = st.1.max(now_ms() - t);
+                if !ok || complete {
+                    fire(&done_slot);
+                }
+            }
+            ImportAnswer::Imported { result: Err(e), .. } | ImportAnswer::Failed { message: e } => {
+                stats.borrow_mut().2 = e;
+                fire(&done_slot);
+            }
+            ImportAnswer::Imported { .. } => {}
+        }));
+    }
+    let request = Request::Import(Box::new(lbplan_worker::protocol::ImportJob {
+        format_version: lbplan_worker::protocol::WORKER_PROTOCOL_VERSION,
+        id: 1,
+        snapshot_id: 2,
+        files: vec![("large.json".into(), false)],
+        chunk_bytes: 0,
+    }));
+    let Ok(text) = serde_json::to_string(&request) else {
+        return;
+    };
+    worker.send_import(text, std::slice::from_ref(&blob), 2);
+    let _ = JsFuture::from(assembled).await;
+    let parts_ms = now_ms() - from;
+    let Some(Ok(snapshot)) = assembler.borrow_mut().take().map(Assembler::finish) else {
+        line(
+            pre,
+            format!("new path: import failed: {}", stats.borrow().2),
+        );
+        return;
+    };
+    let t = now_ms();
+    let loaded = crate::state::Loaded::with_id(2, snapshot, "large.json".into(), Vec::new());
+    let loaded_ms = now_ms() - t;
+    let (parts, push_max, _) = stats.borrow().clone();
+    line(
+        pre,
+        format!(
+            "new path: import in the worker + {parts} parts assembled: {parts_ms:.0} ms (longest part push {push_max:.1} ms); Loaded (map geometry + namespace rows): {loaded_ms:.0} ms"
+        ),
+    );
+    pause().await;
+    let t = now_ms();
+    let job = Request::Plan(Box::new(PlanJob::new(
+        3,
+        2,
+        None,
+        &PlanRequest::leader_cycle(),
+    )));
+    if let Ok(text) = serde_json::to_string(&job) {
+        worker.send(text, 2);
+        let _ = JsFuture::from(planned).await;
+    }
+    line(
+        pre,
+        format!(
+            "new path: first plan in the worker (snapshot not sent): {:.0} ms",
+            now_ms() - t
+        ),
+    );
+    let t = now_ms();
+    let note = crate::persist::save_upload(
+        "lbplan-bench",
+        &crate::persist::KeptUpload {
+            source: "large.json".into(),
+            files: vec![("large.json".into(), false)],
+            blobs: vec![blob],
+        },
+    )
+    .await;
+    line(
+        pre,
+        format!("new path: keep the file: {:.0} ms ({note})", now_ms() - t),
+    );
+    crate::persist::clear_snapshot("lbplan-bench").await;
+    drop(loaded);
+    pause().await;
+    pause().await;
+    let (n, longest) = tasks.between(from, now_ms());
+    line(
+        pre,
+        format!(
+            "new path page long tasks (import, show, first plan, persist): {n}, longest {longest:.0} ms"
+        ),
+    );
 }

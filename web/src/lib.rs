@@ -18,6 +18,7 @@ pub mod persist;
 pub mod plan_client;
 pub mod sim_client;
 pub mod state;
+pub mod worker_import;
 
 pub use app::{App, AppProps};
 

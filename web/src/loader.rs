@@ -1,6 +1,7 @@
 //! Getting bytes into the page: files from the file and folder pickers, files and folders dropped
 //! on the page (folders walked with `webkitGetAsEntry`), and URLs on the page's own origin. Import
-//! itself (archives included) is the core's.
+//! itself (archives included) is the core's. Snapshots are first [`Picked`] without reading them:
+//! large ones go to the plan worker as `Blob` handles (read there), small ones are read here.
 
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
@@ -8,6 +9,55 @@ use wasm_bindgen_futures::JsFuture;
 
 /// `(name, bytes, found_in_a_tree)`: a folder's files and dropped folders' files are `true`.
 pub type Input = (String, Vec<u8>, bool);
+
+/// A file picked, dropped or fetched, not read yet: a `Blob` is a handle, so passing it to the
+/// worker or keeping it in IndexedDB copies nothing on the page.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Picked {
+    pub name: String,
+    pub in_tree: bool,
+    pub blob: web_sys::Blob,
+}
+
+/// Bytes of all the picked files.
+pub fn total_bytes(picked: &[Picked]) -> f64 {
+    picked.iter().map(|p| p.blob.size()).sum()
+}
+
+/// The picked files read into the page (for the page's own import of small inputs).
+pub async fn read_picked(picked: &[Picked]) -> Result<Vec<Input>, String> {
+    let mut out = Vec::with_capacity(picked.len());
+    for p in picked {
+        let buf = JsFuture::from(p.blob.array_buffer())
+            .await
+            .map_err(|_| format!("{}: could not be read", p.name))?;
+        out.push((
+            p.name.clone(),
+            js_sys::Uint8Array::new(&buf).to_vec(),
+            p.in_tree,
+        ));
+    }
+    Ok(out)
+}
+
+/// The files of an `<input type=file>`, not read (a folder picker's carry their relative path).
+pub fn pick_file_list(list: &web_sys::FileList) -> Vec<Picked> {
+    (0..list.length())
+        .filter_map(|i| list.item(i))
+        .map(|file| {
+            let relative = js_sys::Reflect::get(&file, &JsValue::from_str("webkitRelativePath"))
+                .ok()
+                .and_then(|v| v.as_string())
+                .filter(|p| !p.is_empty());
+            let in_tree = relative.is_some();
+            Picked {
+                name: relative.unwrap_or_else(|| file.name()),
+                in_tree,
+                blob: file.into(),
+            }
+        })
+        .collect()
+}
 
 async fn file_bytes(file: &web_sys::File) -> Result<Vec<u8>, String> {
     let buf = JsFuture::from(file.array_buffer())
@@ -70,7 +120,8 @@ fn read_batch(reader: &web_sys::FileSystemDirectoryReader) -> js_sys::Promise {
 }
 
 /// Walks dropped entries depth first; a top-level file is "given", files inside folders are "tree".
-pub async fn read_entries(entries: Vec<web_sys::FileSystemEntry>) -> Result<Vec<Input>, String> {
+/// The files are not read.
+pub async fn read_entries(entries: Vec<web_sys::FileSystemEntry>) -> Result<Vec<Picked>, String> {
     let mut out = Vec::new();
     let mut stack: Vec<(web_sys::FileSystemEntry, bool)> =
         entries.into_iter().rev().map(|e| (e, false)).collect();
@@ -98,7 +149,11 @@ pub async fn read_entries(entries: Vec<web_sys::FileSystemEntry>) -> Result<Vec<
                 .await
                 .map_err(|_| format!("{path}: the file could not be read"))?;
             let file: web_sys::File = file.unchecked_into();
-            out.push((path, file_bytes(&file).await?, in_tree));
+            out.push(Picked {
+                name: path,
+                in_tree,
+                blob: file.into(),
+            });
         }
     }
     Ok(out)
@@ -117,6 +172,31 @@ pub fn same_origin_url(url: &str) -> Result<String, String> {
         ));
     }
     Ok(resolved.href())
+}
+
+/// GETs a URL as a `Blob` (not read into the page); failures as in [`fetch_bytes`].
+pub async fn fetch_blob(url: &str) -> Result<web_sys::Blob, String> {
+    let url = same_origin_url(url)?;
+    let response = gloo::net::http::Request::get(&url)
+        .send()
+        .await
+        .map_err(|e| format!("request failed: {e}"))?;
+    if !response.ok() {
+        return Err(format!(
+            "HTTP {} {}",
+            response.status(),
+            response.status_text()
+        ));
+    }
+    let raw: web_sys::Response = response.into();
+    let promise = raw
+        .blob()
+        .map_err(|_| "could not read the response".to_string())?;
+    JsFuture::from(promise)
+        .await
+        .map_err(|_| "could not read the response".to_string())?
+        .dyn_into()
+        .map_err(|_| "could not read the response".to_string())
 }
 
 /// GETs a URL as bytes; any failure (network, HTTP status) becomes a sentence.

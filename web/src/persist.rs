@@ -1,6 +1,9 @@
 //! Keeping an instance's work across reloads: the session (profile, edit history; versioned by the
-//! core's `Session::format_version`) in localStorage, the snapshot in localStorage when its JSON is
-//! under ~4 MB, else in IndexedDB. Every stored item carries a `format_version`.
+//! core's `Session::format_version`) in localStorage; a snapshot imported on the page in
+//! localStorage when its JSON is under ~4 MB, else in IndexedDB; a snapshot imported in the plan
+//! worker as the uploaded files themselves ([`save_upload`]: `Blob` handles in IndexedDB, whose
+//! bytes the browser copies off the page's thread, lossless and with no serialisation), imported
+//! again in the worker on reload. Every stored item carries a `format_version`.
 
 use lbplan_core::model::Snapshot;
 use lbplan_core::view::share::Session;
@@ -13,6 +16,8 @@ use wasm_bindgen_futures::JsFuture;
 pub const STORED_SNAPSHOT_FORMAT_VERSION: u32 = 1;
 /// localStorage holds ~5 MB per origin; beyond this the snapshot goes to IndexedDB.
 pub const LOCAL_STORAGE_MAX_BYTES: usize = 4 * 1024 * 1024;
+/// Version of the kept upload (`{format_version, source, names, in_tree, files}`).
+pub const STORED_UPLOAD_FORMAT_VERSION: u32 = 1;
 const DB_NAME: &str = "lbplan";
 const STORE: &str = "snapshots";
 
@@ -46,6 +51,94 @@ fn snapshot_key(prefix: &str) -> String {
     format!("{prefix}.snapshot")
 }
 
+fn upload_key(prefix: &str) -> String {
+    format!("{prefix}.upload")
+}
+
+/// Uploaded files kept in IndexedDB, to be imported again (in the worker).
+pub struct KeptUpload {
+    pub source: String,
+    /// `(name, found_in_a_tree)` per file, in the order of `blobs`.
+    pub files: Vec<(String, bool)>,
+    pub blobs: Vec<web_sys::Blob>,
+}
+
+/// Keeps the uploaded files (handles: nothing is read or serialised on the page) in place of any
+/// snapshot kept before; where it was kept, in words for the page.
+pub async fn save_upload(prefix: &str, upload: &KeptUpload) -> String {
+    let record = js_sys::Object::new();
+    let names = js_sys::Array::new();
+    let trees = js_sys::Array::new();
+    let blobs = js_sys::Array::new();
+    for ((name, tree), blob) in upload.files.iter().zip(&upload.blobs) {
+        names.push(&JsValue::from_str(name));
+        trees.push(&JsValue::from_bool(*tree));
+        blobs.push(blob);
+    }
+    for (k, v) in [
+        (
+            "format_version",
+            JsValue::from_f64(f64::from(STORED_UPLOAD_FORMAT_VERSION)),
+        ),
+        ("source", JsValue::from_str(&upload.source)),
+        ("names", names.into()),
+        ("in_tree", trees.into()),
+        ("files", blobs.into()),
+    ] {
+        let _ = js_sys::Reflect::set(&record, &JsValue::from_str(k), &v);
+    }
+    let mib = upload.blobs.iter().map(web_sys::Blob::size).sum::<f64>() / (1024.0 * 1024.0);
+    if let Some(s) = storage() {
+        let _ = s.remove_item(&snapshot_key(prefix));
+    }
+    let _ = idb_delete(prefix).await;
+    match idb_put(&upload_key(prefix), &record).await {
+        Ok(()) => format!(
+            "Kept in this browser (IndexedDB: the uploaded files, {mib:.1} MiB, imported again on reload)."
+        ),
+        Err(e) => format!(
+            "Not kept across reloads: the files ({mib:.1} MiB) are too large for this browser's storage ({e})."
+        ),
+    }
+}
+
+/// The kept upload, if any (an unknown `format_version` is an error).
+pub async fn load_upload(prefix: &str) -> Option<Result<KeptUpload, String>> {
+    let record = idb_get(&upload_key(prefix)).await.ok()?;
+    if record.is_undefined() || record.is_null() {
+        return None;
+    }
+    let field = |k: &str| js_sys::Reflect::get(&record, &JsValue::from_str(k)).ok();
+    let version = field("format_version").and_then(|v| v.as_f64());
+    if version != Some(f64::from(STORED_UPLOAD_FORMAT_VERSION)) {
+        return Some(Err(format!(
+            "kept files: format_version {} is not supported",
+            version.map_or("(none)".to_string(), |v| v.to_string())
+        )));
+    }
+    let array =
+        |k: &str| -> js_sys::Array { field(k).and_then(|v| v.dyn_into().ok()).unwrap_or_default() };
+    let (names, trees, blobs) = (array("names"), array("in_tree"), array("files"));
+    let mut upload = KeptUpload {
+        source: field("source")
+            .and_then(|v| v.as_string())
+            .unwrap_or_default(),
+        files: Vec::new(),
+        blobs: Vec::new(),
+    };
+    for ((name, tree), blob) in names.iter().zip(trees.iter()).zip(blobs.iter()) {
+        let (Some(name), Ok(blob)) = (name.as_string(), blob.dyn_into::<web_sys::Blob>()) else {
+            return Some(Err("kept files: an entry is not a named file".to_string()));
+        };
+        upload.files.push((name, tree.is_truthy()));
+        upload.blobs.push(blob);
+    }
+    if upload.files.is_empty() || upload.files.len() != names.length() as usize {
+        return Some(Err("kept files: the record is incomplete".to_string()));
+    }
+    Some(Ok(upload))
+}
+
 pub fn save_session(prefix: &str, session: &Session) {
     if let Some(s) = storage() {
         let _ = s.set_item(&session_key(prefix), &session.to_json());
@@ -63,6 +156,7 @@ pub async fn save_snapshot(prefix: &str, stored: &StoredSnapshot) -> String {
         return "Not kept: the snapshot could not be serialised.".to_string();
     };
     let mib = json.len() as f64 / (1024.0 * 1024.0);
+    let _ = idb_delete(&upload_key(prefix)).await;
     if json.len() <= LOCAL_STORAGE_MAX_BYTES
         && let Some(s) = storage()
         && s.set_item(&snapshot_key(prefix), &json).is_ok()
@@ -73,7 +167,7 @@ pub async fn save_snapshot(prefix: &str, stored: &StoredSnapshot) -> String {
     if let Some(s) = storage() {
         let _ = s.remove_item(&snapshot_key(prefix));
     }
-    match idb_put(prefix, &json).await {
+    match idb_put(prefix, &JsValue::from_str(&json)).await {
         Ok(()) => format!("Kept in this browser (IndexedDB, {mib:.1} MiB)."),
         Err(e) => format!(
             "Not kept across reloads: the snapshot ({mib:.1} MiB) is too large for this browser's storage ({e})."
@@ -85,7 +179,7 @@ pub async fn save_snapshot(prefix: &str, stored: &StoredSnapshot) -> String {
 pub async fn load_snapshot(prefix: &str) -> Option<Result<StoredSnapshot, String>> {
     let text = match storage().and_then(|s| s.get_item(&snapshot_key(prefix)).ok().flatten()) {
         Some(t) => t,
-        None => idb_get(prefix).await.ok().flatten()?,
+        None => idb_get(prefix).await.ok()?.as_string()?,
     };
     Some(read_stored(&text))
 }
@@ -125,6 +219,7 @@ pub async fn clear_snapshot(prefix: &str) {
         let _ = s.remove_item(&snapshot_key(prefix));
     }
     let _ = idb_delete(prefix).await;
+    let _ = idb_delete(&upload_key(prefix)).await;
 }
 
 /// Resolves when an IDB request succeeds (its result) or fails.
@@ -178,29 +273,29 @@ fn store(
         .map_err(|_| "IndexedDB transaction failed".to_string())
 }
 
-async fn idb_put(prefix: &str, json: &str) -> Result<(), String> {
+async fn idb_put(key: &str, value: &JsValue) -> Result<(), String> {
     let db = open_db().await?;
     let s = store(&db, web_sys::IdbTransactionMode::Readwrite)?;
     let req = s
-        .put_with_key(&JsValue::from_str(json), &JsValue::from_str(prefix))
+        .put_with_key(value, &JsValue::from_str(key))
         .map_err(|_| "IndexedDB put failed (quota?)".to_string())?;
     request_done(&req).await.map(|_| ())
 }
 
-async fn idb_get(prefix: &str) -> Result<Option<String>, String> {
+async fn idb_get(key: &str) -> Result<JsValue, String> {
     let db = open_db().await?;
     let s = store(&db, web_sys::IdbTransactionMode::Readonly)?;
     let req = s
-        .get(&JsValue::from_str(prefix))
+        .get(&JsValue::from_str(key))
         .map_err(|_| "IndexedDB get failed".to_string())?;
-    Ok(request_done(&req).await?.as_string())
+    request_done(&req).await
 }
 
-async fn idb_delete(prefix: &str) -> Result<(), String> {
+async fn idb_delete(key: &str) -> Result<(), String> {
     let db = open_db().await?;
     let s = store(&db, web_sys::IdbTransactionMode::Readwrite)?;
     let req = s
-        .delete(&JsValue::from_str(prefix))
+        .delete(&JsValue::from_str(key))
         .map_err(|_| "IndexedDB delete failed".to_string())?;
     request_done(&req).await.map(|_| ())
 }

@@ -25,6 +25,11 @@ pub const DEMO_SNAPSHOT_URL: &str = "static/demo-snapshot.json";
 /// bundles takes seconds; below this it takes a few hundred milliseconds at most).
 pub const PLAN_WORKER_FROM_BUNDLES: usize = 20_000;
 
+/// Uploads of at least this many bytes are imported in the plan worker, which keeps the snapshot
+/// and sends it to the page in parts (`worker_import`): importing 4 MiB on the page takes ~35 ms,
+/// the page's budget for one task is 50 ms.
+pub const IMPORT_IN_WORKER_FROM_BYTES: f64 = 4.0 * 1024.0 * 1024.0;
+
 thread_local! {
     static NEXT_LOADED_ID: std::cell::Cell<u64> = const { std::cell::Cell::new(1) };
 }
@@ -49,13 +54,14 @@ pub struct Loaded {
 
 impl Loaded {
     pub fn new(snapshot: Snapshot, source: String, warnings: Vec<String>) -> Self {
+        Self::with_id(next_loaded_id(), snapshot, source, warnings)
+    }
+
+    /// [`Loaded::new`] under an id taken earlier with [`next_loaded_id`] (the plan worker that
+    /// imported the snapshot holds it under that id).
+    pub fn with_id(id: u64, snapshot: Snapshot, source: String, warnings: Vec<String>) -> Self {
         let map = Rc::new(BundleMap::from_snapshot(&snapshot));
         let namespaces = namespace_rows(&snapshot);
-        let id = NEXT_LOADED_ID.with(|n| {
-            let id = n.get();
-            n.set(id.wrapping_add(1));
-            id
-        });
         Self {
             id,
             bundle_count: map.segments.len(),
@@ -80,6 +86,15 @@ impl Loaded {
             .as_deref()
             .unwrap_or("(unnamed cluster)")
     }
+}
+
+/// A new id for a loaded snapshot.
+pub fn next_loaded_id() -> u64 {
+    NEXT_LOADED_ID.with(|n| {
+        let id = n.get();
+        n.set(id.wrapping_add(1));
+        id
+    })
 }
 
 /// Imports `(name, bytes, found_in_a_tree)` inputs through the core; errors name the file.

@@ -6,6 +6,7 @@
 //! [`WorkerState::handle`] is the whole behaviour (pure, tested natively); [`start`] wires it to
 //! the worker's `onmessage`/`postMessage` in the browser.
 
+pub mod import_job;
 pub mod protocol;
 
 use lbplan_core::model::Snapshot;
@@ -45,6 +46,8 @@ pub struct WorkerState {
     /// The plan without operations the last diff was taken against, with what it was made for, so
     /// each edit costs one plan, not two.
     baseline: Option<(String, Plan)>,
+    /// The files' bytes that came with the message being handled (an `import`).
+    inbox: Vec<Vec<u8>>,
 }
 
 fn stale(id: u32, version: u32) -> Option<Response> {
@@ -105,6 +108,17 @@ impl WorkerState {
                 }
                 let answer = history(*job, post, now_ms);
                 post(answer);
+            }
+            Request::Import(job) => {
+                if let Some(r) = stale(job.id, job.format_version) {
+                    post(r);
+                    return;
+                }
+                let files = std::mem::take(&mut self.inbox);
+                if let Some(kept) = import_job::run(*job, files, post) {
+                    self.snapshot = Some(kept);
+                    self.baseline = None;
+                }
             }
         }
     }
@@ -363,8 +377,12 @@ pub fn start() {
     let mut state = WorkerState::default();
     let onmessage =
         Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |e: web_sys::MessageEvent| {
-            let text = e.data().as_string().unwrap_or_default();
-            state.handle(&text, &mut post.clone(), &mut js_sys::Date::now);
+            match import_job::receive(&e.data()) {
+                Ok((text, files)) => {
+                    state.handle_with_files(&text, files, &mut post.clone(), &mut js_sys::Date::now)
+                }
+                Err(message) => post(Response::Failed { id: 0, message }),
+            }
         });
     scope.set_onmessage(Some(onmessage.as_ref().unchecked_ref()));
     // The handler lives as long as the worker.

@@ -3,7 +3,8 @@
 //! and finally `done` or `failed`; cancelling is the page terminating the worker (a synchronous
 //! simulation cannot read messages until it ends). A `plan` request gets `planned`, a `rebalance`
 //! request `progress` then `proposed`, a `history` request `progress` then `explained`; the snapshot
-//! travels with the first request that names it and stays in the worker for the next ones.
+//! travels with the first request that names it and stays in the worker for the next ones, unless
+//! the worker imported it itself (`import` → `imported`, then `snapshot_part`s for the page).
 
 use std::borrow::Cow;
 
@@ -14,6 +15,7 @@ use lbplan_core::plan::diff::PlanDiff;
 use lbplan_core::plan::{Plan, PlanRequest};
 use lbplan_core::rebalance::{Limits, Proposal};
 use lbplan_core::simulate::{Comparison, RunConfig, Scenario};
+use lbplan_core::view::snapshot_chunks::SnapshotChunk;
 use lbplan_core::view::timeline::Timeline;
 use serde::{Deserialize, Serialize};
 
@@ -28,6 +30,44 @@ pub enum Request<'a> {
     Plan(Box<PlanJob<'a>>),
     Rebalance(Box<RebalanceJob<'a>>),
     History(Box<HistoryJob>),
+    Import(Box<ImportJob>),
+}
+
+/// Uploaded files imported by core in the worker (`lbplan_core::import`, warnings and errors as in
+/// every import); the worker keeps the snapshot as `snapshot_id` for the plans that follow (they
+/// never carry it) and answers `imported`, then, when it succeeded, the snapshot in
+/// `snapshot_part` messages (`view::snapshot_chunks`). The files' bytes travel beside this JSON
+/// in the same message, as blobs or transferred buffers (`import_job`), never inside it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ImportJob {
+    pub format_version: u32,
+    pub id: u32,
+    pub snapshot_id: u64,
+    /// `(name, found_in_a_tree)` of each file, in the order of the bytes sent along.
+    pub files: Vec<(String, bool)>,
+    /// Budget of one snapshot part in bytes; 0 for `snapshot_chunks::DEFAULT_CHUNK_BYTES`.
+    #[serde(default)]
+    pub chunk_bytes: usize,
+}
+
+/// One part of an imported snapshot, as the page reads it. The worker writes these messages
+/// itself ([`Response::Part`]), so the part's JSON is written once, straight from the snapshot,
+/// and the page decodes it in one pass (a struct, not the internally tagged [`Response`]).
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+pub struct SnapshotPart {
+    pub id: u32,
+    pub chunk: SnapshotChunk,
+}
+
+const PART_PREFIX: &str = "{\"type\":\"snapshot_part\",";
+
+impl SnapshotPart {
+    /// The part in a `snapshot_part` message, or `None` when `text` is another message.
+    pub fn read(text: &str) -> Option<Result<SnapshotPart, String>> {
+        text.starts_with(PART_PREFIX).then(|| {
+            serde_json::from_str(text).map_err(|e| format!("unreadable snapshot part: {e}"))
+        })
+    }
 }
 
 /// A recorded series explained (`lbplan_core::history::explain_files_observed`) and its timeline
@@ -183,10 +223,26 @@ pub enum Response {
         id: u32,
         message: String,
     },
+    /// An import's outcome: the import warnings (file, JSON path, message), or why it failed.
+    Imported {
+        id: u32,
+        snapshot_id: u64,
+        result: Result<Vec<String>, String>,
+    },
+    /// One part of the imported snapshot: `json` is a `snapshot_chunks::SnapshotChunk`, written
+    /// straight into the message by [`Response::to_json`]; the page reads it as [`SnapshotPart`].
+    #[serde(skip)]
+    Part {
+        id: u32,
+        json: String,
+    },
 }
 
 impl Response {
     pub fn to_json(&self) -> String {
+        if let Response::Part { id, json } = self {
+            return format!("{PART_PREFIX}\"id\":{id},\"chunk\":{json}}}");
+        }
         // A `Response` holds only strings, numbers and maps with string keys: it always serialises.
         serde_json::to_string(self).unwrap_or_else(|e| {
             format!(r#"{{"type":"failed","id":0,"message":"cannot encode the answer: {e}"}}"#)

@@ -1,26 +1,30 @@
 //! Loading: a file picker (several files), a folder picker, drag and drop (handled by the app root),
-//! the demo cluster, and a note on whether the snapshot is kept across reloads. Reading the bytes is
+//! the demo cluster, a note on whether the snapshot is kept across reloads, and the progress of a
+//! large snapshot arriving from the worker that imported it. Picking and reading files is
 //! `crate::loader`'s; importing is the core's.
 
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
-use crate::loader::{Input, read_file_list};
+use crate::loader::{Picked, pick_file_list};
 
 #[derive(Clone, PartialEq, Properties)]
 pub struct LoaderBarProps {
-    /// Bytes read, with a label for where they came from.
-    pub on_inputs: Callback<(Vec<Input>, String)>,
+    /// Files picked (not read), with a label for where they came from.
+    pub on_inputs: Callback<(Vec<Picked>, String)>,
     pub on_error: Callback<String>,
     pub on_demo: Callback<()>,
     #[prop_or_default]
     pub storage_note: Option<AttrValue>,
     #[prop_or_default]
     pub busy: bool,
+    /// A snapshot arriving from the worker: (entries received, entries in all).
+    #[prop_or_default]
+    pub progress: Option<(usize, usize)>,
 }
 
 fn on_files(p: &LoaderBarProps) -> Callback<Event> {
-    let (on_inputs, on_error) = (p.on_inputs.clone(), p.on_error.clone());
+    let on_inputs = p.on_inputs.clone();
     Callback::from(move |e: Event| {
         let Some(input) = e
             .target()
@@ -29,32 +33,26 @@ fn on_files(p: &LoaderBarProps) -> Callback<Event> {
             return;
         };
         let Some(files) = input.files() else { return };
-        let (on_inputs, on_error) = (on_inputs.clone(), on_error.clone());
-        yew::platform::spawn_local(async move {
-            match read_file_list(&files).await {
-                Ok(inputs) if inputs.is_empty() => {}
-                Ok(inputs) => {
-                    let label = label(&inputs);
-                    on_inputs.emit((inputs, label));
-                }
-                Err(e) => on_error.emit(e),
-            }
-            // Choosing the same files again must fire `change` again.
-            input.set_value("");
-        });
+        let picked = pick_file_list(&files);
+        // Choosing the same files again must fire `change` again (the picked `File`s stay valid).
+        input.set_value("");
+        if !picked.is_empty() {
+            let label = label(&picked);
+            on_inputs.emit((picked, label));
+        }
     })
 }
 
 /// `a.json`, `a.json + 2 more`, or the folder name.
-pub fn label(inputs: &[Input]) -> String {
+pub fn label(inputs: &[Picked]) -> String {
     match inputs {
         [] => String::new(),
-        [(one, _, _)] => one.clone(),
-        [(first, _, true), rest @ ..] if first.contains('/') => {
-            let folder = first.split('/').next().unwrap_or_default();
+        [one] => one.name.clone(),
+        [first, rest @ ..] if first.in_tree && first.name.contains('/') => {
+            let folder = first.name.split('/').next().unwrap_or_default();
             format!("{folder}/ ({} files)", rest.len() + 1)
         }
-        [(first, _, _), rest @ ..] => format!("{first} + {} more", rest.len()),
+        [first, rest @ ..] => format!("{} + {} more", first.name, rest.len()),
     }
 }
 
@@ -75,6 +73,12 @@ pub fn loader_bar(p: &LoaderBarProps) -> Html {
                 <span class="muted small">{ "or drop files, folders, .zip or .tar.gz anywhere on the page" }</span>
                 if p.busy { <span class="busy" role="status">{ "Importing…" }</span> }
             </div>
+            if let Some((done, total)) = p.progress {
+                <p class="small" data-testid="import-progress">
+                    <progress max={total.max(1).to_string()} value={done.to_string()}></progress>
+                    { format!(" Receiving the snapshot from the worker: {} of {} entries", crate::format::count(done as i64), crate::format::count(total as i64)) }
+                </p>
+            }
             if let Some(note) = &p.storage_note { <p class="muted small" data-testid="storage-note">{ note.clone() }</p> }
         </section>
     }

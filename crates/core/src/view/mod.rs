@@ -14,4 +14,5 @@ pub mod plan_lists;
 pub mod settings;
 pub mod share;
 pub mod sim_chart;
+pub mod snapshot_chunks;
 pub mod timeline;

@@ -1,0 +1,260 @@
+//! The page's side of an import in the plan worker (uploads of `IMPORT_IN_WORKER_FROM_BYTES` or
+//! more): the picked files go to the worker as `Blob` handles with a `protocol::Request::Import`;
+//! the worker imports them (core), keeps the snapshot for its plans, and sends it back in
+//! `view::snapshot_chunks` parts, each decoded in its own message task (`plan_client`) and
+//! assembled here, with a progress bar between them, so no step on the page is long. When every
+//! part came the store gets the `Loaded` under the id the worker holds it by, so plans never send
+//! the snapshot. Keeping it across reloads keeps the files themselves (`persist::save_upload`).
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use lbplan_core::view::snapshot_chunks::Assembler;
+use lbplan_worker::protocol::{ImportJob, Request, WORKER_PROTOCOL_VERSION};
+use yew::{AttrValue, Callback, UseReducerDispatcher, UseStateHandle};
+
+use crate::loader::Picked;
+use crate::persist::{self, KeptUpload};
+use crate::plan_client::{ImportAnswer, PlanAnswer, PlanWorker};
+use crate::state::{Action, AppState, Loaded, next_loaded_id};
+
+/// Parts of a quarter MiB: on a loaded 2-core machine a 1 MiB part (core's default) took 50–130 ms
+/// to decode on the page, a long task each.
+const PART_BYTES: usize = 256 * 1024;
+
+/// Import jobs are numbered from here, apart from plan jobs (numbered from 1).
+const FIRST_IMPORT_ID: u32 = 0x8000_0000;
+
+thread_local! {
+    static NEXT_IMPORT_ID: std::cell::Cell<u32> = const { std::cell::Cell::new(FIRST_IMPORT_ID) };
+}
+
+/// The import under way.
+struct Importing {
+    id: u32,
+    label: String,
+    keep_session: bool,
+    snapshot_id: u64,
+    warnings: Vec<String>,
+    assembler: Assembler,
+    /// Entries assembled when the progress bar was last moved.
+    shown: usize,
+    /// Where to keep the files once the import succeeded.
+    keep: Option<(String, KeptUpload)>,
+}
+
+/// The plan worker, and where an import's answers go; cloned into the app's callbacks.
+#[derive(Clone)]
+pub struct WorkerImports {
+    pub worker: Rc<RefCell<Option<PlanWorker>>>,
+    pub url: String,
+    pub dispatcher: UseReducerDispatcher<AppState>,
+    pub progress: UseStateHandle<Option<(usize, usize)>>,
+    pub note: UseStateHandle<Option<AttrValue>>,
+    importing: Rc<RefCell<Option<Importing>>>,
+}
+
+impl PartialEq for WorkerImports {
+    fn eq(&self, o: &Self) -> bool {
+        Rc::ptr_eq(&self.worker, &o.worker) && self.url == o.url
+    }
+}
+
+impl WorkerImports {
+    pub fn new(
+        worker: Rc<RefCell<Option<PlanWorker>>>,
+        url: String,
+        dispatcher: UseReducerDispatcher<AppState>,
+        progress: UseStateHandle<Option<(usize, usize)>>,
+        note: UseStateHandle<Option<AttrValue>>,
+    ) -> Self {
+        Self {
+            worker,
+            url,
+            dispatcher,
+            progress,
+            note,
+            importing: Rc::default(),
+        }
+    }
+
+    /// Starts the plan worker when there is none (or it died); its plan answers go to the store,
+    /// its import answers here.
+    pub fn ensure_worker(&self) -> Result<(), String> {
+        let mut slot = self.worker.borrow_mut();
+        if slot.as_ref().is_some_and(|w| !w.is_dead()) {
+            return Ok(());
+        }
+        let (d, me) = (self.dispatcher.clone(), self.clone());
+        let on_answer = Callback::from(move |a: PlanAnswer| match a {
+            PlanAnswer::Planned { id, result, diff } => {
+                d.dispatch(Action::Planned { id, result, diff })
+            }
+            PlanAnswer::Failed { id, message } => {
+                if !me.failed(id, &message) {
+                    d.dispatch(Action::PlanFailed { id, message });
+                }
+            }
+        });
+        let w = PlanWorker::start(&self.url, on_answer)?;
+        let me = self.clone();
+        w.set_on_import(Callback::from(move |a| me.answer(a)));
+        *slot = Some(w);
+        Ok(())
+    }
+
+    /// Imports `picked` in the worker; `keep`: the storage prefix to keep the files under.
+    pub fn start(
+        &self,
+        picked: Vec<Picked>,
+        label: String,
+        keep_session: bool,
+        keep: Option<String>,
+    ) {
+        if let Err(e) = self.ensure_worker() {
+            self.dispatcher
+                .dispatch(Action::Failed(format!("Could not import {label}: {e}")));
+            return;
+        }
+        let id = NEXT_IMPORT_ID.with(|n| {
+            let id = n.get();
+            n.set(id.wrapping_add(1).max(FIRST_IMPORT_ID));
+            id
+        });
+        let snapshot_id = next_loaded_id();
+        let files: Vec<(String, bool)> =
+            picked.iter().map(|p| (p.name.clone(), p.in_tree)).collect();
+        let blobs: Vec<web_sys::Blob> = picked.into_iter().map(|p| p.blob).collect();
+        let request = Request::Import(Box::new(ImportJob {
+            format_version: WORKER_PROTOCOL_VERSION,
+            id,
+            snapshot_id,
+            files: files.clone(),
+            chunk_bytes: PART_BYTES,
+        }));
+        let text = match serde_json::to_string(&request) {
+            Ok(t) => t,
+            Err(e) => {
+                self.dispatcher
+                    .dispatch(Action::Failed(format!("Could not import {label}: {e}")));
+                return;
+            }
+        };
+        let keep = keep.map(|prefix| {
+            (
+                prefix,
+                KeptUpload {
+                    source: label.clone(),
+                    files,
+                    blobs: blobs.clone(),
+                },
+            )
+        });
+        *self.importing.borrow_mut() = Some(Importing {
+            id,
+            label,
+            keep_session,
+            snapshot_id,
+            warnings: Vec::new(),
+            assembler: Assembler::new(),
+            shown: 0,
+            keep,
+        });
+        self.progress.set(Some((0, 0)));
+        if let Some(w) = self.worker.borrow().as_ref() {
+            w.send_import(text, &blobs, snapshot_id);
+        }
+    }
+
+    /// Whether a failure (`id` 0: the worker died) ended the import under way.
+    fn failed(&self, id: u32, message: &str) -> bool {
+        let mine = self
+            .importing
+            .borrow()
+            .as_ref()
+            .is_some_and(|i| id == 0 || i.id == id);
+        if mine {
+            self.fail(message.to_string());
+        }
+        mine
+    }
+
+    fn fail(&self, message: String) {
+        let label = self
+            .importing
+            .borrow_mut()
+            .take()
+            .map(|i| i.label)
+            .unwrap_or_default();
+        self.progress.set(None);
+        self.dispatcher.dispatch(Action::Failed(format!(
+            "Could not import {label}: {message}"
+        )));
+    }
+
+    fn answer(&self, a: ImportAnswer) {
+        let mut slot = self.importing.borrow_mut();
+        let Some(imp) = slot.as_mut() else {
+            return;
+        };
+        match a {
+            ImportAnswer::Imported { id, .. } | ImportAnswer::Part { id, .. } if id != imp.id => {}
+            ImportAnswer::Imported { result: Err(e), .. } => {
+                drop(slot);
+                self.fail(e);
+            }
+            ImportAnswer::Failed { message } => {
+                drop(slot);
+                self.fail(message);
+            }
+            ImportAnswer::Imported {
+                result: Ok(warnings),
+                ..
+            } => {
+                imp.warnings = warnings;
+                if let Some((prefix, upload)) = imp.keep.take() {
+                    let note = self.note.clone();
+                    yew::platform::spawn_local(async move {
+                        let n = persist::save_upload(&prefix, &upload).await;
+                        note.set(Some(n.into()));
+                    });
+                }
+            }
+            ImportAnswer::Part { chunk, .. } => {
+                if let Err(e) = imp.assembler.push(*chunk) {
+                    drop(slot);
+                    self.fail(e.to_string());
+                    return;
+                }
+                let (done, total) = imp.assembler.progress();
+                if !imp.assembler.is_complete() {
+                    // The bar moves by whole percents: a render per part would cost more than the part.
+                    if done.saturating_sub(imp.shown).saturating_mul(100) >= total.max(1) {
+                        imp.shown = done;
+                        self.progress.set(Some((done, total)));
+                    }
+                    return;
+                }
+                let Some(imp) = slot.take() else {
+                    return;
+                };
+                drop(slot);
+                self.progress.set(None);
+                match imp.assembler.finish() {
+                    Ok(snapshot) => {
+                        let loaded =
+                            Loaded::with_id(imp.snapshot_id, snapshot, imp.label, imp.warnings);
+                        self.dispatcher.dispatch(Action::Loaded {
+                            loaded: Rc::new(loaded),
+                            keep_session: imp.keep_session,
+                        });
+                    }
+                    Err(e) => self.dispatcher.dispatch(Action::Failed(format!(
+                        "Could not import {}: {e}",
+                        imp.label
+                    ))),
+                }
+            }
+        }
+    }
+}
