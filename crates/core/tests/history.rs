@@ -6,7 +6,7 @@ use lbplan_core::history::store::{
     Files, HEADER_FILE, PARTS_DIR, SNAPSHOTS_DIR, SeriesLimits, StoredSeries, decode_all,
     encode_snapshot, header_bytes,
 };
-use lbplan_core::history::{Cause, Change, ExplainOptions, HistoryReport, Series, explain};
+use lbplan_core::history::{Cause, Change, ExplainOptions, HistoryReport, Series, diff, explain};
 use lbplan_core::model::Snapshot;
 use lbplan_core::simulate::{
     RunConfig, RunOptions, Scenario, SimulationRun, builtin_scenario, builtin_snapshot,
@@ -148,6 +148,35 @@ fn a_manual_unload_is_listed_as_unexplained() {
     assert_eq!(c.cause.name(), "unexplained");
     assert_eq!(r.summary.unexplained, 1);
     assert_eq!((r.summary.moves_seen, r.summary.moves_predicted), (1, 0));
+}
+
+/// Series recorded from the simulator (moves each cycle, a crash with its re-assignments): the
+/// diff from the brokers whose lists changed equals the comparison of whole snapshots.
+#[test]
+fn the_diff_from_changed_lists_equals_the_whole_comparison_on_recorded_series() {
+    let pr = builtin_scenario("pr-16059").unwrap().unwrap();
+    let crash = builtin_scenario("broker-crash").unwrap().unwrap();
+    let mut moves = 0;
+    for (snap, scenario, config, cycles) in [
+        (
+            builtin_snapshot("pr-16059").unwrap(),
+            &pr,
+            THRESHOLD_LLTMR,
+            30,
+        ),
+        (builtin_snapshot("demo").unwrap(), &crash, "", 44),
+    ] {
+        let (_, series) = record(&snap, scenario, config, cycles);
+        for (i, pair) in series.windows(2).enumerate() {
+            let full = diff::diff_full(&pair[0], &pair[1]);
+            assert_eq!(diff::diff(&pair[0], &pair[1]), full, "pair {i}");
+            moves += full
+                .iter()
+                .filter(|c| matches!(c, Change::Moved { .. }))
+                .count();
+        }
+    }
+    assert!(moves > 10, "{moves} moves");
 }
 
 /// The built-in broker-crash scenario: the busiest broker crashes at cycle 40; every bundle it
