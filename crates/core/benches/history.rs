@@ -92,7 +92,9 @@ fn explain_stored(files: &Files, rebuild: bool) -> HistoryReport {
     }
     ex.push(first).expect("explains");
     while let Some(s) = stored.next_snapshot() {
-        ex.push(s.expect("decodes")).expect("explains");
+        if let Some(done) = ex.push_returning(s.expect("decodes")).expect("explains") {
+            stored.recycle(done);
+        }
     }
     ex.finish()
 }
@@ -127,8 +129,10 @@ fn phases(files: &Files) {
             let _ = diff(before, &s);
             diffing += t.elapsed();
         }
-        previous = Some(s);
         let t = Instant::now();
+        if let Some(done) = previous.replace(s) {
+            stored.recycle(done);
+        }
         next = stored.next_snapshot().map(|r| r.expect("decodes"));
         decode += t.elapsed();
     }
