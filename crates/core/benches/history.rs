@@ -23,6 +23,14 @@ use lbplan_core::plan::leader_view::load_data_from_snapshot;
 use lbplan_core::simulate::builtin_snapshot;
 
 const SNAPSHOTS: usize = 1_440;
+
+/// The series' length: `LBPLAN_BENCH_SNAPSHOTS` (for profiling a shorter run), else a day.
+fn snapshots() -> usize {
+    std::env::var("LBPLAN_BENCH_SNAPSHOTS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(SNAPSHOTS)
+}
 const MOVES_PER_MINUTE: usize = 3;
 
 /// Moves `bundle` (with its stats) from its owner to the next broker in order.
@@ -58,7 +66,7 @@ fn stored_series() -> (Files, usize) {
     let t0 = s.captured_at_ms.unwrap_or(0);
     let mut files: Files = vec![(HEADER_FILE.to_string(), header_bytes())];
     let mut known = std::collections::HashSet::new();
-    for i in 0..SNAPSHOTS {
+    for i in 0..snapshots() {
         s.captured_at_ms = Some(t0 + i as i64 * 60_000);
         let e = encode_snapshot(&s, i as u64, &|id| known.contains(id)).expect("encodes");
         files.push((format!("{SNAPSHOTS_DIR}/{}", e.manifest_name), e.manifest));
@@ -84,7 +92,9 @@ fn explain_stored(files: &Files, rebuild: bool) -> HistoryReport {
     }
     ex.push(first).expect("explains");
     while let Some(s) = stored.next_snapshot() {
-        ex.push(s.expect("decodes")).expect("explains");
+        if let Some(done) = ex.push_returning(s.expect("decodes")).expect("explains") {
+            stored.recycle(done);
+        }
     }
     ex.finish()
 }
@@ -119,8 +129,10 @@ fn phases(files: &Files) {
             let _ = diff(before, &s);
             diffing += t.elapsed();
         }
-        previous = Some(s);
         let t = Instant::now();
+        if let Some(done) = previous.replace(s) {
+            stored.recycle(done);
+        }
         next = stored.next_snapshot().map(|r| r.expect("decodes"));
         decode += t.elapsed();
     }
@@ -141,8 +153,9 @@ fn bench_history(c: &mut Criterion) {
     {
         let stored: usize = files.iter().map(|(_, b)| b.len()).sum();
         eprintln!(
-            "stored series: {stored} bytes for {SNAPSHOTS} snapshots; one snapshot's JSON: {one} \
+            "stored series: {stored} bytes for {} snapshots; one snapshot's JSON: {one} \
              bytes ({:.2}x)",
+            snapshots(),
             stored as f64 / one as f64
         );
         for _ in 0..repeat {

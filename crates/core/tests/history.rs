@@ -6,7 +6,7 @@ use lbplan_core::history::store::{
     Files, HEADER_FILE, PARTS_DIR, SNAPSHOTS_DIR, SeriesLimits, StoredSeries, decode_all,
     encode_snapshot, header_bytes,
 };
-use lbplan_core::history::{Cause, Change, ExplainOptions, HistoryReport, Series, explain};
+use lbplan_core::history::{Cause, Change, ExplainOptions, HistoryReport, Series, diff, explain};
 use lbplan_core::model::Snapshot;
 use lbplan_core::simulate::{
     RunConfig, RunOptions, Scenario, SimulationRun, builtin_scenario, builtin_snapshot,
@@ -148,6 +148,35 @@ fn a_manual_unload_is_listed_as_unexplained() {
     assert_eq!(c.cause.name(), "unexplained");
     assert_eq!(r.summary.unexplained, 1);
     assert_eq!((r.summary.moves_seen, r.summary.moves_predicted), (1, 0));
+}
+
+/// Series recorded from the simulator (moves each cycle, a crash with its re-assignments): the
+/// diff from the brokers whose lists changed equals the comparison of whole snapshots.
+#[test]
+fn the_diff_from_changed_lists_equals_the_whole_comparison_on_recorded_series() {
+    let pr = builtin_scenario("pr-16059").unwrap().unwrap();
+    let crash = builtin_scenario("broker-crash").unwrap().unwrap();
+    let mut moves = 0;
+    for (snap, scenario, config, cycles) in [
+        (
+            builtin_snapshot("pr-16059").unwrap(),
+            &pr,
+            THRESHOLD_LLTMR,
+            30,
+        ),
+        (builtin_snapshot("demo").unwrap(), &crash, "", 44),
+    ] {
+        let (_, series) = record(&snap, scenario, config, cycles);
+        for (i, pair) in series.windows(2).enumerate() {
+            let full = diff::diff_full(&pair[0], &pair[1]);
+            assert_eq!(diff::diff(&pair[0], &pair[1]), full, "pair {i}");
+            moves += full
+                .iter()
+                .filter(|c| matches!(c, Change::Moved { .. }))
+                .count();
+        }
+    }
+    assert!(moves > 10, "{moves} moves");
 }
 
 /// The built-in broker-crash scenario: the busiest broker crashes at cycle 40; every bundle it
@@ -450,4 +479,75 @@ fn kept_parts_decode_the_same_snapshots_as_parts_decoded_again() {
         ..SeriesLimits::default()
     };
     assert_eq!(read_all(&files, none), series);
+}
+
+/// Reads every snapshot, giving each back (`recycle`) once the next one is read, as the explainer
+/// does; the returned copies are what the reader handed out.
+fn read_recycling(files: &Files, limits: SeriesLimits) -> Vec<Snapshot> {
+    let mut s = StoredSeries::open_with(files, limits).unwrap();
+    let mut out = Vec::new();
+    let mut held: Option<Snapshot> = None;
+    while let Some(snap) = s.next_snapshot() {
+        let snap = snap.unwrap();
+        out.push(snap.clone());
+        if let Some(done) = held.replace(snap) {
+            s.recycle(done);
+        }
+    }
+    out
+}
+
+/// Snapshots assembled with the given-back snapshot's unchanged values are the recorded ones:
+/// reports moved away and back, bundle data and layouts changed in between, a recorded
+/// simulation whose loads change every cycle; one given back with other brokers is not reused.
+#[test]
+fn recycled_snapshots_decode_the_same_snapshots() {
+    let mut a = builtin_snapshot("demo").unwrap();
+    a.captured_at_ms = Some(0);
+    let mut b = a.clone();
+    b.captured_at_ms = Some(60_000);
+    let (from, to) = (
+        b.brokers.keys().next().unwrap().clone(),
+        b.brokers.keys().nth(1).unwrap().clone(),
+    );
+    let moved = b.brokers[&from].local_broker_data.bundles.remove(0);
+    b.brokers[&to].local_broker_data.bundles.push(moved);
+    let mut c = a.clone();
+    c.captured_at_ms = Some(120_000);
+    c.bundle_data[0].short_term_data.msg_rate_in += 1.5;
+    let (ns, layout) = c.namespaces.first_mut().unwrap();
+    let ns = ns.clone();
+    layout.anti_affinity_group = Some("g".into());
+    let mut d = b.clone();
+    d.captured_at_ms = Some(180_000);
+    let mut e = a.clone();
+    e.captured_at_ms = Some(240_000);
+    let series = vec![a, b, c, d, e];
+    let files = store(&series);
+    let none = SeriesLimits {
+        max_cached_bytes: 0,
+        ..SeriesLimits::default()
+    };
+    for limits in [SeriesLimits::default(), none] {
+        assert_eq!(read_recycling(&files, limits), series);
+    }
+    // Given back with a broker removed: dropped, so nothing wrong is reused.
+    let mut r = StoredSeries::open(&files).unwrap();
+    let mut first = r.next_snapshot().unwrap().unwrap();
+    let second = r.next_snapshot().unwrap().unwrap();
+    first.namespaces.shift_remove(&ns);
+    first.brokers.shift_remove(&from);
+    r.recycle(first);
+    assert_eq!(second, series[1]);
+    assert_eq!(r.next_snapshot().unwrap().unwrap(), series[2]);
+
+    let scenario = builtin_scenario("pr-16059").unwrap().unwrap();
+    let (_, recorded) = record(
+        &builtin_snapshot("pr-16059").unwrap(),
+        &scenario,
+        THRESHOLD_LLTMR,
+        12,
+    );
+    let files = store(&recorded);
+    assert_eq!(read_recycling(&files, SeriesLimits::default()), recorded);
 }

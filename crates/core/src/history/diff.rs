@@ -2,6 +2,12 @@
 //! the bundles that cover its range), bundles that gained or lost an owner, brokers that joined or
 //! left, namespaces created or deleted. Owners come from the brokers' reports (`bundles`, then
 //! `lastStats`; the first broker listing a bundle owns it, as the leader's view has it).
+//!
+//! Between two snapshots of a series usually only a few brokers' lists change, so [`diff`] looks
+//! at those: a bundle a changed broker started or stopped listing is the only one whose owner can
+//! differ. Anything structural (a broker set or order, namespace set, or owned-bundle set that
+//! changed: joins, leaves, splits, assignments) falls back to comparing the whole snapshots
+//! ([`diff_full`]); both give the same changes in the same order.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
@@ -9,7 +15,7 @@ use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 
 use crate::model::Snapshot;
-use crate::naming::parse_bundle_name;
+use crate::naming::{BundleName, parse_bundle_name};
 
 /// One change between consecutive snapshots.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -82,12 +88,85 @@ pub fn owners(snapshot: &Snapshot) -> IndexMap<&str, &str> {
 }
 
 fn namespace_of(bundle: &str) -> &str {
-    bundle.rsplit_once('/').map_or(bundle, |(ns, _)| ns)
+    BundleName::namespace_of(bundle)
 }
 
 /// The changes from `before` to `after`: brokers and namespaces first, then splits, then bundles in
-/// `after`'s order, then bundles that lost their owner.
+/// `after`'s order, then bundles that lost their owner. Looks only at the brokers whose lists
+/// changed when nothing structural changed; otherwise [`diff_full`].
 pub fn diff(before: &Snapshot, after: &Snapshot) -> Vec<Change> {
+    diff_changed_lists(before, after).unwrap_or_else(|| diff_full(before, after))
+}
+
+/// The owner of `bundle` in `s` (the first broker listing it, `bundles` before `lastStats`), with
+/// where [`owners`] inserts it: (broker position, position in `bundles` then `lastStats`).
+fn owner_in<'s>(s: &'s Snapshot, bundle: &str) -> Option<((usize, usize), &'s str)> {
+    for (i, (id, b)) in s.brokers.iter().enumerate() {
+        let local = &b.local_broker_data;
+        if let Some(p) = local.bundles.iter().position(|x| x == bundle) {
+            return Some(((i, p), id.as_str()));
+        }
+        if let Some(p) = local.last_stats.get_index_of(bundle) {
+            return Some(((i, local.bundles.len().saturating_add(p)), id.as_str()));
+        }
+    }
+    None
+}
+
+/// The moves between two snapshots with the same brokers (same order) and namespaces, from the
+/// brokers whose `bundles` or `lastStats` lists differ: a bundle such a broker started or stopped
+/// listing may have changed owner; every other bundle's listers, hence its owner, are the same.
+/// `None` when a bundle gained or lost its only owner (a split, an assignment, an unload): the
+/// whole comparison is needed then.
+fn diff_changed_lists<'s>(before: &'s Snapshot, after: &'s Snapshot) -> Option<Vec<Change>> {
+    if !before.brokers.keys().eq(after.brokers.keys())
+        || !before.namespaces.keys().eq(after.namespaces.keys())
+    {
+        return None;
+    }
+    fn listed(l: &crate::model::LocalBrokerData) -> HashSet<&str> {
+        l.bundles
+            .iter()
+            .chain(l.last_stats.keys())
+            .map(String::as_str)
+            .collect()
+    }
+    let mut touched: Vec<&'s str> = Vec::new();
+    for (old, new) in before.brokers.values().zip(after.brokers.values()) {
+        let (old, new) = (&old.local_broker_data, &new.local_broker_data);
+        if old.bundles == new.bundles && old.last_stats.keys().eq(new.last_stats.keys()) {
+            continue;
+        }
+        let (was, is) = (listed(old), listed(new));
+        touched.extend(was.symmetric_difference(&is).copied());
+    }
+    touched.sort_unstable();
+    touched.dedup();
+    let mut moved: Vec<((usize, usize), Change)> = Vec::new();
+    for name in touched {
+        match (owner_in(before, name), owner_in(after, name)) {
+            (Some((_, from)), Some((at, to))) => {
+                if from != to {
+                    moved.push((
+                        at,
+                        Change::Moved {
+                            bundle: name.to_string(),
+                            from: from.to_string(),
+                            to: to.to_string(),
+                        },
+                    ));
+                }
+            }
+            (None, None) => {}
+            _ => return None,
+        }
+    }
+    moved.sort_by_key(|(at, _)| *at);
+    Some(moved.into_iter().map(|(_, c)| c).collect())
+}
+
+/// [`diff`] by comparing the whole snapshots' owner maps.
+pub fn diff_full(before: &Snapshot, after: &Snapshot) -> Vec<Change> {
     let mut out = Vec::new();
     for id in after.brokers.keys() {
         if !before.brokers.contains_key(id) {
@@ -209,4 +288,136 @@ pub fn diff(before: &Snapshot, after: &Snapshot) -> Vec<Change> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::BrokerSnapshot;
+    use crate::simulate::builtin_snapshot;
+
+    /// A small deterministic generator (the test needs no statistical quality).
+    struct Lcg(u64);
+
+    impl Lcg {
+        fn below(&mut self, n: usize) -> usize {
+            self.0 = self
+                .0
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            ((self.0 >> 33) as usize) % n.max(1)
+        }
+    }
+
+    fn local(s: &mut Snapshot, pos: usize) -> Option<&mut crate::model::LocalBrokerData> {
+        s.brokers
+            .get_index_mut(pos)
+            .map(|(_, b)| &mut b.local_broker_data)
+    }
+
+    /// One random change of ownership or structure.
+    fn change(s: &mut Snapshot, rng: &mut Lcg) {
+        let n = s.brokers.len();
+        let (from, to, pick) = (rng.below(n), rng.below(n), rng.below(1_000));
+        match rng.below(10) {
+            0..=3 => {
+                // A move, with its stats, to any position of another broker's lists.
+                let Some(l) = local(s, from) else { return };
+                if l.bundles.is_empty() {
+                    return;
+                }
+                let name = l.bundles.remove(pick % l.bundles.len());
+                let stats = l.last_stats.shift_remove(&name);
+                let Some(d) = local(s, to) else { return };
+                let at = pick % (d.bundles.len() + 1);
+                d.bundles.insert(at, name.clone());
+                if let Some(st) = stats {
+                    let at = pick % (d.last_stats.len() + 1);
+                    d.last_stats.shift_insert(at, name, st);
+                }
+            }
+            4 => {
+                // Listed by a second broker too, or its stats dropped, or a list reordered.
+                let name = local(s, from).and_then(|l| l.bundles.first().cloned());
+                let Some((name, d)) = name.zip(local(s, to)) else {
+                    return;
+                };
+                match pick % 3 {
+                    0 => d.bundles.push(name),
+                    1 => {
+                        d.last_stats.shift_remove(&name);
+                    }
+                    _ => d.bundles.reverse(),
+                }
+            }
+            5 => {
+                // A split: the parent replaced by its two halves, on its owner or another broker.
+                let Some(l) = local(s, from) else { return };
+                let Some(parent) = l.bundles.first().cloned() else {
+                    return;
+                };
+                let Ok(p) = parse_bundle_name(&parent) else {
+                    return;
+                };
+                let mid = p.range.lo + (p.range.hi - p.range.lo) / 2;
+                if mid == p.range.lo {
+                    return;
+                }
+                let ns = namespace_of(&parent).to_string();
+                l.bundles.retain(|b| *b != parent);
+                l.last_stats.shift_remove(&parent);
+                let owner = if pick % 2 == 0 { from } else { to };
+                if let Some(d) = local(s, owner) {
+                    d.bundles
+                        .push(format!("{ns}/0x{:08x}_0x{mid:08x}", p.range.lo));
+                    d.bundles
+                        .push(format!("{ns}/0x{mid:08x}_0x{:08x}", p.range.hi));
+                }
+            }
+            6 => {
+                // Unloaded, not looked up yet.
+                if let Some(l) = local(s, from)
+                    && let Some(name) = l.bundles.pop()
+                {
+                    l.last_stats.shift_remove(&name);
+                }
+            }
+            7 => {
+                if pick % 4 == 0 && n > 2 {
+                    s.brokers.shift_remove_index(from);
+                } else if pick % 4 == 1 {
+                    s.brokers
+                        .insert(format!("joined-{pick}:8080"), BrokerSnapshot::default());
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// The diff from the changed lists equals the whole comparison, and is the one taken when
+    /// nothing structural changed.
+    #[test]
+    fn the_changed_lists_diff_equals_the_whole_comparison() {
+        let mut targeted_moves = 0;
+        for (name, steps, seed) in [("demo", 300, 11), ("pr-16059", 60, 12)] {
+            let mut s = builtin_snapshot(name).unwrap();
+            let mut rng = Lcg(seed);
+            for step in 0..steps {
+                let before = s.clone();
+                for _ in 0..=rng.below(3) {
+                    change(&mut s, &mut rng);
+                }
+                let full = diff_full(&before, &s);
+                assert_eq!(diff(&before, &s), full, "step {step} of {name}");
+                if let Some(moves) = diff_changed_lists(&before, &s) {
+                    assert_eq!(moves, full, "step {step} of {name}");
+                    targeted_moves += moves.len();
+                }
+            }
+        }
+        assert!(
+            targeted_moves > 100,
+            "{targeted_moves} moves found from the lists"
+        );
+    }
 }

@@ -139,10 +139,17 @@ impl Explainer {
 
     /// The next snapshot in time order (its `captured_at_ms`, 0 when missing).
     pub fn push(&mut self, snapshot: Snapshot) -> Result<(), PlanError> {
+        self.push_returning(snapshot).map(drop)
+    }
+
+    /// [`Self::push`], giving back the earlier snapshot the explainer no longer needs (unmodified,
+    /// for `store::StoredSeries::recycle`).
+    pub fn push_returning(&mut self, snapshot: Snapshot) -> Result<Option<Snapshot>, PlanError> {
         let at = snapshot.captured_at_ms.unwrap_or(0);
         let step = self.leader.step(&snapshot, at)?;
         self.usages.push(step.broker_usage_fraction.clone());
         self.report.times_ms.push(at);
+        let mut done = None;
         if let Some((before, before_at, before_step)) = self.previous.take() {
             let changes = diff(&before, &snapshot);
             let index = self.report.times_ms.len().saturating_sub(2);
@@ -156,9 +163,10 @@ impl Explainer {
                 &mut self.pending,
                 &mut self.report,
             );
+            done = Some(before);
         }
         self.previous = Some((snapshot, at, step));
-        Ok(())
+        Ok(done)
     }
 
     pub fn finish(mut self) -> HistoryReport {

@@ -43,7 +43,9 @@ pub fn explain_files_observed(
                 Some(ex) => ex,
                 None => explainer.insert(Explainer::new(&s, opts)?),
             };
-            ex.push(s)?;
+            if let Some(done) = ex.push_returning(s)? {
+                stored.recycle(done);
+            }
         }
         return explainer
             .map(Explainer::finish)

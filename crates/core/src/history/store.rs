@@ -223,6 +223,24 @@ pub struct StoredSeries<'a> {
     /// The latest namespace index and `BundleData` run list, by part id (usually unchanged).
     index: Option<(String, IndexMap<String, String>)>,
     runs: Option<(String, Vec<String>)>,
+    /// Manifest positions of the snapshots handed out and not yet given back, oldest first.
+    handed_out: std::collections::VecDeque<usize>,
+    /// A snapshot given back by [`Self::recycle`]: the next one takes its unchanged values.
+    spare: Option<Spare>,
+}
+
+/// An envelope without brokers, bundle data or namespaces of its own: what parts assemble is the
+/// whole of those maps, so a spare snapshot's can stand in for them.
+fn bare_envelope(envelope: &Snapshot) -> bool {
+    envelope.brokers.is_empty() && envelope.bundle_data.is_empty() && envelope.namespaces.is_empty()
+}
+
+/// A snapshot given back, with the part ids it was assembled from.
+struct Spare {
+    snapshot: Snapshot,
+    brokers: IndexMap<String, String>,
+    bundle_data: String,
+    namespaces: String,
 }
 
 /// Decoded parts by id, bounded: the parts used by the latest snapshot, then the most recently
@@ -249,6 +267,13 @@ impl<T: Clone> PartCache<T> {
         let (value, _, used) = self.entries.get_mut(id)?;
         *used = seq;
         Some(value.clone())
+    }
+
+    /// Marks `id` as used by snapshot `seq` (its value came from elsewhere).
+    fn touch(&mut self, id: &str, seq: usize) {
+        if let Some((_, _, used)) = self.entries.get_mut(id) {
+            *used = seq;
+        }
     }
 
     fn insert(&mut self, id: &str, value: T, bytes: u64, seq: usize) {
@@ -387,6 +412,8 @@ impl<'a> StoredSeries<'a> {
             namespaces: PartCache::default(),
             index: None,
             runs: None,
+            handed_out: std::collections::VecDeque::new(),
+            spare: None,
         })
     }
 
@@ -456,22 +483,67 @@ impl<'a> StoredSeries<'a> {
 
     /// The next snapshot in time order, `None` after the last.
     pub fn next_snapshot(&mut self) -> Option<Result<Snapshot, SeriesError>> {
-        let (name, m) = self.manifests.get(self.next)?.clone();
+        let at = self.next;
+        let (name, m) = self.manifests.get(at)?.clone();
         self.next += 1;
-        Some(self.assemble(&name, &m))
+        let assembled = self.assemble(&name, &m);
+        if assembled.is_ok() {
+            self.handed_out.push_back(at);
+        }
+        Some(assembled)
+    }
+
+    /// Gives back the oldest snapshot handed out and not given back yet, unmodified, once the
+    /// caller is done with it: the next snapshot moves its unchanged values (a broker report, the
+    /// namespaces, the `BundleData` map whose part id is the same) instead of copying them from the
+    /// decoded parts. One snapshot is kept at a time (a second replaces the first), outside
+    /// `SeriesLimits::max_cached_bytes`: it is the snapshot the caller held.
+    pub fn recycle(&mut self, snapshot: Snapshot) {
+        let Some(at) = self.handed_out.pop_front() else {
+            return;
+        };
+        let Some((_, m)) = self.manifests.get(at) else {
+            return;
+        };
+        // A snapshot that is not the one assembled from `m` is dropped, not reused; so is one
+        // whose envelope carried values of its own (the series' encoder writes none).
+        if !snapshot.brokers.keys().eq(m.brokers.keys())
+            || snapshot.captured_at_ms != m.envelope.captured_at_ms
+            || !bare_envelope(&m.envelope)
+        {
+            return;
+        }
+        self.spare = Some(Spare {
+            snapshot,
+            brokers: m.brokers.clone(),
+            bundle_data: m.bundle_data.clone(),
+            namespaces: m.namespaces.clone(),
+        });
     }
 
     fn assemble(&mut self, name: &str, m: &SnapshotManifest) -> Result<Snapshot, SeriesError> {
         let seq = self.next;
         let mut s = m.envelope.clone();
+        let mut spare = self.spare.take().filter(|_| bare_envelope(&m.envelope));
         for (id, part) in &m.brokers {
-            let b = match self.brokers.get(part, seq) {
-                Some(b) => b,
-                None => {
-                    let (b, bytes) = self.part::<BrokerSnapshot>(name, part)?;
-                    self.brokers.insert(part, b.clone(), bytes, seq);
+            // Same part id, same value: moved from the spare snapshot.
+            let reused = spare
+                .as_mut()
+                .filter(|sp| sp.brokers.get(id) == Some(part))
+                .and_then(|sp| sp.snapshot.brokers.swap_remove(id));
+            let b = match reused {
+                Some(b) => {
+                    self.brokers.touch(part, seq);
                     b
                 }
+                None => match self.brokers.get(part, seq) {
+                    Some(b) => b,
+                    None => {
+                        let (b, bytes) = self.part::<BrokerSnapshot>(name, part)?;
+                        self.brokers.insert(part, b.clone(), bytes, seq);
+                        b
+                    }
+                },
             };
             s.brokers.insert(id.clone(), b);
         }
@@ -482,34 +554,63 @@ impl<'a> StoredSeries<'a> {
                     .0
             }
         };
-        for (ns, part) in &index {
-            let n = match self.namespaces.get(part, seq) {
-                Some(n) => n,
-                None => {
-                    let (n, bytes) = self.part::<NamespaceSnapshot>(name, part)?;
-                    self.namespaces.insert(part, n.clone(), bytes, seq);
-                    n
+        let spare_namespaces = spare
+            .as_mut()
+            .filter(|sp| sp.namespaces == m.namespaces)
+            .map(|sp| std::mem::take(&mut sp.snapshot.namespaces));
+        match spare_namespaces {
+            Some(namespaces) => {
+                for part in index.values() {
+                    self.namespaces.touch(part, seq);
                 }
-            };
-            s.namespaces.insert(ns.clone(), n);
+                s.namespaces = namespaces;
+            }
+            None => {
+                for (ns, part) in &index {
+                    let n = match self.namespaces.get(part, seq) {
+                        Some(n) => n,
+                        None => {
+                            let (n, bytes) = self.part::<NamespaceSnapshot>(name, part)?;
+                            self.namespaces.insert(part, n.clone(), bytes, seq);
+                            n
+                        }
+                    };
+                    s.namespaces.insert(ns.clone(), n);
+                }
+            }
         }
         self.index = Some((m.namespaces.clone(), index));
         let runs = match self.runs.take() {
             Some((id, runs)) if id == m.bundle_data => runs,
             _ => self.part::<Vec<String>>(name, &m.bundle_data)?.0,
         };
-        for part in &runs {
-            match self.bundles.entries.get_mut(part.as_str()) {
-                Some((run, _, used)) => {
-                    *used = seq;
-                    s.bundle_data
-                        .extend(run.iter().map(|(k, v)| (k.clone(), *v)));
+        let spare_bundle_data = spare
+            .as_mut()
+            .filter(|sp| sp.bundle_data == m.bundle_data)
+            .map(|sp| std::mem::take(&mut sp.snapshot.bundle_data));
+        match spare_bundle_data {
+            Some(bundle_data) => {
+                for part in &runs {
+                    self.bundles.touch(part, seq);
                 }
-                None => {
-                    let (run, bytes) = self.part::<IndexMap<String, BundleData>>(name, part)?;
-                    s.bundle_data
-                        .extend(run.iter().map(|(k, v)| (k.clone(), *v)));
-                    self.bundles.insert(part, run, bytes, seq);
+                s.bundle_data = bundle_data;
+            }
+            None => {
+                for part in &runs {
+                    match self.bundles.entries.get_mut(part.as_str()) {
+                        Some((run, _, used)) => {
+                            *used = seq;
+                            s.bundle_data
+                                .extend(run.iter().map(|(k, v)| (k.clone(), *v)));
+                        }
+                        None => {
+                            let (run, bytes) =
+                                self.part::<IndexMap<String, BundleData>>(name, part)?;
+                            s.bundle_data
+                                .extend(run.iter().map(|(k, v)| (k.clone(), *v)));
+                            self.bundles.insert(part, run, bytes, seq);
+                        }
+                    }
                 }
             }
         }

@@ -684,7 +684,7 @@ fn apply_broker_filters(
     }))
 }
 
-/// The stages of one selection, recorded only at [`PipelineTrace::Full`].
+/// The stages of one selection, recorded only at [`PipelineTrace::Full`] and [`PipelineTrace::Stages`].
 struct StageLog<'d> {
     data: &'d LoadData,
     stages: Option<Vec<PipelineStage>>,
@@ -694,7 +694,7 @@ impl<'d> StageLog<'d> {
     fn new(data: &'d LoadData, trace: PipelineTrace) -> Self {
         Self {
             data,
-            stages: (trace == PipelineTrace::Full).then(Vec::new),
+            stages: matches!(trace, PipelineTrace::Full | PipelineTrace::Stages).then(Vec::new),
         }
     }
 

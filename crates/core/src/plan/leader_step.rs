@@ -23,12 +23,13 @@ use super::leader_state::LeaderState;
 use super::leader_view::load_data_from_snapshot;
 use super::settings::{apply_nic_speed_override, resolve_config};
 use crate::modular::LoadData;
-use crate::modular::pipeline::PlacementContext;
+use crate::modular::pipeline::{PipelineTrace, PlacementContext};
 
 /// What one carried cycle decided.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct LeaderStep {
-    /// `doLoadShedding`: every unload with its destination and reason.
+    /// `doLoadShedding`: every unload with its destination and reason (traced at
+    /// [`PipelineTrace::Stages`]: the pipeline's stages, the strategy's summary reason).
     pub shedding: SheddingCycleReport,
     /// `BundleSplitterTask`: the bundles it would split (decided on the same view, before the
     /// shedding, as the leader's tasks run).
@@ -145,8 +146,8 @@ impl CarriedLeader {
         } else {
             snapshot
         };
-        let brokers: Vec<String> = view.brokers.keys().cloned().collect();
-        if brokers != self.brokers {
+        if !view.brokers.keys().eq(self.brokers.iter()) {
+            let brokers: Vec<String> = view.brokers.keys().cloned().collect();
             self.strategies.on_active_brokers_change(&brokers);
             self.brokers = brokers;
         }
@@ -196,6 +197,9 @@ impl CarriedLeader {
                 .get(ns)
                 .map(|n| i64::from(n.bundles.num_bundles))
         };
+        // The history reads each unload's one-line reason (`driver::shedding_reason`): the
+        // pipeline's stages and the strategy's summary, not every candidate's score.
+        ctx.trace = PipelineTrace::Stages;
         let splits = decide_auto_splits(&self.cfg, data, counts, |_, _, name| {
             long_term_of(data, name)
         });
@@ -213,5 +217,52 @@ impl CarriedLeader {
             splits,
             broker_usage_fraction,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::driver::shedding_reason;
+    use crate::simulate::builtin_snapshot;
+
+    /// The history's trace level gives every unload the one-line reason a full trace gives, and
+    /// the same decisions: three cycles on the #16059 cluster under ThresholdShedder (each
+    /// moving bundles, most after the even-distribution filter narrowed the candidates).
+    #[test]
+    fn stages_trace_gives_the_full_trace_reasons() {
+        let snap = builtin_snapshot("pr-16059").unwrap();
+        let set = [(
+            "loadBalancerLoadSheddingStrategy".to_string(),
+            "ThresholdShedder".to_string(),
+        )];
+        let resolved = resolve_config(&snap, None, &set).unwrap();
+        let run = |trace: PipelineTrace| {
+            let mut strategies = build_strategies(&resolved.config, resolved.profile).unwrap();
+            let mut picker = SeededPicker::new(3);
+            let mut data = load_data_from_snapshot(&snap);
+            let mut ctx = placement_context(&snap, &data);
+            ctx.trace = trace;
+            (0..3)
+                .flat_map(|cycle| {
+                    let r = do_load_shedding(
+                        &mut strategies,
+                        &mut data,
+                        &mut ctx,
+                        &resolved.config,
+                        &mut picker,
+                        cycle * 60_000,
+                    );
+                    r.unloads
+                        .iter()
+                        .map(|u| (u.bundle.clone(), u.to.clone(), shedding_reason(u)))
+                        .collect::<Vec<_>>()
+                })
+                .collect::<Vec<_>>()
+        };
+        let full = run(PipelineTrace::Full);
+        assert!(full.len() >= 3, "{full:?}");
+        assert!(full.iter().any(|(_, _, why)| why.contains(" left ")));
+        assert_eq!(run(PipelineTrace::Stages), full);
     }
 }

@@ -80,6 +80,10 @@ pub enum PipelineTrace {
     Off,
     /// No stages; reasons give the winning numbers without listing every candidate.
     Summary,
+    /// Every pipeline stage with its candidates and notes, and the strategies' `Summary` reasons:
+    /// all that the one-line placement reason (`plan::reasons::describe_placement`) reads, without
+    /// formatting each candidate's score (the history replays a cycle per snapshot).
+    Stages,
     /// Every pipeline stage with its candidates and notes; reasons list each candidate's numbers.
     #[default]
     Full,
