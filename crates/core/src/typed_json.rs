@@ -3,6 +3,12 @@
 //! value is an error naming its JSON path (`$.missing[2].reason`, from `serde_path_to_error`), and
 //! every key the types do not know is collected with its JSON path (`serde_ignored`), so each reader
 //! decides whether an unknown key is a warning (a later writer's addition) or an error (a typo).
+//!
+//! The importer has its own building blocks (`import::typed`): it reads every value as found and
+//! checks after, so its messages say what was found and apply its domain rules, in bounded memory
+//! (see that module for why serde-derived fields cannot). Use this module for formats that are
+//! refused when malformed (our own files and reports, conformance vectors, scenarios, API
+//! options); extend `import::typed` only for what the importer reads.
 
 use serde::Deserialize;
 use serde_json::Value;
