@@ -3,6 +3,12 @@
 //! value is an error naming its JSON path (`$.missing[2].reason`, from `serde_path_to_error`), and
 //! every key the types do not know is collected with its JSON path (`serde_ignored`), so each reader
 //! decides whether an unknown key is a warning (a later writer's addition) or an error (a typo).
+//!
+//! The importer has its own building blocks (`import::typed`): it reads every value as found and
+//! checks after, so its messages say what was found and apply its domain rules, in bounded memory
+//! (see that module for why serde-derived fields cannot). Use this module for formats that are
+//! refused when malformed (our own files and reports, conformance vectors, scenarios, API
+//! options); extend `import::typed` only for what the importer reads.
 
 use serde::Deserialize;
 use serde_json::Value;
@@ -24,7 +30,31 @@ pub struct UnknownKey {
 impl std::fmt::Display for UnknownKey {
     /// The key's own JSON path: `$.missing[0].extra`.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}.{}", self.at, self.key)
+        write!(f, "{}{}", self.at, KeyStep(&self.key))
+    }
+}
+
+/// One key as a JSON path step: `.name` for a plain name, `["t/ns/0x00000000_0x40000000"]` (JSON
+/// string syntax) for any other key, so a path stays readable and unambiguous when keys are bundle
+/// names, broker ids (`b1:8080`) or contain dots.
+struct KeyStep<'k>(&'k str);
+
+impl std::fmt::Display for KeyStep<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let plain = self
+            .0
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+            && self
+                .0
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_');
+        if plain {
+            write!(f, ".{}", self.0)
+        } else {
+            write!(f, "[{}]", Value::String(self.0.to_string()))
+        }
     }
 }
 
@@ -169,10 +199,7 @@ fn error_path(p: &serde_path_to_error::Path) -> String {
     for seg in p.iter() {
         match seg {
             serde_path_to_error::Segment::Seq { index } => out.push_str(&format!("[{index}]")),
-            serde_path_to_error::Segment::Map { key } => {
-                out.push('.');
-                out.push_str(key);
-            }
+            serde_path_to_error::Segment::Map { key } => out.push_str(&KeyStep(key).to_string()),
             serde_path_to_error::Segment::Enum { variant } => {
                 out.push('.');
                 out.push_str(variant);
@@ -188,7 +215,9 @@ fn ignored_path(p: &serde_ignored::Path<'_>) -> String {
     match p {
         serde_ignored::Path::Root => "$".to_string(),
         serde_ignored::Path::Seq { parent, index } => format!("{}[{index}]", ignored_path(parent)),
-        serde_ignored::Path::Map { parent, key } => format!("{}.{key}", ignored_path(parent)),
+        serde_ignored::Path::Map { parent, key } => {
+            format!("{}{}", ignored_path(parent), KeyStep(key))
+        }
         serde_ignored::Path::Some { parent }
         | serde_ignored::Path::NewtypeStruct { parent }
         | serde_ignored::Path::NewtypeVariant { parent } => ignored_path(parent),

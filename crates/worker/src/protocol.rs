@@ -5,6 +5,11 @@
 //! request `progress` then `proposed`, a `history` request `progress` then `explained`; the snapshot
 //! travels with the first request that names it and stays in the worker for the next ones, unless
 //! the worker imported it itself (`import` → `imported`, then `snapshot_part`s for the page).
+//!
+//! A snapshot travels as its file's JSON text inside a string ([`snapshot_text`]) and the worker
+//! reads it with the importer's one snapshot reader (`import::read_snapshot`), as the CLI and the
+//! dashboard's saved snapshots are read: not with the model types' own `Deserialize`, a second
+//! reader whose messages and limits would differ.
 
 use std::borrow::Cow;
 
@@ -20,7 +25,8 @@ use lbplan_core::view::timeline::Timeline;
 use serde::{Deserialize, Serialize};
 
 /// Version of these messages; the page refuses a worker that reports another one (a stale cache).
-pub const WORKER_PROTOCOL_VERSION: u32 = 1;
+/// 2: snapshots travel as JSON text ([`snapshot_text`]).
+pub const WORKER_PROTOCOL_VERSION: u32 = 2;
 
 /// What the page asks.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -102,6 +108,7 @@ pub struct RebalanceJob<'a> {
     pub format_version: u32,
     pub id: u32,
     pub snapshot_id: u64,
+    #[serde(default, with = "snapshot_text::optional")]
     pub snapshot: Option<Cow<'a, Snapshot>>,
     pub profile: Option<Profile>,
     pub settings: Vec<(String, String)>,
@@ -120,6 +127,7 @@ pub struct PlanJob<'a> {
     /// Which loaded snapshot (the page numbers them); the worker keeps the last one it was sent.
     pub snapshot_id: u64,
     /// The snapshot itself, when the worker does not have `snapshot_id` yet.
+    #[serde(default, with = "snapshot_text::optional")]
     pub snapshot: Option<Cow<'a, Snapshot>>,
     pub profile: Option<Profile>,
     pub settings: Vec<(String, String)>,
@@ -140,6 +148,7 @@ pub struct SimulateRequest<'a> {
     pub format_version: u32,
     /// Echoed in every answer, so answers to an older request can be told apart.
     pub id: u32,
+    #[serde(with = "snapshot_text")]
     pub snapshot: Cow<'a, Snapshot>,
     pub scenario: Scenario,
     /// An empty list runs the snapshot's own configuration.
@@ -247,5 +256,62 @@ impl Response {
         serde_json::to_string(self).unwrap_or_else(|e| {
             format!(r#"{{"type":"failed","id":0,"message":"cannot encode the answer: {e}"}}"#)
         })
+    }
+}
+
+/// A snapshot on the wire: the text of its snapshot file (what `lbplan import -o` writes) as a JSON
+/// string, read back with `import::read_snapshot`. A string, not a nested object, because requests
+/// are tagged by `type`: serde buffers a tagged message before reading its fields, so a nested
+/// object could only reach a reader as a generic tree, never as the text the importer reads.
+pub mod snapshot_text {
+    use std::borrow::Cow;
+
+    use lbplan_core::import::read_snapshot;
+    use lbplan_core::model::Snapshot;
+    use serde::de::Error as _;
+    use serde::ser::Error as _;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    /// What the importer's messages call the file.
+    const NAME: &str = "the request's snapshot";
+
+    pub fn serialize<S: Serializer>(snapshot: &Snapshot, s: S) -> Result<S::Ok, S::Error> {
+        let text = serde_json::to_string(snapshot).map_err(S::Error::custom)?;
+        s.serialize_str(&text)
+    }
+
+    /// The importer's warnings are not repeated: the page wrote this text from the snapshot it
+    /// holds, whose own import already showed them.
+    pub fn deserialize<'de, 'a, D: Deserializer<'de>>(d: D) -> Result<Cow<'a, Snapshot>, D::Error> {
+        let text = String::deserialize(d)?;
+        read_snapshot(NAME, &text)
+            .map(|imported| Cow::Owned(imported.snapshot))
+            .map_err(D::Error::custom)
+    }
+
+    /// The same for an optional snapshot (`null` or missing: none sent).
+    pub mod optional {
+        use super::*;
+
+        pub fn serialize<S: Serializer>(
+            snapshot: &Option<Cow<'_, Snapshot>>,
+            s: S,
+        ) -> Result<S::Ok, S::Error> {
+            match snapshot {
+                Some(snapshot) => super::serialize(snapshot, s),
+                None => s.serialize_none(),
+            }
+        }
+
+        pub fn deserialize<'de, 'a, D: Deserializer<'de>>(
+            d: D,
+        ) -> Result<Option<Cow<'a, Snapshot>>, D::Error> {
+            match Option::<String>::deserialize(d)? {
+                Some(text) => read_snapshot(NAME, &text)
+                    .map(|imported| Some(Cow::Owned(imported.snapshot)))
+                    .map_err(D::Error::custom),
+                None => Ok(None),
+            }
+        }
     }
 }

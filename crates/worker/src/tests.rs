@@ -163,7 +163,13 @@ fn planned(state: &mut WorkerState, text: &str) -> Response {
 
 #[test]
 fn plans_keep_their_snapshot_in_the_worker() {
-    let demo = lbplan_core::synthetic::demo().unwrap();
+    // The demo as the page holds it: read by the importer, as the worker reads what it is sent.
+    let demo = lbplan_core::import::read_snapshot(
+        "demo-snapshot.json",
+        include_str!("../../../static/demo-snapshot.json"),
+    )
+    .unwrap()
+    .snapshot;
     let mut state = WorkerState::default();
     let first = planned(&mut state, &plan_job(1, 7, Some(demo.clone()), &[]));
     let Response::Planned {
@@ -431,4 +437,38 @@ fn a_broken_series_is_explained_as_an_error_naming_the_file() {
         panic!("{out:?}");
     };
     assert!(message.contains("a.zip"), "{message}");
+}
+
+/// A snapshot crosses to the worker as its file's text and is read there by the importer's
+/// reader: the worker holds the snapshot the page held, and a broken one fails naming the JSON
+/// path of the bad value, as an import would.
+#[test]
+fn a_snapshot_travels_as_text_and_is_read_by_the_importer() {
+    let file = include_str!("../../../static/demo-snapshot.json");
+    let page = lbplan_core::import::read_snapshot("demo-snapshot.json", file)
+        .unwrap()
+        .snapshot;
+    let text = plan_job(1, 3, Some(page.clone()), &[]);
+    let Request::Plan(job) = serde_json::from_str::<Request<'static>>(&text).unwrap() else {
+        panic!("not a plan job");
+    };
+    assert_eq!(job.snapshot.as_deref(), Some(&page));
+    let none = plan_job(2, 3, None, &[]);
+    let Request::Plan(job) = serde_json::from_str::<Request<'static>>(&none).unwrap() else {
+        panic!("not a plan job");
+    };
+    assert_eq!(job.snapshot, None);
+
+    // The first broker's CPU usage as text instead of a number.
+    let mut broken: serde_json::Value = serde_json::from_str(file).unwrap();
+    broken["brokers"]["broker-00.demo.svc:8080"]["local_broker_data"]["cpu"]["usage"] =
+        serde_json::json!("high");
+    let mut request: serde_json::Value = serde_json::from_str(&text).unwrap();
+    request["snapshot"] = serde_json::Value::String(broken.to_string());
+    let out = answers(&request.to_string(), 1.0);
+    assert!(
+        matches!(&out[..], [Response::Failed { id: 0, message }]
+            if message.contains("the request's snapshot") && message.contains("local_broker_data.cpu.usage")),
+        "{out:?}"
+    );
 }

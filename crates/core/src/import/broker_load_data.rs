@@ -73,7 +73,7 @@ pub(crate) fn check(
     let m = raw.get(ctx, p, "a BrokerLoadData")?;
     m.unknown.warn(ctx, p);
     let mut d = BrokerLoadData::default();
-    let [cpu, memory, direct, bw_in, bw_out] = resources(
+    resources(
         ctx,
         [
             m.cpu,
@@ -83,12 +83,8 @@ pub(crate) fn check(
             m.bandwidth_out,
         ],
         p,
+        &mut d,
     )?;
-    d.cpu = cpu;
-    d.memory = memory;
-    d.direct_memory = direct;
-    d.bandwidth_in = bw_in;
-    d.bandwidth_out = bw_out;
     for (key, x, slot) in [
         (
             "msgThroughputIn",

@@ -198,7 +198,7 @@ pub(crate) fn check_local_broker_data(
         d.non_persistent_topics_enabled =
             ctx.boolean(&v.value(), &p.key("nonPersistentTopicsEnabled"))?;
     }
-    let [cpu, memory, direct, bw_in, bw_out] = resources(
+    resources(
         ctx,
         [
             m.cpu,
@@ -208,12 +208,8 @@ pub(crate) fn check_local_broker_data(
             m.bandwidth_out,
         ],
         p,
+        &mut d,
     )?;
-    d.cpu = cpu;
-    d.memory = memory;
-    d.direct_memory = direct;
-    d.bandwidth_in = bw_in;
-    d.bandwidth_out = bw_out;
     let num = |ctx: &Ctx<'_>, x: Option<Leaf<'_>>, key: &str| -> Result<f64, ImportError> {
         x.map_or(Ok(0.0), |v| ctx.non_negative(&v.value(), &p.key(key)))
     };

@@ -5,7 +5,7 @@
 use super::diag::{ImportError, WarningKind};
 use super::json::{Ctx, JPath};
 use super::typed::{Leaf, Object, Unknown, json_object};
-use crate::model::{NamespaceBundleStats, ResourceUsage};
+use crate::model::{BrokerLoadData, LocalBrokerData, NamespaceBundleStats, ResourceUsage};
 use crate::naming::{BundleName, BundleRange, parse_bundle_name};
 use crate::units::percent_usage;
 
@@ -172,25 +172,59 @@ pub(crate) fn resource(
     Ok(Some(ResourceUsage::new(usage, limit)))
 }
 
-/// Reads the five resources into `(cpu, memory, directMemory, bandwidthIn, bandwidthOut)`, warning
-/// once for each one missing.
+/// The five resources of a report in [`RESOURCES`] order, checked as [`resource`] does; a missing
+/// one is `{0, 0}` (0 %) with a warning. Read into `into`'s five fields, the one place that pairs
+/// the keys with them.
 pub(crate) fn resources(
     ctx: &mut Ctx<'_>,
     raw: [RawResourceField<'_>; 5],
     p: &JPath<'_>,
-) -> Result<[ResourceUsage; 5], ImportError> {
-    let mut out = [ResourceUsage::default(); 5];
-    for ((slot, (key, kind)), r) in out.iter_mut().zip(RESOURCES).zip(raw) {
+    into: &mut impl HasResources,
+) -> Result<(), ImportError> {
+    for ((slot, (key, kind)), r) in into.resources_mut().into_iter().zip(RESOURCES).zip(raw) {
         match resource(ctx, r, key, kind, p)? {
             Some(r) => *slot = r,
-            None => ctx.warn(
-                WarningKind::MissingResource,
-                p,
-                format!("no `{key}` sample: {{usage: 0, limit: 0}} assumed (counts as 0 %)"),
-            ),
+            None => {
+                *slot = ResourceUsage::default();
+                ctx.warn(
+                    WarningKind::MissingResource,
+                    p,
+                    format!("no `{key}` sample: {{usage: 0, limit: 0}} assumed (counts as 0 %)"),
+                );
+            }
         }
     }
-    Ok(out)
+    Ok(())
+}
+
+/// A Pulsar object with the five resources (`LocalBrokerData`, `BrokerLoadData`).
+pub(crate) trait HasResources {
+    /// Its resource fields in [`RESOURCES`] order.
+    fn resources_mut(&mut self) -> [&mut ResourceUsage; 5];
+}
+
+impl HasResources for LocalBrokerData {
+    fn resources_mut(&mut self) -> [&mut ResourceUsage; 5] {
+        [
+            &mut self.cpu,
+            &mut self.memory,
+            &mut self.direct_memory,
+            &mut self.bandwidth_in,
+            &mut self.bandwidth_out,
+        ]
+    }
+}
+
+impl HasResources for BrokerLoadData {
+    fn resources_mut(&mut self) -> [&mut ResourceUsage; 5] {
+        [
+            &mut self.cpu,
+            &mut self.memory,
+            &mut self.direct_memory,
+            &mut self.bandwidth_in,
+            &mut self.bandwidth_out,
+        ]
+    }
 }
 
 /// `NamespaceBundleStats`: every number finite and ≥ 0.
@@ -250,54 +284,10 @@ pub(crate) fn bundle_name(
     })
 }
 
-/// [`parse_bundle_name`] without allocating: `(namespace, range)` borrowed from `name`, same rules.
+/// A full bundle name's `(namespace, range)` borrowed from it: [`BundleName::split`], the one
+/// bundle-name parser, under the name the importer's modules call.
 pub(crate) fn split_bundle(name: &str) -> Option<(&str, BundleRange)> {
-    split_bundle_spelled(name).map(|(ns, r, _)| (ns, r))
-}
-
-/// [`split_bundle`], also telling whether the range is spelled canonically (`0x%08x_0x%08x`, so
-/// that the name needs no rewriting).
-pub(crate) fn split_bundle_spelled(name: &str) -> Option<(&str, BundleRange, bool)> {
-    let (namespace, range) = name.rsplit_once('/')?;
-    let mut parts = namespace.split('/');
-    let (Some(tenant), Some(ns)) = (parts.next(), parts.next()) else {
-        return None;
-    };
-    if tenant.is_empty() || ns.is_empty() || parts.next().is_some_and(str::is_empty) {
-        return None;
-    }
-    Some(match canonical_range(range) {
-        Some(r) => (namespace, r, true),
-        None => (namespace, BundleRange::parse(range).ok()?, false),
-    })
-}
-
-/// `0x%08x_0x%08x` read directly (what nearly every name looks like); `None` for any other
-/// spelling, which [`BundleRange::parse`] then reads (`Long.decode` forms, upper case, …).
-fn canonical_range(range: &str) -> Option<BundleRange> {
-    let b = range.as_bytes();
-    if b.len() != 21 || b.get(10) != Some(&b'_') {
-        return None;
-    }
-    let lo = lower_hex8(b.get(..10)?)?;
-    let hi = lower_hex8(b.get(11..)?)?;
-    BundleRange::new(lo, hi).ok()
-}
-
-/// `0x` and eight lower-case hex digits.
-fn lower_hex8(b: &[u8]) -> Option<u32> {
-    let digits = b.strip_prefix(b"0x")?;
-    if digits.len() != 8 {
-        return None;
-    }
-    digits.iter().try_fold(0u32, |acc, &d| {
-        let v = match d {
-            b'0'..=b'9' => d - b'0',
-            b'a'..=b'f' => d - b'a' + 10,
-            _ => return None,
-        };
-        Some((acc << 4) | u32::from(v))
-    })
+    BundleName::split(name)
 }
 
 /// Appends `0x%08x` (what `format!` would, without its machinery: this runs for every bundle).
@@ -324,16 +314,31 @@ mod tests {
     use super::*;
 
     #[test]
-    fn fast_formatting_matches_display() {
-        for name in [
-            "public/default/0x00000000_0xffffffff",
-            "Public/Default/0x0FFFFFFF_0xF0000000",
-            "prop/cluster/ns/0x12345678_0x9abcdef0",
+    fn bundle_names_split_and_format_as_pulsar_writes_them() {
+        for (name, ns, lo, hi) in [
+            (
+                "public/default/0x00000000_0xffffffff",
+                "public/default",
+                0,
+                u32::MAX,
+            ),
+            // Any `Long.decode` spelling is read (and then written canonically).
+            (
+                "Public/Default/0x0FFFFFFF_0xF0000000",
+                "Public/Default",
+                0x0fff_ffff,
+                0xf000_0000,
+            ),
+            (
+                "prop/cluster/ns/0x12345678_0x9abcdef0",
+                "prop/cluster/ns",
+                0x1234_5678,
+                0x9abc_def0,
+            ),
         ] {
-            let bn = parse_bundle_name(name).unwrap();
-            let (ns, r) = split_bundle(name).unwrap();
-            assert_eq!((ns, r), (bn.namespace.as_str(), bn.range));
-            assert_eq!(bundle_key(ns, r), bn.to_string());
+            let (got_ns, r) = split_bundle(name).unwrap();
+            assert_eq!((got_ns, r.lo, r.hi), (ns, lo, hi), "{name}");
+            assert_eq!(bundle_key(ns, r), format!("{ns}/0x{lo:08x}_0x{hi:08x}"));
         }
         for bad in [
             "a/0x0_0x1",
@@ -341,12 +346,9 @@ mod tests {
             "a//0x0_0x1",
             "a/b/c/",
             "a/b/0x2_0x1",
+            "a/b/0x00000000_0x00000000",
         ] {
-            assert_eq!(
-                split_bundle(bad).is_some(),
-                parse_bundle_name(bad).is_ok(),
-                "{bad}"
-            );
+            assert_eq!(split_bundle(bad), None, "{bad}");
         }
     }
 }

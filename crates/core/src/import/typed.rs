@@ -3,6 +3,16 @@
 //! at the field's JSON path, exactly as before. A container where a scalar is expected is skipped
 //! (drained with `IgnoredAny`), never stored: a typed read of an unexpected shape allocates no tree.
 //! Syntax errors keep their line/column messages ([`from_text`]).
+//!
+//! Why not [`crate::typed_json`], the reader of every other format: there serde refuses a value
+//! while reading it, with serde's words ("invalid type: string \"x\", expected f64"). The importer
+//! reads first and checks after, in its `Ctx`: the checks word each message on what was found
+//! ("expected a number, found the string \"x\""), add the domain rules serde does not know
+//! (non-negative rates, 32-bit counts, a report's consistency) with the file name, and turn unknown
+//! keys into typed warnings (`WarningKind::UnknownField`). Its leaf types therefore accept any value;
+//! serde-derived fields could only do that by keeping a tree per value, losing the bounded memory
+//! above. Use this module only inside `import/`; a format that is simply refused when malformed
+//! (a vector, an options object, a report we write ourselves) belongs to `typed_json`.
 
 use std::borrow::Cow;
 use std::fmt;

@@ -116,6 +116,27 @@ impl BundleName {
         name.rsplit_once('/')
     }
 
+    /// The validated split of a full bundle name, borrowed from it: `(tenant/namespace, range)`
+    /// under [`parse_bundle_name`]'s rules (which uses it), without allocating. The canonical
+    /// spelling `0x%08x_0x%08x`, nearly every name, is read directly; any other spelling goes
+    /// through [`BundleRange::parse`] (`Long.decode` forms, upper case). The importer calls this
+    /// for every bundle.
+    pub fn split(name: &str) -> Option<(&str, BundleRange)> {
+        let (namespace, range) = Self::parts(name)?;
+        let mut parts = namespace.split('/');
+        let (Some(tenant), Some(ns)) = (parts.next(), parts.next()) else {
+            return None;
+        };
+        if tenant.is_empty() || ns.is_empty() || parts.next().is_some_and(str::is_empty) {
+            return None;
+        }
+        let range = match canonical_range(range) {
+            Some(r) => r,
+            None => BundleRange::parse(range).ok()?,
+        };
+        Some((namespace, range))
+    }
+
     /// The namespace part of a full bundle name; the whole text when it has no `/` (Pulsar's
     /// `substring(0, lastIndexOf('/'))` would fail there; callers only use it as a map key).
     pub fn namespace_of(name: &str) -> &str {
@@ -125,19 +146,38 @@ impl BundleName {
 
 /// Parses `tenant/ns/0x…_0x…`: namespace = text before the last `/`, range after it.
 pub fn parse_bundle_name(name: &str) -> Result<BundleName, NamingError> {
-    let bad = || NamingError::BadBundleName(name.to_string());
-    let (namespace, range) = BundleName::parts(name).ok_or_else(bad)?;
-    let mut parts = namespace.split('/');
-    let (Some(tenant), Some(ns)) = (parts.next(), parts.next()) else {
-        return Err(bad());
-    };
-    if tenant.is_empty() || ns.is_empty() || parts.next().is_some_and(str::is_empty) {
-        return Err(bad());
-    }
-    let range = BundleRange::parse(range).map_err(|_| bad())?;
+    let (namespace, range) =
+        BundleName::split(name).ok_or_else(|| NamingError::BadBundleName(name.to_string()))?;
     Ok(BundleName {
         namespace: namespace.to_string(),
         range,
+    })
+}
+
+/// `0x%08x_0x%08x` read directly; `None` for any other spelling.
+fn canonical_range(range: &str) -> Option<BundleRange> {
+    let b = range.as_bytes();
+    if b.len() != 21 || b.get(10) != Some(&b'_') {
+        return None;
+    }
+    let lo = lower_hex8(b.get(..10)?)?;
+    let hi = lower_hex8(b.get(11..)?)?;
+    BundleRange::new(lo, hi).ok()
+}
+
+/// `0x` and eight lower-case hex digits.
+fn lower_hex8(b: &[u8]) -> Option<u32> {
+    let digits = b.strip_prefix(b"0x")?;
+    if digits.len() != 8 {
+        return None;
+    }
+    digits.iter().try_fold(0u32, |acc, &d| {
+        let v = match d {
+            b'0'..=b'9' => d - b'0',
+            b'a'..=b'f' => d - b'a' + 10,
+            _ => return None,
+        };
+        Some((acc << 4) | u32::from(v))
     })
 }
 

@@ -4,12 +4,11 @@
 //! `TransferShedder` instance (with the UnloadScheduler's bookkeeping) or the placement pipeline per
 //! cycle, and prints what the oracle prints.
 
-use std::collections::HashMap;
-
 use indexmap::IndexMap;
+use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
-use super::json::{self, deserialize, opt_f64, opt_i32, opt_i64, opt_object, string_list};
+use super::json::{self, ConfigKeys, FlagOrMap, ListOrMap, Long};
 use super::{Picks, ReplayError};
 use crate::config::{self, EXTENSIBLE_LOAD_MANAGER, LoadBalancerConfig, Profile};
 use crate::extensible::{
@@ -21,6 +20,156 @@ use crate::model::{
 };
 use crate::rng::ScriptedPicker;
 
+/// A `shedding_extensible` or `placement_extensible` scenario (the keys of the other kind are
+/// refused by [`Scenario::refuse_keys_of_other_kind`]).
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Scenario {
+    #[serde(rename = "kind")]
+    _kind: String,
+    config: Option<ConfigKeys>,
+    now_ms: Option<Long>,
+    /// shedding: `broker` (the running broker's TransferShedder, the default) or `unit_test`.
+    context: Option<Context>,
+    /// shedding: do the UnloadScheduler's bookkeeping around each call (default true).
+    #[serde(rename = "scheduler_replay")]
+    scheduler_replay: Option<bool>,
+    /// placement: run the broker filters (default true).
+    filters: Option<bool>,
+    cycles: Vec<Cycle>,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq)]
+enum Context {
+    #[serde(rename = "broker")]
+    Broker,
+    #[serde(rename = "unit_test")]
+    UnitTest,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Cycle {
+    #[serde(rename = "now_ms")]
+    now_ms: Option<Long>,
+    /// broker → its stored `BrokerLoadData` (`null` removes it).
+    brokers: Option<IndexMap<String, Option<BrokerLoadData>>>,
+    /// broker → a load report folded into its stored data.
+    broker_updates: Option<IndexMap<String, LoadReport>>,
+    remove_brokers: Option<Vec<String>>,
+    /// The broker registry: names, or broker → lookup data.
+    available_brokers: Option<ListOrMap<Vec<String>, IndexMap<String, Lookup>>>,
+    // shedding_extensible
+    /// broker → its `TopBundlesLoadData` (`null` removes it).
+    top_bundles: Option<IndexMap<String, Option<TopBundlesLoadData>>>,
+    is_owner: Option<FlagOrMap>,
+    recently_unloaded_bundles: Option<Timestamps>,
+    recently_unloaded_brokers: Option<Timestamps>,
+    // placement_extensible
+    assignments: Option<Vec<Assignment>>,
+}
+
+/// name → ms, or a list of names meaning "at `now_ms`".
+type Timestamps = ListOrMap<Vec<String>, IndexMap<String, Long>>;
+
+/// A broker's lookup data; only the load manager class is used.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Lookup {
+    load_manager_class_name: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+struct Assignment {
+    bundle: String,
+    candidates: Option<Vec<String>>,
+    exclude: Option<Vec<String>>,
+}
+
+/// A `brokerUpdates` entry. Resources may sit at the top level (oracle files) or under `usage`
+/// (unit-test vectors), which then wins.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct LoadReport {
+    mode: Option<Mode>,
+    usage: Option<Resources>,
+    cpu: Option<ResourceUsage>,
+    memory: Option<ResourceUsage>,
+    direct_memory: Option<ResourceUsage>,
+    bandwidth_in: Option<ResourceUsage>,
+    bandwidth_out: Option<ResourceUsage>,
+    msg_throughput_in: Option<f64>,
+    msg_throughput_out: Option<f64>,
+    msg_rate_in: Option<f64>,
+    msg_rate_out: Option<f64>,
+    bundle_count: Option<i32>,
+    topics: Option<i32>,
+}
+
+/// `new` starts from a fresh `BrokerLoadData`; `update` (the default) folds into the stored one.
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq)]
+enum Mode {
+    #[serde(rename = "new")]
+    New,
+    #[serde(rename = "update")]
+    Update,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Resources {
+    cpu: Option<ResourceUsage>,
+    memory: Option<ResourceUsage>,
+    direct_memory: Option<ResourceUsage>,
+    bandwidth_in: Option<ResourceUsage>,
+    bandwidth_out: Option<ResourceUsage>,
+}
+
+impl Scenario {
+    /// A key of the other extensible kind would be read by neither: refused, naming its path.
+    fn refuse_keys_of_other_kind(&self, kind: &str, base: &str) -> Result<(), ReplayError> {
+        let shedding = kind == "shedding_extensible";
+        let mut found: Option<String> = None;
+        if shedding && self.filters.is_some() {
+            found = Some(format!("{base}.filters"));
+        }
+        if !shedding && self.context.is_some() {
+            found = found.or(Some(format!("{base}.context")));
+        }
+        if !shedding && self.scheduler_replay.is_some() {
+            found = found.or(Some(format!("{base}.scheduler_replay")));
+        }
+        for (i, c) in self.cycles.iter().enumerate() {
+            let keys: &[(&str, bool)] = if shedding {
+                &[("assignments", c.assignments.is_some())]
+            } else {
+                &[
+                    ("topBundles", c.top_bundles.is_some()),
+                    ("isOwner", c.is_owner.is_some()),
+                    (
+                        "recentlyUnloadedBundles",
+                        c.recently_unloaded_bundles.is_some(),
+                    ),
+                    (
+                        "recentlyUnloadedBrokers",
+                        c.recently_unloaded_brokers.is_some(),
+                    ),
+                ]
+            };
+            if let Some((key, _)) = keys.iter().find(|(_, present)| *present) {
+                found = found.or(Some(format!("{base}.cycles[{i}].{key}")));
+            }
+        }
+        match found {
+            Some(path) => Err(ReplayError::malformed(
+                path,
+                format!("not a key of a {kind} scenario"),
+            )),
+            None => Ok(()),
+        }
+    }
+}
+
 pub(super) fn run(
     kind: &str,
     scenario: &Value,
@@ -28,32 +177,28 @@ pub(super) fn run(
     picks: Option<&Picks>,
     seed: u64,
 ) -> Result<Value, ReplayError> {
-    let conf = scenario_config(scenario, base)?;
-    let cycles = scenario
-        .get("cycles")
-        .and_then(Value::as_array)
-        .ok_or_else(|| ReplayError::malformed(format!("{base}.cycles"), "expected an array"))?;
+    let scenario: Scenario = json::read(scenario, base)?;
+    scenario.refuse_keys_of_other_kind(kind, base)?;
+    let conf = scenario_config(&scenario, base)?;
     let mut world = World {
-        now_ms: opt_i64(scenario, "now_ms", base)?.unwrap_or(0),
+        now_ms: scenario.now_ms.map_or(0, |n| n.0),
         ..World::default()
     };
     let out_cycles = match kind {
-        "shedding_extensible" => run_shedding(scenario, base, cycles, &conf, &mut world)?,
-        "placement_extensible" => {
-            run_placement(scenario, base, cycles, &conf, &mut world, picks, seed)?
-        }
+        "shedding_extensible" => run_shedding(&scenario, &conf, &mut world),
+        "placement_extensible" => run_placement(&scenario, &conf, &mut world, picks, seed),
         other => return Err(ReplayError::UnsupportedKind(other.to_string())),
     };
     Ok(json!({ "kind": kind, "cycles": out_cycles }))
 }
 
 /// The master-90cba329 defaults with the extensible load manager, then the scenario's `config`.
-fn scenario_config(scenario: &Value, base: &str) -> Result<LoadBalancerConfig, ReplayError> {
+fn scenario_config(scenario: &Scenario, base: &str) -> Result<LoadBalancerConfig, ReplayError> {
     let mut conf = LoadBalancerConfig::for_profile(Profile::Master90cba329);
     conf.load_manager_class_name = EXTENSIBLE_LOAD_MANAGER.to_string();
     json::config_over(
         conf,
-        scenario.get("config"),
+        scenario.config.as_ref(),
         &format!("{base}.config"),
         |_, value| config::json_to_conf_text(value),
     )
@@ -94,37 +239,32 @@ impl World {
     /// the objects `brokerUpdates` produced (the oracle's `derived.brokers`).
     fn apply_cycle(
         &mut self,
-        cycle: &Value,
-        path: &str,
+        cycle: &Cycle,
         conf: &LoadBalancerConfig,
-    ) -> Result<Option<Map<String, Value>>, ReplayError> {
-        if let Some(now) = opt_i64(cycle, "now_ms", path)? {
-            self.now_ms = now;
+    ) -> Option<Map<String, Value>> {
+        if let Some(now) = cycle.now_ms {
+            self.now_ms = now.0;
         }
-        if let Some(brokers) = opt_object(cycle, "brokers", path)? {
-            for (broker, data) in brokers {
-                let p = format!("{path}.brokers[\"{broker}\"]");
-                if data.is_null() {
+        for (broker, data) in cycle.brokers.iter().flatten() {
+            match data {
+                None => {
                     self.store.shift_remove(broker);
-                } else {
-                    let parsed: BrokerLoadData = deserialize(data, &p)?;
-                    self.store.insert(broker.clone(), parsed);
+                }
+                Some(d) => {
+                    self.store.insert(broker.clone(), *d);
                 }
             }
         }
-        let mut derived = None;
-        if let Some(updates) = opt_object(cycle, "brokerUpdates", path)? {
+        let derived = cycle.broker_updates.as_ref().map(|updates| {
             let weights = conf.resource_weights();
             let mut produced = Map::new();
             for (broker, report) in updates {
-                let p = format!("{path}.brokerUpdates[\"{broker}\"]");
-                let (fresh, sample) = parse_load_report(report, &p)?;
                 let mut data = match self.store.get(broker) {
-                    Some(existing) if !fresh => *existing,
+                    Some(existing) if report.mode != Some(Mode::New) => *existing,
                     _ => BrokerLoadData::default(),
                 };
                 data.update(
-                    &sample,
+                    &report.sample(),
                     &weights,
                     conf.load_balancer_history_resource_percentage,
                     self.now_ms,
@@ -132,149 +272,81 @@ impl World {
                 self.store.insert(broker.clone(), data);
                 produced.insert(broker.clone(), to_json(&data));
             }
-            derived = Some(produced);
+            produced
+        });
+        for broker in cycle.remove_brokers.iter().flatten() {
+            self.store.shift_remove(broker);
         }
-        if let Some(remove) = cycle.get("removeBrokers") {
-            for broker in string_list(remove, &format!("{path}.removeBrokers"))? {
-                self.store.shift_remove(&broker);
-            }
+        if let Some(available) = &cycle.available_brokers {
+            self.registry = Some(registry(available, conf));
         }
-        if let Some(available) = cycle.get("availableBrokers") {
-            self.registry = Some(parse_registry(
-                available,
-                &format!("{path}.availableBrokers"),
-                conf,
-            )?);
-        }
-        Ok(derived)
+        derived
     }
 }
 
 /// `availableBrokers`: a list of brokers, or broker → lookup data (only `loadManagerClassName` used).
-fn parse_registry(
-    value: &Value,
-    path: &str,
+fn registry(
+    value: &ListOrMap<Vec<String>, IndexMap<String, Lookup>>,
     conf: &LoadBalancerConfig,
-) -> Result<CandidateBrokers, ReplayError> {
-    if let Some(obj) = value.as_object() {
-        let mut out = CandidateBrokers::new();
-        for (broker, lookup) in obj {
-            let class = match lookup.get("loadManagerClassName") {
-                None | Some(Value::Null) => conf.load_manager_class_name.clone(),
-                Some(Value::String(s)) => s.clone(),
-                Some(_) => {
-                    return Err(ReplayError::malformed(
-                        format!("{path}[\"{broker}\"].loadManagerClassName"),
-                        "expected a string",
-                    ));
-                }
-            };
-            out.insert(broker.clone(), class);
-        }
-        return Ok(out);
+) -> CandidateBrokers {
+    let default = || conf.load_manager_class_name.clone();
+    match value {
+        ListOrMap::List(names) => names.iter().map(|b| (b.clone(), default())).collect(),
+        ListOrMap::Map(lookups) => lookups
+            .iter()
+            .map(|(b, l)| {
+                let class = l.load_manager_class_name.clone().unwrap_or_else(default);
+                (b.clone(), class)
+            })
+            .collect(),
     }
-    Ok(string_list(value, path)?
-        .into_iter()
-        .map(|b| (b, conf.load_manager_class_name.clone()))
-        .collect())
 }
 
-/// A `brokerUpdates` entry: `(starts from a fresh object, sample)`. Resources may sit at the top level
-/// (oracle files) or under `usage` (unit-test vectors).
-fn parse_load_report(report: &Value, path: &str) -> Result<(bool, BrokerLoadSample), ReplayError> {
-    if !report.is_object() {
-        return Err(ReplayError::malformed(path, "expected an object"));
+impl LoadReport {
+    fn sample(&self) -> BrokerLoadSample {
+        let usage = match &self.usage {
+            Some(u) => SystemResourceUsage {
+                cpu: u.cpu.unwrap_or_default(),
+                memory: u.memory.unwrap_or_default(),
+                direct_memory: u.direct_memory.unwrap_or_default(),
+                bandwidth_in: u.bandwidth_in.unwrap_or_default(),
+                bandwidth_out: u.bandwidth_out.unwrap_or_default(),
+            },
+            None => SystemResourceUsage {
+                cpu: self.cpu.unwrap_or_default(),
+                memory: self.memory.unwrap_or_default(),
+                direct_memory: self.direct_memory.unwrap_or_default(),
+                bandwidth_in: self.bandwidth_in.unwrap_or_default(),
+                bandwidth_out: self.bandwidth_out.unwrap_or_default(),
+            },
+        };
+        BrokerLoadSample {
+            usage,
+            msg_throughput_in: self.msg_throughput_in.unwrap_or(0.0),
+            msg_throughput_out: self.msg_throughput_out.unwrap_or(0.0),
+            msg_rate_in: self.msg_rate_in.unwrap_or(0.0),
+            msg_rate_out: self.msg_rate_out.unwrap_or(0.0),
+            bundle_count: self.bundle_count.unwrap_or(0),
+            topics: self.topics.unwrap_or(0),
+        }
     }
-    let fresh = match report.get("mode").and_then(Value::as_str) {
-        None | Some("update") => false,
-        Some("new") => true,
-        Some(other) => {
-            return Err(ReplayError::malformed(
-                format!("{path}.mode"),
-                format!("expected \"new\" or \"update\", found \"{other}\""),
-            ));
-        }
-    };
-    let usage_holder = report.get("usage").unwrap_or(report);
-    let resource = |key: &str| -> Result<ResourceUsage, ReplayError> {
-        match usage_holder.get(key) {
-            None | Some(Value::Null) => Ok(ResourceUsage::default()),
-            Some(v) => deserialize(v, &format!("{path}.{key}")),
-        }
-    };
-    let usage = SystemResourceUsage {
-        cpu: resource("cpu")?,
-        memory: resource("memory")?,
-        direct_memory: resource("directMemory")?,
-        bandwidth_in: resource("bandwidthIn")?,
-        bandwidth_out: resource("bandwidthOut")?,
-    };
-    let sample = BrokerLoadSample {
-        usage,
-        msg_throughput_in: opt_f64(report, "msgThroughputIn", path)?.unwrap_or(0.0),
-        msg_throughput_out: opt_f64(report, "msgThroughputOut", path)?.unwrap_or(0.0),
-        msg_rate_in: opt_f64(report, "msgRateIn", path)?.unwrap_or(0.0),
-        msg_rate_out: opt_f64(report, "msgRateOut", path)?.unwrap_or(0.0),
-        bundle_count: opt_i32(report, "bundleCount", path)?.unwrap_or(0),
-        topics: opt_i32(report, "topics", path)?.unwrap_or(0),
-    };
-    Ok((fresh, sample))
 }
 
 // ---------------------------------------------------------------------------------------------------
 // shedding_extensible
 
-/// The ownership channel's answers: `true`/`false` for every bundle or per bundle with a `*` default.
-#[derive(Clone, Debug)]
-struct Ownership {
-    default: bool,
-    per_bundle: HashMap<String, bool>,
-}
-
-impl Ownership {
-    fn parse(value: &Value, path: &str) -> Result<Self, ReplayError> {
-        if let Some(b) = value.as_bool() {
-            return Ok(Ownership {
-                default: b,
-                per_bundle: HashMap::new(),
-            });
-        }
-        let obj = value
-            .as_object()
-            .ok_or_else(|| ReplayError::malformed(path, "expected a boolean or an object"))?;
-        let mut out = Ownership {
-            default: true,
-            per_bundle: HashMap::new(),
-        };
-        for (bundle, v) in obj {
-            let b = v.as_bool().ok_or_else(|| {
-                ReplayError::malformed(format!("{path}[\"{bundle}\"]"), "expected a boolean")
-            })?;
-            if bundle == "*" {
-                out.default = b;
-            } else {
-                out.per_bundle.insert(bundle.clone(), b);
-            }
-        }
-        Ok(out)
-    }
-
-    fn is_owner(&self, bundle: &str) -> bool {
-        self.per_bundle.get(bundle).copied().unwrap_or(self.default)
-    }
-}
-
 /// The shedder's view of the broker: ownership from the scenario, and in the `broker` context the
 /// real filter pipeline for transfers.
 struct ReplayChecks<'a> {
-    ownership: Option<&'a Ownership>,
+    /// The ownership channel's answers (`isOwner`): for every bundle, or per bundle with a `*` default.
+    ownership: Option<&'a FlagOrMap>,
     filters: Option<(&'a CandidateBrokers, &'a IndexMap<String, BrokerLoadData>)>,
     conf: &'a LoadBalancerConfig,
 }
 
 impl UnloadChecks for ReplayChecks<'_> {
     fn is_owner(&self, bundle: &str, _broker: &str) -> bool {
-        self.ownership.is_none_or(|o| o.is_owner(bundle))
+        self.ownership.is_none_or(|o| o.flag(bundle))
     }
 
     fn is_transferable(&self, _bundle: &str, src: &str, dst: Option<&str>) -> bool {
@@ -287,62 +359,36 @@ impl UnloadChecks for ReplayChecks<'_> {
     }
 }
 
-fn run_shedding(
-    scenario: &Value,
-    base: &str,
-    cycles: &[Value],
-    conf: &LoadBalancerConfig,
-    world: &mut World,
-) -> Result<Vec<Value>, ReplayError> {
-    let broker_context = match scenario.get("context").and_then(Value::as_str) {
-        None | Some("broker") => true,
-        Some("unit_test") => false,
-        Some(other) => {
-            return Err(ReplayError::malformed(
-                format!("{base}.context"),
-                format!("expected \"broker\" or \"unit_test\", found \"{other}\""),
-            ));
-        }
-    };
-    let scheduler_replay = match scenario.get("scheduler_replay") {
-        None | Some(Value::Null) => true,
-        Some(Value::Bool(b)) => *b,
-        Some(_) => {
-            return Err(ReplayError::malformed(
-                format!("{base}.scheduler_replay"),
-                "expected a boolean",
-            ));
-        }
-    };
+fn run_shedding(scenario: &Scenario, conf: &LoadBalancerConfig, world: &mut World) -> Vec<Value> {
+    let broker_context = scenario.context != Some(Context::UnitTest);
+    let scheduler_replay = scenario.scheduler_replay.unwrap_or(true);
     let grace_ms = conf
         .load_balancer_shedding_grace_period_minutes
         .saturating_mul(60_000);
 
     let mut shedder = TransferShedder::new();
     let mut top_bundles: IndexMap<String, TopBundlesLoadData> = IndexMap::new();
-    let mut ownership: Option<Ownership> = None;
+    let mut ownership: Option<&FlagOrMap> = None;
     let mut recently_unloaded_bundles: IndexMap<String, i64> = IndexMap::new();
     let mut recently_unloaded_brokers: IndexMap<String, i64> = IndexMap::new();
     // The counter's loadAvg/loadStd keep their last computed values.
     let mut load_avg_std = (0.0, 0.0);
-    let mut out = Vec::with_capacity(cycles.len());
+    let mut out = Vec::with_capacity(scenario.cycles.len());
 
-    for (i, cycle) in cycles.iter().enumerate() {
-        let path = format!("{base}.cycles[{i}]");
-        let derived = world.apply_cycle(cycle, &path, conf)?;
-        if let Some(tb) = opt_object(cycle, "topBundles", &path)? {
-            for (broker, data) in tb {
-                if data.is_null() {
+    for (i, cycle) in scenario.cycles.iter().enumerate() {
+        let derived = world.apply_cycle(cycle, conf);
+        for (broker, data) in cycle.top_bundles.iter().flatten() {
+            match data {
+                None => {
                     top_bundles.shift_remove(broker);
-                } else {
-                    let parsed: TopBundlesLoadData =
-                        deserialize(data, &format!("{path}.topBundles[\"{broker}\"]"))?;
-                    top_bundles.insert(broker.clone(), parsed);
+                }
+                Some(d) => {
+                    top_bundles.insert(broker.clone(), d.clone());
                 }
             }
         }
-        if let Some(v) = cycle.get("isOwner") {
-            ownership = Some(Ownership::parse(v, &format!("{path}.isOwner"))?);
+        if let Some(o) = &cycle.is_owner {
+            ownership = Some(o);
         }
         if scheduler_replay {
             // UnloadScheduler forgets bundles unloaded longer ago than the grace period. The oracle
@@ -350,12 +396,18 @@ fn run_shedding(
             let timeout = world.now_ms.wrapping_sub(grace_ms);
             recently_unloaded_bundles.retain(|_, t| *t >= timeout);
         }
-        for (key, map) in [
-            ("recentlyUnloadedBundles", &mut recently_unloaded_bundles),
-            ("recentlyUnloadedBrokers", &mut recently_unloaded_brokers),
+        for (given, map) in [
+            (
+                &cycle.recently_unloaded_bundles,
+                &mut recently_unloaded_bundles,
+            ),
+            (
+                &cycle.recently_unloaded_brokers,
+                &mut recently_unloaded_brokers,
+            ),
         ] {
-            if let Some(v) = cycle.get(key) {
-                merge_timestamps(map, v, &format!("{path}.{key}"), world.now_ms)?;
+            if let Some(given) = given {
+                merge_timestamps(map, given, world.now_ms);
             }
         }
 
@@ -364,7 +416,7 @@ fn run_shedding(
         let bundles_in = recently_unloaded_bundles.clone();
         let brokers_in = recently_unloaded_brokers.clone();
         let checks = ReplayChecks {
-            ownership: ownership.as_ref(),
+            ownership,
             filters: broker_context.then_some((&available, &world.store)),
             conf,
         };
@@ -417,100 +469,52 @@ fn run_shedding(
         }
         out.push(cycle_out);
     }
-    Ok(out)
+    out
 }
 
 /// Merges `name → ms` (or a list of names meaning "at `now_ms`") into a recently-unloaded map.
-fn merge_timestamps(
-    map: &mut IndexMap<String, i64>,
-    value: &Value,
-    path: &str,
-    now_ms: i64,
-) -> Result<(), ReplayError> {
-    if let Some(obj) = value.as_object() {
-        for (name, t) in obj {
-            let ms = t.as_i64().ok_or_else(|| {
-                ReplayError::malformed(format!("{path}[\"{name}\"]"), "expected a timestamp in ms")
-            })?;
-            map.insert(name.clone(), ms);
-        }
-        return Ok(());
+fn merge_timestamps(map: &mut IndexMap<String, i64>, given: &Timestamps, now_ms: i64) {
+    match given {
+        ListOrMap::Map(times) => map.extend(times.iter().map(|(n, t)| (n.clone(), t.0))),
+        ListOrMap::List(names) => map.extend(names.iter().map(|n| (n.clone(), now_ms))),
     }
-    for name in string_list(value, path)? {
-        map.insert(name, now_ms);
-    }
-    Ok(())
 }
 
 // ---------------------------------------------------------------------------------------------------
 // placement_extensible
 
 fn run_placement(
-    scenario: &Value,
-    base: &str,
-    cycles: &[Value],
+    scenario: &Scenario,
     conf: &LoadBalancerConfig,
     world: &mut World,
     picks: Option<&Picks>,
     seed: u64,
-) -> Result<Vec<Value>, ReplayError> {
-    let apply_filters = match scenario.get("filters") {
-        None | Some(Value::Null) => true,
-        Some(Value::Bool(b)) => *b,
-        Some(_) => {
-            return Err(ReplayError::malformed(
-                format!("{base}.filters"),
-                "expected a boolean",
-            ));
-        }
-    };
-    let mut out = Vec::with_capacity(cycles.len());
-    for (i, cycle) in cycles.iter().enumerate() {
-        let path = format!("{base}.cycles[{i}]");
-        let derived = world.apply_cycle(cycle, &path, conf)?;
+) -> Vec<Value> {
+    let apply_filters = scenario.filters.unwrap_or(true);
+    let mut out = Vec::with_capacity(scenario.cycles.len());
+    for (i, cycle) in scenario.cycles.iter().enumerate() {
+        let derived = world.apply_cycle(cycle, conf);
         let script = picks
             .and_then(|p| p.cycles.get(i))
             .cloned()
             .unwrap_or_default();
         let cycle_index = u64::try_from(i).unwrap_or(u64::MAX);
         let mut picker = ScriptedPicker::new(script, seed.wrapping_add(cycle_index));
-        let assignments = match cycle.get("assignments") {
-            None | Some(Value::Null) => Vec::new(),
-            Some(Value::Array(a)) => a.clone(),
-            Some(_) => {
-                return Err(ReplayError::malformed(
-                    format!("{path}.assignments"),
-                    "expected an array",
-                ));
-            }
-        };
+        let assignments = cycle.assignments.as_deref().unwrap_or_default();
         let available = world.available_brokers(conf);
         let mut assignments_out = Vec::with_capacity(assignments.len());
-        for (j, a) in assignments.iter().enumerate() {
-            let ap = format!("{path}.assignments[{j}]");
-            let bundle = a.get("bundle").and_then(Value::as_str).ok_or_else(|| {
-                ReplayError::malformed(format!("{ap}.bundle"), "expected a string")
-            })?;
-            let explicit: Option<CandidateBrokers> = match a.get("candidates") {
-                None | Some(Value::Null) => None,
-                Some(v) => Some(
-                    string_list(v, &format!("{ap}.candidates"))?
-                        .into_iter()
-                        .map(|b| {
-                            let class = world.lookup_class(&b, conf);
-                            (b, class)
-                        })
-                        .collect(),
-                ),
-            };
-            let exclude = match a.get("exclude") {
-                None | Some(Value::Null) => Vec::new(),
-                Some(v) => string_list(v, &format!("{ap}.exclude"))?,
-            };
+        for a in assignments {
+            let bundle = a.bundle.as_str();
+            let explicit: Option<CandidateBrokers> = a.candidates.as_ref().map(|list| {
+                list.iter()
+                    .map(|b| (b.clone(), world.lookup_class(b, conf)))
+                    .collect()
+            });
+            let exclude = a.exclude.as_deref().unwrap_or_default();
             let placed = select_broker(
                 &available,
                 explicit.as_ref(),
-                &exclude,
+                exclude,
                 &world.store,
                 conf,
                 apply_filters,
@@ -546,7 +550,7 @@ fn run_placement(
         }
         out.push(cycle_out);
     }
-    Ok(out)
+    out
 }
 
 // ---------------------------------------------------------------------------------------------------

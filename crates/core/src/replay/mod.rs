@@ -1,13 +1,17 @@
 //! `lbplan replay`: runs a conformance scenario (`tests/conformance/oracle*/`) through the core
 //! and prints the decisions in the oracle's output shape. This module (with `import`) is the only
-//! place that reads the scenario wire format; strategies only see model types.
+//! place that reads the scenario wire format; strategies only see model types. Each kind reads its
+//! scenario into its own serde-derived input type (`json::read`: errors and unknown keys name their
+//! JSON path); the decisions it prints are built as JSON in the oracle's output shape.
 
 mod extensible;
 mod json;
+mod modular_input;
 mod modular_placement;
 mod modular_shedding;
 mod split_and_naming;
 
+use serde::Deserialize;
 use serde_json::Value;
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -29,35 +33,15 @@ impl ReplayError {
 }
 
 /// Picks taken from outside: one list of broker names per cycle, consumed in order.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
 pub struct Picks {
     pub cycles: Vec<Vec<String>>,
 }
 
 impl Picks {
-    /// Parses `{"cycles": [["broker", ...], ...]}`.
+    /// Parses `{"cycles": [["broker", ...], ...]}` (an unknown key is an error, as in a scenario).
     pub fn from_json(value: &Value) -> Result<Self, ReplayError> {
-        let cycles = value
-            .get("cycles")
-            .and_then(Value::as_array)
-            .ok_or_else(|| {
-                ReplayError::malformed("$.cycles", "expected an array of arrays of broker names")
-            })?;
-        let mut out = Vec::with_capacity(cycles.len());
-        for (i, cycle) in cycles.iter().enumerate() {
-            let names = cycle.as_array().ok_or_else(|| {
-                ReplayError::malformed(format!("$.cycles[{i}]"), "expected an array")
-            })?;
-            let mut list = Vec::with_capacity(names.len());
-            for (j, n) in names.iter().enumerate() {
-                let s = n.as_str().ok_or_else(|| {
-                    ReplayError::malformed(format!("$.cycles[{i}][{j}]"), "expected a broker name")
-                })?;
-                list.push(s.to_string());
-            }
-            out.push(list);
-        }
-        Ok(Picks { cycles: out })
+        json::read(value, "$")
     }
 }
 

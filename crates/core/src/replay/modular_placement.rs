@@ -3,15 +3,17 @@
 //! with preallocation), and AvgShedder's shedding half run first when a cycle says `shed`.
 
 use indexmap::IndexMap;
+use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
-use super::json::{self, deserialize, object, opt_bool, opt_f64, string_list};
-use super::modular_shedding::{broker_usage_and_rates, java_order};
+use super::json::{self, ConfigKeys, SameOr};
+use super::modular_input::{
+    BrokerInput, BundleDataInput, RecentlyUnloaded, WindowInput, recently_unloaded,
+};
+use super::modular_shedding::java_order;
 use super::{Picks, ReplayError};
 use crate::config::{self, LoadBalancerConfig, Profile};
-use crate::model::{
-    BundleData, NamespaceBundleStats, TimeAverageBrokerData, TimeAverageMessageData,
-};
+use crate::model::{BundleData, TimeAverageBrokerData, TimeAverageMessageData};
 use crate::modular::leader::SheddingAndPlacement;
 use crate::modular::pipeline::{
     PlacementContext, SelectionPath, preallocate, select_broker_for_bundle,
@@ -107,30 +109,68 @@ fn overloaded_brokers(data: &LoadData, cfg: &LoadBalancerConfig) -> Vec<String> 
         .collect()
 }
 
+/// A `kind: "placement"` scenario.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Scenario {
+    #[serde(rename = "kind")]
+    _kind: String,
+    /// A placement strategy's class name (short or qualified), or AvgShedder.
+    strategy: String,
+    config: Option<ConfigKeys>,
+    /// Preallocate each choice, as the leader does (without the candidate pipeline).
+    preallocate: Option<bool>,
+    /// Run the leader's candidate pipeline (`selectBrokerForAssignment`) around the strategy.
+    pipeline: Option<bool>,
+    cycles: Vec<Cycle>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Cycle {
+    brokers: Vec<BrokerInput>,
+    bundles: Option<IndexMap<String, BundleDataInput>>,
+    recently_unloaded_bundles: Option<RecentlyUnloaded>,
+    active_brokers: Option<Vec<String>>,
+    namespace_anti_affinity_groups: Option<IndexMap<String, String>>,
+    failure_domains: Option<IndexMap<String, Vec<String>>>,
+    available_brokers: Option<Vec<String>>,
+    /// Run AvgShedder's shedding half before the assignments.
+    shed: Option<bool>,
+    assignments: Option<Vec<Assignment>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Assignment {
+    bundle: String,
+    bundle_data: Option<BundleDataInput>,
+    /// The candidate set handed to the strategy (without the pipeline); default every broker.
+    candidates: Option<Vec<String>>,
+}
+
 pub(super) fn run(
     scenario: &Value,
     base: &str,
     picks: Option<&Picks>,
     seed: u64,
 ) -> Result<Value, ReplayError> {
-    let cfg = parse_config(scenario.get("config"), &format!("{base}.config"))?;
-    let strategy_name = scenario
-        .get("strategy")
-        .and_then(Value::as_str)
-        .ok_or_else(|| ReplayError::malformed(format!("{base}.strategy"), "expected a string"))?;
-    let mut strategy = build_strategy(strategy_name, &format!("{base}.strategy"))?;
-    let preallocate_choices = opt_bool(scenario, "preallocate", base)?.unwrap_or(false);
-    let pipeline = opt_bool(scenario, "pipeline", base)?.unwrap_or(false);
-    let cycles = scenario
-        .get("cycles")
-        .and_then(Value::as_array)
-        .ok_or_else(|| ReplayError::malformed(format!("{base}.cycles"), "expected an array"))?;
+    let scenario: Scenario = json::read(scenario, base)?;
+    let cfg = json::config_over(
+        LoadBalancerConfig::for_profile(ORACLE_PROFILE),
+        scenario.config.as_ref(),
+        &format!("{base}.config"),
+        |_, value| config::json_to_conf_text(value),
+    )?;
+    let mut strategy = build_strategy(&scenario.strategy, &format!("{base}.strategy"))?;
+    let preallocate_choices = scenario.preallocate.unwrap_or(false);
+    let pipeline = scenario.pipeline.unwrap_or(false);
 
     // Manager-level state that outlives a cycle (the candidate set's capacity, the round-robin
     // selector for excluded namespaces).
     let mut ctx = PlacementContext::new();
-    let mut out_cycles = Vec::with_capacity(cycles.len());
-    for (ci, cycle) in cycles.iter().enumerate() {
+    let mut out_cycles = Vec::with_capacity(scenario.cycles.len());
+    for (ci, cycle) in scenario.cycles.iter().enumerate() {
         let cpath = format!("{base}.cycles[{ci}]");
         let mut fallback =
             SeededPicker::new(seed ^ (ci as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
@@ -152,7 +192,7 @@ pub(super) fn run(
 
 #[allow(clippy::too_many_arguments)]
 fn run_cycle(
-    cycle: &Value,
+    cycle: &Cycle,
     cpath: &str,
     cfg: &LoadBalancerConfig,
     strategy: &mut Strategy,
@@ -162,33 +202,26 @@ fn run_cycle(
     picks: Option<&[String]>,
     fallback: &mut SeededPicker,
 ) -> Result<Value, ReplayError> {
-    let mut data = parse_load_data(cycle, cpath)?;
-    if let Some(active) = cycle.get("activeBrokers") {
-        let active = string_list(active, &format!("{cpath}.activeBrokers"))?;
+    let mut data = load_data(cycle, cpath)?;
+    if let Some(active) = &cycle.active_brokers {
         if let Some(s) = strategy.shedding() {
-            s.on_active_brokers_change(&active);
+            s.on_active_brokers_change(active);
         }
-        strategy.placement().on_active_brokers_change(&active);
+        strategy.placement().on_active_brokers_change(active);
     }
 
     // Per-cycle leader state: fresh preallocations, the range cache rebuilt from the reports.
     ctx.preallocated.clear();
     ctx.rebuild_bundle_range_cache(&data);
-    ctx.namespace_anti_affinity_groups = match cycle.get("namespaceAntiAffinityGroups") {
-        Some(v) => string_map(v, &format!("{cpath}.namespaceAntiAffinityGroups"))?,
-        None => IndexMap::new(),
-    };
-    ctx.failure_domains = match cycle.get("failureDomains") {
-        Some(v) => string_list_map(v, &format!("{cpath}.failureDomains"))?,
-        None => IndexMap::new(),
-    };
-    ctx.available_brokers = match cycle.get("availableBrokers") {
-        Some(v) => Some(string_list(v, &format!("{cpath}.availableBrokers"))?),
-        None => None,
-    };
+    ctx.namespace_anti_affinity_groups = cycle
+        .namespace_anti_affinity_groups
+        .clone()
+        .unwrap_or_default();
+    ctx.failure_domains = cycle.failure_domains.clone().unwrap_or_default();
+    ctx.available_brokers = cycle.available_brokers.clone();
 
     let mut out = Map::new();
-    if opt_bool(cycle, "shed", cpath)?.unwrap_or(false) {
+    if cycle.shed.unwrap_or(false) {
         let shedder = strategy.shedding().ok_or_else(|| {
             ReplayError::malformed(
                 format!("{cpath}.shed"),
@@ -203,22 +236,12 @@ fn run_cycle(
         out.insert("unload".to_string(), json!(unload));
     }
 
-    let assignments = match cycle.get("assignments") {
-        Some(v) => v.as_array().ok_or_else(|| {
-            ReplayError::malformed(format!("{cpath}.assignments"), "expected an array")
-        })?,
-        None => &Vec::new(),
-    };
+    let assignments = cycle.assignments.as_deref().unwrap_or_default();
     let mut out_assignments = Vec::with_capacity(assignments.len());
     for (ai, assignment) in assignments.iter().enumerate() {
-        let apath = format!("{cpath}.assignments[{ai}]");
-        let bundle = assignment
-            .get("bundle")
-            .and_then(Value::as_str)
-            .ok_or_else(|| ReplayError::malformed(format!("{apath}.bundle"), "expected a string"))?
-            .to_string();
-        let bundle_data = match assignment.get("bundleData") {
-            Some(v) => parse_bundle_data(v, &format!("{apath}.bundleData"))?,
+        let bundle = assignment.bundle.clone();
+        let bundle_data = match &assignment.bundle_data {
+            Some(b) => bundle_data(b),
             None => data
                 .bundle_data
                 .get(&bundle)
@@ -258,11 +281,8 @@ fn run_cycle(
             }
             entry.insert("strategy".to_string(), json!(outcome.strategy));
         } else {
-            let candidates = match assignment.get("candidates") {
-                Some(v) => {
-                    let list = string_list(v, &format!("{apath}.candidates"))?;
-                    JavaHashSet::from_ordered(list.iter().map(String::as_str)).to_vec()
-                }
+            let candidates = match &assignment.candidates {
+                Some(list) => JavaHashSet::from_ordered(list.iter().map(String::as_str)).to_vec(),
                 // The harness copies the broker map's key set (already in `ConcurrentHashMap`
                 // order) into a fresh `HashSet`.
                 None => JavaHashSet::from_ordered(data.brokers.keys().map(String::as_str)).to_vec(),
@@ -304,246 +324,100 @@ fn write_choice(entry: &mut Map<String, Value>, choice: Option<&PlacementChoice>
     }
 }
 
-/// `LoadBalancerConfig::for_profile(master-90cba329)` with the scenario's keys applied.
-fn parse_config(config: Option<&Value>, path: &str) -> Result<LoadBalancerConfig, ReplayError> {
-    json::config_over(
-        LoadBalancerConfig::for_profile(ORACLE_PROFILE),
-        config,
-        path,
-        |_, value| config::json_to_conf_text(value),
-    )
-}
-
-/// An integer that may be written as a whole float (`10.0`), as Jackson would coerce it.
-fn int(obj: &Map<String, Value>, key: &str, path: &str) -> Result<Option<i64>, ReplayError> {
-    match obj.get(key) {
-        None | Some(Value::Null) => Ok(None),
-        Some(v) => v
-            .as_i64()
-            .or_else(|| {
-                v.as_f64()
-                    .filter(|f| f.fract() == 0.0 && f.abs() < 9e15)
-                    .map(|f| f as i64)
-            })
-            .map(Some)
-            .ok_or_else(|| ReplayError::malformed(format!("{path}.{key}"), "expected an integer")),
-    }
-}
-
-fn string_map(v: &Value, path: &str) -> Result<IndexMap<String, String>, ReplayError> {
-    object(v, path)?
-        .iter()
-        .map(|(k, s)| {
-            s.as_str()
-                .map(|s| (k.clone(), s.to_string()))
-                .ok_or_else(|| ReplayError::malformed(format!("{path}.{k}"), "expected a string"))
-        })
-        .collect()
-}
-
-fn string_list_map(v: &Value, path: &str) -> Result<IndexMap<String, Vec<String>>, ReplayError> {
-    object(v, path)?
-        .iter()
-        .map(|(k, l)| Ok((k.clone(), string_list(l, &format!("{path}.{k}"))?)))
-        .collect()
-}
-
-fn parse_term_data(
-    v: Option<&Value>,
-    default_max_samples: i32,
-    path: &str,
-) -> Result<TimeAverageMessageData, ReplayError> {
-    let mut t = TimeAverageMessageData {
-        max_samples: default_max_samples,
-        num_samples: 0,
-        msg_throughput_in: 0.0,
-        msg_throughput_out: 0.0,
-        msg_rate_in: 0.0,
-        msg_rate_out: 0.0,
+/// A `BundleData` as the placement oracle read it: windows of 10 / 1000 samples, a missing window
+/// or field is 0 (no samples, no rates).
+fn bundle_data(b: &BundleDataInput) -> BundleData {
+    let window = |w: Option<&WindowInput>, samples: i32| match w {
+        None => TimeAverageMessageData {
+            max_samples: samples,
+            num_samples: 0,
+            msg_throughput_in: 0.0,
+            msg_throughput_out: 0.0,
+            msg_rate_in: 0.0,
+            msg_rate_out: 0.0,
+        },
+        Some(w) => w.with(samples, |_| 0),
     };
-    let Some(v) = v else {
-        return Ok(t);
-    };
-    let o = object(v, path)?;
-    let small = |key: &str| -> Result<Option<i32>, ReplayError> {
-        int(o, key, path)?
-            .map(|n| {
-                i32::try_from(n)
-                    .map_err(|_| ReplayError::malformed(format!("{path}.{key}"), "out of range"))
-            })
-            .transpose()
-    };
-    if let Some(n) = small("maxSamples")? {
-        t.max_samples = n;
+    BundleData {
+        short_term_data: window(b.short_term_data.as_ref(), 10),
+        long_term_data: window(b.long_term_data.as_ref(), 1000),
+        topics: b.topics.map_or(0, |n| n.0),
     }
-    if let Some(n) = small("numSamples")? {
-        t.num_samples = n;
-    }
-    t.msg_throughput_in = opt_f64(o, "msgThroughputIn", path)?.unwrap_or(0.0);
-    t.msg_throughput_out = opt_f64(o, "msgThroughputOut", path)?.unwrap_or(0.0);
-    t.msg_rate_in = opt_f64(o, "msgRateIn", path)?.unwrap_or(0.0);
-    t.msg_rate_out = opt_f64(o, "msgRateOut", path)?.unwrap_or(0.0);
-    Ok(t)
-}
-
-/// A `BundleData` object of the scenario (windows default to 10 / 1000 samples).
-fn parse_bundle_data(v: &Value, path: &str) -> Result<BundleData, ReplayError> {
-    let o = object(v, path)?;
-    let topics = int(o, "topics", path)?.unwrap_or(0);
-    Ok(BundleData {
-        short_term_data: parse_term_data(
-            o.get("shortTermData"),
-            10,
-            &format!("{path}.shortTermData"),
-        )?,
-        long_term_data: parse_term_data(
-            o.get("longTermData"),
-            1000,
-            &format!("{path}.longTermData"),
-        )?,
-        topics: i32::try_from(topics)
-            .map_err(|_| ReplayError::malformed(format!("{path}.topics"), "out of range"))?,
-    })
 }
 
 /// Builds the cycle's `LoadData`: its bundle data, then each broker's report and leader-side data,
 /// both laid out in the iteration order of the Java maps the oracle's `LoadData` lived in.
-pub(super) fn parse_load_data(cycle: &Value, cpath: &str) -> Result<LoadData, ReplayError> {
+fn load_data(cycle: &Cycle, cpath: &str) -> Result<LoadData, ReplayError> {
     let mut data = LoadData::default();
-    if let Some(bundles) = cycle.get("bundles") {
-        let bpath = format!("{cpath}.bundles");
-        let mut list = Vec::new();
-        for (name, bd) in object(bundles, &bpath)? {
-            list.push((
-                name.clone(),
-                parse_bundle_data(bd, &format!("{bpath}.{name}"))?,
-            ));
-        }
+    if let Some(bundles) = &cycle.bundles {
+        let list = bundles
+            .iter()
+            .map(|(name, b)| (name.clone(), bundle_data(b)))
+            .collect();
         data.bundle_data = java_order::shedding_bundle_map(list, ORACLE_PROFILE);
     }
-    let brokers = cycle
-        .get("brokers")
-        .and_then(Value::as_array)
-        .ok_or_else(|| ReplayError::malformed(format!("{cpath}.brokers"), "expected an array"))?;
-    let mut parsed: Vec<(String, BrokerData)> = Vec::with_capacity(brokers.len());
-    for (bi, b) in brokers.iter().enumerate() {
-        let path = format!("{cpath}.brokers[{bi}]");
-        let (name, broker) = parse_broker(b, &path, &data)?;
-        if parsed.iter().any(|(n, _)| *n == name) {
+    let mut parsed: Vec<(String, BrokerData)> = Vec::with_capacity(cycle.brokers.len());
+    for (bi, b) in cycle.brokers.iter().enumerate() {
+        if parsed.iter().any(|(n, _)| *n == b.name) {
             return Err(ReplayError::malformed(
-                format!("{path}.name"),
-                format!("broker `{name}` appears twice"),
+                format!("{cpath}.brokers[{bi}].name"),
+                format!("broker `{}` appears twice", b.name),
             ));
         }
-        parsed.push((name, broker));
+        parsed.push((b.name.clone(), broker(b, &data)));
     }
     data.brokers = java_order::concurrent_hash_map(parsed);
-    if let Some(r) = cycle.get("recentlyUnloadedBundles") {
-        let rpath = format!("{cpath}.recentlyUnloadedBundles");
-        match r {
-            Value::Array(_) => {
-                for name in string_list(r, &rpath)? {
-                    data.recently_unloaded.insert(name, 0);
-                }
-            }
-            Value::Object(o) => {
-                for (name, _) in o {
-                    let at = int(o, name, &rpath)?.unwrap_or(0);
-                    data.recently_unloaded.insert(name.clone(), at);
-                }
-            }
-            _ => {
-                return Err(ReplayError::malformed(
-                    rpath,
-                    "expected a list or an object",
-                ));
-            }
-        }
-    }
+    data.recently_unloaded = recently_unloaded(cycle.recently_unloaded_bundles.as_ref());
     Ok(data)
 }
 
-fn parse_broker(
-    b: &Value,
-    path: &str,
-    data: &LoadData,
-) -> Result<(String, BrokerData), ReplayError> {
-    let o = object(b, path)?;
-    let name = o
-        .get("name")
-        .and_then(Value::as_str)
-        .ok_or_else(|| ReplayError::malformed(format!("{path}.name"), "expected a string"))?
-        .to_string();
-    let mut local = broker_usage_and_rates(o, path)?;
-    local.num_topics = int(o, "numTopics", path)?.unwrap_or(0);
-    if let Some(v) = o.get("bundles") {
-        local.bundles = string_list(v, &format!("{path}.bundles"))?;
+fn broker(b: &BrokerInput, data: &LoadData) -> BrokerData {
+    let mut local = b.usage_and_rates();
+    local.num_topics = b.num_topics.map_or(0, |n| n.0);
+    if let Some(list) = &b.bundles {
+        local.bundles = list.clone();
         local.num_bundles = i64::try_from(local.bundles.len()).unwrap_or(i64::MAX);
     }
-    for (key, field) in [
-        ("loadManagerClassName", &mut local.load_manager_class_name),
-        ("brokerVersionString", &mut local.broker_version_string),
-    ] {
-        if let Some(v) = o.get(key) {
-            *field = Some(json::string(v, &format!("{path}.{key}"))?.to_string());
-        }
+    local.load_manager_class_name = b.load_manager_class_name.clone();
+    local.broker_version_string = b.broker_version_string.clone();
+    if let Some(on) = b.persistent_topics_enabled {
+        local.persistent_topics_enabled = on;
     }
-    for (key, field) in [
-        (
-            "persistentTopicsEnabled",
-            &mut local.persistent_topics_enabled,
-        ),
-        (
-            "nonPersistentTopicsEnabled",
-            &mut local.non_persistent_topics_enabled,
-        ),
-    ] {
-        if let Some(v) = o.get(key) {
-            *field = v.as_bool().ok_or_else(|| {
-                ReplayError::malformed(format!("{path}.{key}"), "expected true or false")
-            })?;
-        }
+    if let Some(on) = b.non_persistent_topics_enabled {
+        local.non_persistent_topics_enabled = on;
     }
-    if let Some(v) = o.get("lastStats") {
-        let lpath = format!("{path}.lastStats");
-        let mut stats = IndexMap::new();
-        for (bundle, s) in object(v, &lpath)? {
-            let parsed: NamespaceBundleStats = deserialize(s, &format!("{lpath}.{bundle}"))?;
-            stats.insert(bundle.clone(), parsed);
-        }
-        local.set_last_stats(stats);
+    if let Some(stats) = &b.last_stats {
+        local.set_last_stats(stats.clone());
     }
-    let time_average = match o.get("timeAverage") {
-        Some(v) => deserialize::<TimeAverageBrokerData>(v, &format!("{path}.timeAverage"))?,
+    let time_average = match &b.time_average {
+        Some(t) => *t,
         None => TimeAverageBrokerData::from_bundles(
             local.bundles.iter().map(String::as_str),
             &data.bundle_data,
         ),
     };
-    let mut preallocated = IndexMap::new();
-    if let Some(v) = o.get("preallocated") {
-        let ppath = format!("{path}.preallocated");
-        for (bundle, bd) in object(v, &ppath)? {
-            let parsed = match bd {
+    let preallocated = b
+        .preallocated
+        .iter()
+        .flatten()
+        .map(|(bundle, p)| {
+            let d = match p {
                 // "" = the entry of the cycle's bundle data (Pulsar's default when there is none).
-                Value::String(s) if s.is_empty() => data
+                SameOr::Same => data
                     .bundle_data
                     .get(bundle)
                     .copied()
                     .unwrap_or_else(BundleData::pulsar_default),
-                other => parse_bundle_data(other, &format!("{ppath}.{bundle}"))?,
+                SameOr::Own(d) => bundle_data(d),
             };
-            preallocated.insert(bundle.clone(), parsed);
-        }
+            (bundle.clone(), d)
+        })
+        .collect();
+    BrokerData {
+        local,
+        time_average,
+        preallocated,
     }
-    Ok((
-        name,
-        BrokerData {
-            local,
-            time_average,
-            preallocated,
-        },
-    ))
 }
 
 #[cfg(test)]

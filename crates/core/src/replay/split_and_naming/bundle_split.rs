@@ -5,85 +5,66 @@
 //! oracle's namespace service fails for it, which `BundleSplitterTask` logs and skips).
 
 use indexmap::IndexMap;
+use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use super::input;
-use crate::model::{BundleData, NamespaceBundleStats};
+use crate::model::{BundleData, NamespaceBundleStats, ResourceUsage};
 use crate::naming::concurrent_hash_map_order;
 use crate::replay::ReplayError;
-use crate::replay::json;
+use crate::replay::json::{self, ConfigKeys};
 use crate::split::{BrokerBundleStats, SplitThresholds, find_bundles_to_split};
 
-pub(super) fn run(scenario: &Value, base: &str) -> Result<Value, ReplayError> {
-    let cfg = input::config(scenario, base)?;
-    let thresholds = SplitThresholds::from_config(&cfg);
-    let cycles_path = format!("{base}.cycles");
-    let cycles = json::array(json::required(scenario, "cycles", base)?, &cycles_path)?;
-    let mut out_cycles = Vec::with_capacity(cycles.len());
-    for (i, cycle) in cycles.iter().enumerate() {
-        let path = format!("{cycles_path}[{i}]");
-        out_cycles.push(run_cycle(cycle, &path, i, &thresholds)?);
-    }
-    Ok(json!({"kind": "bundle_split", "cycles": out_cycles}))
+/// A `kind: "bundle_split"` scenario.
+#[derive(Debug, Deserialize)]
+struct Scenario {
+    #[serde(rename = "kind")]
+    _kind: String,
+    config: Option<ConfigKeys>,
+    cycles: Vec<Cycle>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Cycle {
+    brokers: Vec<Reported>,
+    /// bundle → the leader's `BundleData`.
+    #[serde(default)]
+    bundles: IndexMap<String, BundleData>,
+    /// namespace → bundle count; a namespace missing here has an unreadable count.
+    #[serde(default)]
+    namespace_bundle_counts: IndexMap<String, i64>,
 }
 
 /// A broker of the cycle: its name and `lastStats` in file order.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
 struct Reported {
     name: String,
-    stats: Vec<(String, NamespaceBundleStats)>,
+    #[serde(default)]
+    last_stats: IndexMap<String, NamespaceBundleStats>,
+    /// The report's CPU usage, which the oracle writes and `BundleSplitterTask` does not read.
+    #[serde(rename = "cpu")]
+    _cpu: Option<ResourceUsage>,
 }
 
-fn run_cycle(
-    cycle: &Value,
-    path: &str,
-    index: usize,
-    thresholds: &SplitThresholds,
-) -> Result<Value, ReplayError> {
-    let brokers_path = format!("{path}.brokers");
-    let mut reported = Vec::new();
-    for (j, broker) in json::array(json::required(cycle, "brokers", path)?, &brokers_path)?
+pub(super) fn run(scenario: &Value, base: &str) -> Result<Value, ReplayError> {
+    let scenario: Scenario = json::read(scenario, base)?;
+    let cfg = input::config(scenario.config.as_ref(), base)?;
+    let thresholds = SplitThresholds::from_config(&cfg);
+    let out_cycles: Vec<Value> = scenario
+        .cycles
         .iter()
         .enumerate()
-    {
-        let bpath = format!("{brokers_path}[{j}]");
-        let name = json::string(
-            json::required(broker, "name", &bpath)?,
-            &format!("{bpath}.name"),
-        )?;
-        let mut stats = Vec::new();
-        if let Some(last) = broker.get("lastStats") {
-            let lpath = format!("{bpath}.lastStats");
-            for (bundle, s) in json::object(last, &lpath)? {
-                let s = json::deserialize(s, &format!("{lpath}[{bundle:?}]"))?;
-                stats.push((bundle.clone(), s));
-            }
-        }
-        reported.push(Reported {
-            name: name.to_string(),
-            stats,
-        });
-    }
-    let mut bundle_data: IndexMap<String, BundleData> = IndexMap::new();
-    if let Some(bundles) = cycle.get("bundles") {
-        let bpath = format!("{path}.bundles");
-        for (name, data) in json::object(bundles, &bpath)? {
-            bundle_data.insert(
-                name.clone(),
-                json::deserialize(data, &format!("{bpath}[{name:?}]"))?,
-            );
-        }
-    }
-    let mut counts: IndexMap<String, i64> = IndexMap::new();
-    if let Some(c) = cycle.get("namespaceBundleCounts") {
-        let cpath = format!("{path}.namespaceBundleCounts");
-        for (ns, n) in json::object(c, &cpath)? {
-            let n = n.as_i64().ok_or_else(|| {
-                ReplayError::malformed(format!("{cpath}[{ns:?}]"), "expected an integer")
-            })?;
-            counts.insert(ns.clone(), n);
-        }
-    }
+        .map(|(i, cycle)| run_cycle(cycle, i, &thresholds))
+        .collect();
+    Ok(json!({"kind": "bundle_split", "cycles": out_cycles}))
+}
 
+fn run_cycle(cycle: &Cycle, index: usize, thresholds: &SplitThresholds) -> Value {
+    let reported = &cycle.brokers;
+    let bundle_data = &cycle.bundles;
+    let counts = &cycle.namespace_bundle_counts;
     let names: Vec<&str> = reported.iter().map(|r| r.name.as_str()).collect();
     let order = concurrent_hash_map_order(&names);
     let brokers: Vec<BrokerBundleStats<'_>> = order
@@ -91,12 +72,12 @@ fn run_cycle(
         .filter_map(|&i| reported.get(i))
         .map(|r| BrokerBundleStats {
             broker: &r.name,
-            bundles: r.stats.iter().map(|(b, s)| (b.as_str(), s)).collect(),
+            bundles: r.last_stats.iter().map(|(b, s)| (b.as_str(), s)).collect(),
         })
         .collect();
     let plan = find_bundles_to_split(
         &brokers,
-        &bundle_data,
+        bundle_data,
         |ns| counts.get(ns).copied(),
         thresholds,
     );
@@ -113,11 +94,11 @@ fn run_cycle(
             (c.bundle.clone(), json!(why))
         })
         .collect();
-    Ok(json!({
+    json!({
         "cycle": index,
         "broker_iteration_order": brokers.iter().map(|b| b.broker).collect::<Vec<_>>(),
         "split": split,
         "split_count": plan.accepted.len(),
         "split_reasons": reasons,
-    }))
+    })
 }

@@ -2,39 +2,71 @@
 //! (`split_boundaries`), then `NamespaceBundleFactory.splitBundles` (`new_bundles`, `bundles_after`).
 //! `algorithm: "none"` is a plain `n`-way split (`numBundles_split`).
 
+use indexmap::IndexMap;
+use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use super::input;
 use crate::config::LoadBalancerConfig;
 use crate::naming::{BundleRange, crc32};
 use crate::replay::ReplayError;
-use crate::replay::json;
+use crate::replay::json::{self, Boundary, ConfigKeys, LongOrText};
 use crate::split::{
     FlowOrQpsLimits, SplitAlgorithm, SplitError, SplitPoints, TopicRates,
     flow_or_qps_equally_divide, range_equally_divide, specified_positions_divide, split_bundles,
     topic_count_equally_divide,
 };
 
+/// A `kind: "split_algorithm"` scenario.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Scenario {
+    #[serde(rename = "kind")]
+    _kind: String,
+    config: Option<ConfigKeys>,
+    namespace: String,
+    num_bundles: Option<u32>,
+    boundaries: Option<Vec<Boundary>>,
+    /// The bundle to split (`0x…_0x…`).
+    bundle: String,
+    /// A split algorithm's name, or `none` for a plain `numBundles_split`-way split.
+    algorithm: String,
+    /// The topics the bundle owns.
+    #[serde(default)]
+    topics: Vec<String>,
+    #[serde(rename = "numBundles_split")]
+    num_bundles_split: Option<u32>,
+    /// `specified_positions_divide`'s positions.
+    positions: Option<Vec<LongOrText>>,
+    /// topic → its rates, for `flow_or_qps_equally_divide`.
+    topic_stats: Option<IndexMap<String, TopicRatesInput>>,
+}
+
+/// A topic's rates; missing = 0.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct TopicRatesInput {
+    msg_rate_in: Option<f64>,
+    msg_rate_out: Option<f64>,
+    msg_throughput_in: Option<f64>,
+    msg_throughput_out: Option<f64>,
+}
+
 pub(super) fn run(scenario: &Value, base: &str) -> Result<Value, ReplayError> {
-    let cfg = input::config(scenario, base)?;
-    let namespace = json::string(
-        json::required(scenario, "namespace", base)?,
-        &format!("{base}.namespace"),
+    let scenario: Scenario = json::read(scenario, base)?;
+    let cfg = input::config(scenario.config.as_ref(), base)?;
+    let namespace = scenario.namespace.as_str();
+    let layout = input::layout(
+        namespace,
+        scenario.boundaries.as_deref(),
+        scenario.num_bundles,
+        base,
     )?;
-    let layout = input::layout(scenario, base, namespace)?;
-    let bundle_path = format!("{base}.bundle");
-    let bundle_text = json::string(json::required(scenario, "bundle", base)?, &bundle_path)?;
-    let target = BundleRange::parse(bundle_text)
-        .map_err(|e| ReplayError::malformed(&bundle_path, e.to_string()))?;
+    let target = BundleRange::parse(&scenario.bundle)
+        .map_err(|e| ReplayError::malformed(format!("{base}.bundle"), e.to_string()))?;
     let algorithm_path = format!("{base}.algorithm");
-    let algorithm_name = json::string(
-        json::required(scenario, "algorithm", base)?,
-        &algorithm_path,
-    )?;
-    let topics = match scenario.get("topics") {
-        Some(t) => json::string_list(t, &format!("{base}.topics"))?,
-        None => Vec::new(),
-    };
+    let algorithm_name = scenario.algorithm.as_str();
+    let topics = &scenario.topics;
 
     let mut out = Map::new();
     out.insert("kind".into(), json!("split_algorithm"));
@@ -57,18 +89,16 @@ pub(super) fn run(scenario: &Value, base: &str) -> Result<Value, ReplayError> {
     }
 
     if algorithm_name == "none" {
-        let path = format!("{base}.numBundles_split");
-        let n = json::required(scenario, "numBundles_split", base)?
-            .as_u64()
-            .and_then(|n| u32::try_from(n).ok())
-            .ok_or_else(|| ReplayError::malformed(&path, "expected a bundle count"))?;
+        let n = scenario
+            .num_bundles_split
+            .ok_or_else(|| ReplayError::malformed(format!("{base}.numBundles_split"), "missing"))?;
         record_split(&mut out, split_bundles(&layout, target, n, None));
         return Ok(Value::Object(out));
     }
 
     let algorithm = SplitAlgorithm::from_name(algorithm_name)
         .ok_or_else(|| ReplayError::malformed(&algorithm_path, "unknown split algorithm"))?;
-    let points = cut_points(scenario, base, &cfg, algorithm, target, &topics)?;
+    let points = cut_points(&scenario, &cfg, algorithm, target, topics);
     match points {
         Err(e) => {
             out.insert("result".into(), json!("error"));
@@ -113,63 +143,41 @@ fn record_split(
 
 /// Runs the algorithm as the admin path does; the owned topics are the scenario's `topics`.
 fn cut_points(
-    scenario: &Value,
-    base: &str,
+    scenario: &Scenario,
     cfg: &LoadBalancerConfig,
     algorithm: SplitAlgorithm,
     target: BundleRange,
     topics: &[String],
-) -> Result<Result<SplitPoints, SplitError>, ReplayError> {
+) -> Result<SplitPoints, SplitError> {
     let hashes: Vec<u32> = topics.iter().map(|t| crc32(t.as_bytes())).collect();
-    Ok(match algorithm {
+    match algorithm {
         SplitAlgorithm::RangeEquallyDivide => Ok(range_equally_divide(target)),
         SplitAlgorithm::TopicCountEquallyDivide => Ok(topic_count_equally_divide(&hashes)),
         SplitAlgorithm::SpecifiedPositionsDivide
         | SplitAlgorithm::SpecifiedPositionsDivideForce => {
-            let path = format!("{base}.positions");
-            let positions = match scenario.get("positions") {
-                None | Some(Value::Null) => Vec::new(),
-                Some(list) => json::array(list, &path)?
-                    .iter()
-                    .enumerate()
-                    .map(|(i, v)| input::long(v, &format!("{path}[{i}]")))
-                    .collect::<Result<Vec<i64>, _>>()?,
-            };
+            let positions: Vec<i64> = scenario.positions.iter().flatten().map(|p| p.0).collect();
             let force = algorithm == SplitAlgorithm::SpecifiedPositionsDivideForce;
             specified_positions_divide(target, &positions, topics.len(), force)
         }
         SplitAlgorithm::FlowOrQpsEquallyDivide => {
-            let stats_path = format!("{base}.topicStats");
-            let stats = match scenario.get("topicStats") {
-                Some(s) => Some(json::object(s, &stats_path)?),
-                None => None,
-            };
-            let mut owned = Vec::with_capacity(topics.len());
-            for (topic, hash) in topics.iter().zip(&hashes) {
-                let rates = match stats.and_then(|s| s.get(topic)) {
-                    Some(v) => Some(topic_rates(v, &format!("{stats_path}[{topic:?}]"))?),
-                    None => None,
-                };
-                owned.push((*hash, rates));
-            }
+            let owned: Vec<(u32, Option<TopicRates>)> = topics
+                .iter()
+                .zip(&hashes)
+                .map(|(topic, hash)| {
+                    let rates = scenario
+                        .topic_stats
+                        .as_ref()
+                        .and_then(|s| s.get(topic))
+                        .map(|r| TopicRates {
+                            msg_rate_in: r.msg_rate_in.unwrap_or(0.0),
+                            msg_rate_out: r.msg_rate_out.unwrap_or(0.0),
+                            msg_throughput_in: r.msg_throughput_in.unwrap_or(0.0),
+                            msg_throughput_out: r.msg_throughput_out.unwrap_or(0.0),
+                        });
+                    (*hash, rates)
+                })
+                .collect();
             flow_or_qps_equally_divide(&owned, &FlowOrQpsLimits::from_config(cfg))
         }
-    })
-}
-
-fn topic_rates(value: &Value, path: &str) -> Result<TopicRates, ReplayError> {
-    let field = |key: &str| -> Result<f64, ReplayError> {
-        match value.get(key) {
-            None | Some(Value::Null) => Ok(0.0),
-            Some(v) => v.as_f64().ok_or_else(|| {
-                ReplayError::malformed(format!("{path}.{key}"), "expected a number")
-            }),
-        }
-    };
-    Ok(TopicRates {
-        msg_rate_in: field("msgRateIn")?,
-        msg_rate_out: field("msgRateOut")?,
-        msg_throughput_in: field("msgThroughputIn")?,
-        msg_throughput_out: field("msgThroughputOut")?,
-    })
+    }
 }

@@ -6,6 +6,8 @@
 
 use std::collections::BTreeMap;
 
+use indexmap::IndexMap;
+use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use super::input;
@@ -13,7 +15,30 @@ use crate::config::LoadBalancerConfig;
 use crate::model::NamespaceBundleStats;
 use crate::naming::{BundleRange, concurrent_hash_map_order, crc32};
 use crate::replay::ReplayError;
-use crate::replay::json;
+use crate::replay::json::{self, ConfigKeys, FlagOrMap};
+
+/// A `kind: "split_decision_extensible"` scenario.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Scenario {
+    #[serde(rename = "kind")]
+    _kind: String,
+    config: Option<ConfigKeys>,
+    /// The broker the strategy runs on (`sourceBroker` of its decisions).
+    local_broker: Option<String>,
+    cycles: Vec<Cycle>,
+}
+
+/// A cycle's keys; each given one replaces what earlier cycles gave.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Cycle {
+    bundle_stats: Option<IndexMap<String, NamespaceBundleStats>>,
+    namespace_bundle_counts: Option<IndexMap<String, i64>>,
+    is_owner: Option<FlagOrMap>,
+    splitting_bundles: Option<Vec<String>>,
+    owned_topics: Option<IndexMap<String, Vec<String>>>,
+}
 use crate::split::{
     ExtensibleSplitInput, ExtensibleSplitStrategy, FlowOrQpsLimits, SplitAlgorithm, SplitError,
     SplitPoints, flow_or_qps_equally_divide, range_equally_divide, topic_count_equally_divide,
@@ -27,8 +52,8 @@ struct World {
     flow_limits: Option<FlowOrQpsLimits>,
     bundle_stats: Vec<(String, NamespaceBundleStats)>,
     counts: BTreeMap<String, i64>,
-    owner_default: bool,
-    owner: BTreeMap<String, bool>,
+    /// `None` until a cycle gives `isOwner`: then every bundle is owned.
+    owner: Option<FlagOrMap>,
     splitting: Vec<String>,
     owned_topics: BTreeMap<String, Vec<String>>,
 }
@@ -39,10 +64,7 @@ impl ExtensibleSplitInput for World {
     }
 
     fn is_owner(&self, bundle: &str) -> bool {
-        self.owner
-            .get(bundle)
-            .copied()
-            .unwrap_or(self.owner_default)
+        self.owner.as_ref().is_none_or(|o| o.flag(bundle))
     }
 
     fn namespace_bundle_count(&self, namespace: &str) -> Option<i64> {
@@ -77,28 +99,21 @@ impl ExtensibleSplitInput for World {
 }
 
 pub(super) fn run(scenario: &Value, base: &str) -> Result<Value, ReplayError> {
-    let cfg = input::config(scenario, base)?;
-    let local_broker = match scenario.get("localBroker") {
-        Some(v) => json::string(v, &format!("{base}.localBroker"))?.to_string(),
-        None => String::new(),
-    };
+    let scenario: Scenario = json::read(scenario, base)?;
+    let cfg = input::config(scenario.config.as_ref(), base)?;
     let mut world = World {
-        local_broker,
+        local_broker: scenario.local_broker.clone().unwrap_or_default(),
         algorithm: Some(SplitAlgorithm::by_name_or_default(
             &cfg.default_namespace_bundle_split_algorithm,
             "range_equally_divide",
         )),
         flow_limits: Some(FlowOrQpsLimits::from_config(&cfg)),
-        owner_default: true,
         ..World::default()
     };
     let mut strategy = ExtensibleSplitStrategy::new();
-    let cycles_path = format!("{base}.cycles");
-    let cycles = json::array(json::required(scenario, "cycles", base)?, &cycles_path)?;
-    let mut out = Vec::with_capacity(cycles.len());
-    for (i, cycle) in cycles.iter().enumerate() {
-        let path = format!("{cycles_path}[{i}]");
-        apply_cycle(&mut world, cycle, &path)?;
+    let mut out = Vec::with_capacity(scenario.cycles.len());
+    for (i, cycle) in scenario.cycles.iter().enumerate() {
+        apply_cycle(&mut world, cycle);
         out.push(run_cycle(&mut strategy, &world, &cfg, i));
     }
     Ok(json!({"kind": "split_decision_extensible", "cycles": out}))
@@ -142,66 +157,25 @@ fn run_cycle(
 }
 
 /// Applies a cycle's keys to the persistent world.
-fn apply_cycle(world: &mut World, cycle: &Value, path: &str) -> Result<(), ReplayError> {
-    if let Some(stats) = cycle.get("bundleStats") {
-        let spath = format!("{path}.bundleStats");
-        let mut listed = Vec::new();
-        for (bundle, s) in json::object(stats, &spath)? {
-            let s: NamespaceBundleStats = json::deserialize(s, &format!("{spath}[{bundle:?}]"))?;
-            listed.push((bundle.clone(), s));
-        }
-        let names: Vec<&str> = listed.iter().map(|(b, _)| b.as_str()).collect();
+fn apply_cycle(world: &mut World, cycle: &Cycle) {
+    if let Some(stats) = &cycle.bundle_stats {
+        let names: Vec<&str> = stats.keys().map(String::as_str).collect();
         world.bundle_stats = concurrent_hash_map_order(&names)
             .into_iter()
-            .filter_map(|i| listed.get(i).cloned())
+            .filter_map(|i| stats.get_index(i))
+            .map(|(b, s)| (b.clone(), *s))
             .collect();
     }
-    if let Some(c) = cycle.get("namespaceBundleCounts") {
-        let cpath = format!("{path}.namespaceBundleCounts");
-        world.counts.clear();
-        for (ns, n) in json::object(c, &cpath)? {
-            let n = n.as_i64().ok_or_else(|| {
-                ReplayError::malformed(format!("{cpath}[{ns:?}]"), "expected an integer")
-            })?;
-            world.counts.insert(ns.clone(), n);
-        }
+    if let Some(c) = &cycle.namespace_bundle_counts {
+        world.counts = c.iter().map(|(ns, n)| (ns.clone(), *n)).collect();
     }
-    if let Some(o) = cycle.get("isOwner") {
-        let opath = format!("{path}.isOwner");
-        world.owner.clear();
-        world.owner_default = true;
-        match o {
-            Value::Bool(b) => world.owner_default = *b,
-            Value::Object(map) => {
-                for (bundle, v) in map {
-                    let b = v.as_bool().ok_or_else(|| {
-                        ReplayError::malformed(format!("{opath}[{bundle:?}]"), "expected a boolean")
-                    })?;
-                    if bundle == "*" {
-                        world.owner_default = b;
-                    } else {
-                        world.owner.insert(bundle.clone(), b);
-                    }
-                }
-            }
-            _ => {
-                return Err(ReplayError::malformed(
-                    opath,
-                    "expected a boolean or an object",
-                ));
-            }
-        }
+    if let Some(o) = &cycle.is_owner {
+        world.owner = Some(o.clone());
     }
-    if let Some(s) = cycle.get("splittingBundles") {
-        world.splitting = json::string_list(s, &format!("{path}.splittingBundles"))?;
+    if let Some(s) = &cycle.splitting_bundles {
+        world.splitting = s.clone();
     }
-    if let Some(t) = cycle.get("ownedTopics") {
-        let tpath = format!("{path}.ownedTopics");
-        world.owned_topics.clear();
-        for (bundle, list) in json::object(t, &tpath)? {
-            let topics = json::string_list(list, &format!("{tpath}[{bundle:?}]"))?;
-            world.owned_topics.insert(bundle.clone(), topics);
-        }
+    if let Some(t) = &cycle.owned_topics {
+        world.owned_topics = t.iter().map(|(b, l)| (b.clone(), l.clone())).collect();
     }
-    Ok(())
 }

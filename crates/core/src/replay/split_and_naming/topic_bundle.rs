@@ -1,23 +1,36 @@
 //! `topic_bundle`: each topic's complete name, CRC-32 and bundle in the namespace layout, or the
 //! error Pulsar raises (an invalid name, or a topic of another namespace).
 
+use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::input;
 use crate::naming::TopicName;
 use crate::replay::ReplayError;
-use crate::replay::json;
+use crate::replay::json::{self, Boundary};
+
+/// A `kind: "topic_bundle"` scenario.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Scenario {
+    #[serde(rename = "kind")]
+    _kind: String,
+    namespace: String,
+    num_bundles: Option<u32>,
+    boundaries: Option<Vec<Boundary>>,
+    topics: Vec<String>,
+}
 
 pub(super) fn run(scenario: &Value, base: &str) -> Result<Value, ReplayError> {
-    let namespace = json::string(
-        json::required(scenario, "namespace", base)?,
-        &format!("{base}.namespace"),
-    )?;
-    let layout = input::layout(scenario, base, namespace)?;
-    let topics = json::string_list(
-        json::required(scenario, "topics", base)?,
-        &format!("{base}.topics"),
-    )?;
+    let Scenario {
+        namespace,
+        num_bundles,
+        boundaries,
+        topics,
+        ..
+    } = json::read(scenario, base)?;
+    let namespace = namespace.as_str();
+    let layout = input::layout(namespace, boundaries.as_deref(), num_bundles, base)?;
     let rows: Vec<Value> = topics
         .iter()
         .map(|topic| match TopicName::parse(topic) {
