@@ -5,11 +5,13 @@
 
 use std::time::Instant;
 
+use lbplan_core::model::Snapshot;
 use lbplan_core::modular::leader::do_load_shedding;
 use lbplan_core::plan::balance::broker_views;
 use lbplan_core::plan::driver::{build_strategies, placement_context};
 use lbplan_core::plan::fingerprint::snapshot_fingerprint;
 use lbplan_core::plan::leader_view::load_data_from_snapshot;
+use lbplan_core::plan::operations::Operation;
 use lbplan_core::plan::settings::resolve_config;
 use lbplan_core::plan::{PlanRequest, make_plan, make_plan_with_fingerprint};
 use lbplan_core::rng::SeededPicker;
@@ -23,6 +25,23 @@ fn time<T>(label: &str, f: impl FnOnce() -> T) -> T {
         start.elapsed().as_secs_f64() * 1e3
     );
     out
+}
+
+/// One manual what-if as the dashboard sends it: the first broker's first bundle unloaded and placed
+/// by the strategy (`selectBrokerForAssignment`), then the leader's cycle.
+fn whatif_request(snapshot: &Snapshot) -> PlanRequest {
+    let bundle = snapshot
+        .brokers
+        .values()
+        .find_map(|b| b.local_broker_data.bundles.first().cloned())
+        .expect("a bundle");
+    PlanRequest {
+        operations: vec![Operation::UnloadBundle {
+            bundle,
+            destination_broker: None,
+        }],
+        ..PlanRequest::leader_cycle()
+    }
 }
 
 fn main() {
@@ -51,6 +70,10 @@ fn main() {
         let fp0 = snapshot_fingerprint(&snapshot);
         time("make_plan_with_fingerprint", || {
             make_plan_with_fingerprint(&snapshot, &req, fp0.clone()).expect("plans")
+        });
+        let whatif = whatif_request(&snapshot);
+        time("make_plan_with_fp what-if", || {
+            make_plan_with_fingerprint(&snapshot, &whatif, fp0.clone()).expect("plans")
         });
         time("to_vec (old fingerprint)", || {
             serde_json::to_vec(&snapshot).map(|v| v.len()).unwrap_or(0)
