@@ -32,6 +32,9 @@ pub struct LeaderState {
     reporters: HashMap<String, Vec<usize>>,
     /// bundle → positions in `data.brokers` of the brokers whose `bundles` list it, ascending.
     listers: HashMap<String, Vec<usize>>,
+    /// `reporters` and `listers` are built (on the first change: a view planned on once, as
+    /// `make_plan` does, never needs them).
+    indexed: bool,
     /// The placement context's inputs and its range cache.
     isolation_source: IndexMap<String, NamespaceIsolationPolicy>,
     isolation: IsolationPolicies,
@@ -115,11 +118,11 @@ impl LeaderState {
     pub fn new(snapshot: &Snapshot) -> Self {
         let data = load_data_from_snapshot(snapshot);
         let ctx = placement_context(snapshot, &data);
-        let (reporters, listers) = index_of_reports(&data);
         Self {
             stored: snapshot.bundle_data.clone(),
-            reporters,
-            listers,
+            reporters: HashMap::new(),
+            listers: HashMap::new(),
+            indexed: false,
             isolation_source: snapshot.namespace_isolation_policies.clone(),
             isolation: ctx.isolation,
             anti_affinity: ctx.namespace_anti_affinity_groups,
@@ -268,12 +271,19 @@ impl LeaderState {
     /// must be recomputed; a changed bundle list takes the broker out of the indexes and its
     /// range-cache entry (put back by [`Self::apply_changes`]).
     fn take_report(&mut self, pos: usize, new: &LocalBrokerData, changes: &mut Changes) {
+        if self
+            .data
+            .brokers
+            .get_index(pos)
+            .is_none_or(|(_, held)| held.local == *new)
+        {
+            return;
+        }
+        // Built from the held reports before the first one is replaced.
+        self.ensure_indexes();
         let Some((_, held)) = self.data.brokers.get_index_mut(pos) else {
             return;
         };
-        if held.local == *new {
-            return;
-        }
         changes.changed.push(pos);
         changes.dirty.extend(held.local.last_stats.keys().cloned());
         changes.dirty.extend(new.last_stats.keys().cloned());
@@ -290,11 +300,19 @@ impl LeaderState {
         held.local = new.clone();
     }
 
+    fn ensure_indexes(&mut self) {
+        if !self.indexed {
+            (self.reporters, self.listers) = index_of_reports(&self.data);
+            self.indexed = true;
+        }
+    }
+
     /// Recomputes what [`Self::take_report`] and the stored-data comparison marked.
     fn apply_changes(&mut self, changes: Changes) {
         if changes.dirty.is_empty() {
             return;
         }
+        self.ensure_indexes();
         if changes.lists_changed {
             self.repair_order();
             for pos in &changes.changed {
