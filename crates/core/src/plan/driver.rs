@@ -171,7 +171,9 @@ pub fn make_plan_with_fingerprint(
     req: &PlanRequest,
     fingerprint: String,
 ) -> Result<Plan, PlanError> {
-    PlanEngine::with_fingerprint(std::borrow::Cow::Borrowed(snapshot), fingerprint).plan(req)
+    PlanEngine::with_fingerprint(std::borrow::Cow::Borrowed(snapshot), fingerprint)
+        .for_one_plan()
+        .plan(req)
 }
 
 /// One plan with its verdict, without re-planning for alternatives, on `snapshot` whose leader's
@@ -179,6 +181,7 @@ pub fn make_plan_with_fingerprint(
 pub(crate) fn plan_once(
     snapshot: &Snapshot,
     kept: &mut Option<KeptView>,
+    one_plan: bool,
     req: &PlanRequest,
     fingerprint: String,
 ) -> Result<Plan, PlanError> {
@@ -200,7 +203,7 @@ pub(crate) fn plan_once(
         .iter()
         .any(|op| !matches!(op, Operation::SetConfig { .. }))
         || (req.leader_cycle && !cfg.is_extensible());
-    let mut view = WorkingView::new(&work, &cfg, kept, needs_view);
+    let mut view = WorkingView::new(&work, &cfg, kept, needs_view, one_plan);
     let (_, isolation_errors) =
         crate::isolation::IsolationPolicies::compile(&snapshot.namespace_isolation_policies);
     warnings.extend(isolation_errors.iter().map(ToString::to_string));

@@ -21,6 +21,9 @@ pub struct PlanEngine<'s> {
     /// The leader's view of `snapshot`, built by [`Self::prepare`] or the first plan that needs
     /// it (an extensible-only or structural what-if never does).
     view: Option<KeptView>,
+    /// Built for one plan (and its alternatives): a manual change rebuilds the plan's view
+    /// rather than bringing the kept one up to date and back.
+    one_plan: bool,
 }
 
 impl PlanEngine<'static> {
@@ -39,7 +42,14 @@ impl<'s> PlanEngine<'s> {
             snapshot,
             fingerprint,
             view: None,
+            one_plan: false,
         }
+    }
+
+    /// An engine for one plan, as [`super::make_plan`] builds it.
+    pub(crate) fn for_one_plan(mut self) -> Self {
+        self.one_plan = true;
+        self
     }
 
     /// Builds the leader's view now, as the snapshot's own configuration sees it, rather than in
@@ -68,9 +78,10 @@ impl<'s> PlanEngine<'s> {
         let snapshot: &Snapshot = &self.snapshot;
         let view = &mut self.view;
         let fingerprint = &self.fingerprint;
-        let mut plan = plan_once(snapshot, view, req, fingerprint.clone())?;
+        let one = self.one_plan;
+        let mut plan = plan_once(snapshot, view, one, req, fingerprint.clone())?;
         super::verdict::add_alternatives(&mut plan, req, |alt| {
-            plan_once(snapshot, view, alt, fingerprint.clone())
+            plan_once(snapshot, view, one, alt, fingerprint.clone())
         });
         Ok(plan)
     }

@@ -72,6 +72,9 @@ pub(crate) struct WorkingView<'k> {
     stale: bool,
     /// `own` must be built again (the broker list or the bundle set changed).
     rebuild: bool,
+    /// Any change gives the plan a view of its own, built afresh (a one-plan engine: bringing
+    /// the kept view up to date and back costs more than one build).
+    rebuild_on_change: bool,
 }
 
 impl<'k> WorkingView<'k> {
@@ -82,6 +85,7 @@ impl<'k> WorkingView<'k> {
         cfg: &LoadBalancerConfig,
         kept: &'k mut Option<KeptView>,
         needed: bool,
+        rebuild_on_change: bool,
     ) -> Self {
         let mut saved_recently_unloaded = IndexMap::new();
         if needed {
@@ -104,6 +108,7 @@ impl<'k> WorkingView<'k> {
             saved_recently_unloaded,
             stale: false,
             rebuild: true,
+            rebuild_on_change,
         }
     }
 
@@ -115,6 +120,9 @@ impl<'k> WorkingView<'k> {
             }
         }
         self.stale = true;
+        if self.rebuild_on_change {
+            self.restructured();
+        }
     }
 
     /// The plan's snapshot changed its broker list or its bundles: from now on the plan has a
