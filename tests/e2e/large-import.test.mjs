@@ -12,7 +12,7 @@ import path from 'node:path';
 import { ROOT, ARTIFACTS, start, recordingPage, screenshotOf } from './dashboard-helpers.mjs';
 
 // The longest page task allowed while importing and showing the snapshot. Measured on the 2-core
-// machine (release build): see docs/performance.md, "Round 6: the page's thread".
+// machine (release build): see docs/performance.md, "Round 7: the page's thread".
 const LONG_TASK_BOUND_MS = Number(process.env.LBPLAN_LONG_TASK_BOUND_MS ?? 1500);
 
 const demo = JSON.parse(fs.readFileSync(path.join(ROOT, 'static', 'demo-snapshot.json'), 'utf8'));

@@ -1,17 +1,21 @@
 //! Plain wall-clock timings of the parts of `make_plan` on the large synthetic cluster (1,000 brokers,
 //! 200,000 bundles), to see where a leader-cycle plan spends its time. Not a criterion bench: run with
 //! `cargo bench -p lbplan-core --bench plan_phases` (`LBPLAN_BENCH_REPEAT=N`, default 3;
-//! `LBPLAN_ONLY_PLAN=1` times only `make_plan_with_fingerprint`, for a profiler).
+//! `LBPLAN_ONLY_PLAN=1` times only `make_plan_with_fingerprint`, for a profiler). Also times the
+//! kept `PlanEngine`: building it, a cycle-only plan and a manual what-if on it.
 
+use std::borrow::Cow;
 use std::time::Instant;
 
+use lbplan_core::model::Snapshot;
 use lbplan_core::modular::leader::do_load_shedding;
 use lbplan_core::plan::balance::broker_views;
 use lbplan_core::plan::driver::{build_strategies, placement_context};
 use lbplan_core::plan::fingerprint::snapshot_fingerprint;
 use lbplan_core::plan::leader_view::load_data_from_snapshot;
+use lbplan_core::plan::operations::Operation;
 use lbplan_core::plan::settings::resolve_config;
-use lbplan_core::plan::{PlanRequest, make_plan, make_plan_with_fingerprint};
+use lbplan_core::plan::{PlanEngine, PlanRequest, make_plan, make_plan_with_fingerprint};
 use lbplan_core::rng::SeededPicker;
 use lbplan_core::synthetic::{SyntheticSpec, generate};
 
@@ -23,6 +27,23 @@ fn time<T>(label: &str, f: impl FnOnce() -> T) -> T {
         start.elapsed().as_secs_f64() * 1e3
     );
     out
+}
+
+/// One manual what-if as the dashboard sends it: the first broker's first bundle unloaded and placed
+/// by the strategy (`selectBrokerForAssignment`), then the leader's cycle.
+fn whatif_request(snapshot: &Snapshot) -> PlanRequest {
+    let bundle = snapshot
+        .brokers
+        .values()
+        .find_map(|b| b.local_broker_data.bundles.first().cloned())
+        .expect("a bundle");
+    PlanRequest {
+        operations: vec![Operation::UnloadBundle {
+            bundle,
+            destination_broker: None,
+        }],
+        ..PlanRequest::leader_cycle()
+    }
 }
 
 fn main() {
@@ -52,6 +73,35 @@ fn main() {
         time("make_plan_with_fingerprint", || {
             make_plan_with_fingerprint(&snapshot, &req, fp0.clone()).expect("plans")
         });
+        let whatif = whatif_request(&snapshot);
+        time("make_plan_with_fp what-if", || {
+            make_plan_with_fingerprint(&snapshot, &whatif, fp0.clone()).expect("plans")
+        });
+        // The kept engine (round 6): built once per loaded snapshot, then plans on its kept view.
+        let mut engine = time("engine: build (view)", || {
+            let mut e = PlanEngine::with_fingerprint(Cow::Borrowed(&snapshot), fp0.clone());
+            e.prepare();
+            e
+        });
+        for _ in 0..2 {
+            let cycle = time("engine: cycle-only plan", || {
+                engine.plan(&req).expect("plans")
+            });
+            assert!(
+                serde_json::to_string(&cycle).ok() == serde_json::to_string(&plan).ok(),
+                "the kept engine plans as make_plan"
+            );
+        }
+        for _ in 0..2 {
+            time("engine: what-if plan", || {
+                engine.plan(&whatif).expect("plans")
+            });
+        }
+        println!(
+            "  (plan: {} unloads, {} splits)",
+            plan.unloads.len(),
+            plan.splits.len()
+        );
         time("to_vec (old fingerprint)", || {
             serde_json::to_vec(&snapshot).map(|v| v.len()).unwrap_or(0)
         });

@@ -11,9 +11,8 @@ pub mod protocol;
 
 use lbplan_core::model::Snapshot;
 use lbplan_core::plan::diff::diff_plans;
-use lbplan_core::plan::fingerprint::snapshot_fingerprint;
 use lbplan_core::plan::operations::Operation;
-use lbplan_core::plan::{Plan, PlanRequest, make_plan_with_fingerprint};
+use lbplan_core::plan::{Plan, PlanEngine, PlanRequest};
 use lbplan_core::simulate::{RunOptions, compare};
 
 use lbplan_core::history::store::{strip_common_dir, zip_members};
@@ -38,11 +37,12 @@ pub fn broker_usage_fits(brokers: usize, cycles: u32) -> bool {
     (brokers as u64).saturating_mul(u64::from(cycles)) <= MAX_BROKER_USAGE_VALUES
 }
 
-/// What a worker keeps between messages: the last snapshot a plan request carried.
+/// What a worker keeps between messages: the last snapshot a plan request carried, as a plan
+/// engine (its fingerprint and the leader's view built once, so an edit costs its change).
 #[derive(Default)]
 pub struct WorkerState {
-    /// (the page's id for it, the snapshot, its fingerprint computed once).
-    snapshot: Option<(u64, Snapshot, String)>,
+    /// (the page's id for it, the engine holding the snapshot).
+    snapshot: Option<(u64, PlanEngine<'static>)>,
     /// The plan without operations the last diff was taken against, with what it was made for, so
     /// each edit costs one plan, not two.
     baseline: Option<(String, Plan)>,
@@ -123,20 +123,19 @@ impl WorkerState {
         }
     }
 
-    /// Keeps the snapshot a job carries; the held snapshot when it is the one the job names.
-    fn hold(
-        &mut self,
+    /// Keeps the snapshot a job carries (as a new engine); the held engine when its snapshot is
+    /// the one the job names.
+    fn hold<'e>(
+        held: &'e mut Option<(u64, PlanEngine<'static>)>,
         id: u32,
         snapshot_id: u64,
         sent: Option<std::borrow::Cow<'static, Snapshot>>,
-    ) -> Result<(&Snapshot, &String), Response> {
+    ) -> Result<&'e mut PlanEngine<'static>, Response> {
         if let Some(s) = sent {
-            let s = s.into_owned();
-            let fingerprint = snapshot_fingerprint(&s);
-            self.snapshot = Some((snapshot_id, s, fingerprint));
+            *held = Some((snapshot_id, PlanEngine::new(s.into_owned())));
         }
-        match &self.snapshot {
-            Some((sid, s, f)) if *sid == snapshot_id => Ok((s, f)),
+        match held {
+            Some((sid, engine)) if *sid == snapshot_id => Ok(engine),
             _ => Err(Response::Failed {
                 id,
                 message: format!(
@@ -162,10 +161,11 @@ impl WorkerState {
             }
         };
         // The fingerprint kept with the snapshot: not computed again per proposal.
-        let (snapshot, fingerprint) = match self.hold(id, job.snapshot_id, job.snapshot) {
-            Ok((s, f)) => (s, f.clone()),
-            Err(r) => return r,
-        };
+        let (snapshot, fingerprint) =
+            match Self::hold(&mut self.snapshot, id, job.snapshot_id, job.snapshot) {
+                Ok(engine) => (engine.snapshot(), engine.fingerprint().to_string()),
+                Err(r) => return r,
+            };
         let request = RebalanceRequest {
             goal,
             limits: job.limits,
@@ -192,22 +192,9 @@ impl WorkerState {
 
     fn plan(&mut self, job: PlanJob<'static>) -> Response {
         let id = job.id;
-        if let Some(s) = job.snapshot {
-            let s = s.into_owned();
-            let fingerprint = snapshot_fingerprint(&s);
-            self.snapshot = Some((job.snapshot_id, s, fingerprint));
-        }
-        let (snapshot, fingerprint) = match &self.snapshot {
-            Some((sid, s, f)) if *sid == job.snapshot_id => (s, f),
-            _ => {
-                return Response::Failed {
-                    id,
-                    message: format!(
-                        "the worker does not have snapshot {} (it was not sent)",
-                        job.snapshot_id
-                    ),
-                };
-            }
+        let engine = match Self::hold(&mut self.snapshot, id, job.snapshot_id, job.snapshot) {
+            Ok(engine) => engine,
+            Err(r) => return r,
         };
         let operations: Result<Vec<Operation>, String> = job
             .operations
@@ -232,8 +219,7 @@ impl WorkerState {
             leader_cycle: job.leader_cycle,
             outlook_cycles: job.outlook_cycles,
         };
-        let result = make_plan_with_fingerprint(snapshot, &request, fingerprint.clone())
-            .map_err(|e| e.to_string());
+        let result = engine.plan(&request).map_err(|e| e.to_string());
         let diff = match (&result, job.diff_baseline && !request.operations.is_empty()) {
             (Ok(plan), true) => {
                 let base_request = PlanRequest {
@@ -248,10 +234,7 @@ impl WorkerState {
                     .map(|(_, b)| b.clone());
                 let baseline = match cached {
                     Some(b) => Some(b),
-                    None => {
-                        make_plan_with_fingerprint(snapshot, &base_request, fingerprint.clone())
-                            .ok()
-                    }
+                    None => engine.plan(&base_request).ok(),
                 };
                 let diff = baseline
                     .as_ref()

@@ -18,7 +18,9 @@ use crate::modular::shedding::{AvgShedder, shedder_by_name};
 use crate::rng::SeededPicker;
 
 use super::balance::{broker_views, summarize};
+use super::engine::PlanEngine;
 use super::fingerprint::snapshot_fingerprint;
+use super::leader_state::LeaderState;
 use super::leader_view::load_data_from_snapshot;
 use super::load_model::{bundle_load, move_bundle, owner_of};
 use super::model::PlannedSplit;
@@ -31,6 +33,8 @@ use super::reasons::{
 };
 use super::settings::{apply_nic_speed_override, resolve_config};
 use super::splits::{SplitBatch, SplitResult, apply_split, compute_split};
+use super::working_view::KeptView;
+use super::working_view::WorkingView;
 use crate::reason::{DecisionReason, ReasonKind};
 use crate::split::{
     BrokerBundleStats, ModularSplitCandidate, SplitAlgorithm, SplitThresholds, auto_split_runs,
@@ -167,16 +171,17 @@ pub fn make_plan_with_fingerprint(
     req: &PlanRequest,
     fingerprint: String,
 ) -> Result<Plan, PlanError> {
-    let mut plan = plan_once(snapshot, req, fingerprint.clone())?;
-    super::verdict::add_alternatives(&mut plan, req, |alt| {
-        plan_once(snapshot, alt, fingerprint.clone())
-    });
-    Ok(plan)
+    PlanEngine::with_fingerprint(std::borrow::Cow::Borrowed(snapshot), fingerprint)
+        .for_one_plan()
+        .plan(req)
 }
 
-/// One plan with its verdict, without re-planning for alternatives.
-fn plan_once(
+/// One plan with its verdict, without re-planning for alternatives, on `snapshot` whose leader's
+/// view `kept` holds (built here when empty; lent to the plan and given back unchanged).
+pub(crate) fn plan_once(
     snapshot: &Snapshot,
+    kept: &mut Option<KeptView>,
+    one_plan: bool,
     req: &PlanRequest,
     fingerprint: String,
 ) -> Result<Plan, PlanError> {
@@ -192,6 +197,13 @@ fn plan_once(
     let profile = resolved.profile;
     let mut work = snapshot.clone();
     warnings.extend(apply_nic_speed_override(&mut work, &cfg));
+    // The leader's view is read by manual placements and the modular cycle.
+    let needs_view = req
+        .operations
+        .iter()
+        .any(|op| !matches!(op, Operation::SetConfig { .. }))
+        || (req.leader_cycle && !cfg.is_extensible());
+    let mut view = WorkingView::new(&work, &cfg, kept, needs_view, one_plan);
     let (_, isolation_errors) =
         crate::isolation::IsolationPolicies::compile(&snapshot.namespace_isolation_policies);
     warnings.extend(isolation_errors.iter().map(ToString::to_string));
@@ -238,16 +250,17 @@ fn plan_once(
     }
 
     for op in &req.operations {
-        apply_operation(&mut ws, op, &mut plan)?;
+        apply_operation(&mut ws, &mut view, op, &mut plan)?;
     }
 
     if req.leader_cycle {
         if ws.cfg.is_extensible() {
             run_extensible_leader_cycle(&mut ws, req.outlook_cycles, &mut plan, &mut warnings);
         } else {
-            run_leader_cycle(&mut ws, req.outlook_cycles, &mut plan);
+            run_leader_cycle(&mut ws, &mut view, req.outlook_cycles, &mut plan);
         }
     }
+    drop(view);
 
     plan.brokers_after = broker_views(&ws.snapshot, &weights);
     plan.balance_before = summarize(&brokers_before);
@@ -304,7 +317,39 @@ fn place_and_move(
     })
 }
 
-fn apply_operation(ws: &mut Workspace, op: &Operation, plan: &mut Plan) -> Result<(), PlanError> {
+/// Places each (bundle, owner) with [`place_and_move`] on the leader's view of the workspace
+/// snapshot (one view for all, as one operation: preallocations accumulate), then takes the
+/// placements back out of the view and tells it which reports the moves changed.
+fn place_all(
+    ws: &mut Workspace,
+    view: &mut WorkingView<'_>,
+    owned: &[(String, String)],
+    kind: ReasonKind,
+) -> Vec<Option<PlannedUnload>> {
+    let state = view.get(&ws.snapshot);
+    let bundle_data_len = state.data().bundle_data.len();
+    let mut ctx = state.take_context();
+    let placed: Vec<Option<PlannedUnload>> = owned
+        .iter()
+        .map(|(bundle, from)| place_and_move(ws, state.data_mut(), &mut ctx, bundle, from, kind))
+        .collect();
+    state.restore_context(ctx);
+    state.forget_placements(bundle_data_len);
+    view.touched(
+        placed
+            .iter()
+            .flatten()
+            .flat_map(|u| std::iter::once(u.from.as_str()).chain(u.to.as_deref())),
+    );
+    placed
+}
+
+fn apply_operation(
+    ws: &mut Workspace,
+    view: &mut WorkingView<'_>,
+    op: &Operation,
+    plan: &mut Plan,
+) -> Result<(), PlanError> {
     match op {
         Operation::SetConfig { .. } => Ok(()),
         Operation::UnloadTopic { topic } => {
@@ -332,6 +377,7 @@ fn apply_operation(ws: &mut Workspace, op: &Operation, plan: &mut Plan) -> Resul
                     }
                     let load = move_bundle(&mut ws.snapshot, bundle, &from, to)
                         .ok_or_else(|| op_error(op, "the bundle could not be moved"))?;
+                    view.touched([from.as_str(), to.as_str()]);
                     plan.unloads.push(PlannedUnload {
                         bundle: bundle.clone(),
                         from,
@@ -348,16 +394,15 @@ fn apply_operation(ws: &mut Workspace, op: &Operation, plan: &mut Plan) -> Resul
                     Ok(())
                 }
                 None => {
-                    let mut data = load_data_from_snapshot(&ws.snapshot);
-                    let mut ctx = placement_context(&ws.snapshot, &data);
-                    let unload = place_and_move(
+                    let unload = place_all(
                         ws,
-                        &mut data,
-                        &mut ctx,
-                        bundle,
-                        &from,
+                        view,
+                        &[(bundle.clone(), from)],
                         ReasonKind::ManualUnload,
                     )
+                    .into_iter()
+                    .flatten()
+                    .next()
                     .ok_or_else(|| op_error(op, "no broker is available to take the bundle"))?;
                     plan.unloads.push(unload);
                     Ok(())
@@ -381,20 +426,11 @@ fn apply_operation(ws: &mut Workspace, op: &Operation, plan: &mut Plan) -> Resul
                 ));
             }
             owned.sort();
-            let mut data = load_data_from_snapshot(&ws.snapshot);
-            let mut ctx = placement_context(&ws.snapshot, &data);
-            for (bundle, from) in owned {
-                if let Some(u) = place_and_move(
-                    ws,
-                    &mut data,
-                    &mut ctx,
-                    &bundle,
-                    &from,
-                    ReasonKind::NamespaceUnload,
-                ) {
-                    plan.unloads.push(u);
-                }
-            }
+            plan.unloads.extend(
+                place_all(ws, view, &owned, ReasonKind::NamespaceUnload)
+                    .into_iter()
+                    .flatten(),
+            );
             Ok(())
         }
         Operation::AddBroker { broker, like } => {
@@ -433,6 +469,7 @@ fn apply_operation(ws: &mut Workspace, op: &Operation, plan: &mut Plan) -> Resul
                     ..BrokerSnapshot::default()
                 },
             );
+            view.restructured();
             Ok(())
         }
         Operation::RemoveBroker { broker } => {
@@ -447,6 +484,9 @@ fn apply_operation(ws: &mut Workspace, op: &Operation, plan: &mut Plan) -> Resul
             if ws.snapshot.brokers.len() <= 1 {
                 return Err(op_error(op, "cannot remove the only broker"));
             }
+            // The leader's view without the broker: built for this operation (the broker list
+            // changes, so the plan's view is rebuilt after it).
+            view.restructured();
             let mut data = load_data_from_snapshot(&ws.snapshot);
             data.brokers.shift_remove(broker);
             let mut ctx = placement_context(&ws.snapshot, &data);
@@ -497,6 +537,7 @@ fn apply_operation(ws: &mut Workspace, op: &Operation, plan: &mut Plan) -> Resul
             {
                 Ok(split) => {
                     apply_split(&mut ws.snapshot, &split);
+                    view.restructured();
                     plan.splits.push(planned_split(
                         bundle,
                         &owner,
@@ -606,23 +647,30 @@ fn unloads_of(report: &SheddingCycleReport, snapshot: &Snapshot) -> Vec<PlannedU
         .collect()
 }
 
-fn run_leader_cycle(ws: &mut Workspace, outlook_cycles: u32, plan: &mut Plan) {
-    let mut data = load_data_from_snapshot(&ws.snapshot);
+fn run_leader_cycle(
+    ws: &mut Workspace,
+    view: &mut WorkingView<'_>,
+    outlook_cycles: u32,
+    plan: &mut Plan,
+) {
+    let state = view.get(&ws.snapshot);
     // The cycle changes only `recently_unloaded` in the leader view (the shedding path preallocates
-    // nothing), so the steady view for the split check and the look-ahead is `data` with this copy
-    // put back: no clone of the whole view.
-    let steady_recently_unloaded = data.recently_unloaded.clone();
-    let mut ctx = placement_context(&ws.snapshot, &data);
+    // nothing), so the steady view for the split check and the look-ahead is the view with this
+    // copy put back: no clone of the whole view. The context's kept parts (policies, range cache)
+    // are left as they were too; its per-cycle parts are fresh at each `take_context`.
+    let steady_recently_unloaded = state.data().recently_unloaded.clone();
+    let mut ctx = state.take_context();
     let report = do_load_shedding(
         &mut ws.strategies,
-        &mut data,
+        state.data_mut(),
         &mut ctx,
         &ws.cfg,
         &mut ws.picker,
         ws.now_ms,
     );
-    data.recently_unloaded = steady_recently_unloaded;
+    state.data_mut().recently_unloaded = steady_recently_unloaded;
     if let Some(skip) = &report.cycle_skipped {
+        state.restore_context(ctx);
         let (why, reason) = match skip {
             CycleSkip::SheddingDisabled => (
                 "no shedding: loadBalancerEnabled or loadBalancerSheddingEnabled is false"
@@ -640,7 +688,7 @@ fn run_leader_cycle(ws: &mut Workspace, outlook_cycles: u32, plan: &mut Plan) {
             why,
             reason,
         });
-        auto_splits_step(&mut ws.snapshot, &ws.cfg, &data, plan);
+        auto_splits_step(&mut ws.snapshot, &ws.cfg, state.data(), plan);
         return;
     }
     let unloads = unloads_of(&report, &ws.snapshot);
@@ -667,26 +715,29 @@ fn run_leader_cycle(ws: &mut Workspace, outlook_cycles: u32, plan: &mut Plan) {
     }
     let acted = !unloads.is_empty();
     plan.unloads.extend(unloads);
-    auto_splits_step(&mut ws.snapshot, &ws.cfg, &data, plan);
+    auto_splits_step(&mut ws.snapshot, &ws.cfg, state.data(), plan);
     if !acted && outlook_cycles > 0 {
-        // A cycle that placed nothing left the context as it was; one that did is rebuilt.
+        // A cycle that placed nothing left the context as it was; one that did starts afresh.
         if !report.decisions.is_empty() {
-            ctx = placement_context(&ws.snapshot, &data);
+            state.restore_context(ctx);
+            ctx = state.take_context();
         }
-        plan.outlook = Some(look_ahead(ws, data, ctx, outlook_cycles));
+        plan.outlook = Some(look_ahead(ws, state, &mut ctx, outlook_cycles));
     }
+    state.restore_context(ctx);
 }
 
 /// Keeps the same strategy objects running on unchanged load to see when (if ever) they act.
 ///
-/// Each extra cycle starts from the steady view (`steady`, with its own `recently_unloaded`) and a
+/// Each extra cycle starts from the steady view (`state`, with its own `recently_unloaded`) and a
 /// fresh placement context. Both are reused rather than copied: a cycle that selects nothing changes
 /// neither (its expiry of `recently_unloaded` entries would happen again at any later cycle, so
 /// keeping it changes nothing), and one whose selections were all skipped is followed by a reset.
+/// `ctx` is the context lent by `state`; the caller gives it back.
 fn look_ahead(
     ws: &mut Workspace,
-    mut data: LoadData,
-    mut ctx: PlacementContext,
+    state: &mut LeaderState,
+    ctx: &mut PlacementContext,
     cycles: u32,
 ) -> Outlook {
     let interval_ms = ws
@@ -695,7 +746,7 @@ fn look_ahead(
         .max(1)
         .saturating_mul(60_000);
     let strategy = crate::config::simple_class_name(&ws.strategies.resolution.shedding).to_string();
-    let steady_recently_unloaded = data.recently_unloaded.clone();
+    let steady_recently_unloaded = state.data().recently_unloaded.clone();
     for extra in 1..=cycles {
         ctx.trace = PipelineTrace::Summary;
         let now = ws
@@ -703,8 +754,8 @@ fn look_ahead(
             .saturating_add(interval_ms.saturating_mul(i64::from(extra)));
         let report = do_load_shedding(
             &mut ws.strategies,
-            &mut data,
-            &mut ctx,
+            state.data_mut(),
+            ctx,
             &ws.cfg,
             &mut ws.picker,
             now,
@@ -729,8 +780,9 @@ fn look_ahead(
         if !report.decisions.is_empty() {
             // Skipped selections ran the pipeline, which may have grown the candidate cache or
             // advanced the round robin: start the next cycle from a fresh context, as before.
-            data.recently_unloaded = steady_recently_unloaded.clone();
-            ctx = placement_context(&ws.snapshot, &data);
+            state.data_mut().recently_unloaded = steady_recently_unloaded.clone();
+            state.restore_context(std::mem::take(ctx));
+            *ctx = state.take_context();
         }
     }
     Outlook {

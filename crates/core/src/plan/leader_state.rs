@@ -32,6 +32,9 @@ pub struct LeaderState {
     reporters: HashMap<String, Vec<usize>>,
     /// bundle → positions in `data.brokers` of the brokers whose `bundles` list it, ascending.
     listers: HashMap<String, Vec<usize>>,
+    /// `reporters` and `listers` are built (on the first change: a view planned on once, as
+    /// `make_plan` does, never needs them).
+    indexed: bool,
     /// The placement context's inputs and its range cache.
     isolation_source: IndexMap<String, NamespaceIsolationPolicy>,
     isolation: IsolationPolicies,
@@ -96,6 +99,15 @@ fn remove_broker(
     }
 }
 
+/// What an update found changed: bundles whose value must be recomputed, brokers (positions) whose
+/// report was replaced, and whether any bundle list changed (the order and range cache then too).
+#[derive(Default)]
+struct Changes {
+    dirty: Vec<String>,
+    changed: Vec<usize>,
+    lists_changed: bool,
+}
+
 /// The reporting lists (`bundles`, `lastStats` keys) are the same: ownership did not change.
 fn same_lists(a: &LocalBrokerData, b: &LocalBrokerData) -> bool {
     a.bundles == b.bundles && a.last_stats.keys().eq(b.last_stats.keys())
@@ -106,11 +118,11 @@ impl LeaderState {
     pub fn new(snapshot: &Snapshot) -> Self {
         let data = load_data_from_snapshot(snapshot);
         let ctx = placement_context(snapshot, &data);
-        let (reporters, listers) = index_of_reports(&data);
         Self {
             stored: snapshot.bundle_data.clone(),
-            reporters,
-            listers,
+            reporters: HashMap::new(),
+            listers: HashMap::new(),
+            indexed: false,
             isolation_source: snapshot.namespace_isolation_policies.clone(),
             isolation: ctx.isolation,
             anti_affinity: ctx.namespace_anti_affinity_groups,
@@ -173,44 +185,141 @@ impl LeaderState {
                 dirty.push(name.clone());
             }
         }
-        let mut changed: Vec<usize> = Vec::new();
-        let mut lists_changed = false;
-        for (pos, ((_, held), new)) in self
-            .data
-            .brokers
-            .iter_mut()
-            .zip(snapshot.brokers.values())
-            .enumerate()
-        {
-            let new = &new.local_broker_data;
-            if held.local == *new {
-                continue;
-            }
-            changed.push(pos);
-            dirty.extend(held.local.last_stats.keys().cloned());
-            dirty.extend(new.last_stats.keys().cloned());
-            if !same_lists(&held.local, new) {
-                lists_changed = true;
-                dirty.extend(held.local.bundles.iter().cloned());
-                dirty.extend(new.bundles.iter().cloned());
-                remove_broker(&mut self.reporters, &mut self.listers, pos, &held.local);
-                add_broker(&mut self.reporters, &mut self.listers, pos, new);
-                if let Some(entry) = self.range_cache.get_index_mut(pos).map(|(_, e)| e) {
-                    entry.clear();
-                }
-            }
-            held.local = new.clone();
+        let mut changes = Changes {
+            dirty,
+            ..Changes::default()
+        };
+        for (pos, new) in snapshot.brokers.values().enumerate() {
+            self.take_report(pos, &new.local_broker_data, &mut changes);
         }
-        if dirty.is_empty() {
+        self.apply_changes(changes);
+    }
+
+    /// [`Self::update`] when only the reports of `brokers` may differ from the held ones: the
+    /// snapshot has the same brokers, in the same order, and the same stored bundle data as the
+    /// held view (a manual move changes two reports and nothing else). Costs those brokers'
+    /// reports; with a different broker list or stored-bundle count it is [`Self::update`].
+    pub fn update_brokers(&mut self, snapshot: &Snapshot, brokers: &[String]) {
+        if !self.data.brokers.keys().eq(snapshot.brokers.keys())
+            || self.stored.len() != snapshot.bundle_data.len()
+        {
+            self.update(snapshot);
             return;
         }
-        if lists_changed {
+        self.replace_reports(
+            brokers.iter().filter_map(|name| {
+                snapshot
+                    .brokers
+                    .get(name.as_str())
+                    .map(|b| (name.as_str(), &b.local_broker_data))
+            }),
+            &snapshot.recently_unloaded_bundles,
+        );
+    }
+
+    /// The held report of `broker`.
+    pub fn report(&self, broker: &str) -> Option<&LocalBrokerData> {
+        self.data.brokers.get(broker).map(|b| &b.local)
+    }
+
+    /// Puts these brokers' reports and this recently-unloaded list in the view (each broker must
+    /// be in it; the stored bundle data is unchanged): the targeted update, and how a plan gives
+    /// back the kept view with the reports it held before.
+    pub fn replace_reports<'a>(
+        &mut self,
+        reports: impl IntoIterator<Item = (&'a str, &'a LocalBrokerData)>,
+        recently_unloaded: &IndexMap<String, i64>,
+    ) {
+        self.data.recently_unloaded.clone_from(recently_unloaded);
+        let mut changes = Changes::default();
+        for (name, report) in reports {
+            if let Some(pos) = self.data.brokers.get_index_of(name) {
+                self.take_report(pos, report, &mut changes);
+            }
+        }
+        changes.changed.sort_unstable();
+        self.apply_changes(changes);
+    }
+
+    /// Takes back what manual placements on this view left in it (`preallocateBundle`: the
+    /// destination's preallocated data, bundle data created for a bundle the leader had none for,
+    /// the destination's range-cache entry), so that it is again what a fresh build gives.
+    /// `bundle_data_len`: `data().bundle_data.len()` before the placements (a preallocation only
+    /// appends). Call it after [`Self::restore_context`].
+    pub fn forget_placements(&mut self, bundle_data_len: usize) {
+        self.data.bundle_data.truncate(bundle_data_len);
+        let preallocated: Vec<usize> = self
+            .data
+            .brokers
+            .values()
+            .enumerate()
+            .filter(|(_, b)| !b.preallocated.is_empty())
+            .map(|(pos, _)| pos)
+            .collect();
+        for pos in preallocated {
+            if let Some((_, b)) = self.data.brokers.get_index_mut(pos) {
+                b.preallocated.clear();
+            }
+            if let Some((_, entry)) = self.range_cache.get_index_mut(pos) {
+                entry.clear();
+            }
+            self.refill_range_cache(pos);
+        }
+    }
+
+    /// Replaces the held report of the broker at `pos` with `new` when they differ, noting what
+    /// must be recomputed; a changed bundle list takes the broker out of the indexes and its
+    /// range-cache entry (put back by [`Self::apply_changes`]).
+    fn take_report(&mut self, pos: usize, new: &LocalBrokerData, changes: &mut Changes) {
+        if self
+            .data
+            .brokers
+            .get_index(pos)
+            .is_none_or(|(_, held)| held.local == *new)
+        {
+            return;
+        }
+        // Built from the held reports before the first one is replaced.
+        self.ensure_indexes();
+        let Some((_, held)) = self.data.brokers.get_index_mut(pos) else {
+            return;
+        };
+        changes.changed.push(pos);
+        changes.dirty.extend(held.local.last_stats.keys().cloned());
+        changes.dirty.extend(new.last_stats.keys().cloned());
+        if !same_lists(&held.local, new) {
+            changes.lists_changed = true;
+            changes.dirty.extend(held.local.bundles.iter().cloned());
+            changes.dirty.extend(new.bundles.iter().cloned());
+            remove_broker(&mut self.reporters, &mut self.listers, pos, &held.local);
+            add_broker(&mut self.reporters, &mut self.listers, pos, new);
+            if let Some(entry) = self.range_cache.get_index_mut(pos).map(|(_, e)| e) {
+                entry.clear();
+            }
+        }
+        held.local = new.clone();
+    }
+
+    fn ensure_indexes(&mut self) {
+        if !self.indexed {
+            (self.reporters, self.listers) = index_of_reports(&self.data);
+            self.indexed = true;
+        }
+    }
+
+    /// Recomputes what [`Self::take_report`] and the stored-data comparison marked.
+    fn apply_changes(&mut self, changes: Changes) {
+        if changes.dirty.is_empty() {
+            return;
+        }
+        self.ensure_indexes();
+        if changes.lists_changed {
             self.repair_order();
-            for pos in &changed {
+            for pos in &changes.changed {
                 self.refill_range_cache(*pos);
             }
         }
-        self.recompute_values(&dirty, changed);
+        self.recompute_values(&changes.dirty, changes.changed);
     }
 
     fn update_context(&mut self, snapshot: &Snapshot) {
@@ -517,6 +626,79 @@ mod tests {
                     assert_fresh(st, s, what);
                 }
             });
+        }
+    }
+
+    /// The targeted path: manual moves as a plan makes them, each followed by
+    /// `update_brokers` with the two brokers, then back to the first snapshot with every broker
+    /// touched; and placements (`selectBrokerForAssignment`, which preallocates) taken back out
+    /// with `forget_placements`. Each time the view equals a fresh build.
+    #[test]
+    fn targeted_updates_and_forgotten_placements_equal_a_fresh_build() {
+        use crate::modular::pipeline::{SelectionPath, select_broker_for_bundle};
+        use crate::plan::driver::build_strategies;
+        use crate::plan::load_model::move_bundle;
+        use crate::plan::settings::resolve_config;
+        use crate::rng::SeededPicker;
+        for (name, steps, seed) in [("demo", 80, 21), ("pr-16059", 30, 22)] {
+            let first = builtin_snapshot(name).unwrap();
+            let mut s = first.clone();
+            let mut state = LeaderState::new(&s);
+            let mut rng = Lcg(seed);
+            let mut touched: Vec<String> = Vec::new();
+            let resolved = resolve_config(&s, None, &[]).unwrap();
+            let mut strategies = build_strategies(&resolved.config, resolved.profile).unwrap();
+            let mut picker = SeededPicker::new(seed);
+            for step in 0..steps {
+                let n = s.brokers.len();
+                let from = s.brokers.get_index(rng.below(n)).unwrap().0.clone();
+                let to = s.brokers.get_index(rng.below(n)).unwrap().0.clone();
+                let bundles = &s.brokers[&from].local_broker_data.bundles;
+                if let Some(bundle) = bundles.get(rng.below(bundles.len())).cloned() {
+                    move_bundle(&mut s, &bundle, &from, &to);
+                }
+                touched.extend([from.clone(), to.clone()]);
+                state.update_brokers(&s, &[from, to]);
+                assert_fresh(&state, &s, &format!("move {step} of {name}"));
+                // Placements on the view, one of a bundle the leader has no data for.
+                let len = state.data().bundle_data.len();
+                let mut ctx = state.take_context();
+                let unknown = "placed/nowhere/0x00000000_0x00001000".to_string();
+                let known = state
+                    .data()
+                    .bundle_data
+                    .get_index(rng.below(len))
+                    .unwrap()
+                    .0
+                    .clone();
+                for bundle in [known, unknown] {
+                    let data = state
+                        .data()
+                        .bundle_data
+                        .get(&bundle)
+                        .copied()
+                        .unwrap_or_default();
+                    select_broker_for_bundle(
+                        &bundle,
+                        &data,
+                        SelectionPath::Assignment,
+                        state.data_mut(),
+                        &mut ctx,
+                        &resolved.config,
+                        strategies.placement(),
+                        &mut picker,
+                    );
+                }
+                state.restore_context(ctx);
+                state.forget_placements(len);
+                assert_fresh(
+                    &state,
+                    &s,
+                    &format!("placements after move {step} of {name}"),
+                );
+            }
+            state.update_brokers(&first, &touched);
+            assert_fresh(&state, &first, &format!("the way back on {name}"));
         }
     }
 

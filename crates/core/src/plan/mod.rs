@@ -6,6 +6,7 @@ pub mod balance;
 pub mod broker_pairs;
 pub mod diff;
 pub mod driver;
+pub mod engine;
 pub mod export;
 pub mod export_format;
 pub mod extensible_cycle;
@@ -24,8 +25,10 @@ pub mod sizing;
 pub mod splits;
 pub mod summary;
 pub mod verdict;
+pub(crate) mod working_view;
 
 pub use driver::{PlanError, PlanRequest, make_plan, make_plan_with_fingerprint};
+pub use engine::PlanEngine;
 pub use model::{
     BalanceSummary, BrokerLoadView, PLAN_FORMAT_VERSION, Plan, PlannedSplit, PlannedUnload,
 };

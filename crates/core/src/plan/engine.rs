@@ -1,0 +1,218 @@
+//! The plan engine kept per loaded snapshot (issue 17): the snapshot, its fingerprint and the
+//! leader's view of it ([`LeaderState`]), built once; each plan asked of it — a leader cycle, manual
+//! what-ifs, other settings or strategies, the verdict's alternatives — runs on the kept view and
+//! gives it back as it was, so a plan costs its cycle and its changes, not a rebuild of every
+//! bundle. [`super::make_plan`] is an engine built for one plan: there is one driver.
+
+use std::borrow::Cow;
+
+use crate::model::Snapshot;
+
+use super::driver::{PlanError, PlanRequest, plan_once};
+use super::fingerprint::snapshot_fingerprint;
+use super::model::Plan;
+use super::settings::resolve_config;
+use super::working_view::KeptView;
+
+/// A loaded snapshot ready to be planned on repeatedly.
+pub struct PlanEngine<'s> {
+    snapshot: Cow<'s, Snapshot>,
+    fingerprint: String,
+    /// The leader's view of `snapshot`, built by [`Self::prepare`] or the first plan that needs
+    /// it (an extensible-only or structural what-if never does).
+    view: Option<KeptView>,
+    /// Built for one plan (and its alternatives): a manual change rebuilds the plan's view
+    /// rather than bringing the kept one up to date and back.
+    one_plan: bool,
+}
+
+impl PlanEngine<'static> {
+    /// An engine owning `snapshot`; its fingerprint is computed here.
+    pub fn new(snapshot: Snapshot) -> Self {
+        let fingerprint = snapshot_fingerprint(&snapshot);
+        Self::with_fingerprint(Cow::Owned(snapshot), fingerprint)
+    }
+}
+
+impl<'s> PlanEngine<'s> {
+    /// An engine on `snapshot` whose fingerprint the caller already knows (copied into each plan's
+    /// `snapshot_fingerprint` as given).
+    pub fn with_fingerprint(snapshot: Cow<'s, Snapshot>, fingerprint: String) -> Self {
+        Self {
+            snapshot,
+            fingerprint,
+            view: None,
+            one_plan: false,
+        }
+    }
+
+    /// An engine for one plan, as [`super::make_plan`] builds it.
+    pub(crate) fn for_one_plan(mut self) -> Self {
+        self.one_plan = true;
+        self
+    }
+
+    /// Builds the leader's view now, as the snapshot's own configuration sees it, rather than in
+    /// the first plan (what "loading" costs). A configuration that does not resolve is left to the
+    /// plan, which reports it.
+    pub fn prepare(&mut self) -> &mut Self {
+        if self.view.is_none()
+            && let Ok(resolved) = resolve_config(&self.snapshot, None, &[])
+        {
+            self.view = Some(KeptView::new(&self.snapshot, &resolved.config));
+        }
+        self
+    }
+
+    pub fn snapshot(&self) -> &Snapshot {
+        &self.snapshot
+    }
+
+    pub fn fingerprint(&self) -> &str {
+        &self.fingerprint
+    }
+
+    /// The plan `req` asks for: exactly [`super::make_plan_with_fingerprint`]'s, alternatives
+    /// included. The kept view is the same afterwards whatever the plan did.
+    pub fn plan(&mut self, req: &PlanRequest) -> Result<Plan, PlanError> {
+        let snapshot: &Snapshot = &self.snapshot;
+        let view = &mut self.view;
+        let fingerprint = &self.fingerprint;
+        let one = self.one_plan;
+        let mut plan = plan_once(snapshot, view, one, req, fingerprint.clone())?;
+        super::verdict::add_alternatives(&mut plan, req, |alt| {
+            plan_once(snapshot, view, one, alt, fingerprint.clone())
+        });
+        Ok(plan)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::make_plan;
+    use crate::plan::operations::Operation;
+    use crate::simulate::builtin_snapshot;
+    use crate::synthetic::{SyntheticSpec, generate};
+
+    fn ops(texts: &[&str]) -> Vec<Operation> {
+        texts.iter().map(|t| Operation::parse(t).unwrap()).collect()
+    }
+
+    /// Requests of every kind against `snapshot`: the cycle alone, manual moves (placed and to a
+    /// destination), a namespace unload, structural what-ifs, other settings and strategies, the
+    /// extensible manager, no cycle.
+    fn requests(snapshot: &Snapshot) -> Vec<PlanRequest> {
+        let mut owners = snapshot
+            .brokers
+            .iter()
+            .filter(|(_, b)| !b.local_broker_data.bundles.is_empty());
+        let (b0, first) = owners.next().unwrap();
+        let (b1, second) = owners.next().unwrap();
+        let bundle0 = first.local_broker_data.bundles[0].clone();
+        let bundle1 = second.local_broker_data.bundles[0].clone();
+        let namespace = crate::modular::load_data::namespace_of_bundle(&bundle1).to_string();
+        let cycle = PlanRequest::leader_cycle();
+        let with = |operations: Vec<Operation>| PlanRequest {
+            operations,
+            ..PlanRequest::leader_cycle()
+        };
+        let set = |settings: &[(&str, &str)]| PlanRequest {
+            settings: settings
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+            ..PlanRequest::leader_cycle()
+        };
+        vec![
+            cycle.clone(),
+            with(ops(&[&format!("unload-bundle={bundle0}")])),
+            with(ops(&[&format!("unload-bundle={bundle1}->{b0}")])),
+            with(ops(&[
+                &format!("unload-bundle={bundle0}->{b1}"),
+                &format!("unload-bundle={bundle1}"),
+                &format!("unload-namespace={namespace}"),
+            ])),
+            with(ops(&[&format!("split-bundle={bundle0}")])),
+            with(ops(&[
+                &format!("unload-bundle={bundle1}"),
+                "add-broker=added.example:8080",
+                &format!("unload-bundle={bundle0}"),
+            ])),
+            with(ops(&[&format!("remove-broker={b1}")])),
+            with(ops(&["set=loadBalancerBrokerThresholdShedderPercentage=1"])),
+            set(&[(
+                "loadBalancerLoadSheddingStrategy",
+                "org.apache.pulsar.broker.loadbalance.impl.OverloadShedder",
+            )]),
+            set(&[(
+                "loadBalancerLoadPlacementStrategy",
+                "org.apache.pulsar.broker.loadbalance.impl.LeastResourceUsageWithWeight",
+            )]),
+            set(&[("loadBalancerOverrideBrokerNicSpeedGbps", "1")]),
+            set(&[(
+                "loadManagerClassName",
+                "org.apache.pulsar.broker.loadbalance.extensions.ExtensibleLoadManagerImpl",
+            )]),
+            PlanRequest {
+                leader_cycle: false,
+                seed: 3,
+                ..with(ops(&[&format!("unload-bundle={bundle0}")]))
+            },
+            PlanRequest {
+                seed: 9,
+                ..with(ops(&["unload-bundle=no/such/0x00000000_0x10000000"]))
+            },
+        ]
+    }
+
+    fn same(a: &Result<Plan, PlanError>, b: &Result<Plan, PlanError>) -> bool {
+        match (a, b) {
+            (Ok(a), Ok(b)) => {
+                serde_json::to_string(a).unwrap() == serde_json::to_string(b).unwrap()
+            }
+            (Err(a), Err(b)) => a == b,
+            _ => false,
+        }
+    }
+
+    /// One engine answers a sequence of different requests, in several orders, with exactly the
+    /// plans fresh `make_plan` calls give.
+    #[test]
+    fn one_engine_plans_like_fresh_make_plan_in_any_order() {
+        let demo = builtin_snapshot("demo").unwrap();
+        let synthetic = generate(&SyntheticSpec::demo(), 5).unwrap();
+        for snapshot in [demo, synthetic] {
+            let reqs = requests(&snapshot);
+            let fresh: Vec<_> = reqs.iter().map(|r| make_plan(&snapshot, r)).collect();
+            assert!(fresh.iter().filter(|p| p.is_ok()).count() >= reqs.len() - 1);
+            let n = reqs.len();
+            let orders: Vec<Vec<usize>> = vec![
+                (0..n).collect(),
+                (0..n).rev().collect(),
+                (0..n).map(|i| (i * 5 + 3) % n).collect(),
+            ];
+            for order in orders {
+                let mut engine = PlanEngine::new(snapshot.clone());
+                for &i in &order {
+                    let got = engine.plan(&reqs[i]);
+                    assert!(
+                        same(&got, &fresh[i]),
+                        "request {i} ({:?}) differs on the kept engine (order {order:?})",
+                        reqs[i].operations
+                    );
+                }
+                // The kept view is the loaded snapshot's again (after a plan under the
+                // snapshot's own NIC setting, which the NIC request changed).
+                assert!(same(&engine.plan(&reqs[0]), &fresh[0]));
+                let kept = engine.view.as_ref().unwrap();
+                let cfg = resolve_config(&snapshot, None, &[]).unwrap().config;
+                let fresh_view = KeptView::new(&snapshot, &cfg);
+                assert!(
+                    format!("{:?}", kept.state().data())
+                        == format!("{:?}", fresh_view.state().data())
+                );
+            }
+        }
+    }
+}
