@@ -115,8 +115,14 @@ impl WorkerState {
                     return;
                 }
                 let files = std::mem::take(&mut self.inbox);
-                if let Some(kept) = import_job::run(*job, files, post) {
-                    self.snapshot = Some(kept);
+                if let Some((snapshot_id, snapshot, fingerprint)) =
+                    import_job::run(*job, files, post)
+                {
+                    let engine = PlanEngine::with_fingerprint(
+                        std::borrow::Cow::Owned(snapshot),
+                        fingerprint,
+                    );
+                    self.snapshot = Some((snapshot_id, engine));
                     self.baseline = None;
                 }
             }
