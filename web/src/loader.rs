@@ -174,8 +174,8 @@ pub fn same_origin_url(url: &str) -> Result<String, String> {
     Ok(resolved.href())
 }
 
-/// GETs a URL as a `Blob` (not read into the page); failures as in [`fetch_bytes`].
-pub async fn fetch_blob(url: &str) -> Result<web_sys::Blob, String> {
+/// GETs a same-origin URL and keeps the response only when its status is a success.
+async fn get_ok(url: &str) -> Result<gloo::net::http::Response, String> {
     let url = same_origin_url(url)?;
     let response = gloo::net::http::Request::get(&url)
         .send()
@@ -188,6 +188,12 @@ pub async fn fetch_blob(url: &str) -> Result<web_sys::Blob, String> {
             response.status_text()
         ));
     }
+    Ok(response)
+}
+
+/// GETs a URL as a `Blob` (not read into the page); failures as in [`fetch_bytes`].
+pub async fn fetch_blob(url: &str) -> Result<web_sys::Blob, String> {
+    let response = get_ok(url).await?;
     let raw: web_sys::Response = response.into();
     let promise = raw
         .blob()
@@ -201,19 +207,8 @@ pub async fn fetch_blob(url: &str) -> Result<web_sys::Blob, String> {
 
 /// GETs a URL as bytes; any failure (network, HTTP status) becomes a sentence.
 pub async fn fetch_bytes(url: &str) -> Result<Vec<u8>, String> {
-    let url = same_origin_url(url)?;
-    let response = gloo::net::http::Request::get(&url)
-        .send()
-        .await
-        .map_err(|e| format!("request failed: {e}"))?;
-    if !response.ok() {
-        return Err(format!(
-            "HTTP {} {}",
-            response.status(),
-            response.status_text()
-        ));
-    }
-    response
+    get_ok(url)
+        .await?
         .binary()
         .await
         .map_err(|e| format!("could not read the response: {e}"))

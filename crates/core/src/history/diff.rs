@@ -294,20 +294,8 @@ pub fn diff_full(before: &Snapshot, after: &Snapshot) -> Vec<Change> {
 mod tests {
     use super::*;
     use crate::model::BrokerSnapshot;
+    use crate::rng::SplitMix64;
     use crate::simulate::builtin_snapshot;
-
-    /// A small deterministic generator (the test needs no statistical quality).
-    struct Lcg(u64);
-
-    impl Lcg {
-        fn below(&mut self, n: usize) -> usize {
-            self.0 = self
-                .0
-                .wrapping_mul(6_364_136_223_846_793_005)
-                .wrapping_add(1_442_695_040_888_963_407);
-            ((self.0 >> 33) as usize) % n.max(1)
-        }
-    }
 
     fn local(s: &mut Snapshot, pos: usize) -> Option<&mut crate::model::LocalBrokerData> {
         s.brokers
@@ -316,7 +304,7 @@ mod tests {
     }
 
     /// One random change of ownership or structure.
-    fn change(s: &mut Snapshot, rng: &mut Lcg) {
+    fn change(s: &mut Snapshot, rng: &mut SplitMix64) {
         let n = s.brokers.len();
         let (from, to, pick) = (rng.below(n), rng.below(n), rng.below(1_000));
         match rng.below(10) {
@@ -401,7 +389,7 @@ mod tests {
         let mut targeted_moves = 0;
         for (name, steps, seed) in [("demo", 300, 11), ("pr-16059", 60, 12)] {
             let mut s = builtin_snapshot(name).unwrap();
-            let mut rng = Lcg(seed);
+            let mut rng = SplitMix64::new(seed);
             for step in 0..steps {
                 let before = s.clone();
                 for _ in 0..=rng.below(3) {

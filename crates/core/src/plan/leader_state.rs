@@ -448,20 +448,8 @@ mod tests {
     use super::*;
     use crate::model::{BrokerSnapshot, ResourceUsage};
     use crate::plan::leader_step::CarriedLeader;
+    use crate::rng::SplitMix64;
     use crate::simulate::builtin_snapshot;
-
-    /// A small deterministic generator (the test needs no statistical quality).
-    struct Lcg(u64);
-
-    impl Lcg {
-        fn below(&mut self, n: usize) -> usize {
-            self.0 = self
-                .0
-                .wrapping_mul(6_364_136_223_846_793_005)
-                .wrapping_add(1_442_695_040_888_963_407);
-            ((self.0 >> 33) as usize) % n.max(1)
-        }
-    }
 
     /// The kept view equals a fresh build from `snapshot`. Debug text compares entries in order
     /// and every f64 exactly (it prints the shortest text that reads back to the same bits, and
@@ -491,7 +479,7 @@ mod tests {
     }
 
     /// One random change to `s`, named for the failure message.
-    fn change(s: &mut Snapshot, rng: &mut Lcg) -> &'static str {
+    fn change(s: &mut Snapshot, rng: &mut SplitMix64) -> &'static str {
         let n = s.brokers.len();
         let (from, to) = (rng.below(n), rng.below(n));
         let pick = rng.below(1_000);
@@ -601,7 +589,7 @@ mod tests {
 
     fn random_series(name: &str, steps: usize, seed: u64, mut each: impl FnMut(&Snapshot, &str)) {
         let mut s = builtin_snapshot(name).unwrap();
-        let mut rng = Lcg(seed);
+        let mut rng = SplitMix64::new(seed);
         each(&s, "the first snapshot");
         for step in 0..steps {
             let mut what = Vec::new();
@@ -644,7 +632,7 @@ mod tests {
             let first = builtin_snapshot(name).unwrap();
             let mut s = first.clone();
             let mut state = LeaderState::new(&s);
-            let mut rng = Lcg(seed);
+            let mut rng = SplitMix64::new(seed);
             let mut touched: Vec<String> = Vec::new();
             let resolved = resolve_config(&s, None, &[]).unwrap();
             let mut strategies = build_strategies(&resolved.config, resolved.profile).unwrap();
