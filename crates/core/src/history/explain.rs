@@ -280,7 +280,7 @@ fn attribute(
                 Some(Cause::BrokerLeft { broker }) => Cause::BrokerLeft { broker },
                 Some(other) => other,
                 None => {
-                    let ns = bundle.rsplit_once('/').map_or("", |(ns, _)| ns);
+                    let ns = crate::naming::BundleName::parts(bundle).map_or("", |(ns, _)| ns);
                     if created.iter().any(|c| c == ns) {
                         Cause::NamespaceCreated {
                             namespace: ns.to_string(),

@@ -127,7 +127,7 @@ fn gzip(bytes: &[u8]) -> Vec<u8> {
 }
 
 fn namespace_of(bundle: &str) -> &str {
-    bundle.rsplit_once('/').map_or(bundle, |(ns, _)| ns)
+    crate::naming::BundleName::namespace_of(bundle)
 }
 
 /// Splits `snapshot` into its manifest and parts; `seq` orders snapshots of the same time.
