@@ -172,13 +172,13 @@ pub fn app(props: &AppProps) -> Html {
     let prefix = options.persist.then(|| options.storage_prefix.clone());
     // The plan worker (started on first use): plans of large snapshots, and imports of large files.
     let plan_worker = use_mut_ref(|| None::<PlanWorker>);
-    let import_progress = use_state(|| None::<(usize, usize)>);
+    let import_progress = use_memo((), |_| crate::worker_import::ProgressSink::default());
     let imports = {
         let (w, url, d, p, n) = (
             plan_worker.clone(),
             options.worker_url(),
             state.dispatcher(),
-            import_progress.clone(),
+            (*import_progress).clone(),
             note.clone(),
         );
         use_memo((), move |_| WorkerImports::new(w, url, d, p, n))
@@ -740,7 +740,7 @@ pub fn app(props: &AppProps) -> Html {
                 { banner.unwrap_or_default() }
                 if !readonly {
                     <LoaderBar on_inputs={on_inputs} on_error={on_error.clone()} on_demo={on_demo}
-                        storage_note={(*note).clone()} busy={*busy} progress={*import_progress} />
+                        storage_note={(*note).clone()} busy={*busy} progress={(*import_progress).clone()} />
                 }
                 { body }
             </main>

@@ -500,13 +500,15 @@ async fn round6_new_path(
         return;
     };
     let t = now_ms();
-    let loaded = crate::state::Loaded::with_id(2, snapshot, "large.json".into(), Vec::new());
+    let (loaded, sliced) =
+        crate::state::Loaded::build(2, snapshot, "large.json".into(), Vec::new()).await;
     let loaded_ms = now_ms() - t;
     let (parts, push_max, _) = stats.borrow().clone();
     line(
         pre,
         format!(
-            "new path: import in the worker + {parts} parts assembled: {parts_ms:.0} ms (longest part push {push_max:.1} ms); Loaded (map geometry + namespace rows): {loaded_ms:.0} ms"
+            "new path: import in the worker + {parts} parts assembled: {parts_ms:.0} ms (longest part push {push_max:.1} ms); Loaded (map geometry + namespace rows) in {} slices: {:.0} ms on the page, longest slice {:.1} ms, {loaded_ms:.0} ms in all",
+            sliced.slices, sliced.busy_ms, sliced.longest_ms
         ),
     );
     pause().await;

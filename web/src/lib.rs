@@ -17,6 +17,7 @@ mod panic_banner;
 pub mod persist;
 pub mod plan_client;
 pub mod sim_client;
+pub mod sliced;
 pub mod state;
 pub mod worker_import;
 

@@ -9,6 +9,7 @@ use lbplan_core::view::brokers::{BrokerColumn, BrokerRow, sort_rows};
 use lbplan_core::view::palette::{broker_colour, css_hex};
 use yew::prelude::*;
 
+use super::row_cap::{more_rows, use_row_cap};
 use super::styled::{Styled, Swatch};
 use crate::format;
 
@@ -41,6 +42,7 @@ impl PartialEq for BrokerTableProps {
 #[function_component(BrokerTable)]
 pub fn broker_table(props: &BrokerTableProps) -> Html {
     let sort = use_state(|| (BrokerColumn::Broker, false));
+    let (shown, on_more) = use_row_cap();
     let (column, descending) = *sort;
     let rows = {
         let mut r = (*props.rows).clone();
@@ -87,10 +89,11 @@ pub fn broker_table(props: &BrokerTableProps) -> Html {
                 <table class="data brokers" data-testid="broker-table">
                     <thead><tr>{ for BrokerColumn::ALL.into_iter().map(header) }</tr></thead>
                     <tbody>
-                        { for rows.iter().map(|r| row(r, props)) }
+                        { for rows.iter().take(shown).map(|r| row(r, props)) }
                     </tbody>
                 </table>
             </div>
+            { more_rows(shown, rows.len(), "brokers", on_more) }
         </section>
     }
 }

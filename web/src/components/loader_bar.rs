@@ -7,6 +7,7 @@ use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
 use crate::loader::{Picked, pick_file_list};
+use crate::worker_import::ProgressSink;
 
 #[derive(Clone, PartialEq, Properties)]
 pub struct LoaderBarProps {
@@ -18,9 +19,10 @@ pub struct LoaderBarProps {
     pub storage_note: Option<AttrValue>,
     #[prop_or_default]
     pub busy: bool,
-    /// A snapshot arriving from the worker: (entries received, entries in all).
+    /// A snapshot arriving from the worker: (entries received, entries in all), shown by the bar's
+    /// own component.
     #[prop_or_default]
-    pub progress: Option<(usize, usize)>,
+    pub progress: ProgressSink,
 }
 
 fn on_files(p: &LoaderBarProps) -> Callback<Event> {
@@ -73,13 +75,42 @@ pub fn loader_bar(p: &LoaderBarProps) -> Html {
                 <span class="muted small">{ "or drop files, folders, .zip or .tar.gz anywhere on the page" }</span>
                 if p.busy { <span class="busy" role="status">{ "Importing…" }</span> }
             </div>
-            if let Some((done, total)) = p.progress {
-                <p class="small" data-testid="import-progress">
-                    <progress max={total.max(1).to_string()} value={done.to_string()}></progress>
-                    { format!(" Receiving the snapshot from the worker: {} of {} entries", crate::format::count(done as i64), crate::format::count(total as i64)) }
-                </p>
-            }
+            <ImportProgress sink={p.progress.clone()} />
             if let Some(note) = &p.storage_note { <p class="muted small" data-testid="storage-note">{ note.clone() }</p> }
         </section>
+    }
+}
+
+#[derive(Clone, PartialEq, Properties)]
+struct ImportProgressProps {
+    sink: ProgressSink,
+}
+
+/// The progress bar of a snapshot arriving from the worker; its state is its own, so it moves
+/// without re-rendering the app.
+#[function_component(ImportProgress)]
+fn import_progress(p: &ImportProgressProps) -> Html {
+    let progress = use_state(|| p.sink.get());
+    {
+        let progress = progress.clone();
+        use_effect_with(p.sink.clone(), move |sink| {
+            sink.listen(Some(Callback::from({
+                let progress = progress.clone();
+                move |v| progress.set(v)
+            })));
+            // A value set between the first render and now.
+            progress.set(sink.get());
+            let sink = sink.clone();
+            move || sink.listen(None)
+        });
+    }
+    let Some((done, total)) = *progress else {
+        return html! {};
+    };
+    html! {
+        <p class="small" data-testid="import-progress">
+            <progress max={total.max(1).to_string()} value={done.to_string()}></progress>
+            { format!(" Receiving the snapshot from the worker: {} of {} entries", crate::format::count(done as i64), crate::format::count(total as i64)) }
+        </p>
     }
 }

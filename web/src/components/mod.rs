@@ -15,6 +15,7 @@ pub mod namespace_list;
 pub mod nav;
 pub mod plan_view;
 pub mod rebalance_panel;
+pub mod row_cap;
 pub mod settings_panel;
 pub mod sim_chart;
 pub mod simulate_panel;

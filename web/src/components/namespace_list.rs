@@ -4,12 +4,14 @@
 use yew::prelude::*;
 
 use super::LoadedProps;
+use super::row_cap::{more_rows, use_row_cap};
 use crate::format;
 use lbplan_core::view::namespaces::NamespaceRow;
 
 #[function_component(NamespaceList)]
 pub fn namespace_list(props: &LoadedProps) -> Html {
     let d = &props.loaded;
+    let (shown, on_more) = use_row_cap();
     html! {
         <section class="panel">
             <h2>{ "Namespaces" }</h2>
@@ -23,9 +25,10 @@ pub fn namespace_list(props: &LoadedProps) -> Html {
                     </tr>
                 </thead>
                 <tbody>
-                    { for d.namespaces.iter().map(row) }
+                    { for d.namespaces.iter().take(shown).map(row) }
                 </tbody>
             </table>
+            { more_rows(shown, d.namespaces.len(), "namespaces", on_more) }
         </section>
     }
 }

@@ -181,89 +181,9 @@ fn end_fraction(h: u32) -> f64 {
 impl BundleMap {
     /// Geometry of every namespace layout in the snapshot, with owners and loads.
     pub fn from_snapshot(snapshot: &Snapshot) -> Self {
-        let brokers: Vec<String> = snapshot.brokers.keys().cloned().collect();
-        let colours = brokers.iter().map(|b| broker_colour(b)).collect();
-        let broker_index: HashMap<String, u32> = brokers
-            .iter()
-            .enumerate()
-            .map(|(i, b)| (b.clone(), u32::try_from(i).unwrap_or(NO_OWNER)))
-            .collect();
-        let mut owner_of: HashMap<&str, u32> = HashMap::new();
-        for (i, b) in snapshot.brokers.values().enumerate() {
-            for bundle in &b.local_broker_data.bundles {
-                owner_of
-                    .entry(bundle.as_str())
-                    .or_insert(u32::try_from(i).unwrap_or(NO_OWNER));
-            }
-        }
-        let mut map = BundleMap {
-            brokers,
-            colours,
-            broker_index,
-            ..Self::default()
-        };
-        for (ns, n) in &snapshot.namespaces {
-            let Ok(layout) = NamespaceBundles::from_bundles_data(ns, &n.bundles) else {
-                continue;
-            };
-            let start = map.segments.len();
-            let row = u32::try_from(map.rows.len()).unwrap_or(u32::MAX);
-            for range in layout.ranges() {
-                let name = format!("{ns}/{range}");
-                let owner = owner_of.get(name.as_str()).copied().unwrap_or(NO_OWNER);
-                let owner_name = map
-                    .brokers
-                    .get(owner as usize)
-                    .map(String::as_str)
-                    .unwrap_or_default();
-                let load = bundle_load(snapshot, owner_name, &name);
-                let bytes = load.bytes_per_sec() as f32;
-                if bytes > map.max_bytes_per_sec {
-                    map.max_bytes_per_sec = bytes;
-                }
-                map.segments.push(MapSegment {
-                    lo: range.lo,
-                    hi: range.hi,
-                    owner,
-                    bytes_per_sec: bytes,
-                    msg_per_sec: load.msg_per_sec() as f32,
-                    topics: load.stats.topics,
-                });
-                map.segment_row.push(row);
-            }
-            map.row_of_namespace.insert(ns.clone(), row);
-            map.rows.push(MapRow {
-                namespace: ns.clone(),
-                start,
-                end: map.segments.len(),
-                system: is_sla_or_heartbeat_namespace(ns),
-            });
-        }
-        let max = if map.max_bytes_per_sec > 0.0 {
-            map.max_bytes_per_sec
-        } else {
-            1.0
-        };
-        let top = (SHADES - 1) as f32;
-        map.shade_level = map
-            .segments
-            .iter()
-            .map(|s| {
-                let t = (s.bytes_per_sec / max).max(0.0).sqrt();
-                (t * top).round().clamp(0.0, top) as u8
-            })
-            .collect();
-        map.shaded = map
-            .colours
-            .iter()
-            .flat_map(|c| {
-                (0..SHADES).map(move |l| {
-                    let [r, g, b] = shade(*c, l as f32 / top);
-                    [r, g, b, 255]
-                })
-            })
-            .collect();
-        map
+        let mut builder = BundleMapBuilder::new(snapshot);
+        while !builder.step(usize::MAX) {}
+        builder.finish()
     }
 
     fn colour_of(&self, owner: u32, segment: usize) -> Option<[u8; 4]> {
@@ -546,6 +466,159 @@ impl BundleMap {
     }
 }
 
+/// Builds a [`BundleMap`] a bounded piece at a time (the one way it is built:
+/// [`BundleMap::from_snapshot`] runs it to the end), so a page can build the map of 200,000 bundles
+/// between its other tasks: each [`BundleMapBuilder::step`] does at most `budget` bundles' work.
+pub struct BundleMapBuilder<'a> {
+    snapshot: &'a Snapshot,
+    map: BundleMap,
+    owner_of: HashMap<&'a str, u32>,
+    /// Next broker whose bundles are read into `owner_of`, then next namespace laid out.
+    next_broker: usize,
+    next_namespace: usize,
+    /// The namespace being laid out: its row, ranges and the next range.
+    current: Option<(u32, Vec<BundleRange>, usize)>,
+}
+
+impl<'a> BundleMapBuilder<'a> {
+    pub fn new(snapshot: &'a Snapshot) -> Self {
+        let brokers: Vec<String> = snapshot.brokers.keys().cloned().collect();
+        let colours = brokers.iter().map(|b| broker_colour(b)).collect();
+        let broker_index: HashMap<String, u32> = brokers
+            .iter()
+            .enumerate()
+            .map(|(i, b)| (b.clone(), u32::try_from(i).unwrap_or(NO_OWNER)))
+            .collect();
+        BundleMapBuilder {
+            snapshot,
+            map: BundleMap {
+                brokers,
+                colours,
+                broker_index,
+                ..BundleMap::default()
+            },
+            owner_of: HashMap::new(),
+            next_broker: 0,
+            next_namespace: 0,
+            current: None,
+        }
+    }
+
+    /// Does at most about `budget` bundles' work (a broker's bundle list or a namespace's ranges
+    /// are split between steps); `true` when everything is laid out and [`Self::finish`] is next.
+    pub fn step(&mut self, budget: usize) -> bool {
+        let snapshot = self.snapshot;
+        let mut left = budget.max(1);
+        // Owners first: the first broker that lists a bundle owns it.
+        while let Some((_, b)) = snapshot.brokers.get_index(self.next_broker) {
+            if left == 0 {
+                return false;
+            }
+            let owner = u32::try_from(self.next_broker).unwrap_or(NO_OWNER);
+            for bundle in &b.local_broker_data.bundles {
+                self.owner_of.entry(bundle.as_str()).or_insert(owner);
+            }
+            left = left.saturating_sub(b.local_broker_data.bundles.len().max(1));
+            self.next_broker += 1;
+        }
+        loop {
+            if left == 0 {
+                return false;
+            }
+            let Some((row, ranges, next)) = self.current.as_mut() else {
+                let Some((ns, n)) = snapshot.namespaces.get_index(self.next_namespace) else {
+                    return true;
+                };
+                let Ok(layout) = NamespaceBundles::from_bundles_data(ns, &n.bundles) else {
+                    self.next_namespace += 1;
+                    continue;
+                };
+                let row = u32::try_from(self.map.rows.len()).unwrap_or(u32::MAX);
+                self.map.row_of_namespace.insert(ns.clone(), row);
+                self.map.rows.push(MapRow {
+                    namespace: ns.clone(),
+                    start: self.map.segments.len(),
+                    end: self.map.segments.len(),
+                    system: is_sla_or_heartbeat_namespace(ns),
+                });
+                self.current = Some((row, layout.ranges().collect(), 0));
+                continue;
+            };
+            let Some(range) = ranges.get(*next) else {
+                self.current = None;
+                self.next_namespace += 1;
+                continue;
+            };
+            let ns = snapshot
+                .namespaces
+                .get_index(self.next_namespace)
+                .map(|(ns, _)| ns.as_str())
+                .unwrap_or_default();
+            let name = format!("{ns}/{range}");
+            let owner = self
+                .owner_of
+                .get(name.as_str())
+                .copied()
+                .unwrap_or(NO_OWNER);
+            let owner_name = self
+                .map
+                .brokers
+                .get(owner as usize)
+                .map(String::as_str)
+                .unwrap_or_default();
+            let load = bundle_load(snapshot, owner_name, &name);
+            let bytes = load.bytes_per_sec() as f32;
+            if bytes > self.map.max_bytes_per_sec {
+                self.map.max_bytes_per_sec = bytes;
+            }
+            self.map.segments.push(MapSegment {
+                lo: range.lo,
+                hi: range.hi,
+                owner,
+                bytes_per_sec: bytes,
+                msg_per_sec: load.msg_per_sec() as f32,
+                topics: load.stats.topics,
+            });
+            self.map.segment_row.push(*row);
+            if let Some(r) = self.map.rows.last_mut() {
+                r.end = self.map.segments.len();
+            }
+            *next += 1;
+            left -= 1;
+        }
+    }
+
+    /// The map, once [`Self::step`] said it is laid out: load shades (one pass over the segments).
+    pub fn finish(self) -> BundleMap {
+        let mut map = self.map;
+        let max = if map.max_bytes_per_sec > 0.0 {
+            map.max_bytes_per_sec
+        } else {
+            1.0
+        };
+        let top = (SHADES - 1) as f32;
+        map.shade_level = map
+            .segments
+            .iter()
+            .map(|s| {
+                let t = (s.bytes_per_sec / max).max(0.0).sqrt();
+                (t * top).round().clamp(0.0, top) as u8
+            })
+            .collect();
+        map.shaded = map
+            .colours
+            .iter()
+            .flat_map(|c| {
+                (0..SHADES).map(move |l| {
+                    let [r, g, b] = shade(*c, l as f32 / top);
+                    [r, g, b, 255]
+                })
+            })
+            .collect();
+        map
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -598,6 +671,34 @@ mod tests {
             m.owners_after([("t/a/0x00000000_0x80000000", "b2:8080")]),
             vec![1, 1, 1]
         );
+    }
+
+    #[test]
+    fn built_one_bundle_per_step_the_map_has_the_same_geometry() {
+        let s = snapshot();
+        let mut b = BundleMapBuilder::new(&s);
+        let mut steps = 1;
+        while !b.step(1) {
+            steps += 1;
+        }
+        let m = b.finish();
+        // 3 bundle owners read, then 3 segments laid out, one per step, and the step that ends.
+        assert!(steps >= 6, "{steps}");
+        assert_eq!(
+            m.rows
+                .iter()
+                .map(|r| (r.namespace.as_str(), r.start, r.end))
+                .collect::<Vec<_>>(),
+            [("t/a", 0, 2), ("u/b", 2, 3)]
+        );
+        assert_eq!(
+            m.segments.iter().map(|s| s.owner).collect::<Vec<_>>(),
+            [0, 1, 1]
+        );
+        assert_eq!(m.segments[1].lo, 0x8000_0000);
+        assert_eq!(m.segment_row, [0, 0, 1]);
+        assert_eq!(m.row_of("u/b"), Some(1));
+        assert_eq!(m, BundleMap::from_snapshot(&s));
     }
 
     #[test]

@@ -24,34 +24,90 @@ pub struct NamespaceRow {
 
 /// The rows in the snapshot's namespace order, heartbeat and SLA-monitor namespaces moved last.
 pub fn namespace_rows(snapshot: &Snapshot) -> Vec<NamespaceRow> {
-    // A policy that does not compile governs nothing here; the plan reports it as a warning.
-    let (isolation, _) = IsolationPolicies::compile(&snapshot.namespace_isolation_policies);
-    let mut topics_by_ns: HashMap<String, i64> = HashMap::new();
-    for (name, data) in &snapshot.bundle_data {
-        if let Ok(b) = parse_bundle_name(name) {
-            let n = topics_by_ns.entry(b.namespace).or_default();
-            *n = n.saturating_add(i64::from(data.topics));
+    let mut builder = NamespaceRowsBuilder::new(snapshot);
+    while !builder.step(usize::MAX) {}
+    builder.finish()
+}
+
+/// Builds [`namespace_rows`] a bounded piece at a time (the one way they are built), so a page can
+/// build the rows of 200,000 bundles between its other tasks: each [`NamespaceRowsBuilder::step`]
+/// reads at most `budget` bundles or namespaces.
+pub struct NamespaceRowsBuilder<'a> {
+    snapshot: &'a Snapshot,
+    isolation: IsolationPolicies,
+    topics_by_ns: HashMap<String, i64>,
+    next_bundle: usize,
+    next_namespace: usize,
+    rows: Vec<NamespaceRow>,
+    heartbeats: Vec<NamespaceRow>,
+}
+
+impl<'a> NamespaceRowsBuilder<'a> {
+    pub fn new(snapshot: &'a Snapshot) -> Self {
+        // A policy that does not compile governs nothing here; the plan reports it as a warning.
+        let (isolation, _) = IsolationPolicies::compile(&snapshot.namespace_isolation_policies);
+        NamespaceRowsBuilder {
+            snapshot,
+            isolation,
+            topics_by_ns: HashMap::new(),
+            next_bundle: 0,
+            next_namespace: 0,
+            rows: Vec::new(),
+            heartbeats: Vec::new(),
         }
     }
-    let (mut rows, heartbeats): (Vec<NamespaceRow>, Vec<NamespaceRow>) = snapshot
-        .namespaces
-        .iter()
-        .map(|(name, ns)| NamespaceRow {
-            namespace: name.clone(),
-            bundle_count: ns.bundles.num_bundles,
-            topics: match &ns.topics {
-                Some(list) => i64::try_from(list.len()).unwrap_or(i64::MAX),
-                None => topics_by_ns.get(name).copied().unwrap_or(0),
-            },
-            heartbeat: is_sla_or_heartbeat_namespace(name),
-            isolation_policy: isolation
-                .namespace_policy(name)
-                .map(|p| p.name().to_string()),
-            anti_affinity_group: ns.anti_affinity_group.clone(),
-        })
-        .partition(|r| !r.heartbeat);
-    rows.extend(heartbeats);
-    rows
+
+    /// Reads at most `budget` bundles' `BundleData` or namespaces; `true` when [`Self::finish`] is
+    /// next.
+    pub fn step(&mut self, budget: usize) -> bool {
+        let snapshot = self.snapshot;
+        let mut left = budget.max(1);
+        while let Some((name, data)) = snapshot.bundle_data.get_index(self.next_bundle) {
+            if left == 0 {
+                return false;
+            }
+            if let Ok(b) = parse_bundle_name(name) {
+                let n = self.topics_by_ns.entry(b.namespace).or_default();
+                *n = n.saturating_add(i64::from(data.topics));
+            }
+            self.next_bundle += 1;
+            left -= 1;
+        }
+        while let Some((name, ns)) = snapshot.namespaces.get_index(self.next_namespace) {
+            if left == 0 {
+                return false;
+            }
+            let row = NamespaceRow {
+                namespace: name.clone(),
+                bundle_count: ns.bundles.num_bundles,
+                topics: match &ns.topics {
+                    Some(list) => i64::try_from(list.len()).unwrap_or(i64::MAX),
+                    None => self.topics_by_ns.get(name).copied().unwrap_or(0),
+                },
+                heartbeat: is_sla_or_heartbeat_namespace(name),
+                isolation_policy: self
+                    .isolation
+                    .namespace_policy(name)
+                    .map(|p| p.name().to_string()),
+                anti_affinity_group: ns.anti_affinity_group.clone(),
+            };
+            if row.heartbeat {
+                self.heartbeats.push(row);
+            } else {
+                self.rows.push(row);
+            }
+            self.next_namespace += 1;
+            left -= 1;
+        }
+        true
+    }
+
+    /// The rows, once [`Self::step`] said they are all read.
+    pub fn finish(self) -> Vec<NamespaceRow> {
+        let mut rows = self.rows;
+        rows.extend(self.heartbeats);
+        rows
+    }
 }
 
 #[cfg(test)]
@@ -123,6 +179,14 @@ mod tests {
             .insert("iso-t".into(), policy("t/.*"));
 
         let rows = namespace_rows(&s);
+        // Built one bundle or namespace per step: the same rows.
+        let mut b = NamespaceRowsBuilder::new(&s);
+        let mut steps = 1;
+        while !b.step(1) {
+            steps += 1;
+        }
+        assert_eq!(steps, 2 + 4);
+        assert_eq!(b.finish(), rows);
         // (namespace, bundles, topics, heartbeat, isolation policy, anti-affinity group)
         type Row<'a> = (&'a str, i32, i64, bool, Option<&'a str>, Option<&'a str>);
         let summary: Vec<Row> = rows
