@@ -58,3 +58,18 @@ fn rows_name_isolation_policies_and_anti_affinity_groups() {
     );
     assert_eq!(row("globex/telemetry").anti_affinity_group, None);
 }
+
+/// Built in slices between the page's tasks (`Loaded::build`, as a snapshot imported in the worker
+/// is shown), the demo has the same map and namespace rows as built in one go.
+#[wasm_bindgen_test]
+async fn built_in_slices_the_demo_has_the_same_map_and_rows() {
+    let snapshot = lbplan_core::synthetic::demo().unwrap();
+    let whole = Loaded::new(snapshot.clone(), "test".into(), Vec::new());
+    let (sliced, stats) = Loaded::build(99, snapshot, "test".into(), Vec::new()).await;
+    assert!(stats.slices >= 2, "{stats:?}");
+    assert_eq!(*sliced.map, *whole.map);
+    assert_eq!(sliced.namespaces, whole.namespaces);
+    assert_eq!(sliced.bundle_count, whole.bundle_count);
+    // Not the same load: a new id.
+    assert_ne!(sliced, whole);
+}
