@@ -17,12 +17,13 @@ use crate::modular::pipeline::{
 use crate::modular::shedding::{AvgShedder, shedder_by_name};
 use crate::rng::SeededPicker;
 
+use super::after_view::AfterView;
 use super::balance::{broker_views, summarize};
 use super::engine::PlanEngine;
 use super::fingerprint::snapshot_fingerprint;
 use super::leader_state::LeaderState;
 use super::leader_view::load_data_from_snapshot;
-use super::load_model::{bundle_load, move_bundle, owner_of};
+use super::load_model::owner_of;
 use super::model::PlannedSplit;
 use super::model::{Outlook, PLAN_FORMAT_VERSION, Plan, PlannedUnload, SkippedDecision};
 use super::names::{check_broker, check_namespace, check_topic};
@@ -88,11 +89,11 @@ fn op_error(op: &Operation, why: impl Into<String>) -> PlanError {
 }
 
 /// Everything a cycle works on.
-struct Workspace {
+struct Workspace<'s> {
     cfg: LoadBalancerConfig,
     profile: Profile,
     /// The cluster as it will be after the plan (the "after" view).
-    snapshot: Snapshot,
+    after: AfterView<'s>,
     strategies: StrategySet,
     picker: SeededPicker,
     now_ms: i64,
@@ -171,9 +172,7 @@ pub fn make_plan_with_fingerprint(
     req: &PlanRequest,
     fingerprint: String,
 ) -> Result<Plan, PlanError> {
-    PlanEngine::with_fingerprint(std::borrow::Cow::Borrowed(snapshot), fingerprint)
-        .for_one_plan()
-        .plan(req)
+    PlanEngine::with_fingerprint(std::borrow::Cow::Borrowed(snapshot), fingerprint).plan(req)
 }
 
 /// One plan with its verdict, without re-planning for alternatives, on `snapshot` whose leader's
@@ -181,7 +180,6 @@ pub fn make_plan_with_fingerprint(
 pub(crate) fn plan_once(
     snapshot: &Snapshot,
     kept: &mut Option<KeptView>,
-    one_plan: bool,
     req: &PlanRequest,
     fingerprint: String,
 ) -> Result<Plan, PlanError> {
@@ -195,20 +193,23 @@ pub(crate) fn plan_once(
     let mut warnings = resolved.warnings;
     let cfg = resolved.config;
     let profile = resolved.profile;
-    let mut work = snapshot.clone();
-    warnings.extend(apply_nic_speed_override(&mut work, &cfg));
+    let mut after = AfterView::new(snapshot);
+    if cfg.load_balancer_override_broker_nic_speed_gbps.is_some() {
+        warnings.extend(apply_nic_speed_override(after.to_mut(), &cfg));
+    }
+    let work = after.rest();
     // The leader's view is read by manual placements and the modular cycle.
     let needs_view = req
         .operations
         .iter()
         .any(|op| !matches!(op, Operation::SetConfig { .. }))
         || (req.leader_cycle && !cfg.is_extensible());
-    let mut view = WorkingView::new(&work, &cfg, kept, needs_view, one_plan);
+    let mut view = WorkingView::new(work, &cfg, kept, needs_view);
     let (_, isolation_errors) =
         crate::isolation::IsolationPolicies::compile(&snapshot.namespace_isolation_policies);
     warnings.extend(isolation_errors.iter().map(ToString::to_string));
     let weights = cfg.resource_weights();
-    let brokers_before = broker_views(&work, &weights);
+    let brokers_before = broker_views(work, &weights);
 
     let strategies = build_strategies(&cfg, profile)?;
     warnings.extend(strategies.resolution.warnings.iter().cloned());
@@ -232,7 +233,7 @@ pub(crate) fn plan_once(
     let mut ws = Workspace {
         cfg,
         profile,
-        snapshot: work,
+        after,
         strategies,
         picker: SeededPicker::new(req.seed),
         now_ms: snapshot.captured_at_ms.unwrap_or(0),
@@ -262,7 +263,7 @@ pub(crate) fn plan_once(
     }
     drop(view);
 
-    plan.brokers_after = broker_views(&ws.snapshot, &weights);
+    plan.brokers_after = ws.after.broker_views(&weights, &brokers_before);
     plan.balance_before = summarize(&brokers_before);
     plan.balance_after = summarize(&plan.brokers_after);
     plan.brokers_before = brokers_before;
@@ -275,7 +276,7 @@ pub(crate) fn plan_once(
 /// Places `bundle` as a lookup after an unload would (`selectBrokerForAssignment`), on the leader view
 /// `data`, and moves it in the workspace snapshot.
 fn place_and_move(
-    ws: &mut Workspace,
+    ws: &mut Workspace<'_>,
     data: &mut LoadData,
     ctx: &mut PlacementContext,
     bundle: &str,
@@ -299,9 +300,9 @@ fn place_and_move(
         &mut ws.picker,
     );
     let to = outcome.broker.clone()?;
-    let load = bundle_load(&ws.snapshot, from, bundle);
+    let load = ws.after.bundle_load(from, bundle);
     if to != from {
-        move_bundle(&mut ws.snapshot, bundle, from, &to);
+        ws.after.move_bundle(bundle, from, &to);
     }
     Some(PlannedUnload {
         bundle: bundle.to_string(),
@@ -321,12 +322,12 @@ fn place_and_move(
 /// snapshot (one view for all, as one operation: preallocations accumulate), then takes the
 /// placements back out of the view and tells it which reports the moves changed.
 fn place_all(
-    ws: &mut Workspace,
+    ws: &mut Workspace<'_>,
     view: &mut WorkingView<'_>,
     owned: &[(String, String)],
     kind: ReasonKind,
 ) -> Vec<Option<PlannedUnload>> {
-    let state = view.get(&ws.snapshot);
+    let state = view.get(&mut ws.after);
     let bundle_data_len = state.data().bundle_data.len();
     let mut ctx = state.take_context();
     let placed: Vec<Option<PlannedUnload>> = owned
@@ -345,7 +346,7 @@ fn place_all(
 }
 
 fn apply_operation(
-    ws: &mut Workspace,
+    ws: &mut Workspace<'_>,
     view: &mut WorkingView<'_>,
     op: &Operation,
     plan: &mut Plan,
@@ -361,12 +362,14 @@ fn apply_operation(
             bundle,
             destination_broker,
         } => {
-            let from = owner_of(&ws.snapshot, bundle)
+            let from = ws
+                .after
+                .owner_of(bundle)
                 .ok_or_else(|| op_error(op, "no broker in the snapshot owns this bundle"))?;
             match destination_broker {
                 Some(to) => {
                     check_broker(to).map_err(|e| op_error(op, e.to_string()))?;
-                    if !ws.snapshot.brokers.contains_key(to) {
+                    if !ws.after.has_broker(to) {
                         return Err(op_error(
                             op,
                             format!("destination broker `{to}` is not in the snapshot"),
@@ -375,7 +378,9 @@ fn apply_operation(
                     if *to == from {
                         return Err(op_error(op, format!("`{to}` already owns the bundle")));
                     }
-                    let load = move_bundle(&mut ws.snapshot, bundle, &from, to)
+                    let load = ws
+                        .after
+                        .move_bundle(bundle, &from, to)
                         .ok_or_else(|| op_error(op, "the bundle could not be moved"))?;
                     view.touched([from.as_str(), to.as_str()]);
                     plan.unloads.push(PlannedUnload {
@@ -412,7 +417,7 @@ fn apply_operation(
         Operation::UnloadNamespace { namespace } => {
             check_namespace(namespace).map_err(|e| op_error(op, e.to_string()))?;
             let mut owned: Vec<(String, String)> = Vec::new();
-            for (broker, b) in &ws.snapshot.brokers {
+            for (broker, b) in ws.after.brokers() {
                 for bundle in &b.local_broker_data.bundles {
                     if crate::modular::load_data::namespace_of_bundle(bundle) == namespace {
                         owned.push((bundle.clone(), broker.clone()));
@@ -435,16 +440,16 @@ fn apply_operation(
         }
         Operation::AddBroker { broker, like } => {
             check_broker(broker).map_err(|e| op_error(op, e.to_string()))?;
-            if ws.snapshot.brokers.contains_key(broker) {
+            let snapshot = ws.after.to_mut();
+            if snapshot.brokers.contains_key(broker) {
                 return Err(op_error(op, "a broker with this name already exists"));
             }
             let template = match like {
-                Some(l) => ws
-                    .snapshot
+                Some(l) => snapshot
                     .brokers
                     .get(l)
                     .ok_or_else(|| op_error(op, format!("template broker `{l}` not found")))?,
-                None => ws.snapshot.brokers.values().next().ok_or_else(|| {
+                None => snapshot.brokers.values().next().ok_or_else(|| {
                     op_error(op, "the snapshot has no broker to copy limits from")
                 })?,
             };
@@ -462,7 +467,7 @@ fn apply_operation(
                 load_manager_class_name: t.load_manager_class_name.clone(),
                 ..LocalBrokerData::default()
             };
-            ws.snapshot.brokers.insert(
+            snapshot.brokers.insert(
                 broker.clone(),
                 BrokerSnapshot {
                     local_broker_data: local,
@@ -474,22 +479,23 @@ fn apply_operation(
         }
         Operation::RemoveBroker { broker } => {
             let removed = ws
-                .snapshot
+                .after
+                .to_mut()
                 .brokers
                 .get(broker)
                 .ok_or_else(|| op_error(op, "no such broker in the snapshot"))?
                 .local_broker_data
                 .bundles
                 .clone();
-            if ws.snapshot.brokers.len() <= 1 {
+            if ws.after.to_mut().brokers.len() <= 1 {
                 return Err(op_error(op, "cannot remove the only broker"));
             }
             // The leader's view without the broker: built for this operation (the broker list
             // changes, so the plan's view is rebuilt after it).
             view.restructured();
-            let mut data = load_data_from_snapshot(&ws.snapshot);
+            let mut data = load_data_from_snapshot(ws.after.to_mut());
             data.brokers.shift_remove(broker);
-            let mut ctx = placement_context(&ws.snapshot, &data);
+            let mut ctx = placement_context(ws.after.to_mut(), &data);
             let active: Vec<String> = data.brokers.keys().cloned().collect();
             ws.strategies.on_active_brokers_change(&active);
             for bundle in removed {
@@ -504,7 +510,7 @@ fn apply_operation(
                     plan.unloads.push(u);
                 }
             }
-            ws.snapshot.brokers.shift_remove(broker);
+            ws.after.to_mut().brokers.shift_remove(broker);
             Ok(())
         }
         Operation::SplitBundle {
@@ -512,7 +518,7 @@ fn apply_operation(
             algorithm,
             positions,
         } => {
-            let owner = owner_of(&ws.snapshot, bundle)
+            let owner = owner_of(ws.after.to_mut(), bundle)
                 .ok_or_else(|| op_error(op, "no broker in the snapshot owns this bundle"))?;
             let chosen = match algorithm {
                 Some(name) => SplitAlgorithm::from_name(name).ok_or_else(|| {
@@ -532,11 +538,11 @@ fn apply_operation(
                     "specified_positions_divide needs positions (Pulsar answers HTTP 412)",
                 ));
             }
-            match compute_split(&ws.snapshot, &ws.cfg, bundle, chosen, positions)
+            match compute_split(ws.after.to_mut(), &ws.cfg, bundle, chosen, positions)
                 .map_err(|e| op_error(op, e))?
             {
                 Ok(split) => {
-                    apply_split(&mut ws.snapshot, &split);
+                    apply_split(ws.after.to_mut(), &split);
                     view.restructured();
                     plan.splits.push(planned_split(
                         bundle,
@@ -625,12 +631,12 @@ pub(crate) fn split_reason(triggers: &[String]) -> String {
     format!("BundleSplitterTask: {}", triggers.join("; "))
 }
 
-fn unloads_of(report: &SheddingCycleReport, snapshot: &Snapshot) -> Vec<PlannedUnload> {
+fn unloads_of(report: &SheddingCycleReport, after: &mut AfterView<'_>) -> Vec<PlannedUnload> {
     report
         .unloads
         .iter()
         .map(|u| {
-            let load = bundle_load(snapshot, &u.from, &u.bundle);
+            let load = after.bundle_load(&u.from, &u.bundle);
             PlannedUnload {
                 bundle: u.bundle.clone(),
                 from: u.from.clone(),
@@ -647,13 +653,28 @@ fn unloads_of(report: &SheddingCycleReport, snapshot: &Snapshot) -> Vec<PlannedU
         .collect()
 }
 
+/// [`auto_splits_step`] on the plan's after view: the whole snapshot is asked for only when
+/// `BundleSplitterTask` accepts a bundle (splitting changes the bundle set and the layouts).
+fn auto_splits_on_after(ws: &mut Workspace<'_>, data: &LoadData, plan: &mut Plan) {
+    let rest = ws.after.rest();
+    let counts = |ns: &str| {
+        rest.namespaces
+            .get(ns)
+            .map(|n| i64::from(n.bundles.num_bundles))
+    };
+    if decide_auto_splits(&ws.cfg, data, counts, |_, _, name| long_term_of(data, name)).is_empty() {
+        return;
+    }
+    auto_splits_step(ws.after.to_mut(), &ws.cfg, data, plan);
+}
+
 fn run_leader_cycle(
-    ws: &mut Workspace,
+    ws: &mut Workspace<'_>,
     view: &mut WorkingView<'_>,
     outlook_cycles: u32,
     plan: &mut Plan,
 ) {
-    let state = view.get(&ws.snapshot);
+    let state = view.get(&mut ws.after);
     // The cycle changes only `recently_unloaded` in the leader view (the shedding path preallocates
     // nothing), so the steady view for the split check and the look-ahead is the view with this
     // copy put back: no clone of the whole view. The context's kept parts (policies, range cache)
@@ -688,10 +709,10 @@ fn run_leader_cycle(
             why,
             reason,
         });
-        auto_splits_step(&mut ws.snapshot, &ws.cfg, state.data(), plan);
+        auto_splits_on_after(ws, state.data(), plan);
         return;
     }
-    let unloads = unloads_of(&report, &ws.snapshot);
+    let unloads = unloads_of(&report, &mut ws.after);
     for n in &report.not_shed {
         plan.skipped.push(SkippedDecision {
             bundle: String::new(),
@@ -710,12 +731,12 @@ fn run_leader_cycle(
     }
     for u in &unloads {
         if let Some(to) = &u.to {
-            move_bundle(&mut ws.snapshot, &u.bundle, &u.from, to);
+            ws.after.move_bundle(&u.bundle, &u.from, to);
         }
     }
     let acted = !unloads.is_empty();
     plan.unloads.extend(unloads);
-    auto_splits_step(&mut ws.snapshot, &ws.cfg, state.data(), plan);
+    auto_splits_on_after(ws, state.data(), plan);
     if !acted && outlook_cycles > 0 {
         // A cycle that placed nothing left the context as it was; one that did starts afresh.
         if !report.decisions.is_empty() {
@@ -735,7 +756,7 @@ fn run_leader_cycle(
 /// keeping it changes nothing), and one whose selections were all skipped is followed by a reset.
 /// `ctx` is the context lent by `state`; the caller gives it back.
 fn look_ahead(
-    ws: &mut Workspace,
+    ws: &mut Workspace<'_>,
     state: &mut LeaderState,
     ctx: &mut PlacementContext,
     cycles: u32,
@@ -760,7 +781,7 @@ fn look_ahead(
             &mut ws.picker,
             now,
         );
-        let unloads = unloads_of(&report, &ws.snapshot);
+        let unloads = unloads_of(&report, &mut ws.after);
         if !unloads.is_empty() {
             let cycle = extra + 1;
             let mut sources: Vec<&str> = unloads.iter().map(|u| u.from.as_str()).collect();
@@ -1021,7 +1042,7 @@ fn transfer_skip_reason(
 /// The extensible manager's cycle: TransferShedder on the brokers' published load data; decisions carry
 /// their destination (or are placed by extensible LeastResourceUsageWithWeight when transfers are off).
 fn run_extensible_leader_cycle(
-    ws: &mut Workspace,
+    ws: &mut Workspace<'_>,
     outlook_cycles: u32,
     plan: &mut Plan,
     warnings: &mut Vec<String>,
@@ -1037,10 +1058,12 @@ fn run_extensible_leader_cycle(
         });
         return;
     }
-    let view = extensible_view(&ws.snapshot, &ws.cfg);
+    // TransferShedder reads every broker's published load: the plan works on the whole snapshot.
+    let snapshot = ws.after.to_mut();
+    let view = extensible_view(snapshot, &ws.cfg);
     warnings.extend(view.warnings.iter().cloned());
     let mut shedder = crate::extensible::TransferShedder::new();
-    let recent = ws.snapshot.recently_unloaded_bundles.clone();
+    let recent = snapshot.recently_unloaded_bundles.clone();
     let interval_ms = ws
         .cfg
         .load_balancer_shedding_interval_minutes
@@ -1083,7 +1106,7 @@ fn run_extensible_leader_cycle(
                 false,
             ),
         };
-        let load = bundle_load(&ws.snapshot, &d.source_broker, &d.service_unit);
+        let load = ws.after.bundle_load(&d.source_broker, &d.service_unit);
         let stats = outcome
             .load_avg_std
             .map(|(avg, std)| {
@@ -1116,7 +1139,7 @@ fn run_extensible_leader_cycle(
         }
         for u in &unloads {
             if let Some(to) = &u.to {
-                move_bundle(&mut ws.snapshot, &u.bundle, &u.from, to);
+                ws.after.move_bundle(&u.bundle, &u.from, to);
             }
         }
         plan.unloads.extend(unloads);

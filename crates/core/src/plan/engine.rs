@@ -21,9 +21,6 @@ pub struct PlanEngine<'s> {
     /// The leader's view of `snapshot`, built by [`Self::prepare`] or the first plan that needs
     /// it (an extensible-only or structural what-if never does).
     view: Option<KeptView>,
-    /// Built for one plan (and its alternatives): a manual change rebuilds the plan's view
-    /// rather than bringing the kept one up to date and back.
-    one_plan: bool,
 }
 
 impl PlanEngine<'static> {
@@ -42,14 +39,7 @@ impl<'s> PlanEngine<'s> {
             snapshot,
             fingerprint,
             view: None,
-            one_plan: false,
         }
-    }
-
-    /// An engine for one plan, as [`super::make_plan`] builds it.
-    pub(crate) fn for_one_plan(mut self) -> Self {
-        self.one_plan = true;
-        self
     }
 
     /// Builds the leader's view now, as the snapshot's own configuration sees it, rather than in
@@ -78,10 +68,9 @@ impl<'s> PlanEngine<'s> {
         let snapshot: &Snapshot = &self.snapshot;
         let view = &mut self.view;
         let fingerprint = &self.fingerprint;
-        let one = self.one_plan;
-        let mut plan = plan_once(snapshot, view, one, req, fingerprint.clone())?;
+        let mut plan = plan_once(snapshot, view, req, fingerprint.clone())?;
         super::verdict::add_alternatives(&mut plan, req, |alt| {
-            plan_once(snapshot, view, one, alt, fingerprint.clone())
+            plan_once(snapshot, view, alt, fingerprint.clone())
         });
         Ok(plan)
     }
@@ -184,7 +173,11 @@ mod tests {
         let synthetic = generate(&SyntheticSpec::demo(), 5).unwrap();
         for snapshot in [demo, synthetic] {
             let reqs = requests(&snapshot);
+            // The reference: fresh plans on a whole copy of the snapshot (the after view as it
+            // was before the overlay of changed brokers).
+            crate::plan::after_view::tests::WHOLE_COPY.set(true);
             let fresh: Vec<_> = reqs.iter().map(|r| make_plan(&snapshot, r)).collect();
+            crate::plan::after_view::tests::WHOLE_COPY.set(false);
             assert!(fresh.iter().filter(|p| p.is_ok()).count() >= reqs.len() - 1);
             let n = reqs.len();
             let orders: Vec<Vec<usize>> = vec![

@@ -1,6 +1,7 @@
 //! Plans: what one leader cycle (or a manual what-if) would do to a snapshot, with each decision's
 //! reason, each broker's load before and after, a verdict on the outcome, and exports to `pulsar-admin` / admin REST calls.
 
+pub(crate) mod after_view;
 pub mod apply;
 pub mod balance;
 pub mod broker_pairs;

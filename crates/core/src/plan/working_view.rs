@@ -17,6 +17,7 @@ use indexmap::IndexMap;
 use crate::config::LoadBalancerConfig;
 use crate::model::{LocalBrokerData, Snapshot};
 
+use super::after_view::AfterView;
 use super::leader_state::LeaderState;
 
 /// The engine's view of its snapshot under one NIC-speed override.
@@ -72,9 +73,6 @@ pub(crate) struct WorkingView<'k> {
     stale: bool,
     /// `own` must be built again (the broker list or the bundle set changed).
     rebuild: bool,
-    /// Any change gives the plan a view of its own, built afresh (a one-plan engine: bringing
-    /// the kept view up to date and back costs more than one build).
-    rebuild_on_change: bool,
 }
 
 impl<'k> WorkingView<'k> {
@@ -85,7 +83,6 @@ impl<'k> WorkingView<'k> {
         cfg: &LoadBalancerConfig,
         kept: &'k mut Option<KeptView>,
         needed: bool,
-        rebuild_on_change: bool,
     ) -> Self {
         let mut saved_recently_unloaded = IndexMap::new();
         if needed {
@@ -108,7 +105,6 @@ impl<'k> WorkingView<'k> {
             saved_recently_unloaded,
             stale: false,
             rebuild: true,
-            rebuild_on_change,
         }
     }
 
@@ -120,9 +116,6 @@ impl<'k> WorkingView<'k> {
             }
         }
         self.stale = true;
-        if self.rebuild_on_change {
-            self.restructured();
-        }
     }
 
     /// The plan's snapshot changed its broker list or its bundles: from now on the plan has a
@@ -133,8 +126,8 @@ impl<'k> WorkingView<'k> {
         self.rebuild = true;
     }
 
-    /// The leader's view of `work`, the plan's snapshot.
-    pub(crate) fn get(&mut self, work: &Snapshot) -> &mut LeaderState {
+    /// The leader's view of `work`, the plan's after view.
+    pub(crate) fn get(&mut self, work: &mut AfterView<'_>) -> &mut LeaderState {
         let stale = std::mem::replace(&mut self.stale, false);
         if self.lent
             && let Some(kept) = self.kept.as_mut()
@@ -148,11 +141,22 @@ impl<'k> WorkingView<'k> {
                         self.saved.push((name.clone(), report.clone()));
                     }
                 }
-                state.update_brokers(work, &self.changed);
+                // Only moves happened since the view was lent (anything else restructured): the
+                // broker list and the stored bundle data are the view's.
+                state.replace_reports(
+                    self.changed.iter().filter_map(|name| {
+                        work.broker(name)
+                            .map(|b| (name.as_str(), &b.local_broker_data))
+                    }),
+                    &work.rest().recently_unloaded_bundles,
+                );
             }
             return state;
         }
         self.lent = false;
+        // A view of the plan's own follows a change of the broker list or the bundle set, made
+        // on the whole snapshot.
+        let work = work.to_mut();
         let rebuild = std::mem::replace(&mut self.rebuild, false);
         match &mut self.own {
             Some(state) if !rebuild => {

@@ -16,7 +16,7 @@ use crate::model::Snapshot;
 use crate::plan::fingerprint::snapshot_fingerprint;
 use crate::plan::operations::Operation;
 use crate::plan::settings::resolve_config;
-use crate::plan::{PlanError, PlanRequest, make_plan_with_fingerprint};
+use crate::plan::{PlanEngine, PlanError, PlanRequest};
 
 pub use goal::{Goal, GoalError};
 pub use proposal::{CurvePoint, PROPOSAL_FORMAT_VERSION, Proposal};
@@ -119,6 +119,10 @@ pub fn propose_with_fingerprint(
         leader_cycle: false,
         outlook_cycles: 0,
     };
+    // One plan engine for the split trial, the leader checks and the final plan: the leader's
+    // view of the snapshot is built once, each plan borrows it and gives it back.
+    let mut engine =
+        PlanEngine::with_fingerprint(std::borrow::Cow::Borrowed(snapshot), fingerprint);
     let mut notes = found.notes.clone();
     // How many of `notes` come from the search (an alternative chosen below replaces them).
     let search_notes = notes.len();
@@ -133,7 +137,7 @@ pub fn propose_with_fingerprint(
             operations: vec![op.clone()],
             ..base.clone()
         };
-        match make_plan_with_fingerprint(snapshot, &trial, fingerprint.clone()) {
+        match engine.plan(&trial) {
             Ok(_) => Some(op),
             Err(e) => {
                 notes.push(format!("{} cannot be split in this plan: {e}", t.bundle));
@@ -172,11 +176,10 @@ pub fn propose_with_fingerprint(
     for (i, &k) in sizes.iter().enumerate() {
         progress("check", i, sizes.len());
         let c = stick::check(
-            snapshot,
+            &mut engine,
             &base,
             &ops_for(&found.steps, k),
             req.outlook_cycles,
-            &fingerprint,
         )?;
         let fixed = c.fixed_point;
         tried.push(c);
@@ -228,11 +231,10 @@ pub fn propose_with_fingerprint(
                 continue;
             }
             let check = stick::check(
-                snapshot,
+                &mut engine,
                 &base,
                 &ops_for(&r.steps, k),
                 req.outlook_cycles,
-                &fingerprint,
             )?;
             if check.fixed_point {
                 best = Some((k, bytes, r, check, alt.description.clone()));
@@ -263,11 +265,10 @@ pub fn propose_with_fingerprint(
     {
         // Would the leader act even without the proposal? Then no proposal can stop it.
         let baseline = stick::check(
-            snapshot,
+            &mut engine,
             &base,
             &ops_for(&found.steps, drains),
             req.outlook_cycles,
-            &fingerprint,
         )?;
         let same = c
             .would_move
@@ -311,7 +312,7 @@ pub fn propose_with_fingerprint(
         operations: ops_for(&found.steps, chosen_moves),
         ..base
     };
-    let mut plan = make_plan_with_fingerprint(snapshot, &plan_req, fingerprint)?;
+    let mut plan = engine.plan(&plan_req)?;
     proposal::label_unloads(&mut plan, &found.steps, &goal_text);
     progress("plan", 1, 1);
     let goal_met = req.goal.is_met(&plan.balance_after);

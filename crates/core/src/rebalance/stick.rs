@@ -1,6 +1,6 @@
 //! "Would Pulsar undo it?": re-plans the cluster with a proposal's unloads applied (same load) and
 //! the configured leader running its shedding for a first cycle plus a look-ahead
-//! ([`crate::plan::make_plan`] with `leader_cycle` and `outlook_cycles`), and reads off what Pulsar's
+//! (a plan with `leader_cycle` and `outlook_cycles` on the proposal's [`PlanEngine`]), and reads off what Pulsar's
 //! own shedding would move. A proposal it leaves alone is a fixed point of the configured strategy.
 
 use serde::{Deserialize, Serialize};
@@ -9,7 +9,7 @@ use super::ledger::Ledger;
 use super::search::Step;
 use crate::model::Snapshot;
 use crate::plan::operations::Operation;
-use crate::plan::{PlanError, PlanRequest, PlannedUnload, make_plan_with_fingerprint};
+use crate::plan::{PlanEngine, PlanError, PlanRequest, PlannedUnload};
 
 /// What the configured leader does after a proposal is applied.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -32,11 +32,10 @@ pub struct StickCheck {
 
 /// Applies `ops` and runs the leader for `1 + outlook_cycles` cycles on the same load.
 pub fn check(
-    snapshot: &Snapshot,
+    engine: &mut PlanEngine<'_>,
     base: &PlanRequest,
     ops: &[Operation],
     outlook_cycles: u32,
-    fingerprint: &str,
 ) -> Result<StickCheck, PlanError> {
     let req = PlanRequest {
         operations: ops.to_vec(),
@@ -44,7 +43,7 @@ pub fn check(
         outlook_cycles,
         ..base.clone()
     };
-    let plan = make_plan_with_fingerprint(snapshot, &req, fingerprint.to_string())?;
+    let plan = engine.plan(&req)?;
     let moved: Vec<&str> = ops
         .iter()
         .filter_map(|o| match o {
