@@ -37,8 +37,6 @@ mod warning_groups;
 
 use std::borrow::Cow;
 
-use serde_json::Value;
-
 use crate::model::Snapshot;
 use crate::naming::parse_bundle_name;
 use collect::{Collected, LayoutEntry, LayoutRank, Src};
@@ -443,10 +441,7 @@ fn read_input(
 ) -> Result<(), ImportError> {
     let mut ctx = Ctx { file, diag };
     match shape {
-        Shape::CollectReport => {
-            let v = json::parse(file, text)?;
-            return read_collect_report(file, &v, c, diag);
-        }
+        Shape::CollectReport => return read_collect_report(file, text, c, diag),
         Shape::Snapshot => {
             // Counts itself as recognised.
             return snapshot_file::read(file, text, c, diag);
@@ -695,11 +690,11 @@ fn layout_namespace(file: &str, path: &str) -> Result<Option<String>, ImportErro
 /// warning. The report alone is no data, so it does not count as a recognised input.
 fn read_collect_report(
     file: &str,
-    v: &Value,
+    text: &str,
     c: &mut Collected,
     diag: &mut Diag,
 ) -> Result<(), ImportError> {
-    let report = collect_report::parse(file, v).map_err(|e| ImportError::At {
+    let report = collect_report::parse(file, text).map_err(|e| ImportError::At {
         file: e.file,
         at: e.at,
         message: e.message,
