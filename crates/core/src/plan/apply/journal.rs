@@ -143,7 +143,6 @@ impl Journal {
         /// The version, read before the rest: another version may have changed any other field.
         #[derive(Deserialize)]
         struct Header {
-            #[serde(default)]
             format_version: Option<u64>,
         }
         let json = |e: crate::typed_json::ReadError| JournalError::Json(e.to_string());

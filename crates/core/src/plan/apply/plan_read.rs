@@ -36,19 +36,15 @@ impl From<ReadError> for PlanReadError {
 /// The version, read before the rest: another version may have changed any other field.
 #[derive(Deserialize)]
 struct Header {
-    #[serde(default)]
     format_version: Option<u64>,
 }
 
-/// What apply reads of a plan; other keys are skipped.
+/// What apply reads of a plan; other keys are skipped. An `Option` field may be absent or `null`.
 #[derive(Deserialize)]
 struct RawPlan {
     snapshot_fingerprint: String,
-    #[serde(default)]
     splits: Option<Vec<Obj<RawSplit>>>,
-    #[serde(default)]
     unloads: Option<Vec<Obj<RawUnload>>>,
-    #[serde(default)]
     topic_unloads: Option<Vec<String>>,
 }
 
@@ -57,13 +53,10 @@ struct RawSplit {
     bundle: String,
     broker: String,
     algorithm: String,
-    #[serde(default)]
     boundaries: Option<Vec<u32>>,
-    #[serde(default)]
+    #[serde(default)] // text, an object, or absent
     reason: RawReason,
-    #[serde(default)]
     reason_text: Option<String>,
-    #[serde(default)]
     origin: Option<String>,
 }
 
@@ -71,15 +64,11 @@ struct RawSplit {
 struct RawUnload {
     bundle: String,
     from: String,
-    #[serde(default)]
     to: Option<String>,
-    #[serde(default)]
     pass_destination: Option<bool>,
-    #[serde(default)]
+    #[serde(default)] // text, an object, or absent
     reason: RawReason,
-    #[serde(default)]
     reason_text: Option<String>,
-    #[serde(default)]
     origin: Option<String>,
 }
 
