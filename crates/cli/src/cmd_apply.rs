@@ -24,7 +24,7 @@ use crate::atomic_write::{self, Existing};
 use crate::collect::auth::Redactor;
 use crate::collect::http::HttpOptions;
 use crate::connection_args::ConnectionArgs;
-use crate::exit::{CliError, read_json, read_text};
+use crate::exit::{CliError, read_text};
 use crate::output;
 
 #[derive(clap::Args)]
@@ -209,8 +209,8 @@ fn build_admin(args: &Args) -> Result<(Admin, Redactor, String), CliError> {
 }
 
 pub fn run(args: Args) -> Result<(), CliError> {
-    let value = read_json(&args.plan)?;
-    let plan = read_plan(&value)
+    let text = read_text(&args.plan)?;
+    let plan = read_plan(&text)
         .map_err(|e| CliError::BadInput(format!("{}: {e}", args.plan.display())))?;
     let ap = ApplyPlan::from_plan(&plan)
         .map_err(|e| CliError::BadInput(format!("{}: {e}", args.plan.display())))?;

@@ -468,7 +468,7 @@ fn collects_a_directory_with_gaps_reported_and_no_token_leaks() {
     assert_eq!(tenants["attempts"], 2, "the 503 was retried");
 
     // The report parses into one import warning per missing item.
-    let parsed = collect_report::parse("collect-report.json", &report).unwrap();
+    let parsed = collect_report::parse("collect-report.json", &report.to_string()).unwrap();
     assert_eq!(parsed.cluster.as_deref(), Some("standalone"));
     assert_eq!(parsed.warnings.len(), 7);
     let w = parsed

@@ -36,6 +36,11 @@ fn bench_import(c: &mut Criterion) {
     group.bench_function("snapshot_json_1000_brokers_200k_bundles", |b| {
         b.iter(|| import(&snap_input).expect("imports"))
     });
+    // What the outline pass (`detect::peek`) costs on that file: one serde_json pass skipping
+    // every value, which is what it does below the top level (see import/mod.rs on the passes).
+    group.bench_function("snapshot_json_skip_pass", |b| {
+        b.iter(|| serde_json::from_slice::<serde::de::IgnoredAny>(&json).expect("valid JSON"))
+    });
     group.finish();
 }
 

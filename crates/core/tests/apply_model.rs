@@ -33,7 +33,7 @@ fn plan_json() -> serde_json::Value {
 }
 
 fn apply_plan() -> ApplyPlan {
-    ApplyPlan::from_plan(&read_plan(&plan_json()).unwrap()).unwrap()
+    ApplyPlan::from_plan(&read_plan(&plan_json().to_string()).unwrap()).unwrap()
 }
 
 fn owners(pairs: &[(&str, &str)]) -> LiveOwners {
@@ -109,14 +109,28 @@ fn a_plan_of_another_format_version_is_refused_with_its_path() {
     let mut v = plan_json();
     v["format_version"] = json!(1);
     assert_eq!(
-        read_plan(&v).unwrap_err().to_string(),
+        read_plan(&v.to_string()).unwrap_err().to_string(),
         "$.format_version: expected 2 to 3, found 1"
     );
     let mut v = plan_json();
     v["unloads"][0]["from"] = json!(7);
     assert_eq!(
-        read_plan(&v).unwrap_err().to_string(),
-        "$.unloads[0].from: expected a string"
+        read_plan(&v.to_string()).unwrap_err().to_string(),
+        "$.unloads[0].from: invalid type: integer `7`, expected a string"
+    );
+    // Typed from the text: a wrong shape is refused at its path, a missing version named.
+    let mut v = plan_json();
+    v["splits"] = json!([{"bundle": "a/b/0x00000000_0x80000000", "broker": "b1:8080",
+                          "algorithm": "range_equally_divide", "boundaries": [-1]}]);
+    assert_eq!(
+        read_plan(&v.to_string()).unwrap_err().to_string(),
+        "$.splits[0].boundaries[0]: invalid value: integer `-1`, expected u32"
+    );
+    assert_eq!(
+        read_plan("{\"snapshot_fingerprint\": \"fp\"}")
+            .unwrap_err()
+            .to_string(),
+        "$.format_version: missing (is this a plan JSON?)"
     );
 }
 
@@ -214,7 +228,7 @@ fn journal_resume_and_rollback() {
     again.check_matches(&p).unwrap();
     let mut other = plan_json();
     other["snapshot_fingerprint"] = json!("fp-2");
-    let other = ApplyPlan::from_plan(&read_plan(&other).unwrap()).unwrap();
+    let other = ApplyPlan::from_plan(&read_plan(&other.to_string()).unwrap()).unwrap();
     assert!(matches!(
         again.check_matches(&other),
         Err(JournalError::OtherPlan { .. })
@@ -225,6 +239,15 @@ fn journal_resume_and_rollback() {
     assert_eq!(
         Journal::from_json(&text).unwrap_err().to_string(),
         "$.format_version: expected 1, found 9"
+    );
+    // Typed from the text: a wrong shape is refused at its JSON path.
+    let text = j
+        .to_json()
+        .replacen("\"status\": \"", "\"status\": \"later_", 1);
+    let e = Journal::from_json(&text).unwrap_err().to_string();
+    assert!(
+        e.starts_with("not a journal: $.steps[0].status: unknown variant `later_"),
+        "{e}"
     );
 }
 

@@ -285,12 +285,16 @@ fn a_stored_series_round_trips_and_stores_unchanged_parts_once() {
     );
 }
 
+/// The demo cluster stored as a one-snapshot series.
+fn one_stored() -> Files {
+    let mut snap = builtin_snapshot("demo").unwrap();
+    snap.captured_at_ms = Some(1_000);
+    store(&[snap])
+}
+
 #[test]
 fn a_tampered_part_is_an_error_naming_the_file() {
-    let snap = builtin_snapshot("demo").unwrap();
-    let mut series = vec![snap];
-    series[0].captured_at_ms = Some(1_000);
-    let mut files = store(&series);
+    let mut files = one_stored();
     let (name, bytes) = files
         .iter_mut()
         .find(|(p, _)| p.starts_with("parts/"))
@@ -305,6 +309,59 @@ fn a_tampered_part_is_an_error_naming_the_file() {
     let err = decode_all(&files).unwrap_err().to_string();
     assert!(err.starts_with(&name), "{err}");
     assert!(err.contains("does not match"), "{err}");
+}
+
+/// A stored broker part is read by the snapshot format's one reader (the importer's checks): a
+/// negative rate, which serde would take as any f64, is refused naming the part and the JSON path.
+#[test]
+fn a_broker_part_is_checked_by_the_snapshot_reader() {
+    let mut files = one_stored();
+    let gunzip = |gz: &[u8]| {
+        let mut json = Vec::new();
+        std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(gz), &mut json).unwrap();
+        String::from_utf8(json).unwrap()
+    };
+    let at = files
+        .iter()
+        .position(|(p, gz)| {
+            p.starts_with("parts/") && gunzip(gz).starts_with("{\"local_broker_data\"")
+        })
+        .unwrap();
+    let old_id = files[at]
+        .0
+        .trim_start_matches("parts/")
+        .trim_end_matches(".json.gz")
+        .to_string();
+    let json = gunzip(&files[at].1);
+    let key = "\"msgRateIn\":";
+    let start = json.find(key).unwrap() + key.len();
+    let end = start + json[start..].find([',', '}']).unwrap();
+    let json = format!("{}-1.5{}", &json[..start], &json[end..]);
+    // The part is renamed after its new content, and the manifest follows.
+    let new_id = format!(
+        "{:016x}-{}",
+        lbplan_core::plan::fingerprint::fnv1a64(json.as_bytes()),
+        json.len()
+    );
+    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    std::io::Write::write_all(&mut enc, json.as_bytes()).unwrap();
+    files[at] = (format!("parts/{new_id}.json.gz"), enc.finish().unwrap());
+    for (p, bytes) in files.iter_mut() {
+        if p.starts_with("snapshots/") {
+            *bytes = String::from_utf8(bytes.clone())
+                .unwrap()
+                .replace(&old_id, &new_id)
+                .into_bytes();
+        }
+    }
+    let err = decode_all(&files).unwrap_err().to_string();
+    assert_eq!(
+        err,
+        format!(
+            "parts/{new_id}.json.gz: $.local_broker_data.msgRateIn: expected a non-negative \
+             number, found -1.5"
+        )
+    );
 }
 
 #[test]

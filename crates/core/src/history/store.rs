@@ -4,6 +4,11 @@
 //! and length of that JSON, so a report or a layout that did not change between snapshots is
 //! stored once. Pure encode/decode; the CLI writes the files (each atomically) and reads them.
 //!
+//! A broker part and a run of `BundleData` are pieces of our snapshot format and are read by its one
+//! reader, the importer's (`import::read_broker_entry`, `import::read_bundle_data_entries`: its
+//! checks, errors naming the part and the JSON path). The store's own records (header, manifests,
+//! the namespace index and the list of runs) are read as the store's serde types.
+//!
 //! Layout of a stored series (a directory, or a zip of one):
 //! `series.json` (`format_version`), `snapshots/<captured_at_ms>-<seq>.json` (manifests),
 //! `parts/<id>.json.gz`. A directory or zip of ordinary snapshot files is read too.
@@ -425,11 +430,12 @@ impl<'a> StoredSeries<'a> {
         self.manifests.is_empty()
     }
 
-    /// Part `id` decoded, with its gunzipped size.
-    fn part<T: DeserializeOwned>(
+    /// Part `id` decoded by `decode` (from the part's file name and JSON), with its gunzipped size.
+    fn part<T>(
         &mut self,
         manifest: &str,
         id: &str,
+        decode: fn(&str, &[u8]) -> Result<T, String>,
     ) -> Result<(T, u64), SeriesError> {
         let file = format!("{PARTS_DIR}/{}", part_file(id));
         let gz: &'a [u8] = self.parts.get(id).copied().ok_or_else(|| {
@@ -476,9 +482,9 @@ impl<'a> StoredSeries<'a> {
                 "content does not match its name (hash and length)",
             ));
         }
-        serde_path_to_error::deserialize(&mut serde_json::Deserializer::from_slice(&json))
+        decode(&file, &json)
             .map(|value| (value, len))
-            .map_err(|e| SeriesError::malformed(file, format!("{}: {}", e.path(), e.inner())))
+            .map_err(|why| SeriesError::malformed(file, why))
     }
 
     /// The next snapshot in time order, `None` after the last.
@@ -539,7 +545,7 @@ impl<'a> StoredSeries<'a> {
                 None => match self.brokers.get(part, seq) {
                     Some(b) => b,
                     None => {
-                        let (b, bytes) = self.part::<BrokerSnapshot>(name, part)?;
+                        let (b, bytes) = self.part(name, part, broker_part)?;
                         self.brokers.insert(part, b.clone(), bytes, seq);
                         b
                     }
@@ -550,7 +556,7 @@ impl<'a> StoredSeries<'a> {
         let index = match self.index.take() {
             Some((id, index)) if id == m.namespaces => index,
             _ => {
-                self.part::<IndexMap<String, String>>(name, &m.namespaces)?
+                self.part(name, &m.namespaces, serde_part::<IndexMap<String, String>>)?
                     .0
             }
         };
@@ -570,7 +576,8 @@ impl<'a> StoredSeries<'a> {
                     let n = match self.namespaces.get(part, seq) {
                         Some(n) => n,
                         None => {
-                            let (n, bytes) = self.part::<NamespaceSnapshot>(name, part)?;
+                            let (n, bytes) =
+                                self.part(name, part, serde_part::<NamespaceSnapshot>)?;
                             self.namespaces.insert(part, n.clone(), bytes, seq);
                             n
                         }
@@ -582,7 +589,10 @@ impl<'a> StoredSeries<'a> {
         self.index = Some((m.namespaces.clone(), index));
         let runs = match self.runs.take() {
             Some((id, runs)) if id == m.bundle_data => runs,
-            _ => self.part::<Vec<String>>(name, &m.bundle_data)?.0,
+            _ => {
+                self.part(name, &m.bundle_data, serde_part::<Vec<String>>)?
+                    .0
+            }
         };
         let spare_bundle_data = spare
             .as_mut()
@@ -604,8 +614,7 @@ impl<'a> StoredSeries<'a> {
                                 .extend(run.iter().map(|(k, v)| (k.clone(), *v)));
                         }
                         None => {
-                            let (run, bytes) =
-                                self.part::<IndexMap<String, BundleData>>(name, part)?;
+                            let (run, bytes) = self.part(name, part, bundle_data_part)?;
                             s.bundle_data
                                 .extend(run.iter().map(|(k, v)| (k.clone(), *v)));
                             self.bundles.insert(part, run, bytes, seq);
@@ -624,6 +633,32 @@ impl<'a> StoredSeries<'a> {
         let others = self.brokers.bytes.saturating_add(self.bundles.bytes);
         self.namespaces.evict(seq, budget.saturating_sub(others));
         Ok(s)
+    }
+}
+
+/// A part the store itself defines (the namespace index, the list of runs), or a namespace entry.
+fn serde_part<T: DeserializeOwned>(_file: &str, json: &[u8]) -> Result<T, String> {
+    serde_path_to_error::deserialize(&mut serde_json::Deserializer::from_slice(json))
+        .map_err(|e| format!("{}: {}", e.path(), e.inner()))
+}
+
+/// A broker entry, by the snapshot format's one reader (the importer's checks).
+fn broker_part(file: &str, json: &[u8]) -> Result<BrokerSnapshot, String> {
+    let text = std::str::from_utf8(json).map_err(|e| format!("not UTF-8 text: {e}"))?;
+    crate::import::read_broker_entry(file, text).map_err(import_why)
+}
+
+/// A run of `bundle_data` entries, by the snapshot format's one reader.
+fn bundle_data_part(file: &str, json: &[u8]) -> Result<IndexMap<String, BundleData>, String> {
+    let text = std::str::from_utf8(json).map_err(|e| format!("not UTF-8 text: {e}"))?;
+    crate::import::read_bundle_data_entries(file, text).map_err(import_why)
+}
+
+/// The importer's message without the file name, which `SeriesError::Malformed` adds.
+fn import_why(e: crate::import::ImportError) -> String {
+    match e {
+        crate::import::ImportError::At { at, message, .. } => format!("{at}: {message}"),
+        other => other.to_string(),
     }
 }
 

@@ -124,11 +124,6 @@ pub struct ParsedCollectReport {
     pub unknown: Vec<UnknownKey>,
 }
 
-/// Whether a JSON value is a collect report (by its `kind` tag).
-pub fn is_collect_report(v: &Value) -> bool {
-    v.get("kind").and_then(Value::as_str) == Some(KIND)
-}
-
 fn err(file: &str, at: impl Into<String>, message: impl Into<String>) -> CollectReportError {
     CollectReportError {
         file: file.to_string(),
@@ -148,6 +143,16 @@ fn describe(v: &Value) -> &'static str {
     }
 }
 
+/// Text that is not JSON: the line and column, worded as every import names them.
+fn syntax(file: &str, text: &str, e: &serde_json::Error) -> CollectReportError {
+    match super::json::syntax_error(file, text, e) {
+        super::diag::ImportError::At { file, at, message } => {
+            CollectReportError { file, at, message }
+        }
+        other => err(file, "$", other.to_string()),
+    }
+}
+
 /// The version, read before the rest: a report of another version may have changed any other field,
 /// and "collect and import with the same lbplan version" is the message that helps then.
 #[derive(Default, Deserialize)]
@@ -157,10 +162,12 @@ struct Header<'a> {
     format_version: Option<Leaf<'a>>,
 }
 
-/// Parses a report (already parsed as JSON to detect it): the version first, then the whole
-/// report as the collector's own [`CollectReport`]; unknown keys are returned, not refused.
-pub fn parse(file: &str, v: &Value) -> Result<ParsedCollectReport, CollectReportError> {
-    let header = match Object::<Header<'_>>::deserialize(v) {
+/// Reads a report from its text, typed, without a tree: the version first (a pass that keeps only
+/// that value), then the whole report as the collector's own [`CollectReport`] with JSON paths in
+/// its errors; unknown keys are returned with their paths, not refused. A syntax error names its
+/// line and column.
+pub fn parse(file: &str, text: &str) -> Result<ParsedCollectReport, CollectReportError> {
+    let header = match serde_json::from_str::<Object<'_, Header<'_>>>(text) {
         Ok(Object::Obj(h)) => h,
         Ok(Object::Not(l)) => {
             return Err(err(
@@ -172,7 +179,7 @@ pub fn parse(file: &str, v: &Value) -> Result<ParsedCollectReport, CollectReport
                 ),
             ));
         }
-        Err(e) => return Err(err(file, "$", e.to_string())),
+        Err(e) => return Err(syntax(file, text, &e)),
     };
     match header.format_version.as_ref().map(Leaf::value).as_deref() {
         Some(Value::Number(n)) => match n.as_u64() {
@@ -200,7 +207,7 @@ pub fn parse(file: &str, v: &Value) -> Result<ParsedCollectReport, CollectReport
         }
     }
     let read =
-        typed_json::from_value::<CollectReport>(v).map_err(|e| err(file, e.path, e.message))?;
+        typed_json::from_str::<CollectReport>(text).map_err(|e| err(file, e.path, e.message))?;
     let report = read.value;
     let mut warnings = Vec::with_capacity(report.missing.len());
     for (i, m) in report.missing.into_iter().enumerate() {
@@ -242,6 +249,10 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    fn read(v: Value) -> Result<ParsedCollectReport, CollectReportError> {
+        parse("r.json", &v.to_string())
+    }
+
     #[test]
     fn missing_items_become_warnings() {
         let v = json!({
@@ -253,8 +264,7 @@ mod tests {
                  "how_to_fill": "dump /loadbalance/bundle-data"}
             ]
         });
-        assert!(is_collect_report(&v));
-        let r = parse("collect-report.json", &v).unwrap();
+        let r = parse("collect-report.json", &v.to_string()).unwrap();
         assert_eq!(r.cluster.as_deref(), Some("standalone"));
         assert_eq!(r.warnings.len(), 2);
         assert_eq!(
@@ -301,10 +311,9 @@ mod tests {
             ..CollectReport::default()
         };
         let v = serde_json::to_value(&written).unwrap();
-        assert!(is_collect_report(&v));
         let back: CollectReport = serde_json::from_value(v.clone()).unwrap();
         assert_eq!(back, written);
-        let r = parse(FILE_NAME, &v).unwrap();
+        let r = parse(FILE_NAME, &v.to_string()).unwrap();
         assert!(r.unknown.is_empty(), "{:?}", r.unknown);
         assert_eq!(
             r.warnings[0].message,
@@ -314,41 +323,43 @@ mod tests {
 
     #[test]
     fn malformed_reports_name_the_place() {
-        let e = parse("r.json", &json!({"kind": KIND, "format_version": 2})).unwrap_err();
+        let e = read(json!({"kind": KIND, "format_version": 2})).unwrap_err();
         assert_eq!(e.at, "$.format_version");
         assert_eq!(
             e.message,
             "format_version 2 is not one this lbplan reads (1 to 1): collect and import with the \
              same lbplan version"
         );
-        let e = parse(
-            "r.json",
-            &json!({"kind": KIND, "format_version": 1, "missing": [{"what": 3}]}),
-        )
-        .unwrap_err();
+        let e =
+            read(json!({"kind": KIND, "format_version": 1, "missing": [{"what": 3}]})).unwrap_err();
         assert_eq!(
             e.to_string(),
             "r.json: $.missing[0].what: invalid type: integer `3`, expected a string"
         );
-        let e = parse(
-            "r.json",
-            &json!({"kind": KIND, "format_version": 1, "missing": [{"what": "x", "reason": "y", "http_status": 99999, "later": 1}]}),
+        let e = read(json!({"kind": KIND, "format_version": 1, "missing": [{"what": "x", "reason": "y", "http_status": 99999, "later": 1}]}),
         )
         .unwrap_err();
         assert_eq!(e.at, "$.missing[0].http_status");
         assert_eq!(e.message, "invalid value: integer `99999`, expected u16");
-        let e = parse("r.json", &json!({"kind": KIND, "format_version": "1"})).unwrap_err();
+        let e = read(json!({"kind": KIND, "format_version": "1"})).unwrap_err();
         assert_eq!(
             e.to_string(),
             "r.json: $.format_version: expected a number, found a string"
         );
-        let e = parse("r.json", &json!({"kind": KIND})).unwrap_err();
+        let e = read(json!({"kind": KIND})).unwrap_err();
         assert_eq!(e.message, "expected a number, found nothing");
-        let e = parse("r.json", &json!([])).unwrap_err();
+        let e = read(json!([])).unwrap_err();
         assert_eq!(
             e.to_string(),
             "r.json: $: expected a collect report object, found an array"
         );
-        assert!(!is_collect_report(&json!({"kind": "other"})));
+        // Read from the text: a syntax error keeps its line and column.
+        let e = parse(
+            "r.json",
+            "{\"kind\": \"lbplan-collect-report\",\n \"format_version\": 1,\n \"missing\": [}",
+        )
+        .unwrap_err();
+        assert_eq!(e.at, "line 3, column 14");
+        assert!(e.message.starts_with("invalid JSON: expected value"), "{e}");
     }
 }

@@ -1,5 +1,5 @@
-//! Reading JSON with locations: parsing text into a [`Value`] with errors that say line, column and
-//! why (truncated file, `NaN`), and typed field readers that name the JSON path (`$.cpu.limit`) and
+//! Reading JSON with locations: syntax errors that say line, column and why (truncated file, `NaN`),
+//! for the typed readers that read the text (no format is parsed into a tree), and field checks that name the JSON path (`$.cpu.limit`) and
 //! the expectation in every error. Paths are built lazily on the stack and rendered only on error.
 
 use serde_json::Value;
@@ -195,13 +195,8 @@ pub(crate) fn describe(v: &Value) -> String {
     }
 }
 
-/// Parses JSON text. Errors name line and column, say "truncated" when the text ends early and name
-/// bare `NaN`/`Infinity` tokens (which Jackson can emit and JSON forbids).
-pub(crate) fn parse(file: &str, text: &str) -> Result<Value, ImportError> {
-    serde_json::from_str(text).map_err(|e| syntax_error(file, text, &e))
-}
-
-/// The error for JSON `text` that does not parse: line, column and why.
+/// The error for JSON `text` that does not parse: line, column and why. It says "truncated" when the
+/// text ends early and names bare `NaN`/`Infinity` tokens (which Jackson can emit and JSON forbids).
 pub(crate) fn syntax_error(file: &str, text: &str, e: &serde_json::Error) -> ImportError {
     {
         let at = format!("line {}, column {}", e.line(), e.column());

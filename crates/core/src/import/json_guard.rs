@@ -5,7 +5,7 @@
 //! Why a count and not a byte cap: a parsed value costs a fixed ~80 bytes (a `serde_json::Value`
 //! with `preserve_order`) whatever its text, so `[0,0,…]` turns 2 bytes into 80 and a 200 MB file
 //! into 8 GB. Bounding the number of values bounds everything a reader builds from the file (the
-//! typed readers' structs and lists, the collect report's `Value`) before it is built.
+//! typed readers' structs and lists, the collect report) before it is built.
 //!
 //! The count is exact on valid JSON and on any valid prefix of invalid JSON: a parser stops at its
 //! first syntax error, so it never builds more values than this pass counted up to that point.

@@ -8,6 +8,22 @@
 //! read by that format's one reader (typed, from the text, for JSON), collected ([`collect`]) and
 //! assembled with cross-file checks ([`assemble`]). The format written is documented in
 //! `docs/snapshot-format.md`.
+//!
+//! A JSON input is scanned up to three times, each pass for a reason the others cannot serve:
+//! 1. [`json_guard::check`] counts the values on the raw bytes, allocating nothing per value, and
+//!    refuses the file over `max_json_values` before any parser allocates (it also finds repeated
+//!    keys, which every parser resolves silently). It must come first and cannot be a serde pass:
+//!    a serde visitor is handed a value only after serde built it.
+//! 2. [`detect::peek`] outlines the top level (its keys, the kinds of their values, a `kind` tag)
+//!    with serde_json, so keys with escapes compare as decoded and a syntax error has its line and
+//!    column. It runs only where the path does not tell the format: not for the metadata-store
+//!    nodes of bundle data, time averages, policies, layouts and cluster nodes, which are most of
+//!    a large import (200,000 of 201,000 files in the bench), but for broker nodes (report or
+//!    lookup data) and files outside a tree. Folding it into the guard would mean a second JSON
+//!    string decoder in the guard, for a pass that costs about 6 % of importing the 200,000-bundle
+//!    snapshot file (a full skipping pass 0.19 s of 3.3 s: `snapshot_json_skip_pass` against
+//!    `snapshot_json_1000_brokers_200k_bundles` in `benches/import.rs`).
+//! 3. The format's typed reader builds only what the format keeps.
 
 mod archive;
 mod assemble;
@@ -36,8 +52,6 @@ mod typed;
 mod warning_groups;
 
 use std::borrow::Cow;
-
-use serde_json::Value;
 
 use crate::model::Snapshot;
 use crate::naming::parse_bundle_name;
@@ -203,6 +217,35 @@ pub fn read_snapshot(name: &str, text: &str) -> Result<Imported, ImportError> {
         ));
     }
     import_with(&[ImportInput::given(name, text.as_bytes())], &opts)
+}
+
+/// A broker entry of our snapshot format read on its own (`$.brokers["<id>"]`'s value), by the
+/// snapshot reader's checks: the history store keeps a snapshot in parts, and a part is read by
+/// the one reader of the format it is a piece of. Warnings are not returned: the snapshot was
+/// imported (and warned about) before it was stored.
+pub(crate) fn read_broker_entry(
+    file: &str,
+    text: &str,
+) -> Result<crate::model::BrokerSnapshot, ImportError> {
+    let mut diag = Diag::default();
+    let mut ctx = Ctx {
+        file,
+        diag: &mut diag,
+    };
+    snapshot_file::broker_entry(&mut ctx, text)
+}
+
+/// `bundle_data` entries of our snapshot format read on their own, as [`read_broker_entry`].
+pub(crate) fn read_bundle_data_entries(
+    file: &str,
+    text: &str,
+) -> Result<indexmap::IndexMap<String, crate::model::BundleData>, ImportError> {
+    let mut diag = Diag::default();
+    let mut ctx = Ctx {
+        file,
+        diag: &mut diag,
+    };
+    snapshot_file::bundle_data_entries(&mut ctx, text)
 }
 
 /// What an import without brokers found, for its error.
@@ -443,10 +486,7 @@ fn read_input(
 ) -> Result<(), ImportError> {
     let mut ctx = Ctx { file, diag };
     match shape {
-        Shape::CollectReport => {
-            let v = json::parse(file, text)?;
-            return read_collect_report(file, &v, c, diag);
-        }
+        Shape::CollectReport => return read_collect_report(file, text, c, diag),
         Shape::Snapshot => {
             // Counts itself as recognised.
             return snapshot_file::read(file, text, c, diag);
@@ -695,11 +735,11 @@ fn layout_namespace(file: &str, path: &str) -> Result<Option<String>, ImportErro
 /// warning. The report alone is no data, so it does not count as a recognised input.
 fn read_collect_report(
     file: &str,
-    v: &Value,
+    text: &str,
     c: &mut Collected,
     diag: &mut Diag,
 ) -> Result<(), ImportError> {
-    let report = collect_report::parse(file, v).map_err(|e| ImportError::At {
+    let report = collect_report::parse(file, text).map_err(|e| ImportError::At {
         file: e.file,
         at: e.at,
         message: e.message,

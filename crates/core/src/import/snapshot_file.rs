@@ -22,8 +22,8 @@ use super::{
     top_bundles, topic_list,
 };
 use crate::model::{
-    BrokerLoadData, BundleData, LocalBrokerData, NamespaceIsolationPolicy, SNAPSHOT_FORMAT_VERSION,
-    TimeAverageBrokerData, TopBundlesLoadData,
+    BrokerLoadData, BrokerSnapshot, BundleData, LocalBrokerData, NamespaceIsolationPolicy,
+    SNAPSHOT_FORMAT_VERSION, TimeAverageBrokerData, TopBundlesLoadData,
 };
 use crate::naming::BundleName;
 
@@ -136,6 +136,39 @@ pub(crate) fn read(
     let raw = typed::from_text(file, text)?;
     let parts = check(&mut Ctx { file, diag }, raw)?;
     apply(file, parts, c, diag)
+}
+
+/// One broker entry of a snapshot (the value of `$.brokers["<id>"]`) from its own text, with the
+/// snapshot's checks: the history store keeps each broker entry as a part of its own.
+pub(crate) fn broker_entry(ctx: &mut Ctx<'_>, text: &str) -> Result<BrokerSnapshot, ImportError> {
+    let raw = typed::from_text(ctx.file, text)?;
+    let b = read_broker(ctx, "", raw, &JPath::ROOT)?;
+    Ok(BrokerSnapshot {
+        local_broker_data: b.report,
+        time_average_broker_data: b.time_average,
+        broker_load_data: b.load_data,
+        top_bundles_load_data: b.top_bundles,
+    })
+}
+
+/// `bundle_data` entries of a snapshot (bundle name → `BundleData`) from their own text, with the
+/// snapshot's checks: the history store keeps runs of one namespace's entries as parts.
+pub(crate) fn bundle_data_entries(
+    ctx: &mut Ctx<'_>,
+    text: &str,
+) -> Result<IndexMap<String, BundleData>, ImportError> {
+    let raw: Object<'_, Entries<'_, Object<'_, RawBundleData<'_>>>> =
+        typed::from_text(ctx.file, text)?;
+    let root = JPath::ROOT;
+    let data = raw.get(ctx, &root, "a map of bundle name to BundleData")?;
+    let mut out = IndexMap::with_capacity(data.0.len());
+    for (name, d) in data.0 {
+        let pn = root.key(&name);
+        fields::bundle_name(ctx, &name, &pn)?;
+        let d = bundle_data::check(ctx, d, &pn)?;
+        out.insert(name.into_owned(), d);
+    }
+    Ok(out)
 }
 
 /// Checks a snapshot into [`Parts`] (warnings go to the context).

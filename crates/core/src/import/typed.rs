@@ -290,7 +290,7 @@ impl<'a> Unknown<'a> {
 }
 
 /// Reads `text` as `T`: the typed types above never refuse a value, so an error is the text's
-/// syntax, named by line and column as `json::parse` names it.
+/// syntax, named by line and column (`json::syntax_error`).
 pub(crate) fn from_text<'a, T: Deserialize<'a>>(
     file: &str,
     text: &'a str,

@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use super::check::Outcome;
 use super::{ApplyPlan, ApplyStep, StepKind};
 use crate::plan::export::{ExportError, RestCall, rollback_call};
+use crate::typed_json::Obj;
 
 /// Version of the journal format.
 pub const JOURNAL_FORMAT_VERSION: u32 = 1;
@@ -136,18 +137,27 @@ impl Journal {
         }
     }
 
-    /// Reads a journal, checking its `format_version` first.
+    /// Reads a journal typed from its text, checking its `format_version` first; a malformed
+    /// value is refused naming its JSON path (`$.steps[2].status`).
     pub fn from_json(text: &str) -> Result<Self, JournalError> {
-        let value: serde_json::Value =
-            serde_json::from_str(text).map_err(|e| JournalError::Json(e.to_string()))?;
-        let version = value
-            .get("format_version")
-            .and_then(serde_json::Value::as_u64)
+        /// The version, read before the rest: another version may have changed any other field.
+        #[derive(Deserialize)]
+        struct Header {
+            format_version: Option<u64>,
+        }
+        let json = |e: crate::typed_json::ReadError| JournalError::Json(e.to_string());
+        let version = crate::typed_json::from_str::<Obj<Header>>(text)
+            .map_err(json)?
+            .value
+            .0
+            .format_version
             .ok_or_else(|| JournalError::Json("$.format_version: missing".to_string()))?;
         if version != u64::from(JOURNAL_FORMAT_VERSION) {
             return Err(JournalError::Version(version));
         }
-        serde_json::from_value(value).map_err(|e| JournalError::Json(e.to_string()))
+        crate::typed_json::from_str::<Obj<Self>>(text)
+            .map(|r| r.value.0)
+            .map_err(json)
     }
 
     pub fn to_json(&self) -> String {

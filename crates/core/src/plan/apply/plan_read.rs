@@ -1,11 +1,16 @@
 //! Reads the parts of a plan JSON an apply needs (its snapshot fingerprint and decisions), and
 //! nothing else: fields it does not use may change shape (a decision's `reason` as text or as a
-//! structured object) without breaking an apply. `format_version` is checked first.
+//! structured object) without breaking an apply. Read typed from the text (`typed_json`), never
+//! through a tree: `format_version` is checked first, then a malformed value is refused naming its
+//! JSON path (`$.unloads[0].from`) before anything else is built.
 
-use serde_json::Value;
+use serde::Deserialize;
+use serde::de::{self, Deserializer, IgnoredAny, MapAccess, Visitor};
+use serde_json::{Map, Value};
 
 use crate::plan::model::{PLAN_FORMAT_VERSION, Plan, PlannedSplit, PlannedUnload};
 use crate::reason::{DecisionReason, ReasonKind};
+use crate::typed_json::{self, Obj, ReadError};
 
 /// Why a plan JSON cannot be applied: the JSON path and what is wrong.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -22,59 +27,139 @@ fn err(path: impl Into<String>, what: impl Into<String>) -> PlanReadError {
     }
 }
 
-fn string(v: &Value, path: &str, key: &str) -> Result<String, PlanReadError> {
-    v.get(key)
-        .and_then(Value::as_str)
-        .map(str::to_string)
-        .ok_or_else(|| err(format!("{path}.{key}"), "expected a string"))
-}
-
-fn opt_string(v: &Value, path: &str, key: &str) -> Result<Option<String>, PlanReadError> {
-    match v.get(key) {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::String(s)) => Ok(Some(s.clone())),
-        Some(_) => Err(err(format!("{path}.{key}"), "expected a string or null")),
+impl From<ReadError> for PlanReadError {
+    fn from(e: ReadError) -> Self {
+        err(e.path, e.message)
     }
 }
 
-/// A decision's reason as one line: the text, or a structured reason's `text`/`kind`.
-/// The decision's one-line text (`reason_text`; a format 2 plan's `reason` string; else the kind).
-fn reason_text(v: &Value) -> String {
-    match (v.get("reason_text"), v.get("reason")) {
-        (Some(Value::String(s)), _) | (_, Some(Value::String(s))) => s.clone(),
-        (_, Some(r @ Value::Object(_))) => r
-            .get("kind")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_string(),
-        _ => String::new(),
+/// The version, read before the rest: another version may have changed any other field.
+#[derive(Deserialize)]
+struct Header {
+    format_version: Option<u64>,
+}
+
+/// What apply reads of a plan; other keys are skipped. An `Option` field may be absent or `null`.
+#[derive(Deserialize)]
+struct RawPlan {
+    snapshot_fingerprint: String,
+    splits: Option<Vec<Obj<RawSplit>>>,
+    unloads: Option<Vec<Obj<RawUnload>>>,
+    topic_unloads: Option<Vec<String>>,
+}
+
+#[derive(Deserialize)]
+struct RawSplit {
+    bundle: String,
+    broker: String,
+    algorithm: String,
+    boundaries: Option<Vec<u32>>,
+    #[serde(default)] // text, an object, or absent
+    reason: RawReason,
+    reason_text: Option<String>,
+    origin: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct RawUnload {
+    bundle: String,
+    from: String,
+    to: Option<String>,
+    pass_destination: Option<bool>,
+    #[serde(default)] // text, an object, or absent
+    reason: RawReason,
+    reason_text: Option<String>,
+    origin: Option<String>,
+}
+
+/// A decision's `reason`: a format 2 plan's text, a format 3 plan's structured object, or anything
+/// else (ignored: apply needs only the calls). The object is the one free-form part of a decision
+/// (its numbers are named by the strategy), so it is kept as the model's own map.
+#[derive(Default)]
+enum RawReason {
+    Text(String),
+    Structured(Map<String, Value>),
+    #[default]
+    Other,
+}
+
+impl<'de> Deserialize<'de> for RawReason {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = RawReason;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a reason (text or an object)")
+            }
+            fn visit_str<E: de::Error>(self, s: &str) -> Result<RawReason, E> {
+                Ok(RawReason::Text(s.to_string()))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RawReason, A::Error> {
+                let mut out = Map::new();
+                while let Some((k, v)) = map.next_entry::<String, Value>()? {
+                    out.insert(k, v);
+                }
+                Ok(RawReason::Structured(out))
+            }
+            fn visit_bool<E: de::Error>(self, _: bool) -> Result<RawReason, E> {
+                Ok(RawReason::Other)
+            }
+            fn visit_i64<E: de::Error>(self, _: i64) -> Result<RawReason, E> {
+                Ok(RawReason::Other)
+            }
+            fn visit_u64<E: de::Error>(self, _: u64) -> Result<RawReason, E> {
+                Ok(RawReason::Other)
+            }
+            fn visit_f64<E: de::Error>(self, _: f64) -> Result<RawReason, E> {
+                Ok(RawReason::Other)
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<RawReason, E> {
+                Ok(RawReason::Other)
+            }
+            fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<RawReason, A::Error> {
+                while seq.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(RawReason::Other)
+            }
+        }
+        d.deserialize_any(V)
     }
 }
 
-/// The decision's structured reason; `fallback` when the plan JSON's cannot be read (apply needs
-/// only the calls, so an unknown kind is no reason to refuse the plan).
-fn decision_reason(v: &Value, fallback: ReasonKind) -> DecisionReason {
-    v.get("reason")
-        .and_then(|r| serde_json::from_value(r.clone()).ok())
+impl RawReason {
+    /// The decision's one-line text: `reason_text`; a format 2 plan's `reason` string; else the kind.
+    fn text(&self, reason_text: Option<String>) -> String {
+        match (reason_text, self) {
+            (Some(s), _) => s,
+            (None, RawReason::Text(s)) => s.clone(),
+            (None, RawReason::Structured(m)) => m
+                .get("kind")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string(),
+            (None, RawReason::Other) => String::new(),
+        }
+    }
+
+    /// The structured reason; `fallback` when there is none or it cannot be read (an unknown kind
+    /// from a later lbplan is no reason to refuse the plan).
+    fn decision(self, fallback: ReasonKind) -> DecisionReason {
+        match self {
+            RawReason::Structured(m) => serde_json::from_value(Value::Object(m)).ok(),
+            RawReason::Text(_) | RawReason::Other => None,
+        }
         .unwrap_or_else(|| DecisionReason::new(fallback))
-}
-
-fn array<'a>(v: &'a Value, key: &str) -> Result<&'a [Value], PlanReadError> {
-    match v.get(key) {
-        None | Some(Value::Null) => Ok(&[]),
-        Some(Value::Array(a)) => Ok(a),
-        Some(_) => Err(err(format!("$.{key}"), "expected an array")),
     }
 }
 
 /// The oldest plan `format_version` apply reads.
 const OLDEST_APPLICABLE_FORMAT: u64 = 2;
 
-/// The plan an apply runs, from a plan JSON.
-pub fn read_plan(v: &Value) -> Result<Plan, PlanReadError> {
-    let version = v
-        .get("format_version")
-        .and_then(Value::as_u64)
+/// The plan an apply runs, from a plan JSON's text.
+pub fn read_plan(text: &str) -> Result<Plan, PlanReadError> {
+    let version = typed_json::from_str::<Obj<Header>>(text)?
+        .value
+        .0
+        .format_version
         .ok_or_else(|| err("$.format_version", "missing (is this a plan JSON?)"))?;
     // Format 2 differs from 3 only in how a decision's reason is written, which apply reads either way.
     if !(OLDEST_APPLICABLE_FORMAT..=u64::from(PLAN_FORMAT_VERSION)).contains(&version) {
@@ -85,68 +170,40 @@ pub fn read_plan(v: &Value) -> Result<Plan, PlanReadError> {
             ),
         ));
     }
+    let raw = typed_json::from_str::<Obj<RawPlan>>(text)?.value.0;
     let mut plan = Plan {
         format_version: PLAN_FORMAT_VERSION,
-        snapshot_fingerprint: string(v, "$", "snapshot_fingerprint")?,
+        snapshot_fingerprint: raw.snapshot_fingerprint,
         ..Plan::default()
     };
-    for (i, s) in array(v, "splits")?.iter().enumerate() {
-        let path = format!("$.splits[{i}]");
-        let boundaries = match s.get("boundaries") {
-            None | Some(Value::Null) => Vec::new(),
-            Some(Value::Array(a)) => a
-                .iter()
-                .enumerate()
-                .map(|(j, b)| {
-                    b.as_u64()
-                        .and_then(|b| u32::try_from(b).ok())
-                        .ok_or_else(|| {
-                            err(
-                                format!("{path}.boundaries[{j}]"),
-                                "expected an unsigned 32-bit number",
-                            )
-                        })
-                })
-                .collect::<Result<_, _>>()?,
-            Some(_) => return Err(err(format!("{path}.boundaries"), "expected an array")),
-        };
+    for Obj(s) in raw.splits.unwrap_or_default() {
         plan.splits.push(PlannedSplit {
-            bundle: string(s, &path, "bundle")?,
-            broker: string(s, &path, "broker")?,
-            algorithm: string(s, &path, "algorithm")?,
-            boundaries,
+            reason_text: s.reason.text(s.reason_text),
+            reason: s.reason.decision(ReasonKind::ManualSplit),
+            bundle: s.bundle,
+            broker: s.broker,
+            algorithm: s.algorithm,
+            boundaries: s.boundaries.unwrap_or_default(),
             new_bundles: Vec::new(),
-            reason: decision_reason(s, ReasonKind::ManualSplit),
-            reason_text: reason_text(s),
             detail: Value::Null,
             permanent: true,
-            origin: opt_string(s, &path, "origin")?.unwrap_or_default(),
+            origin: s.origin.unwrap_or_default(),
         });
     }
-    for (i, u) in array(v, "unloads")?.iter().enumerate() {
-        let path = format!("$.unloads[{i}]");
+    for Obj(u) in raw.unloads.unwrap_or_default() {
         plan.unloads.push(PlannedUnload {
-            bundle: string(u, &path, "bundle")?,
-            from: string(u, &path, "from")?,
-            to: opt_string(u, &path, "to")?,
-            pass_destination: u
-                .get("pass_destination")
-                .and_then(Value::as_bool)
-                .unwrap_or(false),
-            reason: decision_reason(u, ReasonKind::ManualUnload),
-            reason_text: reason_text(u),
+            reason_text: u.reason.text(u.reason_text),
+            reason: u.reason.decision(ReasonKind::ManualUnload),
+            bundle: u.bundle,
+            from: u.from,
+            to: u.to,
+            pass_destination: u.pass_destination.unwrap_or(false),
             detail: Value::Null,
             bytes_per_sec: 0.0,
             msg_per_sec: 0.0,
-            origin: opt_string(u, &path, "origin")?.unwrap_or_default(),
+            origin: u.origin.unwrap_or_default(),
         });
     }
-    for (i, t) in array(v, "topic_unloads")?.iter().enumerate() {
-        plan.topic_unloads.push(
-            t.as_str()
-                .map(str::to_string)
-                .ok_or_else(|| err(format!("$.topic_unloads[{i}]"), "expected a string"))?,
-        );
-    }
+    plan.topic_unloads = raw.topic_unloads.unwrap_or_default();
     Ok(plan)
 }

@@ -267,7 +267,7 @@ mod tests {
                  "pass_destination": true}
             ]
         });
-        ApplyPlan::from_plan(&read_plan(&json).unwrap()).unwrap()
+        ApplyPlan::from_plan(&read_plan(&json.to_string()).unwrap()).unwrap()
     }
 
     fn owners(pairs: &[(&str, &str)]) -> LiveOwners {
