@@ -139,11 +139,8 @@ pub fn decide(
             if s.topics < 2 {
                 continue;
             }
-            let (rate, throughput) = long_term(pos, k, n);
-            let sessions = s.consumer_count.saturating_add(s.producer_count);
-            if !thresholds.exceeds_any(s.topics, sessions, rate, throughput) {
-                continue;
-            }
+            // The namespace's cap first: a small map, where the long-term rates are a lookup in
+            // the leader's every bundle.
             let ns = namespace_of(n);
             let (count, accepted) = namespaces
                 .entry(ns)
@@ -151,7 +148,12 @@ pub fn decide(
             let Some(count) = *count else {
                 continue;
             };
-            if count.saturating_add(*accepted) < thresholds.max_bundles_per_namespace {
+            if count.saturating_add(*accepted) >= thresholds.max_bundles_per_namespace {
+                continue;
+            }
+            let (rate, throughput) = long_term(pos, k, n);
+            let sessions = s.consumer_count.saturating_add(s.producer_count);
+            if thresholds.exceeds_any(s.topics, sessions, rate, throughput) {
                 *accepted += 1;
                 bundles.push((n.as_str(), s));
             }

@@ -578,7 +578,15 @@ impl SimCluster {
         if let Some(sb) = self.bundles.get_mut(parent) {
             sb.alive = false;
         }
-        self.data.bundle_data.shift_remove(p.name.as_str());
+        // The parent's leader data leaves the ordered map: every later entry moves down one place,
+        // so the bundles' positions are moved with them (no name looked up again).
+        if let Some((removed_at, _, _)) = self.data.bundle_data.shift_remove_full(p.name.as_str()) {
+            for b in self.bundles.iter_mut().filter(|b| b.alive) {
+                if b.data_pos != usize::MAX && b.data_pos > removed_at {
+                    b.data_pos -= 1;
+                }
+            }
+        }
         let mut new_indices = Vec::new();
         for (name, f) in children {
             let idx = self.bundles.len();
@@ -602,9 +610,13 @@ impl SimCluster {
                 data_pos: 0,
             });
             self.bundle_index.insert(name.clone(), idx);
-            self.data
+            let (at, _) = self
+                .data
                 .bundle_data
-                .insert(name.clone(), BundleData::pulsar_default());
+                .insert_full(name.clone(), BundleData::pulsar_default());
+            if let Some(child) = self.bundles.get_mut(idx) {
+                child.data_pos = at;
+            }
             new_indices.push(idx);
         }
         if let Some(o) = owner {
@@ -628,11 +640,6 @@ impl SimCluster {
                         }
                     }
                 }
-            }
-        }
-        for b in self.bundles.iter_mut().filter(|b| b.alive) {
-            if let Some(p) = self.data.bundle_data.get_index_of(b.name.as_str()) {
-                b.data_pos = p;
             }
         }
     }
