@@ -115,24 +115,147 @@ impl LocalBrokerData {
     /// `LocalBrokerData.update(bundleStats)`: sets the bundle list and the summed rates and counts
     /// from per-bundle stats, as the broker does before writing its report.
     pub fn set_last_stats(&mut self, stats: IndexMap<String, NamespaceBundleStats>) {
-        self.msg_throughput_in = 0.0;
-        self.msg_throughput_out = 0.0;
-        self.msg_rate_in = 0.0;
-        self.msg_rate_out = 0.0;
-        self.num_topics = 0;
-        self.num_consumers = 0;
-        self.num_producers = 0;
-        for s in stats.values() {
-            self.msg_throughput_in += s.msg_throughput_in;
-            self.msg_throughput_out += s.msg_throughput_out;
-            self.msg_rate_in += s.msg_rate_in;
-            self.msg_rate_out += s.msg_rate_out;
-            self.num_topics += s.topics;
-            self.num_consumers += s.consumer_count;
-            self.num_producers += s.producer_count;
-        }
+        BundleStatsTotals::of(stats.values()).write_to(self);
         self.bundles = stats.keys().cloned().collect();
         self.num_bundles = stats.len() as i64;
         self.last_stats = stats;
+    }
+}
+
+/// A report's sums over its bundles' `lastStats` (`LocalBrokerData.update(bundleStats)`): rates
+/// and throughputs added in the bundles' order, counts added without overflow. The one place a
+/// report's totals are added up (the importer's and generators' reports, a plan's moves, the
+/// simulator's rewritten reports), so every copy of a report has the same bits.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct BundleStatsTotals {
+    pub msg_throughput_in: f64,
+    pub msg_throughput_out: f64,
+    pub msg_rate_in: f64,
+    pub msg_rate_out: f64,
+    pub topics: i64,
+    pub consumers: i64,
+    pub producers: i64,
+}
+
+impl BundleStatsTotals {
+    /// The sums over `stats`, in order.
+    pub fn of<'a>(stats: impl IntoIterator<Item = &'a NamespaceBundleStats>) -> Self {
+        let mut t = Self::default();
+        for s in stats {
+            t.add(s);
+        }
+        t
+    }
+
+    /// The totals a report carries now.
+    pub fn of_report(local: &LocalBrokerData) -> Self {
+        Self {
+            msg_throughput_in: local.msg_throughput_in,
+            msg_throughput_out: local.msg_throughput_out,
+            msg_rate_in: local.msg_rate_in,
+            msg_rate_out: local.msg_rate_out,
+            topics: local.num_topics,
+            consumers: local.num_consumers,
+            producers: local.num_producers,
+        }
+    }
+
+    /// One more bundle.
+    pub fn add(&mut self, s: &NamespaceBundleStats) {
+        self.msg_throughput_in += s.msg_throughput_in;
+        self.msg_throughput_out += s.msg_throughput_out;
+        self.msg_rate_in += s.msg_rate_in;
+        self.msg_rate_out += s.msg_rate_out;
+        self.topics = self.topics.saturating_add(s.topics);
+        self.consumers = self.consumers.saturating_add(s.consumer_count);
+        self.producers = self.producers.saturating_add(s.producer_count);
+    }
+
+    /// One bundle less, never below zero (a report whose totals were rounded or edited by hand may
+    /// sum to less than one of its bundles).
+    pub fn remove(&mut self, s: &NamespaceBundleStats) {
+        self.msg_rate_in = (self.msg_rate_in - s.msg_rate_in).max(0.0);
+        self.msg_rate_out = (self.msg_rate_out - s.msg_rate_out).max(0.0);
+        self.msg_throughput_in = (self.msg_throughput_in - s.msg_throughput_in).max(0.0);
+        self.msg_throughput_out = (self.msg_throughput_out - s.msg_throughput_out).max(0.0);
+        self.topics = self.topics.saturating_sub(s.topics).max(0);
+        self.consumers = self.consumers.saturating_sub(s.consumer_count).max(0);
+        self.producers = self.producers.saturating_sub(s.producer_count).max(0);
+    }
+
+    pub fn total_msg_throughput(&self) -> f64 {
+        self.msg_throughput_in + self.msg_throughput_out
+    }
+
+    /// Writes the totals into the report (its bundle list and `numBundles` are the caller's).
+    pub fn write_to(self, local: &mut LocalBrokerData) {
+        local.msg_throughput_in = self.msg_throughput_in;
+        local.msg_throughput_out = self.msg_throughput_out;
+        local.msg_rate_in = self.msg_rate_in;
+        local.msg_rate_out = self.msg_rate_out;
+        local.num_topics = self.topics;
+        local.num_consumers = self.consumers;
+        local.num_producers = self.producers;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stats(
+        thr_in: f64,
+        thr_out: f64,
+        rate_in: f64,
+        rate_out: f64,
+        topics: i64,
+    ) -> NamespaceBundleStats {
+        NamespaceBundleStats {
+            msg_throughput_in: thr_in,
+            msg_throughput_out: thr_out,
+            msg_rate_in: rate_in,
+            msg_rate_out: rate_out,
+            topics,
+            consumer_count: topics * 2,
+            producer_count: topics,
+            cache_size: 0,
+        }
+    }
+
+    #[test]
+    fn a_report_sums_its_bundles_as_local_broker_data_update_does() {
+        // LocalBrokerData.update(bundleStats): msgThroughputIn = Σ bundle msgThroughputIn, and so
+        // on for every rate and count; numBundles = the number of bundles.
+        let mut local = LocalBrokerData::default();
+        local.set_last_stats(
+            [
+                (
+                    "t/n/0x00000000_0x80000000",
+                    stats(1000.0, 3000.0, 10.0, 30.0, 4),
+                ),
+                ("t/n/0x80000000_0xffffffff", stats(500.0, 0.25, 5.5, 0.0, 1)),
+            ]
+            .into_iter()
+            .map(|(n, s)| (n.to_string(), s))
+            .collect(),
+        );
+        assert_eq!(local.msg_throughput_in, 1500.0);
+        assert_eq!(local.msg_throughput_out, 3000.25);
+        assert_eq!(local.msg_rate_in, 15.5);
+        assert_eq!(local.msg_rate_out, 30.0);
+        assert_eq!(local.num_topics, 5);
+        assert_eq!(local.num_consumers, 10);
+        assert_eq!(local.num_producers, 5);
+        assert_eq!(local.num_bundles, 2);
+        // Taking the second bundle away leaves the first one's numbers; taking more than there
+        // is stops at zero.
+        let mut t = BundleStatsTotals::of_report(&local);
+        t.remove(&stats(500.0, 0.25, 5.5, 0.0, 1));
+        assert_eq!(
+            t,
+            BundleStatsTotals::of([&stats(1000.0, 3000.0, 10.0, 30.0, 4)])
+        );
+        t.remove(&stats(2000.0, 0.0, 0.0, 0.0, 9));
+        assert_eq!((t.msg_throughput_in, t.topics, t.consumers), (0.0, 0, 0));
     }
 }

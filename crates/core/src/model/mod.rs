@@ -14,7 +14,7 @@ mod time_average_broker_data;
 pub use broker_load_data::{BrokerLoadData, BrokerLoadSample, TopBundle, TopBundlesLoadData};
 pub use bundle_data::{BundleData, NUM_LONG_SAMPLES, NUM_SHORT_SAMPLES, TimeAverageMessageData};
 pub use bundle_stats::NamespaceBundleStats;
-pub use local_broker_data::LocalBrokerData;
+pub use local_broker_data::{BundleStatsTotals, LocalBrokerData};
 pub use resource_usage::{ResourceUsage, SystemResourceUsage};
 pub use snapshot::{
     AutoFailoverPolicy, BrokerSnapshot, BundlesData, NamespaceIsolationPolicy, NamespaceSnapshot,

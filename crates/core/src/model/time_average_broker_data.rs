@@ -38,16 +38,22 @@ impl TimeAverageBrokerData {
     pub fn from_bundle_data<'a>(bundles: impl IntoIterator<Item = &'a BundleData>) -> Self {
         let mut out = Self::default();
         for data in bundles {
-            out.short_term_msg_throughput_in += data.short_term_data.msg_throughput_in;
-            out.short_term_msg_throughput_out += data.short_term_data.msg_throughput_out;
-            out.short_term_msg_rate_in += data.short_term_data.msg_rate_in;
-            out.short_term_msg_rate_out += data.short_term_data.msg_rate_out;
-            out.long_term_msg_throughput_in += data.long_term_data.msg_throughput_in;
-            out.long_term_msg_throughput_out += data.long_term_data.msg_throughput_out;
-            out.long_term_msg_rate_in += data.long_term_data.msg_rate_in;
-            out.long_term_msg_rate_out += data.long_term_data.msg_rate_out;
+            out.add(data);
         }
         out
+    }
+
+    /// One more bundle in the sum (the one place it is added, so the simulator's running sums
+    /// have the bits of a sum from scratch).
+    pub fn add(&mut self, data: &BundleData) {
+        self.short_term_msg_throughput_in += data.short_term_data.msg_throughput_in;
+        self.short_term_msg_throughput_out += data.short_term_data.msg_throughput_out;
+        self.short_term_msg_rate_in += data.short_term_data.msg_rate_in;
+        self.short_term_msg_rate_out += data.short_term_data.msg_rate_out;
+        self.long_term_msg_throughput_in += data.long_term_data.msg_throughput_in;
+        self.long_term_msg_throughput_out += data.long_term_data.msg_throughput_out;
+        self.long_term_msg_rate_in += data.long_term_data.msg_rate_in;
+        self.long_term_msg_rate_out += data.long_term_data.msg_rate_out;
     }
 
     pub fn long_term_msg_rate(&self) -> f64 {

@@ -239,7 +239,7 @@ pub enum CycleSkip {
 /// Why one selected bundle was not unloaded.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "kind")]
-pub enum SkipReason {
+pub enum UnloadSkipReason {
     /// The namespace is in `loadBalancerSheddingExcludedNamespaces`.
     ExcludedNamespace,
     /// No broker other than the owner is allowed for the namespace.
@@ -268,7 +268,7 @@ pub struct SkippedUnload {
     pub bundle: String,
     pub from: String,
     pub shed_reason: ShedReason,
-    pub why: SkipReason,
+    pub why: UnloadSkipReason,
     /// The pipeline's answer when the skip came from placement.
     pub placement: Option<PlacementOutcome>,
 }
@@ -355,7 +355,7 @@ fn handle_decision(
 ) {
     let bundle = decision.bundle.as_str();
     let from = decision.broker.as_str();
-    let skip = |why: SkipReason, placement: Option<PlacementOutcome>| SkippedUnload {
+    let skip = |why: UnloadSkipReason, placement: Option<PlacementOutcome>| SkippedUnload {
         bundle: bundle.to_string(),
         from: from.to_string(),
         shed_reason: decision.reason.clone(),
@@ -370,17 +370,19 @@ fn handle_decision(
     {
         report
             .skipped
-            .push(skip(SkipReason::ExcludedNamespace, None));
+            .push(skip(UnloadSkipReason::ExcludedNamespace, None));
         return;
     }
     if !should_namespace_policies_unload(bundle, from, data, ctx) {
         report
             .skipped
-            .push(skip(SkipReason::NamespacePolicies, None));
+            .push(skip(UnloadSkipReason::NamespacePolicies, None));
         return;
     }
     if !should_anti_affinity_namespace_unload(bundle, from, data, ctx) {
-        report.skipped.push(skip(SkipReason::AntiAffinity, None));
+        report
+            .skipped
+            .push(skip(UnloadSkipReason::AntiAffinity, None));
         return;
     }
     let bundle_data = data
@@ -401,10 +403,10 @@ fn handle_decision(
     match outcome.broker.clone() {
         None => report
             .skipped
-            .push(skip(SkipReason::NoBrokerAvailable, Some(outcome))),
+            .push(skip(UnloadSkipReason::NoBrokerAvailable, Some(outcome))),
         Some(to) if to == from => report
             .skipped
-            .push(skip(SkipReason::SameBroker, Some(outcome))),
+            .push(skip(UnloadSkipReason::SameBroker, Some(outcome))),
         Some(to) => {
             data.recently_unloaded.insert(bundle.to_string(), now_ms);
             report.unloads.push(PlannedUnload {
@@ -506,10 +508,10 @@ mod tests {
         assert_eq!(report.unloads.len(), 1);
         assert_eq!(report.unloads[0].to, "b2:8080");
         assert_eq!(report.unloads[0].from, "b1:8080");
-        let whys: Vec<&SkipReason> = report.skipped.iter().map(|s| &s.why).collect();
-        assert!(whys.contains(&&SkipReason::ExcludedNamespace));
+        let whys: Vec<&UnloadSkipReason> = report.skipped.iter().map(|s| &s.why).collect();
+        assert!(whys.contains(&&UnloadSkipReason::ExcludedNamespace));
         // The bundle already on b2 would go to b2 again.
-        assert!(whys.contains(&&SkipReason::SameBroker));
+        assert!(whys.contains(&&UnloadSkipReason::SameBroker));
         assert_eq!(
             data.recently_unloaded.get("t/ns/0x00000000_0x80000000"),
             Some(&now)

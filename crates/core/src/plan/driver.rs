@@ -2,8 +2,6 @@
 //! cycle as a freshly elected leader would, and looks ahead when a stateful strategy needs more
 //! cycles. See `docs/plan-model.md`.
 
-use std::collections::HashSet;
-
 use crate::config::{ConfigError, LoadBalancerConfig, Profile};
 use crate::model::{BrokerSnapshot, LocalBrokerData, ResourceUsage, Snapshot};
 use crate::modular::LoadData;
@@ -24,7 +22,6 @@ use super::fingerprint::snapshot_fingerprint;
 use super::leader_state::LeaderState;
 use super::leader_view::load_data_from_snapshot;
 use super::load_model::owner_of;
-use super::model::PlannedSplit;
 use super::model::{Outlook, PLAN_FORMAT_VERSION, Plan, PlannedUnload, SkippedDecision};
 use super::names::{check_broker, check_namespace, check_topic};
 use super::operations::Operation;
@@ -33,14 +30,17 @@ use super::reasons::{
     with_placement,
 };
 use super::settings::{apply_nic_speed_override, resolve_config};
-use super::splits::{SplitBatch, SplitResult, apply_split, compute_split};
+use super::splits::{apply_split, compute_split};
+use super::splitter_task::{
+    auto_splits_step, decide as decide_auto_splits, long_term_of, planned_split,
+};
 use super::working_view::KeptView;
 use super::working_view::WorkingView;
 use crate::reason::{DecisionReason, ReasonKind};
-use crate::split::{
-    BrokerBundleStats, ModularSplitCandidate, SplitAlgorithm, SplitThresholds, auto_split_runs,
-    find_bundles_to_split,
-};
+use crate::split::SplitAlgorithm;
+
+/// The one-line reason of an automatic split (the history's wording too).
+pub(crate) use super::splitter_task::split_reason;
 
 /// What the operator asks for.
 #[derive(Clone, Debug, PartialEq)]
@@ -595,42 +595,6 @@ fn shedding_disabled_reason(cfg: &LoadBalancerConfig) -> DecisionReason {
         )
 }
 
-/// Every limit a split candidate exceeded, as numbers: `topics` and `topics_limit`, `sessions` and
-/// `sessions_limit`, `msg_rate_per_sec` and `msg_rate_limit_per_sec`, `throughput_bytes_per_sec`
-/// and `throughput_limit_bytes_per_sec`.
-fn split_triggers_reason(candidate: &ModularSplitCandidate) -> DecisionReason {
-    use crate::split::SplitTrigger;
-    let mut r = DecisionReason::new(ReasonKind::SplitThresholdsExceeded);
-    for t in &candidate.triggers {
-        r = match t {
-            SplitTrigger::Topics { topics, limit } => {
-                r.with("topics", *topics).with("topics_limit", *limit)
-            }
-            SplitTrigger::Sessions { sessions, limit } => {
-                r.with("sessions", *sessions).with("sessions_limit", *limit)
-            }
-            SplitTrigger::MsgRate {
-                msg_rate_per_sec,
-                limit_per_sec,
-            } => r
-                .with("msg_rate_per_sec", *msg_rate_per_sec)
-                .with("msg_rate_limit_per_sec", *limit_per_sec),
-            SplitTrigger::Bandwidth {
-                throughput_bytes_per_sec,
-                limit_bytes_per_sec,
-            } => r
-                .with("throughput_bytes_per_sec", *throughput_bytes_per_sec)
-                .with("throughput_limit_bytes_per_sec", *limit_bytes_per_sec),
-        };
-    }
-    r
-}
-
-/// Why `BundleSplitterTask` split a bundle: every limit it exceeded.
-pub(crate) fn split_reason(triggers: &[String]) -> String {
-    format!("BundleSplitterTask: {}", triggers.join("; "))
-}
-
 fn unloads_of(report: &SheddingCycleReport, after: &mut AfterView<'_>) -> Vec<PlannedUnload> {
     report
         .unloads
@@ -813,157 +777,6 @@ fn look_ahead(
         summary: format!(
             "{strategy} would not unload anything in the next {cycles} cycles if the load stays as it is"
         ),
-    }
-}
-
-fn planned_split(
-    bundle: &str,
-    owner: &str,
-    algorithm: SplitAlgorithm,
-    split: &SplitResult,
-    (reason, reason_text): (DecisionReason, String),
-    detail: serde_json::Value,
-    origin: &str,
-) -> PlannedSplit {
-    PlannedSplit {
-        bundle: bundle.to_string(),
-        broker: owner.to_string(),
-        algorithm: algorithm.name().to_string(),
-        boundaries: split.cut_points.clone(),
-        new_bundles: split
-            .children
-            .iter()
-            .map(|c| format!("{}/{}", split.namespace, c))
-            .collect(),
-        reason,
-        reason_text,
-        detail,
-        permanent: true,
-        origin: origin.to_string(),
-    }
-}
-
-/// `BundleSplitterTask.findBundlesToSplit` on a leader view `data`: the accepted bundles, in order,
-/// with the limits each exceeds. `long_term(broker_pos, k, name)` is the long-term
-/// (`totalMsgRate`, `totalMsgThroughput`) of the k-th `lastStats` entry of the broker at `broker_pos`
-/// in `data.brokers` (0 when the leader has no data): by name here, by position in the simulation,
-/// which keeps its reports aligned with its bundle table.
-pub(crate) fn decide_auto_splits(
-    cfg: &LoadBalancerConfig,
-    data: &LoadData,
-    namespace_bundle_count: impl Fn(&str) -> Option<i64>,
-    long_term: impl Fn(usize, usize, &str) -> (f64, f64),
-) -> Vec<ModularSplitCandidate> {
-    if !auto_split_runs(cfg, data.brokers.len()) {
-        return Vec::new();
-    }
-    let thresholds = SplitThresholds::from_config(cfg);
-    // Only a bundle with two topics or more that exceeds a limit can be accepted, and the
-    // per-namespace cap counts only accepted ones, so leaving the others out gives the same accepted
-    // list without a skip record (two names copied) for each of the bundles that exceed nothing.
-    let reports: Vec<BrokerBundleStats<'_>> = data
-        .brokers
-        .iter()
-        .enumerate()
-        .map(|(pos, (id, b))| BrokerBundleStats {
-            broker: id.as_str(),
-            bundles: b
-                .local
-                .last_stats
-                .iter()
-                .enumerate()
-                .filter(|(k, (n, s))| {
-                    if s.topics < 2 {
-                        return false;
-                    }
-                    let (rate, throughput) = long_term(pos, *k, n);
-                    let sessions = s.consumer_count.saturating_add(s.producer_count);
-                    thresholds.exceeds_any(s.topics, sessions, rate, throughput)
-                })
-                .map(|(_, (n, s))| (n.as_str(), s))
-                .collect(),
-        })
-        .filter(|r| !r.bundles.is_empty())
-        .collect();
-    find_bundles_to_split(
-        &reports,
-        &data.bundle_data,
-        namespace_bundle_count,
-        &thresholds,
-    )
-    .accepted
-}
-
-/// The long-term (`totalMsgRate`, `totalMsgThroughput`) of a bundle in the leader's data, 0 without.
-pub(crate) fn long_term_of(data: &LoadData, bundle: &str) -> (f64, f64) {
-    data.bundle_data.get(bundle).map_or((0.0, 0.0), |d| {
-        (
-            d.long_term_data.total_msg_rate(),
-            d.long_term_data.total_msg_throughput(),
-        )
-    })
-}
-
-/// `BundleSplitterTask` on the leader's view `data`: bundles over a limit are split in `snapshot`
-/// with the default algorithm (a bundle in `plan.unloads` is left alone); the splits and the
-/// declined ones are added to `plan`. Public for the `auto_splits` bench.
-pub fn auto_splits_step(
-    snapshot: &mut Snapshot,
-    cfg: &LoadBalancerConfig,
-    data: &LoadData,
-    plan: &mut Plan,
-) {
-    let counts = |ns: &str| {
-        snapshot
-            .namespaces
-            .get(ns)
-            .map(|n| i64::from(n.bundles.num_bundles))
-    };
-    let accepted = decide_auto_splits(cfg, data, counts, |_, _, name| long_term_of(data, name));
-    let algorithm =
-        SplitAlgorithm::by_name_or_default("", &cfg.default_namespace_bundle_split_algorithm);
-    // Each split costs what it touches: the batch reads each namespace's layout and topics once,
-    // finds the candidates' owners in one pass and changes the cluster-wide `bundle_data` once.
-    let unloaded: HashSet<&str> = plan.unloads.iter().map(|u| u.bundle.as_str()).collect();
-    let mut batch = SplitBatch::new(snapshot, accepted.iter().map(|c| c.bundle.as_str()));
-    for candidate in &accepted {
-        if unloaded.contains(candidate.bundle.as_str()) {
-            continue;
-        }
-        let Some(owner) = batch.owner(&candidate.bundle) else {
-            continue;
-        };
-        let triggers: Vec<String> = candidate.triggers.iter().map(|t| t.to_string()).collect();
-        match batch.compute(cfg, &candidate.bundle, algorithm, &[]) {
-            Ok(Ok(split)) => {
-                batch.apply(&split);
-                let reason_text = split_reason(&triggers);
-                let reason = split_triggers_reason(candidate);
-                let detail = serde_json::json!({ "triggers": triggers });
-                plan.splits.push(planned_split(
-                    &candidate.bundle,
-                    &owner,
-                    algorithm,
-                    &split,
-                    (reason, reason_text),
-                    detail,
-                    "auto-split",
-                ));
-            }
-            Ok(Err(why)) | Err(why) => plan.skipped.push(SkippedDecision {
-                bundle: candidate.bundle.clone(),
-                from: owner,
-                why: format!(
-                    "BundleSplitterTask chose it ({}), but {} did not split: {why}",
-                    triggers.join("; "),
-                    algorithm.name()
-                ),
-                reason: DecisionReason::new(ReasonKind::SplitDeclined)
-                    .with("algorithm", algorithm.name())
-                    .with("declined", why.clone())
-                    .with_fields_of(&split_triggers_reason(candidate).numbers, &[]),
-            }),
-        }
     }
 }
 

@@ -16,12 +16,11 @@ use crate::modular::leader::{SheddingCycleReport, StrategySet, do_load_shedding}
 use crate::rng::SeededPicker;
 use crate::split::ModularSplitCandidate;
 
-use super::driver::{
-    PlanError, build_strategies, decide_auto_splits, long_term_of, placement_context,
-};
+use super::driver::{PlanError, build_strategies, placement_context};
 use super::leader_state::LeaderState;
 use super::leader_view::load_data_from_snapshot;
 use super::settings::{apply_nic_speed_override, resolve_config};
+use super::splitter_task::{decide as decide_auto_splits, long_term_of};
 use crate::modular::LoadData;
 use crate::modular::pipeline::{PipelineTrace, PlacementContext};
 

@@ -6,7 +6,9 @@
 //! bundles when it reports neither). CPU, heap, direct memory and NIC usage are moved in their raw
 //! units, so the destination's percentages follow from its own limits. See `docs/plan-model.md`.
 
-use crate::model::{BundleData, NamespaceBundleStats, ResourceUsage, Snapshot};
+use crate::model::{
+    BundleData, BundleStatsTotals, LocalBrokerData, NamespaceBundleStats, ResourceUsage, Snapshot,
+};
 
 /// The traffic a bundle carries.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -63,6 +65,58 @@ fn share(part: f64, whole: f64) -> Option<f64> {
     (whole > 0.0 && part.is_finite()).then(|| (part / whole).clamp(0.0, 1.0))
 }
 
+/// The raw resource usage a bundle carries: cpu, memory, direct memory, NIC in, NIC out.
+pub type Amounts = [f64; 5];
+
+/// The share of its owner's resource usage a bundle carries: of CPU, heap and direct memory its
+/// share of the owner's throughput (in + out), else of its message rate when the owner reports no
+/// throughput, else 1/n of its n bundles; of each NIC direction its share of that direction's
+/// throughput, else the overall share. The one rule plans ([`move_bundle`]) and the rebalance
+/// search's ledger (`rebalance::ledger`) move load by.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct UsageShare {
+    pub overall: f64,
+    pub bandwidth_in: f64,
+    pub bandwidth_out: f64,
+}
+
+impl UsageShare {
+    /// The share of `owner`'s usage the bundle with traffic `s` carries.
+    pub fn of(s: &NamespaceBundleStats, owner: &LocalBrokerData) -> Self {
+        let bundle_count = owner.bundles.len() as f64;
+        let overall = share(s.total_msg_throughput(), owner.total_msg_throughput())
+            .or_else(|| share(s.total_msg_rate(), owner.total_msg_rate()))
+            .unwrap_or(1.0 / bundle_count.max(1.0));
+        Self {
+            overall,
+            bandwidth_in: share(s.msg_throughput_in, owner.msg_throughput_in).unwrap_or(overall),
+            bandwidth_out: share(s.msg_throughput_out, owner.msg_throughput_out).unwrap_or(overall),
+        }
+    }
+
+    /// The raw usage of `owner` this share is (a negative usage counts as none).
+    pub fn amounts(&self, owner: &LocalBrokerData) -> Amounts {
+        let amount = |u: ResourceUsage, f: f64| u.usage.max(0.0) * f;
+        [
+            amount(owner.cpu, self.overall),
+            amount(owner.memory, self.overall),
+            amount(owner.direct_memory, self.overall),
+            amount(owner.bandwidth_in, self.bandwidth_in),
+            amount(owner.bandwidth_out, self.bandwidth_out),
+        ]
+    }
+}
+
+fn usages_mut(local: &mut LocalBrokerData) -> [&mut ResourceUsage; 5] {
+    [
+        &mut local.cpu,
+        &mut local.memory,
+        &mut local.direct_memory,
+        &mut local.bandwidth_in,
+        &mut local.bandwidth_out,
+    ]
+}
+
 /// Moves `bundle` from `from` to `to` in the snapshot, with its traffic and its share of resource usage.
 /// Returns the load moved, or `None` when `from` does not own the bundle or `to` is unknown.
 pub fn move_bundle(
@@ -78,68 +132,38 @@ pub fn move_bundle(
     let src = snapshot.brokers.get_mut(from)?;
     let local = &mut src.local_broker_data;
     let position = local.bundles.iter().position(|b| b == bundle)?;
-    let bundle_count = local.bundles.len() as f64;
     let s = load.stats;
-    let overall = share(s.total_msg_throughput(), local.total_msg_throughput())
-        .or_else(|| share(s.total_msg_rate(), local.total_msg_rate()))
-        .unwrap_or(1.0 / bundle_count.max(1.0));
-    let in_share = share(s.msg_throughput_in, local.msg_throughput_in).unwrap_or(overall);
-    let out_share = share(s.msg_throughput_out, local.msg_throughput_out).unwrap_or(overall);
-    let take = |u: &mut ResourceUsage, fraction: f64| {
-        let moved = u.usage.max(0.0) * fraction;
-        u.usage -= moved;
-        moved
-    };
-    let moved_cpu = take(&mut local.cpu, overall);
-    let moved_memory = take(&mut local.memory, overall);
-    let moved_direct = take(&mut local.direct_memory, overall);
-    let moved_bw_in = take(&mut local.bandwidth_in, in_share);
-    let moved_bw_out = take(&mut local.bandwidth_out, out_share);
+    let moved = UsageShare::of(&s, local).amounts(local);
+    for (u, m) in usages_mut(local).into_iter().zip(moved) {
+        u.usage -= m;
+    }
     local.bundles.remove(position);
     local.last_stats.shift_remove(bundle);
-    subtract_stats(local, &s);
+    let mut totals = BundleStatsTotals::of_report(local);
+    totals.remove(&s);
+    totals.write_to(local);
+    local.num_bundles = local.bundles.len() as i64;
     src.time_average_broker_data = None;
 
     let dst = snapshot.brokers.get_mut(to)?;
     let local = &mut dst.local_broker_data;
-    local.cpu.usage += moved_cpu;
-    local.memory.usage += moved_memory;
-    local.direct_memory.usage += moved_direct;
-    local.bandwidth_in.usage += moved_bw_in;
-    local.bandwidth_out.usage += moved_bw_out;
+    for (u, m) in usages_mut(local).into_iter().zip(moved) {
+        u.usage += m;
+    }
     local.bundles.push(bundle.to_string());
     local.last_stats.insert(bundle.to_string(), s);
-    add_stats(local, &s);
+    let mut totals = BundleStatsTotals::of_report(local);
+    totals.add(&s);
+    totals.write_to(local);
+    local.num_bundles = local.bundles.len() as i64;
     dst.time_average_broker_data = None;
     Some(load)
-}
-
-fn subtract_stats(local: &mut crate::model::LocalBrokerData, s: &NamespaceBundleStats) {
-    local.msg_rate_in = (local.msg_rate_in - s.msg_rate_in).max(0.0);
-    local.msg_rate_out = (local.msg_rate_out - s.msg_rate_out).max(0.0);
-    local.msg_throughput_in = (local.msg_throughput_in - s.msg_throughput_in).max(0.0);
-    local.msg_throughput_out = (local.msg_throughput_out - s.msg_throughput_out).max(0.0);
-    local.num_topics = (local.num_topics - s.topics).max(0);
-    local.num_consumers = (local.num_consumers - s.consumer_count).max(0);
-    local.num_producers = (local.num_producers - s.producer_count).max(0);
-    local.num_bundles = local.bundles.len() as i64;
-}
-
-fn add_stats(local: &mut crate::model::LocalBrokerData, s: &NamespaceBundleStats) {
-    local.msg_rate_in += s.msg_rate_in;
-    local.msg_rate_out += s.msg_rate_out;
-    local.msg_throughput_in += s.msg_throughput_in;
-    local.msg_throughput_out += s.msg_throughput_out;
-    local.num_topics += s.topics;
-    local.num_consumers += s.consumer_count;
-    local.num_producers += s.producer_count;
-    local.num_bundles = local.bundles.len() as i64;
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{BrokerSnapshot, LocalBrokerData};
+    use crate::model::BrokerSnapshot;
     use indexmap::IndexMap;
 
     fn broker(cpu: f64, bundles: &[(&str, f64)]) -> BrokerSnapshot {
@@ -193,5 +217,62 @@ mod tests {
         assert_eq!(a.bundles.len(), 1);
         assert_eq!(b.msg_throughput_in, 3e6);
         assert!(move_bundle(&mut snap, "t/n/0x00000000_0x80000000", "a:8080", "b:8080").is_none());
+    }
+
+    fn owner(thr: (f64, f64), rate: (f64, f64), bundles: usize) -> LocalBrokerData {
+        LocalBrokerData {
+            cpu: ResourceUsage::new(200.0, 400.0),
+            memory: ResourceUsage::new(1024.0, 4096.0),
+            direct_memory: ResourceUsage::new(-5.0, 4096.0),
+            bandwidth_in: ResourceUsage::new(800.0, 1e6),
+            bandwidth_out: ResourceUsage::new(600.0, 1e6),
+            msg_throughput_in: thr.0,
+            msg_throughput_out: thr.1,
+            msg_rate_in: rate.0,
+            msg_rate_out: rate.1,
+            bundles: (0..bundles).map(|i| format!("t/n/{i}")).collect(),
+            ..LocalBrokerData::default()
+        }
+    }
+
+    fn traffic(thr: (f64, f64), rate: (f64, f64)) -> NamespaceBundleStats {
+        NamespaceBundleStats {
+            msg_throughput_in: thr.0,
+            msg_throughput_out: thr.1,
+            msg_rate_in: rate.0,
+            msg_rate_out: rate.1,
+            ..NamespaceBundleStats::default()
+        }
+    }
+
+    #[test]
+    fn a_bundle_carries_its_share_of_throughput_else_rate_else_one_nth() {
+        // Throughput: (1000 + 500) / (3000 + 3000) = 1/4 of cpu 200 and memory 1024; NIC in
+        // 1000/3000 of 800, NIC out 500/3000 of 600; a negative usage carries nothing.
+        let o = owner((3000.0, 3000.0), (10.0, 10.0), 4);
+        let share = UsageShare::of(&traffic((1000.0, 500.0), (1.0, 1.0)), &o);
+        assert_eq!(share.overall, 0.25);
+        let a = share.amounts(&o);
+        assert_eq!(a[0], 50.0);
+        assert_eq!(a[1], 256.0);
+        assert_eq!(a[2], 0.0);
+        assert_eq!(a[3], 800.0 * (1000.0 / 3000.0));
+        assert_eq!(a[4], 600.0 * (500.0 / 3000.0));
+        // No throughput on the owner: the message-rate share, 5 / (15 + 5), for every resource.
+        let o = owner((0.0, 0.0), (15.0, 5.0), 4);
+        let a = UsageShare::of(&traffic((0.0, 0.0), (4.0, 1.0)), &o).amounts(&o);
+        assert_eq!(a, [50.0, 256.0, 0.0, 200.0, 150.0]);
+        // Neither: 1/n of the owner's 5 bundles.
+        let o = owner((0.0, 0.0), (0.0, 0.0), 5);
+        let share = UsageShare::of(&traffic((0.0, 0.0), (0.0, 0.0)), &o);
+        assert_eq!(share.overall, 0.2);
+        assert_eq!(share.amounts(&o), [40.0, 204.8, 0.0, 160.0, 120.0]);
+        // A bundle reporting more than its owner's total carries all of it, not more.
+        let o = owner((100.0, 100.0), (1.0, 1.0), 2);
+        let share = UsageShare::of(&traffic((900.0, 0.0), (1.0, 1.0)), &o);
+        assert_eq!(
+            (share.overall, share.bandwidth_in, share.bandwidth_out),
+            (1.0, 1.0, 0.0)
+        );
     }
 }

@@ -24,6 +24,7 @@ pub mod reasons;
 pub mod settings;
 pub mod sizing;
 pub mod splits;
+pub mod splitter_task;
 pub mod summary;
 pub mod verdict;
 pub(crate) mod working_view;

@@ -4,7 +4,7 @@
 //! per-candidate lists are in the JSON only.
 
 use super::summary::{count, rate, readable_rates};
-use crate::modular::leader::{SkipReason, SkippedUnload};
+use crate::modular::leader::{SkippedUnload, UnloadSkipReason};
 use crate::modular::pipeline::PlacementOutcome;
 use crate::modular::shedding::{ShedReason, TrafficMetric};
 use crate::reason::{DecisionReason, ReasonKind};
@@ -227,17 +227,19 @@ pub fn describe_placement(outcome: &PlacementOutcome) -> String {
 
 pub fn describe_skip(s: &SkippedUnload) -> String {
     let why = match &s.why {
-        SkipReason::ExcludedNamespace => {
+        UnloadSkipReason::ExcludedNamespace => {
             "its namespace is in loadBalancerSheddingExcludedNamespaces".to_string()
         }
-        SkipReason::NamespacePolicies => {
+        UnloadSkipReason::NamespacePolicies => {
             "namespace isolation policies allow no other broker".to_string()
         }
-        SkipReason::AntiAffinity => {
+        UnloadSkipReason::AntiAffinity => {
             "moving it would not reduce its anti-affinity group's concentration".to_string()
         }
-        SkipReason::NoBrokerAvailable => "the placement pipeline found no broker".to_string(),
-        SkipReason::SameBroker => "placement chose the broker that already owns it".to_string(),
+        UnloadSkipReason::NoBrokerAvailable => "the placement pipeline found no broker".to_string(),
+        UnloadSkipReason::SameBroker => {
+            "placement chose the broker that already owns it".to_string()
+        }
     };
     format!(
         "{} selected it ({}), but the leader skips it: {why}",
@@ -323,11 +325,11 @@ pub fn unload_reason(reason: &ShedReason, placement: &PlacementOutcome) -> Decis
 /// placement's when placement decided (`placement_chose_current_owner`, apache/pulsar#20822).
 pub fn skip_reason(s: &SkippedUnload) -> DecisionReason {
     let kind = match s.why {
-        SkipReason::ExcludedNamespace => ReasonKind::ExcludedNamespace,
-        SkipReason::NamespacePolicies => ReasonKind::Isolation,
-        SkipReason::AntiAffinity => ReasonKind::AntiAffinity,
-        SkipReason::NoBrokerAvailable => ReasonKind::NoBrokerAvailable,
-        SkipReason::SameBroker => ReasonKind::PlacementChoseCurrentOwner,
+        UnloadSkipReason::ExcludedNamespace => ReasonKind::ExcludedNamespace,
+        UnloadSkipReason::NamespacePolicies => ReasonKind::Isolation,
+        UnloadSkipReason::AntiAffinity => ReasonKind::AntiAffinity,
+        UnloadSkipReason::NoBrokerAvailable => ReasonKind::NoBrokerAvailable,
+        UnloadSkipReason::SameBroker => ReasonKind::PlacementChoseCurrentOwner,
     };
     let shed = shed_reason(&s.shed_reason);
     let mut r = DecisionReason::new(kind)

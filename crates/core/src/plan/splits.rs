@@ -180,7 +180,8 @@ fn bundle_topic_count(snapshot: &Snapshot, bundle: &str, data: Option<&BundleDat
     usize::try_from(topics).unwrap_or(0)
 }
 
-fn range_fraction(child: BundleRange, parent: BundleRange) -> f64 {
+/// The child's share of its parent's hash range (what a split gives each child of the parent's load).
+pub(crate) fn range_fraction(child: BundleRange, parent: BundleRange) -> f64 {
     let width = |r: BundleRange| (u64::from(r.hi) - u64::from(r.lo)) as f64;
     let parent_width = width(parent);
     if parent_width > 0.0 {
@@ -250,29 +251,45 @@ impl<'s> SplitBatch<'s> {
     /// A batch on `snapshot` that tracks the owners of `bundles` (one pass over every broker's
     /// bundle list); other bundles can be split too, at the cost of a pass each.
     pub fn new<'b>(snapshot: &'s mut Snapshot, bundles: impl IntoIterator<Item = &'b str>) -> Self {
-        let mut listed_by: HashMap<String, Vec<usize>> = bundles
-            .into_iter()
-            .map(|b| (b.to_string(), Vec::new()))
-            .collect();
-        if !listed_by.is_empty() {
-            for (pos, b) in snapshot.brokers.values().enumerate() {
-                for bundle in &b.local_broker_data.bundles {
-                    if let Some(list) = listed_by.get_mut(bundle.as_str())
-                        && list.last() != Some(&pos)
-                    {
-                        list.push(pos);
-                    }
-                }
-            }
-        }
-        Self {
+        let mut batch = Self {
             snapshot,
             layouts: HashMap::new(),
             topic_hashes: HashMap::new(),
-            listed_by,
+            listed_by: HashMap::new(),
             removed: HashSet::new(),
             added: IndexMap::new(),
+        };
+        batch.track_owners(bundles);
+        batch
+    }
+
+    /// Tracks the owners of `bundles` too (one pass over every broker's bundle list, made before
+    /// any split of the batch).
+    pub fn track_owners<'b>(&mut self, bundles: impl IntoIterator<Item = &'b str>) {
+        let mut new: HashMap<String, Vec<usize>> = bundles
+            .into_iter()
+            .filter(|b| !self.listed_by.contains_key(*b))
+            .map(|b| (b.to_string(), Vec::new()))
+            .collect();
+        if new.is_empty() {
+            return;
         }
+        for (pos, b) in self.snapshot.brokers.values().enumerate() {
+            for bundle in &b.local_broker_data.bundles {
+                if let Some(list) = new.get_mut(bundle.as_str())
+                    && list.last() != Some(&pos)
+                {
+                    list.push(pos);
+                }
+            }
+        }
+        self.listed_by.extend(new);
+    }
+
+    /// The snapshot as it was when the batch began, but for the layouts and bundle lists of the
+    /// splits applied so far (its `bundle_data` is changed when the batch ends).
+    pub fn snapshot(&self) -> &Snapshot {
+        self.snapshot
     }
 
     /// The id of the first broker (in snapshot order) that lists `bundle` now.
@@ -429,10 +446,20 @@ impl<'s> SplitBatch<'s> {
 impl Drop for SplitBatch<'_> {
     fn drop(&mut self) {
         if !self.removed.is_empty() {
-            let removed = &self.removed;
-            self.snapshot
-                .bundle_data
-                .retain(|name, _| !removed.contains(name));
+            // By position: a few lookups of the removed names instead of hashing every entry.
+            let mut at: Vec<usize> = self
+                .removed
+                .iter()
+                .filter_map(|name| self.snapshot.bundle_data.get_index_of(name.as_str()))
+                .collect();
+            at.sort_unstable();
+            let mut next = at.into_iter().peekable();
+            let mut pos = 0usize;
+            self.snapshot.bundle_data.retain(|_, _| {
+                let remove = next.next_if_eq(&pos).is_some();
+                pos += 1;
+                !remove
+            });
         }
         self.snapshot.bundle_data.extend(self.added.drain(..));
     }

@@ -1,15 +1,14 @@
 //! A light copy of the cluster's load for the search: each broker's five resource usages and limits,
-//! and each bundle's owner and the raw usage it carries. The amounts follow
-//! [`crate::plan::load_model::move_bundle`] (a bundle takes its share of its owner's throughput, else
-//! message rate, else 1/n), computed once against the snapshot, so a move costs O(1) instead of a
-//! snapshot edit; the final plan re-applies the chosen moves with the real model.
+//! and each bundle's owner and the raw usage it carries. The amounts are the plan's
+//! ([`crate::plan::load_model::UsageShare`]: a bundle takes its share of its owner's throughput,
+//! else message rate, else 1/n), computed once against the snapshot, so a move costs O(1) instead
+//! of a snapshot edit; the final plan re-applies the chosen moves with the real model.
 
 use crate::model::{ResourceUsage, Snapshot, SystemResourceUsage};
-use crate::plan::load_model::bundle_load;
+use crate::plan::load_model::{UsageShare, bundle_load};
 use crate::units::{ResourceWeights, modular_weighted_max_fraction};
 
-/// The raw resource usage a bundle carries: cpu, memory, direct memory, NIC in, NIC out.
-pub type Amounts = [f64; 5];
+pub use crate::plan::load_model::Amounts;
 
 #[derive(Clone, Debug)]
 pub struct BundleEntry {
@@ -36,10 +35,6 @@ pub struct Ledger {
     pub weights: ResourceWeights,
 }
 
-fn share(part: f64, whole: f64) -> Option<f64> {
-    (whole > 0.0 && part.is_finite()).then(|| (part / whole).clamp(0.0, 1.0))
-}
-
 fn parts(u: &mut SystemResourceUsage) -> [&mut ResourceUsage; 5] {
     [
         &mut u.cpu,
@@ -56,29 +51,14 @@ impl Ledger {
         let mut bundles = Vec::new();
         for (pos, (name, b)) in snapshot.brokers.iter().enumerate() {
             let local = &b.local_broker_data;
-            let n = local.bundles.len() as f64;
             let mut owned = Vec::with_capacity(local.bundles.len());
             for bundle in &local.bundles {
                 let s = bundle_load(snapshot, name, bundle).stats;
-                let overall = share(s.total_msg_throughput(), local.total_msg_throughput())
-                    .or_else(|| share(s.total_msg_rate(), local.total_msg_rate()))
-                    .unwrap_or(1.0 / n.max(1.0));
-                let in_share =
-                    share(s.msg_throughput_in, local.msg_throughput_in).unwrap_or(overall);
-                let out_share =
-                    share(s.msg_throughput_out, local.msg_throughput_out).unwrap_or(overall);
-                let amount = |u: ResourceUsage, f: f64| u.usage.max(0.0) * f;
                 owned.push(bundles.len());
                 bundles.push(BundleEntry {
                     name: bundle.clone(),
                     owner: pos,
-                    amounts: [
-                        amount(local.cpu, overall),
-                        amount(local.memory, overall),
-                        amount(local.direct_memory, overall),
-                        amount(local.bandwidth_in, in_share),
-                        amount(local.bandwidth_out, out_share),
-                    ],
+                    amounts: UsageShare::of(&s, local).amounts(local),
                     bytes_per_sec: s.total_msg_throughput(),
                 });
             }

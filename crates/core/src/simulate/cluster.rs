@@ -12,7 +12,7 @@ use std::collections::HashMap;
 use indexmap::IndexMap;
 
 use crate::model::{
-    BundleData, LocalBrokerData, NamespaceBundleStats, ResourceUsage, Snapshot,
+    BundleData, BundleStatsTotals, LocalBrokerData, NamespaceBundleStats, ResourceUsage, Snapshot,
     TimeAverageBrokerData,
 };
 use crate::modular::LoadData;
@@ -20,6 +20,8 @@ use crate::modular::pipeline::PlacementContext;
 use crate::plan::driver::placement_context;
 use crate::plan::leader_view::load_data_from_snapshot;
 use crate::plan::load_model::bundle_load;
+use crate::plan::splits::{SplitResult, apply_split, compute_split, range_fraction};
+use crate::plan::splitter_task::SplitHost;
 
 use super::load_model::{HeapCurve, bundle_factor, global_factor, name_key, scaled};
 use super::scenario::{LoadSpec, SpikeTarget};
@@ -315,8 +317,7 @@ impl SimCluster {
             return;
         };
         let local = &mut bd.local;
-        let (mut thr_in, mut thr_out, mut rate_in, mut rate_out) = (0.0, 0.0, 0.0, 0.0);
-        let (mut topics, mut consumers, mut producers) = (0i64, 0i64, 0i64);
+        let mut totals = BundleStatsTotals::default();
         let mut ta = TimeAverageBrokerData::default();
         for (k, &idx) in broker.owned.iter().enumerate() {
             let Some(sb) = self.bundles.get(idx) else {
@@ -326,36 +327,17 @@ impl SimCluster {
             if let Some((_, slot)) = local.last_stats.get_index_mut(k) {
                 *slot = s;
             }
-            thr_in += s.msg_throughput_in;
-            thr_out += s.msg_throughput_out;
-            rate_in += s.msg_rate_in;
-            rate_out += s.msg_rate_out;
-            topics = topics.saturating_add(s.topics);
-            consumers = consumers.saturating_add(s.consumer_count);
-            producers = producers.saturating_add(s.producer_count);
+            totals.add(&s);
             if let Some((_, data)) = self.data.bundle_data.get_index_mut(sb.data_pos) {
                 if update_bundle_data {
                     data.update(&s);
                 }
-                // Same summation order as `TimeAverageBrokerData::from_bundles`.
-                ta.short_term_msg_throughput_in += data.short_term_data.msg_throughput_in;
-                ta.short_term_msg_throughput_out += data.short_term_data.msg_throughput_out;
-                ta.short_term_msg_rate_in += data.short_term_data.msg_rate_in;
-                ta.short_term_msg_rate_out += data.short_term_data.msg_rate_out;
-                ta.long_term_msg_throughput_in += data.long_term_data.msg_throughput_in;
-                ta.long_term_msg_throughput_out += data.long_term_data.msg_throughput_out;
-                ta.long_term_msg_rate_in += data.long_term_data.msg_rate_in;
-                ta.long_term_msg_rate_out += data.long_term_data.msg_rate_out;
+                ta.add(data);
             }
         }
-        local.msg_throughput_in = thr_in;
-        local.msg_throughput_out = thr_out;
-        local.msg_rate_in = rate_in;
-        local.msg_rate_out = rate_out;
-        local.num_topics = topics;
-        local.num_consumers = consumers;
-        local.num_producers = producers;
+        totals.write_to(local);
         local.num_bundles = broker.owned.len() as i64;
+        let (thr_in, thr_out) = (totals.msg_throughput_in, totals.msg_throughput_out);
         let c = broker.cost;
         local.cpu.usage = c.cpu_idle + c.cpu_per_byte * (thr_in + thr_out);
         local.bandwidth_in.usage = c.bw_in_per_byte * thr_in;
@@ -596,7 +578,15 @@ impl SimCluster {
         if let Some(sb) = self.bundles.get_mut(parent) {
             sb.alive = false;
         }
-        self.data.bundle_data.shift_remove(p.name.as_str());
+        // The parent's leader data leaves the ordered map: every later entry moves down one place,
+        // so the bundles' positions are moved with them (no name looked up again).
+        if let Some((removed_at, _, _)) = self.data.bundle_data.shift_remove_full(p.name.as_str()) {
+            for b in self.bundles.iter_mut().filter(|b| b.alive) {
+                if b.data_pos != usize::MAX && b.data_pos > removed_at {
+                    b.data_pos -= 1;
+                }
+            }
+        }
         let mut new_indices = Vec::new();
         for (name, f) in children {
             let idx = self.bundles.len();
@@ -620,9 +610,13 @@ impl SimCluster {
                 data_pos: 0,
             });
             self.bundle_index.insert(name.clone(), idx);
-            self.data
+            let (at, _) = self
+                .data
                 .bundle_data
-                .insert(name.clone(), BundleData::pulsar_default());
+                .insert_full(name.clone(), BundleData::pulsar_default());
+            if let Some(child) = self.bundles.get_mut(idx) {
+                child.data_pos = at;
+            }
             new_indices.push(idx);
         }
         if let Some(o) = owner {
@@ -648,11 +642,57 @@ impl SimCluster {
                 }
             }
         }
-        for b in self.bundles.iter_mut().filter(|b| b.alive) {
-            if let Some(p) = self.data.bundle_data.get_index_of(b.name.as_str()) {
-                b.data_pos = p;
-            }
-        }
+    }
+}
+
+/// The simulated cluster as `BundleSplitterTask`'s host: layouts from its namespaces-only snapshot,
+/// the bundle table for owners, and [`SimCluster::split`] to carry a split out.
+impl SplitHost for SimCluster {
+    fn namespace_bundle_count(&self, namespace: &str) -> Option<i64> {
+        self.layout
+            .namespaces
+            .get(namespace)
+            .map(|n| i64::from(n.bundles.num_bundles))
+    }
+
+    /// The owner's id, empty for a bundle waiting for a broker (which is split too).
+    fn owner(&self, bundle: &str) -> Option<String> {
+        let idx = self.bundle_by_name(bundle)?;
+        Some(
+            self.bundles
+                .get(idx)
+                .and_then(|b| b.owner)
+                .and_then(|o| self.brokers.get(o))
+                .map(|b| b.id.clone())
+                .unwrap_or_default(),
+        )
+    }
+
+    fn compute(
+        &mut self,
+        cfg: &crate::config::LoadBalancerConfig,
+        bundle: &str,
+        algorithm: crate::split::SplitAlgorithm,
+    ) -> Result<Result<SplitResult, String>, String> {
+        compute_split(&self.layout, cfg, bundle, algorithm, &[])
+    }
+
+    fn apply(&mut self, bundle: &str, split: &SplitResult) {
+        let Some(idx) = self.bundle_by_name(bundle) else {
+            return;
+        };
+        let children: Vec<(String, f64)> = split
+            .children
+            .iter()
+            .map(|c| {
+                (
+                    format!("{}/{}", split.namespace, c),
+                    range_fraction(*c, split.parent),
+                )
+            })
+            .collect();
+        apply_split(&mut self.layout, split);
+        self.split(idx, &children);
     }
 }
 

@@ -14,13 +14,11 @@ use crate::model::Snapshot;
 use crate::modular::leader::{StrategyConfigError, StrategySet, do_load_shedding};
 use crate::modular::pipeline::{PipelineTrace, SelectionPath, select_broker_for_bundle};
 use crate::plan::balance::UsageSpread;
-use crate::plan::driver::{
-    build_strategies, decide_auto_splits, long_term_of, shedding_reason, split_reason,
-};
+use crate::plan::driver::{build_strategies, shedding_reason};
 use crate::plan::settings::{apply_nic_speed_override, resolve_config};
-use crate::plan::splits::{apply_split, compute_split};
+use crate::plan::splitter_task::{self, SplitHost, long_term_of};
 use crate::rng::SeededPicker;
-use crate::split::{ModularSplitCandidate, SplitAlgorithm};
+use crate::split::ModularSplitCandidate;
 
 use super::cluster::{SimCluster, broker_usages};
 use super::limits::MAX_CYCLES;
@@ -547,14 +545,8 @@ impl Run<'_> {
                 *slot = Some(&b.owned);
             }
         }
-        let layout = &cluster.layout;
-        let counts = |ns: &str| {
-            layout
-                .namespaces
-                .get(ns)
-                .map(|n| i64::from(n.bundles.num_bundles))
-        };
-        decide_auto_splits(&self.cfg, data, counts, |pos, k, name| {
+        let counts = |ns: &str| cluster.namespace_bundle_count(ns);
+        splitter_task::decide(&self.cfg, data, counts, |pos, k, name| {
             match aligned.get(pos).copied().flatten() {
                 Some(owned) => owned
                     .get(k)
@@ -571,64 +563,41 @@ impl Run<'_> {
         })
     }
 
+    /// `BundleSplitterTask`'s splits of this cycle (a bundle unloaded this cycle is left alone).
     fn apply_splits(
         &mut self,
         decided: Vec<ModularSplitCandidate>,
         unloaded: &[String],
         notes: &mut Vec<String>,
     ) -> usize {
-        let algorithm = SplitAlgorithm::by_name_or_default(
-            "",
-            &self.cfg.default_namespace_bundle_split_algorithm,
-        );
+        let steps = splitter_task::carry_out(&mut self.cluster, &self.cfg, decided, |b| {
+            unloaded.iter().any(|u| u == b)
+        });
         let mut done = 0;
-        for candidate in decided {
-            let bundle = candidate.bundle;
-            if unloaded.contains(&bundle) {
-                continue;
-            }
-            let Some(idx) = self.cluster.bundle_by_name(&bundle) else {
-                continue;
-            };
-            match compute_split(&self.cluster.layout, &self.cfg, &bundle, algorithm, &[]) {
-                Ok(Ok(split)) => {
-                    let width = |lo: u32, hi: u32| (u64::from(hi) - u64::from(lo)) as f64;
-                    let parent = width(split.parent.lo, split.parent.hi);
-                    let children: Vec<(String, f64)> = split
-                        .children
-                        .iter()
-                        .map(|c| {
-                            let f = if parent > 0.0 {
-                                width(c.lo, c.hi) / parent
-                            } else {
-                                0.0
-                            };
-                            (format!("{}/{}", split.namespace, c), f)
-                        })
-                        .collect();
-                    apply_split(&mut self.cluster.layout, &split);
-                    self.cluster.split(idx, &children);
+        for step in steps {
+            let bundle = &step.candidate.bundle;
+            match &step.outcome {
+                Ok(split) => {
                     if self.opts.record_ownership {
                         self.changes.push(OwnershipChange::Split {
                             bundle: bundle.clone(),
                             cut_points: split.cut_points.clone(),
                         });
-                        let triggers: Vec<String> =
-                            candidate.triggers.iter().map(|t| t.to_string()).collect();
                         self.decisions.push(CycleDecision {
                             kind: "split".to_string(),
                             bundle: bundle.clone(),
-                            from: candidate.broker.clone(),
+                            from: step.candidate.broker.clone(),
                             to: None,
-                            reason: split_reason(&triggers),
+                            reason: step.reason_text(),
                         });
                     }
-                    self.churn.forget(idx);
+                    // The parent keeps its index (tombstoned) in the bundle table.
+                    if let Some(&idx) = self.cluster.bundle_index.get(bundle.as_str()) {
+                        self.churn.forget(idx);
+                    }
                     done += 1;
                 }
-                Ok(Err(why)) | Err(why) => {
-                    notes.push(format!("split of {bundle} not done: {why}"));
-                }
+                Err(why) => notes.push(format!("split of {bundle} not done: {why}")),
             }
         }
         done

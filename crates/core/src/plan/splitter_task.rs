@@ -1,0 +1,372 @@
+//! Pulsar's `BundleSplitterTask` step, one copy for plans and simulations: which bundles the
+//! leader splits this cycle ([`decide`]: `findBundlesToSplit` on the leader's `LoadData`) and each
+//! of them split with the default algorithm ([`carry_out`]) on whatever holds the cluster — a
+//! plan's snapshot through a [`SplitBatch`], the simulator's own cluster — through [`SplitHost`],
+//! with the structured reason of every split and of every split the algorithm declined
+//! ([`SplitStep`]).
+//!
+//! A host answers what a split needs (the bundle's owner, its namespace's layout and bundle count)
+//! without walking the cluster, so each split costs what it touches; only [`decide`] reads every
+//! reported bundle, once per cycle, as Pulsar's task does.
+
+use std::collections::{HashMap, HashSet};
+
+use crate::config::LoadBalancerConfig;
+use crate::model::Snapshot;
+use crate::modular::LoadData;
+use crate::naming::BundleName;
+use crate::reason::{DecisionReason, ReasonKind};
+use crate::split::{
+    BrokerBundleStats, ModularSplitCandidate, SplitAlgorithm, SplitThresholds, SplitTrigger,
+    auto_split_runs, find_bundles_to_split,
+};
+
+use super::model::{Plan, PlannedSplit, SkippedDecision};
+use super::splits::{SplitBatch, SplitResult};
+
+/// What the step needs from whatever holds the cluster.
+pub trait SplitHost {
+    /// The namespace's bundle count now (`None`: no layout for it, and Pulsar skips the bundle).
+    fn namespace_bundle_count(&self, namespace: &str) -> Option<i64>;
+    /// Told the bundles the step will split, before the first one (a host that indexes their
+    /// owners in one pass does it here).
+    fn track(&mut self, _bundles: &[ModularSplitCandidate]) {}
+    /// The broker recorded as the bundle's owner now; `None` when the host does not hold the
+    /// bundle, which the step then leaves alone.
+    fn owner(&self, bundle: &str) -> Option<String>;
+    /// The split of `bundle` with `algorithm` on the cluster as the earlier splits left it:
+    /// `Ok(Err(why))` when the algorithm declines, `Err(why)` when it cannot run.
+    fn compute(
+        &mut self,
+        cfg: &LoadBalancerConfig,
+        bundle: &str,
+        algorithm: SplitAlgorithm,
+    ) -> Result<Result<SplitResult, String>, String>;
+    /// Replaces the parent `bundle` by its children.
+    fn apply(&mut self, bundle: &str, split: &SplitResult);
+}
+
+/// A [`SplitStep`] as the plan records it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum PlanRecord {
+    Split(PlannedSplit),
+    /// The algorithm did not split it: a skipped decision.
+    Declined(SkippedDecision),
+}
+
+/// One bundle the task chose, and what became of it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SplitStep {
+    pub candidate: ModularSplitCandidate,
+    /// The owner the host recorded for it.
+    pub owner: String,
+    pub algorithm: SplitAlgorithm,
+    /// The split applied, or why the algorithm did not split.
+    pub outcome: Result<SplitResult, String>,
+}
+
+impl SplitStep {
+    /// Every limit the bundle exceeded, as text.
+    pub fn triggers(&self) -> Vec<String> {
+        self.candidate
+            .triggers
+            .iter()
+            .map(ToString::to_string)
+            .collect()
+    }
+
+    /// The one-line reason of a split: every limit exceeded.
+    pub fn reason_text(&self) -> String {
+        split_reason(&self.triggers())
+    }
+
+    /// The plan's record of the step: the split, or the declined split as a skipped decision.
+    pub fn into_plan_record(self) -> PlanRecord {
+        let triggers = self.triggers();
+        match &self.outcome {
+            Ok(split) => PlanRecord::Split(planned_split(
+                &self.candidate.bundle,
+                &self.owner,
+                self.algorithm,
+                split,
+                (triggers_reason(&self.candidate), split_reason(&triggers)),
+                serde_json::json!({ "triggers": triggers }),
+                "auto-split",
+            )),
+            Err(why) => PlanRecord::Declined(SkippedDecision {
+                bundle: self.candidate.bundle.clone(),
+                from: self.owner.clone(),
+                why: format!(
+                    "BundleSplitterTask chose it ({}), but {} did not split: {why}",
+                    triggers.join("; "),
+                    self.algorithm.name()
+                ),
+                reason: DecisionReason::new(ReasonKind::SplitDeclined)
+                    .with("algorithm", self.algorithm.name())
+                    .with("declined", why.clone())
+                    .with_fields_of(&triggers_reason(&self.candidate).numbers, &[]),
+            }),
+        }
+    }
+}
+
+/// `BundleSplitterTask.findBundlesToSplit` on a leader view `data`: the accepted bundles, in order,
+/// with the limits each exceeds. `namespace_bundle_count(ns)` is the namespace's bundle count now;
+/// `long_term(broker_pos, k, name)` is the long-term (`totalMsgRate`, `totalMsgThroughput`) of the
+/// k-th `lastStats` entry of the broker at `broker_pos` in `data.brokers` (0 when the leader has no
+/// data): by name in plans ([`long_term_of`]), by position in the simulation, which keeps its
+/// reports aligned with its bundle table.
+pub fn decide(
+    cfg: &LoadBalancerConfig,
+    data: &LoadData,
+    namespace_bundle_count: impl Fn(&str) -> Option<i64>,
+    long_term: impl Fn(usize, usize, &str) -> (f64, f64),
+) -> Vec<ModularSplitCandidate> {
+    if !auto_split_runs(cfg, data.brokers.len()) {
+        return Vec::new();
+    }
+    let thresholds = SplitThresholds::from_config(cfg);
+    // Only a bundle with two topics or more that exceeds a limit, in a namespace with a known bundle
+    // count still under `loadBalancerNamespaceMaximumBundles` with the bundles accepted before it,
+    // can be accepted; every bundle passed on is accepted (the cap counts accepted ones, in the
+    // order `findBundlesToSplit` walks), so leaving the others out gives the same accepted list
+    // without a skip record (names and triggers copied) for each bundle that cannot be.
+    let mut namespaces: HashMap<&str, (Option<i64>, i64)> = HashMap::new();
+    let mut reports: Vec<BrokerBundleStats<'_>> = Vec::new();
+    for (pos, (id, b)) in data.brokers.iter().enumerate() {
+        let mut bundles = Vec::new();
+        for (k, (n, s)) in b.local.last_stats.iter().enumerate() {
+            if s.topics < 2 {
+                continue;
+            }
+            // The namespace's cap first: a small map, where the long-term rates are a lookup in
+            // the leader's every bundle.
+            let ns = namespace_of(n);
+            let (count, accepted) = namespaces
+                .entry(ns)
+                .or_insert_with(|| (namespace_bundle_count(ns), 0));
+            let Some(count) = *count else {
+                continue;
+            };
+            if count.saturating_add(*accepted) >= thresholds.max_bundles_per_namespace {
+                continue;
+            }
+            let (rate, throughput) = long_term(pos, k, n);
+            let sessions = s.consumer_count.saturating_add(s.producer_count);
+            if thresholds.exceeds_any(s.topics, sessions, rate, throughput) {
+                *accepted += 1;
+                bundles.push((n.as_str(), s));
+            }
+        }
+        if !bundles.is_empty() {
+            reports.push(BrokerBundleStats {
+                broker: id.as_str(),
+                bundles,
+            });
+        }
+    }
+    find_bundles_to_split(
+        &reports,
+        &data.bundle_data,
+        namespace_bundle_count,
+        &thresholds,
+    )
+    .accepted
+}
+
+fn namespace_of(bundle: &str) -> &str {
+    BundleName::namespace_of(bundle)
+}
+
+/// The long-term (`totalMsgRate`, `totalMsgThroughput`) of a bundle in the leader's data, 0 without.
+pub fn long_term_of(data: &LoadData, bundle: &str) -> (f64, f64) {
+    data.bundle_data.get(bundle).map_or((0.0, 0.0), |d| {
+        (
+            d.long_term_data.total_msg_rate(),
+            d.long_term_data.total_msg_throughput(),
+        )
+    })
+}
+
+/// Splits the `candidates` [`decide`] chose, in order, with the default algorithm
+/// (`defaultNamespaceBundleSplitAlgorithm`) on `host`: a bundle `unloaded` this cycle or that the
+/// host does not hold is left alone; each other one is split, or declined with why.
+pub fn carry_out<H: SplitHost + ?Sized>(
+    host: &mut H,
+    cfg: &LoadBalancerConfig,
+    candidates: Vec<ModularSplitCandidate>,
+    unloaded: impl Fn(&str) -> bool,
+) -> Vec<SplitStep> {
+    let algorithm =
+        SplitAlgorithm::by_name_or_default("", &cfg.default_namespace_bundle_split_algorithm);
+    host.track(&candidates);
+    let mut steps = Vec::with_capacity(candidates.len());
+    for candidate in candidates {
+        if unloaded(&candidate.bundle) {
+            continue;
+        }
+        let Some(owner) = host.owner(&candidate.bundle) else {
+            continue;
+        };
+        let outcome = match host.compute(cfg, &candidate.bundle, algorithm) {
+            Ok(Ok(split)) => {
+                host.apply(&candidate.bundle, &split);
+                Ok(split)
+            }
+            Ok(Err(why)) | Err(why) => Err(why),
+        };
+        steps.push(SplitStep {
+            candidate,
+            owner,
+            algorithm,
+            outcome,
+        });
+    }
+    steps
+}
+
+/// The whole step on a leader view `data`: [`decide`] with the long-term rates looked up by name,
+/// then [`carry_out`].
+pub fn run<H: SplitHost + ?Sized>(
+    host: &mut H,
+    cfg: &LoadBalancerConfig,
+    data: &LoadData,
+    unloaded: impl Fn(&str) -> bool,
+) -> Vec<SplitStep> {
+    let candidates = decide(
+        cfg,
+        data,
+        |ns| host.namespace_bundle_count(ns),
+        |_, _, name| long_term_of(data, name),
+    );
+    carry_out(host, cfg, candidates, unloaded)
+}
+
+/// A plan's snapshot as the step's host: the batch reads each namespace's layout once, finds the
+/// candidates' owners in one pass and changes the cluster-wide `bundle_data` once.
+impl SplitHost for SplitBatch<'_> {
+    fn namespace_bundle_count(&self, namespace: &str) -> Option<i64> {
+        self.snapshot()
+            .namespaces
+            .get(namespace)
+            .map(|n| i64::from(n.bundles.num_bundles))
+    }
+
+    fn track(&mut self, bundles: &[ModularSplitCandidate]) {
+        self.track_owners(bundles.iter().map(|c| c.bundle.as_str()));
+    }
+
+    fn owner(&self, bundle: &str) -> Option<String> {
+        SplitBatch::owner(self, bundle)
+    }
+
+    fn compute(
+        &mut self,
+        cfg: &LoadBalancerConfig,
+        bundle: &str,
+        algorithm: SplitAlgorithm,
+    ) -> Result<Result<SplitResult, String>, String> {
+        SplitBatch::compute(self, cfg, bundle, algorithm, &[])
+    }
+
+    fn apply(&mut self, _bundle: &str, split: &SplitResult) {
+        SplitBatch::apply(self, split);
+    }
+}
+
+/// `BundleSplitterTask` in a plan, on the leader's view `data`: bundles over a limit are split in
+/// `snapshot` (a bundle `unloaded` this cycle is left alone); the splits, and the declined ones as
+/// skipped decisions, in the task's order.
+pub fn plan_auto_splits(
+    snapshot: &mut Snapshot,
+    cfg: &LoadBalancerConfig,
+    data: &LoadData,
+    unloaded: impl Fn(&str) -> bool,
+) -> Vec<PlanRecord> {
+    let mut batch = SplitBatch::new(snapshot, std::iter::empty());
+    run(&mut batch, cfg, data, unloaded)
+        .into_iter()
+        .map(SplitStep::into_plan_record)
+        .collect()
+}
+
+/// [`plan_auto_splits`] recorded in `plan`: a bundle in `plan.unloads` is left alone; the splits
+/// go to `plan.splits`, the declined ones to `plan.skipped`. Public for the `auto_splits` bench.
+pub fn auto_splits_step(
+    snapshot: &mut Snapshot,
+    cfg: &LoadBalancerConfig,
+    data: &LoadData,
+    plan: &mut Plan,
+) {
+    let unloaded: HashSet<&str> = plan.unloads.iter().map(|u| u.bundle.as_str()).collect();
+    let records = plan_auto_splits(snapshot, cfg, data, |b| unloaded.contains(b));
+    for record in records {
+        match record {
+            PlanRecord::Split(split) => plan.splits.push(split),
+            PlanRecord::Declined(skip) => plan.skipped.push(skip),
+        }
+    }
+}
+
+/// Why `BundleSplitterTask` split a bundle: every limit it exceeded.
+pub fn split_reason(triggers: &[String]) -> String {
+    format!("BundleSplitterTask: {}", triggers.join("; "))
+}
+
+/// Every limit a split candidate exceeded, as numbers: `topics` and `topics_limit`, `sessions` and
+/// `sessions_limit`, `msg_rate_per_sec` and `msg_rate_limit_per_sec`, `throughput_bytes_per_sec`
+/// and `throughput_limit_bytes_per_sec`.
+fn triggers_reason(candidate: &ModularSplitCandidate) -> DecisionReason {
+    let mut r = DecisionReason::new(ReasonKind::SplitThresholdsExceeded);
+    for t in &candidate.triggers {
+        r = match t {
+            SplitTrigger::Topics { topics, limit } => {
+                r.with("topics", *topics).with("topics_limit", *limit)
+            }
+            SplitTrigger::Sessions { sessions, limit } => {
+                r.with("sessions", *sessions).with("sessions_limit", *limit)
+            }
+            SplitTrigger::MsgRate {
+                msg_rate_per_sec,
+                limit_per_sec,
+            } => r
+                .with("msg_rate_per_sec", *msg_rate_per_sec)
+                .with("msg_rate_limit_per_sec", *limit_per_sec),
+            SplitTrigger::Bandwidth {
+                throughput_bytes_per_sec,
+                limit_bytes_per_sec,
+            } => r
+                .with("throughput_bytes_per_sec", *throughput_bytes_per_sec)
+                .with("throughput_limit_bytes_per_sec", *limit_bytes_per_sec),
+        };
+    }
+    r
+}
+
+/// The plan's record of a split (automatic or manual) of `bundle` on `owner`.
+pub(crate) fn planned_split(
+    bundle: &str,
+    owner: &str,
+    algorithm: SplitAlgorithm,
+    split: &SplitResult,
+    (reason, reason_text): (DecisionReason, String),
+    detail: serde_json::Value,
+    origin: &str,
+) -> PlannedSplit {
+    PlannedSplit {
+        bundle: bundle.to_string(),
+        broker: owner.to_string(),
+        algorithm: algorithm.name().to_string(),
+        boundaries: split.cut_points.clone(),
+        new_bundles: split
+            .children
+            .iter()
+            .map(|c| format!("{}/{}", split.namespace, c))
+            .collect(),
+        reason,
+        reason_text,
+        detail,
+        permanent: true,
+        origin: origin.to_string(),
+    }
+}
