@@ -26,6 +26,23 @@ pub struct SplitResult {
     pub layout_after: NamespaceBundles,
 }
 
+impl SplitResult {
+    /// Each child's full bundle name with its share of the parent's hash range: what a split gives
+    /// each child of the parent's load, in both hosts of the splitter task (a plan's batch, the
+    /// simulator's cluster).
+    pub fn children_with_shares(&self) -> Vec<(String, f64)> {
+        self.children
+            .iter()
+            .map(|c| {
+                (
+                    format!("{}/{}", self.namespace, c),
+                    range_fraction(*c, self.parent),
+                )
+            })
+            .collect()
+    }
+}
+
 /// The namespace's layout as the snapshot records it.
 pub fn namespace_layout(snapshot: &Snapshot, namespace: &str) -> Result<NamespaceBundles, String> {
     let ns = snapshot
@@ -181,7 +198,7 @@ fn bundle_topic_count(snapshot: &Snapshot, bundle: &str, data: Option<&BundleDat
 }
 
 /// The child's share of its parent's hash range (what a split gives each child of the parent's load).
-pub(crate) fn range_fraction(child: BundleRange, parent: BundleRange) -> f64 {
+fn range_fraction(child: BundleRange, parent: BundleRange) -> f64 {
     let width = |r: BundleRange| (u64::from(r.hi) - u64::from(r.lo)) as f64;
     let parent_width = width(parent);
     if parent_width > 0.0 {
@@ -340,16 +357,7 @@ impl<'s> SplitBatch<'s> {
     /// [`apply_split`] within the batch.
     pub fn apply(&mut self, split: &SplitResult) {
         let parent_name = format!("{}/{}", split.namespace, split.parent);
-        let child_names: Vec<(String, f64)> = split
-            .children
-            .iter()
-            .map(|c| {
-                (
-                    format!("{}/{}", split.namespace, c),
-                    range_fraction(*c, split.parent),
-                )
-            })
-            .collect();
+        let child_names = split.children_with_shares();
         if let Some(ns) = self.snapshot.namespaces.get_mut(&split.namespace) {
             ns.bundles = split.layout_after.to_bundles_data();
         }

@@ -20,7 +20,7 @@ use crate::modular::pipeline::PlacementContext;
 use crate::plan::driver::placement_context;
 use crate::plan::leader_view::load_data_from_snapshot;
 use crate::plan::load_model::bundle_load;
-use crate::plan::splits::{SplitResult, apply_split, compute_split, range_fraction};
+use crate::plan::splits::{SplitResult, apply_split, compute_split};
 use crate::plan::splitter_task::SplitHost;
 
 use super::load_model::{HeapCurve, bundle_factor, global_factor, name_key, scaled};
@@ -681,16 +681,7 @@ impl SplitHost for SimCluster {
         let Some(idx) = self.bundle_by_name(bundle) else {
             return;
         };
-        let children: Vec<(String, f64)> = split
-            .children
-            .iter()
-            .map(|c| {
-                (
-                    format!("{}/{}", split.namespace, c),
-                    range_fraction(*c, split.parent),
-                )
-            })
-            .collect();
+        let children = split.children_with_shares();
         apply_split(&mut self.layout, split);
         self.split(idx, &children);
     }
