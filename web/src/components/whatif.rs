@@ -62,7 +62,7 @@ pub fn what_if(p: &WhatIfProps) -> Html {
                 .owner_name(seg.owner)
                 .unwrap_or("(no owner)")
                 .to_string();
-            let namespace = BundleName::parts(name)
+            let namespace = BundleName::parts(&name)
                 .map(|(n, _)| n.to_string())
                 .unwrap_or_default();
             let on_move = {
