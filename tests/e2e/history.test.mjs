@@ -1,9 +1,10 @@
 // End-to-end: the History view. A series recorded by `lbplan simulate builtin:demo --scenario
 // hot-spike --cycles 4 --seed 7 --compare "name=t;loadBalancerLoadSheddingStrategy=ThresholdShedder;
 // loadBalancerLoadPlacementStrategy=LeastLongTermMessageRate" --record-series history-hot-spike`,
-// zipped (tests/fixtures/history-hot-spike.zip), is uploaded; the worker explains it and the page
-// shows the moves with their causes, a click shows a reason, the slider moves the instant and the
-// namespace maps are drawn.
+// zipped (tests/fixtures/history-hot-spike.zip; recorded when `builtin:demo` was still the
+// simulator's 20-broker cluster, before it became the dashboard's demo: any recorded series will
+// do), is uploaded; the worker explains it and the page shows the moves with their causes, a
+// click shows a reason, the slider moves the instant and the namespace maps are drawn.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';

@@ -7,7 +7,7 @@
 use lbplan_core::model::Snapshot;
 use lbplan_core::plan::{PlanRequest, make_plan};
 use lbplan_core::simulate::{RunConfig, RunOptions, Scenario, compare, render_cycles_csv};
-use lbplan_core::synthetic::{self, SyntheticSpec};
+use lbplan_core::synthetic::{self, HotBroker, PerNamespace, SyntheticSpec, Traffic};
 
 /// A scenario whose load uses `pow` (growth), `sin` (the wave) and seeded noise.
 const SCENARIO: &str = r#"{
@@ -32,10 +32,17 @@ const CONFIGS: [&str; 3] = [
 fn synthetic_cluster() -> Snapshot {
     let mut spec = SyntheticSpec::demo();
     spec.cluster = "native-wasm".to_string();
+    spec.broker_domain = "native-wasm".to_string();
     spec.brokers = 30;
     spec.cores_per_broker = 4;
-    spec.skew = 2.5;
-    spec.target_avg_cpu_fraction = 0.55;
+    spec.traffic = Traffic::PerNamespace(PerNamespace {
+        skew: 2.5,
+        target_avg_cpu_fraction: 0.55,
+        hot_broker: Some(HotBroker {
+            index: 4,
+            extra_bundle_fraction: 0.15,
+        }),
+    });
     spec.broker_version = "5.0.0".to_string();
     synthetic::generate(&spec, 20_261_201).expect("the synthetic spec is valid")
 }

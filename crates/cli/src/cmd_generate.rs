@@ -1,6 +1,6 @@
-//! `lbplan generate [--spec demo|large] [--seed N] [-o FILE]`: writes a synthetic cluster snapshot
-//! (`lbplan_core::synthetic`). `static/demo-snapshot.json` is `generate --spec demo` with the
-//! default seed.
+//! `lbplan generate [--spec demo|large|pr-16059|bench] [--seed N] [-o FILE]`: writes a synthetic
+//! cluster snapshot (`lbplan_core::synthetic`). `static/demo-snapshot.json` (= `builtin:demo`) is
+//! `generate --spec demo` with the default seed.
 
 use std::path::PathBuf;
 
@@ -10,8 +10,9 @@ use crate::exit::CliError;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// Which cluster: `demo` (12 brokers, the dashboard's demo) or `large` (1,000 brokers,
-    /// 200,000 bundles, for benchmarks).
+    /// Which cluster: `demo` (12 brokers, the dashboard's demo), `large` (1,000 brokers,
+    /// 200,000 bundles, for benchmarks), `pr-16059` (136 brokers; `builtin:pr-16059` with seed
+    /// 16059) or `bench` (100 brokers, 10,000 bundles; `builtin:bench` with seed 7).
     #[arg(long, default_value = "demo")]
     spec: String,
     /// Seed of the generator; the same seed always gives the same snapshot.
@@ -25,8 +26,9 @@ pub struct Args {
 pub fn run(args: Args) -> Result<(), CliError> {
     let spec = SyntheticSpec::by_name(&args.spec).ok_or_else(|| {
         CliError::BadInput(format!(
-            "unknown spec `{}` (expected demo or large)",
-            args.spec
+            "unknown spec `{}` (expected {})",
+            args.spec,
+            SyntheticSpec::NAMES.join(", ")
         ))
     })?;
     let snapshot = synthetic::generate(&spec, args.seed)

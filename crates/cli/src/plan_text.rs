@@ -9,6 +9,7 @@ use std::fmt::Write as _;
 
 use indexmap::IndexMap;
 use lbplan_core::config::simple_class_name;
+use lbplan_core::naming::BundleName;
 use lbplan_core::plan::summary::{
     count, moves_by_source, one_line, rate, readable_rates, unload_bytes_per_sec,
 };
@@ -48,10 +49,7 @@ fn render_splits(out: &mut String, plan: &Plan, verbose: bool) {
     let _ = writeln!(out, "Splits ({}):", count(plan.splits.len() as f64));
     let mut by_namespace: IndexMap<&str, Vec<&PlannedSplit>> = IndexMap::new();
     for s in &plan.splits {
-        let namespace = s
-            .bundle
-            .rsplit_once('/')
-            .map_or(s.bundle.as_str(), |(ns, _)| ns);
+        let namespace = BundleName::namespace_of(&s.bundle);
         by_namespace.entry(namespace).or_default().push(s);
     }
     let mut hidden = 0usize;

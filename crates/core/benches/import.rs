@@ -1,15 +1,17 @@
-//! Import of a large synthetic cluster (1,000 brokers, 200,000 bundles): from metadata-store files
-//! (one per broker report, bundle-data node and layout) and from the snapshot JSON it produces.
+//! Import of a large synthetic cluster (`SyntheticSpec::large()`: 1,000 brokers, 200,000 bundles):
+//! from its metadata-store files (`import::store_files`: one per broker report, time average,
+//! bundle-data node and layout) and from the snapshot JSON it produces.
 //! Run with `cargo bench -p lbplan-core --bench import`; the target is under 1 s each, native.
 
 use std::time::Duration;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use lbplan_core::import::synthetic::{SyntheticSpec, metadata_store};
+use lbplan_core::import::store_files::store_files;
 use lbplan_core::import::{ImportInput, import};
+use lbplan_core::synthetic::{SyntheticSpec, generate};
 
 fn bench_import(c: &mut Criterion) {
-    let files = metadata_store(SyntheticSpec::LARGE);
+    let files = store_files(&generate(&SyntheticSpec::large(), 0).expect("synthetic cluster"));
     let inputs: Vec<ImportInput<'_>> = files
         .iter()
         .map(|(n, b)| ImportInput::in_tree(n.as_str(), b.as_slice()))

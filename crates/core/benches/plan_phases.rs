@@ -15,7 +15,9 @@ use lbplan_core::plan::fingerprint::snapshot_fingerprint;
 use lbplan_core::plan::leader_view::load_data_from_snapshot;
 use lbplan_core::plan::operations::Operation;
 use lbplan_core::plan::settings::resolve_config;
-use lbplan_core::plan::{PlanEngine, PlanRequest, make_plan, make_plan_with_fingerprint};
+use lbplan_core::plan::{
+    AfterStart, PlanEngine, PlanRequest, make_plan, make_plan_with_fingerprint,
+};
 use lbplan_core::rng::SeededPicker;
 use lbplan_core::synthetic::{SyntheticSpec, generate};
 
@@ -76,6 +78,13 @@ fn main() {
         let whatif = whatif_request(&snapshot);
         time("make_plan_with_fp what-if", || {
             make_plan_with_fingerprint(&snapshot, &whatif, fp0.clone()).expect("plans")
+        });
+        // The same what-if with the whole snapshot copied for its "after" view (before round 8).
+        time("make_plan_with_fp what-if, whole-copy after view", || {
+            PlanEngine::with_fingerprint(Cow::Borrowed(&snapshot), fp0.clone())
+                .with_after_start(AfterStart::WholeCopy)
+                .plan(&whatif)
+                .expect("plans")
         });
         // The kept engine (round 6): built once per loaded snapshot, then plans on its kept view.
         let mut engine = time("engine: build (view)", || {

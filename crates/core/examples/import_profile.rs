@@ -7,8 +7,9 @@
 
 use std::time::Instant;
 
-use lbplan_core::import::synthetic::{SyntheticSpec, metadata_store};
+use lbplan_core::import::store_files::store_files;
 use lbplan_core::import::{ImportInput, import};
+use lbplan_core::synthetic::{SyntheticSpec, generate};
 
 /// User + system CPU seconds of this process (Linux `/proc/self/stat`; 0 elsewhere).
 fn cpu_seconds() -> f64 {
@@ -41,12 +42,11 @@ fn main() {
         .and_then(|s| s.parse().ok())
         .unwrap_or(1)
         .max(1);
-    let spec = SyntheticSpec {
-        brokers: SyntheticSpec::LARGE.brokers / divisor,
-        namespaces: SyntheticSpec::LARGE.namespaces / divisor,
-        ..SyntheticSpec::LARGE
-    };
-    let files = metadata_store(spec);
+    let mut spec = SyntheticSpec::large();
+    spec.brokers = (spec.brokers / divisor as u32).max(1);
+    spec.namespaces
+        .truncate((spec.namespaces.len() / divisor).max(1));
+    let files = store_files(&generate(&spec, 0).expect("synthetic cluster"));
     let inputs: Vec<ImportInput<'_>> = files
         .iter()
         .map(|(n, b)| ImportInput::in_tree(n.as_str(), b.as_slice()))

@@ -8,7 +8,7 @@ use std::collections::BTreeSet;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use lbplan_core::import::synthetic::{SyntheticSpec, metadata_store};
+use lbplan_core::import::store_files::store_files;
 use lbplan_core::import::{
     ImportError, ImportInput, ImportOptions, Imported, Origin, WarningKind, import, import_with,
 };
@@ -844,13 +844,18 @@ fn json_schema_matches_the_model() {
 
 #[test]
 fn synthetic_cluster_is_deterministic_and_imports() {
-    let spec = SyntheticSpec {
+    // The simulator's model with bare reports: no heartbeat namespaces, no time averages.
+    let spec = lbplan_core::synthetic::SyntheticSpec {
         brokers: 7,
-        namespaces: 5,
-        bundles_per_namespace: 8,
+        namespaces: lbplan_core::synthetic::NamespaceSpec::numbered(5, 2, 8),
+        ..lbplan_core::synthetic::SyntheticSpec::bench()
     };
-    let a = metadata_store(spec);
-    assert_eq!(a, metadata_store(spec));
+    let snapshot = lbplan_core::synthetic::generate(&spec, 1).unwrap();
+    let a = store_files(&snapshot);
+    assert_eq!(
+        a,
+        store_files(&lbplan_core::synthetic::generate(&spec, 1).unwrap())
+    );
     let imp = import(&inputs(&a, Origin::Tree)).unwrap();
     assert_eq!(imp.snapshot.brokers.len(), 7);
     assert_eq!(imp.snapshot.bundle_data.len(), 40);

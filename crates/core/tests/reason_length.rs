@@ -4,7 +4,7 @@
 
 use lbplan_core::config::Profile;
 use lbplan_core::plan::{PlanRequest, make_plan};
-use lbplan_core::synthetic::{HotBroker, SyntheticSpec, generate};
+use lbplan_core::synthetic::{HotBroker, SyntheticSpec, Traffic, generate};
 
 /// The bound on every text line of a plan, whatever the cluster's size: the shedding rule with its
 /// numbers (~120), the winner, the runner-up (two broker names), the strategy's one-line count and
@@ -18,10 +18,12 @@ fn cluster() -> lbplan_core::model::Snapshot {
     for ns in &mut spec.namespaces {
         ns.msg_rate_in = 2_000_000.0;
     }
-    spec.hot_broker = Some(HotBroker {
-        index: 0,
-        extra_bundle_fraction: 0.05,
-    });
+    if let Traffic::PerNamespace(t) = &mut spec.traffic {
+        t.hot_broker = Some(HotBroker {
+            index: 0,
+            extra_bundle_fraction: 0.05,
+        });
+    }
     generate(&spec, 7).unwrap()
 }
 

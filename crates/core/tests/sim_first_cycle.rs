@@ -292,12 +292,16 @@ fn imported_metadata_store_trees_first_cycle_is_the_plan() {
     let mut files = Vec::new();
     tree_files(&root, &root.join("metadata-store"), &mut files);
     let corpus = import_files(&files);
-    let generated = import_files(&lbplan_core::import::synthetic::metadata_store(
-        lbplan_core::import::synthetic::SyntheticSpec {
-            brokers: 8,
-            namespaces: 6,
-            bundles_per_namespace: 16,
-        },
+    let generated = import_files(&lbplan_core::import::store_files::store_files(
+        &generate(
+            &SyntheticSpec {
+                brokers: 8,
+                namespaces: lbplan_core::synthetic::NamespaceSpec::numbered(6, 3, 16),
+                ..SyntheticSpec::bench()
+            },
+            3,
+        )
+        .expect("the spec is valid"),
     ));
     let mut acted = 0;
     for (what, snapshot) in [("corpus", &corpus), ("generated", &generated)] {

@@ -4,7 +4,7 @@
 
 use std::rc::Rc;
 
-use lbplan_core::naming::{BundleRange, parse_hex_boundary};
+use lbplan_core::naming::{BundleName, BundleRange, parse_hex_boundary};
 use lbplan_core::plan::operations::Operation;
 use lbplan_core::split::SplitAlgorithm;
 use lbplan_core::view::bundle_map::BundleMap;
@@ -62,8 +62,7 @@ pub fn what_if(p: &WhatIfProps) -> Html {
                 .owner_name(seg.owner)
                 .unwrap_or("(no owner)")
                 .to_string();
-            let namespace = name
-                .rsplit_once('/')
+            let namespace = BundleName::parts(&name)
                 .map(|(n, _)| n.to_string())
                 .unwrap_or_default();
             let on_move = {

@@ -142,6 +142,11 @@ impl BundleName {
     pub fn namespace_of(name: &str) -> &str {
         Self::parts(name).map_or(name, |(ns, _)| ns)
     }
+
+    /// The range part of a full bundle name, not validated; the whole text when it has no `/`.
+    pub fn range_text_of(name: &str) -> &str {
+        Self::parts(name).map_or(name, |(_, range)| range)
+    }
 }
 
 /// Parses `tenant/ns/0x…_0x…`: namespace = text before the last `/`, range after it.

@@ -18,6 +18,19 @@ use super::balance::broker_views;
 use super::load_model::{BundleLoad, bundle_load, move_bundle, owner_of};
 use super::model::BrokerLoadView;
 
+/// How a plan's "after" view starts ([`super::PlanEngine::with_after_start`]). Both give the same
+/// plans; they differ in what a plan copies.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum AfterStart {
+    /// The loaded snapshot borrowed, the changed brokers laid over it: what plans use.
+    #[default]
+    Overlay,
+    /// A whole copy of the snapshot up front, as plans made it before the overlay (round 8): the
+    /// reference the engine's tests compare the overlay with, and what `benches/plan_phases.rs`
+    /// times the overlay against.
+    WholeCopy,
+}
+
 pub(crate) struct AfterView<'s> {
     base: &'s Snapshot,
     /// The whole snapshot, once an operation needed it (then `changed` is empty).
@@ -28,15 +41,13 @@ pub(crate) struct AfterView<'s> {
 
 impl<'s> AfterView<'s> {
     /// The view of `base` before any change.
-    pub(crate) fn new(base: &'s Snapshot) -> Self {
-        #[allow(unused_mut)]
+    pub(crate) fn new(base: &'s Snapshot, start: AfterStart) -> Self {
         let mut view = Self {
             base,
             whole: None,
             changed: IndexMap::new(),
         };
-        #[cfg(test)]
-        if tests::WHOLE_COPY.get() {
+        if start == AfterStart::WholeCopy {
             view.to_mut();
         }
         view
@@ -180,17 +191,11 @@ impl<'s> AfterView<'s> {
 }
 
 #[cfg(test)]
-pub(crate) mod tests {
+mod tests {
     use super::*;
     use crate::plan::balance::broker_views;
     use crate::rng::SplitMix64;
     use crate::simulate::builtin_snapshot;
-
-    std::thread_local! {
-        /// Plans made on this thread copy the whole snapshot up front, as before the view: the
-        /// reference the engine's tests compare the overlay with.
-        pub(crate) static WHOLE_COPY: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
-    }
 
     /// Moves on the view and on a whole copy give the same brokers, loads, owners and broker views;
     /// asking for the whole snapshot midway keeps the moves made so far.
@@ -202,7 +207,7 @@ pub(crate) mod tests {
                 .resource_weights();
         let before = broker_views(&base, &weights);
         for whole_at in [usize::MAX, 5] {
-            let mut view = AfterView::new(&base);
+            let mut view = AfterView::new(&base, AfterStart::Overlay);
             let mut copy = base.clone();
             let mut rng = SplitMix64::new(17);
             for step in 0..30 {

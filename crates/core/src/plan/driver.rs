@@ -15,7 +15,7 @@ use crate::modular::pipeline::{
 use crate::modular::shedding::{AvgShedder, shedder_by_name};
 use crate::rng::SeededPicker;
 
-use super::after_view::AfterView;
+use super::after_view::{AfterStart, AfterView};
 use super::balance::{broker_views, summarize};
 use super::engine::PlanEngine;
 use super::fingerprint::snapshot_fingerprint;
@@ -182,6 +182,7 @@ pub(crate) fn plan_once(
     kept: &mut Option<KeptView>,
     req: &PlanRequest,
     fingerprint: String,
+    after_start: AfterStart,
 ) -> Result<Plan, PlanError> {
     let mut settings = req.settings.clone();
     for op in &req.operations {
@@ -193,7 +194,7 @@ pub(crate) fn plan_once(
     let mut warnings = resolved.warnings;
     let cfg = resolved.config;
     let profile = resolved.profile;
-    let mut after = AfterView::new(snapshot);
+    let mut after = AfterView::new(snapshot, after_start);
     if cfg.load_balancer_override_broker_nic_speed_gbps.is_some() {
         warnings.extend(apply_nic_speed_override(after.to_mut(), &cfg));
     }

@@ -8,6 +8,7 @@ use std::borrow::Cow;
 
 use crate::model::Snapshot;
 
+use super::after_view::AfterStart;
 use super::driver::{PlanError, PlanRequest, plan_once};
 use super::fingerprint::snapshot_fingerprint;
 use super::model::Plan;
@@ -21,6 +22,8 @@ pub struct PlanEngine<'s> {
     /// The leader's view of `snapshot`, built by [`Self::prepare`] or the first plan that needs
     /// it (an extensible-only or structural what-if never does).
     view: Option<KeptView>,
+    /// How each plan's "after" view starts (the overlay unless [`Self::with_after_start`] says).
+    after_start: AfterStart,
 }
 
 impl PlanEngine<'static> {
@@ -39,7 +42,15 @@ impl<'s> PlanEngine<'s> {
             snapshot,
             fingerprint,
             view: None,
+            after_start: AfterStart::Overlay,
         }
+    }
+
+    /// This engine with its plans' "after" views started as `start` says: a whole copy is the
+    /// reference the overlay is checked and timed against.
+    pub fn with_after_start(mut self, start: AfterStart) -> Self {
+        self.after_start = start;
+        self
     }
 
     /// Builds the leader's view now, as the snapshot's own configuration sees it, rather than in
@@ -68,9 +79,10 @@ impl<'s> PlanEngine<'s> {
         let snapshot: &Snapshot = &self.snapshot;
         let view = &mut self.view;
         let fingerprint = &self.fingerprint;
-        let mut plan = plan_once(snapshot, view, req, fingerprint.clone())?;
+        let start = self.after_start;
+        let mut plan = plan_once(snapshot, view, req, fingerprint.clone(), start)?;
         super::verdict::add_alternatives(&mut plan, req, |alt| {
-            plan_once(snapshot, view, alt, fingerprint.clone())
+            plan_once(snapshot, view, alt, fingerprint.clone(), start)
         });
         Ok(plan)
     }
@@ -79,10 +91,9 @@ impl<'s> PlanEngine<'s> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::plan::make_plan;
     use crate::plan::operations::Operation;
     use crate::simulate::builtin_snapshot;
-    use crate::synthetic::{SyntheticSpec, generate};
+    use crate::synthetic::{NamespaceSpec, SyntheticSpec, generate};
 
     fn ops(texts: &[&str]) -> Vec<Operation> {
         texts.iter().map(|t| Operation::parse(t).unwrap()).collect()
@@ -166,18 +177,36 @@ mod tests {
     }
 
     /// One engine answers a sequence of different requests, in several orders, with exactly the
-    /// plans fresh `make_plan` calls give.
+    /// plans fresh engines give that copy the whole snapshot for the plan's "after" view (as plans
+    /// did before the overlay of changed brokers).
     #[test]
     fn one_engine_plans_like_fresh_make_plan_in_any_order() {
         let demo = builtin_snapshot("demo").unwrap();
-        let synthetic = generate(&SyntheticSpec::demo(), 5).unwrap();
+        // The simulator's model (log-uniform traffic, bare reports) on 20 brokers.
+        let synthetic = generate(
+            &SyntheticSpec {
+                brokers: 20,
+                namespaces: NamespaceSpec::numbered(40, 10, 16),
+                ..SyntheticSpec::bench()
+            },
+            5,
+        )
+        .unwrap();
         for snapshot in [demo, synthetic] {
             let reqs = requests(&snapshot);
             // The reference: fresh plans on a whole copy of the snapshot (the after view as it
             // was before the overlay of changed brokers).
-            crate::plan::after_view::tests::WHOLE_COPY.set(true);
-            let fresh: Vec<_> = reqs.iter().map(|r| make_plan(&snapshot, r)).collect();
-            crate::plan::after_view::tests::WHOLE_COPY.set(false);
+            let fresh: Vec<_> = reqs
+                .iter()
+                .map(|r| {
+                    PlanEngine::with_fingerprint(
+                        std::borrow::Cow::Borrowed(&snapshot),
+                        crate::plan::fingerprint::snapshot_fingerprint(&snapshot),
+                    )
+                    .with_after_start(AfterStart::WholeCopy)
+                    .plan(r)
+                })
+                .collect();
             assert!(fresh.iter().filter(|p| p.is_ok()).count() >= reqs.len() - 1);
             let n = reqs.len();
             let orders: Vec<Vec<usize>> = vec![

@@ -41,19 +41,29 @@ pub struct LeaderState {
     anti_affinity: IndexMap<String, String>,
     failure_domains: IndexMap<String, Vec<String>>,
     range_cache: IndexMap<String, IndexMap<String, indexmap::IndexSet<String>>>,
-    #[cfg(test)]
-    hooks: TestHooks,
 }
 
-/// What the tests count and break: how often each order repair ran, and a targeted repair that
-/// leaves its first moved bundle where it was (to see the invariant tests catch it).
-#[cfg(test)]
-#[derive(Default)]
-struct TestHooks {
-    targeted: usize,
-    whole: usize,
-    skip_first_moved: bool,
+/// Which repair of the leader's bundle order an update ran.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum OrderRepair {
+    /// Only the moved bundles were put back in place.
+    Targeted,
+    /// The whole order was walked again.
+    Whole,
 }
+
+/// A targeted repair's move: a bundle, and the entry it goes right after (`None`: first).
+pub(crate) type OrderMove = (String, Option<String>);
+
+/// Sees the order repairs of an update: which one ran, and a targeted repair's moves before they
+/// are made. Updates pass `()`; the tests pass one that counts the repairs, or drops a move to
+/// check that the invariant tests catch a wrong repair.
+pub(crate) trait OrderRepairObserver {
+    fn repaired(&mut self, _repair: OrderRepair) {}
+    fn targeted_moves(&mut self, _moves: &mut Vec<OrderMove>) {}
+}
+
+impl OrderRepairObserver for () {}
 
 fn index_of_reports(data: &LoadData) -> (HashMap<String, Vec<usize>>, HashMap<String, Vec<usize>>) {
     let mut reporters: HashMap<String, Vec<usize>> = HashMap::new();
@@ -184,8 +194,6 @@ impl LeaderState {
             failure_domains: ctx.failure_domains,
             range_cache: ctx.bundle_range_cache,
             data,
-            #[cfg(test)]
-            hooks: TestHooks::default(),
         }
     }
 
@@ -225,17 +233,20 @@ impl LeaderState {
     /// bundles. A different broker list, or a different set or order of stored bundles (a split, a
     /// namespace created or deleted), rebuilds the whole view.
     pub fn update(&mut self, snapshot: &Snapshot) {
+        self.update_observed(snapshot, &mut ());
+    }
+
+    /// [`Self::update`], its order repairs seen by `observer`.
+    pub(crate) fn update_observed(
+        &mut self,
+        snapshot: &Snapshot,
+        observer: &mut dyn OrderRepairObserver,
+    ) {
         let recently_unloaded = snapshot.recently_unloaded_bundles.clone();
         if !self.data.brokers.keys().eq(snapshot.brokers.keys())
             || !self.stored.keys().eq(snapshot.bundle_data.keys())
         {
-            #[cfg(test)]
-            let hooks = std::mem::take(&mut self.hooks);
             *self = Self::new(snapshot);
-            #[cfg(test)]
-            {
-                self.hooks = hooks;
-            }
             return;
         }
         self.data.recently_unloaded = recently_unloaded;
@@ -255,7 +266,7 @@ impl LeaderState {
         for (pos, new) in snapshot.brokers.values().enumerate() {
             self.take_report(pos, &new.local_broker_data, &mut changes);
         }
-        self.apply_changes(changes);
+        self.apply_changes(changes, observer);
     }
 
     /// [`Self::update`] when only the reports of `brokers` may differ from the held ones: the
@@ -263,13 +274,23 @@ impl LeaderState {
     /// held view (a manual move changes two reports and nothing else). Costs those brokers'
     /// reports; with a different broker list or stored-bundle count it is [`Self::update`].
     pub fn update_brokers(&mut self, snapshot: &Snapshot, brokers: &[String]) {
+        self.update_brokers_observed(snapshot, brokers, &mut ());
+    }
+
+    /// [`Self::update_brokers`], its order repairs seen by `observer`.
+    pub(crate) fn update_brokers_observed(
+        &mut self,
+        snapshot: &Snapshot,
+        brokers: &[String],
+        observer: &mut dyn OrderRepairObserver,
+    ) {
         if !self.data.brokers.keys().eq(snapshot.brokers.keys())
             || self.stored.len() != snapshot.bundle_data.len()
         {
-            self.update(snapshot);
+            self.update_observed(snapshot, observer);
             return;
         }
-        self.replace_reports(
+        self.replace_reports_observed(
             brokers.iter().filter_map(|name| {
                 snapshot
                     .brokers
@@ -277,6 +298,7 @@ impl LeaderState {
                     .map(|b| (name.as_str(), &b.local_broker_data))
             }),
             &snapshot.recently_unloaded_bundles,
+            observer,
         );
     }
 
@@ -293,6 +315,15 @@ impl LeaderState {
         reports: impl IntoIterator<Item = (&'a str, &'a LocalBrokerData)>,
         recently_unloaded: &IndexMap<String, i64>,
     ) {
+        self.replace_reports_observed(reports, recently_unloaded, &mut ());
+    }
+
+    fn replace_reports_observed<'a>(
+        &mut self,
+        reports: impl IntoIterator<Item = (&'a str, &'a LocalBrokerData)>,
+        recently_unloaded: &IndexMap<String, i64>,
+        observer: &mut dyn OrderRepairObserver,
+    ) {
         self.data.recently_unloaded.clone_from(recently_unloaded);
         let mut changes = Changes::default();
         for (name, report) in reports {
@@ -301,7 +332,7 @@ impl LeaderState {
             }
         }
         changes.changed.sort_unstable();
-        self.apply_changes(changes);
+        self.apply_changes(changes, observer);
     }
 
     /// Takes back what manual placements on this view left in it (`preallocateBundle`: the
@@ -338,7 +369,9 @@ impl LeaderState {
             .data
             .brokers
             .get_index(pos)
-            .is_none_or(|(_, held)| held.local == *new)
+            // `==` compares `lastStats` as maps (order ignored); a report whose `lastStats` only
+            // changed order still changes the leader's walk, so the lists are compared too.
+            .is_none_or(|(_, held)| held.local == *new && same_lists(&held.local, new))
         {
             return;
         }
@@ -375,23 +408,17 @@ impl LeaderState {
     }
 
     /// Recomputes what [`Self::take_report`] and the stored-data comparison marked.
-    fn apply_changes(&mut self, changes: Changes) {
+    fn apply_changes(&mut self, changes: Changes, observer: &mut dyn OrderRepairObserver) {
         if changes.dirty.is_empty() {
             return;
         }
         self.ensure_indexes();
         if changes.lists_changed {
-            if changes.reordered || !self.repair_moved(changes.moved) {
+            if changes.reordered || !self.repair_moved(changes.moved, observer) {
                 self.repair_order();
-                #[cfg(test)]
-                {
-                    self.hooks.whole += 1;
-                }
+                observer.repaired(OrderRepair::Whole);
             } else {
-                #[cfg(test)]
-                {
-                    self.hooks.targeted += 1;
-                }
+                observer.repaired(OrderRepair::Targeted);
             }
             for pos in &changes.changed {
                 self.refill_range_cache(*pos);
@@ -471,7 +498,11 @@ impl LeaderState {
     /// appearance, goes right after the nearest entry before that appearance which is in place.
     /// Costs the moved bundles, a short walk back each, and the entries each move shifts. False
     /// (nothing half done that the whole repair would not redo) when the walk back is too long.
-    fn repair_moved(&mut self, mut moved: Vec<String>) -> bool {
+    fn repair_moved(
+        &mut self,
+        mut moved: Vec<String>,
+        observer: &mut dyn OrderRepairObserver,
+    ) -> bool {
         moved.sort_unstable();
         moved.dedup();
         let mut placed: Vec<(Spot, String)> = Vec::with_capacity(moved.len());
@@ -488,7 +519,7 @@ impl LeaderState {
         // Moved bundles not yet in place, by name (placed ones are valid predecessors).
         let mut pending: Vec<&str> = placed.iter().map(|(_, n)| n.as_str()).collect();
         pending.sort_unstable();
-        let mut targets: Vec<(String, Option<String>)> = Vec::with_capacity(placed.len());
+        let mut targets: Vec<OrderMove> = Vec::with_capacity(placed.len());
         for (spot, name) in &placed {
             if let Ok(i) = pending.binary_search(&name.as_str()) {
                 pending.remove(i);
@@ -498,10 +529,7 @@ impl LeaderState {
             };
             targets.push((name.clone(), before));
         }
-        #[cfg(test)]
-        if self.hooks.skip_first_moved && !targets.is_empty() {
-            targets.remove(0);
-        }
+        observer.targeted_moves(&mut targets);
         let map = &mut self.data.bundle_data;
         for (name, before) in targets {
             let from = match map.get_index_of(name.as_str()) {
@@ -688,6 +716,30 @@ mod tests {
         );
     }
 
+    /// Counts the order repairs; with `skip_first_moved`, a targeted repair that leaves its first
+    /// moved bundle where it was.
+    #[derive(Default)]
+    struct Repairs {
+        targeted: usize,
+        whole: usize,
+        skip_first_moved: bool,
+    }
+
+    impl OrderRepairObserver for Repairs {
+        fn repaired(&mut self, repair: OrderRepair) {
+            match repair {
+                OrderRepair::Targeted => self.targeted += 1,
+                OrderRepair::Whole => self.whole += 1,
+            }
+        }
+
+        fn targeted_moves(&mut self, moves: &mut Vec<OrderMove>) {
+            if self.skip_first_moved && !moves.is_empty() {
+                moves.remove(0);
+            }
+        }
+    }
+
     fn broker_at(s: &mut Snapshot, pos: usize) -> Option<&mut BrokerSnapshot> {
         s.brokers.get_index_mut(pos).map(|(_, b)| b)
     }
@@ -837,28 +889,31 @@ mod tests {
             ("synthetic", 40, 6),
         ] {
             let mut state: Option<LeaderState> = None;
+            let mut repairs = Repairs::default();
             random_series(name, steps, seed, |s, what| {
                 match state.as_mut() {
-                    Some(st) => st.update(s),
+                    Some(st) => st.update_observed(s, &mut repairs),
                     None => state = Some(LeaderState::new(s)),
                 }
                 if let Some(st) = &state {
                     assert_fresh(st, s, what);
                 }
             });
-            targeted += state.map_or(0, |st| st.hooks.targeted);
+            targeted += repairs.targeted;
         }
         // Most moves keep the other bundles' order: the targeted repair is what ran.
         assert!(targeted > 100, "targeted order repairs: {targeted}");
     }
 
     /// Random moves (`move_bundle`, as a plan makes them) between random brokers of `name`, each
-    /// followed by `update_brokers` with the two brokers; `each` sees the view and the snapshot.
-    fn moves(
+    /// followed by `update_brokers` with the two brokers (its repairs seen by `observer`); `each`
+    /// sees the view and the snapshot. Returns the last snapshot and the brokers touched.
+    fn random_moves(
         name: &str,
         steps: usize,
         seed: u64,
         state: &mut LeaderState,
+        observer: &mut dyn OrderRepairObserver,
         mut each: impl FnMut(&mut LeaderState, &Snapshot, usize),
     ) -> (Snapshot, Vec<String>) {
         use crate::plan::load_model::move_bundle;
@@ -874,7 +929,7 @@ mod tests {
                 move_bundle(&mut s, &bundle, &from, &to);
             }
             touched.extend([from.clone(), to.clone()]);
-            state.update_brokers(&s, &[from, to]);
+            state.update_brokers_observed(&s, &[from, to], observer);
             each(state, &s, step);
         }
         (s, touched)
@@ -887,17 +942,21 @@ mod tests {
         for (name, steps, seed) in [("demo", 60, 31), ("synthetic", 40, 32)] {
             let first = start(name);
             let mut state = LeaderState::new(&first);
-            let (_, touched) = moves(name, steps, seed, &mut state, |st, s, step| {
-                assert_fresh(st, s, &format!("move {step} of {name}"));
-            });
+            let mut repairs = Repairs::default();
+            let (_, touched) = random_moves(
+                name,
+                steps,
+                seed,
+                &mut state,
+                &mut repairs,
+                |st, s, step| {
+                    assert_fresh(st, s, &format!("move {step} of {name}"));
+                },
+            );
             state.update_brokers(&first, &touched);
             assert_fresh(&state, &first, &format!("the way back on {name}"));
-            assert_eq!(state.hooks.whole, 0, "whole-order repairs on {name}");
-            assert!(
-                state.hooks.targeted >= steps / 2,
-                "{}",
-                state.hooks.targeted
-            );
+            assert_eq!(repairs.whole, 0, "whole-order repairs on {name}");
+            assert!(repairs.targeted >= steps / 2, "{}", repairs.targeted);
         }
     }
 
@@ -907,9 +966,12 @@ mod tests {
     fn a_targeted_repair_that_skips_a_moved_bundle_is_caught() {
         for (name, seed) in [("demo", 41), ("synthetic", 42)] {
             let mut state = LeaderState::new(&start(name));
-            state.hooks.skip_first_moved = true;
+            let mut faulty = Repairs {
+                skip_first_moved: true,
+                ..Repairs::default()
+            };
             let mut differs = 0;
-            moves(name, 20, seed, &mut state, |st, s, _| {
+            random_moves(name, 20, seed, &mut state, &mut faulty, |st, s, _| {
                 let fresh = load_data_from_snapshot(s);
                 if format!("{:?}", st.data()) != format!("{fresh:?}") {
                     differs += 1;
@@ -927,7 +989,6 @@ mod tests {
     fn targeted_updates_and_forgotten_placements_equal_a_fresh_build() {
         use crate::modular::pipeline::{SelectionPath, select_broker_for_bundle};
         use crate::plan::driver::build_strategies;
-        use crate::plan::load_model::move_bundle;
         use crate::plan::settings::resolve_config;
         use crate::rng::SeededPicker;
         for (name, steps, seed) in [
@@ -936,61 +997,48 @@ mod tests {
             ("synthetic", 20, 23),
         ] {
             let first = start(name);
-            let mut s = first.clone();
-            let mut state = LeaderState::new(&s);
-            let mut rng = SplitMix64::new(seed);
-            let mut touched: Vec<String> = Vec::new();
-            let resolved = resolve_config(&s, None, &[]).unwrap();
+            let mut state = LeaderState::new(&first);
+            // The placements' own draws (the moves draw theirs in `random_moves`).
+            let mut rng = SplitMix64::new(seed + 1_000);
+            let resolved = resolve_config(&first, None, &[]).unwrap();
             let mut strategies = build_strategies(&resolved.config, resolved.profile).unwrap();
             let mut picker = SeededPicker::new(seed);
-            for step in 0..steps {
-                let n = s.brokers.len();
-                let from = s.brokers.get_index(rng.below(n)).unwrap().0.clone();
-                let to = s.brokers.get_index(rng.below(n)).unwrap().0.clone();
-                let bundles = &s.brokers[&from].local_broker_data.bundles;
-                if let Some(bundle) = bundles.get(rng.below(bundles.len())).cloned() {
-                    move_bundle(&mut s, &bundle, &from, &to);
-                }
-                touched.extend([from.clone(), to.clone()]);
-                state.update_brokers(&s, &[from, to]);
-                assert_fresh(&state, &s, &format!("move {step} of {name}"));
-                // Placements on the view, one of a bundle the leader has no data for.
-                let len = state.data().bundle_data.len();
-                let mut ctx = state.take_context();
-                let unknown = "placed/nowhere/0x00000000_0x00001000".to_string();
-                let known = state
-                    .data()
-                    .bundle_data
-                    .get_index(rng.below(len))
-                    .unwrap()
-                    .0
-                    .clone();
-                for bundle in [known, unknown] {
-                    let data = state
+            let (_, touched) =
+                random_moves(name, steps, seed, &mut state, &mut (), |state, s, step| {
+                    assert_fresh(state, s, &format!("move {step} of {name}"));
+                    // Placements on the view, one of a bundle the leader has no data for.
+                    let len = state.data().bundle_data.len();
+                    let mut ctx = state.take_context();
+                    let unknown = "placed/nowhere/0x00000000_0x00001000".to_string();
+                    let known = state
                         .data()
                         .bundle_data
-                        .get(&bundle)
-                        .copied()
-                        .unwrap_or_default();
-                    select_broker_for_bundle(
-                        &bundle,
-                        &data,
-                        SelectionPath::Assignment,
-                        state.data_mut(),
-                        &mut ctx,
-                        &resolved.config,
-                        strategies.placement(),
-                        &mut picker,
-                    );
-                }
-                state.restore_context(ctx);
-                state.forget_placements(len);
-                assert_fresh(
-                    &state,
-                    &s,
-                    &format!("placements after move {step} of {name}"),
-                );
-            }
+                        .get_index(rng.below(len))
+                        .unwrap()
+                        .0
+                        .clone();
+                    for bundle in [known, unknown] {
+                        let data = state
+                            .data()
+                            .bundle_data
+                            .get(&bundle)
+                            .copied()
+                            .unwrap_or_default();
+                        select_broker_for_bundle(
+                            &bundle,
+                            &data,
+                            SelectionPath::Assignment,
+                            state.data_mut(),
+                            &mut ctx,
+                            &resolved.config,
+                            strategies.placement(),
+                            &mut picker,
+                        );
+                    }
+                    state.restore_context(ctx);
+                    state.forget_placements(len);
+                    assert_fresh(state, s, &format!("placements after move {step} of {name}"));
+                });
             state.update_brokers(&first, &touched);
             assert_fresh(&state, &first, &format!("the way back on {name}"));
         }

@@ -29,6 +29,7 @@ pub mod summary;
 pub mod verdict;
 pub(crate) mod working_view;
 
+pub use after_view::AfterStart;
 pub use driver::{PlanError, PlanRequest, make_plan, make_plan_with_fingerprint};
 pub use engine::PlanEngine;
 pub use model::{

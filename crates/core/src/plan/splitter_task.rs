@@ -141,7 +141,7 @@ pub fn decide(
             }
             // The namespace's cap first: a small map, where the long-term rates are a lookup in
             // the leader's every bundle.
-            let ns = namespace_of(n);
+            let ns = BundleName::namespace_of(n);
             let (count, accepted) = namespaces
                 .entry(ns)
                 .or_insert_with(|| (namespace_bundle_count(ns), 0));
@@ -172,10 +172,6 @@ pub fn decide(
         &thresholds,
     )
     .accepted
-}
-
-fn namespace_of(bundle: &str) -> &str {
-    BundleName::namespace_of(bundle)
 }
 
 /// The long-term (`totalMsgRate`, `totalMsgThroughput`) of a bundle in the leader's data, 0 without.

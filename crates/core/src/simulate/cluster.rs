@@ -17,6 +17,7 @@ use crate::model::{
 };
 use crate::modular::LoadData;
 use crate::modular::pipeline::PlacementContext;
+use crate::naming::BundleName;
 use crate::plan::driver::placement_context;
 use crate::plan::leader_view::load_data_from_snapshot;
 use crate::plan::load_model::bundle_load;
@@ -102,10 +103,6 @@ fn median(mut v: Vec<f64>) -> Option<f64> {
     v.get(v.len() / 2).copied()
 }
 
-fn split_bundle(bundle: &str) -> (&str, &str) {
-    crate::naming::BundleName::parts(bundle).unwrap_or((bundle, ""))
-}
-
 impl SimCluster {
     /// The cluster at the snapshot, and a warning (naming the scenario's JSON path) for each spike
     /// target that selects no bundle of it.
@@ -188,7 +185,7 @@ impl SimCluster {
                 SpikeTarget::Namespace(ns) => {
                     let mut found = false;
                     for b in bundles.iter_mut() {
-                        if split_bundle(&b.name).0 == ns {
+                        if BundleName::namespace_of(&b.name) == ns {
                             b.spikes.push(si);
                             found = true;
                         }
@@ -369,7 +366,7 @@ impl SimCluster {
             if let Some(p) = bd.local.bundles.iter().position(|b| *b == name) {
                 bd.local.bundles.remove(p);
             }
-            let (ns, range) = split_bundle(&name);
+            let (ns, range) = BundleName::parts(&name).unwrap_or((name.as_str(), ""));
             if let Some(set) = self
                 .ctx
                 .bundle_range_cache

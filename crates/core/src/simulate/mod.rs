@@ -6,7 +6,6 @@ mod cluster;
 pub mod compare;
 mod engine;
 pub mod error;
-pub mod generator;
 mod json_read;
 pub mod limits;
 pub mod load_model;
@@ -22,7 +21,8 @@ pub use compare::{
 };
 pub use engine::{RunOptions, SimulateError, simulate, simulate_recording};
 pub use error::ScenarioError;
-pub use generator::{
+// The built-in clusters are the one synthetic generator's; the simulator names them.
+pub use crate::synthetic::{
     BUILTIN_PREFIX, BUILTIN_SNAPSHOTS, UnknownBuiltinSnapshot, builtin_snapshot,
     builtin_snapshot_name, builtin_snapshot_references, resolve_builtin_snapshot,
 };

@@ -6,10 +6,11 @@
 
 use std::collections::BTreeMap;
 
-use super::thresholds::{SplitThresholds, namespace_of, range_text_of};
+use super::thresholds::SplitThresholds;
 use super::{SplitError, SplitPoints, SplitTrigger};
 use crate::config::LoadBalancerConfig;
 use crate::model::NamespaceBundleStats;
+use crate::naming::BundleName;
 use crate::naming::BundleRange;
 
 /// Pulsar's `SplitDecision.Reason` (the first exceeded limit in priority order).
@@ -154,7 +155,7 @@ impl ExtensibleSplitStrategy {
             .splitting_bundles()
             .into_iter()
             .map(|b| {
-                let range = range_text_of(&b).to_string();
+                let range = BundleName::range_text_of(&b).to_string();
                 (b, range)
             })
             .collect();
@@ -177,8 +178,8 @@ impl ExtensibleSplitStrategy {
                 skip(ExtensibleSplitSkip::NotOwner);
                 continue;
             }
-            let namespace = namespace_of(bundle);
-            let range_text = range_text_of(bundle);
+            let namespace = BundleName::namespace_of(bundle);
+            let range_text = BundleName::range_text_of(bundle);
             // Pulsar would throw out of the whole cycle on an unparsable range; we count a failure.
             let range = match BundleRange::parse(range_text) {
                 Ok(r) if r.is_splittable() => r,

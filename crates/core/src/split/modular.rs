@@ -5,9 +5,10 @@
 use indexmap::IndexMap;
 
 use super::SplitTrigger;
-use super::thresholds::{SplitThresholds, namespace_of};
+use super::thresholds::SplitThresholds;
 use crate::config::LoadBalancerConfig;
 use crate::model::{BundleData, NamespaceBundleStats};
+use crate::naming::BundleName;
 
 /// One broker's last report, bundles in the order its `lastStats` map iterates.
 #[derive(Clone, Debug)]
@@ -100,7 +101,7 @@ pub fn find_bundles_to_split(
                 plan.skipped.push(skip(ModularSplitSkip::NoLimitExceeded));
                 continue;
             }
-            let namespace = namespace_of(bundle);
+            let namespace = BundleName::namespace_of(bundle);
             let Some(current) = namespace_bundle_count(namespace) else {
                 plan.skipped
                     .push(skip(ModularSplitSkip::NamespaceBundleCountUnavailable {

@@ -4,7 +4,6 @@
 use std::fmt;
 
 use crate::config::LoadBalancerConfig;
-use crate::naming::BundleName;
 
 /// Pulsar's `LoadManagerShared.MIBI` as a Java `long`.
 const MIBI: i64 = 1024 * 1024;
@@ -151,17 +150,6 @@ impl fmt::Display for SplitTrigger {
             ),
         }
     }
-}
-
-/// The namespace part of a full bundle name (text before the last `/`), as
-/// `LoadManagerShared.getNamespaceNameFromBundleName` takes it.
-pub(crate) fn namespace_of(bundle: &str) -> &str {
-    BundleName::namespace_of(bundle)
-}
-
-/// The range part of a full bundle name (text after the last `/`).
-pub(crate) fn range_text_of(bundle: &str) -> &str {
-    BundleName::parts(bundle).map_or(bundle, |(_, r)| r)
 }
 
 #[cfg(test)]
