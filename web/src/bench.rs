@@ -21,7 +21,6 @@ use wasm_bindgen_futures::JsFuture;
 
 use crate::components::bundle_map::now_ms;
 use crate::plan_client::{ImportAnswer, PlanAnswer, PlanWorker};
-use crate::state::import_files;
 
 /// Long tasks (≥ 50 ms) the browser reports for the page's thread, by start time.
 struct LongTasks {
@@ -178,7 +177,14 @@ pub fn mount(root: web_sys::Element) {
         pause().await;
         let old_from = now_ms();
         let t = now_ms();
-        let imported = match import_files(&[("large.json".into(), json.into_bytes(), false)]) {
+        // The old path, for comparison: the import on the page (the app no longer has one).
+        let imported = match lbplan_core::import::import_with(
+            &[lbplan_core::import::ImportInput::given(
+                "large.json",
+                json.as_bytes(),
+            )],
+            &lbplan_core::import::ImportOptions::default(),
+        ) {
             Ok(i) => i,
             Err(e) => {
                 line(&pre, format!("import failed: {e}"));
@@ -388,12 +394,7 @@ pub fn mount(root: web_sys::Element) {
         drop(worker);
         // The old path's persisting: the page copied the snapshot and serialised it for storage.
         let t = now_ms();
-        let stored = crate::persist::StoredSnapshot {
-            format_version: crate::persist::STORED_SNAPSHOT_FORMAT_VERSION,
-            source: "large.json".into(),
-            warnings: Vec::new(),
-            snapshot: imported.snapshot.clone(),
-        };
+        let stored = imported.snapshot.clone();
         let persist_len = serde_json::to_string(&stored).map_or(0, |j| j.len());
         drop(stored);
         line(
@@ -485,11 +486,12 @@ async fn round6_new_path(
         snapshot_id: 2,
         files: vec![("large.json".into(), false)],
         chunk_bytes: 0,
+        kept: false,
     }));
     let Ok(text) = serde_json::to_string(&request) else {
         return;
     };
-    worker.send_import(text, std::slice::from_ref(&blob), 2);
+    worker.send_import(text, &[blob.clone().into()], 2);
     let _ = JsFuture::from(assembled).await;
     let parts_ms = now_ms() - from;
     let Some(Ok(snapshot)) = assembler.borrow_mut().take().map(Assembler::finish) else {

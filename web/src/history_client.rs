@@ -27,6 +27,7 @@ impl HistoryWorker {
             url,
             "history",
             request,
+            None,
             id,
             on_event,
             |answer, id| match answer {

@@ -1,6 +1,7 @@
 //! `lbplan-web`: the planner's dashboard, a Yew client-side app compiled to wasm by trunk.
 //!
-//! It imports snapshots (files, folders, archives, URLs) through `lbplan-core`, shows the cluster
+//! It imports snapshots (files, folders, archives, URLs, a host's text) through `lbplan-core` in
+//! its plan worker (one import path, `worker_import`), shows the cluster
 //! (overview table, bundle map), makes plans and what-ifs with the core, exports and applies them.
 //! It holds no planning logic: every number comes from a core function (`view`, `plan`, `import`).
 //! [`embed`] is the entry point, for the standalone page and for embedding (`mount_planner`).

@@ -1,7 +1,8 @@
 //! Getting bytes into the page: files from the file and folder pickers, files and folders dropped
 //! on the page (folders walked with `webkitGetAsEntry`), and URLs on the page's own origin. Import
-//! itself (archives included) is the core's. Snapshots are first [`Picked`] without reading them:
-//! large ones go to the plan worker as `Blob` handles (read there), small ones are read here.
+//! itself (archives included) is the core's, in the plan worker: snapshots are [`Picked`] without
+//! reading them and go to the worker as `Blob` handles (read there). Only the History view's
+//! series and the export panel's journals are read here ([`read_file_list`]).
 
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
@@ -17,27 +18,6 @@ pub struct Picked {
     pub name: String,
     pub in_tree: bool,
     pub blob: web_sys::Blob,
-}
-
-/// Bytes of all the picked files.
-pub fn total_bytes(picked: &[Picked]) -> f64 {
-    picked.iter().map(|p| p.blob.size()).sum()
-}
-
-/// The picked files read into the page (for the page's own import of small inputs).
-pub async fn read_picked(picked: &[Picked]) -> Result<Vec<Input>, String> {
-    let mut out = Vec::with_capacity(picked.len());
-    for p in picked {
-        let buf = JsFuture::from(p.blob.array_buffer())
-            .await
-            .map_err(|_| format!("{}: could not be read", p.name))?;
-        out.push((
-            p.name.clone(),
-            js_sys::Uint8Array::new(&buf).to_vec(),
-            p.in_tree,
-        ));
-    }
-    Ok(out)
 }
 
 /// The files of an `<input type=file>`, not read (a folder picker's carry their relative path).
@@ -191,7 +171,7 @@ async fn get_ok(url: &str) -> Result<gloo::net::http::Response, String> {
     Ok(response)
 }
 
-/// GETs a URL as a `Blob` (not read into the page); failures as in [`fetch_bytes`].
+/// GETs a URL as a `Blob` (not read into the page); any failure (network, HTTP status) becomes a sentence.
 pub async fn fetch_blob(url: &str) -> Result<web_sys::Blob, String> {
     let response = get_ok(url).await?;
     let raw: web_sys::Response = response.into();
@@ -203,15 +183,6 @@ pub async fn fetch_blob(url: &str) -> Result<web_sys::Blob, String> {
         .map_err(|_| "could not read the response".to_string())?
         .dyn_into()
         .map_err(|_| "could not read the response".to_string())
-}
-
-/// GETs a URL as bytes; any failure (network, HTTP status) becomes a sentence.
-pub async fn fetch_bytes(url: &str) -> Result<Vec<u8>, String> {
-    get_ok(url)
-        .await?
-        .binary()
-        .await
-        .map_err(|e| format!("could not read the response: {e}"))
 }
 
 /// Offers text as a file download.

@@ -1,43 +1,20 @@
 //! Keeping an instance's work across reloads: the session (profile, edit history; versioned by the
-//! core's `Session::format_version`) in localStorage; a snapshot imported on the page in
-//! localStorage when its JSON is under ~4 MB, else in IndexedDB; a snapshot imported in the plan
-//! worker as the uploaded files themselves ([`save_upload`]: `Blob` handles in IndexedDB, whose
-//! bytes the browser copies off the page's thread, lossless and with no serialisation), imported
-//! again in the worker on reload. Every stored item carries a `format_version`.
+//! core's `Session::format_version`) in localStorage; an uploaded or fetched snapshot as its files
+//! themselves ([`save_upload`]: `Blob` handles in IndexedDB, whose bytes the browser copies off
+//! the page's thread, lossless and with no serialisation), imported again in the plan worker on
+//! reload. A snapshot an older dashboard kept as JSON text (localStorage under ~4 MB, else
+//! IndexedDB) is still read back ([`load_kept_snapshot`]) and imported in the worker. Every stored
+//! item carries a `format_version`.
 
-use lbplan_core::model::Snapshot;
 use lbplan_core::view::share::Session;
-use serde::{Deserialize, Serialize};
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
-/// Version of the stored snapshot envelope.
-pub const STORED_SNAPSHOT_FORMAT_VERSION: u32 = 1;
-/// localStorage holds ~5 MB per origin; beyond this the snapshot goes to IndexedDB.
-pub const LOCAL_STORAGE_MAX_BYTES: usize = 4 * 1024 * 1024;
 /// Version of the kept upload (`{format_version, source, names, in_tree, files}`).
 pub const STORED_UPLOAD_FORMAT_VERSION: u32 = 1;
 const DB_NAME: &str = "lbplan";
 const STORE: &str = "snapshots";
-
-#[derive(Serialize)]
-pub struct StoredSnapshot {
-    pub format_version: u32,
-    pub source: String,
-    pub warnings: Vec<String>,
-    pub snapshot: Snapshot,
-}
-
-/// A kept snapshot as read back: the snapshot itself goes through core's one snapshot reader
-/// (`import::read_snapshot`), so an unknown key is a warning as in every import.
-#[derive(Deserialize)]
-struct StoredEnvelope {
-    format_version: u32,
-    source: String,
-    warnings: Vec<String>,
-    snapshot: serde_json::Value,
-}
 
 fn storage() -> Option<web_sys::Storage> {
     web_sys::window()?.local_storage().ok().flatten()
@@ -150,67 +127,13 @@ pub fn load_session(prefix: &str) -> Option<Result<Session, String>> {
     Some(Session::from_json(&text).map_err(|e| format!("saved session: {e}")))
 }
 
-/// Where a snapshot was kept, in words for the page.
-pub async fn save_snapshot(prefix: &str, stored: &StoredSnapshot) -> String {
-    let Ok(json) = serde_json::to_string(stored) else {
-        return "Not kept: the snapshot could not be serialised.".to_string();
-    };
-    let mib = json.len() as f64 / (1024.0 * 1024.0);
-    let _ = idb_delete(&upload_key(prefix)).await;
-    if json.len() <= LOCAL_STORAGE_MAX_BYTES
-        && let Some(s) = storage()
-        && s.set_item(&snapshot_key(prefix), &json).is_ok()
-    {
-        let _ = idb_delete(prefix).await;
-        return format!("Kept in this browser (localStorage, {mib:.1} MiB).");
+/// The text of a snapshot an older dashboard kept (`{format_version, source, warnings,
+/// snapshot}`; read and checked in the worker, `import_job::read_kept`), if any.
+pub async fn load_kept_snapshot(prefix: &str) -> Option<String> {
+    match storage().and_then(|s| s.get_item(&snapshot_key(prefix)).ok().flatten()) {
+        Some(t) => Some(t),
+        None => idb_get(prefix).await.ok()?.as_string(),
     }
-    if let Some(s) = storage() {
-        let _ = s.remove_item(&snapshot_key(prefix));
-    }
-    match idb_put(prefix, &JsValue::from_str(&json)).await {
-        Ok(()) => format!("Kept in this browser (IndexedDB, {mib:.1} MiB)."),
-        Err(e) => format!(
-            "Not kept across reloads: the snapshot ({mib:.1} MiB) is too large for this browser's storage ({e})."
-        ),
-    }
-}
-
-/// The saved snapshot, if any (an unknown `format_version` is an error).
-pub async fn load_snapshot(prefix: &str) -> Option<Result<StoredSnapshot, String>> {
-    let text = match storage().and_then(|s| s.get_item(&snapshot_key(prefix)).ok().flatten()) {
-        Some(t) => t,
-        None => idb_get(prefix).await.ok()?.as_string()?,
-    };
-    Some(read_stored(&text))
-}
-
-/// The kept envelope, checked: its version, then the snapshot by core's snapshot reader (unknown
-/// keys found by that reading are added to the warnings kept; the others were kept at import).
-fn read_stored(text: &str) -> Result<StoredSnapshot, String> {
-    let env: StoredEnvelope =
-        serde_json::from_str(text).map_err(|e| format!("saved snapshot: {e}"))?;
-    if env.format_version != STORED_SNAPSHOT_FORMAT_VERSION {
-        return Err(format!(
-            "saved snapshot format_version {} is not supported",
-            env.format_version
-        ));
-    }
-    let body = serde_json::to_string(&env.snapshot).map_err(|e| format!("saved snapshot: {e}"))?;
-    let read =
-        lbplan_core::import::read_snapshot("saved snapshot", &body).map_err(|e| e.to_string())?;
-    let mut warnings = env.warnings;
-    warnings.extend(
-        read.warnings
-            .iter()
-            .filter(|w| w.kind == lbplan_core::import::WarningKind::UnknownField)
-            .map(ToString::to_string),
-    );
-    Ok(StoredSnapshot {
-        format_version: env.format_version,
-        source: env.source,
-        warnings,
-        snapshot: read.snapshot,
-    })
 }
 
 /// Forgets the kept snapshot (the page goes back to the demo on reload).

@@ -4,7 +4,12 @@
 //! [`PlanAnswer`]s. Large uploads are imported by this worker ([`PlanWorker::send_import`]: the
 //! files go as `Blob` handles), which then holds the snapshot without the page sending it; the
 //! snapshot's parts are decoded here, one per message (one task each), into [`ImportAnswer`]s.
-//! A worker that dies is marked dead; the next job starts a new one.
+//! Every snapshot is imported by this worker (`worker_import`), so it holds the loaded one; a
+//! simulation gets it from here as its file's bytes ([`PlanWorker::ask_snapshot_file`]: written
+//! in the worker, handed over in a transferred `ArrayBuffer`). Job ids are numbered in ranges per
+//! kind (plans from 1, [`FIRST_REBALANCE_ID`], [`FIRST_FILE_ID`], imports from `0x8000_0000`) so a
+//! failure reaches the one who asked. A worker that dies is marked dead; the next job starts a new
+//! one.
 
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
@@ -13,7 +18,9 @@ use lbplan_core::plan::Plan;
 use lbplan_core::plan::diff::PlanDiff;
 use lbplan_core::rebalance::Proposal;
 use lbplan_core::view::snapshot_chunks::SnapshotChunk;
-use lbplan_worker::protocol::{Response, SnapshotPart, WORKER_PROTOCOL_VERSION};
+use lbplan_worker::protocol::{
+    Request, Response, SNAPSHOT_FILE_TYPE, SnapshotFileJob, SnapshotPart, WORKER_PROTOCOL_VERSION,
+};
 use wasm_bindgen::JsCast;
 use wasm_bindgen::JsValue;
 use wasm_bindgen::closure::Closure;
@@ -32,6 +39,11 @@ pub enum PlanAnswer {
     Failed { id: u32, message: String },
 }
 
+/// Rebalance jobs are numbered from here (plan jobs from 1).
+pub const FIRST_REBALANCE_ID: u32 = 0x4000_0000;
+/// Requests for the snapshot's file are numbered from here.
+pub const FIRST_FILE_ID: u32 = 0x6000_0000;
+
 /// What the page hears about a rebalance job (the same worker answers both kinds).
 #[derive(Clone, Debug, PartialEq)]
 pub enum RebalanceAnswer {
@@ -41,6 +53,27 @@ pub enum RebalanceAnswer {
         id: u32,
         result: Result<Box<Proposal>, String>,
     },
+    /// The job could not run (`id` 0: the worker died).
+    Failed { id: u32, message: String },
+}
+
+/// The snapshot's file as the worker wrote it, or why not.
+pub type SnapshotFile = Result<js_sys::ArrayBuffer, String>;
+
+thread_local! {
+    static NEXT_FILE_ID: Cell<u32> = const { Cell::new(FIRST_FILE_ID) };
+}
+
+/// Messages (with their transfer lists) waiting for the worker to be ready.
+type Queue = Rc<RefCell<Vec<(JsValue, Option<js_sys::Array>)>>>;
+
+/// Who waits for which snapshot file.
+type FileWaiters = Rc<RefCell<Vec<(u32, Callback<SnapshotFile>)>>>;
+
+fn take_waiter(waiters: &FileWaiters, id: u32) -> Option<Callback<SnapshotFile>> {
+    let mut w = waiters.borrow_mut();
+    let k = w.iter().position(|(i, _)| *i == id)?;
+    Some(w.swap_remove(k).1)
 }
 
 /// What the page hears about an import in the worker.
@@ -61,8 +94,10 @@ pub struct PlanWorker {
     worker: web_sys::Worker,
     ready: Rc<Cell<bool>>,
     dead: Rc<Cell<bool>>,
-    queue: Rc<RefCell<Vec<JsValue>>>,
+    queue: Queue,
     on_import: Rc<RefCell<Option<Callback<ImportAnswer>>>>,
+    on_rebalance: Rc<RefCell<Option<Callback<RebalanceAnswer>>>>,
+    files: FileWaiters,
     /// The loaded snapshot the worker holds.
     snapshot_id: Cell<Option<u64>>,
     _onmessage: Closure<dyn FnMut(web_sys::MessageEvent)>,
@@ -71,33 +106,38 @@ pub struct PlanWorker {
 
 impl PlanWorker {
     pub fn start(url: &str, on_answer: Callback<PlanAnswer>) -> Result<PlanWorker, String> {
-        Self::start_with(url, on_answer, None)
-    }
-
-    /// [`PlanWorker::start`], also relaying rebalance answers to `on_rebalance`.
-    pub fn start_with(
-        url: &str,
-        on_answer: Callback<PlanAnswer>,
-        on_rebalance: Option<Callback<RebalanceAnswer>>,
-    ) -> Result<PlanWorker, String> {
         let worker = web_sys::Worker::new(url)
             .map_err(|e| format!("cannot start the plan worker ({url}): {e:?}"))?;
         let ready = Rc::new(Cell::new(false));
         let dead = Rc::new(Cell::new(false));
-        let queue: Rc<RefCell<Vec<JsValue>>> = Rc::default();
+        let queue: Queue = Rc::default();
         let on_import: Rc<RefCell<Option<Callback<ImportAnswer>>>> = Rc::default();
+        let on_rebalance: Rc<RefCell<Option<Callback<RebalanceAnswer>>>> = Rc::default();
+        let files: FileWaiters = Rc::default();
         let onmessage = {
-            let (worker, ready, queue, answers, imports) = (
+            let (worker, ready, queue, answers, imports, rebalance, files) = (
                 worker.clone(),
                 ready.clone(),
                 queue.clone(),
                 on_answer.clone(),
                 on_import.clone(),
+                on_rebalance.clone(),
+                files.clone(),
             );
             Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |e: web_sys::MessageEvent| {
-                let text = e.data().as_string().unwrap_or_default();
+                let data = e.data();
+                let Some(text) = data.as_string() else {
+                    // The snapshot's file: a header and a transferred buffer.
+                    answer_file(&files, &data);
+                    return;
+                };
                 let import = |a: ImportAnswer| {
                     if let Some(cb) = imports.borrow().as_ref() {
+                        cb.emit(a);
+                    }
+                };
+                let on_rebalance = |a: RebalanceAnswer| {
+                    if let Some(cb) = rebalance.borrow().as_ref() {
                         cb.emit(a);
                     }
                 };
@@ -115,8 +155,11 @@ impl PlanWorker {
                 match serde_json::from_str::<Response>(&text) {
                     Ok(Response::Ready { format_version }) if format_version == WORKER_PROTOCOL_VERSION => {
                         ready.set(true);
-                        for m in queue.borrow_mut().drain(..) {
-                            let _ = worker.post_message(&m);
+                        for (m, transfer) in queue.borrow_mut().drain(..) {
+                            let _ = match transfer {
+                                Some(t) => worker.post_message_with_transfer(&m, &t),
+                                None => worker.post_message(&m),
+                            };
                         }
                     }
                     Ok(Response::Imported { id, result, .. }) => {
@@ -132,17 +175,19 @@ impl PlanWorker {
                         answers.emit(PlanAnswer::Planned { id, result, diff })
                     }
                     Ok(Response::Failed { id, message }) => {
-                        answers.emit(PlanAnswer::Failed { id, message })
+                        if let Some(cb) = take_waiter(&files, id) {
+                            cb.emit(Err(message));
+                        } else if (FIRST_REBALANCE_ID..FIRST_FILE_ID).contains(&id) {
+                            on_rebalance(RebalanceAnswer::Failed { id, message });
+                        } else {
+                            answers.emit(PlanAnswer::Failed { id, message });
+                        }
                     }
                     Ok(Response::Progress { id, done, total }) => {
-                        if let Some(r) = &on_rebalance {
-                            r.emit(RebalanceAnswer::Progress { id, done, total });
-                        }
+                        on_rebalance(RebalanceAnswer::Progress { id, done, total });
                     }
                     Ok(Response::Proposed { id, result }) => {
-                        if let Some(r) = &on_rebalance {
-                            r.emit(RebalanceAnswer::Proposed { id, result });
-                        }
+                        on_rebalance(RebalanceAnswer::Proposed { id, result });
                     }
                     Ok(_) => {}
                     Err(err) => answers.emit(PlanAnswer::Failed {
@@ -153,20 +198,27 @@ impl PlanWorker {
             })
         };
         let onerror = {
-            let dead = dead.clone();
+            let (dead, rebalance, files) = (dead.clone(), on_rebalance.clone(), files.clone());
             Closure::<dyn FnMut(web_sys::ErrorEvent)>::new(move |e: web_sys::ErrorEvent| {
                 e.prevent_default();
                 dead.set(true);
                 let what = e.message();
-                on_answer.emit(PlanAnswer::Failed {
-                    id: 0,
-                    message: if what.is_empty() {
-                        "the plan worker stopped (it could not load, or ran out of memory)"
-                            .to_string()
-                    } else {
-                        format!("the plan worker stopped: {what}")
-                    },
-                });
+                let message = if what.is_empty() {
+                    "the plan worker stopped (it could not load, or ran out of memory)".to_string()
+                } else {
+                    format!("the plan worker stopped: {what}")
+                };
+                // Everyone waiting on this worker hears it.
+                for (_, cb) in files.borrow_mut().drain(..) {
+                    cb.emit(Err(message.clone()));
+                }
+                if let Some(cb) = rebalance.borrow().as_ref() {
+                    cb.emit(RebalanceAnswer::Failed {
+                        id: 0,
+                        message: message.clone(),
+                    });
+                }
+                on_answer.emit(PlanAnswer::Failed { id: 0, message });
             })
         };
         worker.set_onmessage(Some(onmessage.as_ref().unchecked_ref()));
@@ -177,6 +229,8 @@ impl PlanWorker {
             dead,
             queue,
             on_import,
+            on_rebalance,
+            files,
             snapshot_id: Cell::new(None),
             _onmessage: onmessage,
             _onerror: onerror,
@@ -203,26 +257,102 @@ impl PlanWorker {
         *self.on_import.borrow_mut() = Some(cb);
     }
 
-    /// Sends a `protocol::Request::Import` (JSON) with its files as `Blob` handles (the worker
-    /// reads them; the page copies nothing); the worker then holds snapshot `snapshot_id`.
-    pub fn send_import(&self, text: String, blobs: &[web_sys::Blob], snapshot_id: u64) {
-        let files = js_sys::Array::new();
-        for b in blobs {
-            files.push(b);
+    /// Where rebalance answers go (the Rebalance panel that asks).
+    pub fn set_on_rebalance(&self, cb: Callback<RebalanceAnswer>) {
+        *self.on_rebalance.borrow_mut() = Some(cb);
+    }
+
+    /// Sends a `protocol::Request::Import` (JSON) with its files: `Blob` handles (the worker
+    /// reads them) or `ArrayBuffer`s, which are transferred (moved, not copied); the worker then
+    /// holds snapshot `snapshot_id`.
+    pub fn send_import(&self, text: String, files: &[JsValue], snapshot_id: u64) {
+        let list = js_sys::Array::new();
+        let transfer = js_sys::Array::new();
+        for f in files {
+            list.push(f);
+            if f.is_instance_of::<js_sys::ArrayBuffer>() {
+                transfer.push(f);
+            }
         }
         let message = js_sys::Object::new();
         let _ = js_sys::Reflect::set(&message, &"request".into(), &text.into());
-        let _ = js_sys::Reflect::set(&message, &"files".into(), &files);
+        let _ = js_sys::Reflect::set(&message, &"files".into(), &list);
         self.snapshot_id.set(Some(snapshot_id));
-        self.post(message.into());
+        self.post_with(message.into(), (transfer.length() > 0).then_some(transfer));
+    }
+
+    /// Asks the worker for the snapshot it holds (`snapshot_id`) as its file's bytes; `answer`
+    /// gets them in an `ArrayBuffer` the page can transfer on, or why not. `Err` at once when the
+    /// worker does not hold it.
+    pub fn ask_snapshot_file(&self, snapshot_id: u64, answer: Callback<SnapshotFile>) {
+        if !self.has_snapshot(snapshot_id) || self.is_dead() {
+            answer.emit(Err(format!(
+                "the plan worker does not hold snapshot {snapshot_id}"
+            )));
+            return;
+        }
+        let id = NEXT_FILE_ID.with(|n| {
+            let id = n.get();
+            n.set(if id.wrapping_add(1) >= 0x8000_0000 {
+                FIRST_FILE_ID
+            } else {
+                id + 1
+            });
+            id
+        });
+        let request = Request::SnapshotFile(Box::new(SnapshotFileJob {
+            format_version: WORKER_PROTOCOL_VERSION,
+            id,
+            snapshot_id,
+        }));
+        match serde_json::to_string(&request) {
+            Ok(text) => {
+                self.files.borrow_mut().push((id, answer));
+                self.post(text.into());
+            }
+            Err(e) => answer.emit(Err(e.to_string())),
+        }
     }
 
     fn post(&self, message: JsValue) {
+        self.post_with(message, None);
+    }
+
+    fn post_with(&self, message: JsValue, transfer: Option<js_sys::Array>) {
         if self.ready.get() {
-            let _ = self.worker.post_message(&message);
+            let _ = match &transfer {
+                Some(t) => self.worker.post_message_with_transfer(&message, t),
+                None => self.worker.post_message(&message),
+            };
         } else {
-            self.queue.borrow_mut().push(message);
+            self.queue.borrow_mut().push((message, transfer));
         }
+    }
+}
+
+/// A `snapshot_file` message (`{header, bytes}`) to whoever asked for it.
+fn answer_file(files: &FileWaiters, data: &JsValue) {
+    let field = |k: &str| js_sys::Reflect::get(data, &k.into()).ok();
+    let header = field("header")
+        .and_then(|h| h.as_string())
+        .unwrap_or_default();
+    let Ok(v) = serde_json::from_str::<serde_json::Value>(&header) else {
+        return;
+    };
+    if v.get("type").and_then(|t| t.as_str()) != Some(SNAPSHOT_FILE_TYPE) {
+        return;
+    }
+    let id = v
+        .get("id")
+        .and_then(serde_json::Value::as_u64)
+        .and_then(|i| u32::try_from(i).ok())
+        .unwrap_or(0);
+    if let Some(cb) = take_waiter(files, id) {
+        cb.emit(
+            field("bytes")
+                .and_then(|b| b.dyn_into::<js_sys::ArrayBuffer>().ok())
+                .ok_or_else(|| "the snapshot file came without its bytes".to_string()),
+        );
     }
 }
 

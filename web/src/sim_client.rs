@@ -1,5 +1,6 @@
 //! The page's side of the simulation worker: a [`JobWorker`] whose job ends with the worker's
-//! `Done` answer (the comparison of the configurations).
+//! `Done` answer (the comparison of the configurations). The loaded snapshot goes beside the
+//! request as the file the plan worker wrote (`PlanWorker::ask_snapshot_file`), transferred.
 
 use lbplan_core::simulate::Comparison;
 use lbplan_worker::protocol::Response;
@@ -16,11 +17,12 @@ pub struct SimWorker {
 }
 
 impl SimWorker {
-    /// Starts the worker at `url` and runs `request` (a `protocol::Request::Simulate` as JSON)
-    /// with id `id`.
+    /// Starts the worker at `url` and runs `request` (a `protocol::Request::Simulate` as JSON,
+    /// `snapshot_file` beside it unless the request carries its snapshot) with id `id`.
     pub fn start(
         url: &str,
         request: String,
+        snapshot_file: Option<js_sys::ArrayBuffer>,
         id: u32,
         on_event: Callback<SimEvent>,
     ) -> Result<SimWorker, String> {
@@ -28,6 +30,7 @@ impl SimWorker {
             url,
             "simulation",
             request,
+            snapshot_file,
             id,
             on_event,
             |answer, id| match answer {

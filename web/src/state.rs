@@ -7,7 +7,6 @@
 use std::rc::Rc;
 
 use lbplan_core::config::Profile;
-use lbplan_core::import::{ImportError, ImportInput, ImportOptions, Imported, import_with};
 use lbplan_core::model::Snapshot;
 use lbplan_core::plan::diff::{PlanDiff, diff_plans};
 use lbplan_core::plan::fingerprint::snapshot_fingerprint;
@@ -26,11 +25,6 @@ pub const DEMO_SNAPSHOT_URL: &str = "static/demo-snapshot.json";
 /// Snapshots with at least this many bundles are planned in the plan worker (a plan of 200,000
 /// bundles takes seconds; below this it takes a few hundred milliseconds at most).
 pub const PLAN_WORKER_FROM_BUNDLES: usize = 20_000;
-
-/// Uploads of at least this many bytes are imported in the plan worker, which keeps the snapshot
-/// and sends it to the page in parts (`worker_import`): importing 4 MiB on the page takes ~35 ms,
-/// the page's budget for one task is 50 ms.
-pub const IMPORT_IN_WORKER_FROM_BYTES: f64 = 4.0 * 1024.0 * 1024.0;
 
 thread_local! {
     static NEXT_LOADED_ID: std::cell::Cell<u64> = const { std::cell::Cell::new(1) };
@@ -138,27 +132,6 @@ pub fn next_loaded_id() -> u64 {
     })
 }
 
-/// Imports `(name, bytes, found_in_a_tree)` inputs through the core; errors name the file.
-pub fn import_files(inputs: &[(String, Vec<u8>, bool)]) -> Result<Imported, String> {
-    let inputs: Vec<ImportInput<'_>> = inputs
-        .iter()
-        .map(|(name, bytes, tree)| {
-            if *tree {
-                ImportInput::in_tree(name.as_str(), bytes.as_slice())
-            } else {
-                ImportInput::given(name.as_str(), bytes.as_slice())
-            }
-        })
-        .collect();
-    import_with(&inputs, &ImportOptions::default()).map_err(|e: ImportError| e.to_string())
-}
-
-/// An import's result as the page keeps it.
-pub fn loaded_from(imported: Imported, source: String) -> Loaded {
-    let warnings = imported.warnings.iter().map(|w| w.to_string()).collect();
-    Loaded::new(imported.snapshot, source, warnings)
-}
-
 /// What the page shows.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub enum Status {
@@ -214,12 +187,7 @@ pub struct PlanJob {
 }
 
 pub enum Action {
-    /// The demo/URL snapshot arrived (its text) or could not be fetched (why), from `source`.
-    Fetched {
-        source: String,
-        result: Result<String, String>,
-    },
-    /// A snapshot was imported. `keep_session`: keep the edit history (restoring a saved session).
+    /// A snapshot was imported (in the plan worker, `worker_import`). `keep_session`: keep the edit history (restoring a saved session).
     Loaded {
         loaded: Rc<Loaded>,
         keep_session: bool,
@@ -343,28 +311,6 @@ impl Reducible for AppState {
     fn reduce(self: Rc<Self>, action: Action) -> Rc<Self> {
         let mut s = (*self).clone();
         match action {
-            Action::Fetched { source, result } => {
-                let loaded = result.and_then(|t| {
-                    import_files(&[(source.clone(), t.into_bytes(), false)])
-                        .map(|i| loaded_from(i, source.clone()))
-                });
-                match loaded {
-                    Ok(l) => {
-                        s.status = Status::Loaded(Rc::new(l));
-                        s.error = None;
-                        s.selected = None;
-                        s.plan_job = None;
-                        s.replan();
-                    }
-                    Err(e) => {
-                        let message = format!("Could not load {source}: {e}");
-                        if s.loaded().is_none() {
-                            s.status = Status::Failed(message.clone());
-                        }
-                        s.error = Some(message);
-                    }
-                }
-            }
             Action::Loaded {
                 loaded,
                 keep_session,

@@ -1,5 +1,7 @@
-//! The page's side of an import in the plan worker (uploads of `IMPORT_IN_WORKER_FROM_BYTES` or
-//! more): the picked files go to the worker as `Blob` handles with a `protocol::Request::Import`;
+//! The page's side of the one import path: every snapshot (uploads of any size, the demo,
+//! `?snapshot=URL`, host-given text, a snapshot kept by an older dashboard) is imported in the plan
+//! worker. The files go with a `protocol::Request::Import` as `Blob` handles or transferred
+//! `ArrayBuffer`s (host-given text: encoded once, then moved, never copied again);
 //! the worker imports them (core), keeps the snapshot for its plans, and sends it back in
 //! `view::snapshot_chunks` parts, each decoded in its own message task (`plan_client`) and
 //! assembled here, with a progress bar between them, so no step on the page is long. When every
@@ -12,6 +14,8 @@ use std::rc::Rc;
 use lbplan_core::view::snapshot_chunks::Assembler;
 use lbplan_worker::protocol::{ImportJob, Request, WORKER_PROTOCOL_VERSION};
 use yew::{AttrValue, Callback, UseReducerDispatcher, UseStateHandle};
+
+use wasm_bindgen::JsValue;
 
 use crate::loader::Picked;
 use crate::persist::{self, KeptUpload};
@@ -67,6 +71,54 @@ impl ProgressSink {
     pub fn listen(&self, listener: Option<Callback<Option<(usize, usize)>>>) {
         self.0.borrow_mut().1 = listener;
     }
+}
+
+/// One file for the worker to import.
+pub struct ImportFile {
+    pub name: String,
+    pub in_tree: bool,
+    pub body: Body,
+}
+
+/// A file's bytes as the page hands them over: neither is read or copied on the page.
+pub enum Body {
+    /// Picked, dropped or fetched: a handle the worker reads.
+    Blob(web_sys::Blob),
+    /// Bytes the page already had (host-given text), moved to the worker in the transfer list.
+    Buffer(js_sys::ArrayBuffer),
+}
+
+impl From<Picked> for ImportFile {
+    fn from(p: Picked) -> Self {
+        Self {
+            name: p.name,
+            in_tree: p.in_tree,
+            body: Body::Blob(p.blob),
+        }
+    }
+}
+
+impl ImportFile {
+    /// Text the page was given (a host's snapshot), as a buffer to transfer.
+    pub fn text(name: &str, text: &str) -> Self {
+        Self {
+            name: name.to_string(),
+            in_tree: false,
+            body: Body::Buffer(js_sys::Uint8Array::from(text.as_bytes()).buffer()),
+        }
+    }
+}
+
+/// How an import is asked for besides its files.
+pub struct ImportRequest {
+    /// What the page calls it (file names, URL, "snapshot (from the host page)").
+    pub label: String,
+    /// Keep the edit history (restoring a session) rather than starting a new one.
+    pub keep_session: bool,
+    /// The storage prefix to keep the files under (only `Blob`s are kept).
+    pub keep: Option<String>,
+    /// The one file is a snapshot kept by an older dashboard (`ImportJob::kept`).
+    pub kept: bool,
 }
 
 /// The import under way.
@@ -151,6 +203,25 @@ impl WorkerImports {
         keep_session: bool,
         keep: Option<String>,
     ) {
+        self.import(
+            picked.into_iter().map(ImportFile::from).collect(),
+            ImportRequest {
+                label,
+                keep_session,
+                keep,
+                kept: false,
+            },
+        );
+    }
+
+    /// Imports `files` in the worker, which then holds the snapshot the page shows.
+    pub fn import(&self, files: Vec<ImportFile>, how: ImportRequest) {
+        let ImportRequest {
+            label,
+            keep_session,
+            keep,
+            kept,
+        } = how;
         if let Err(e) = self.ensure_worker() {
             self.dispatcher
                 .dispatch(Action::Failed(format!("Could not import {label}: {e}")));
@@ -162,15 +233,29 @@ impl WorkerImports {
             id
         });
         let snapshot_id = next_loaded_id();
-        let files: Vec<(String, bool)> =
-            picked.iter().map(|p| (p.name.clone(), p.in_tree)).collect();
-        let blobs: Vec<web_sys::Blob> = picked.into_iter().map(|p| p.blob).collect();
+        let names: Vec<(String, bool)> =
+            files.iter().map(|f| (f.name.clone(), f.in_tree)).collect();
+        let blobs: Vec<web_sys::Blob> = files
+            .iter()
+            .filter_map(|f| match &f.body {
+                Body::Blob(b) => Some(b.clone()),
+                Body::Buffer(_) => None,
+            })
+            .collect();
+        let bodies: Vec<JsValue> = files
+            .into_iter()
+            .map(|f| match f.body {
+                Body::Blob(b) => b.into(),
+                Body::Buffer(b) => b.into(),
+            })
+            .collect();
         let request = Request::Import(Box::new(ImportJob {
             format_version: WORKER_PROTOCOL_VERSION,
             id,
             snapshot_id,
-            files: files.clone(),
+            files: names.clone(),
             chunk_bytes: PART_BYTES,
+            kept,
         }));
         let text = match serde_json::to_string(&request) {
             Ok(t) => t,
@@ -180,13 +265,15 @@ impl WorkerImports {
                 return;
             }
         };
-        let keep = keep.map(|prefix| {
+        // Only files the browser holds as blobs are kept (what the page was given in text is the
+        // host's to give again).
+        let keep = keep.filter(|_| blobs.len() == names.len()).map(|prefix| {
             (
                 prefix,
                 KeptUpload {
                     source: label.clone(),
-                    files,
-                    blobs: blobs.clone(),
+                    files: names,
+                    blobs,
                 },
             )
         });
@@ -202,7 +289,7 @@ impl WorkerImports {
         });
         self.progress.set(Some((0, 0)));
         if let Some(w) = self.worker.borrow().as_ref() {
-            w.send_import(text, &blobs, snapshot_id);
+            w.send_import(text, &bodies, snapshot_id);
         }
     }
 

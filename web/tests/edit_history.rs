@@ -5,7 +5,7 @@
 use std::rc::Rc;
 
 use lbplan_core::plan::operations::Operation;
-use lbplan_web::state::{Action, AppState};
+use lbplan_web::state::{Action, AppState, Loaded};
 use wasm_bindgen_test::*;
 use yew::Reducible;
 
@@ -13,9 +13,9 @@ wasm_bindgen_test_configure!(run_in_browser);
 
 fn loaded() -> Rc<AppState> {
     let s = lbplan_core::synthetic::demo().unwrap();
-    Rc::new(AppState::initial()).reduce(Action::Fetched {
-        source: "demo".into(),
-        result: Ok(lbplan_core::synthetic::to_json(&s).unwrap()),
+    Rc::new(AppState::initial()).reduce(Action::Loaded {
+        loaded: Rc::new(Loaded::new(s, "demo".into(), Vec::new())),
+        keep_session: true,
     })
 }
 
@@ -88,11 +88,13 @@ fn plans_moves_undo_redo() {
 #[wasm_bindgen_test]
 fn worker_plans_arrive_as_answers_to_the_newest_job() {
     let s = Rc::new(AppState::initial()).reduce(Action::SetPlanWorkerFrom(0));
-    let s = s.reduce(Action::Fetched {
-        source: "demo".into(),
-        result: Ok(
-            lbplan_core::synthetic::to_json(&lbplan_core::synthetic::demo().unwrap()).unwrap(),
-        ),
+    let s = s.reduce(Action::Loaded {
+        loaded: Rc::new(Loaded::new(
+            lbplan_core::synthetic::demo().unwrap(),
+            "demo".into(),
+            Vec::new(),
+        )),
+        keep_session: true,
     });
     assert!(s.plans_in_worker());
     let s = s.reduce(Action::RunPlan);

@@ -1,33 +1,32 @@
 //! A snapshot that cannot be fetched or imported ends in the error banner, never a blank page, and a
-//! failed import never replaces what is loaded.
+//! failed import never replaces what is loaded. (Imports run in the plan worker; what the page's
+//! store gets is `Action::Loaded` or `Action::Failed`.)
 
 use std::rc::Rc;
 use std::time::Duration;
 
 use lbplan_web::components::ErrorBanner;
 use lbplan_web::components::error_banner::ErrorBannerProps;
-use lbplan_web::state::{Action, AppState, Status};
+use lbplan_web::state::{Action, AppState, Loaded, Status};
 use wasm_bindgen_test::*;
 use yew::Reducible;
 
 wasm_bindgen_test_configure!(run_in_browser);
 
-fn fetched(state: Rc<AppState>, result: Result<String, String>) -> Rc<AppState> {
-    state.reduce(Action::Fetched {
-        source: "static/demo-snapshot.json".to_string(),
-        result,
-    })
-}
-
-fn demo_json() -> String {
+fn demo() -> Rc<Loaded> {
     let s = lbplan_core::synthetic::demo().unwrap();
-    lbplan_core::synthetic::to_json(&s).unwrap()
+    Rc::new(Loaded::new(
+        s,
+        "static/demo-snapshot.json".into(),
+        Vec::new(),
+    ))
 }
 
 #[wasm_bindgen_test]
-fn fetch_failures_and_bad_snapshots_become_messages() {
-    let fresh = || Rc::new(AppState::initial());
-    let s = fetched(fresh(), Err("HTTP 404 Not Found".to_string()));
+fn a_failure_before_any_snapshot_is_the_page_status() {
+    let s = Rc::new(AppState::initial()).reduce(Action::Failed(
+        "Could not load static/demo-snapshot.json: HTTP 404 Not Found".to_string(),
+    ));
     let Status::Failed(m) = &s.status else {
         panic!("a 404 must fail");
     };
@@ -36,31 +35,21 @@ fn fetch_failures_and_bad_snapshots_become_messages() {
         "{m}"
     );
     assert!(s.error.is_some());
-
-    let s = fetched(fresh(), Ok("{ not json".to_string()));
-    assert!(matches!(s.status, Status::Failed(_)), "bad JSON must fail");
-
-    let s = fetched(
-        fresh(),
-        Ok(r#"{"format_version": 2, "brokers": {}}"#.to_string()),
-    );
-    let Status::Failed(m) = &s.status else {
-        panic!("an unknown format_version must fail");
-    };
-    assert!(m.contains("format_version"), "{m}");
-
-    let ok = fetched(fresh(), Ok(demo_json()));
-    assert!(matches!(ok.status, Status::Loaded(_)));
 }
 
 #[wasm_bindgen_test]
 fn a_failed_import_keeps_the_loaded_snapshot() {
-    let loaded = fetched(Rc::new(AppState::initial()), Ok(demo_json()));
+    let loaded = Rc::new(AppState::initial()).reduce(Action::Loaded {
+        loaded: demo(),
+        keep_session: false,
+    });
     let Status::Loaded(before) = &loaded.status else {
         panic!("demo must load");
     };
     let before = before.clone();
-    let after = fetched(loaded, Ok("{ broken".to_string()));
+    let after = loaded.reduce(Action::Failed(
+        "Could not import broken.json: broken.json: line 1, column 3".to_string(),
+    ));
     let Status::Loaded(still) = &after.status else {
         panic!("the snapshot must stay");
     };
@@ -69,7 +58,7 @@ fn a_failed_import_keeps_the_loaded_snapshot() {
         after
             .error
             .as_deref()
-            .is_some_and(|e| e.contains("Could not load"))
+            .is_some_and(|e| e.contains("Could not import broken.json"))
     );
 }
 

@@ -14,7 +14,7 @@ use std::time::Duration;
 use lbplan_core::plan::operations::Operation;
 use lbplan_web::components::PlanView;
 use lbplan_web::components::plan_view::PlanViewProps;
-use lbplan_web::state::{Action, AppState};
+use lbplan_web::state::{Action, AppState, Loaded};
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
 use yew::{Callback, Reducible};
@@ -32,9 +32,13 @@ fn text_of(root: &web_sys::Element, selector: &str) -> String {
 #[wasm_bindgen_test]
 async fn a_worse_plan_shows_the_banner_and_its_fix_applies_as_an_edit() {
     let s = Rc::new(AppState::initial())
-        .reduce(Action::Fetched {
-            source: "converging".into(),
-            result: Ok(lbplan_core::synthetic::to_json(&converging::snapshot()).unwrap()),
+        .reduce(Action::Loaded {
+            loaded: Rc::new(Loaded::new(
+                converging::snapshot(),
+                "converging".into(),
+                Vec::new(),
+            )),
+            keep_session: true,
         })
         .reduce(Action::RunPlan);
     let plan = s.plan.clone().unwrap();

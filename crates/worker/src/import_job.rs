@@ -4,7 +4,9 @@
 //! the transfer list: neither is copied on the page). The worker keeps the snapshot it imported as
 //! the one it plans on (with its fingerprint, computed once here), answers `imported` with the
 //! warnings, then sends the snapshot in `view::snapshot_chunks` parts, which the page assembles
-//! between its other tasks.
+//! between its other tasks. Every snapshot the dashboard shows comes this way: uploads, the demo,
+//! `?snapshot=URL`, host-given text (a transferred `ArrayBuffer`) and a snapshot kept by an older
+//! dashboard ([`read_kept`]).
 
 use lbplan_core::import::{ImportInput, ImportOptions, import_with};
 use lbplan_core::model::Snapshot;
@@ -46,10 +48,23 @@ pub fn run(job: ImportJob, bytes: Vec<Vec<u8>>, post: &mut dyn FnMut(Response)) 
             }
         })
         .collect();
-    let imported = match import_with(&inputs, &ImportOptions::default()) {
-        Ok(i) => i,
+    let read = if job.kept {
+        match bytes.as_slice() {
+            [one] => read_kept(one),
+            _ => Err("a kept snapshot is one file".to_string()),
+        }
+    } else {
+        import_with(&inputs, &ImportOptions::default())
+            .map(|i| {
+                let warnings = i.warnings.iter().map(ToString::to_string).collect();
+                (i.snapshot, warnings)
+            })
+            .map_err(|e| e.to_string())
+    };
+    let (snapshot, warnings) = match read {
+        Ok(r) => r,
         Err(e) => {
-            post(failed(e.to_string()));
+            post(failed(e));
             return None;
         }
     };
@@ -58,13 +73,13 @@ pub fn run(job: ImportJob, bytes: Vec<Vec<u8>>, post: &mut dyn FnMut(Response)) 
     post(Response::Imported {
         id,
         snapshot_id,
-        result: Ok(imported.warnings.iter().map(ToString::to_string).collect()),
+        result: Ok(warnings),
     });
     let budget = match job.chunk_bytes {
         0 => DEFAULT_CHUNK_BYTES,
         n => n,
     };
-    let sent = write_chunks(&imported.snapshot, budget, &mut |json| {
+    let sent = write_chunks(&snapshot, budget, &mut |json| {
         post(Response::Part {
             id,
             json: json.to_string(),
@@ -78,8 +93,43 @@ pub fn run(job: ImportJob, bytes: Vec<Vec<u8>>, post: &mut dyn FnMut(Response)) 
         return None;
     }
     // After the parts: the page shows the snapshot while the worker computes this.
-    let fingerprint = snapshot_fingerprint(&imported.snapshot);
-    Some((snapshot_id, imported.snapshot, fingerprint))
+    let fingerprint = snapshot_fingerprint(&snapshot);
+    Some((snapshot_id, snapshot, fingerprint))
+}
+
+/// Version of the envelope older dashboards kept a snapshot in (localStorage or IndexedDB).
+pub const KEPT_SNAPSHOT_FORMAT_VERSION: u32 = 1;
+
+/// A snapshot kept by an older dashboard: `{format_version, source, warnings, snapshot}`.
+#[derive(serde::Deserialize)]
+struct KeptEnvelope {
+    format_version: u32,
+    warnings: Vec<String>,
+    snapshot: serde_json::Value,
+}
+
+/// A kept envelope, checked: its version, then the snapshot by core's snapshot reader (unknown
+/// keys found by that reading are added to the warnings kept at import).
+pub fn read_kept(bytes: &[u8]) -> Result<(Snapshot, Vec<String>), String> {
+    let env: KeptEnvelope =
+        serde_json::from_slice(bytes).map_err(|e| format!("saved snapshot: {e}"))?;
+    if env.format_version != KEPT_SNAPSHOT_FORMAT_VERSION {
+        return Err(format!(
+            "saved snapshot format_version {} is not supported",
+            env.format_version
+        ));
+    }
+    let body = serde_json::to_string(&env.snapshot).map_err(|e| format!("saved snapshot: {e}"))?;
+    let read =
+        lbplan_core::import::read_snapshot("saved snapshot", &body).map_err(|e| e.to_string())?;
+    let mut warnings = env.warnings;
+    warnings.extend(
+        read.warnings
+            .iter()
+            .filter(|w| w.kind == lbplan_core::import::WarningKind::UnknownField)
+            .map(ToString::to_string),
+    );
+    Ok((read.snapshot, warnings))
 }
 
 impl WorkerState {
@@ -153,6 +203,7 @@ mod tests {
             snapshot_id,
             files: names.iter().map(|n| (n.to_string(), false)).collect(),
             chunk_bytes,
+            kept: false,
         })))
         .unwrap()
     }
@@ -244,5 +295,28 @@ mod tests {
             "{}",
             out[0]
         );
+    }
+
+    /// A host page's snapshot text (named `snapshot`, as `app/loading.rs` names it) with a bad
+    /// value: the error names the file and the JSON path, as the page's own import did.
+    #[test]
+    fn a_host_snapshot_with_a_bad_value_names_the_file_and_json_path() {
+        let mut broken: serde_json::Value = serde_json::from_str(DEMO).unwrap();
+        broken["brokers"]["broker-00.demo.svc:8080"]["local_broker_data"]["cpu"]["usage"] =
+            serde_json::json!("high");
+        let mut state = WorkerState::default();
+        let out = run_import(
+            &mut state,
+            &import_request(7, 8, &["snapshot"], 0),
+            vec![broken.to_string().into_bytes()],
+        );
+        match serde_json::from_str::<Response>(&out[0]).unwrap() {
+            Response::Imported { result: Err(e), .. } => assert!(
+                e.contains("snapshot") && e.contains("local_broker_data.cpu.usage"),
+                "{e}"
+            ),
+            other => panic!("{other:?}"),
+        }
+        assert!(state.snapshot.is_none());
     }
 }

@@ -84,7 +84,15 @@ impl WorkerState {
                     post(r);
                     return;
                 }
-                simulate(&req, post, now_ms);
+                let files = std::mem::take(&mut self.inbox);
+                simulate(*req, files, post, now_ms);
+            }
+            Request::SnapshotFile(job) => {
+                if let Some(r) = stale(job.id, job.format_version) {
+                    post(r);
+                    return;
+                }
+                post(self.snapshot_file(job.id, job.snapshot_id));
             }
             Request::Plan(job) => {
                 if let Some(r) = stale(job.id, job.format_version) {
@@ -148,6 +156,30 @@ impl WorkerState {
                     "the worker does not have snapshot {snapshot_id} (it was not sent)"
                 ),
             }),
+        }
+    }
+
+    /// The held snapshot `snapshot_id` as its file's bytes, written here (off the page's thread).
+    fn snapshot_file(&self, id: u32, snapshot_id: u64) -> Response {
+        let engine = match &self.snapshot {
+            Some((sid, engine)) if *sid == snapshot_id => engine,
+            _ => {
+                return Response::Failed {
+                    id,
+                    message: format!("the worker does not have snapshot {snapshot_id}"),
+                };
+            }
+        };
+        match serde_json::to_vec(engine.snapshot()) {
+            Ok(bytes) => Response::SnapshotFile {
+                id,
+                snapshot_id,
+                bytes,
+            },
+            Err(e) => Response::Failed {
+                id,
+                message: format!("cannot write the snapshot: {e}"),
+            },
         }
     }
 
@@ -315,12 +347,39 @@ fn history(
     }
 }
 
+/// What the simulation's snapshot is called in messages when it came as a file.
+const SENT_SNAPSHOT: &str = "the loaded snapshot";
+
+/// The request's snapshot, or the one file sent beside it (read by the importer's snapshot reader).
+fn simulated_snapshot(
+    snapshot: Option<std::borrow::Cow<'_, Snapshot>>,
+    files: Vec<Vec<u8>>,
+) -> Result<std::borrow::Cow<'_, Snapshot>, String> {
+    if let Some(s) = snapshot {
+        return Ok(s);
+    }
+    let [bytes] = <[Vec<u8>; 1]>::try_from(files)
+        .map_err(|f| format!("a simulation needs its snapshot: {} file(s) came", f.len()))?;
+    let text = std::str::from_utf8(&bytes).map_err(|e| format!("{SENT_SNAPSHOT}: {e}"))?;
+    lbplan_core::import::read_snapshot(SENT_SNAPSHOT, text)
+        .map(|i| std::borrow::Cow::Owned(i.snapshot))
+        .map_err(|e| e.to_string())
+}
+
 fn simulate(
-    req: &SimulateRequest<'_>,
+    req: SimulateRequest<'_>,
+    files: Vec<Vec<u8>>,
     post: &mut dyn FnMut(Response),
     now_ms: &mut dyn FnMut() -> f64,
 ) {
     let id = req.id;
+    let snapshot = match simulated_snapshot(req.snapshot, files) {
+        Ok(s) => s,
+        Err(message) => {
+            post(Response::Failed { id, message });
+            return;
+        }
+    };
     let opts = RunOptions {
         cycles: req.cycles,
         seed: req.seed,
@@ -329,7 +388,7 @@ fn simulate(
     };
     let mut last = f64::NEG_INFINITY;
     let result = compare(
-        &req.snapshot,
+        &snapshot,
         &req.scenario,
         &req.configs,
         opts,
@@ -361,6 +420,15 @@ pub fn start() {
     let scope: web_sys::DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
     let poster = scope.clone();
     let post = move |r: Response| {
+        if let Response::SnapshotFile { bytes, .. } = &r {
+            // The bytes go as a transferred buffer beside the header: moved, not copied again.
+            let buffer = js_sys::Uint8Array::from(bytes.as_slice()).buffer();
+            let message = js_sys::Object::new();
+            let _ = js_sys::Reflect::set(&message, &"header".into(), &r.to_json().into());
+            let _ = js_sys::Reflect::set(&message, &"bytes".into(), &buffer);
+            let _ = poster.post_message_with_transfer(&message, &js_sys::Array::of1(&buffer));
+            return;
+        }
         let _ = poster.post_message(&r.to_json().into());
     };
     let mut state = WorkerState::default();

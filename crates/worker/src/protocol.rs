@@ -25,8 +25,11 @@ use lbplan_core::view::timeline::Timeline;
 use serde::{Deserialize, Serialize};
 
 /// Version of these messages; the page refuses a worker that reports another one (a stale cache).
-/// 2: snapshots travel as JSON text ([`snapshot_text`]).
-pub const WORKER_PROTOCOL_VERSION: u32 = 2;
+/// 2: snapshots travel as JSON text ([`snapshot_text`]). 3: every snapshot is imported in the plan
+/// worker (`import`, also host-given text and kept snapshots), which hands it to a simulation as
+/// its file's bytes (`snapshot_file`); a `simulate` request carries a snapshot only for a
+/// scenario's built-in cluster.
+pub const WORKER_PROTOCOL_VERSION: u32 = 3;
 
 /// What the page asks.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -37,6 +40,17 @@ pub enum Request<'a> {
     Rebalance(Box<RebalanceJob<'a>>),
     History(Box<HistoryJob>),
     Import(Box<ImportJob>),
+    SnapshotFile(Box<SnapshotFileJob>),
+}
+
+/// The snapshot the worker holds as its file's bytes (what `lbplan import -o` writes), answered
+/// with [`Response::SnapshotFile`] (the bytes in a transferred `ArrayBuffer`, beside the JSON):
+/// how a simulation gets the snapshot without the page serialising it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SnapshotFileJob {
+    pub format_version: u32,
+    pub id: u32,
+    pub snapshot_id: u64,
 }
 
 /// Uploaded files imported by core in the worker (`lbplan_core::import`, warnings and errors as in
@@ -54,6 +68,10 @@ pub struct ImportJob {
     /// Budget of one snapshot part in bytes; 0 for `snapshot_chunks::DEFAULT_CHUNK_BYTES`.
     #[serde(default)]
     pub chunk_bytes: usize,
+    /// The one file is a snapshot the dashboard kept before every import moved to the worker
+    /// (`{format_version, source, warnings, snapshot}`, `import_job::read_kept`), not an export.
+    #[serde(default)]
+    pub kept: bool,
 }
 
 /// One part of an imported snapshot, as the page reads it. The worker writes these messages
@@ -148,8 +166,10 @@ pub struct SimulateRequest<'a> {
     pub format_version: u32,
     /// Echoed in every answer, so answers to an older request can be told apart.
     pub id: u32,
-    #[serde(with = "snapshot_text")]
-    pub snapshot: Cow<'a, Snapshot>,
+    /// The snapshot, when it is not the file sent beside this JSON: the loaded snapshot comes as
+    /// the bytes the plan worker wrote ([`Response::SnapshotFile`]), never inside the request.
+    #[serde(default, with = "snapshot_text::optional")]
+    pub snapshot: Option<Cow<'a, Snapshot>>,
     pub scenario: Scenario,
     /// An empty list runs the snapshot's own configuration.
     pub configs: Vec<RunConfig>,
@@ -245,12 +265,34 @@ pub enum Response {
         id: u32,
         json: String,
     },
+    /// The held snapshot's file ([`SnapshotFileJob`]): posted as `{type: "snapshot_file", id,
+    /// snapshot_id, bytes}` with `bytes` an `ArrayBuffer` in the transfer list (never JSON).
+    #[serde(skip)]
+    SnapshotFile {
+        id: u32,
+        snapshot_id: u64,
+        bytes: Vec<u8>,
+    },
 }
+
+/// The `type` of a [`Response::SnapshotFile`] message.
+pub const SNAPSHOT_FILE_TYPE: &str = "snapshot_file";
 
 impl Response {
     pub fn to_json(&self) -> String {
-        if let Response::Part { id, json } = self {
-            return format!("{PART_PREFIX}\"id\":{id},\"chunk\":{json}}}");
+        match self {
+            Response::Part { id, json } => {
+                return format!("{PART_PREFIX}\"id\":{id},\"chunk\":{json}}}");
+            }
+            // Its bytes travel beside the message (`start`); as text only its header.
+            Response::SnapshotFile {
+                id, snapshot_id, ..
+            } => {
+                return format!(
+                    "{{\"type\":\"{SNAPSHOT_FILE_TYPE}\",\"id\":{id},\"snapshot_id\":{snapshot_id}}}"
+                );
+            }
+            _ => {}
         }
         // A `Response` holds only strings, numbers and maps with string keys: it always serialises.
         serde_json::to_string(self).unwrap_or_else(|e| {

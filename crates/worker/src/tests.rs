@@ -16,7 +16,7 @@ fn request(id: u32, cycles: u32, configs: Vec<RunConfig>) -> String {
     serde_json::to_string(&Request::Simulate(Box::new(SimulateRequest {
         format_version: WORKER_PROTOCOL_VERSION,
         id,
-        snapshot: Cow::Owned(snapshot),
+        snapshot: Some(Cow::Owned(snapshot)),
         scenario,
         configs,
         cycles,
@@ -471,4 +471,116 @@ fn a_snapshot_travels_as_text_and_is_read_by_the_importer() {
             if message.contains("the request's snapshot") && message.contains("local_broker_data.cpu.usage")),
         "{out:?}"
     );
+}
+
+/// The loaded snapshot reaches a simulation as the file the plan worker writes from what it
+/// imported (`snapshot_file`), never inside the page's request: the same comparison as with the
+/// snapshot in the request, and a request with neither fails naming what is missing.
+#[test]
+fn a_simulation_runs_on_the_snapshot_file_the_plan_worker_hands_over() {
+    let file = include_str!("../../../static/demo-snapshot.json");
+    let mut plan_worker = WorkerState::default();
+    let import = serde_json::to_string(&Request::Import(Box::new(protocol::ImportJob {
+        format_version: WORKER_PROTOCOL_VERSION,
+        id: 1,
+        snapshot_id: 5,
+        files: vec![("demo-snapshot.json".to_string(), false)],
+        chunk_bytes: 0,
+        kept: false,
+    })))
+    .unwrap();
+    plan_worker.handle_with_files(
+        &import,
+        vec![file.as_bytes().to_vec()],
+        &mut |_| {},
+        &mut || 0.0,
+    );
+    let ask = |snapshot_id| {
+        serde_json::to_string(&Request::SnapshotFile(Box::new(
+            protocol::SnapshotFileJob {
+                format_version: WORKER_PROTOCOL_VERSION,
+                id: 2,
+                snapshot_id,
+            },
+        )))
+        .unwrap()
+    };
+    let mut out = Vec::new();
+    plan_worker.handle(&ask(5), &mut |r| out.push(r), &mut || 0.0);
+    let bytes = match out.as_slice() {
+        [
+            Response::SnapshotFile {
+                id: 2,
+                snapshot_id: 5,
+                bytes,
+            },
+        ] => bytes.clone(),
+        other => panic!("{other:?}"),
+    };
+    // Its header as text, the bytes beside it.
+    assert_eq!(
+        out[0].to_json(),
+        r#"{"type":"snapshot_file","id":2,"snapshot_id":5}"#
+    );
+    let demo = lbplan_core::import::read_snapshot("demo", file)
+        .unwrap()
+        .snapshot;
+    let mut other = Vec::new();
+    plan_worker.handle(&ask(6), &mut |r| other.push(r), &mut || 0.0);
+    assert!(
+        matches!(&other[..], [Response::Failed { id: 2, message }] if message.contains("snapshot 6")),
+        "{other:?}"
+    );
+
+    let run = |snapshot: Option<Snapshot>, files: Vec<Vec<u8>>| {
+        let text = serde_json::to_string(&Request::Simulate(Box::new(SimulateRequest {
+            format_version: WORKER_PROTOCOL_VERSION,
+            id: 3,
+            snapshot: snapshot.map(Cow::Owned),
+            scenario: builtin_scenario("hot-spike").unwrap().unwrap(),
+            configs: Vec::new(),
+            cycles: 5,
+            seed: 7,
+            record_broker_usage: true,
+            record_ownership: true,
+        })))
+        .unwrap();
+        let mut out = Vec::new();
+        WorkerState::default().handle_with_files(&text, files, &mut |r| out.push(r), &mut || 0.0);
+        out.pop().unwrap()
+    };
+    let from_file = run(None, vec![bytes]);
+    let from_request = run(Some(demo), Vec::new());
+    assert!(
+        matches!(from_file, Response::Done { id: 3, .. }),
+        "{from_file:?}"
+    );
+    assert_eq!(from_file, from_request);
+    match run(None, Vec::new()) {
+        Response::Failed { id: 3, message } => {
+            assert!(message.contains("needs its snapshot"), "{message}")
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+/// A snapshot an older dashboard kept (`{format_version: 1, source, warnings, snapshot}` in
+/// localStorage) is imported in the worker like any file: the same snapshot, its kept warnings,
+/// and an unknown envelope version refused.
+#[test]
+fn a_snapshot_kept_by_an_older_dashboard_is_read_in_the_worker() {
+    let file = include_str!("../../../static/demo-snapshot.json");
+    let demo = lbplan_core::import::read_snapshot("demo", file)
+        .unwrap()
+        .snapshot;
+    let envelope = |version: u32| {
+        format!(
+            r#"{{"format_version":{version},"source":"demo.json","warnings":["w.json: $.x: kept"],"snapshot":{file}}}"#
+        )
+    };
+    let (snapshot, warnings) = import_job::read_kept(envelope(1).as_bytes()).unwrap();
+    assert_eq!(snapshot, demo);
+    assert_eq!(warnings, vec!["w.json: $.x: kept".to_string()]);
+    let e = import_job::read_kept(envelope(9).as_bytes()).unwrap_err();
+    assert!(e.contains("format_version 9"), "{e}");
 }

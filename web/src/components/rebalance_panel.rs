@@ -1,9 +1,9 @@
 //! The Rebalance panel: a goal, limits and brokers to drain in; the core's proposal out (computed in
 //! the plan worker, off the page's thread, with progress): its summary, the trade-off chart (SVG),
 //! the "would Pulsar undo it?" verdict and notes, then the proposal's plan in the ordinary plan view
-//! and export panel (scripts, Apply).
+//! and export panel (scripts, Apply). The proposal is made by the app's plan worker, which holds
+//! the snapshot it imported: the job names it, the page does not send it.
 
-use std::cell::RefCell;
 use std::rc::Rc;
 
 use lbplan_core::config::Profile;
@@ -14,8 +14,9 @@ use yew::prelude::*;
 
 use super::{ExportPanel, PlanView, event_value};
 use crate::format;
-use crate::plan_client::{PlanAnswer, PlanWorker, RebalanceAnswer};
+use crate::plan_client::{FIRST_REBALANCE_ID, RebalanceAnswer};
 use crate::state::Loaded;
+use crate::worker_import::WorkerImports;
 
 #[derive(Clone, Properties)]
 pub struct RebalanceProps {
@@ -23,7 +24,8 @@ pub struct RebalanceProps {
     pub profile: Option<Profile>,
     /// `broker.conf` overrides from the edit history.
     pub overrides: Rc<Vec<(String, String)>>,
-    pub worker_url: AttrValue,
+    /// The app's plan worker (it holds the loaded snapshot).
+    pub plan_worker: WorkerImports,
     pub readonly: bool,
     #[prop_or_default]
     pub admin_base_url: Option<AttrValue>,
@@ -37,7 +39,7 @@ impl PartialEq for RebalanceProps {
         Rc::ptr_eq(&self.loaded, &o.loaded)
             && self.profile == o.profile
             && self.overrides == o.overrides
-            && self.worker_url == o.worker_url
+            && self.plan_worker == o.plan_worker
             && self.readonly == o.readonly
             && self.admin_base_url == o.admin_base_url
             && self.auth_headers == o.auth_headers
@@ -71,17 +73,15 @@ pub fn rebalance_panel(props: &RebalanceProps) -> Html {
     let per_broker = use_state(String::new);
     let drain = use_state(Vec::<String>::new);
     let status = use_state(|| Status::Idle);
-    let worker = use_mut_ref(|| None::<PlanWorker>);
-    let job_id = use_mut_ref(|| 0u32);
+    let job_id = use_mut_ref(|| FIRST_REBALANCE_ID);
 
     let on_run = {
-        let (goal, max_moves, per_broker, drain, status, worker, job_id) = (
+        let (goal, max_moves, per_broker, drain, status, job_id) = (
             goal.clone(),
             max_moves.clone(),
             per_broker.clone(),
             drain.clone(),
             status.clone(),
-            worker.clone(),
             job_id.clone(),
         );
         let props = props.clone();
@@ -106,18 +106,10 @@ pub fn rebalance_panel(props: &RebalanceProps) -> Html {
             }
             let id = {
                 let mut n = job_id.borrow_mut();
-                *n = n.wrapping_add(1);
+                *n = n.wrapping_add(1).max(FIRST_REBALANCE_ID);
                 *n
             };
-            start_job(
-                &worker,
-                &props,
-                &status,
-                &job_id,
-                id,
-                (*goal).clone(),
-                limits,
-            );
+            start_job(&props, &status, &job_id, id, (*goal).clone(), limits);
         })
     };
 
@@ -183,55 +175,41 @@ pub fn rebalance_panel(props: &RebalanceProps) -> Html {
     }
 }
 
-/// Starts (or reuses) the worker and sends the job; answers update `status` while `id` is current.
+/// Sends the job to the app's plan worker (started if there is none); answers update `status`
+/// while `id` is the newest job.
 fn start_job(
-    worker: &Rc<RefCell<Option<PlanWorker>>>,
     props: &RebalanceProps,
     status: &UseStateHandle<Status>,
-    job_id: &Rc<RefCell<u32>>,
+    job_id: &Rc<std::cell::RefCell<u32>>,
     id: u32,
     goal: String,
     limits: Limits,
 ) {
-    let mut slot = worker.borrow_mut();
-    if slot.as_ref().is_none_or(PlanWorker::is_dead) {
-        let (s1, s2, j1, j2) = (
-            status.clone(),
-            status.clone(),
-            job_id.clone(),
-            job_id.clone(),
-        );
-        let on_answer = Callback::from(move |a: PlanAnswer| {
-            if let PlanAnswer::Failed { id, message } = a
-                && (id == 0 || id == *j1.borrow())
-            {
-                s1.set(Status::Failed(message));
-            }
-        });
-        let on_rebalance = Callback::from(move |a: RebalanceAnswer| match a {
-            RebalanceAnswer::Progress { id, done, total } if id == *j2.borrow() => {
-                s2.set(Status::Running { done, total });
-            }
-            RebalanceAnswer::Proposed { id, result } if id == *j2.borrow() => {
-                s2.set(match result {
-                    Ok(p) => Status::Done(Rc::new(*p)),
-                    Err(e) => Status::Failed(e),
-                })
-            }
-            _ => {}
-        });
-        match PlanWorker::start_with(&props.worker_url, on_answer, Some(on_rebalance)) {
-            Ok(w) => *slot = Some(w),
-            Err(e) => {
-                status.set(Status::Failed(e));
-                return;
-            }
-        }
+    let hub = &props.plan_worker;
+    if let Err(e) = hub.ensure_worker() {
+        status.set(Status::Failed(e));
+        return;
     }
+    let slot = hub.worker.borrow();
     let Some(w) = slot.as_ref() else {
         return;
     };
+    let (s, j) = (status.clone(), job_id.clone());
+    w.set_on_rebalance(Callback::from(move |a: RebalanceAnswer| match a {
+        RebalanceAnswer::Progress { id, done, total } if id == *j.borrow() => {
+            s.set(Status::Running { done, total });
+        }
+        RebalanceAnswer::Proposed { id, result } if id == *j.borrow() => s.set(match result {
+            Ok(p) => Status::Done(Rc::new(*p)),
+            Err(e) => Status::Failed(e),
+        }),
+        RebalanceAnswer::Failed { id, message } if id == 0 || id == *j.borrow() => {
+            s.set(Status::Failed(message))
+        }
+        _ => {}
+    }));
     let loaded = &props.loaded;
+    // Sent only when the worker lost it (a restart after it died).
     let request = Request::Rebalance(Box::new(RebalanceJob {
         format_version: WORKER_PROTOCOL_VERSION,
         id,

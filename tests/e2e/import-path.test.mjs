@@ -1,0 +1,113 @@
+// End-to-end: one import path. Every snapshot the dashboard shows is imported in the plan worker,
+// and no snapshot is serialised on the page to reach a worker. A script installed before the
+// page's own wraps `Worker.prototype.postMessage` and records each message the page sends to a
+// worker (its request type, whether the request carries a snapshot, the files beside it and the
+// buffers transferred). The demo arrives as an `import` with its file as a Blob; a snapshot given
+// by a host page (the embed portal's read-only planner, set as an object) as an `import` with one
+// transferred ArrayBuffer; a simulation and a rebalance proposal name the snapshot the plan worker
+// holds, the simulation getting its bytes from that worker (`snapshot_file`) beside a request with
+// no snapshot in it.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { ROOT, start, recordingPage, waitForRows } from './dashboard-helpers.mjs';
+
+const demoText = fs.readFileSync(path.join(ROOT, 'static', 'demo-snapshot.json'), 'utf8');
+
+let env;
+before(async () => { env = await start(); });
+after(async () => { await env?.close(); });
+
+/** Records what the page posts to its workers into `window.__toWorkers`. */
+function recordWorkerMessages() {
+  window.__toWorkers = [];
+  const post = Worker.prototype.postMessage;
+  Worker.prototype.postMessage = function record(message, transfer) {
+    const text = typeof message === 'string' ? message : message?.request;
+    let request = null;
+    try { request = JSON.parse(text); } catch { /* not a request */ }
+    const list = Array.isArray(transfer) ? transfer : (transfer?.transfer ?? []);
+    window.__toWorkers.push({
+      type: request?.type ?? null,
+      snapshot: request !== null && request.snapshot !== undefined && request.snapshot !== null,
+      chars: typeof text === 'string' ? text.length : 0,
+      files: typeof message === 'string' ? [] : [...(message?.files ?? [])].map((f) => (
+        f instanceof ArrayBuffer ? `ArrayBuffer:${f.byteLength}` : f instanceof Blob ? `Blob:${f.size}` : typeof f)),
+      transferred: list.filter((t) => t instanceof ArrayBuffer).length,
+    });
+    return post.call(this, message, transfer);
+  };
+}
+
+const sent = (page) => page.evaluate(() => window.__toWorkers);
+
+async function openWith(url) {
+  const context = await env.browser.newContext({ viewport: { width: 1400, height: 1000 } });
+  await context.addInitScript(recordWorkerMessages);
+  const rec = await recordingPage(context);
+  await rec.page.goto(url, { waitUntil: 'load' });
+  return { context, ...rec };
+}
+
+test('the demo is imported in the worker; simulation and rebalance get no snapshot from the page', { timeout: 120_000 }, async () => {
+  const { context, page, diagnostics, assertClean } = await openWith(env.baseUrl);
+  try {
+    await waitForRows(page, diagnostics);
+    const imports = (await sent(page)).filter((m) => m.type === 'import');
+    assert.deepEqual(imports.map((m) => m.files), [[`Blob:${Buffer.byteLength(demoText)}`]], JSON.stringify(await sent(page)));
+
+    // A short simulation: the plan worker writes the snapshot's file, the simulation worker gets it
+    // transferred beside a request that holds no snapshot.
+    await page.locator('[data-testid=simulation-cycles]').evaluate((el) => {
+      el.value = '5';
+      el.dispatchEvent(new Event('change', { bubbles: true }));
+    });
+    await page.click('[data-testid=run-simulation]');
+    await page.waitForSelector('[data-testid=simulation-results]', { timeout: 60_000 })
+      .catch(async (e) => assert.fail(`${e}\n${JSON.stringify(await sent(page))}\n${diagnostics()}`));
+    const log = await sent(page);
+    assert.equal(log.filter((m) => m.type === 'snapshot_file').length, 1, JSON.stringify(log));
+    const sims = log.filter((m) => m.type === 'simulate');
+    assert.equal(sims.length, 1, JSON.stringify(log));
+    assert.equal(sims[0].snapshot, false);
+    assert.equal(sims[0].transferred, 1);
+    assert.match(sims[0].files[0], /^ArrayBuffer:\d+$/);
+    assert.ok(Number(sims[0].files[0].split(':')[1]) > 50_000, sims[0].files[0]);
+    assert.ok(sims[0].chars < 20_000, `the simulate request is ${sims[0].chars} characters`);
+
+    // A rebalance proposal names the snapshot the plan worker holds.
+    await page.click('[data-testid=run-rebalance]');
+    await page.waitForSelector('[data-testid=rebalance-result], [data-testid=rebalance-error]', { timeout: 60_000 });
+    const proposals = (await sent(page)).filter((m) => m.type === 'rebalance');
+    assert.equal(proposals.length, 1);
+    assert.equal(proposals[0].snapshot, false);
+    // Nothing the page sent carried a snapshot.
+    assert.deepEqual((await sent(page)).filter((m) => m.snapshot), []);
+    assertClean();
+  } finally {
+    await context.close();
+  }
+});
+
+test('a snapshot given by the host page is imported in the worker from a transferred buffer', { timeout: 120_000 }, async () => {
+  const { context, page, diagnostics, assertClean } = await openWith(`${env.baseUrl}static/embed-demo.html`);
+  try {
+    for (const id of ['#planner-prod', '#planner-staging']) {
+      await page.waitForSelector(`${id} [data-testid=broker-row]`, { timeout: 30_000 })
+        .catch(async (e) => assert.fail(`${e}\n${JSON.stringify(await sent(page))}\n${diagnostics()}`));
+    }
+    const imports = (await sent(page)).filter((m) => m.type === 'import');
+    // One per planner: the portal's snapshot-url as a Blob, the read-only planner's object as text
+    // encoded once and moved.
+    assert.equal(imports.length, 2, JSON.stringify(imports));
+    const given = imports.filter((m) => m.files.length === 1 && m.files[0].startsWith('ArrayBuffer:'));
+    assert.equal(given.length, 1, JSON.stringify(imports));
+    assert.equal(given[0].transferred, 1);
+    assert.ok(imports.some((m) => m.files[0]?.startsWith('Blob:')), JSON.stringify(imports));
+    assert.deepEqual((await sent(page)).filter((m) => m.snapshot), []);
+    assertClean();
+  } finally {
+    await context.close();
+  }
+});

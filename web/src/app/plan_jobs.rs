@@ -1,0 +1,52 @@
+//! Plans of large snapshots: each new plan job of the store goes to the plan worker, which holds
+//! the snapshot it imported (sent along only when it does not, after the worker was restarted).
+
+use yew::prelude::*;
+
+use crate::state::{Action, AppState, Loaded, PlanJob};
+use crate::worker_import::WorkerImports;
+
+/// Sends a plan job to the plan worker, starting one if there is none (or it died).
+fn send_plan_job(imports: &WorkerImports, job: &PlanJob, loaded: &Loaded) {
+    let dispatcher = imports.dispatcher.clone();
+    if let Err(message) = imports.ensure_worker() {
+        dispatcher.dispatch(Action::PlanFailed {
+            id: job.id,
+            message,
+        });
+        return;
+    }
+    let slot = imports.worker.borrow();
+    let Some(w) = slot.as_ref() else {
+        return;
+    };
+    let request = lbplan_worker::protocol::Request::Plan(Box::new(
+        lbplan_worker::protocol::PlanJob::new(
+            job.id,
+            loaded.id,
+            (!w.has_snapshot(loaded.id)).then_some(loaded.snapshot.as_ref()),
+            &job.request,
+        )
+        .with_diff_baseline(!job.request.operations.is_empty()),
+    ));
+    match serde_json::to_string(&request) {
+        Ok(text) => w.send(text, loaded.id),
+        Err(e) => dispatcher.dispatch(Action::PlanFailed {
+            id: job.id,
+            message: format!("cannot send the snapshot to the plan worker: {e}"),
+        }),
+    }
+}
+
+/// Hands each new plan job of `state` to the plan worker.
+#[hook]
+pub fn use_plan_jobs(state: &UseReducerHandle<AppState>, imports: &WorkerImports) {
+    let job = state.plan_job.clone();
+    let loaded = state.loaded().cloned();
+    let imports = imports.clone();
+    use_effect_with(state.plan_job.as_ref().map(|j| j.id), move |_| {
+        if let (Some(job), Some(l)) = (job, loaded) {
+            send_plan_job(&imports, &job, &l);
+        }
+    });
+}
