@@ -25,8 +25,9 @@ use lbplan_core::view::timeline::Timeline;
 use serde::{Deserialize, Serialize};
 
 /// Version of these messages; the page refuses a worker that reports another one (a stale cache).
-/// 2: snapshots travel as JSON text ([`snapshot_text`]).
-pub const WORKER_PROTOCOL_VERSION: u32 = 2;
+/// 2: snapshots travel as JSON text ([`snapshot_text`]); 3: plans are plan format 4 (a skip's
+/// `scope`), which a page of format 3 plans cannot read.
+pub const WORKER_PROTOCOL_VERSION: u32 = 3;
 
 /// What the page asks.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
