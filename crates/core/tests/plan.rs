@@ -1000,11 +1000,12 @@ fn the_golden_plans_read_back_typed_and_write_the_same_bytes() {
     ] {
         let text = std::fs::read_to_string(root.join(golden)).unwrap();
         let tree: serde_json::Value = serde_json::from_str(&text).unwrap();
-        let unloads = tree["unloads"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .chain(tree["outlook"]["unloads_then"].as_array().into_iter().flatten());
+        let unloads = tree["unloads"].as_array().unwrap().iter().chain(
+            tree["outlook"]["unloads_then"]
+                .as_array()
+                .into_iter()
+                .flatten(),
+        );
         let mut seen = 0;
         for u in unloads {
             let typed: UnloadDetail = serde_json::from_value(u["detail"].clone()).unwrap();
