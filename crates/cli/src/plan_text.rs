@@ -14,7 +14,7 @@ use lbplan_core::plan::summary::{
     count, moves_by_source, one_line, rate, readable_rates, unload_bytes_per_sec,
 };
 use lbplan_core::plan::verdict::verdict_lines;
-use lbplan_core::plan::{BalanceSummary, BrokerLoadView, Plan, PlannedSplit};
+use lbplan_core::plan::{BalanceSummary, BrokerLoadView, Plan, PlannedSplit, SkipScope};
 use lbplan_core::text::escape_control;
 
 /// A value from the snapshot, made safe for the report.
@@ -153,10 +153,14 @@ pub fn render_text(plan: &Plan, verbose: bool) -> String {
     if !plan.skipped.is_empty() {
         let _ = writeln!(out, "Not carried out ({}):", plan.skipped.len());
         for s in &plan.skipped {
-            if s.bundle.is_empty() {
-                let _ = writeln!(out, "  {}", e(&s.why));
-            } else {
-                let _ = writeln!(out, "  {} on {}: {}", e(&s.bundle), e(&s.from), e(&s.why));
+            // A broker's why-not names its broker already; a bundle's line leads with the bundle.
+            match &s.scope {
+                SkipScope::Cycle | SkipScope::Broker { .. } => {
+                    let _ = writeln!(out, "  {}", e(&s.why));
+                }
+                SkipScope::Bundle { bundle, broker } => {
+                    let _ = writeln!(out, "  {} on {}: {}", e(bundle), e(broker), e(&s.why));
+                }
             }
         }
     }
@@ -201,4 +205,66 @@ pub fn render_text(plan: &Plan, verbose: bool) -> String {
     out.push_str(&balance_line("after", &plan.balance_after));
     out.push('\n');
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use lbplan_core::plan::SkippedDecision;
+    use lbplan_core::reason::{DecisionReason, ReasonKind};
+
+    use super::*;
+
+    fn skip(scope: SkipScope, why: &str, kind: ReasonKind) -> SkippedDecision {
+        SkippedDecision {
+            scope,
+            why: why.to_string(),
+            reason: DecisionReason::new(kind),
+        }
+    }
+
+    /// The "Not carried out" lines.
+    fn not_carried_out(text: &str) -> Vec<&str> {
+        text.lines()
+            .skip_while(|l| !l.starts_with("Not carried out"))
+            .take_while(|l| !l.is_empty() && !l.starts_with("Outlook"))
+            .collect()
+    }
+
+    #[test]
+    fn each_skip_scope_reads_as_its_own_line() {
+        let plan = Plan {
+            skipped: vec![
+                skip(
+                    SkipScope::Cycle,
+                    "no shedding: only 1 broker available",
+                    ReasonKind::SingleBroker,
+                ),
+                skip(
+                    SkipScope::Broker {
+                        broker: "b1:8080".into(),
+                    },
+                    "ThresholdShedder sheds nothing from b1:8080: a sole bundle",
+                    ReasonKind::SoleBundle,
+                ),
+                skip(
+                    SkipScope::Bundle {
+                        bundle: "t/ns/0x00000000_0x40000000".into(),
+                        broker: "b1:8080".into(),
+                    },
+                    "placement chose its current owner",
+                    ReasonKind::PlacementChoseCurrentOwner,
+                ),
+            ],
+            ..Plan::default()
+        };
+        assert_eq!(
+            not_carried_out(&render_text(&plan, false)),
+            [
+                "Not carried out (3):",
+                "  no shedding: only 1 broker available",
+                "  ThresholdShedder sheds nothing from b1:8080: a sole bundle",
+                "  t/ns/0x00000000_0x40000000 on b1:8080: placement chose its current owner",
+            ]
+        );
+    }
 }

@@ -430,7 +430,11 @@ fn check_transfer_shedder(v: &Value) -> Result<(), String> {
         };
         let outcome =
             shedder.find_bundles_for_unloading(&conf, &input, &mut recent_brokers, checks.as_ref());
-        let ours: Vec<Value> = outcome.decisions.iter().map(|d| d.to_json()).collect();
+        let ours: Vec<Value> = outcome
+            .decisions
+            .iter()
+            .map(|d| serde_json::to_value(d).unwrap())
+            .collect();
         let ours_set: BTreeSet<String> = ours.iter().map(decision_key).collect();
         let exp = expected.get(i).cloned().unwrap_or(Value::Null);
         let at = if steps.len() > 1 {

@@ -12,7 +12,7 @@ use lbplan_core::config::{LoadBalancerConfig, Profile};
 use lbplan_core::model::{BundleData, LocalBrokerData, TimeAverageBrokerData};
 use lbplan_core::modular::placement::PlacementStrategy;
 use lbplan_core::modular::shedding::{
-    AvgShedder, LoadSheddingStrategy, UnloadDecision, shedder_by_name,
+    AvgShedder, LoadSheddingStrategy, SheddingSelection, shedder_by_name,
 };
 use lbplan_core::modular::{BrokerData, LoadData};
 use lbplan_core::rng::SeededPicker;
@@ -140,7 +140,7 @@ impl Instance {
             .ok_or_else(|| format!("unknown algorithm {algorithm}"))
     }
 
-    fn shed(&mut self, data: &LoadData, cfg: &LoadBalancerConfig) -> Vec<UnloadDecision> {
+    fn shed(&mut self, data: &LoadData, cfg: &LoadBalancerConfig) -> Vec<SheddingSelection> {
         match self {
             Instance::Avg(s) => s.find_bundles_for_unloading(data, cfg),
             Instance::Other(s) => s.find_bundles_for_unloading(data, cfg),
@@ -148,7 +148,7 @@ impl Instance {
     }
 }
 
-fn result_map(decisions: &[UnloadDecision]) -> BTreeMap<String, Vec<String>> {
+fn result_map(decisions: &[SheddingSelection]) -> BTreeMap<String, Vec<String>> {
     let mut out: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for d in decisions {
         out.entry(d.broker.clone())
@@ -160,7 +160,7 @@ fn result_map(decisions: &[UnloadDecision]) -> BTreeMap<String, Vec<String>> {
 
 fn check_expected(
     expected: &Value,
-    decisions: &[UnloadDecision],
+    decisions: &[SheddingSelection],
     instance: &mut Instance,
     data: &LoadData,
     cfg: &LoadBalancerConfig,
@@ -285,7 +285,7 @@ fn check_expected(
 }
 
 /// Runs one vector (single call or `steps`) with the given profile; returns each step's decisions.
-fn run_unit_vector(v: &Value, profile: Profile) -> Result<Vec<Vec<UnloadDecision>>, String> {
+fn run_unit_vector(v: &Value, profile: Profile) -> Result<Vec<Vec<SheddingSelection>>, String> {
     let algorithm = v["algorithm"].as_str().ok_or("no algorithm")?;
     let (mut input, steps) = doc_and_steps(v);
     let expected_steps: Vec<Value> = match v.pointer("/expected/steps").and_then(Value::as_array) {
@@ -370,7 +370,7 @@ fn uniform_broker_with_multiple_bundles_master_vs_4x() {
     assert_eq!(master_bundles, vec!["bundle-10"], "master: one bundle");
 
     let v4 = run_unit_vector(&v, Profile::Pulsar4x).unwrap_or_else(|e| panic!("{e}"));
-    let v4_decisions: Vec<&UnloadDecision> = v4.iter().flatten().collect();
+    let v4_decisions: Vec<&SheddingSelection> = v4.iter().flatten().collect();
     assert_eq!(
         v4_decisions.len(),
         2,

@@ -129,7 +129,7 @@ fn unload(bundle: &str, from: &str, to: &str) -> PlannedUnload {
             lbplan_core::reason::ReasonKind::ThresholdShedder,
         ),
         reason_text: "ThresholdShedder: broker usage above average + threshold".into(),
-        detail: serde_json::Value::Null,
+        detail: None,
         bytes_per_sec: 0.0,
         msg_per_sec: 0.0,
         origin: "shedding".into(),

@@ -27,7 +27,7 @@ fn unload(bundle: &str, from: &str, to: &str) -> PlannedUnload {
             lbplan_core::reason::ReasonKind::ManualUnloadToDestination,
         ),
         reason_text: "manual unload to a chosen destinationBroker".into(),
-        detail: serde_json::Value::Null,
+        detail: None,
         bytes_per_sec: 0.0,
         msg_per_sec: 0.0,
         origin: "manual".into(),

@@ -267,9 +267,9 @@ fn shedding_skips_an_isolated_bundle_whose_only_allowed_broker_is_its_owner() {
     let skip = plan
         .skipped
         .iter()
-        .find(|s| s.bundle == "t/ns/0x00000000_0x10000000")
+        .find(|s| s.bundle() == Some("t/ns/0x00000000_0x10000000"))
         .expect("the shed bundle is reported as skipped");
-    assert_eq!(skip.from, "b1:8080");
+    assert_eq!(skip.broker(), Some("b1:8080"));
     assert!(
         skip.why
             .contains("namespace isolation policies allow no other broker"),

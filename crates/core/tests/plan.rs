@@ -11,7 +11,7 @@ use lbplan_core::model::{
 use lbplan_core::naming::{NamespaceBundles, default_boundaries};
 use lbplan_core::plan::export::{ExportOptions, ScriptFormat, export_script};
 use lbplan_core::plan::operations::Operation;
-use lbplan_core::plan::{PlanRequest, make_plan};
+use lbplan_core::plan::{PlanRequest, SkipScope, make_plan};
 
 const MB: f64 = 1_000_000.0;
 
@@ -151,7 +151,7 @@ fn plans_are_deterministic() {
     let a = serde_json::to_string(&make_plan(&snap, &request(Profile::Pulsar4x)).unwrap()).unwrap();
     let b = serde_json::to_string(&make_plan(&snap, &request(Profile::Pulsar4x)).unwrap()).unwrap();
     assert_eq!(a, b);
-    assert!(a.starts_with("{\"format_version\":3,\"snapshot_fingerprint\":\"fnv1a64:"));
+    assert!(a.starts_with("{\"format_version\":4,\"snapshot_fingerprint\":\"fnv1a64:"));
 }
 
 #[test]
@@ -445,7 +445,12 @@ fn with_settings(profile: Profile, settings: &[(&str, &str)]) -> PlanRequest {
 fn broker_skip(plan: &lbplan_core::plan::Plan, broker: &str) -> DecisionReason {
     plan.skipped
         .iter()
-        .find(|s| s.bundle.is_empty() && s.from == broker)
+        .find(|s| {
+            s.scope
+                == SkipScope::Broker {
+                    broker: broker.to_string(),
+                }
+        })
         .unwrap_or_else(|| panic!("no why-not for {broker}: {:#?}", plan.skipped))
         .reason
         .clone()
@@ -463,7 +468,7 @@ fn unload_reason_names_the_rule_its_numbers_and_the_runner_up() {
     snap.bundle_data
         .insert(b3_bundle.into(), bundle_data(1000.0, 50.0));
     let plan = make_plan(&snap, &request(Profile::Pulsar4x)).unwrap();
-    assert_eq!(plan.format_version, 3);
+    assert_eq!(plan.format_version, 4);
     let u = &plan.unloads[0];
     let r = &u.reason;
     assert_eq!(r.kind, ReasonKind::ThresholdShedder);
@@ -518,7 +523,7 @@ fn placement_that_chooses_the_current_owner_is_a_skip_of_its_own_kind() {
     let skip = plan
         .skipped
         .iter()
-        .find(|s| !s.bundle.is_empty())
+        .find(|s| s.bundle().is_some())
         .expect("the selected bundle is skipped");
     let r = &skip.reason;
     assert_eq!(r.kind, ReasonKind::PlacementChoseCurrentOwner);
@@ -790,4 +795,234 @@ fn a_what_if_is_compared_with_its_baseline() {
         diff_plans(&baseline, &base3),
         Err(DiffError::DifferentSnapshots { .. })
     ));
+}
+
+// ---- Plan format 4: a skip says its scope (issue 17), not an empty `bundle` / `from`. ----
+
+#[test]
+fn a_cycle_level_skip_is_scoped_to_the_cycle_with_no_names() {
+    // loadBalancerSheddingEnabled=false: LoadManager's doLoadShedding returns before the strategy runs.
+    let req = with_settings(
+        Profile::Pulsar4x,
+        &[("loadBalancerSheddingEnabled", "false")],
+    );
+    let plan = make_plan(&threshold_snapshot("4.0.7"), &req).unwrap();
+    assert_eq!(plan.skipped.len(), 1, "{:#?}", plan.skipped);
+    assert_eq!(plan.skipped[0].scope, SkipScope::Cycle);
+    assert_eq!(
+        serde_json::to_string(&plan.skipped[0]).unwrap(),
+        r#"{"scope":"cycle","why":"no shedding: loadBalancerEnabled or loadBalancerSheddingEnabled is false","reason":{"kind":"shedding_disabled","loadBalancerEnabled":true,"loadBalancerSheddingEnabled":false}}"#
+    );
+    let json = serde_json::to_value(&plan).unwrap();
+    assert_eq!(json["format_version"], 4);
+    assert!(
+        json["skipped"][0].get("bundle").is_none() && json["skipped"][0].get("broker").is_none()
+    );
+    // Read back (the dashboard reads the worker's plans) it is the same skip.
+    let back: lbplan_core::plan::Plan = serde_json::from_value(json).unwrap();
+    assert_eq!(back.skipped, plan.skipped);
+
+    // One broker: the leader's check of available brokers before shedding (§6.3).
+    let mut one = threshold_snapshot("4.0.7");
+    one.brokers.shift_remove("b2:8080");
+    let plan = make_plan(&one, &request(Profile::Pulsar4x)).unwrap();
+    assert_eq!(plan.skipped[0].scope, SkipScope::Cycle);
+    assert_eq!(plan.skipped[0].broker(), None);
+    assert!(
+        serde_json::to_string(&plan.skipped[0])
+            .unwrap()
+            .starts_with(r#"{"scope":"cycle","why":"no shedding: only 1 broker available","#)
+    );
+}
+
+#[test]
+fn a_bundle_level_skip_names_the_bundle_and_its_owner() {
+    // apache/pulsar#20822 as above: placement picks b1, the owner, so the unload is skipped.
+    let mut snap = threshold_snapshot("4.0.7");
+    let b2_bundle = "t/ns/0x20000000_0x30000000";
+    snap.brokers
+        .get_mut("b1:8080")
+        .unwrap()
+        .local_broker_data
+        .cpu = ResourceUsage::new(70.0, 100.0);
+    snap.brokers.insert(
+        "b2:8080".into(),
+        broker(10.0, "4.0.7", &[(b2_bundle, 1000.0, 50_000.0)]),
+    );
+    snap.bundle_data
+        .insert(b2_bundle.into(), bundle_data(1000.0, 50_000.0));
+    let req = with_settings(
+        Profile::Pulsar4x,
+        &[("loadBalancerDistributeBundlesEvenlyEnabled", "false")],
+    );
+    let plan = make_plan(&snap, &req).unwrap();
+    let skip = plan
+        .skipped
+        .iter()
+        .find(|s| s.scope.name() == "bundle")
+        .expect("the selected bundle is skipped");
+    assert_eq!(skip.broker(), Some("b1:8080"));
+    let json = serde_json::to_value(skip).unwrap();
+    let keys: Vec<&str> = json
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(keys, ["scope", "bundle", "broker", "why", "reason"]);
+    assert_eq!(json["scope"], "bundle");
+    assert_eq!(json["bundle"], skip.bundle().unwrap());
+}
+
+// ---- `detail` typed (issue 17): each way of deciding keeps the JSON shape format 3 documented. ----
+
+/// The detail's JSON text, checked to read back as the same value.
+fn detail_text<T>(detail: &Option<T>) -> String
+where
+    T: serde::Serialize + serde::de::DeserializeOwned + PartialEq + std::fmt::Debug,
+{
+    let d = detail.as_ref().expect("a made plan has every detail");
+    let text = serde_json::to_string(d).unwrap();
+    assert_eq!(&serde_json::from_str::<T>(&text).unwrap(), d, "{text}");
+    text
+}
+
+fn keys(text: &str) -> Vec<String> {
+    let v: serde_json::Value = serde_json::from_str(text).unwrap();
+    v.as_object().unwrap().keys().cloned().collect()
+}
+
+#[test]
+fn each_way_of_deciding_keeps_its_detail_shape() {
+    use lbplan_core::plan::{PlacedOperation, SplitDetail, UnloadDetail};
+    let snap = threshold_snapshot("4.0.7");
+    let ops = |ops: &[&str]| PlanRequest {
+        operations: ops.iter().map(|o| Operation::parse(o).unwrap()).collect(),
+        leader_cycle: false,
+        ..request(Profile::Pulsar4x)
+    };
+
+    // The leader's shedding: the rule with its numbers, then the placement pipeline.
+    let plan = make_plan(&snap, &request(Profile::Pulsar4x)).unwrap();
+    let text = detail_text(&plan.unloads[0].detail);
+    assert_eq!(keys(&text), ["shedding", "placement"]);
+    assert!(
+        text.starts_with(r#"{"shedding":{"strategy":"ThresholdShedder","broker_usage_fraction":"#),
+        "{text}"
+    );
+
+    // Manual operations: to a destination (the operation's text), placed (the words and the
+    // placement), and a manual split (the operation's text).
+    let plan = make_plan(
+        &snap,
+        &ops(&[
+            "unload-bundle=t/ns/0x10000000_0x20000000->b2:8080",
+            "unload-bundle=t/ns/0x00000000_0x10000000",
+            "split-bundle=t/ns/0x20000000_0x30000000:range_equally_divide",
+        ]),
+    )
+    .unwrap();
+    assert_eq!(
+        detail_text(&plan.unloads[0].detail),
+        r#"{"operation":"unload-bundle=t/ns/0x10000000_0x20000000->b2:8080"}"#
+    );
+    let text = detail_text(&plan.unloads[1].detail);
+    assert_eq!(keys(&text), ["operation", "placement"]);
+    assert!(
+        text.starts_with(
+            r#"{"operation":"manual unload","placement":{"bundle":"t/ns/0x00000000_0x10000000""#
+        ),
+        "{text}"
+    );
+    assert_eq!(
+        detail_text(&plan.splits[0].detail),
+        r#"{"operation":"split-bundle=t/ns/0x20000000_0x30000000:range_equally_divide"}"#
+    );
+    for (op, want) in [
+        ("unload-namespace=t/ns", PlacedOperation::NamespaceUnload),
+        ("remove-broker=b2:8080", PlacedOperation::RemoveBroker),
+    ] {
+        let plan = make_plan(&snap, &ops(&[op])).unwrap();
+        let u = plan.unloads.first().expect("an unload");
+        assert!(
+            matches!(&u.detail, Some(UnloadDetail::Placed { operation, .. }) if *operation == want),
+            "{op}: {:?}",
+            u.detail
+        );
+        assert!(detail_text(&u.detail).starts_with(&format!(
+            r#"{{"operation":"{}","placement":{{"#,
+            want.words()
+        )));
+    }
+
+    // BundleSplitterTask: every limit exceeded, as text (4 topics > 3, §5.3).
+    let req = with_settings(
+        Profile::Pulsar4x,
+        &[("loadBalancerNamespaceBundleMaxTopics", "3")],
+    );
+    let plan = make_plan(&snap, &req).unwrap();
+    assert!(matches!(
+        plan.splits[0].detail,
+        Some(SplitDetail::Automatic { .. })
+    ));
+    assert_eq!(
+        detail_text(&plan.splits[0].detail),
+        r#"{"triggers":["topics 4 > loadBalancerNamespaceBundleMaxTopics 3"]}"#
+    );
+
+    // TransferShedder: Pulsar's UnloadDecision as the conformance oracle prints it.
+    let mut req = request(Profile::Pulsar4x);
+    req.settings.push((
+        "loadBalancerSheddingConditionHitCountThreshold".into(),
+        "0".into(),
+    ));
+    let plan = make_plan(&extensible_snapshot(), &req).unwrap();
+    assert_eq!(
+        detail_text(&plan.unloads[0].detail),
+        format!(
+            r#"{{"sourceBroker":"b1:8080","serviceUnit":"{}","destBroker":"b2:8080","label":"Success","reason":"Overloaded"}}"#,
+            plan.unloads[0].bundle
+        )
+    );
+}
+
+/// Every committed plan golden (the CLI's demo plan, the native-vs-wasm plans): each unload's
+/// `detail` reads as the typed detail of its kind and writes back the same bytes, and the whole plan
+/// read back (as the dashboard reads its worker's plans) writes the same document.
+#[test]
+fn the_golden_plans_read_back_typed_and_write_the_same_bytes() {
+    use lbplan_core::plan::{Plan, UnloadDetail};
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    for golden in [
+        "crates/cli/tests/golden/demo-plan.json",
+        "tests/native-wasm/demo-plan.json",
+        "tests/native-wasm/synthetic-plan.json",
+    ] {
+        let text = std::fs::read_to_string(root.join(golden)).unwrap();
+        let tree: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let unloads = tree["unloads"].as_array().unwrap().iter().chain(
+            tree["outlook"]["unloads_then"]
+                .as_array()
+                .into_iter()
+                .flatten(),
+        );
+        let mut seen = 0;
+        for u in unloads {
+            let typed: UnloadDetail = serde_json::from_value(u["detail"].clone()).unwrap();
+            assert!(typed.shed_reason().is_some(), "{golden}: a shedding detail");
+            assert_eq!(
+                serde_json::to_string(&typed).unwrap(),
+                u["detail"].to_string(),
+                "{golden}"
+            );
+            seen += 1;
+        }
+        assert!(seen > 0, "{golden} has unloads");
+        let plan: Plan = serde_json::from_str(&text).unwrap();
+        assert_eq!(
+            serde_json::to_string_pretty(&plan).unwrap(),
+            text.trim_end(),
+            "{golden}"
+        );
+    }
 }

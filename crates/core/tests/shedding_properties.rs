@@ -6,7 +6,7 @@ use std::collections::HashSet;
 
 use lbplan_core::config::{LoadBalancerConfig, Profile};
 use lbplan_core::model::{BundleData, LocalBrokerData, ResourceUsage, TimeAverageMessageData};
-use lbplan_core::modular::shedding::{LoadSheddingStrategy, UnloadDecision, shedder_by_name};
+use lbplan_core::modular::shedding::{LoadSheddingStrategy, SheddingSelection, shedder_by_name};
 use lbplan_core::modular::{BrokerData, LoadData};
 use proptest::prelude::*;
 
@@ -123,7 +123,7 @@ fn run(
     profile: Profile,
     cfg: &LoadBalancerConfig,
     cycles: &[LoadData],
-) -> Vec<Vec<UnloadDecision>> {
+) -> Vec<Vec<SheddingSelection>> {
     let mut s: Box<dyn LoadSheddingStrategy> = match shedder_by_name(name, profile) {
         Some(s) => s,
         None => panic!("no strategy {name}"),

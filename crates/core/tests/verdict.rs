@@ -206,7 +206,7 @@ fn a_broker_over_the_threshold_that_sheds_nothing_says_why() {
     let why: Vec<&str> = plan
         .skipped
         .iter()
-        .filter(|s| s.from == "hot-1:8080")
+        .filter(|s| s.broker() == Some("hot-1:8080"))
         .map(|s| s.why.as_str())
         .collect();
     assert_eq!(
@@ -220,7 +220,7 @@ fn a_broker_over_the_threshold_that_sheds_nothing_says_why() {
         .skipped
         .iter()
         .filter(|s| s.why.starts_with("ThresholdShedder sheds nothing"))
-        .map(|s| s.from.as_str())
+        .filter_map(|s| s.broker())
         .collect();
     assert_eq!(
         explained,

@@ -90,7 +90,8 @@ export interface PlannedUnload {
   reason: DecisionReason;
   /** One line an operator can read. */
   reason_text: string;
-  detail: unknown;
+  /** The strategy's full record; `null` only in a plan read back for an apply. */
+  detail: UnloadDetail | null;
   bytes_per_sec: number;
   msg_per_sec: number;
   /** `shedding`, `manual` or `remove-broker`. */
@@ -105,17 +106,44 @@ export interface PlannedSplit {
   new_bundles: string[];
   reason: DecisionReason;
   reason_text: string;
-  detail: unknown;
+  /** The limits exceeded, or the manual operation; `null` only in a plan read back for an apply. */
+  detail: SplitDetail | null;
   permanent: boolean;
   origin: string;
 }
 
-export interface SkippedDecision {
+/** What an unload's `detail` holds, told apart by its keys (docs/plan-model.md §3a): the leader's
+ * shedding (the rule's numbers and the placement pipeline's record), an operation placed by the
+ * strategy, an operation that named its destination, TransferShedder's `UnloadDecision`, or a
+ * rebalance step (its reason again). */
+export type UnloadDetail =
+  | { shedding: { strategy: string; [field: string]: unknown }; placement: PlacementOutcome }
+  | { operation: "manual unload" | "namespace unload" | "its broker was removed"; placement: PlacementOutcome }
+  | { operation: string }
+  | { sourceBroker: string; serviceUnit: string; destBroker: string | null; label: "Success"; reason: "Overloaded" | "Underloaded" }
+  | DecisionReason;
+
+/** The placement pipeline's answer for one bundle: the chosen broker, the strategy's choice with
+ * its score and runner-up, and each pipeline stage's candidates. */
+export interface PlacementOutcome {
   bundle: string;
-  from: string;
-  why: string;
-  reason: DecisionReason;
+  broker: string | null;
+  choice: unknown;
+  strategy: string;
+  stages: { stage: string; remaining: string[]; removed: string[]; note: string | null }[];
+  overloaded_first_choice: unknown;
+  from_preallocation: boolean;
 }
+
+/** What a split's `detail` holds: `BundleSplitterTask`'s limits exceeded, or the manual operation. */
+export type SplitDetail = { triggers: string[] } | { operation: string };
+
+/** A decision not carried out (plan `format_version` 4): `scope` says what it is about, and only
+ * the names that scope has are present. */
+export type SkippedDecision =
+  | { scope: "cycle"; why: string; reason: DecisionReason }
+  | { scope: "broker"; broker: string; why: string; reason: DecisionReason }
+  | { scope: "bundle"; bundle: string; broker: string; why: string; reason: DecisionReason };
 
 /** A decision's machine-readable reason: `kind` (e.g. `placement_chose_current_owner`,
  * `recently_unloaded`, `isolation`) and the numbers that rule compared, flattened. */
@@ -209,7 +237,7 @@ export interface Verdict {
   alternatives: Alternative[];
 }
 
-/** The plan document (`format_version` 2), as `lbplan plan --format json` writes it. */
+/** The plan document (`format_version` 4), as `lbplan plan --format json` writes it. */
 export interface Plan {
   format_version: number;
   snapshot_fingerprint: string;

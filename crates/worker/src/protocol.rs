@@ -28,7 +28,8 @@ use serde::{Deserialize, Serialize};
 /// 2: snapshots travel as JSON text ([`snapshot_text`]). 3: every snapshot is imported in the plan
 /// worker (`import`, also host-given text and kept snapshots), which hands it to a simulation as
 /// its file's bytes (`snapshot_file`); a `simulate` request carries a snapshot only for a
-/// scenario's built-in cluster.
+/// scenario's built-in cluster; and plans are plan format 4 (a skip's `scope`), which a page of
+/// format 3 plans cannot read.
 pub const WORKER_PROTOCOL_VERSION: u32 = 3;
 
 /// What the page asks.

@@ -9,7 +9,7 @@ use std::rc::Rc;
 
 use lbplan_core::plan::diff::{PlanDiff, describe};
 use lbplan_core::plan::summary::unload_bytes_per_sec;
-use lbplan_core::plan::{BalanceSummary, Plan};
+use lbplan_core::plan::{BalanceSummary, Plan, SkipScope};
 use lbplan_core::reason::DecisionReason;
 use lbplan_core::view::plan_lists::{self, MoveSort, PAGE_ROWS};
 use wasm_bindgen::JsCast;
@@ -318,10 +318,16 @@ pub fn plan_view(p: &PlanViewProps) -> Html {
                 <h3>{ "Skipped decisions" }</h3>
                 <ul data-testid="plan-skipped">
                     { for plan.skipped.iter().map(|s| html! {
-                        <li data-kind={s.reason.kind.as_str()}>
-                            if !s.bundle.is_empty() { <span class="mono">{ &s.bundle }</span>{ " " } }
-                            if !s.from.is_empty() { { "on " }<span class="mono">{ &s.from }</span> }
-                            { format!("{}{}", if s.bundle.is_empty() && s.from.is_empty() { "" } else { ": " }, s.why) }
+                        <li data-kind={s.reason.kind.as_str()} data-scope={s.scope.name()}>
+                            { match &s.scope {
+                                SkipScope::Cycle => html! { { &s.why } },
+                                SkipScope::Broker { broker } => html! {
+                                    <>{ "on " }<span class="mono">{ broker }</span>{ format!(": {}", s.why) }</>
+                                },
+                                SkipScope::Bundle { bundle, broker } => html! {
+                                    <><span class="mono">{ bundle }</span>{ " on " }<span class="mono">{ broker }</span>{ format!(": {}", s.why) }</>
+                                },
+                            } }
                         </li>
                     }) }
                 </ul>

@@ -3,7 +3,8 @@
 
 use std::fmt;
 
-use serde::{Deserialize, Serialize};
+use serde::ser::SerializeStruct;
+use serde::{Deserialize, Serialize, Serializer};
 
 /// Why a bundle is moved (`UnloadDecision.Reason` for a `Success`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -55,7 +56,10 @@ impl UnloadReason {
 /// One planned move. `dest_broker` is `None` for a plain unload (`loadBalancerTransferEnabled=false`),
 /// in which case the bundle is re-assigned by placement later. Every decision TransferShedder returns
 /// carries the label `Success`.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+///
+/// Serialised in the oracle's shape, `{sourceBroker, serviceUnit, destBroker, label, reason}` (the
+/// conformance output and the plan's `detail`); `label` is ignored when read back.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct UnloadDecision {
     pub source_broker: String,
@@ -67,15 +71,16 @@ pub struct UnloadDecision {
 impl UnloadDecision {
     /// The label Pulsar attaches to every returned decision.
     pub const LABEL: &'static str = "Success";
+}
 
-    /// The oracle's JSON shape: `{sourceBroker, serviceUnit, destBroker, label, reason}`.
-    pub fn to_json(&self) -> serde_json::Value {
-        serde_json::json!({
-            "sourceBroker": self.source_broker,
-            "serviceUnit": self.service_unit,
-            "destBroker": self.dest_broker,
-            "label": Self::LABEL,
-            "reason": self.reason.name(),
-        })
+impl Serialize for UnloadDecision {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_struct("UnloadDecision", 5)?;
+        m.serialize_field("sourceBroker", &self.source_broker)?;
+        m.serialize_field("serviceUnit", &self.service_unit)?;
+        m.serialize_field("destBroker", &self.dest_broker)?;
+        m.serialize_field("label", Self::LABEL)?;
+        m.serialize_field("reason", self.reason.name())?;
+        m.end()
     }
 }

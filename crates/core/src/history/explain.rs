@@ -193,7 +193,7 @@ fn attribute(
     pending: &mut Pending,
     report: &mut HistoryReport,
 ) {
-    let predicted: HashMap<&str, &crate::modular::leader::PlannedUnload> = step
+    let predicted: HashMap<&str, &crate::modular::leader::CycleUnload> = step
         .shedding
         .unloads
         .iter()

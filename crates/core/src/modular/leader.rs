@@ -13,7 +13,7 @@ use super::pipeline::{
 };
 use super::placement::{PlacementStrategy, placement_by_name};
 use super::shedding::{AvgShedder, shedder_by_name};
-use super::{LoadData, LoadSheddingStrategy, ShedReason, UnloadDecision};
+use super::{LoadData, LoadSheddingStrategy, ShedReason, SheddingSelection};
 use crate::config::{
     self, AVG_SHEDDER, LEAST_LONG_TERM_MESSAGE_RATE, LoadBalancerConfig, OVERLOAD_SHEDDER, Profile,
     THRESHOLD_SHEDDER, UNIFORM_LOAD_SHEDDER,
@@ -252,9 +252,10 @@ pub enum UnloadSkipReason {
     SameBroker,
 }
 
-/// A bundle the cycle unloads, with the destination the leader passes to the unload call.
+/// A bundle the cycle unloads, with the destination the leader passes to the unload call (the
+/// plan document's row for it is `plan::PlannedUnload`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct PlannedUnload {
+pub struct CycleUnload {
     pub bundle: String,
     pub from: String,
     pub to: String,
@@ -280,8 +281,8 @@ pub struct SheddingCycleReport {
     /// Recently-unloaded bundles whose grace period ended this cycle.
     pub expired_recently_unloaded: Vec<String>,
     /// The strategy's raw selection, in its order.
-    pub decisions: Vec<UnloadDecision>,
-    pub unloads: Vec<PlannedUnload>,
+    pub decisions: Vec<SheddingSelection>,
+    pub unloads: Vec<CycleUnload>,
     pub skipped: Vec<SkippedUnload>,
     /// Brokers over the strategy's threshold it shed nothing from, with why.
     pub not_shed: Vec<super::shedding::NotShed>,
@@ -344,7 +345,7 @@ pub fn do_load_shedding(
 
 #[allow(clippy::too_many_arguments)]
 fn handle_decision(
-    decision: &UnloadDecision,
+    decision: &SheddingSelection,
     strategies: &mut StrategySet,
     data: &mut LoadData,
     ctx: &mut PlacementContext,
@@ -409,7 +410,7 @@ fn handle_decision(
             .push(skip(UnloadSkipReason::SameBroker, Some(outcome))),
         Some(to) => {
             data.recently_unloaded.insert(bundle.to_string(), now_ms);
-            report.unloads.push(PlannedUnload {
+            report.unloads.push(CycleUnload {
                 bundle: bundle.to_string(),
                 from: from.to_string(),
                 to,
@@ -430,7 +431,7 @@ mod tests {
     use crate::rng::SeededPicker;
 
     /// A shedder that returns fixed decisions.
-    struct Fixed(Vec<UnloadDecision>);
+    struct Fixed(Vec<SheddingSelection>);
 
     impl LoadSheddingStrategy for Fixed {
         fn name(&self) -> &'static str {
@@ -440,13 +441,13 @@ mod tests {
             &mut self,
             _data: &LoadData,
             _cfg: &LoadBalancerConfig,
-        ) -> Vec<UnloadDecision> {
+        ) -> Vec<SheddingSelection> {
             self.0.clone()
         }
     }
 
-    fn decision(broker: &str, bundle: &str) -> UnloadDecision {
-        UnloadDecision {
+    fn decision(broker: &str, bundle: &str) -> SheddingSelection {
+        SheddingSelection {
             broker: broker.into(),
             bundle: bundle.into(),
             reason: ShedReason::OverloadShedder {
@@ -469,7 +470,7 @@ mod tests {
         data
     }
 
-    fn set_with(decisions: Vec<UnloadDecision>) -> StrategySet {
+    fn set_with(decisions: Vec<SheddingSelection>) -> StrategySet {
         let cfg = LoadBalancerConfig::pulsar_4x();
         let resolution = resolve_strategy_names(&cfg, Profile::Pulsar4x).unwrap();
         StrategySet::separate(

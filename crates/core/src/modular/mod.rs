@@ -9,4 +9,4 @@ pub mod shedding;
 
 pub use load_data::{BrokerData, LoadData, is_heartbeat_or_sla_namespace};
 pub use placement::{PlacementChoice, PlacementStrategy};
-pub use shedding::{LoadSheddingStrategy, ShedReason, UnloadDecision};
+pub use shedding::{LoadSheddingStrategy, ShedReason, SheddingSelection};

@@ -22,7 +22,10 @@ use super::fingerprint::snapshot_fingerprint;
 use super::leader_state::LeaderState;
 use super::leader_view::load_data_from_snapshot;
 use super::load_model::owner_of;
-use super::model::{Outlook, PLAN_FORMAT_VERSION, Plan, PlannedUnload, SkippedDecision};
+use super::model::{
+    Outlook, PLAN_FORMAT_VERSION, PlacedOperation, Plan, PlannedUnload, SkipScope, SkippedDecision,
+    SplitDetail, UnloadDetail,
+};
 use super::names::{check_broker, check_namespace, check_topic};
 use super::operations::Operation;
 use super::reasons::{
@@ -284,10 +287,10 @@ fn place_and_move(
     from: &str,
     kind: ReasonKind,
 ) -> Option<PlannedUnload> {
-    let (origin, why) = match kind {
-        ReasonKind::RemoveBroker => ("remove-broker", "its broker was removed"),
-        ReasonKind::NamespaceUnload => ("manual", "namespace unload"),
-        _ => ("manual", "manual unload"),
+    let (origin, operation) = match kind {
+        ReasonKind::RemoveBroker => ("remove-broker", PlacedOperation::RemoveBroker),
+        ReasonKind::NamespaceUnload => ("manual", PlacedOperation::NamespaceUnload),
+        _ => ("manual", PlacedOperation::ManualUnload),
     };
     let bundle_data = data.bundle_data.get(bundle).copied().unwrap_or_default();
     let outcome = select_broker_for_bundle(
@@ -311,8 +314,11 @@ fn place_and_move(
         to: Some(to),
         pass_destination: false,
         reason: with_placement(DecisionReason::new(kind), &outcome),
-        reason_text: format!("{why}; {}", describe_placement(&outcome)),
-        detail: serde_json::json!({ "operation": why, "placement": outcome }),
+        reason_text: format!("{}; {}", operation.words(), describe_placement(&outcome)),
+        detail: Some(UnloadDetail::Placed {
+            operation,
+            placement: Box::new(outcome),
+        }),
         bytes_per_sec: load.bytes_per_sec(),
         msg_per_sec: load.msg_per_sec(),
         origin: origin.to_string(),
@@ -392,7 +398,9 @@ fn apply_operation(
                         reason: DecisionReason::new(ReasonKind::ManualUnloadToDestination)
                             .with("destination", to.clone()),
                         reason_text: "manual unload to a chosen destinationBroker".to_string(),
-                        detail: serde_json::json!({ "operation": op.to_string() }),
+                        detail: Some(UnloadDetail::Manual {
+                            operation: op.to_string(),
+                        }),
                         bytes_per_sec: load.bytes_per_sec(),
                         msg_per_sec: load.msg_per_sec(),
                         origin: "manual".to_string(),
@@ -555,13 +563,17 @@ fn apply_operation(
                                 .with("algorithm", chosen.name()),
                             "manual split".to_string(),
                         ),
-                        serde_json::json!({ "operation": op.to_string() }),
+                        SplitDetail::Manual {
+                            operation: op.to_string(),
+                        },
                         "manual",
                     ));
                 }
                 Err(why) => plan.skipped.push(SkippedDecision {
-                    bundle: bundle.clone(),
-                    from: owner,
+                    scope: SkipScope::Bundle {
+                        bundle: bundle.clone(),
+                        broker: owner,
+                    },
                     why: format!(
                         "{} declined to split: {why} (Pulsar completes the call without splitting)",
                         chosen.name()
@@ -578,7 +590,7 @@ fn apply_operation(
 
 /// Why the shedding cycle unloaded a bundle and placed it where it did (the plan's and the
 /// simulation's wording).
-pub(crate) fn shedding_reason(u: &crate::modular::leader::PlannedUnload) -> String {
+pub(crate) fn shedding_reason(u: &crate::modular::leader::CycleUnload) -> String {
     format!(
         "{}; {}",
         describe_shed_reason(&u.shed_reason),
@@ -609,7 +621,10 @@ fn unloads_of(report: &SheddingCycleReport, after: &mut AfterView<'_>) -> Vec<Pl
                 pass_destination: true,
                 reason: unload_reason(&u.shed_reason, &u.placement),
                 reason_text: shedding_reason(u),
-                detail: serde_json::json!({ "shedding": u.shed_reason, "placement": u.placement }),
+                detail: Some(UnloadDetail::Shedding {
+                    shedding: u.shed_reason.clone(),
+                    placement: Box::new(u.placement.clone()),
+                }),
                 bytes_per_sec: load.bytes_per_sec(),
                 msg_per_sec: load.msg_per_sec(),
                 origin: "shedding".to_string(),
@@ -669,8 +684,7 @@ fn run_leader_cycle(
             ),
         };
         plan.skipped.push(SkippedDecision {
-            bundle: String::new(),
-            from: String::new(),
+            scope: SkipScope::Cycle,
             why,
             reason,
         });
@@ -680,16 +694,19 @@ fn run_leader_cycle(
     let unloads = unloads_of(&report, &mut ws.after);
     for n in &report.not_shed {
         plan.skipped.push(SkippedDecision {
-            bundle: String::new(),
-            from: n.broker.clone(),
+            scope: SkipScope::Broker {
+                broker: n.broker.clone(),
+            },
             why: n.why.clone(),
             reason: n.reason.clone(),
         });
     }
     for s in &report.skipped {
         plan.skipped.push(SkippedDecision {
-            bundle: s.bundle.clone(),
-            from: s.from.clone(),
+            scope: SkipScope::Bundle {
+                bundle: s.bundle.clone(),
+                broker: s.from.clone(),
+            },
             why: describe_skip(s),
             reason: skip_reason(s),
         });
@@ -798,8 +815,7 @@ fn transfer_skip(
         (other, _) => format!("TransferShedder skipped the cycle: {}", other.name()),
     };
     SkippedDecision {
-        bundle: String::new(),
-        from: String::new(),
+        scope: SkipScope::Cycle,
         why,
         reason: transfer_skip_reason(skip, stats, cfg),
     }
@@ -864,8 +880,7 @@ fn run_extensible_leader_cycle(
     use super::extensible_cycle::{extensible_view, place_plain_unload, run_transfer_shedder};
     if !ws.cfg.load_balancer_enabled || !ws.cfg.load_balancer_shedding_enabled {
         plan.skipped.push(SkippedDecision {
-            bundle: String::new(),
-            from: String::new(),
+            scope: SkipScope::Cycle,
             why: "no shedding: loadBalancerEnabled or loadBalancerSheddingEnabled is false"
                 .to_string(),
             reason: shedding_disabled_reason(&ws.cfg),
@@ -887,8 +902,9 @@ fn run_extensible_leader_cycle(
     let mut outcome = run_transfer_shedder(&mut shedder, &view, &ws.cfg, &recent, view.now_ms);
     for n in &outcome.not_shed {
         plan.skipped.push(SkippedDecision {
-            bundle: String::new(),
-            from: n.broker.clone(),
+            scope: SkipScope::Broker {
+                broker: n.broker.clone(),
+            },
             why: n.why.clone(),
             reason: n.reason.clone(),
         });
@@ -939,7 +955,7 @@ fn run_extensible_leader_cycle(
             pass_destination: pass,
             reason: transfer_reason(d.reason, outcome.load_avg_std, &ws.cfg),
             reason_text: format!("TransferShedder: {}{stats}", d.reason.name()),
-            detail: d.to_json(),
+            detail: Some(UnloadDetail::Transfer(d.clone())),
             bytes_per_sec: load.bytes_per_sec(),
             msg_per_sec: load.msg_per_sec(),
             origin: "shedding".to_string(),

@@ -5,6 +5,7 @@ pub(crate) mod after_view;
 pub mod apply;
 pub mod balance;
 pub mod broker_pairs;
+pub mod detail;
 pub mod diff;
 pub mod driver;
 pub mod engine;
@@ -33,6 +34,7 @@ pub use after_view::AfterStart;
 pub use driver::{PlanError, PlanRequest, make_plan, make_plan_with_fingerprint};
 pub use engine::PlanEngine;
 pub use model::{
-    BalanceSummary, BrokerLoadView, PLAN_FORMAT_VERSION, Plan, PlannedSplit, PlannedUnload,
+    BalanceSummary, BrokerLoadView, PLAN_FORMAT_VERSION, PlacedOperation, Plan, PlannedSplit,
+    PlannedUnload, SkipScope, SkippedDecision, SplitDetail, UnloadDetail,
 };
 pub use verdict::{Outcome, Verdict};

@@ -3,13 +3,16 @@
 
 use serde::{Deserialize, Serialize};
 
+pub use super::detail::{PlacedOperation, SplitDetail, UnloadDetail};
 use super::verdict::Verdict;
 use crate::reason::DecisionReason;
 
 /// Version of the plan JSON format (2: the `verdict`, which the exports' refusal to apply reads;
 /// 3: every decision's `reason` is a machine-readable [`DecisionReason`] — `kind` and numbers — and
-/// the one-line text of unloads and splits moved to `reason_text`).
-pub const PLAN_FORMAT_VERSION: u32 = 3;
+/// the one-line text of unloads and splits moved to `reason_text`; 4: a skipped decision says its
+/// `scope` — `cycle`, `broker` or `bundle` — with `broker` and `bundle` present only where they
+/// apply, instead of empty `bundle` / `from` strings).
+pub const PLAN_FORMAT_VERSION: u32 = 4;
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Plan {
@@ -59,7 +62,9 @@ pub struct PlannedUnload {
     /// One line an operator can read.
     pub reason_text: String,
     /// The strategy's full record: the rule that fired, the placement pipeline, every candidate.
-    pub detail: serde_json::Value,
+    /// `None` only in a plan read back for an apply, which does not read it (JSON `null`).
+    #[serde(default)]
+    pub detail: Option<UnloadDetail>,
     /// Short-term throughput moved with the bundle (in + out).
     pub bytes_per_sec: f64,
     /// Short-term message rate moved with the bundle (in + out).
@@ -81,22 +86,67 @@ pub struct PlannedSplit {
     pub reason: DecisionReason,
     /// One line an operator can read.
     pub reason_text: String,
-    pub detail: serde_json::Value,
+    /// What decided: the limits exceeded, or the operation. `None` only in a plan read back for an
+    /// apply (JSON `null`).
+    #[serde(default)]
+    pub detail: Option<SplitDetail>,
     /// Pulsar cannot merge bundles: a split is permanent.
     pub permanent: bool,
     pub origin: String,
 }
 
+/// A decision the leader (or an operation) did not carry out, at the scope it applies to.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SkippedDecision {
-    /// Empty for a broker-level or cycle-level skip.
-    pub bundle: String,
-    /// Empty for a cycle-level skip.
-    pub from: String,
+    /// `"scope"` and the names that scope has, first in the JSON object.
+    #[serde(flatten)]
+    pub scope: SkipScope,
     /// One line an operator can read.
     pub why: String,
     /// Why not, for tools: a stable `kind` and its numbers.
     pub reason: DecisionReason,
+}
+
+/// What a skip is about: the whole cycle, one broker, or one bundle on its owner. In the JSON,
+/// `"scope": "cycle" | "broker" | "bundle"` with `broker` and `bundle` only where they apply.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "scope", rename_all = "snake_case")]
+pub enum SkipScope {
+    /// The cycle did not run (shedding disabled, a single broker, TransferShedder's `Skip`).
+    Cycle,
+    /// A broker over the strategy's threshold that sheds nothing.
+    Broker { broker: String },
+    /// A bundle the strategy selected (or a split chose) that was left on `broker`, its owner.
+    Bundle { bundle: String, broker: String },
+}
+
+impl SkipScope {
+    /// The scope's name in the JSON (`cycle`, `broker`, `bundle`).
+    pub fn name(&self) -> &'static str {
+        match self {
+            SkipScope::Cycle => "cycle",
+            SkipScope::Broker { .. } => "broker",
+            SkipScope::Bundle { .. } => "bundle",
+        }
+    }
+}
+
+impl SkippedDecision {
+    /// The bundle, for a bundle-level skip.
+    pub fn bundle(&self) -> Option<&str> {
+        match &self.scope {
+            SkipScope::Bundle { bundle, .. } => Some(bundle),
+            SkipScope::Cycle | SkipScope::Broker { .. } => None,
+        }
+    }
+
+    /// The broker: the one that sheds nothing, or the skipped bundle's owner.
+    pub fn broker(&self) -> Option<&str> {
+        match &self.scope {
+            SkipScope::Broker { broker } | SkipScope::Bundle { broker, .. } => Some(broker),
+            SkipScope::Cycle => None,
+        }
+    }
 }
 
 /// One broker's load as the plan shows it.

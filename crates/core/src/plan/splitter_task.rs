@@ -21,7 +21,7 @@ use crate::split::{
     auto_split_runs, find_bundles_to_split,
 };
 
-use super::model::{Plan, PlannedSplit, SkippedDecision};
+use super::model::{Plan, PlannedSplit, SkipScope, SkippedDecision, SplitDetail};
 use super::splits::{SplitBatch, SplitResult};
 
 /// What the step needs from whatever holds the cluster.
@@ -90,12 +90,14 @@ impl SplitStep {
                 self.algorithm,
                 split,
                 (triggers_reason(&self.candidate), split_reason(&triggers)),
-                serde_json::json!({ "triggers": triggers }),
+                SplitDetail::Automatic { triggers },
                 "auto-split",
             )),
             Err(why) => PlanRecord::Declined(SkippedDecision {
-                bundle: self.candidate.bundle.clone(),
-                from: self.owner.clone(),
+                scope: SkipScope::Bundle {
+                    bundle: self.candidate.bundle.clone(),
+                    broker: self.owner.clone(),
+                },
                 why: format!(
                     "BundleSplitterTask chose it ({}), but {} did not split: {why}",
                     triggers.join("; "),
@@ -346,7 +348,7 @@ pub(crate) fn planned_split(
     algorithm: SplitAlgorithm,
     split: &SplitResult,
     (reason, reason_text): (DecisionReason, String),
-    detail: serde_json::Value,
+    detail: SplitDetail,
     origin: &str,
 ) -> PlannedSplit {
     PlannedSplit {
@@ -361,7 +363,7 @@ pub(crate) fn planned_split(
             .collect(),
         reason,
         reason_text,
-        detail,
+        detail: Some(detail),
         permanent: true,
         origin: origin.to_string(),
     }

@@ -596,7 +596,7 @@ mod tests {
             pass_destination: true,
             reason: crate::reason::DecisionReason::new(crate::reason::ReasonKind::ManualUnload),
             reason_text: String::new(),
-            detail: serde_json::Value::Null,
+            detail: None,
             bytes_per_sec: 0.0,
             msg_per_sec: 0.0,
             origin: "shedding".to_string(),

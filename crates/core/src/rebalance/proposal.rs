@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use super::search::{Step, StepKind, TooBig};
 use super::stick::StickCheck;
-use crate::plan::{BalanceSummary, Plan};
+use crate::plan::{BalanceSummary, Plan, UnloadDetail};
 
 /// Version of the proposal JSON (`lbplan rebalance --format proposal-json`, the worker's answer).
 pub const PROPOSAL_FORMAT_VERSION: u32 = 1;
@@ -101,7 +101,7 @@ pub fn label_unloads(plan: &mut Plan, steps: &[Step], goal: &str) {
             .with("to_usage_before_fraction", s.to_usage_before)
             .with("to_usage_after_fraction", s.to_usage_after)
             .with("max_over_mean_after", s.balance_after.max_over_mean);
-        u.detail = serde_json::to_value(&u.reason).unwrap_or_default();
+        u.detail = Some(UnloadDetail::Rebalance(u.reason.clone()));
         u.origin = "rebalance".to_string();
     }
 }

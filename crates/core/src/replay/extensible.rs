@@ -454,7 +454,7 @@ fn run_shedding(scenario: &Scenario, conf: &LoadBalancerConfig, world: &mut Worl
             "recentlyUnloadedBundles_in": bundles_in,
             "recentlyUnloadedBrokers_in": brokers_in,
             "available_brokers": available_names,
-            "decisions": decisions.iter().map(|d| d.to_json()).collect::<Vec<_>>(),
+            "decisions": serde_json::to_value(&decisions).unwrap_or_default(),
             "decision_count": decisions.len(),
             "skip_reason": outcome.skip_reason.map(|r| r.name()),
             "loadAvg": load_avg_std.0,

@@ -19,7 +19,7 @@ use crate::model::{
     BundleData, NUM_LONG_SAMPLES, NUM_SHORT_SAMPLES, TimeAverageBrokerData, TimeAverageMessageData,
 };
 use crate::modular::load_data::namespace_of_bundle;
-use crate::modular::shedding::{UnloadDecision, shedder_by_name};
+use crate::modular::shedding::{SheddingSelection, shedder_by_name};
 use crate::modular::{BrokerData, LoadData, is_heartbeat_or_sla_namespace};
 
 /// The oracle files were decided by master at 90cba329; replay follows that commit.
@@ -96,7 +96,7 @@ pub(super) fn run(scenario: &Value, base: &str, _seed: u64) -> Result<Value, Rep
     }))
 }
 
-fn cycle_output(index: usize, decisions: &[UnloadDecision]) -> Value {
+fn cycle_output(index: usize, decisions: &[SheddingSelection]) -> Value {
     let mut unload: Map<String, Value> = Map::new();
     for d in decisions {
         let entry = unload

@@ -262,7 +262,7 @@ mod tests {
             pass_destination: true,
             reason: DecisionReason::new(ReasonKind::ThresholdShedder),
             reason_text: String::new(),
-            detail: Value::Null,
+            detail: None,
             bytes_per_sec: bytes,
             msg_per_sec: 0.0,
             origin: "shedding".into(),
@@ -278,7 +278,7 @@ mod tests {
             new_bundles: vec![],
             reason: DecisionReason::new(ReasonKind::SplitThresholdsExceeded),
             reason_text: String::new(),
-            detail: Value::Null,
+            detail: None,
             permanent: true,
             origin: "automatic".into(),
         }

@@ -8,7 +8,7 @@ use super::candidates::no_candidate_reason;
 use super::candidates::{
     Candidate, java_double_compare, ranked_candidates, short_term_rate, short_term_throughput,
 };
-use super::{LoadSheddingStrategy, NotShed, ShedReason, TrafficMetric, UnloadDecision};
+use super::{LoadSheddingStrategy, NotShed, ShedReason, SheddingSelection, TrafficMetric};
 use crate::config::{LoadBalancerConfig, Profile};
 use crate::model::{BundleData, TimeAverageMessageData};
 use crate::modular::LoadData;
@@ -192,7 +192,7 @@ impl LoadSheddingStrategy for AvgShedder {
         &mut self,
         data: &LoadData,
         cfg: &LoadBalancerConfig,
-    ) -> Vec<UnloadDecision> {
+    ) -> Vec<SheddingSelection> {
         let min_throughput = cfg.min_unload_message_throughput as f64;
         let min_msg = cfg.min_unload_message as f64;
         let max_unload = cfg.max_unload_percentage;
@@ -305,7 +305,7 @@ impl LoadSheddingStrategy for AvgShedder {
             let none_left = candidates.is_empty();
             for c in candidates {
                 if c.value > 0.0 && c.value <= need {
-                    out.push(UnloadDecision {
+                    out.push(SheddingSelection {
                         broker: pair.high.to_string(),
                         bundle: c.name.to_string(),
                         reason: ShedReason::AvgShedder {

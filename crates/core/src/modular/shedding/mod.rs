@@ -17,9 +17,12 @@ pub use overload::OverloadShedder;
 pub use threshold::ThresholdShedder;
 pub use uniform::UniformLoadShedder;
 
-/// One bundle a strategy selected for unloading, in selection order.
+/// One bundle a strategy selected for unloading, in selection order (`findBundlesForUnloading`'s
+/// broker → bundle entry, with the rule that fired). The cycle decides what becomes of it
+/// (`leader::CycleUnload` or `leader::SkippedUnload`); the extensible manager's
+/// `extensible::UnloadDecision` is Pulsar's own class, a move with its destination.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct UnloadDecision {
+pub struct SheddingSelection {
     /// The broker that owns the bundle now.
     pub broker: String,
     pub bundle: String,
@@ -95,7 +98,7 @@ pub trait LoadSheddingStrategy {
         &mut self,
         data: &LoadData,
         cfg: &LoadBalancerConfig,
-    ) -> Vec<UnloadDecision>;
+    ) -> Vec<SheddingSelection>;
 
     /// `onActiveBrokersChange`: forget per-broker history of brokers that left.
     fn on_active_brokers_change(&mut self, _active_brokers: &[String]) {}

@@ -5,7 +5,7 @@ use super::candidates::{
     has_several_bundles, no_candidate_reason, pick_until_covered, ranked_candidates,
     short_term_throughput,
 };
-use super::{LoadSheddingStrategy, NotShed, ShedReason, UnloadDecision};
+use super::{LoadSheddingStrategy, NotShed, ShedReason, SheddingSelection};
 use crate::config::{LoadBalancerConfig, Profile};
 use crate::modular::LoadData;
 use crate::reason::{DecisionReason, ReasonKind};
@@ -38,7 +38,7 @@ impl LoadSheddingStrategy for OverloadShedder {
         &mut self,
         data: &LoadData,
         cfg: &LoadBalancerConfig,
-    ) -> Vec<UnloadDecision> {
+    ) -> Vec<SheddingSelection> {
         let mut out = Vec::new();
         self.not_shed.clear();
         let threshold = cfg.overloaded_threshold_fraction();
@@ -97,7 +97,7 @@ impl LoadSheddingStrategy for OverloadShedder {
                 });
             }
             for c in pick_until_covered(&candidates, need) {
-                out.push(UnloadDecision {
+                out.push(SheddingSelection {
                     broker: name.clone(),
                     bundle: c.name.to_string(),
                     reason: ShedReason::OverloadShedder {

@@ -7,7 +7,7 @@ use super::candidates::{
     has_several_bundles, no_candidate_reason, pick_until_covered, ranked_candidates,
     short_term_throughput,
 };
-use super::{LoadSheddingStrategy, NotShed, ShedReason, UnloadDecision};
+use super::{LoadSheddingStrategy, NotShed, ShedReason, SheddingSelection};
 use crate::config::{LoadBalancerConfig, Profile};
 use crate::modular::LoadData;
 use crate::reason::{DecisionReason, ReasonKind};
@@ -84,7 +84,7 @@ impl ThresholdShedder {
     }
 
     /// `filterAndSelectBundle`.
-    fn select(&self, data: &LoadData, target: &BrokerTarget<'_>, out: &mut Vec<UnloadDecision>) {
+    fn select(&self, data: &LoadData, target: &BrokerTarget<'_>, out: &mut Vec<SheddingSelection>) {
         let Some(broker) = data.brokers.get(target.broker) else {
             return;
         };
@@ -95,7 +95,7 @@ impl ThresholdShedder {
             short_term_throughput,
         );
         for c in pick_until_covered(&candidates, target.need_bytes_per_sec) {
-            out.push(UnloadDecision {
+            out.push(SheddingSelection {
                 broker: target.broker.to_string(),
                 bundle: c.name.to_string(),
                 reason: ShedReason::ThresholdShedder {
@@ -117,7 +117,7 @@ impl ThresholdShedder {
         cfg: &LoadBalancerConfig,
         threshold: f64,
         min_throughput: f64,
-        out: &mut Vec<UnloadDecision>,
+        out: &mut Vec<SheddingSelection>,
     ) {
         // Quirk kept from Pulsar: the history advances a second time in this cycle.
         let avg = self.refresh(
@@ -176,7 +176,7 @@ impl LoadSheddingStrategy for ThresholdShedder {
         &mut self,
         data: &LoadData,
         cfg: &LoadBalancerConfig,
-    ) -> Vec<UnloadDecision> {
+    ) -> Vec<SheddingSelection> {
         let mut out = Vec::new();
         let mut not_shed = Vec::new();
         let threshold = cfg.load_balancer_broker_threshold_shedder_percentage as f64 / 100.0;

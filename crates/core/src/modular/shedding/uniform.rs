@@ -6,7 +6,7 @@ use super::candidates::{
     Candidate, has_several_bundles, java_int, ranked_candidates, short_term_rate,
     short_term_throughput,
 };
-use super::{LoadSheddingStrategy, NotShed, ShedReason, TrafficMetric, UnloadDecision};
+use super::{LoadSheddingStrategy, NotShed, ShedReason, SheddingSelection, TrafficMetric};
 use crate::config::{LoadBalancerConfig, Profile};
 use crate::model::BundleData;
 use crate::modular::LoadData;
@@ -76,7 +76,7 @@ impl LoadSheddingStrategy for UniformLoadShedder {
         &mut self,
         data: &LoadData,
         cfg: &LoadBalancerConfig,
-    ) -> Vec<UnloadDecision> {
+    ) -> Vec<SheddingSelection> {
         self.not_shed.clear();
         let rate = extremes(data, |l| l.msg_rate_in + l.msg_rate_out);
         let throughput = extremes(data, |l| l.msg_throughput_in + l.msg_throughput_out);
@@ -217,7 +217,7 @@ impl LoadSheddingStrategy for UniformLoadShedder {
             }
             // `need + 1000` is int arithmetic in Java and wraps like it.
             if c.value <= f64::from(need.wrapping_add(slack)) {
-                out.push(UnloadDecision {
+                out.push(SheddingSelection {
                     broker: name.to_string(),
                     bundle: c.name.to_string(),
                     reason: ShedReason::UniformLoadShedder {

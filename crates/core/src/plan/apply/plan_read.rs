@@ -161,7 +161,8 @@ pub fn read_plan(text: &str) -> Result<Plan, PlanReadError> {
         .0
         .format_version
         .ok_or_else(|| err("$.format_version", "missing (is this a plan JSON?)"))?;
-    // Format 2 differs from 3 only in how a decision's reason is written, which apply reads either way.
+    // Format 2 differs from 3 only in how a decision's reason is written, which apply reads either
+    // way; 4 from 3 only in how a skipped decision names its scope, which apply does not read.
     if !(OLDEST_APPLICABLE_FORMAT..=u64::from(PLAN_FORMAT_VERSION)).contains(&version) {
         return Err(err(
             "$.format_version",
@@ -185,7 +186,7 @@ pub fn read_plan(text: &str) -> Result<Plan, PlanReadError> {
             algorithm: s.algorithm,
             boundaries: s.boundaries.unwrap_or_default(),
             new_bundles: Vec::new(),
-            detail: Value::Null,
+            detail: None,
             permanent: true,
             origin: s.origin.unwrap_or_default(),
         });
@@ -198,7 +199,7 @@ pub fn read_plan(text: &str) -> Result<Plan, PlanReadError> {
             from: u.from,
             to: u.to,
             pass_destination: u.pass_destination.unwrap_or(false),
-            detail: Value::Null,
+            detail: None,
             bytes_per_sec: 0.0,
             msg_per_sec: 0.0,
             origin: u.origin.unwrap_or_default(),

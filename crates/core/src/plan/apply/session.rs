@@ -256,7 +256,7 @@ mod tests {
     /// `a/c/0x00000000_0xffffffff` b2 → b3, both naming their destination.
     fn plan() -> ApplyPlan {
         let json = serde_json::json!({
-            "format_version": 3,
+            "format_version": 4,
             "snapshot_fingerprint": "fp",
             "splits": [{"bundle": "a/b/0x00000000_0x80000000", "broker": "b1:8080",
                         "algorithm": "range_equally_divide"}],
