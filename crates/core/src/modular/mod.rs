@@ -5,6 +5,8 @@ pub mod leader;
 pub mod load_data;
 pub mod pipeline;
 pub mod placement;
+pub mod placement_context;
+pub mod placement_explain;
 pub mod shedding;
 
 pub use load_data::{BrokerData, LoadData, is_heartbeat_or_sla_namespace};

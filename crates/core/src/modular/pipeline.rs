@@ -1,64 +1,36 @@
 //! The modular load manager's candidate pipeline (§6.4–6.5): `selectBrokerForAssignment` /
 //! `selectBroker` narrowing the live brokers step by step before the placement strategy picks, and
-//! the anti-affinity check the shedding cycle runs before unloading.
+//! the checks the shedding cycle runs before unloading (`shouldNamespacePoliciesUnload`,
+//! `shouldAntiAffinityNamespaceUnload`).
 //!
 //! The candidate set is a Java `HashSet` model ([`JavaHashTable`]) reused across calls like Pulsar's
 //! `brokerCandidateCache`, so strategies see the candidates in the order Java would iterate them. It
 //! holds brokers by their position in `LoadData.brokers` (with their names' hashes), so narrowing
-//! the set allocates no names; how much of each step is written down is the context's
-//! [`PipelineTrace`] level (the decisions do not depend on it).
+//! the set allocates no names. What the leader knows besides `LoadData` is the
+//! [`PlacementContext`] (`placement_context`); how much of each step is written down is the
+//! context's [`PipelineTrace`] level, recorded by the explain layer (`placement_explain`): the
+//! decisions do not depend on it.
 
 use indexmap::{IndexMap, IndexSet};
 use serde::{Deserialize, Serialize};
 
+use super::LoadData;
 use super::load_data::namespace_of_bundle;
-use super::placement::{PlacementChoice, PlacementStrategy, RoundRobinBrokerSelector};
-use super::{BrokerData, LoadData};
+use super::placement::{PlacementChoice, PlacementStrategy};
+use super::placement_context::Candidates;
+use super::placement_explain::{StageLog, namespace_policies_note, stage};
 use crate::config::LoadBalancerConfig;
-use crate::isolation::{
-    BrokerOffer, IsolationPolicies, IsolationPolicyError, NamespacePoliciesOutcome,
-};
-use crate::model::{BundleData, NamespaceIsolationPolicy};
-use crate::naming::java_map_order::{JavaHashSet, JavaHashTable, hash_map_hash};
+use crate::isolation::{BrokerOffer, NamespacePoliciesOutcome};
+use crate::model::BundleData;
+use crate::naming::java_map_order::{JavaHashSet, JavaHashTable};
 use crate::rng::Picker;
 
 pub use super::placement::PipelineTrace;
-
-/// `LoadManagerShared.DEFAULT_DOMAIN_TYPE`: the failure domain of brokers listed in none.
-pub const DEFAULT_DOMAIN: &str = "default";
+pub use super::placement_context::{DEFAULT_DOMAIN, PlacementContext};
+pub use super::placement_explain::{PipelineStage, PlacementOutcome, StageCount};
 
 /// The namespace Pulsar always distributes evenly, whatever the setting says.
 const SYSTEM_NAMESPACE: &str = "pulsar/system";
-
-/// The candidate set: positions in `LoadData.brokers`, in Java `HashSet` order of their names.
-type Candidates = JavaHashTable<usize>;
-
-/// What the leader knows besides `LoadData` when it places a bundle.
-#[derive(Clone, Debug, Default)]
-pub struct PlacementContext {
-    /// Namespace (`tenant/ns`) → `namespaceAntiAffinityGroup`.
-    pub namespace_anti_affinity_groups: IndexMap<String, String>,
-    /// Failure domain → its brokers (`failureDomainsEnabled` decides whether it is used).
-    pub failure_domains: IndexMap<String, Vec<String>>,
-    /// `brokerToNamespaceToBundleRange`: broker → namespace → bundle ranges it serves or was
-    /// preallocated (even distribution and anti-affinity count these).
-    pub bundle_range_cache: IndexMap<String, IndexMap<String, IndexSet<String>>>,
-    /// `preallocatedBundleToBroker`: bundle → the broker it was assigned to.
-    pub preallocated: IndexMap<String, String>,
-    /// `getAvailableBrokers()`: registered brokers; `None` means every broker with load data.
-    pub available_brokers: Option<Vec<String>>,
-    /// The cluster's namespace isolation policies (none: every broker is shared).
-    pub isolation: IsolationPolicies,
-    /// Bundles that hold non-persistent topics (need `nonPersistentTopicsEnabled`).
-    pub non_persistent_bundles: IndexSet<String>,
-    /// The selector for `loadBalancerSheddingExcludedNamespaces`, a manager-level instance.
-    pub round_robin: RoundRobinBrokerSelector,
-    /// How much of each placement is explained (default: everything).
-    pub trace: PipelineTrace,
-    /// `brokerCandidateCache`, reused across selections: its capacity is what it has grown to (Java
-    /// never shrinks it), and its buckets keep their allocations. `None` before the first selection.
-    candidate_cache: Option<Candidates>,
-}
 
 /// Which entry point runs the pipeline.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -70,241 +42,40 @@ pub enum SelectionPath {
     Shedding,
 }
 
-/// One pipeline step and what it left.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct PipelineStage {
-    /// `after_namespace_policies`, `after_large_topic_count`, `after_anti_affinity`,
-    /// `after_distribute_evenly`, `after_broker_filters`, `after_restore_all`, `reselect_policy_only`.
-    pub stage: String,
-    /// Candidates after the step, in iteration order.
-    pub remaining: Vec<String>,
-    /// Candidates the step removed (or, for restores, that it brought back).
-    pub removed: Vec<String>,
-    /// The numbers behind the step, when it has any.
-    pub note: Option<String>,
-}
-
-/// The pipeline's answer for one bundle.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct PlacementOutcome {
-    pub bundle: String,
-    /// The chosen broker; `None` when no broker is available.
-    pub broker: Option<String>,
-    /// The strategy's final answer (after the overload re-selection, if it ran).
-    pub choice: Option<PlacementChoice>,
-    /// The strategy that decided (`RoundRobinBrokerSelector` for excluded namespaces).
-    pub strategy: String,
-    pub stages: Vec<PipelineStage>,
-    /// The first choice when it landed on an overloaded broker and the strategy was re-run on the
-    /// policy-only set.
-    pub overloaded_first_choice: Option<PlacementChoice>,
-    /// Answered from `preallocatedBundleToBroker` without running the pipeline.
-    pub from_preallocation: bool,
-}
-
-/// The `tenant/ns` and range parts of a bundle name.
-fn split_bundle(bundle: &str) -> (&str, &str) {
-    crate::naming::BundleName::parts(bundle).unwrap_or((bundle, ""))
-}
-
-/// Fills one broker's namespace → ranges map, remembering the last namespace's slot (a broker's
-/// bundles often come grouped by namespace, so most bundles skip the namespace lookup).
-struct RangeFiller<'m, 'b> {
-    namespaces: &'m mut IndexMap<String, IndexSet<String>>,
-    last: Option<(&'b str, usize)>,
-}
-
-impl<'m, 'b> RangeFiller<'m, 'b> {
-    fn new(namespaces: &'m mut IndexMap<String, IndexSet<String>>) -> Self {
-        Self {
-            namespaces,
-            last: None,
-        }
-    }
-
-    fn add(&mut self, bundle: &'b str) {
-        let (ns, range) = split_bundle(bundle);
-        let slot = match self.last {
-            Some((last_ns, slot)) if last_ns == ns => slot,
-            _ => match self.namespaces.get_index_of(ns) {
-                Some(slot) => slot,
-                None => {
-                    self.namespaces
-                        .insert_full(ns.to_string(), IndexSet::new())
-                        .0
-                }
-            },
-        };
-        self.last = Some((ns, slot));
-        // `insert` keeps an existing range where it is; most ranges are new here, so one probe with
-        // the copied name is cheaper than `contains` first.
-        if let Some((_, ranges)) = self.namespaces.get_index_mut(slot) {
-            ranges.insert(range.to_string());
-        }
-    }
-}
-
-impl PlacementContext {
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// Installs the cluster's isolation policies; returns what cannot be evaluated exactly (the
-    /// policies still apply, as Pulsar's exception paths would).
-    pub fn set_isolation_policies(
-        &mut self,
-        policies: &IndexMap<String, NamespaceIsolationPolicy>,
-    ) -> Vec<IsolationPolicyError> {
-        let (compiled, errors) = IsolationPolicies::compile(policies);
-        self.isolation = compiled;
-        errors
-    }
-
-    /// Rebuilds `brokerToNamespaceToBundleRange` from every broker's reported bundles (`bundles`
-    /// and `lastStats`) and preallocated bundles, as the leader does on each update.
-    pub fn rebuild_bundle_range_cache(&mut self, data: &LoadData) {
-        self.bundle_range_cache.clear();
-        for (broker, bd) in &data.brokers {
-            let entry = self.bundle_range_cache.entry(broker.clone()).or_default();
-            let mut filler = RangeFiller::new(entry);
-            let bundles = &bd.local.bundles;
-            for bundle in bundles {
-                filler.add(bundle);
-            }
-            // Brokers report the same bundles in `bundles` and `lastStats`, usually in the same
-            // order: a key equal to the name at its position in `bundles` is already in (adding it
-            // again would change nothing), so only the others are looked up.
-            for (i, bundle) in bd.local.last_stats.keys().enumerate() {
-                if bundles.get(i) != Some(bundle) {
-                    filler.add(bundle);
-                }
-            }
-            for bundle in bd.preallocated.keys() {
-                filler.add(bundle);
-            }
-        }
-    }
-
-    /// Records a bundle as served by a broker in the range cache.
-    pub fn add_to_bundle_range_cache(&mut self, broker: &str, bundle: &str) {
-        let slot = match self.bundle_range_cache.get_index_of(broker) {
-            Some(slot) => slot,
-            None => {
-                self.bundle_range_cache
-                    .insert_full(broker.to_string(), IndexMap::new())
-                    .0
-            }
-        };
-        if let Some((_, namespaces)) = self.bundle_range_cache.get_index_mut(slot) {
-            RangeFiller::new(namespaces).add(bundle);
-        }
-    }
-
-    /// Forgets that `broker` serves `bundle` (the bundle moved away), so anti-affinity counts follow
-    /// a proposal's moves. An emptied namespace entry is left empty, which the counts skip.
-    pub fn remove_from_bundle_range_cache(&mut self, broker: &str, bundle: &str) {
-        let (ns, range) = split_bundle(bundle);
-        if let Some(ranges) = self
-            .bundle_range_cache
-            .get_mut(broker)
-            .and_then(|m| m.get_mut(ns))
-        {
-            ranges.shift_remove(range);
-        }
-    }
-
-    /// The registered brokers in the order Pulsar iterates them (`LoadData.brokers` is kept in
-    /// the broker map's Java iteration order).
-    pub fn available_brokers(&self, data: &LoadData) -> Vec<String> {
-        match &self.available_brokers {
-            Some(list) => list.clone(),
-            None => data.brokers.keys().cloned().collect(),
-        }
-    }
-
-    /// `getAvailableBrokers().size()`, without copying the names.
-    pub fn available_broker_count(&self, data: &LoadData) -> usize {
-        match &self.available_brokers {
-            Some(list) => list.len(),
-            None => data.brokers.len(),
-        }
-    }
-
-    /// The available brokers that have load data: (position in `data.brokers`, name, data).
-    fn available_with_data<'d>(
-        &'d self,
-        data: &'d LoadData,
-    ) -> Box<dyn Iterator<Item = (usize, &'d str, &'d BrokerData)> + 'd> {
-        match &self.available_brokers {
-            Some(list) => Box::new(list.iter().filter_map(|b| {
-                data.brokers
-                    .get_full(b.as_str())
-                    .map(|(pos, name, bd)| (pos, name.as_str(), bd))
-            })),
-            None => Box::new(
-                data.brokers
-                    .iter()
-                    .enumerate()
-                    .map(|(pos, (name, bd))| (pos, name.as_str(), bd)),
-            ),
-        }
-    }
-
-    fn anti_affinity_group(&self, namespace: &str) -> Option<&str> {
-        self.namespace_anti_affinity_groups
-            .get(namespace)
-            .map(|g| g.as_str())
-            .filter(|g| !g.trim().is_empty())
-    }
-
-    /// `brokerToFailureDomainMap`: broker → domain (a broker listed twice keeps the last domain).
-    fn broker_to_domain(&self) -> IndexMap<&str, &str> {
-        let mut out = IndexMap::new();
-        for (domain, brokers) in &self.failure_domains {
-            for b in brokers {
-                out.insert(b.as_str(), domain.as_str());
-            }
-        }
-        out
-    }
-
-    /// `getAntiAffinityNamespaceOwnedBrokers`: broker → number of namespaces of the bundle's
-    /// anti-affinity group with at least one cached range on it. `None` when the namespace has no group.
-    pub fn anti_affinity_namespace_counts(&self, namespace: &str) -> Option<IndexMap<String, i64>> {
-        let group = self.anti_affinity_group(namespace)?;
-        let mut counts: IndexMap<String, i64> = IndexMap::new();
-        for (broker, namespaces) in &self.bundle_range_cache {
-            for (ns, ranges) in namespaces {
-                if ranges.is_empty() {
-                    continue;
-                }
-                let same_group = self
-                    .anti_affinity_group(ns)
-                    .is_some_and(|g| g.eq_ignore_ascii_case(group));
-                if same_group {
-                    *counts.entry(broker.clone()).or_insert(0) += 1;
-                }
-            }
-        }
-        Some(counts)
-    }
-}
-
 /// The name of the broker at `pos` in `data.brokers`.
-fn name_at(data: &LoadData, pos: usize) -> &str {
+pub(super) fn name_at(data: &LoadData, pos: usize) -> &str {
     data.brokers.get_index(pos).map_or("", |(n, _)| n.as_str())
 }
 
 /// The candidates' names in iteration order.
-fn names_of(set: &Candidates, data: &LoadData) -> Vec<String> {
+pub(super) fn names_of(set: &Candidates, data: &LoadData) -> Vec<String> {
     set.iter().map(|&p| name_at(data, p).to_string()).collect()
 }
 
-/// `applyNamespacePolicies` (§6.4 step 1): an isolated namespace gets its policy's primaries, plus
-/// its secondaries when fewer primaries than `min_limit` qualify; any other namespace gets the shared
-/// brokers (no policy names their host as a primary) that take the bundle's topic kind. Only brokers
-/// with load data are offered (the set holds positions in `LoadData.brokers`). Returns what was decided,
-/// for explanations.
+/// `applyNamespacePolicies` (§6.4 step 1) as positions in `LoadData.brokers`: an isolated namespace
+/// gets its policy's primaries, plus its secondaries when fewer primaries than `min_limit` qualify;
+/// any other namespace gets the shared brokers (no policy names their host as a primary) that take
+/// the bundle's topic kind. Only brokers with load data are offered. Primaries come first.
+fn namespace_policy_candidates(
+    bundle: &str,
+    data: &LoadData,
+    ctx: &PlacementContext,
+) -> NamespacePoliciesOutcome<usize> {
+    let non_persistent = ctx.non_persistent_bundles.contains(bundle);
+    let offers = ctx
+        .available_with_data(data)
+        .map(|(pos, name, bd)| BrokerOffer {
+            item: pos,
+            broker_id: name,
+            persistent_topics_enabled: bd.local.persistent_topics_enabled,
+            non_persistent_topics_enabled: bd.local.non_persistent_topics_enabled,
+        });
+    ctx.isolation
+        .apply_namespace_policies(namespace_of_bundle(bundle), non_persistent, offers)
+}
+
+/// [`namespace_policy_candidates`] into the candidate set; returns what was decided, for
+/// explanations.
 fn apply_namespace_policies(
     bundle: &str,
     data: &LoadData,
@@ -312,21 +83,10 @@ fn apply_namespace_policies(
     set: &mut Candidates,
 ) -> NamespacePoliciesOutcome<()> {
     set.clear();
-    let non_persistent = ctx.non_persistent_bundles.contains(bundle);
-    let offers = ctx
-        .available_with_data(data)
-        .map(|(pos, name, bd)| BrokerOffer {
-            item: (hash_map_hash(name), pos),
-            broker_id: name,
-            persistent_topics_enabled: bd.local.persistent_topics_enabled,
-            non_persistent_topics_enabled: bd.local.non_persistent_topics_enabled,
-        });
-    let outcome =
-        ctx.isolation
-            .apply_namespace_policies(namespace_of_bundle(bundle), non_persistent, offers);
+    let outcome = namespace_policy_candidates(bundle, data, ctx);
     // Primaries are added before secondaries, as Pulsar's two `addAll` calls do.
-    for &(hash, pos) in &outcome.candidates {
-        set.insert_hashed(hash, pos);
+    for &pos in &outcome.candidates {
+        set.insert_hashed(ctx.broker_hash(pos, name_at(data, pos)), pos);
     }
     NamespacePoliciesOutcome {
         candidates: Vec::new(),
@@ -339,49 +99,20 @@ fn apply_namespace_policies(
     }
 }
 
-/// The explanation of the namespace-policy step, when isolation policies exist.
-fn namespace_policies_note(
-    ctx: &PlacementContext,
-    outcome: &NamespacePoliciesOutcome<()>,
-) -> Option<String> {
-    if ctx.isolation.is_empty() {
-        return None;
-    }
-    Some(match &outcome.policy {
-        Some(name) => {
-            let min_limit = outcome.min_limit.unwrap_or(0);
-            format!(
-                "isolation policy `{name}`: {} primary broker(s){}",
-                outcome.primaries,
-                if outcome.failover {
-                    format!(
-                        " < min_limit={min_limit}, so {} secondary broker(s) added",
-                        outcome.secondaries
-                    )
-                } else {
-                    format!(" >= min_limit={min_limit}, secondaries not used")
-                }
-            )
-        }
-        None => "no isolation policy for this namespace: only shared brokers (not a primary of any policy)".to_string(),
-    })
-}
-
 /// `shouldNamespacePoliciesUnload`: some broker other than the current owner may take the bundle
-/// (the policy-only set is non-empty and is not just the owner).
+/// (the policy-only set is non-empty and is not just the owner). Asked for every bundle the
+/// shedder selects, so it reads the policy's answer without building the candidate set.
 pub fn should_namespace_policies_unload(
     bundle: &str,
     current_broker: &str,
     data: &LoadData,
     ctx: &PlacementContext,
 ) -> bool {
-    let mut set = Candidates::new();
-    apply_namespace_policies(bundle, data, ctx, &mut set);
-    let others = set
+    let current = data.brokers.get_index_of(current_broker);
+    namespace_policy_candidates(bundle, data, ctx)
+        .candidates
         .iter()
-        .filter(|&&pos| name_at(data, pos) != current_broker)
-        .count();
-    others > 0
+        .any(|&pos| Some(pos) != current)
 }
 
 /// `filterBrokersWithLargeTopicCount`: keep brokers whose topics (reported + preallocated) are within
@@ -684,106 +415,6 @@ fn apply_broker_filters(
     }))
 }
 
-/// The stages of one selection, recorded only at [`PipelineTrace::Full`] and [`PipelineTrace::Stages`].
-struct StageLog<'d> {
-    data: &'d LoadData,
-    stages: Option<Vec<PipelineStage>>,
-}
-
-impl<'d> StageLog<'d> {
-    fn new(data: &'d LoadData, trace: PipelineTrace) -> Self {
-        Self {
-            data,
-            stages: matches!(trace, PipelineTrace::Full | PipelineTrace::Stages).then(Vec::new),
-        }
-    }
-
-    fn on(&self) -> bool {
-        self.stages.is_some()
-    }
-
-    /// The candidates before a step (empty when not recording).
-    fn before(&self, set: &Candidates) -> Vec<usize> {
-        if self.on() {
-            set.iter().copied().collect()
-        } else {
-            Vec::new()
-        }
-    }
-
-    /// Membership of every broker position in `set`.
-    fn kept(&self, set: &Candidates) -> Vec<bool> {
-        let mut kept = vec![false; self.data.brokers.len()];
-        for &pos in set.iter() {
-            if let Some(k) = kept.get_mut(pos) {
-                *k = true;
-            }
-        }
-        kept
-    }
-
-    /// The first step, narrowing the available brokers (named, some maybe without load data).
-    fn first_step(
-        &mut self,
-        stage: &str,
-        available: &[String],
-        set: &Candidates,
-        note: Option<String>,
-    ) {
-        if !self.on() {
-            return;
-        }
-        let kept = self.kept(set);
-        let data = self.data;
-        let removed = available
-            .iter()
-            .filter(|b| {
-                data.brokers
-                    .get_index_of(b.as_str())
-                    .is_none_or(|pos| !kept.get(pos).copied().unwrap_or(false))
-            })
-            .cloned()
-            .collect();
-        self.push(PipelineStage {
-            stage: stage.to_string(),
-            remaining: names_of(set, data),
-            removed,
-            note,
-        });
-    }
-
-    /// A step that narrowed the set from `before` (positions).
-    fn step(&mut self, stage: &str, before: &[usize], set: &Candidates, note: Option<String>) {
-        if !self.on() {
-            return;
-        }
-        let kept = self.kept(set);
-        let data = self.data;
-        let removed = before
-            .iter()
-            .filter(|&&pos| !kept.get(pos).copied().unwrap_or(false))
-            .map(|&pos| name_at(data, pos).to_string())
-            .collect();
-        self.push(PipelineStage {
-            stage: stage.to_string(),
-            remaining: names_of(set, data),
-            removed,
-            note,
-        });
-    }
-
-    /// A stage whose lists are given as is.
-    fn push(&mut self, stage: PipelineStage) {
-        if let Some(stages) = &mut self.stages {
-            stages.push(stage);
-        }
-    }
-
-    fn into_stages(self) -> Vec<PipelineStage> {
-        self.stages.unwrap_or_default()
-    }
-}
-
 /// `selectBrokerForAssignment` (path `Assignment`) or `selectBroker` (path `Shedding`): the §6.4 steps
 /// in order, then the strategy, the overload re-selection and (assignment path) the preallocation.
 /// Explained at `ctx.trace` level.
@@ -824,56 +455,58 @@ pub fn select_broker_for_bundle(
             }),
             strategy: strategy_name,
             stages: Vec::new(),
+            stage_counts: Vec::new(),
             overloaded_first_choice: None,
             from_preallocation: true,
         };
     }
 
     let trace = ctx.trace;
-    let (choice, overloaded_first_choice, stages) = {
+    ctx.refresh_broker_hashes(data);
+    let (choice, overloaded_first_choice, (stages, stage_counts)) = {
         let view: &LoadData = data;
         let mut log = StageLog::new(view, trace);
-        let explain = log.on();
+        // The steps' notes are formatted only when the steps are named.
+        let explain = log.named();
         // Taken out while the context is also read; put back below (no early return in between).
         let mut set = ctx.candidate_cache.take().unwrap_or_default();
 
         let policy_outcome = apply_namespace_policies(bundle, view, ctx, &mut set);
-        let available = if explain {
-            ctx.available_brokers(view)
-        } else {
-            Vec::new()
-        };
         let note = if explain {
             namespace_policies_note(ctx, &policy_outcome)
         } else {
             None
         };
-        log.first_step("after_namespace_policies", &available, &set, note);
+        log.first_step(
+            stage::NAMESPACE_POLICIES,
+            ctx.available_brokers.as_deref(),
+            &set,
+            note,
+        );
 
-        let before = log.before(&set);
+        log.mark(&set);
         let note =
             filter_large_topic_count(&mut set, view, cfg.load_balancer_broker_max_topics, explain);
-        log.step("after_large_topic_count", &before, &set, note);
+        log.step(stage::LARGE_TOPIC_COUNT, &set, note);
 
-        let before = log.before(&set);
+        log.mark(&set);
         let note = filter_anti_affinity(bundle, &mut set, view, ctx, cfg, explain);
-        log.step("after_anti_affinity", &before, &set, note);
+        log.step(stage::ANTI_AFFINITY, &set, note);
 
         if cfg.load_balancer_distribute_bundles_evenly_enabled || namespace == SYSTEM_NAMESPACE {
-            let before = log.before(&set);
+            log.mark(&set);
             let note =
                 remove_most_servicing(bundle, &mut set, view, &ctx.bundle_range_cache, explain);
-            log.step("after_distribute_evenly", &before, &set, note);
+            log.step(stage::DISTRIBUTE_EVENLY, &set, note);
         }
 
-        let before = log.before(&set);
+        log.mark(&set);
         match apply_broker_filters(&mut set, view, cfg, explain) {
-            Ok(note) => log.step("after_broker_filters", &before, &set, note),
+            Ok(note) => log.step(stage::BROKER_FILTERS, &set, note),
             Err(why) => {
                 apply_namespace_policies(bundle, view, ctx, &mut set);
                 log.step(
-                    "after_broker_filters",
-                    &before,
+                    stage::BROKER_FILTERS,
                     &set,
                     explain
                         .then(|| format!("a filter failed ({why}); restored the policy-only set")),
@@ -883,15 +516,7 @@ pub fn select_broker_for_bundle(
 
         if set.is_empty() {
             apply_namespace_policies(bundle, view, ctx, &mut set);
-            if explain {
-                let restored = names_of(&set, view);
-                log.push(PipelineStage {
-                    stage: "after_restore_all".to_string(),
-                    remaining: restored.clone(),
-                    removed: restored,
-                    note: Some("no candidate left; restored the policy-only set".to_string()),
-                });
-            }
+            log.restored_all(&set);
         }
 
         // The round-robin selector lives in the context; take it out while the context is also read.
@@ -922,19 +547,14 @@ pub fn select_broker_for_bundle(
             if usage > threshold {
                 apply_namespace_policies(bundle, view, ctx, &mut set);
                 let retry_candidates = names_of(&set, view);
-                if explain {
-                    log.push(PipelineStage {
-                        stage: "reselect_policy_only".to_string(),
-                        remaining: retry_candidates.clone(),
-                        removed: Vec::new(),
-                        note: Some(format!(
-                            "{} is at {:.2}% > loadBalancerBrokerOverloadedThresholdPercentage={}; strategy re-run on the policy-only set",
-                            first.broker,
-                            usage * 100.0,
-                            cfg.load_balancer_broker_overloaded_threshold_percentage
-                        )),
-                    });
-                }
+                log.reselected(&retry_candidates, || {
+                    format!(
+                        "{} is at {:.2}% > loadBalancerBrokerOverloadedThresholdPercentage={}; strategy re-run on the policy-only set",
+                        first.broker,
+                        usage * 100.0,
+                        cfg.load_balancer_broker_overloaded_threshold_percentage
+                    )
+                });
                 let retry = strategy.select_broker_traced(
                     &retry_candidates,
                     bundle,
@@ -951,7 +571,7 @@ pub fn select_broker_for_bundle(
         }
         ctx.round_robin = round_robin;
         ctx.candidate_cache = Some(set);
-        (choice, overloaded_first_choice, log.into_stages())
+        (choice, overloaded_first_choice, log.finish())
     };
 
     let broker = choice.as_ref().map(|c| c.broker.clone());
@@ -966,6 +586,7 @@ pub fn select_broker_for_bundle(
         choice,
         strategy: strategy_name,
         stages,
+        stage_counts,
         overloaded_first_choice,
         from_preallocation: false,
     }
@@ -1066,6 +687,8 @@ pub fn should_anti_affinity_namespace_unload(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::modular::BrokerData;
+    use crate::naming::java_map_order::hash_map_hash;
 
     fn brokers(names: &[&str]) -> LoadData {
         let mut data = LoadData::default();
@@ -1082,6 +705,147 @@ mod tests {
             set.insert_hashed(hash_map_hash(name), pos);
         }
         set
+    }
+
+    /// One placement at every trace level: the same decision, and the counts the history records
+    /// ([`PipelineTrace::Counts`], no names) are those of the stages a plan records named.
+    fn each_level(
+        bundle: &str,
+        data: &LoadData,
+        ctx: &PlacementContext,
+        cfg: &LoadBalancerConfig,
+    ) -> Vec<(PipelineTrace, PlacementOutcome)> {
+        use crate::modular::placement::LeastLongTermMessageRate;
+        use crate::rng::SeededPicker;
+        [
+            PipelineTrace::Off,
+            PipelineTrace::Summary,
+            PipelineTrace::Counts,
+            PipelineTrace::Stages,
+            PipelineTrace::Full,
+        ]
+        .into_iter()
+        .map(|trace| {
+            let (mut data, mut ctx) = (data.clone(), ctx.clone());
+            ctx.trace = trace;
+            let outcome = select_broker_for_bundle(
+                bundle,
+                &BundleData::pulsar_default(),
+                SelectionPath::Shedding,
+                &mut data,
+                &mut ctx,
+                cfg,
+                &mut LeastLongTermMessageRate,
+                &mut SeededPicker::new(7),
+            );
+            (trace, outcome)
+        })
+        .collect()
+    }
+
+    /// Every step kind, counted and named: a listed broker without load data and an isolation
+    /// policy's first step, the topic-count, anti-affinity and even-distribution filters, a failing
+    /// version filter, the restore of the policy-only set and the overload re-selection.
+    #[test]
+    fn counted_stages_are_the_named_stages_counts() {
+        use crate::model::ResourceUsage;
+        use crate::plan::reasons::describe_placement;
+        let names = [
+            "b1:8080", "b2:8080", "b3:8080", "b4:8080", "b5:8080", "b6:8080",
+        ];
+        let mut data = brokers(&names);
+        for (i, b) in data.brokers.values_mut().enumerate() {
+            b.local.num_topics = 10 * i as i64;
+            b.local.broker_version_string = Some(format!("4.0.{i}"));
+            b.local.cpu = ResourceUsage {
+                usage: 10.0 + i as f64,
+                limit: 100.0,
+            };
+        }
+        let mut ctx = PlacementContext::new();
+        let mut available: Vec<String> = names.iter().map(|n| n.to_string()).collect();
+        available.push("gone:8080".to_string());
+        ctx.available_brokers = Some(available);
+        ctx.namespace_anti_affinity_groups
+            .insert("t/a".into(), "g".into());
+        ctx.namespace_anti_affinity_groups
+            .insert("t/b".into(), "g".into());
+        ctx.add_to_bundle_range_cache("b6:8080", "t/b/0x00000000_0x80000000");
+        ctx.add_to_bundle_range_cache("b2:8080", "t/a/0x80000000_0xffffffff");
+        ctx.add_to_bundle_range_cache("b1:8080", "t/c/0x80000000_0xffffffff");
+        // A bundle of the anti-affinity group, and one whose namespace b1 already serves.
+        let bundles = ["t/a/0x00000000_0x80000000", "t/c/0x00000000_0x80000000"];
+        let mut cfg = LoadBalancerConfig::pulsar_4x();
+        cfg.load_balancer_broker_max_topics = 35;
+
+        let mut cases: Vec<(&str, LoadData, LoadBalancerConfig)> =
+            vec![("filters", data.clone(), cfg.clone())];
+        // A bad version string makes the version filter throw: the policy-only set comes back.
+        let mut bad_version = data.clone();
+        bad_version.brokers[0].local.broker_version_string = Some("four".into());
+        let mut later = cfg.clone();
+        later.prefer_later_versions = true;
+        cases.push(("version filter throws", bad_version, later));
+        // No broker runs the configured load manager: nothing is left, all are restored.
+        let mut other_manager = data.clone();
+        for b in other_manager.brokers.values_mut() {
+            b.local.load_manager_class_name = Some("Other".into());
+        }
+        cases.push(("restore all", other_manager, cfg.clone()));
+        // Every broker overloaded: the strategy is re-run on the policy-only set.
+        let mut overloaded = data.clone();
+        for b in overloaded.brokers.values_mut() {
+            b.local.cpu.usage += 90.0;
+        }
+        cases.push(("overloaded", overloaded, cfg.clone()));
+
+        let mut seen: IndexSet<String> = IndexSet::new();
+        for ((case, data, cfg), bundle) in cases.iter().flat_map(|c| bundles.map(|b| (c, b))) {
+            let outcomes = each_level(bundle, data, &ctx, cfg);
+            let (_, full) = &outcomes[4];
+            let (_, stages) = &outcomes[3];
+            let (_, counts) = &outcomes[2];
+            assert!(counts.stages.is_empty(), "{case}: no names at Counts");
+            assert!(
+                full.stage_counts.is_empty(),
+                "{case}: no counts beside names"
+            );
+            assert_eq!(counts.stage_counts(), full.stage_counts(), "{case}");
+            assert_eq!(
+                describe_placement(counts),
+                describe_placement(stages),
+                "{case}"
+            );
+            for (trace, o) in &outcomes {
+                assert_eq!(o.broker, full.broker, "{case} at {trace:?}");
+                assert_eq!(
+                    o.choice.as_ref().map(|c| &c.choice_set),
+                    full.choice.as_ref().map(|c| &c.choice_set),
+                    "{case} at {trace:?}"
+                );
+            }
+            for s in full.stage_counts() {
+                if s.removed > 0 || s.stage == "reselect_policy_only" {
+                    seen.insert(s.stage.to_string());
+                }
+            }
+        }
+        let every: IndexSet<String> = [
+            "after_namespace_policies",
+            "after_large_topic_count",
+            "after_anti_affinity",
+            "after_distribute_evenly",
+            "after_broker_filters",
+            "after_restore_all",
+            "reselect_policy_only",
+        ]
+        .into_iter()
+        .map(String::from)
+        .collect();
+        assert_eq!(
+            seen.iter().collect::<std::collections::BTreeSet<_>>(),
+            every.iter().collect::<std::collections::BTreeSet<_>>()
+        );
     }
 
     #[test]

@@ -28,7 +28,7 @@ use crate::modular::pipeline::{PipelineTrace, PlacementContext};
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct LeaderStep {
     /// `doLoadShedding`: every unload with its destination and reason (traced at
-    /// [`PipelineTrace::Stages`]: the pipeline's stages, the strategy's summary reason).
+    /// [`PipelineTrace::Counts`]: the pipeline's stages as counts, the strategy's summary reason).
     pub shedding: SheddingCycleReport,
     /// `BundleSplitterTask`: the bundles it would split (decided on the same view, before the
     /// shedding, as the leader's tasks run).
@@ -196,9 +196,10 @@ impl CarriedLeader {
                 .get(ns)
                 .map(|n| i64::from(n.bundles.num_bundles))
         };
-        // The history reads each unload's one-line reason (`driver::shedding_reason`): the
-        // pipeline's stages and the strategy's summary, not every candidate's score.
-        ctx.trace = PipelineTrace::Stages;
+        // The history reads each unload's one-line reason (`driver::shedding_reason`): how many
+        // brokers each pipeline stage left and the strategy's summary, not the candidates' names
+        // or scores.
+        ctx.trace = PipelineTrace::Counts;
         let splits = decide_auto_splits(&self.cfg, data, counts, |_, _, name| {
             long_term_of(data, name)
         });
@@ -263,5 +264,6 @@ mod tests {
         assert!(full.len() >= 3, "{full:?}");
         assert!(full.iter().any(|(_, _, why)| why.contains(" left ")));
         assert_eq!(run(PipelineTrace::Stages), full);
+        assert_eq!(run(PipelineTrace::Counts), full);
     }
 }

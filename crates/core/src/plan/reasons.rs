@@ -121,29 +121,28 @@ struct Narrowing {
 }
 
 /// `None` when no step removed a broker (or the pipeline was not recorded).
+/// Reads the stages' counts only, so it says the same whether they were recorded named or counted.
 fn narrowing(outcome: &PlacementOutcome) -> Option<Narrowing> {
-    let first = outcome.stages.first()?;
-    let mut before = first.remaining.len() + first.removed.len();
+    let stages = outcome.stage_counts();
+    let first = stages.first()?;
+    let mut before = first.remaining + first.removed;
     let mut steps: Vec<String> = Vec::new();
-    for stage in &outcome.stages {
-        let Some(name) = filter_name(&stage.stage) else {
+    for stage in &stages {
+        let Some(name) = filter_name(stage.stage) else {
             continue;
         };
-        if !stage.removed.is_empty() {
+        if stage.removed > 0 {
             steps.push(format!(
                 "{name} left {} of {before} brokers",
-                stage.remaining.len()
+                stage.remaining
             ));
         }
-        before = stage.remaining.len();
+        before = stage.remaining;
     }
     if steps.is_empty() {
         return None;
     }
-    let restored = outcome
-        .stages
-        .iter()
-        .any(|s| s.stage == "after_restore_all");
+    let restored = stages.iter().any(|s| s.stage == "after_restore_all");
     Some(Narrowing {
         steps: steps.join(", then "),
         left: before,
@@ -274,7 +273,7 @@ pub fn shed_reason(reason: &ShedReason) -> DecisionReason {
 
 /// The candidates the strategy was given (the last pipeline stage's), when the stages were recorded.
 fn candidate_count(outcome: &PlacementOutcome) -> Option<usize> {
-    outcome.stages.last().map(|s| s.remaining.len())
+    outcome.stage_counts().last().map(|s| s.remaining)
 }
 
 /// The last filter that removed a broker before the strategy chose, as a stable id (the pipeline
@@ -282,9 +281,9 @@ fn candidate_count(outcome: &PlacementOutcome) -> Option<usize> {
 /// `distribute_evenly`, `broker_filters`); `None` when none did.
 fn deciding_filter(outcome: &PlacementOutcome) -> Option<&str> {
     outcome
-        .stages
-        .iter()
-        .filter(|s| !s.removed.is_empty() && filter_name(&s.stage).is_some())
+        .stage_counts()
+        .into_iter()
+        .filter(|s| s.removed > 0 && filter_name(s.stage).is_some())
         .filter_map(|s| s.stage.strip_prefix("after_"))
         .next_back()
 }
@@ -387,6 +386,7 @@ mod tests {
                     note: None,
                 },
             ],
+            stage_counts: Vec::new(),
             overloaded_first_choice: None,
             from_preallocation: false,
         }

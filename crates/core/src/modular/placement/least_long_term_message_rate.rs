@@ -48,20 +48,17 @@ impl PlacementStrategy for LeastLongTermMessageRate {
     ) -> Option<PlacementChoice> {
         let mut best: Vec<String> = Vec::new();
         let mut min_score = f64::INFINITY;
-        // Each candidate's score (`None`: no broker data), formatted only for a full explanation.
-        let mut scores: Vec<Option<f64>> = Vec::new();
+        // Each candidate's score (`None`: no broker data): listed for a full explanation, and the
+        // runner-up is found among them without looking each broker up again.
+        let mut scores: Vec<Option<f64>> = Vec::with_capacity(candidates.len());
         for name in candidates {
             // Java would throw on a candidate without broker data; we leave it out.
             let Some(broker) = data.brokers.get(name) else {
-                if trace == PipelineTrace::Full {
-                    scores.push(None);
-                }
+                scores.push(None);
                 continue;
             };
             let score = long_term_message_rate_score(broker, cfg);
-            if trace == PipelineTrace::Full {
-                scores.push(Some(score));
-            }
+            scores.push(Some(score));
             // Exact comparisons, as Java: +inf == +inf, so overloaded brokers tie while nothing
             // finite has been seen; a NaN score never joins.
             if score < min_score {
@@ -119,10 +116,14 @@ impl PlacementStrategy for LeastLongTermMessageRate {
         if trace == PipelineTrace::Off {
             return Some(choice);
         }
-        Some(choice.with_scores(candidates.iter().filter_map(|name| {
-            let broker = data.brokers.get(name)?;
-            Some((name.as_str(), long_term_message_rate_score(broker, cfg)))
-        })))
+        Some(
+            choice.with_scores(
+                candidates
+                    .iter()
+                    .zip(&scores)
+                    .filter_map(|(name, score)| score.map(|s| (name.as_str(), s))),
+            ),
+        )
     }
 }
 

@@ -80,9 +80,12 @@ pub enum PipelineTrace {
     Off,
     /// No stages; reasons give the winning numbers without listing every candidate.
     Summary,
-    /// Every pipeline stage with its candidates and notes, and the strategies' `Summary` reasons:
-    /// all that the one-line placement reason (`plan::reasons::describe_placement`) reads, without
-    /// formatting each candidate's score (the history replays a cycle per snapshot).
+    /// Every pipeline stage as counts (how many candidates it left and removed, no names, no
+    /// notes) and the strategies' `Summary` reasons: all that the one-line placement reason
+    /// (`plan::reasons::describe_placement`) reads. The history replays a cycle per snapshot and
+    /// reads only that line.
+    Counts,
+    /// Every pipeline stage with its candidates and notes, and the strategies' `Summary` reasons.
     Stages,
     /// Every pipeline stage with its candidates and notes; reasons list each candidate's numbers.
     #[default]
