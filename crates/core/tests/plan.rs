@@ -495,12 +495,11 @@ fn unload_reason_names_the_rule_its_numbers_and_the_runner_up() {
     assert!(json["unloads"][0]["reason_text"].is_string());
 }
 
-#[test]
-fn placement_that_chooses_the_current_owner_is_a_skip_of_its_own_kind() {
-    // apache/pulsar#20822: b1 at 70 % cpu but a low message rate, b2 at 10 % with 100,000 msg/s.
-    // avg 0.4, b1 ≥ 0.5 is shed; LeastLongTermMessageRate scores b1 2,000 < b2 200,000 (both under
-    // the overload threshold) and chooses b1, the owner. The even-distribution filter is off so that
-    // b1 stays a candidate.
+/// apache/pulsar#20822: b1 at 70 % cpu but a low message rate, b2 at 10 % with 100,000 msg/s.
+/// avg 0.4, b1 ≥ 0.5 is shed; LeastLongTermMessageRate scores b1 2,000 < b2 200,000 (both under
+/// the overload threshold) and chooses b1, the owner. The even-distribution filter is off so that
+/// b1 stays a candidate.
+fn owner_chosen_plan() -> lbplan_core::plan::Plan {
     let mut snap = threshold_snapshot("4.0.7");
     let b2_bundle = "t/ns/0x20000000_0x30000000";
     snap.brokers
@@ -518,7 +517,12 @@ fn placement_that_chooses_the_current_owner_is_a_skip_of_its_own_kind() {
         Profile::Pulsar4x,
         &[("loadBalancerDistributeBundlesEvenlyEnabled", "false")],
     );
-    let plan = make_plan(&snap, &req).unwrap();
+    make_plan(&snap, &req).unwrap()
+}
+
+#[test]
+fn placement_that_chooses_the_current_owner_is_a_skip_of_its_own_kind() {
+    let plan = owner_chosen_plan();
     assert!(plan.unloads.is_empty(), "{:#?}", plan.unloads);
     let skip = plan
         .skipped
@@ -837,25 +841,8 @@ fn a_cycle_level_skip_is_scoped_to_the_cycle_with_no_names() {
 
 #[test]
 fn a_bundle_level_skip_names_the_bundle_and_its_owner() {
-    // apache/pulsar#20822 as above: placement picks b1, the owner, so the unload is skipped.
-    let mut snap = threshold_snapshot("4.0.7");
-    let b2_bundle = "t/ns/0x20000000_0x30000000";
-    snap.brokers
-        .get_mut("b1:8080")
-        .unwrap()
-        .local_broker_data
-        .cpu = ResourceUsage::new(70.0, 100.0);
-    snap.brokers.insert(
-        "b2:8080".into(),
-        broker(10.0, "4.0.7", &[(b2_bundle, 1000.0, 50_000.0)]),
-    );
-    snap.bundle_data
-        .insert(b2_bundle.into(), bundle_data(1000.0, 50_000.0));
-    let req = with_settings(
-        Profile::Pulsar4x,
-        &[("loadBalancerDistributeBundlesEvenlyEnabled", "false")],
-    );
-    let plan = make_plan(&snap, &req).unwrap();
+    // apache/pulsar#20822 (`owner_chosen_plan`): placement picks b1, the owner, so the unload is skipped.
+    let plan = owner_chosen_plan();
     let skip = plan
         .skipped
         .iter()

@@ -111,6 +111,7 @@ mod tests {
             }),
             strategy: "LeastLongTermMessageRate".into(),
             stages: Vec::new(),
+            stage_counts: Vec::new(),
             overloaded_first_choice: None,
             from_preallocation: false,
         })
