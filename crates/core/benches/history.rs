@@ -91,8 +91,9 @@ fn explain_stored(files: &Files, rebuild: bool) -> HistoryReport {
         ex.rebuild_view_each_step();
     }
     ex.push(first).expect("explains");
-    while let Some(s) = stored.next_snapshot() {
-        if let Some(done) = ex.push_returning(s.expect("decodes")).expect("explains") {
+    while let Some(next) = stored.next_snapshot_with_changes() {
+        let (s, changed) = next.expect("decodes");
+        if let Some(done) = ex.push_changed(s, changed.as_deref()).expect("explains") {
             stored.recycle(done);
         }
     }

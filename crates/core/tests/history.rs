@@ -608,3 +608,60 @@ fn recycled_snapshots_decode_the_same_snapshots() {
     let files = store(&recorded);
     assert_eq!(read_recycling(&files, SeriesLimits::default()), recorded);
 }
+
+/// The store names, for each snapshot, exactly the brokers whose report differs from the one
+/// before (none for the first, none known when the broker list changes); and a stored series is
+/// explained the same with that hint (the leader's view compares only those reports) as with
+/// every report compared: recorded #16059 shedding and a broker crash (the list changes).
+#[test]
+fn the_stores_changed_brokers_explain_the_same_report() {
+    let pr = builtin_scenario("pr-16059").unwrap().unwrap();
+    let crash = builtin_scenario("broker-crash").unwrap().unwrap();
+    let mut hinted = 0;
+    for (snap, scenario, config, cycles) in [
+        (
+            builtin_snapshot("pr-16059").unwrap(),
+            &pr,
+            THRESHOLD_LLTMR,
+            30,
+        ),
+        (builtin_snapshot("demo").unwrap(), &crash, "", 44),
+    ] {
+        let (_, series) = record(&snap, scenario, config, cycles);
+        let files = store(&series);
+        let mut stored = StoredSeries::open(&files).unwrap();
+        let mut i = 0;
+        while let Some(next) = stored.next_snapshot_with_changes() {
+            let (s, changed) = next.unwrap();
+            assert_eq!(s, series[i]);
+            let expected = i
+                .checked_sub(1)
+                .map(|p| &series[p])
+                .filter(|before| before.brokers.keys().eq(s.brokers.keys()))
+                .map(|before| {
+                    s.brokers
+                        .iter()
+                        // The JSON a part id hashes (`==` ignores `lastStats` order).
+                        .filter(|(id, b)| {
+                            serde_json::to_vec(&before.brokers[id.as_str()]).unwrap()
+                                != serde_json::to_vec(*b).unwrap()
+                        })
+                        .map(|(id, _)| id.clone())
+                        .collect::<Vec<_>>()
+                });
+            assert_eq!(changed, expected, "snapshot {i}");
+            hinted += usize::from(changed.is_some());
+            i += 1;
+        }
+        assert_eq!(i, series.len());
+        let opts = ExplainOptions {
+            seed: SEED,
+            ..ExplainOptions::default()
+        };
+        assert_eq!(
+            lbplan_core::history::explain_files(&files, &opts).unwrap(),
+            explained(&series)
+        );
+    }
+    assert!(hinted > 60, "{hinted} hinted snapshots");
+}

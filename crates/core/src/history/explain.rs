@@ -145,8 +145,21 @@ impl Explainer {
     /// [`Self::push`], giving back the earlier snapshot the explainer no longer needs (unmodified,
     /// for `store::StoredSeries::recycle`).
     pub fn push_returning(&mut self, snapshot: Snapshot) -> Result<Option<Snapshot>, PlanError> {
+        self.push_changed(snapshot, None)
+    }
+
+    /// [`Self::push_returning`] when only the reports of `changed_brokers` may differ from those of
+    /// the snapshot pushed before (`None`: unknown; the store's
+    /// `StoredSeries::next_snapshot_with_changes` knows): the leader's view compares only those.
+    pub fn push_changed(
+        &mut self,
+        snapshot: Snapshot,
+        changed_brokers: Option<&[String]>,
+    ) -> Result<Option<Snapshot>, PlanError> {
         let at = snapshot.captured_at_ms.unwrap_or(0);
-        let step = self.leader.step(&snapshot, at)?;
+        // A hint is about the snapshot pushed just before; the first one has none.
+        let changed_brokers = changed_brokers.filter(|_| self.previous.is_some());
+        let step = self.leader.step_changed(&snapshot, at, changed_brokers)?;
         self.usages.push(step.broker_usage_fraction.clone());
         self.report.times_ms.push(at);
         let mut done = None;

@@ -35,15 +35,15 @@ pub fn explain_files_observed(
         let total = stored.len();
         let mut explainer: Option<Explainer> = None;
         let mut index = 0;
-        while let Some(s) = stored.next_snapshot() {
-            let s = s?;
+        while let Some(next) = stored.next_snapshot_with_changes() {
+            let (s, changed) = next?;
             seen(index, total, &s);
             index += 1;
             let ex = match explainer.as_mut() {
                 Some(ex) => ex,
                 None => explainer.insert(Explainer::new(&s, opts)?),
             };
-            if let Some(done) = ex.push_returning(s)? {
+            if let Some(done) = ex.push_changed(s, changed.as_deref())? {
                 stored.recycle(done);
             }
         }

@@ -499,6 +499,35 @@ impl<'a> StoredSeries<'a> {
         Some(assembled)
     }
 
+    /// [`Self::next_snapshot`] with the brokers whose part changed since the snapshot handed out
+    /// before it (their reports may differ; every other broker's is the same value): `None` for
+    /// the first snapshot, or when the broker list (names or order) changed.
+    #[allow(clippy::type_complexity)]
+    pub fn next_snapshot_with_changes(
+        &mut self,
+    ) -> Option<Result<(Snapshot, Option<Vec<String>>), SeriesError>> {
+        let at = self.next;
+        let changed = at
+            .checked_sub(1)
+            .and_then(|before| self.manifests.get(before))
+            .zip(self.manifests.get(at))
+            .and_then(|((_, before), (_, now))| {
+                let comparable = bare_envelope(&before.envelope)
+                    && bare_envelope(&now.envelope)
+                    && before.brokers.keys().eq(now.brokers.keys());
+                comparable.then(|| {
+                    now.brokers
+                        .iter()
+                        .zip(before.brokers.values())
+                        .filter(|((_, part), part_before)| part != part_before)
+                        .map(|((id, _), _)| id.clone())
+                        .collect()
+                })
+            });
+        self.next_snapshot()
+            .map(|snapshot| snapshot.map(|s| (s, changed)))
+    }
+
     /// Gives back the oldest snapshot handed out and not given back yet, unmodified, once the
     /// caller is done with it: the next snapshot moves its unchanged values (a broker report, the
     /// namespaces, the `BundleData` map whose part id is the same) instead of copying them from the

@@ -42,10 +42,7 @@ pub enum SelectionPath {
     Shedding,
 }
 
-/// The name of the broker at `pos` in `data.brokers`.
-pub(super) fn name_at(data: &LoadData, pos: usize) -> &str {
-    data.brokers.get_index(pos).map_or("", |(n, _)| n.as_str())
-}
+pub(super) use super::placement::name_at;
 
 /// The candidates' names in iteration order.
 pub(super) fn names_of(set: &Candidates, data: &LoadData) -> Vec<String> {
@@ -526,16 +523,9 @@ pub fn select_broker_for_bundle(
         } else {
             placement
         };
-        let candidates = names_of(&set, view);
-        let mut choice = strategy.select_broker_traced(
-            &candidates,
-            bundle,
-            bundle_data,
-            view,
-            cfg,
-            picker,
-            trace,
-        );
+        let candidates: Vec<usize> = set.iter().copied().collect();
+        let mut choice =
+            strategy.select_broker_at(&candidates, bundle, bundle_data, view, cfg, picker, trace);
 
         let mut overloaded_first_choice = None;
         if let Some(first) = &choice {
@@ -546,7 +536,7 @@ pub fn select_broker_for_bundle(
                 .map_or(0.0, |bd| cfg.overload_check_usage(&bd.local));
             if usage > threshold {
                 apply_namespace_policies(bundle, view, ctx, &mut set);
-                let retry_candidates = names_of(&set, view);
+                let retry_candidates: Vec<usize> = set.iter().copied().collect();
                 log.reselected(&retry_candidates, || {
                     format!(
                         "{} is at {:.2}% > loadBalancerBrokerOverloadedThresholdPercentage={}; strategy re-run on the policy-only set",
@@ -555,7 +545,7 @@ pub fn select_broker_for_bundle(
                         cfg.load_balancer_broker_overloaded_threshold_percentage
                     )
                 });
-                let retry = strategy.select_broker_traced(
+                let retry = strategy.select_broker_at(
                     &retry_candidates,
                     bundle,
                     bundle_data,

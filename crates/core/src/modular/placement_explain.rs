@@ -291,12 +291,16 @@ impl<'d> StageLog<'d> {
 
     /// The strategy is re-run on `candidates` (the policy-only set) because its first choice was
     /// overloaded; `note` says why (read only when [`Self::named`]).
-    pub(super) fn reselected(&mut self, candidates: &[String], note: impl FnOnce() -> String) {
+    pub(super) fn reselected(&mut self, candidates: &[usize], note: impl FnOnce() -> String) {
+        let data = self.data;
         let entry = match &self.record {
             Record::Nothing => return,
             Record::Named(_) => Entry::Named(PipelineStage {
                 stage: stage::RESELECT_POLICY_ONLY.to_string(),
-                remaining: candidates.to_vec(),
+                remaining: candidates
+                    .iter()
+                    .map(|&pos| name_at(data, pos).to_string())
+                    .collect(),
                 removed: Vec::new(),
                 note: Some(note()),
             }),

@@ -236,10 +236,31 @@ impl LeaderState {
         self.update_observed(snapshot, &mut ());
     }
 
+    /// [`Self::update`] when only the reports of `changed_brokers` may differ from those of the
+    /// snapshot of the last update (or build): the history's series store knows which brokers'
+    /// parts changed between consecutive snapshots, so the other reports are not compared. The
+    /// stored bundle data, the policies and the broker list are checked as by [`Self::update`]
+    /// (a different broker list rebuilds the view). A broker named that is not in the view is
+    /// ignored; a changed broker left out is not seen (callers pass `update` when unsure).
+    pub fn update_changed(&mut self, snapshot: &Snapshot, changed_brokers: &[String]) {
+        self.update_from(snapshot, Some(changed_brokers), &mut ());
+    }
+
     /// [`Self::update`], its order repairs seen by `observer`.
     pub(crate) fn update_observed(
         &mut self,
         snapshot: &Snapshot,
+        observer: &mut dyn OrderRepairObserver,
+    ) {
+        self.update_from(snapshot, None, observer);
+    }
+
+    /// [`Self::update`] (`changed_brokers` `None`: every report compared) or
+    /// [`Self::update_changed`].
+    fn update_from(
+        &mut self,
+        snapshot: &Snapshot,
+        changed_brokers: Option<&[String]>,
         observer: &mut dyn OrderRepairObserver,
     ) {
         let recently_unloaded = snapshot.recently_unloaded_bundles.clone();
@@ -263,8 +284,26 @@ impl LeaderState {
             dirty,
             ..Changes::default()
         };
-        for (pos, new) in snapshot.brokers.values().enumerate() {
-            self.take_report(pos, &new.local_broker_data, &mut changes);
+        match changed_brokers {
+            None => {
+                for (pos, new) in snapshot.brokers.values().enumerate() {
+                    self.take_report(pos, &new.local_broker_data, &mut changes);
+                }
+            }
+            Some(names) => {
+                // In broker order, as the whole comparison takes them.
+                let mut positions: Vec<usize> = names
+                    .iter()
+                    .filter_map(|name| snapshot.brokers.get_index_of(name.as_str()))
+                    .collect();
+                positions.sort_unstable();
+                positions.dedup();
+                for pos in positions {
+                    if let Some((_, new)) = snapshot.brokers.get_index(pos) {
+                        self.take_report(pos, &new.local_broker_data, &mut changes);
+                    }
+                }
+            }
         }
         self.apply_changes(changes, observer);
     }
@@ -903,6 +942,64 @@ mod tests {
         }
         // Most moves keep the other bundles' order: the targeted repair is what ran.
         assert!(targeted > 100, "targeted order repairs: {targeted}");
+    }
+
+    /// Told which brokers' reports changed (as the series store knows from their part ids), the
+    /// update compares only those and still equals a fresh build after every step; a hint that
+    /// leaves out a changed broker is not what this guards, so the test also checks that such a
+    /// hint is caught by the comparison (the view then differs).
+    #[test]
+    fn updated_with_the_changed_brokers_equals_a_fresh_build() {
+        let mut missed = 0;
+        for (name, steps, seed) in [("demo", 120, 4), ("pr-16059", 30, 5), ("synthetic", 30, 7)] {
+            let mut state: Option<LeaderState> = None;
+            let mut before: Option<Snapshot> = None;
+            // A second view, told one broker less whenever two or more changed.
+            let mut short: Option<LeaderState> = None;
+            random_series(name, steps, seed, |s, what| {
+                let changed: Option<Vec<String>> = before
+                    .as_ref()
+                    .filter(|b| b.brokers.keys().eq(s.brokers.keys()))
+                    .map(|b| {
+                        s.brokers
+                            .iter()
+                            // What the store's part ids tell: the JSON differs (`==` on a
+                            // report ignores the order of its `lastStats`, which matters).
+                            .filter(|(id, r)| {
+                                let json = |x: &BrokerSnapshot| serde_json::to_vec(x).unwrap();
+                                b.brokers.get(id.as_str()).map(json) != Some(json(r))
+                            })
+                            .map(|(id, _)| id.clone())
+                            .collect()
+                    });
+                match (state.as_mut(), &changed) {
+                    (Some(st), Some(c)) => st.update_changed(s, c),
+                    (Some(st), None) => st.update(s),
+                    (None, _) => state = Some(LeaderState::new(s)),
+                }
+                if let Some(st) = &state {
+                    assert_fresh(st, s, what);
+                }
+                match (short.as_mut(), &changed) {
+                    (Some(st), Some(c)) if c.len() >= 2 => {
+                        st.update_changed(s, &c[1..]);
+                        let fresh = load_data_from_snapshot(s);
+                        if format!("{:?}", st.data()) != format!("{fresh:?}") {
+                            missed += 1;
+                        }
+                        // Back in step for the next one.
+                        *st = LeaderState::new(s);
+                    }
+                    (Some(st), _) => st.update(s),
+                    (None, _) => short = Some(LeaderState::new(s)),
+                }
+                before = Some(s.clone());
+            });
+        }
+        assert!(
+            missed > 10,
+            "hints missing a changed broker caught: {missed}"
+        );
     }
 
     /// Random moves (`move_bundle`, as a plan makes them) between random brokers of `name`, each

@@ -111,6 +111,18 @@ impl CarriedLeader {
     /// Runs the cycle the leader would run on `snapshot` at `now_ms`. The snapshot's own
     /// recently-unloaded list is merged into the carried one (a bundle's latest time wins).
     pub fn step(&mut self, snapshot: &Snapshot, now_ms: i64) -> Result<LeaderStep, PlanError> {
+        self.step_changed(snapshot, now_ms, None)
+    }
+
+    /// [`Self::step`] when only the reports of `changed_brokers` may differ from those of the
+    /// snapshot stepped on before (`None`: unknown, every report is compared); see
+    /// [`LeaderState::update_changed`].
+    pub fn step_changed(
+        &mut self,
+        snapshot: &Snapshot,
+        now_ms: i64,
+        changed_brokers: Option<&[String]>,
+    ) -> Result<LeaderStep, PlanError> {
         if snapshot.broker_conf != self.conf {
             // Pulsar builds new strategy objects only when a strategy's class changes.
             let resolved = resolve_config(snapshot, self.profile, &self.overrides)?;
@@ -158,7 +170,10 @@ impl CarriedLeader {
         }
         let mut state = match self.view.take() {
             Some(mut state) => {
-                state.update(view);
+                match changed_brokers {
+                    Some(changed) => state.update_changed(view, changed),
+                    None => state.update(view),
+                }
                 state
             }
             None => LeaderState::new(view),

@@ -31,6 +31,100 @@ pub fn long_term_message_rate_score(broker: &BrokerData, cfg: &LoadBalancerConfi
     total_message_rate + time_average
 }
 
+/// `selectBroker` over the candidates as (name, broker data) in iteration order: one home for
+/// the names' and the positions' entry points.
+fn select(
+    candidates: &[(&str, Option<&BrokerData>)],
+    cfg: &LoadBalancerConfig,
+    picker: &mut dyn Picker,
+    trace: PipelineTrace,
+) -> Option<PlacementChoice> {
+    // Indexes in `candidates` of the best-scoring ones.
+    let mut best: Vec<usize> = Vec::new();
+    let mut min_score = f64::INFINITY;
+    // Each candidate's score (`None`: no broker data): listed for a full explanation, and the
+    // runner-up is found among them without looking each broker up again.
+    let mut scores: Vec<Option<f64>> = Vec::with_capacity(candidates.len());
+    for (i, (_, broker)) in candidates.iter().enumerate() {
+        // Java would throw on a candidate without broker data; we leave it out.
+        let Some(broker) = broker else {
+            scores.push(None);
+            continue;
+        };
+        let score = long_term_message_rate_score(broker, cfg);
+        scores.push(Some(score));
+        // Exact comparisons, as Java: +inf == +inf, so overloaded brokers tie while nothing
+        // finite has been seen; a NaN score never joins.
+        if score < min_score {
+            best.clear();
+            best.push(i);
+            min_score = score;
+        } else if score == min_score {
+            best.push(i);
+        }
+    }
+    let all_overloaded_or_empty = best.is_empty();
+    let best: Vec<String> = if all_overloaded_or_empty {
+        candidates.iter().map(|(n, _)| (*n).to_string()).collect()
+    } else {
+        best.iter()
+            .filter_map(|&i| candidates.get(i))
+            .map(|(n, _)| (*n).to_string())
+            .collect()
+    };
+    let listed = |prefix: &str, suffix: &str| {
+        if trace != PipelineTrace::Full {
+            return String::new();
+        }
+        let list = candidates
+            .iter()
+            .zip(&scores)
+            .map(|((name, _), score)| match score {
+                Some(s) => format!("{name}={}", fmt_num(*s)),
+                None => format!("{name}=no data"),
+            })
+            .collect::<Vec<_>>()
+            .join(", ");
+        format!("{prefix}{list}{suffix}")
+    };
+    let reason = if trace == PipelineTrace::Off {
+        String::new()
+    } else if all_overloaded_or_empty {
+        format!(
+            "no candidate scored below +inf; random among all {} candidates{}",
+            best.len(),
+            listed(" (long-term msg/s: ", ")")
+        )
+    } else if min_score.is_infinite() {
+        format!(
+            "every candidate is over loadBalancerBrokerOverloadedThresholdPercentage={} (score +inf); random among all {}{}",
+            cfg.load_balancer_broker_overloaded_threshold_percentage,
+            best.len(),
+            listed(" (long-term msg/s: ", ")")
+        )
+    } else {
+        format!(
+            "least long-term message rate {} msg/s ({} of {} candidates tie){}",
+            fmt_num(min_score),
+            best.len(),
+            candidates.len(),
+            listed("; scores: ", "")
+        )
+    };
+    let choice = pick_among(best, reason, picker)?;
+    if trace == PipelineTrace::Off {
+        return Some(choice);
+    }
+    Some(
+        choice.with_scores(
+            candidates
+                .iter()
+                .zip(&scores)
+                .filter_map(|((name, _), score)| score.map(|s| (*name, s))),
+        ),
+    )
+}
+
 impl PlacementStrategy for LeastLongTermMessageRate {
     fn name(&self) -> &'static str {
         "LeastLongTermMessageRate"
@@ -46,84 +140,32 @@ impl PlacementStrategy for LeastLongTermMessageRate {
         picker: &mut dyn Picker,
         trace: PipelineTrace,
     ) -> Option<PlacementChoice> {
-        let mut best: Vec<String> = Vec::new();
-        let mut min_score = f64::INFINITY;
-        // Each candidate's score (`None`: no broker data): listed for a full explanation, and the
-        // runner-up is found among them without looking each broker up again.
-        let mut scores: Vec<Option<f64>> = Vec::with_capacity(candidates.len());
-        for name in candidates {
-            // Java would throw on a candidate without broker data; we leave it out.
-            let Some(broker) = data.brokers.get(name) else {
-                scores.push(None);
-                continue;
-            };
-            let score = long_term_message_rate_score(broker, cfg);
-            scores.push(Some(score));
-            // Exact comparisons, as Java: +inf == +inf, so overloaded brokers tie while nothing
-            // finite has been seen; a NaN score never joins.
-            if score < min_score {
-                best.clear();
-                best.push(name.clone());
-                min_score = score;
-            } else if score == min_score {
-                best.push(name.clone());
-            }
-        }
-        let all_overloaded_or_empty = best.is_empty();
-        if all_overloaded_or_empty {
-            best = candidates.to_vec();
-        }
-        let listed = |prefix: &str, suffix: &str| {
-            if trace != PipelineTrace::Full {
-                return String::new();
-            }
-            let list = candidates
-                .iter()
-                .zip(&scores)
-                .map(|(name, score)| match score {
-                    Some(s) => format!("{name}={}", fmt_num(*s)),
-                    None => format!("{name}=no data"),
-                })
-                .collect::<Vec<_>>()
-                .join(", ");
-            format!("{prefix}{list}{suffix}")
-        };
-        let reason = if trace == PipelineTrace::Off {
-            String::new()
-        } else if all_overloaded_or_empty {
-            format!(
-                "no candidate scored below +inf; random among all {} candidates{}",
-                best.len(),
-                listed(" (long-term msg/s: ", ")")
-            )
-        } else if min_score.is_infinite() {
-            format!(
-                "every candidate is over loadBalancerBrokerOverloadedThresholdPercentage={} (score +inf); random among all {}{}",
-                cfg.load_balancer_broker_overloaded_threshold_percentage,
-                best.len(),
-                listed(" (long-term msg/s: ", ")")
-            )
-        } else {
-            format!(
-                "least long-term message rate {} msg/s ({} of {} candidates tie){}",
-                fmt_num(min_score),
-                best.len(),
-                candidates.len(),
-                listed("; scores: ", "")
-            )
-        };
-        let choice = pick_among(best, reason, picker)?;
-        if trace == PipelineTrace::Off {
-            return Some(choice);
-        }
-        Some(
-            choice.with_scores(
-                candidates
-                    .iter()
-                    .zip(&scores)
-                    .filter_map(|(name, score)| score.map(|s| (name.as_str(), s))),
-            ),
-        )
+        let candidates: Vec<(&str, Option<&BrokerData>)> = candidates
+            .iter()
+            .map(|name| (name.as_str(), data.brokers.get(name)))
+            .collect();
+        select(&candidates, cfg, picker, trace)
+    }
+
+    /// By position: each candidate's data read at its index, no name copied or hashed.
+    fn select_broker_at(
+        &mut self,
+        candidates: &[usize],
+        _bundle: &str,
+        _bundle_data: &BundleData,
+        data: &LoadData,
+        cfg: &LoadBalancerConfig,
+        picker: &mut dyn Picker,
+        trace: PipelineTrace,
+    ) -> Option<PlacementChoice> {
+        let candidates: Vec<(&str, Option<&BrokerData>)> = candidates
+            .iter()
+            .map(|&pos| match data.brokers.get_index(pos) {
+                Some((name, broker)) => (name.as_str(), Some(broker)),
+                None => ("", None),
+            })
+            .collect();
+        select(&candidates, cfg, picker, trace)
     }
 }
 

@@ -130,7 +130,36 @@ pub trait PlacementStrategy {
         trace: PipelineTrace,
     ) -> Option<PlacementChoice>;
 
+    /// [`Self::select_broker_traced`] over candidates given as positions in `data.brokers`, in
+    /// iteration order: what the pipeline passes (its candidate set holds positions), so that
+    /// strategies which score brokers read them by position instead of copying and hashing
+    /// ~100 names per placement. The same choice, picker calls and reason as the names' call; the
+    /// default builds the names and makes it.
+    #[allow(clippy::too_many_arguments)]
+    fn select_broker_at(
+        &mut self,
+        candidates: &[usize],
+        bundle: &str,
+        bundle_data: &BundleData,
+        data: &LoadData,
+        cfg: &LoadBalancerConfig,
+        picker: &mut dyn Picker,
+        trace: PipelineTrace,
+    ) -> Option<PlacementChoice> {
+        let names: Vec<String> = candidates
+            .iter()
+            .map(|&pos| name_at(data, pos).to_string())
+            .collect();
+        self.select_broker_traced(&names, bundle, bundle_data, data, cfg, picker, trace)
+    }
+
     fn on_active_brokers_change(&mut self, _active_brokers: &[String]) {}
+}
+
+/// The name of the broker at `pos` in `data.brokers` (empty when out of range: never, for the
+/// pipeline's positions).
+pub(crate) fn name_at(data: &LoadData, pos: usize) -> &str {
+    data.brokers.get_index(pos).map_or("", |(n, _)| n.as_str())
 }
 
 /// Picks uniformly among `choice_set` through the picker (Java: `list.get(random.nextInt(size))`).
