@@ -487,11 +487,12 @@ async fn round6_new_path(
         files: vec![("large.json".into(), false)],
         chunk_bytes: 0,
         kept: false,
+        restore: false,
     }));
     let Ok(text) = serde_json::to_string(&request) else {
         return;
     };
-    worker.send_import(text, &[blob.clone().into()], 2);
+    worker.send_import(text, &[crate::worker_files::Body::Blob(blob.clone())], 2);
     let _ = JsFuture::from(assembled).await;
     let parts_ms = now_ms() - from;
     let Some(Ok(snapshot)) = assembler.borrow_mut().take().map(Assembler::finish) else {

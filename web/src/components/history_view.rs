@@ -1,5 +1,8 @@
 //! The History view: upload a recorded series (a folder, a zip of one, or ordinary snapshot
-//! files); the dashboard's worker decodes and explains it (`history_client`), the page draws what
+//! files). It needs no loaded snapshot (the series brings its own, and the replayed leader reads
+//! only those), so the app shows it with or without one. The files go to a worker of their own as
+//! `Blob` handles, unread on the page; the worker decodes and explains them (`history_client`),
+//! the page draws what
 //! core computed — the headline numbers, a time × hash-range canvas per namespace
 //! (`view::timeline`: colour = owner, shading = load), each broker's load over time, the instant
 //! the slider shows (its owners per namespace), and the paged list of changes with their causes;
@@ -20,7 +23,8 @@ use super::event_value;
 use super::sim_chart::SimChartView;
 use crate::format::{bytes_per_sec, pct};
 use crate::history_client::{HistoryEvent, HistoryWorker};
-use crate::loader::read_file_list;
+use crate::loader::{Picked, pick_file_list};
+use crate::worker_files::Body;
 
 /// Changes per page of the list (never one DOM node per change beyond this).
 const CHANGES_PER_PAGE: usize = 100;
@@ -36,8 +40,7 @@ pub struct HistoryViewProps {
 }
 
 pub enum Msg {
-    Files(Vec<(String, Vec<u8>)>),
-    ReadFailed(String),
+    Files(Vec<Picked>),
     Job(u32, HistoryEvent),
     Cancel,
     Step(usize),
@@ -75,17 +78,12 @@ fn on_pick(ctx: &Context<HistoryTimeline>) -> Callback<Event> {
             return;
         };
         let Some(list) = input.files() else { return };
-        let link = link.clone();
-        yew::platform::spawn_local(async move {
-            match read_file_list(&list).await {
-                Ok(inputs) if inputs.is_empty() => {}
-                Ok(inputs) => link.send_message(Msg::Files(
-                    inputs.into_iter().map(|(n, b, _)| (n, b)).collect(),
-                )),
-                Err(e) => link.send_message(Msg::ReadFailed(e)),
-            }
-            input.set_value("");
-        });
+        // Handles, not bytes: the worker reads the files.
+        let picked = pick_file_list(&list);
+        input.set_value("");
+        if !picked.is_empty() {
+            link.send_message(Msg::Files(picked));
+        }
     })
 }
 
@@ -124,14 +122,16 @@ impl Component for HistoryTimeline {
 
     fn update(&mut self, ctx: &Context<Self>, msg: Msg) -> bool {
         match msg {
-            Msg::Files(files) => {
+            Msg::Files(picked) => {
                 let id = self.next_id;
                 self.next_id += 1;
                 self.error = None;
+                let names = picked.iter().map(|p| p.name.clone()).collect();
+                let files: Vec<Body> = picked.into_iter().map(Body::from).collect();
                 let request = Request::History(Box::new(HistoryJob {
                     format_version: WORKER_PROTOCOL_VERSION,
                     id,
-                    files,
+                    files: names,
                     profile: None,
                     settings: Vec::new(),
                     seed: 0,
@@ -144,12 +144,11 @@ impl Component for HistoryTimeline {
                     }
                 };
                 let on_event = ctx.link().callback(move |e| Msg::Job(id, e));
-                match HistoryWorker::start(&ctx.props().worker_url, text, id, on_event) {
+                match HistoryWorker::start(&ctx.props().worker_url, text, files, id, on_event) {
                     Ok(w) => self.running = Some((w, id, 0, 0)),
                     Err(e) => self.error = Some(e),
                 }
             }
-            Msg::ReadFailed(e) => self.error = Some(e),
             Msg::Job(id, event) => {
                 if self.running.as_ref().is_none_or(|r| r.1 != id) {
                     return false;
