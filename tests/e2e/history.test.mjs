@@ -60,6 +60,9 @@ test('a recorded series: moves with causes, a reason on click, the slider, the m
     });
     assert.ok(colours > 2, `the map shows owners: ${colours} colours`);
     assert.equal(await page.locator('[data-testid=simulation-chart][data-chart=broker-usage]').count(), 1);
+    // The one chart component, counting snapshots here (cycles in the simulation).
+    assert.match(await page.getAttribute('[data-testid=simulation-chart][data-chart=broker-usage]', 'aria-label'),
+      /over 4 snapshots$/);
     assertClean();
   } finally {
     await screenshotOf(page, '[data-testid=history-view]', 'history.png');

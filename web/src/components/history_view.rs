@@ -4,7 +4,9 @@
 //! `Blob` handles, unread on the page; the worker decodes and explains them (`history_client`),
 //! the page draws what
 //! core computed — the headline numbers, a time × hash-range canvas per namespace
-//! (`view::timeline`: colour = owner, shading = load), each broker's load over time, the instant
+//! (`view::timeline`: colour = owner, shading = load), each broker's load over time (core's
+//! `view::timeline::broker_load_chart`, a `usage_lines_chart` like the simulation's per-broker
+//! chart, drawn by the one chart component `sim_chart`), the instant
 //! the slider shows (its owners per namespace), and the paged list of changes with their causes;
 //! a click on a change shows its full reason.
 
@@ -20,7 +22,7 @@ use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
 use super::event_value;
-use super::sim_chart::SimChartView;
+use super::sim_chart::{SimChartView, hidpi_context};
 use crate::format::{bytes_per_sec, pct};
 use crate::history_client::{HistoryEvent, HistoryWorker};
 use crate::loader::{Picked, pick_file_list};
@@ -314,7 +316,7 @@ impl HistoryTimeline {
                 { for lanes }
                 { lane_nav.unwrap_or_default() }
                 <div class="sim-charts history-load">
-                    <SimChartView chart={s.chart.clone()} dark={ctx.props().dark}
+                    <SimChartView chart={s.chart.clone()} dark={ctx.props().dark} x_unit="snapshots"
                         cursor={u32::try_from(step).ok()}
                         on_pick={ctx.link().callback(|k: u32| Msg::Step(k as usize))} />
                 </div>
@@ -423,22 +425,9 @@ fn draw_lane(
     step: usize,
     dark: bool,
 ) {
-    let Ok(Some(ctx)) = canvas.get_context("2d") else {
+    let Some((ctx, width)) = hidpi_context(canvas, LANE_HEIGHT_PX) else {
         return;
     };
-    let Ok(ctx) = ctx.dyn_into::<web_sys::CanvasRenderingContext2d>() else {
-        return;
-    };
-    let ratio = web_sys::window()
-        .map_or(1.0, |w| w.device_pixel_ratio())
-        .max(1.0);
-    let width = f64::from(canvas.client_width()).max(120.0);
-    let (bw, bh) = ((width * ratio) as u32, (LANE_HEIGHT_PX * ratio) as u32);
-    if canvas.width() != bw || canvas.height() != bh {
-        canvas.set_width(bw);
-        canvas.set_height(bh);
-    }
-    let _ = ctx.set_transform(ratio, 0.0, 0.0, ratio, 0.0, 0.0);
     ctx.set_fill_style_str(if dark { "#1b1f27" } else { "#f3f4f7" });
     ctx.fill_rect(0.0, 0.0, width, LANE_HEIGHT_PX);
     let edges = t.edges_ms();
