@@ -70,7 +70,7 @@ test('the demo is imported in the worker; simulation and rebalance get no snapsh
   }
 });
 
-test('a snapshot given by the host page is imported in the worker from a transferred buffer', { timeout: 120_000 }, async () => {
+test('a snapshot given by the host page is imported in the worker from a Blob', { timeout: 120_000 }, async () => {
   const { context, page, diagnostics, assertClean } = await openWith(`${env.baseUrl}static/embed-demo.html`);
   try {
     for (const id of ['#planner-prod', '#planner-staging']) {
