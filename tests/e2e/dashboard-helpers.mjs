@@ -108,3 +108,39 @@ export function screenshot(page, name) {
 export function screenshotOf(page, selector, name) {
   return page.locator(selector).first().screenshot({ path: path.join(ARTIFACTS, name) });
 }
+
+/**
+ * Installed before the page's own scripts (`context.addInitScript`): records each worker the page
+ * starts in `window.__workers` and each message it posts to one in `window.__toWorkers` (the
+ * request's type, whether it carries a snapshot, its `restore` flag, its length, the files beside
+ * it, the buffers transferred and which worker).
+ */
+export function recordWorkerMessages() {
+  window.__toWorkers = [];
+  window.__workers = [];
+  const Native = window.Worker;
+  window.Worker = class RecordedWorker extends Native {
+    constructor(...args) {
+      super(...args);
+      window.__workers.push(this);
+    }
+  };
+  const post = Native.prototype.postMessage;
+  Native.prototype.postMessage = function record(message, transfer) {
+    const text = typeof message === 'string' ? message : message?.request;
+    let request = null;
+    try { request = JSON.parse(text); } catch { /* not a request */ }
+    const list = Array.isArray(transfer) ? transfer : (transfer?.transfer ?? []);
+    window.__toWorkers.push({
+      type: request?.type ?? null,
+      snapshot: request !== null && request.snapshot !== undefined && request.snapshot !== null,
+      restore: request?.restore === true,
+      chars: typeof text === 'string' ? text.length : 0,
+      files: typeof message === 'string' ? [] : [...(message?.files ?? [])].map((f) => (
+        f instanceof ArrayBuffer ? `ArrayBuffer:${f.byteLength}` : f instanceof Blob ? `Blob:${f.size}` : typeof f)),
+      transferred: list.filter((t) => t instanceof ArrayBuffer).length,
+      worker: window.__workers.indexOf(this),
+    });
+    return post.call(this, message, transfer);
+  };
+}

@@ -4,11 +4,13 @@
 // zipped (tests/fixtures/history-hot-spike.zip; recorded when `builtin:demo` was still the
 // simulator's 20-broker cluster, before it became the dashboard's demo: any recorded series will
 // do), is uploaded; the worker explains it and the page shows the moves with their causes, a
-// click shows a reason, the slider moves the instant and the namespace maps are drawn.
+// click shows a reason, the slider moves the instant and the namespace maps are drawn. The History
+// view needs no loaded snapshot, and the series' files reach the worker as Blobs, unread.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { ROOT, start, recordingPage, waitForRows, screenshotOf } from './dashboard-helpers.mjs';
+import fs from 'node:fs';
+import { ROOT, start, recordingPage, waitForRows, screenshotOf, recordWorkerMessages } from './dashboard-helpers.mjs';
 
 const FIXTURE = path.join(ROOT, 'tests', 'fixtures', 'history-hot-spike.zip');
 
@@ -58,9 +60,39 @@ test('a recorded series: moves with causes, a reason on click, the slider, the m
     });
     assert.ok(colours > 2, `the map shows owners: ${colours} colours`);
     assert.equal(await page.locator('[data-testid=simulation-chart][data-chart=broker-usage]').count(), 1);
+    // The one chart component, counting snapshots here (cycles in the simulation).
+    assert.match(await page.getAttribute('[data-testid=simulation-chart][data-chart=broker-usage]', 'aria-label'),
+      /over 4 snapshots$/);
     assertClean();
   } finally {
     await screenshotOf(page, '[data-testid=history-view]', 'history.png');
+    await context.close();
+  }
+});
+
+test('with no snapshot loaded, a series is explained from files sent as Blobs', { timeout: 120_000 }, async () => {
+  const context = await env.browser.newContext({ viewport: { width: 1400, height: 1000 } });
+  await context.addInitScript(recordWorkerMessages);
+  const { page, diagnostics } = await recordingPage(context);
+  try {
+    // A URL that is not a snapshot: the import fails, nothing is loaded.
+    await page.goto(`${env.baseUrl}?snapshot=index.html`, { waitUntil: 'load' });
+    await page.waitForSelector('[data-testid=error-banner]', { timeout: 30_000 });
+    assert.equal(await page.locator('[data-testid=broker-row]').count(), 0);
+    await page.setInputFiles('[data-testid=history-files-input]', FIXTURE);
+    await Promise.race([
+      page.waitForSelector('[data-testid=history-change]', { timeout: 60_000 }),
+      page.waitForSelector('[data-testid=history-error]', { timeout: 60_000 }).then(async () => {
+        assert.fail(`history error: ${await page.textContent('[data-testid=history-error]')}\n${diagnostics()}`);
+      }),
+    ]);
+    assert.match(await page.textContent('[data-testid=history-explained]'), /^100\.0 %/);
+    // One request naming the file, the zip beside it as a Blob: no bytes inside the JSON.
+    const jobs = (await page.evaluate(() => window.__toWorkers)).filter((m) => m.type === 'history');
+    assert.equal(jobs.length, 1, JSON.stringify(jobs));
+    assert.deepEqual(jobs[0].files, [`Blob:${fs.statSync(FIXTURE).size}`]);
+    assert.ok(jobs[0].chars < 500, `the history request is ${jobs[0].chars} characters`);
+  } finally {
     await context.close();
   }
 });

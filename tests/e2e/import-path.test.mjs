@@ -3,42 +3,22 @@
 // page's own wraps `Worker.prototype.postMessage` and records each message the page sends to a
 // worker (its request type, whether the request carries a snapshot, the files beside it and the
 // buffers transferred). The demo arrives as an `import` with its file as a Blob; a snapshot given
-// by a host page (the embed portal's read-only planner, set as an object) as an `import` with one
-// transferred ArrayBuffer; a simulation and a rebalance proposal name the snapshot the plan worker
+// by a host page (the embed portal's read-only planner, set as an object) as an `import` with the
+// text in one Blob; a simulation and a rebalance proposal name the snapshot the plan worker
 // holds, the simulation getting its bytes from that worker (`snapshot_file`) beside a request with
-// no snapshot in it.
+// no snapshot in it. When the plan worker dies, the next job gives a new worker the snapshot's
+// files again (a `restore` import), never the page's snapshot.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { ROOT, start, recordingPage, waitForRows } from './dashboard-helpers.mjs';
+import { ROOT, start, recordingPage, waitForRows, recordWorkerMessages } from './dashboard-helpers.mjs';
 
 const demoText = fs.readFileSync(path.join(ROOT, 'static', 'demo-snapshot.json'), 'utf8');
 
 let env;
 before(async () => { env = await start(); });
 after(async () => { await env?.close(); });
-
-/** Records what the page posts to its workers into `window.__toWorkers`. */
-function recordWorkerMessages() {
-  window.__toWorkers = [];
-  const post = Worker.prototype.postMessage;
-  Worker.prototype.postMessage = function record(message, transfer) {
-    const text = typeof message === 'string' ? message : message?.request;
-    let request = null;
-    try { request = JSON.parse(text); } catch { /* not a request */ }
-    const list = Array.isArray(transfer) ? transfer : (transfer?.transfer ?? []);
-    window.__toWorkers.push({
-      type: request?.type ?? null,
-      snapshot: request !== null && request.snapshot !== undefined && request.snapshot !== null,
-      chars: typeof text === 'string' ? text.length : 0,
-      files: typeof message === 'string' ? [] : [...(message?.files ?? [])].map((f) => (
-        f instanceof ArrayBuffer ? `ArrayBuffer:${f.byteLength}` : f instanceof Blob ? `Blob:${f.size}` : typeof f)),
-      transferred: list.filter((t) => t instanceof ArrayBuffer).length,
-    });
-    return post.call(this, message, transfer);
-  };
-}
 
 const sent = (page) => page.evaluate(() => window.__toWorkers);
 
@@ -90,7 +70,7 @@ test('the demo is imported in the worker; simulation and rebalance get no snapsh
   }
 });
 
-test('a snapshot given by the host page is imported in the worker from a transferred buffer', { timeout: 120_000 }, async () => {
+test('a snapshot given by the host page is imported in the worker from a Blob', { timeout: 120_000 }, async () => {
   const { context, page, diagnostics, assertClean } = await openWith(`${env.baseUrl}static/embed-demo.html`);
   try {
     for (const id of ['#planner-prod', '#planner-staging']) {
@@ -101,12 +81,49 @@ test('a snapshot given by the host page is imported in the worker from a transfe
     // One per planner: the portal's snapshot-url as a Blob, the read-only planner's object as text
     // encoded once and moved.
     assert.equal(imports.length, 2, JSON.stringify(imports));
-    const given = imports.filter((m) => m.files.length === 1 && m.files[0].startsWith('ArrayBuffer:'));
-    assert.equal(given.length, 1, JSON.stringify(imports));
-    assert.equal(given[0].transferred, 1);
-    assert.ok(imports.some((m) => m.files[0]?.startsWith('Blob:')), JSON.stringify(imports));
+    // Both as Blobs: the given text encoded once, a handle the page can send a new worker again.
+    assert.ok(imports.every((m) => m.files.length === 1 && m.files[0].startsWith('Blob:')), JSON.stringify(imports));
+    assert.ok(imports.every((m) => m.transferred === 0), JSON.stringify(imports));
     assert.deepEqual((await sent(page)).filter((m) => m.snapshot), []);
     assertClean();
+  } finally {
+    await context.close();
+  }
+});
+
+test('after the plan worker dies, a simulation gets the snapshot from a new worker given the files again', { timeout: 120_000 }, async () => {
+  const { context, page, diagnostics } = await openWith(env.baseUrl);
+  try {
+    await waitForRows(page, diagnostics);
+    const first = (await sent(page)).filter((m) => m.type === 'import');
+    assert.equal(first.length, 1, JSON.stringify(first));
+    // The plan worker crashes (as when it runs out of memory): the page hears its error event.
+    await page.evaluate((k) => {
+      const w = window.__workers[k];
+      w.terminate();
+      w.dispatchEvent(new ErrorEvent('error', { message: 'crashed by the test', cancelable: true }));
+    }, first[0].worker);
+    await page.locator('[data-testid=simulation-cycles]').evaluate((el) => {
+      el.value = '5';
+      el.dispatchEvent(new Event('change', { bubbles: true }));
+    });
+    await page.click('[data-testid=run-simulation]');
+    await page.waitForSelector('[data-testid=simulation-results]', { timeout: 60_000 })
+      .catch(async (e) => assert.fail(`${e}\n${JSON.stringify(await sent(page))}\n${diagnostics()}`));
+    const log = await sent(page);
+    // A second import, to a new worker, of the same file as a Blob, asking for no parts back.
+    const imports = log.filter((m) => m.type === 'import');
+    assert.equal(imports.length, 2, JSON.stringify(log));
+    assert.notEqual(imports[1].worker, imports[0].worker);
+    assert.equal(imports[1].restore, true);
+    assert.deepEqual(imports[1].files, imports[0].files);
+    const file = log.filter((m) => m.type === 'snapshot_file');
+    assert.equal(file.length, 1, JSON.stringify(log));
+    assert.equal(file[0].worker, imports[1].worker);
+    // Nothing the page sent carried a snapshot.
+    assert.deepEqual(log.filter((m) => m.snapshot), [], JSON.stringify(log));
+    // The rows the loaded snapshot shows are still there: the page's snapshot was not replaced.
+    assert.ok(await page.locator('[data-testid=broker-row]').count() > 0);
   } finally {
     await context.close();
   }

@@ -268,9 +268,6 @@ pub fn app(props: &AppProps) -> Html {
                     <div data-section="namespaces" tabindex="-1">
                     <NamespaceList loaded={l.clone()} />
                     </div>
-                    <div data-section="history" tabindex="-1">
-                    <HistoryTimeline worker_url={AttrValue::from(options.worker_url())} dark={dark} />
-                    </div>
                 </>
             }
         }
@@ -286,6 +283,11 @@ pub fn app(props: &AppProps) -> Html {
                         storage_note={(*note).clone()} busy={*busy} progress={(*import_progress).clone()} />
                 }
                 { body }
+                // A recorded series brings its own snapshots: the History view works with no
+                // snapshot loaded (and keeps what it shows when one is loaded or replaced).
+                <div data-section="history" tabindex="-1">
+                <HistoryTimeline worker_url={AttrValue::from(options.worker_url())} dark={dark} />
+                </div>
             </main>
         </div>
     }

@@ -5,7 +5,7 @@
 //! Then the page's thread, old path against new in one run: the longest page tasks
 //! (`PerformanceObserver('longtask')`) of the page-side import, hand-over and persisting, against
 //! the import in the worker (`worker_import`: parts assembled on the page, the snapshot kept
-//! there for the first plan, the files kept in IndexedDB).
+//! there for the first plan and a later what-if edit, the files kept in IndexedDB).
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -444,6 +444,7 @@ async fn round6_new_path(
     pause().await;
     let from = now_ms();
     let (planned, plan_slot) = signal();
+    let rearm = plan_slot.clone();
     let on_answer = yew::Callback::from(move |_: PlanAnswer| fire(&plan_slot));
     let worker = match PlanWorker::start(crate::embed::WORKER_SCRIPT, on_answer) {
         Ok(w) => w,
@@ -487,11 +488,12 @@ async fn round6_new_path(
         files: vec![("large.json".into(), false)],
         chunk_bytes: 0,
         kept: false,
+        restore: false,
     }));
     let Ok(text) = serde_json::to_string(&request) else {
         return;
     };
-    worker.send_import(text, &[blob.clone().into()], 2);
+    worker.send_import(text, &[crate::worker_files::Body::Blob(blob.clone())], 2);
     let _ = JsFuture::from(assembled).await;
     let parts_ms = now_ms() - from;
     let Some(Ok(snapshot)) = assembler.borrow_mut().take().map(Assembler::finish) else {
@@ -530,6 +532,43 @@ async fn round6_new_path(
         format!(
             "new path: first plan in the worker (snapshot not sent): {:.0} ms",
             now_ms() - t
+        ),
+    );
+    pause().await;
+    pause().await;
+    let (n, longest) = tasks.between(from, now_ms());
+    line(
+        pre,
+        format!(
+            "new path page long tasks (import, show, first plan): {n}, longest {longest:.0} ms"
+        ),
+    );
+    // A later what-if edit, as the store asks it: the operation and the diff against the plan
+    // without it (the worker keeps the snapshot and its leader's view).
+    let edit_from = now_ms();
+    let edit = PlanRequest {
+        operations: vec![lbplan_core::plan::operations::Operation::SetConfig {
+            key: "loadBalancerSheddingEnabled".into(),
+            value: "false".into(),
+        }],
+        ..PlanRequest::leader_cycle()
+    };
+    let job = Request::Plan(Box::new(
+        PlanJob::new(4, 2, None, &edit).with_diff_baseline(true),
+    ));
+    if let Ok(text) = serde_json::to_string(&job) {
+        let edited = js_sys::Promise::new(&mut |res, _| *rearm.borrow_mut() = Some(res));
+        worker.send(text, 2);
+        let _ = JsFuture::from(edited).await;
+    }
+    let edit_ms = now_ms() - edit_from;
+    pause().await;
+    pause().await;
+    let (n, longest) = tasks.between(edit_from, now_ms());
+    line(
+        pre,
+        format!(
+            "new path: what-if edit (shedding off, with its diff) in the worker: {edit_ms:.0} ms; page long tasks {n}, longest {longest:.0} ms"
         ),
     );
     let t = now_ms();

@@ -1,10 +1,12 @@
 //! The page's side of the History view's worker job: a [`JobWorker`] per uploaded series whose job
-//! ends with the worker's `Explained` answer (the report and its timeline, or why not).
+//! ends with the worker's `Explained` answer (the report and its timeline, or why not). The
+//! series' files go beside the request as `Blob` handles (`worker_files`): the page never reads them.
 
 use lbplan_worker::protocol::{HistoryView, Response};
 use yew::Callback;
 
 use crate::job_worker::{JobEvent, JobWorker};
+use crate::worker_files::Body;
 
 /// What the page hears about a job.
 pub type HistoryEvent = JobEvent<Box<HistoryView>>;
@@ -15,11 +17,12 @@ pub struct HistoryWorker {
 }
 
 impl HistoryWorker {
-    /// Starts the worker at `url` and runs `request` (a `protocol::Request::History` as JSON) with
-    /// id `id`.
+    /// Starts the worker at `url` and runs `request` (a `protocol::Request::History` as JSON, naming
+    /// `files` in their order) with id `id`.
     pub fn start(
         url: &str,
         request: String,
+        files: Vec<Body>,
         id: u32,
         on_event: Callback<HistoryEvent>,
     ) -> Result<HistoryWorker, String> {
@@ -27,7 +30,7 @@ impl HistoryWorker {
             url,
             "history",
             request,
-            None,
+            files,
             id,
             on_event,
             |answer, id| match answer {

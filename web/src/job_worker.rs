@@ -1,14 +1,16 @@
 //! The page's side of one worker job (`lbplan-worker`): starts a worker per job, sends the request
 //! once the worker says it is ready (and speaks our protocol version), turns progress and failure
 //! into [`JobEvent`]s, and cancels by terminating the worker (dropping the handle does too), so a
-//! cancelled job costs nothing afterwards. Each job kind only says which answer finishes it. A
-//! file sent along (a simulation's snapshot, as the plan worker wrote it) goes beside the request
-//! as `{request, files}` with its `ArrayBuffer` transferred: moved, not copied.
+//! cancelled job costs nothing afterwards. Each job kind only says which answer finishes it. Files
+//! sent along (a simulation's snapshot as the plan worker wrote it, a History series' files) go
+//! beside the request the one way files reach a worker (`worker_files`): never read or copied here.
 
 use lbplan_worker::protocol::{Response, WORKER_PROTOCOL_VERSION};
 use wasm_bindgen::JsCast;
 use wasm_bindgen::closure::Closure;
 use yew::Callback;
+
+use crate::worker_files::{self, Body};
 
 /// What the page hears about a job whose result is a `T`.
 #[derive(Clone, Debug, PartialEq)]
@@ -30,13 +32,13 @@ pub struct JobWorker {
 
 impl JobWorker {
     /// Starts the worker at `url` (`static/lbplan-worker-boot.js`) and runs `request` (a
-    /// `protocol::Request` as JSON, with `file` beside it) with id `id`; answers to other ids are
+    /// `protocol::Request` as JSON, with `files` beside it) with id `id`; answers to other ids are
     /// ignored. `what` names the job in messages ("simulation", "history").
     pub fn start<T: 'static>(
         url: &str,
         what: &'static str,
         request: String,
-        file: Option<js_sys::ArrayBuffer>,
+        files: Vec<Body>,
         id: u32,
         on_event: Callback<JobEvent<T>>,
         finish: Finish<T>,
@@ -45,7 +47,7 @@ impl JobWorker {
             .map_err(|e| format!("cannot start the {what} worker ({url}): {e:?}"))?;
         let sender = worker.clone();
         let events = on_event.clone();
-        let mut request = Some((request, file));
+        let mut request = Some((request, files));
         let onmessage = Closure::<dyn FnMut(web_sys::MessageEvent)>::new(
             move |e: web_sys::MessageEvent| {
                 let text = e.data().as_string().unwrap_or_default();
@@ -67,8 +69,8 @@ impl JobWorker {
                         )));
                     }
                     Response::Ready { .. } => {
-                        if let Some((r, file)) = request.take()
-                            && let Err(err) = post(&sender, r, file)
+                        if let Some((r, files)) = request.take()
+                            && let Err(err) = worker_files::post(&sender, r, &files)
                         {
                             events.emit(JobEvent::Failed(format!(
                                 "cannot send the {what} request to the worker: {err:?}"
@@ -107,21 +109,6 @@ impl JobWorker {
             _onerror: onerror,
         })
     }
-}
-
-/// The request alone as text, or `{request, files: [file]}` with the file's buffer transferred.
-fn post(
-    worker: &web_sys::Worker,
-    request: String,
-    file: Option<js_sys::ArrayBuffer>,
-) -> Result<(), wasm_bindgen::JsValue> {
-    let Some(file) = file else {
-        return worker.post_message(&request.into());
-    };
-    let message = js_sys::Object::new();
-    js_sys::Reflect::set(&message, &"request".into(), &request.into())?;
-    js_sys::Reflect::set(&message, &"files".into(), &js_sys::Array::of1(&file))?;
-    worker.post_message_with_transfer(&message, &js_sys::Array::of1(&file))
 }
 
 impl Drop for JobWorker {

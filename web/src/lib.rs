@@ -20,6 +20,7 @@ pub mod plan_client;
 pub mod sim_client;
 pub mod sliced;
 pub mod state;
+pub mod worker_files;
 pub mod worker_import;
 
 pub use app::{App, AppProps};

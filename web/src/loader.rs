@@ -1,8 +1,8 @@
 //! Getting bytes into the page: files from the file and folder pickers, files and folders dropped
 //! on the page (folders walked with `webkitGetAsEntry`), and URLs on the page's own origin. Import
 //! itself (archives included) is the core's, in the plan worker: snapshots are [`Picked`] without
-//! reading them and go to the worker as `Blob` handles (read there). Only the History view's
-//! series and the export panel's journals are read here ([`read_file_list`]).
+//! reading them and go to the worker as `Blob` handles (read there), and so do the History view's
+//! series. Only the export panel's journals (small) are read here ([`read_file_list`]).
 
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;

@@ -2,7 +2,7 @@
 //! freezes the page: one long-lived worker per planner, messages queued until it is ready, the
 //! snapshot sent once per loaded snapshot (the worker keeps it), answers turned into
 //! [`PlanAnswer`]s. Large uploads are imported by this worker ([`PlanWorker::send_import`]: the
-//! files go as `Blob` handles), which then holds the snapshot without the page sending it; the
+//! files go as `Blob` handles, `worker_files`), which then holds the snapshot without the page sending it; the
 //! snapshot's parts are decoded here, one per message (one task each), into [`ImportAnswer`]s.
 //! Every snapshot is imported by this worker (`worker_import`), so it holds the loaded one; a
 //! simulation gets it from here as its file's bytes ([`PlanWorker::ask_snapshot_file`]: written
@@ -25,6 +25,8 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen::JsValue;
 use wasm_bindgen::closure::Closure;
 use yew::Callback;
+
+use crate::worker_files::{self, Body};
 
 /// What the page hears about a plan job.
 #[derive(Clone, Debug, PartialEq)]
@@ -262,23 +264,12 @@ impl PlanWorker {
         *self.on_rebalance.borrow_mut() = Some(cb);
     }
 
-    /// Sends a `protocol::Request::Import` (JSON) with its files: `Blob` handles (the worker
-    /// reads them) or `ArrayBuffer`s, which are transferred (moved, not copied); the worker then
-    /// holds snapshot `snapshot_id`.
-    pub fn send_import(&self, text: String, files: &[JsValue], snapshot_id: u64) {
-        let list = js_sys::Array::new();
-        let transfer = js_sys::Array::new();
-        for f in files {
-            list.push(f);
-            if f.is_instance_of::<js_sys::ArrayBuffer>() {
-                transfer.push(f);
-            }
-        }
-        let message = js_sys::Object::new();
-        let _ = js_sys::Reflect::set(&message, &"request".into(), &text.into());
-        let _ = js_sys::Reflect::set(&message, &"files".into(), &list);
+    /// Sends a `protocol::Request::Import` (JSON) with its files beside it (`worker_files`); the
+    /// worker then holds snapshot `snapshot_id`.
+    pub fn send_import(&self, text: String, files: &[Body], snapshot_id: u64) {
+        let (message, transfer) = worker_files::message(text, files);
         self.snapshot_id.set(Some(snapshot_id));
-        self.post_with(message.into(), (transfer.length() > 0).then_some(transfer));
+        self.post_with(message, (transfer.length() > 0).then_some(transfer));
     }
 
     /// Asks the worker for the snapshot it holds (`snapshot_id`) as its file's bytes; `answer`

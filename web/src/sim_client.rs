@@ -7,6 +7,7 @@ use lbplan_worker::protocol::Response;
 use yew::Callback;
 
 use crate::job_worker::{JobEvent, JobWorker};
+use crate::worker_files::Body;
 
 /// What the page hears about a run.
 pub type SimEvent = JobEvent<Box<Comparison>>;
@@ -30,7 +31,7 @@ impl SimWorker {
             url,
             "simulation",
             request,
-            snapshot_file,
+            snapshot_file.map(Body::Buffer).into_iter().collect(),
             id,
             on_event,
             |answer, id| match answer {

@@ -1,12 +1,15 @@
 //! The page's side of the one import path: every snapshot (uploads of any size, the demo,
 //! `?snapshot=URL`, host-given text, a snapshot kept by an older dashboard) is imported in the plan
-//! worker. The files go with a `protocol::Request::Import` as `Blob` handles or transferred
-//! `ArrayBuffer`s (host-given text: encoded once, then moved, never copied again);
+//! worker. The files go with a `protocol::Request::Import` as `Blob` handles (`worker_files`;
+//! host-given text: encoded once into a `Blob`);
 //! the worker imports them (core), keeps the snapshot for its plans, and sends it back in
 //! `view::snapshot_chunks` parts, each decoded in its own message task (`plan_client`) and
 //! assembled here, with a progress bar between them, so no step on the page is long. When every
 //! part came the store gets the `Loaded` under the id the worker holds it by, so plans never send
 //! the snapshot. Keeping it across reloads keeps the files themselves (`persist::save_upload`).
+//! The shown snapshot's file handles stay here too: a plan worker started after the last one died
+//! is given them again ([`WorkerImports::hold`], a `restore` import), so no job ever needs the
+//! page to serialise its snapshot.
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -15,12 +18,11 @@ use lbplan_core::view::snapshot_chunks::Assembler;
 use lbplan_worker::protocol::{ImportJob, Request, WORKER_PROTOCOL_VERSION};
 use yew::{AttrValue, Callback, UseReducerDispatcher, UseStateHandle};
 
-use wasm_bindgen::JsValue;
-
 use crate::loader::Picked;
 use crate::persist::{self, KeptUpload};
 use crate::plan_client::{ImportAnswer, PlanAnswer, PlanWorker};
 use crate::state::{Action, AppState, Loaded, next_loaded_id};
+use crate::worker_files::Body;
 
 /// Parts of a quarter MiB: on a loaded 2-core machine a 1 MiB part (core's default) took 50–130 ms
 /// to decode on the page, a long task each.
@@ -31,6 +33,14 @@ const FIRST_IMPORT_ID: u32 = 0x8000_0000;
 
 thread_local! {
     static NEXT_IMPORT_ID: std::cell::Cell<u32> = const { std::cell::Cell::new(FIRST_IMPORT_ID) };
+}
+
+fn next_import_id() -> u32 {
+    NEXT_IMPORT_ID.with(|n| {
+        let id = n.get();
+        n.set(id.wrapping_add(1).max(FIRST_IMPORT_ID));
+        id
+    })
 }
 
 /// Where an import's progress goes: the progress bar's own state, so a moving bar re-renders the
@@ -80,14 +90,6 @@ pub struct ImportFile {
     pub body: Body,
 }
 
-/// A file's bytes as the page hands them over: neither is read or copied on the page.
-pub enum Body {
-    /// Picked, dropped or fetched: a handle the worker reads.
-    Blob(web_sys::Blob),
-    /// Bytes the page already had (host-given text), moved to the worker in the transfer list.
-    Buffer(js_sys::ArrayBuffer),
-}
-
 impl From<Picked> for ImportFile {
     fn from(p: Picked) -> Self {
         Self {
@@ -99,14 +101,24 @@ impl From<Picked> for ImportFile {
 }
 
 impl ImportFile {
-    /// Text the page was given (a host's snapshot), as a buffer to transfer.
-    pub fn text(name: &str, text: &str) -> Self {
-        Self {
+    /// Text the page was given (a host's snapshot), as a `Blob` the worker reads.
+    pub fn text(name: &str, text: &str) -> Result<Self, String> {
+        Ok(Self {
             name: name.to_string(),
             in_tree: false,
-            body: Body::Buffer(js_sys::Uint8Array::from(text.as_bytes()).buffer()),
-        }
+            body: Body::text(text)?,
+        })
     }
+}
+
+/// The files a snapshot was imported from, as the worker was sent them: what a new plan worker
+/// imports again to hold the snapshot the page shows.
+#[derive(Clone)]
+struct Held {
+    snapshot_id: u64,
+    files: Vec<(String, bool)>,
+    bodies: Vec<Body>,
+    kept: bool,
 }
 
 /// How an import is asked for besides its files.
@@ -133,6 +145,8 @@ struct Importing {
     shown: usize,
     /// Where to keep the files once the import succeeded.
     keep: Option<(String, KeptUpload)>,
+    /// The files, to give a new plan worker (`None` when one was moved, not sent as a handle).
+    held: Option<Held>,
 }
 
 /// The plan worker, and where an import's answers go; cloned into the app's callbacks.
@@ -144,6 +158,10 @@ pub struct WorkerImports {
     pub progress: ProgressSink,
     pub note: UseStateHandle<Option<AttrValue>>,
     importing: Rc<RefCell<Option<Importing>>>,
+    /// The files of the snapshot the page shows (from its import's success on).
+    held: Rc<RefCell<Option<Held>>>,
+    /// The `restore` import under way in a new plan worker, by job id.
+    restoring: Rc<std::cell::Cell<Option<u32>>>,
 }
 
 impl PartialEq for WorkerImports {
@@ -167,7 +185,46 @@ impl WorkerImports {
             progress,
             note,
             importing: Rc::default(),
+            held: Rc::default(),
+            restoring: Rc::default(),
         }
+    }
+
+    /// Makes sure the plan worker holds loaded snapshot `snapshot_id`: a worker started after the
+    /// last one died is sent the snapshot's files again (a `restore` import, queued before the job
+    /// that needs it), never the page's snapshot. `Err` when no worker can start or the files are
+    /// not here (then the page says to load the snapshot again).
+    pub fn hold(&self, snapshot_id: u64) -> Result<(), String> {
+        self.ensure_worker()?;
+        let slot = self.worker.borrow();
+        let w = slot.as_ref().ok_or("no plan worker")?;
+        if w.has_snapshot(snapshot_id) {
+            return Ok(());
+        }
+        if self.importing.borrow().is_some() {
+            // The worker is importing the snapshot that replaces this one.
+            return Err("a newer snapshot is being imported".to_string());
+        }
+        let held = self
+            .held
+            .borrow()
+            .clone()
+            .filter(|h| h.snapshot_id == snapshot_id)
+            .ok_or("the plan worker stopped and the snapshot's files are gone: load the snapshot again")?;
+        let id = next_import_id();
+        let request = Request::Import(Box::new(ImportJob {
+            format_version: WORKER_PROTOCOL_VERSION,
+            id,
+            snapshot_id,
+            files: held.files,
+            chunk_bytes: PART_BYTES,
+            kept: held.kept,
+            restore: true,
+        }));
+        let text = serde_json::to_string(&request).map_err(|e| e.to_string())?;
+        self.restoring.set(Some(id));
+        w.send_import(text, &held.bodies, snapshot_id);
+        Ok(())
     }
 
     /// Starts the plan worker when there is none (or it died); its plan answers go to the store,
@@ -227,11 +284,7 @@ impl WorkerImports {
                 .dispatch(Action::Failed(format!("Could not import {label}: {e}")));
             return;
         }
-        let id = NEXT_IMPORT_ID.with(|n| {
-            let id = n.get();
-            n.set(id.wrapping_add(1).max(FIRST_IMPORT_ID));
-            id
-        });
+        let id = next_import_id();
         let snapshot_id = next_loaded_id();
         let names: Vec<(String, bool)> =
             files.iter().map(|f| (f.name.clone(), f.in_tree)).collect();
@@ -242,13 +295,14 @@ impl WorkerImports {
                 Body::Buffer(_) => None,
             })
             .collect();
-        let bodies: Vec<JsValue> = files
-            .into_iter()
-            .map(|f| match f.body {
-                Body::Blob(b) => b.into(),
-                Body::Buffer(b) => b.into(),
-            })
-            .collect();
+        let bodies: Vec<Body> = files.into_iter().map(|f| f.body).collect();
+        // Handles only: a moved buffer cannot be sent again.
+        let held = (blobs.len() == names.len()).then(|| Held {
+            snapshot_id,
+            files: names.clone(),
+            bodies: bodies.clone(),
+            kept,
+        });
         let request = Request::Import(Box::new(ImportJob {
             format_version: WORKER_PROTOCOL_VERSION,
             id,
@@ -256,6 +310,7 @@ impl WorkerImports {
             files: names.clone(),
             chunk_bytes: PART_BYTES,
             kept,
+            restore: false,
         }));
         let text = match serde_json::to_string(&request) {
             Ok(t) => t,
@@ -286,6 +341,7 @@ impl WorkerImports {
             assembler: Assembler::new(),
             shown: 0,
             keep,
+            held,
         });
         self.progress.set(Some((0, 0)));
         if let Some(w) = self.worker.borrow().as_ref() {
@@ -320,6 +376,17 @@ impl WorkerImports {
     }
 
     fn answer(&self, a: ImportAnswer) {
+        if let ImportAnswer::Imported { id, result } = &a
+            && self.restoring.get() == Some(*id)
+        {
+            self.restoring.set(None);
+            if let Err(e) = result {
+                self.dispatcher.dispatch(Action::Failed(format!(
+                    "The plan worker was restarted but could not import the snapshot again: {e}"
+                )));
+            }
+            return;
+        }
         let mut slot = self.importing.borrow_mut();
         let Some(imp) = slot.as_mut() else {
             return;
@@ -339,6 +406,7 @@ impl WorkerImports {
                 ..
             } => {
                 imp.warnings = warnings;
+                *self.held.borrow_mut() = imp.held.take();
                 if let Some((prefix, upload)) = imp.keep.take() {
                     let note = self.note.clone();
                     yew::platform::spawn_local(async move {

@@ -6,7 +6,8 @@
 //! warnings, then sends the snapshot in `view::snapshot_chunks` parts, which the page assembles
 //! between its other tasks. Every snapshot the dashboard shows comes this way: uploads, the demo,
 //! `?snapshot=URL`, host-given text (a transferred `ArrayBuffer`) and a snapshot kept by an older
-//! dashboard ([`read_kept`]).
+//! dashboard ([`read_kept`]). A plan worker started after the last one died is given the shown
+//! snapshot's files again (`restore`): it imports and holds them, and sends no parts.
 
 use lbplan_core::import::{ImportInput, ImportOptions, import_with};
 use lbplan_core::model::Snapshot;
@@ -75,6 +76,11 @@ pub fn run(job: ImportJob, bytes: Vec<Vec<u8>>, post: &mut dyn FnMut(Response)) 
         snapshot_id,
         result: Ok(warnings),
     });
+    if job.restore {
+        // The page shows this snapshot already: the worker only has to hold it again.
+        let fingerprint = snapshot_fingerprint(&snapshot);
+        return Some((snapshot_id, snapshot, fingerprint));
+    }
     let budget = match job.chunk_bytes {
         0 => DEFAULT_CHUNK_BYTES,
         n => n,
@@ -204,6 +210,7 @@ mod tests {
             files: names.iter().map(|n| (n.to_string(), false)).collect(),
             chunk_bytes,
             kept: false,
+            restore: false,
         })))
         .unwrap()
     }

@@ -114,7 +114,8 @@ impl WorkerState {
                     post(r);
                     return;
                 }
-                let answer = history(*job, post, now_ms);
+                let files = std::mem::take(&mut self.inbox);
+                let answer = history(*job, files, post, now_ms);
                 post(answer);
             }
             Request::Import(job) => {
@@ -297,13 +298,26 @@ impl WorkerState {
 const MAX_ZIP_MEMBERS: usize = 2_000_000;
 const MAX_ZIP_BYTES: u64 = 4 << 30;
 
+/// The series' files: `job.files` names the bytes that came beside the request, in order.
 fn history(
     job: HistoryJob,
+    bytes: Vec<Vec<u8>>,
     post: &mut dyn FnMut(Response),
     now_ms: &mut dyn FnMut() -> f64,
 ) -> Response {
     let id = job.id;
-    let files = match job.files.as_slice() {
+    if bytes.len() != job.files.len() {
+        return Response::Explained {
+            id,
+            result: Err(format!(
+                "the worker received {} file(s) for {} name(s): reload the page",
+                bytes.len(),
+                job.files.len()
+            )),
+        };
+    }
+    let named: Vec<(String, Vec<u8>)> = job.files.into_iter().zip(bytes).collect();
+    let files = match named.as_slice() {
         [(name, bytes)] if bytes.starts_with(b"PK") => {
             match zip_members(name, bytes, MAX_ZIP_MEMBERS, MAX_ZIP_BYTES) {
                 Ok(f) => f,
@@ -315,7 +329,7 @@ fn history(
                 }
             }
         }
-        _ => strip_common_dir(job.files),
+        _ => strip_common_dir(named),
     };
     let opts = ExplainOptions {
         profile: job.profile,

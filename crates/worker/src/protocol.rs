@@ -29,8 +29,10 @@ use serde::{Deserialize, Serialize};
 /// worker (`import`, also host-given text and kept snapshots), which hands it to a simulation as
 /// its file's bytes (`snapshot_file`); a `simulate` request carries a snapshot only for a
 /// scenario's built-in cluster; and plans are plan format 4 (a skip's `scope`), which a page of
-/// format 3 plans cannot read.
-pub const WORKER_PROTOCOL_VERSION: u32 = 3;
+/// format 3 plans cannot read. 4: a `history` request's files travel beside it like an
+/// `import`'s (names in the JSON, bytes as blobs), and an `import` may `restore` a snapshot the
+/// page already shows into a new plan worker (no parts sent back).
+pub const WORKER_PROTOCOL_VERSION: u32 = 4;
 
 /// What the page asks.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -73,6 +75,10 @@ pub struct ImportJob {
     /// (`{format_version, source, warnings, snapshot}`, `import_job::read_kept`), not an export.
     #[serde(default)]
     pub kept: bool,
+    /// The page already shows this snapshot: a plan worker started after the last one died
+    /// imports it again from the same files to hold it, and answers `imported` without the parts.
+    #[serde(default)]
+    pub restore: bool,
 }
 
 /// One part of an imported snapshot, as the page reads it. The worker writes these messages
@@ -102,9 +108,10 @@ impl SnapshotPart {
 pub struct HistoryJob {
     pub format_version: u32,
     pub id: u32,
-    /// The uploaded files by relative path: a stored series' folder, one zip of it, or ordinary
-    /// snapshot files.
-    pub files: Vec<(String, Vec<u8>)>,
+    /// The uploaded files' relative paths (a stored series' folder, one zip of it, or ordinary
+    /// snapshot files), in the order of the bytes that travel beside this JSON in the same
+    /// message (blobs, read in the worker), as an `import`'s do: never inside it.
+    pub files: Vec<String>,
     #[serde(default)]
     pub profile: Option<Profile>,
     #[serde(default)]

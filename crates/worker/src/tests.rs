@@ -340,16 +340,25 @@ fn stored_series(cycles: u32) -> Vec<(String, Vec<u8>)> {
     files
 }
 
-fn history_job(id: u32, files: Vec<(String, Vec<u8>)>) -> String {
-    serde_json::to_string(&Request::History(Box::new(protocol::HistoryJob {
+/// A history request for `files` (names in the JSON, bytes beside it) and its answers.
+fn history_answers(id: u32, files: Vec<(String, Vec<u8>)>) -> Vec<Response> {
+    let (names, bytes): (Vec<String>, Vec<Vec<u8>>) = files.into_iter().unzip();
+    let text = serde_json::to_string(&Request::History(Box::new(protocol::HistoryJob {
         format_version: WORKER_PROTOCOL_VERSION,
         id,
-        files,
+        files: names,
         profile: None,
         settings: Vec::new(),
         seed: 7,
     })))
-    .unwrap()
+    .unwrap();
+    let mut out = Vec::new();
+    let mut t = 0.0;
+    WorkerState::default().handle_with_files(&text, bytes, &mut |r| out.push(r), &mut || {
+        t += 1000.0;
+        t
+    });
+    out
 }
 
 /// An uploaded folder (under its own top directory) is decoded and explained in the worker: every
@@ -358,7 +367,7 @@ fn history_job(id: u32, files: Vec<(String, Vec<u8>)>) -> String {
 #[test]
 fn a_history_job_reports_progress_then_the_report_and_timeline() {
     let cycles = 12;
-    let out = answers(&history_job(5, stored_series(cycles)), 1000.0);
+    let out = history_answers(5, stored_series(cycles));
     let (last, progress) = out.split_last().unwrap();
     assert!(!progress.is_empty());
     for p in progress {
@@ -415,7 +424,7 @@ fn a_broken_series_is_explained_as_an_error_naming_the_file() {
         .unwrap();
     part.1 = b"not gzip".to_vec();
     let name = part.0.trim_start_matches("rec/").to_string();
-    let out = answers(&history_job(6, files), 1000.0);
+    let out = history_answers(6, files);
     let Some(Response::Explained {
         id: 6,
         result: Err(message),
@@ -425,10 +434,7 @@ fn a_broken_series_is_explained_as_an_error_naming_the_file() {
     };
     assert!(message.contains(&name), "{message}");
 
-    let minimal = format!(
-        r#"{{"type":"history","format_version":{WORKER_PROTOCOL_VERSION},"id":9,"files":[["a.zip",[80,75,1,2]]]}}"#
-    );
-    let out = answers(&minimal, 1000.0);
+    let out = history_answers(9, vec![("a.zip".to_string(), vec![80, 75, 1, 2])]);
     let Some(Response::Explained {
         id: 9,
         result: Err(message),
@@ -437,6 +443,20 @@ fn a_broken_series_is_explained_as_an_error_naming_the_file() {
         panic!("{out:?}");
     };
     assert!(message.contains("a.zip"), "{message}");
+
+    // The bytes travel beside the request: names without their files are refused.
+    let minimal = format!(
+        r#"{{"type":"history","format_version":{WORKER_PROTOCOL_VERSION},"id":8,"files":["a.zip"]}}"#
+    );
+    let out = answers(&minimal, 1000.0);
+    let Some(Response::Explained {
+        id: 8,
+        result: Err(message),
+    }) = out.last()
+    else {
+        panic!("{out:?}");
+    };
+    assert!(message.contains("0 file(s) for 1 name(s)"), "{message}");
 }
 
 /// A snapshot crosses to the worker as its file's text and is read there by the importer's
@@ -487,6 +507,7 @@ fn a_simulation_runs_on_the_snapshot_file_the_plan_worker_hands_over() {
         files: vec![("demo-snapshot.json".to_string(), false)],
         chunk_bytes: 0,
         kept: false,
+        restore: false,
     })))
     .unwrap();
     plan_worker.handle_with_files(
@@ -583,4 +604,74 @@ fn a_snapshot_kept_by_an_older_dashboard_is_read_in_the_worker() {
     assert_eq!(warnings, vec!["w.json: $.x: kept".to_string()]);
     let e = import_job::read_kept(envelope(9).as_bytes()).unwrap_err();
     assert!(e.contains("format_version 9"), "{e}");
+}
+
+/// A plan worker started after the last one died is given the shown snapshot's files again
+/// (`restore`): it answers `imported` without sending the parts back, then holds the snapshot and
+/// plans on it as the first worker did.
+#[test]
+fn a_restored_import_holds_the_snapshot_without_sending_parts() {
+    let file = include_str!("../../../static/demo-snapshot.json");
+    let import = |restore: bool| {
+        serde_json::to_string(&Request::Import(Box::new(protocol::ImportJob {
+            format_version: WORKER_PROTOCOL_VERSION,
+            id: 1,
+            snapshot_id: 5,
+            files: vec![("demo-snapshot.json".to_string(), false)],
+            chunk_bytes: 0,
+            kept: false,
+            restore,
+        })))
+        .unwrap()
+    };
+    let plan = serde_json::to_string(&Request::Plan(Box::new(PlanJob::new(
+        2,
+        5,
+        None,
+        &PlanRequest::leader_cycle(),
+    ))))
+    .unwrap();
+    let mut planned = Vec::new();
+    for restore in [false, true] {
+        let mut worker = WorkerState::default();
+        let mut out = Vec::new();
+        worker.handle_with_files(
+            &import(restore),
+            vec![file.as_bytes().to_vec()],
+            &mut |r| out.push(r),
+            &mut || 0.0,
+        );
+        let parts = out
+            .iter()
+            .filter(|r| matches!(r, Response::Part { .. }))
+            .count();
+        assert!(
+            matches!(
+                out.first(),
+                Some(Response::Imported {
+                    id: 1,
+                    snapshot_id: 5,
+                    result: Ok(_)
+                })
+            ),
+            "{out:?}"
+        );
+        assert_eq!(parts > 0, !restore, "restore {restore}: {parts} parts");
+        let mut answer = Vec::new();
+        worker.handle(&plan, &mut |r| answer.push(r), &mut || 0.0);
+        planned.push(answer);
+    }
+    assert!(
+        matches!(
+            &planned[0][..],
+            [Response::Planned {
+                id: 2,
+                result: Ok(_),
+                ..
+            }]
+        ),
+        "{:?}",
+        planned[0]
+    );
+    assert_eq!(planned[0], planned[1]);
 }

@@ -23,10 +23,17 @@ pub fn load_picked(
     imports.start(picked, label, keep_session, keep);
 }
 
-/// A snapshot's JSON text the host page gave: encoded once, its buffer moved to the worker.
+/// A snapshot's JSON text the host page gave: encoded once into a `Blob` the worker reads.
 pub fn load_text(imports: &WorkerImports, json: &str) {
+    let file = match ImportFile::text("snapshot", json) {
+        Ok(f) => f,
+        Err(e) => {
+            fail(imports, HOST_LABEL, e);
+            return;
+        }
+    };
     imports.import(
-        vec![ImportFile::text("snapshot", json)],
+        vec![file],
         ImportRequest {
             label: HOST_LABEL.to_string(),
             keep_session: false,
@@ -94,14 +101,28 @@ pub async fn restore_kept(imports: &WorkerImports, prefix: &str) -> bool {
         return false;
     };
     note("Restored from this browser.");
+    let label = "the snapshot kept in this browser";
+    let file = match ImportFile::text("saved snapshot", &text) {
+        Ok(f) => f,
+        Err(e) => {
+            fail(imports, label, e);
+            return false;
+        }
+    };
     imports.import(
-        vec![ImportFile::text("saved snapshot", &text)],
+        vec![file],
         ImportRequest {
-            label: "the snapshot kept in this browser".to_string(),
+            label: label.to_string(),
             keep_session: true,
             keep: None,
             kept: true,
         },
     );
     true
+}
+
+fn fail(imports: &WorkerImports, label: &str, e: String) {
+    imports
+        .dispatcher
+        .dispatch(Action::Failed(format!("Could not import {label}: {e}")));
 }

@@ -1,5 +1,6 @@
-//! Plans of large snapshots: each new plan job of the store goes to the plan worker, which holds
-//! the snapshot it imported (sent along only when it does not, after the worker was restarted).
+//! Plans: each new plan job of the store goes to the plan worker, which holds the snapshot it
+//! imported (a worker started after the last one died is given its files again first:
+//! `WorkerImports::hold`; the page never sends its snapshot).
 
 use yew::prelude::*;
 
@@ -9,7 +10,7 @@ use crate::worker_import::WorkerImports;
 /// Sends a plan job to the plan worker, starting one if there is none (or it died).
 fn send_plan_job(imports: &WorkerImports, job: &PlanJob, loaded: &Loaded) {
     let dispatcher = imports.dispatcher.clone();
-    if let Err(message) = imports.ensure_worker() {
+    if let Err(message) = imports.hold(loaded.id) {
         dispatcher.dispatch(Action::PlanFailed {
             id: job.id,
             message,
@@ -21,19 +22,14 @@ fn send_plan_job(imports: &WorkerImports, job: &PlanJob, loaded: &Loaded) {
         return;
     };
     let request = lbplan_worker::protocol::Request::Plan(Box::new(
-        lbplan_worker::protocol::PlanJob::new(
-            job.id,
-            loaded.id,
-            (!w.has_snapshot(loaded.id)).then_some(loaded.snapshot.as_ref()),
-            &job.request,
-        )
-        .with_diff_baseline(!job.request.operations.is_empty()),
+        lbplan_worker::protocol::PlanJob::new(job.id, loaded.id, None, &job.request)
+            .with_diff_baseline(!job.request.operations.is_empty()),
     ));
     match serde_json::to_string(&request) {
         Ok(text) => w.send(text, loaded.id),
         Err(e) => dispatcher.dispatch(Action::PlanFailed {
             id: job.id,
-            message: format!("cannot send the snapshot to the plan worker: {e}"),
+            message: format!("cannot send the plan job to the plan worker: {e}"),
         }),
     }
 }

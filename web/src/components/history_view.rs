@@ -1,7 +1,12 @@
 //! The History view: upload a recorded series (a folder, a zip of one, or ordinary snapshot
-//! files); the dashboard's worker decodes and explains it (`history_client`), the page draws what
+//! files). It needs no loaded snapshot (the series brings its own, and the replayed leader reads
+//! only those), so the app shows it with or without one. The files go to a worker of their own as
+//! `Blob` handles, unread on the page; the worker decodes and explains them (`history_client`),
+//! the page draws what
 //! core computed — the headline numbers, a time × hash-range canvas per namespace
-//! (`view::timeline`: colour = owner, shading = load), each broker's load over time, the instant
+//! (`view::timeline`: colour = owner, shading = load), each broker's load over time (core's
+//! `view::timeline::broker_load_chart`, a `usage_lines_chart` like the simulation's per-broker
+//! chart, drawn by the one chart component `sim_chart`), the instant
 //! the slider shows (its owners per namespace), and the paged list of changes with their causes;
 //! a click on a change shows its full reason.
 
@@ -17,10 +22,11 @@ use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
 use super::event_value;
-use super::sim_chart::SimChartView;
+use super::sim_chart::{SimChartView, hidpi_context};
 use crate::format::{bytes_per_sec, pct};
 use crate::history_client::{HistoryEvent, HistoryWorker};
-use crate::loader::read_file_list;
+use crate::loader::{Picked, pick_file_list};
+use crate::worker_files::Body;
 
 /// Changes per page of the list (never one DOM node per change beyond this).
 const CHANGES_PER_PAGE: usize = 100;
@@ -36,8 +42,7 @@ pub struct HistoryViewProps {
 }
 
 pub enum Msg {
-    Files(Vec<(String, Vec<u8>)>),
-    ReadFailed(String),
+    Files(Vec<Picked>),
     Job(u32, HistoryEvent),
     Cancel,
     Step(usize),
@@ -75,17 +80,12 @@ fn on_pick(ctx: &Context<HistoryTimeline>) -> Callback<Event> {
             return;
         };
         let Some(list) = input.files() else { return };
-        let link = link.clone();
-        yew::platform::spawn_local(async move {
-            match read_file_list(&list).await {
-                Ok(inputs) if inputs.is_empty() => {}
-                Ok(inputs) => link.send_message(Msg::Files(
-                    inputs.into_iter().map(|(n, b, _)| (n, b)).collect(),
-                )),
-                Err(e) => link.send_message(Msg::ReadFailed(e)),
-            }
-            input.set_value("");
-        });
+        // Handles, not bytes: the worker reads the files.
+        let picked = pick_file_list(&list);
+        input.set_value("");
+        if !picked.is_empty() {
+            link.send_message(Msg::Files(picked));
+        }
     })
 }
 
@@ -124,14 +124,16 @@ impl Component for HistoryTimeline {
 
     fn update(&mut self, ctx: &Context<Self>, msg: Msg) -> bool {
         match msg {
-            Msg::Files(files) => {
+            Msg::Files(picked) => {
                 let id = self.next_id;
                 self.next_id += 1;
                 self.error = None;
+                let names = picked.iter().map(|p| p.name.clone()).collect();
+                let files: Vec<Body> = picked.into_iter().map(Body::from).collect();
                 let request = Request::History(Box::new(HistoryJob {
                     format_version: WORKER_PROTOCOL_VERSION,
                     id,
-                    files,
+                    files: names,
                     profile: None,
                     settings: Vec::new(),
                     seed: 0,
@@ -144,12 +146,11 @@ impl Component for HistoryTimeline {
                     }
                 };
                 let on_event = ctx.link().callback(move |e| Msg::Job(id, e));
-                match HistoryWorker::start(&ctx.props().worker_url, text, id, on_event) {
+                match HistoryWorker::start(&ctx.props().worker_url, text, files, id, on_event) {
                     Ok(w) => self.running = Some((w, id, 0, 0)),
                     Err(e) => self.error = Some(e),
                 }
             }
-            Msg::ReadFailed(e) => self.error = Some(e),
             Msg::Job(id, event) => {
                 if self.running.as_ref().is_none_or(|r| r.1 != id) {
                     return false;
@@ -315,7 +316,7 @@ impl HistoryTimeline {
                 { for lanes }
                 { lane_nav.unwrap_or_default() }
                 <div class="sim-charts history-load">
-                    <SimChartView chart={s.chart.clone()} dark={ctx.props().dark}
+                    <SimChartView chart={s.chart.clone()} dark={ctx.props().dark} x_unit="snapshots"
                         cursor={u32::try_from(step).ok()}
                         on_pick={ctx.link().callback(|k: u32| Msg::Step(k as usize))} />
                 </div>
@@ -424,22 +425,9 @@ fn draw_lane(
     step: usize,
     dark: bool,
 ) {
-    let Ok(Some(ctx)) = canvas.get_context("2d") else {
+    let Some((ctx, width)) = hidpi_context(canvas, LANE_HEIGHT_PX) else {
         return;
     };
-    let Ok(ctx) = ctx.dyn_into::<web_sys::CanvasRenderingContext2d>() else {
-        return;
-    };
-    let ratio = web_sys::window()
-        .map_or(1.0, |w| w.device_pixel_ratio())
-        .max(1.0);
-    let width = f64::from(canvas.client_width()).max(120.0);
-    let (bw, bh) = ((width * ratio) as u32, (LANE_HEIGHT_PX * ratio) as u32);
-    if canvas.width() != bw || canvas.height() != bh {
-        canvas.set_width(bw);
-        canvas.set_height(bh);
-    }
-    let _ = ctx.set_transform(ratio, 0.0, 0.0, ratio, 0.0, 0.0);
     ctx.set_fill_style_str(if dark { "#1b1f27" } else { "#f3f4f7" });
     ctx.fill_rect(0.0, 0.0, width, LANE_HEIGHT_PX);
     let edges = t.edges_ms();

@@ -186,7 +186,8 @@ fn start_job(
     limits: Limits,
 ) {
     let hub = &props.plan_worker;
-    if let Err(e) = hub.ensure_worker() {
+    // A worker started after the last one died is given the snapshot's files first.
+    if let Err(e) = hub.hold(props.loaded.id) {
         status.set(Status::Failed(e));
         return;
     }
@@ -209,13 +210,11 @@ fn start_job(
         _ => {}
     }));
     let loaded = &props.loaded;
-    // Sent only when the worker lost it (a restart after it died).
     let request = Request::Rebalance(Box::new(RebalanceJob {
         format_version: WORKER_PROTOCOL_VERSION,
         id,
         snapshot_id: loaded.id,
-        snapshot: (!w.has_snapshot(loaded.id))
-            .then(|| std::borrow::Cow::Borrowed(loaded.snapshot.as_ref())),
+        snapshot: None,
         profile: props.profile,
         settings: (*props.overrides).clone(),
         goal,

@@ -1,6 +1,9 @@
-//! One simulation chart on a canvas: axes and ticks, a line (or bars) per series, the reference
-//! line and the replay cursor, from a `view::sim_chart::Chart` the core computed. A click picks the
-//! cycle under the pointer (the time slider follows).
+//! The dashboard's one chart on a canvas: axes and ticks, a line (or bars) per series, the
+//! reference line and the cursor, from a `view::sim_chart::Chart` the core computed. The
+//! simulation's charts and the History view's broker load lines (core's `usage_lines_chart` for
+//! both) are drawn here; a click picks the step under the pointer (the slider follows). Also the
+//! one way a canvas is sized for the screen's pixel ratio ([`hidpi_context`]), which the History
+//! view's maps use too.
 
 use std::rc::Rc;
 
@@ -18,15 +21,46 @@ const HEIGHT_PX: f64 = 170.0;
 pub struct SimChartProps {
     pub chart: Rc<Chart>,
     pub dark: bool,
-    /// The cycle the time slider shows.
+    /// The step (cycle, snapshot) the slider shows.
     pub cursor: Option<u32>,
     pub on_pick: Callback<u32>,
+    /// What the x axis counts, for the chart's accessible name.
+    #[prop_or(AttrValue::Static("cycles"))]
+    pub x_unit: AttrValue,
 }
 
 impl PartialEq for SimChartProps {
     fn eq(&self, o: &Self) -> bool {
-        Rc::ptr_eq(&self.chart, &o.chart) && self.dark == o.dark && self.cursor == o.cursor
+        Rc::ptr_eq(&self.chart, &o.chart)
+            && self.dark == o.dark
+            && self.cursor == o.cursor
+            && self.x_unit == o.x_unit
     }
+}
+
+/// The canvas's 2D context with its backing store sized for the screen's pixel ratio and a
+/// transform to CSS pixels, and its CSS width (at least 120 px); `height_px` is its CSS height.
+pub fn hidpi_context(
+    canvas: &web_sys::HtmlCanvasElement,
+    height_px: f64,
+) -> Option<(web_sys::CanvasRenderingContext2d, f64)> {
+    let ctx = canvas
+        .get_context("2d")
+        .ok()
+        .flatten()?
+        .dyn_into::<web_sys::CanvasRenderingContext2d>()
+        .ok()?;
+    let ratio = web_sys::window()
+        .map_or(1.0, |w| w.device_pixel_ratio())
+        .max(1.0);
+    let width = f64::from(canvas.client_width()).max(120.0);
+    let (bw, bh) = ((width * ratio) as u32, (height_px * ratio) as u32);
+    if canvas.width() != bw || canvas.height() != bh {
+        canvas.set_width(bw);
+        canvas.set_height(bh);
+    }
+    let _ = ctx.set_transform(ratio, 0.0, 0.0, ratio, 0.0, 0.0);
+    Some((ctx, width))
 }
 
 fn rgba(rgb: [u8; 3], alpha: f64) -> String {
@@ -34,22 +68,9 @@ fn rgba(rgb: [u8; 3], alpha: f64) -> String {
 }
 
 fn draw(canvas: &web_sys::HtmlCanvasElement, p: &SimChartProps) {
-    let Ok(Some(ctx)) = canvas.get_context("2d") else {
+    let Some((ctx, width)) = hidpi_context(canvas, HEIGHT_PX) else {
         return;
     };
-    let Ok(ctx) = ctx.dyn_into::<web_sys::CanvasRenderingContext2d>() else {
-        return;
-    };
-    let ratio = web_sys::window()
-        .map_or(1.0, |w| w.device_pixel_ratio())
-        .max(1.0);
-    let width = f64::from(canvas.client_width()).max(120.0);
-    let (bw, bh) = ((width * ratio) as u32, (HEIGHT_PX * ratio) as u32);
-    if canvas.width() != bw || canvas.height() != bh {
-        canvas.set_width(bw);
-        canvas.set_height(bh);
-    }
-    let _ = ctx.set_transform(ratio, 0.0, 0.0, ratio, 0.0, 0.0);
     ctx.clear_rect(0.0, 0.0, width, HEIGHT_PX);
     let c = &p.chart;
     let area = PlotArea::inside(width, HEIGHT_PX);
@@ -190,7 +211,7 @@ pub fn sim_chart_view(p: &SimChartProps) -> Html {
             <figcaption>{ c.title.clone() }</figcaption>
             <canvas ref={canvas} data-testid="simulation-chart" data-chart={c.kind.id()}
                 data-series={c.series.len().to_string()} data-values={values.to_string()}
-                role="img" aria-label={format!("{} over {} cycles", c.title, c.cycles)} {onclick}></canvas>
+                role="img" aria-label={format!("{} over {} {}", c.title, c.cycles, p.x_unit)} {onclick}></canvas>
             <div class="legend small">
                 { for legend }
                 if hidden > 0 {

@@ -1,9 +1,10 @@
 //! The Simulate panel's worker lifecycle: a run asks the plan worker for the loaded snapshot's
 //! file (written there, from the snapshot it imported), then starts a simulation worker with the
 //! request and that file beside it, transferred: the page never serialises the snapshot. Only a
-//! scenario's built-in cluster (small, built on the page for the replay) travels in the request,
-//! and the loaded snapshot only when the plan worker lost it (it died and was started again).
-//! Cancelling drops the worker, which terminates it.
+//! scenario's built-in cluster (small, built on the page for the replay) travels in the request.
+//! A plan worker started after the last one died is given the snapshot's files again first
+//! (`WorkerImports::hold`); when the file still cannot be had the run fails saying so, and Run
+//! tries again. Cancelling drops the worker, which terminates it.
 
 use std::borrow::Cow;
 use std::rc::Rc;
@@ -27,6 +28,8 @@ pub(super) struct Running {
     pub(super) waiting: Option<Waiting>,
     /// The snapshot the run started from (the loaded one, or the scenario's built-in cluster).
     pub(super) snapshot: Rc<Snapshot>,
+    /// `snapshot` is the scenario's built-in cluster (sent in the request), not the loaded one.
+    pub(super) builtin: bool,
     pub(super) id: u32,
     pub(super) done: u32,
     pub(super) total: u32,
@@ -103,6 +106,7 @@ impl SimulatePanel {
             _worker: None,
             waiting: Some(waiting),
             snapshot: builtin.clone().unwrap_or_else(|| p.loaded.snapshot.clone()),
+            builtin: builtin.is_some(),
             id,
             done: 0,
             total: cycles,
@@ -115,7 +119,7 @@ impl SimulatePanel {
         }
         let hub = &p.plan_worker;
         let answer = ctx.link().callback(move |f| Msg::SnapshotFile(id, f));
-        match hub.ensure_worker() {
+        match hub.hold(p.loaded.id) {
             Ok(()) => match hub.worker.borrow().as_ref() {
                 Some(w) => w.ask_snapshot_file(p.loaded.id, answer),
                 None => answer.emit(Err("no plan worker".to_string())),
@@ -124,8 +128,8 @@ impl SimulatePanel {
         }
     }
 
-    /// Starts the simulation worker of run `id` with the snapshot's file, or, without one, the
-    /// snapshot in the request (a built-in cluster; the loaded one when the plan worker lost it).
+    /// Starts the simulation worker of run `id` with the snapshot's file, or, for a scenario's
+    /// built-in cluster, the snapshot in the request (`file` is then `Err` and unused).
     pub(super) fn launch(&mut self, ctx: &Context<Self>, id: u32, file: SnapshotFile) {
         let Some(r) = self.running.as_mut().filter(|r| r.id == id) else {
             // Cancelled, or replaced by a newer run.
@@ -137,10 +141,18 @@ impl SimulatePanel {
         let brokers = r.snapshot.brokers.len();
         let (request, file) = match file {
             Ok(buffer) => (waiting.request(id, None, brokers), Some(buffer)),
-            Err(_) => (
+            Err(_) if r.builtin => (
                 waiting.request(id, Some(r.snapshot.as_ref()), brokers),
                 None,
             ),
+            Err(e) => {
+                // Never the page's snapshot instead: serialising it here is a long task.
+                self.running = None;
+                self.error = Some(format!(
+                    "Could not get the loaded snapshot from the plan worker ({e}). Run again to restart it."
+                ));
+                return;
+            }
         };
         let text = match serde_json::to_string(&request) {
             Ok(t) => t,
