@@ -2,7 +2,8 @@
 //! 200,000 bundles), to see where a leader-cycle plan spends its time. Not a criterion bench: run with
 //! `cargo bench -p lbplan-core --bench plan_phases` (`LBPLAN_BENCH_REPEAT=N`, default 3;
 //! `LBPLAN_ONLY_PLAN=1` times only `make_plan_with_fingerprint`, for a profiler). Also times the
-//! kept `PlanEngine`: building it, a cycle-only plan and a manual what-if on it.
+//! kept `PlanEngine`: building it, a cycle-only plan and a manual what-if on it
+//! (`LBPLAN_ONLY_ENGINE=build|cycle|whatif`: only that, repeated on one engine, for `perf record`).
 
 use std::borrow::Cow;
 use std::time::Instant;
@@ -65,6 +66,29 @@ fn main() {
             time("make_plan_with_fingerprint", || {
                 make_plan_with_fingerprint(&snapshot, &req, fp.clone()).expect("plans")
             });
+        }
+        return;
+    }
+    if let Ok(mode) = std::env::var("LBPLAN_ONLY_ENGINE") {
+        // For a profiler: the kept engine only (`build`, `cycle` or `whatif` repeated on one engine).
+        let fp = snapshot_fingerprint(&snapshot);
+        let whatif = whatif_request(&snapshot);
+        let build = || {
+            let mut e = PlanEngine::with_fingerprint(Cow::Borrowed(&snapshot), fp.clone());
+            e.prepare();
+            e
+        };
+        let mut engine = time("engine: build (view)", build);
+        for _ in 0..repeat {
+            match mode.as_str() {
+                "build" => drop(time("engine: build (view)", build)),
+                "whatif" => drop(time("engine: what-if plan", || {
+                    engine.plan(&whatif).expect("plans")
+                })),
+                _ => drop(time("engine: cycle-only plan", || {
+                    engine.plan(&req).expect("plans")
+                })),
+            }
         }
         return;
     }

@@ -2,21 +2,28 @@
 //! copy the whole snapshot for it (on 1,000 brokers / 200,000 bundles a copy and a drop cost more
 //! than the cycle); a move changes two brokers' reports and nothing else, so the view is the loaded
 //! snapshot, borrowed, with copies of the brokers the plan changed laid over it. An operation that
-//! changes more than reports (a split, a broker added or removed, the NIC-speed override, the
-//! extensible manager's cycle) asks for the whole snapshot ([`AfterView::to_mut`]): it is copied
-//! then, once, with the changed brokers in it, and the plan works on the copy from there on.
+//! changes more than reports (a split, a broker added or removed, the extensible manager's cycle)
+//! asks for the whole snapshot ([`AfterView::to_mut`]): it is copied then, once, with the changed
+//! brokers in it, and the plan works on the copy from there on. The NIC-speed override
+//! (`loadBalancerOverrideBrokerNicSpeedGbps`, which the synthetic clusters set) changes every
+//! broker's limits but nothing a move reads: the view notes it, applies it to each broker it copies
+//! and to the broker views, and the loaded reports stay borrowed.
 //!
 //! The rules stay in one home: moves and loads are `load_model`'s, run on a snapshot holding just
 //! the brokers concerned; the broker views are `balance::broker_views` of the changed brokers.
 
 use indexmap::IndexMap;
 
+use crate::config::LoadBalancerConfig;
 use crate::model::{BrokerSnapshot, Snapshot};
 use crate::units::ResourceWeights;
 
-use super::balance::broker_views;
+use super::balance::{broker_view, broker_views};
 use super::load_model::{BundleLoad, bundle_load, move_bundle, owner_of};
 use super::model::BrokerLoadView;
+use super::settings::{
+    apply_nic_speed_override, nic_speed_limit_kbps, nic_speed_override_warning, set_nic_limits,
+};
 
 /// How a plan's "after" view starts ([`super::PlanEngine::with_after_start`]). Both give the same
 /// plans; they differ in what a plan copies.
@@ -35,8 +42,11 @@ pub(crate) struct AfterView<'s> {
     base: &'s Snapshot,
     /// The whole snapshot, once an operation needed it (then `changed` is empty).
     whole: Option<Snapshot>,
-    /// The brokers the plan's moves changed, as they are now.
+    /// The brokers the plan's moves changed, as they are now (the NIC override applied).
     changed: IndexMap<String, BrokerSnapshot>,
+    /// The NIC-speed override's limit (Kbps) when it is in force and `whole` was not made: the
+    /// loaded reports are read with it.
+    nic_limit_kbps: Option<f64>,
 }
 
 impl<'s> AfterView<'s> {
@@ -46,6 +56,7 @@ impl<'s> AfterView<'s> {
             base,
             whole: None,
             changed: IndexMap::new(),
+            nic_limit_kbps: None,
         };
         if start == AfterStart::WholeCopy {
             view.to_mut();
@@ -58,8 +69,14 @@ impl<'s> AfterView<'s> {
     pub(crate) fn to_mut(&mut self) -> &mut Snapshot {
         let changed = &mut self.changed;
         let base = self.base;
+        let nic_limit_kbps = self.nic_limit_kbps.take();
         self.whole.get_or_insert_with(|| {
             let mut whole = base.clone();
+            if let Some(limit) = nic_limit_kbps {
+                for b in whole.brokers.values_mut() {
+                    override_nic(b, limit);
+                }
+            }
             for (name, broker) in changed.drain(..) {
                 if let Some(slot) = whole.brokers.get_mut(&name) {
                     *slot = broker;
@@ -69,12 +86,36 @@ impl<'s> AfterView<'s> {
         })
     }
 
+    /// `loadBalancerOverrideBrokerNicSpeedGbps` under `cfg` on every broker of the view
+    /// (`settings::apply_nic_speed_override`), and its warning; nothing when `cfg` has none.
+    pub(crate) fn override_nic_speed(&mut self, cfg: &LoadBalancerConfig) -> Option<String> {
+        if let Some(whole) = &mut self.whole {
+            return apply_nic_speed_override(whole, cfg);
+        }
+        let limit = nic_speed_limit_kbps(cfg)?;
+        for b in self.changed.values_mut() {
+            override_nic(b, limit);
+        }
+        self.nic_limit_kbps = Some(limit);
+        nic_speed_override_warning(cfg)
+    }
+
+    /// `balance::broker_views` of the view before any change: the loaded snapshot's, read with
+    /// the NIC override when it is in force.
+    pub(crate) fn broker_views_before(&self, weights: &ResourceWeights) -> Vec<BrokerLoadView> {
+        self.brokers()
+            .map(|(id, b)| broker_view(id, &b.local_broker_data, weights, self.nic_limit_kbps))
+            .collect()
+    }
+
     /// Everything of the view but the brokers' reports (the loaded snapshot's until the whole was
     /// asked for): namespaces, stored bundle data, the recently-unloaded list, the broker list.
     pub(crate) fn rest(&self) -> &Snapshot {
         self.whole.as_ref().unwrap_or(self.base)
     }
 
+    /// A broker as it is now. Without the whole snapshot, a broker no move changed is the loaded
+    /// one, without the NIC override: read its limits through [`Self::broker_views_before`].
     pub(crate) fn broker(&self, name: &str) -> Option<&BrokerSnapshot> {
         match &self.whole {
             Some(whole) => whole.brokers.get(name),
@@ -89,7 +130,7 @@ impl<'s> AfterView<'s> {
         self.rest().brokers.contains_key(name)
     }
 
-    /// Every broker in the snapshot's order, as it is now.
+    /// Every broker in the snapshot's order, as it is now (limits as [`Self::broker`] says).
     pub(crate) fn brokers(&self) -> impl Iterator<Item = (&String, &BrokerSnapshot)> {
         self.rest()
             .brokers
@@ -173,7 +214,13 @@ impl<'s> AfterView<'s> {
             let broker = match self.changed.swap_remove(name) {
                 Some(b) => b,
                 None => match self.base.brokers.get(name) {
-                    Some(b) => b.clone(),
+                    Some(b) => {
+                        let mut b = b.clone();
+                        if let Some(limit) = self.nic_limit_kbps {
+                            override_nic(&mut b, limit);
+                        }
+                        b
+                    }
                     None => continue,
                 },
             };
@@ -190,6 +237,11 @@ impl<'s> AfterView<'s> {
     }
 }
 
+fn override_nic(b: &mut BrokerSnapshot, limit_kbps: f64) {
+    let l = &mut b.local_broker_data;
+    set_nic_limits(&mut l.bandwidth_in, &mut l.bandwidth_out, limit_kbps);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -198,17 +250,40 @@ mod tests {
     use crate::simulate::builtin_snapshot;
 
     /// Moves on the view and on a whole copy give the same brokers, loads, owners and broker views;
-    /// asking for the whole snapshot midway keeps the moves made so far.
+    /// asking for the whole snapshot midway keeps the moves made so far. With the NIC-speed
+    /// override, the view (which keeps the loaded reports) equals the copy it was applied to.
     #[test]
     fn moves_on_the_view_equal_moves_on_a_copy() {
         let base = builtin_snapshot("demo").unwrap();
-        let weights =
-            crate::config::LoadBalancerConfig::for_profile(crate::config::Profile::Pulsar4x)
-                .resource_weights();
-        let before = broker_views(&base, &weights);
-        for whole_at in [usize::MAX, 5] {
+        let plain =
+            crate::config::LoadBalancerConfig::for_profile(crate::config::Profile::Pulsar4x);
+        let mut nic = plain.clone();
+        nic.load_balancer_override_broker_nic_speed_gbps = Some(3.0);
+        let weights = plain.resource_weights();
+        for (whole_at, cfg) in [
+            (usize::MAX, &plain),
+            (5, &plain),
+            (usize::MAX, &nic),
+            (5, &nic),
+        ] {
             let mut view = AfterView::new(&base, AfterStart::Overlay);
             let mut copy = base.clone();
+            let overridden = cfg.load_balancer_override_broker_nic_speed_gbps.is_some();
+            assert_eq!(
+                view.override_nic_speed(cfg),
+                crate::plan::settings::apply_nic_speed_override(&mut copy, cfg)
+            );
+            let before = view.broker_views_before(&weights);
+            assert_eq!(
+                format!("{before:?}"),
+                format!("{:?}", broker_views(&copy, &weights))
+            );
+            if overridden {
+                assert_ne!(
+                    format!("{before:?}"),
+                    format!("{:?}", broker_views(&base, &weights))
+                );
+            }
             let mut rng = SplitMix64::new(17);
             for step in 0..30 {
                 if step == whole_at {
@@ -231,7 +306,10 @@ mod tests {
                     move_bundle(&mut copy, &bundle, &from, &to)
                 );
                 for (name, b) in &copy.brokers {
-                    assert!(view.broker(name) == Some(b), "{name} after step {step}");
+                    // Unchanged brokers are the loaded ones, their limits not overridden.
+                    if !overridden || view.whole.is_some() || view.changed.contains_key(name) {
+                        assert!(view.broker(name) == Some(b), "{name} after step {step}");
+                    }
                 }
                 assert!(view.brokers().map(|(n, _)| n).eq(copy.brokers.keys()));
                 assert_eq!(

@@ -3,38 +3,51 @@
 //! ([`balance_summary`]) and simulations (per cycle) all compute here.
 
 use super::model::{BalanceSummary, BrokerLoadView};
-use crate::model::Snapshot;
+use crate::model::{LocalBrokerData, Snapshot};
 use crate::units::ResourceWeights;
 
 pub fn broker_views(snapshot: &Snapshot, weights: &ResourceWeights) -> Vec<BrokerLoadView> {
     snapshot
         .brokers
         .iter()
-        .map(|(id, b)| {
-            let l = &b.local_broker_data;
-            BrokerLoadView {
-                broker: id.clone(),
-                cpu_pct: l.cpu.percent_usage(),
-                memory_pct: l.memory.percent_usage(),
-                direct_memory_pct: l.direct_memory.percent_usage(),
-                bandwidth_in_pct: l.bandwidth_in.percent_usage(),
-                bandwidth_out_pct: l.bandwidth_out.percent_usage(),
-                weighted_max_usage_fraction: l.max_resource_usage_with_weight(weights),
-                msg_rate_in: l.msg_rate_in,
-                msg_rate_out: l.msg_rate_out,
-                msg_throughput_in_bytes_per_sec: l.msg_throughput_in,
-                msg_throughput_out_bytes_per_sec: l.msg_throughput_out,
-                // A broker of the extensible load manager reports no bundle list, only a count
-                // (`BrokerLoadData.bundleCount`, imported as `numBundles`).
-                bundle_count: if l.bundles.is_empty() {
-                    usize::try_from(l.num_bundles).unwrap_or(0)
-                } else {
-                    l.bundles.len()
-                },
-                topic_count: l.num_topics,
-            }
-        })
+        .map(|(id, b)| broker_view(id, &b.local_broker_data, weights, None))
         .collect()
+}
+
+/// One broker's view; `nic_limit_kbps`: its report read with `loadBalancerOverrideBrokerNicSpeedGbps`
+/// applied (`settings::set_nic_limits`), for a view that keeps the reports as loaded.
+pub(crate) fn broker_view(
+    id: &str,
+    l: &LocalBrokerData,
+    weights: &ResourceWeights,
+    nic_limit_kbps: Option<f64>,
+) -> BrokerLoadView {
+    let mut u = l.resource_usage();
+    if let Some(limit) = nic_limit_kbps {
+        super::settings::set_nic_limits(&mut u.bandwidth_in, &mut u.bandwidth_out, limit);
+    }
+    BrokerLoadView {
+        broker: id.to_string(),
+        cpu_pct: u.cpu.percent_usage(),
+        memory_pct: u.memory.percent_usage(),
+        direct_memory_pct: u.direct_memory.percent_usage(),
+        bandwidth_in_pct: u.bandwidth_in.percent_usage(),
+        bandwidth_out_pct: u.bandwidth_out.percent_usage(),
+        // `LocalBrokerData::max_resource_usage_with_weight` of these usages.
+        weighted_max_usage_fraction: crate::units::modular_weighted_max_fraction(&u, weights),
+        msg_rate_in: l.msg_rate_in,
+        msg_rate_out: l.msg_rate_out,
+        msg_throughput_in_bytes_per_sec: l.msg_throughput_in,
+        msg_throughput_out_bytes_per_sec: l.msg_throughput_out,
+        // A broker of the extensible load manager reports no bundle list, only a count
+        // (`BrokerLoadData.bundleCount`, imported as `numBundles`).
+        bundle_count: if l.bundles.is_empty() {
+            usize::try_from(l.num_bundles).unwrap_or(0)
+        } else {
+            l.bundles.len()
+        },
+        topic_count: l.num_topics,
+    }
 }
 
 /// Max, mean, max/mean and population standard deviation of the brokers' weighted max usage.

@@ -16,7 +16,7 @@ use crate::modular::shedding::{AvgShedder, shedder_by_name};
 use crate::rng::SeededPicker;
 
 use super::after_view::{AfterStart, AfterView};
-use super::balance::{broker_views, summarize};
+use super::balance::summarize;
 use super::engine::PlanEngine;
 use super::fingerprint::snapshot_fingerprint;
 use super::leader_state::LeaderState;
@@ -32,7 +32,7 @@ use super::reasons::{
     describe_placement, describe_shed_reason, describe_skip, skip_reason, unload_reason,
     with_placement,
 };
-use super::settings::{apply_nic_speed_override, resolve_config};
+use super::settings::resolve_config;
 use super::splits::{apply_split, compute_split};
 use super::splitter_task::{
     auto_splits_step, decide as decide_auto_splits, long_term_of, planned_split,
@@ -198,9 +198,7 @@ pub(crate) fn plan_once(
     let cfg = resolved.config;
     let profile = resolved.profile;
     let mut after = AfterView::new(snapshot, after_start);
-    if cfg.load_balancer_override_broker_nic_speed_gbps.is_some() {
-        warnings.extend(apply_nic_speed_override(after.to_mut(), &cfg));
-    }
+    warnings.extend(after.override_nic_speed(&cfg));
     let work = after.rest();
     // The leader's view is read by manual placements and the modular cycle.
     let needs_view = req
@@ -213,7 +211,7 @@ pub(crate) fn plan_once(
         crate::isolation::IsolationPolicies::compile(&snapshot.namespace_isolation_policies);
     warnings.extend(isolation_errors.iter().map(ToString::to_string));
     let weights = cfg.resource_weights();
-    let brokers_before = broker_views(work, &weights);
+    let brokers_before = after.broker_views_before(&weights);
 
     let strategies = build_strategies(&cfg, profile)?;
     warnings.extend(strategies.resolution.warnings.iter().cloned());
@@ -608,25 +606,28 @@ fn shedding_disabled_reason(cfg: &LoadBalancerConfig) -> DecisionReason {
         )
 }
 
-fn unloads_of(report: &SheddingCycleReport, after: &mut AfterView<'_>) -> Vec<PlannedUnload> {
-    report
-        .unloads
-        .iter()
+/// The cycle's unloads as the plan records them, moved out of `report` (their explanations name
+/// every candidate of every step: on 1,000 brokers a copy costs as much as the rest of the plan).
+fn unloads_of(report: &mut SheddingCycleReport, after: &mut AfterView<'_>) -> Vec<PlannedUnload> {
+    std::mem::take(&mut report.unloads)
+        .into_iter()
         .map(|u| {
             let load = after.bundle_load(&u.from, &u.bundle);
+            let reason = unload_reason(&u.shed_reason, &u.placement);
+            let reason_text = shedding_reason(&u);
             PlannedUnload {
-                bundle: u.bundle.clone(),
-                from: u.from.clone(),
-                to: Some(u.to.clone()),
-                pass_destination: true,
-                reason: unload_reason(&u.shed_reason, &u.placement),
-                reason_text: shedding_reason(u),
+                reason,
+                reason_text,
                 detail: Some(UnloadDetail::Shedding {
-                    shedding: u.shed_reason.clone(),
-                    placement: Box::new(u.placement.clone()),
+                    shedding: u.shed_reason,
+                    placement: Box::new(u.placement),
                 }),
                 bytes_per_sec: load.bytes_per_sec(),
                 msg_per_sec: load.msg_per_sec(),
+                bundle: u.bundle,
+                from: u.from,
+                to: Some(u.to),
+                pass_destination: true,
                 origin: "shedding".to_string(),
             }
         })
@@ -642,7 +643,14 @@ fn auto_splits_on_after(ws: &mut Workspace<'_>, data: &LoadData, plan: &mut Plan
             .get(ns)
             .map(|n| i64::from(n.bundles.num_bundles))
     };
-    if decide_auto_splits(&ws.cfg, data, counts, |_, _, name| long_term_of(data, name)).is_empty() {
+    // A bundle this cycle unloads is left alone by `auto_splits_step`: when it is every candidate
+    // (the usual case on a cluster the cycle acts on), nothing would change.
+    let candidates =
+        decide_auto_splits(&ws.cfg, data, counts, |_, _, name| long_term_of(data, name));
+    if candidates
+        .iter()
+        .all(|c| plan.unloads.iter().any(|u| u.bundle == c.bundle))
+    {
         return;
     }
     auto_splits_step(ws.after.to_mut(), &ws.cfg, data, plan);
@@ -661,7 +669,7 @@ fn run_leader_cycle(
     // are left as they were too; its per-cycle parts are fresh at each `take_context`.
     let steady_recently_unloaded = state.data().recently_unloaded.clone();
     let mut ctx = state.take_context();
-    let report = do_load_shedding(
+    let mut report = do_load_shedding(
         &mut ws.strategies,
         state.data_mut(),
         &mut ctx,
@@ -691,7 +699,7 @@ fn run_leader_cycle(
         auto_splits_on_after(ws, state.data(), plan);
         return;
     }
-    let unloads = unloads_of(&report, &mut ws.after);
+    let unloads = unloads_of(&mut report, &mut ws.after);
     for n in &report.not_shed {
         plan.skipped.push(SkippedDecision {
             scope: SkipScope::Broker {
@@ -755,7 +763,7 @@ fn look_ahead(
         let now = ws
             .now_ms
             .saturating_add(interval_ms.saturating_mul(i64::from(extra)));
-        let report = do_load_shedding(
+        let mut report = do_load_shedding(
             &mut ws.strategies,
             state.data_mut(),
             ctx,
@@ -763,7 +771,7 @@ fn look_ahead(
             &mut ws.picker,
             now,
         );
-        let unloads = unloads_of(&report, &mut ws.after);
+        let unloads = unloads_of(&mut report, &mut ws.after);
         if !unloads.is_empty() {
             let cycle = extra + 1;
             let mut sources: Vec<&str> = unloads.iter().map(|u| u.from.as_str()).collect();

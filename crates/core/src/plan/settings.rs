@@ -18,7 +18,7 @@ fn qualify_load_manager(name: &str) -> &str {
         other => other,
     }
 }
-use crate::model::Snapshot;
+use crate::model::{ResourceUsage, Snapshot};
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct ResolvedConfig {
@@ -202,12 +202,35 @@ pub fn apply_nic_speed_override(
     snapshot: &mut Snapshot,
     cfg: &LoadBalancerConfig,
 ) -> Option<String> {
-    let gbps = cfg.load_balancer_override_broker_nic_speed_gbps?;
-    let limit_kbps = gbps * 1_000_000.0;
+    let limit_kbps = nic_speed_limit_kbps(cfg)?;
     for b in snapshot.brokers.values_mut() {
-        b.local_broker_data.bandwidth_in.limit = limit_kbps;
-        b.local_broker_data.bandwidth_out.limit = limit_kbps;
+        let l = &mut b.local_broker_data;
+        set_nic_limits(&mut l.bandwidth_in, &mut l.bandwidth_out, limit_kbps);
     }
+    nic_speed_override_warning(cfg)
+}
+
+/// The bandwidth limit (Kbps) `loadBalancerOverrideBrokerNicSpeedGbps` gives every broker.
+pub(crate) fn nic_speed_limit_kbps(cfg: &LoadBalancerConfig) -> Option<f64> {
+    cfg.load_balancer_override_broker_nic_speed_gbps
+        .map(|gbps| gbps * 1_000_000.0)
+}
+
+/// What [`apply_nic_speed_override`] does to one broker's NIC usages: the views that apply the
+/// override to a report (the kept leader view, a plan's "after" view) do it here.
+pub(crate) fn set_nic_limits(
+    bandwidth_in: &mut ResourceUsage,
+    bandwidth_out: &mut ResourceUsage,
+    limit_kbps: f64,
+) {
+    bandwidth_in.limit = limit_kbps;
+    bandwidth_out.limit = limit_kbps;
+}
+
+/// The plan's warning that the override is in force.
+pub(crate) fn nic_speed_override_warning(cfg: &LoadBalancerConfig) -> Option<String> {
+    let gbps = cfg.load_balancer_override_broker_nic_speed_gbps?;
+    let limit_kbps = nic_speed_limit_kbps(cfg)?;
     Some(format!(
         "loadBalancerOverrideBrokerNicSpeedGbps={gbps}: every broker's bandwidth limit set to {limit_kbps} Kbps"
     ))

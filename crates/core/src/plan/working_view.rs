@@ -19,6 +19,7 @@ use crate::model::{LocalBrokerData, Snapshot};
 
 use super::after_view::AfterView;
 use super::leader_state::LeaderState;
+use super::settings::{nic_speed_limit_kbps, set_nic_limits};
 
 /// The engine's view of its snapshot under one NIC-speed override.
 pub(crate) struct KeptView {
@@ -31,13 +32,15 @@ impl KeptView {
     /// The view of `snapshot` (the engine's, before any override) as `cfg` sees it.
     pub(crate) fn new(snapshot: &Snapshot, cfg: &LoadBalancerConfig) -> Self {
         let mut state = LeaderState::new(snapshot);
-        if let Some(gbps) = cfg.load_balancer_override_broker_nic_speed_gbps {
-            // What `settings::apply_nic_speed_override` does to the snapshot, on the view's
-            // reports: nothing else in the view reads the limits.
-            let limit_kbps = gbps * 1_000_000.0;
+        if let Some(limit_kbps) = nic_speed_limit_kbps(cfg) {
+            // `settings::apply_nic_speed_override` on the view's reports: nothing else in the
+            // view reads the limits (applying it again to reports that have it changes nothing).
             for b in state.data_mut().brokers.values_mut() {
-                b.local.bandwidth_in.limit = limit_kbps;
-                b.local.bandwidth_out.limit = limit_kbps;
+                set_nic_limits(
+                    &mut b.local.bandwidth_in,
+                    &mut b.local.bandwidth_out,
+                    limit_kbps,
+                );
             }
         }
         Self {
@@ -76,8 +79,9 @@ pub(crate) struct WorkingView<'k> {
 }
 
 impl<'k> WorkingView<'k> {
-    /// The view of `work`, the plan's snapshot before any operation, under `cfg`. `needed`: the
-    /// plan will read the view (else nothing is built).
+    /// The view of `work`, the plan's snapshot before any operation (its NIC limits as loaded or
+    /// already overridden), under `cfg`. `needed`: the plan will read the view (else nothing is
+    /// built).
     pub(crate) fn new(
         work: &Snapshot,
         cfg: &LoadBalancerConfig,
@@ -87,10 +91,7 @@ impl<'k> WorkingView<'k> {
         let mut saved_recently_unloaded = IndexMap::new();
         if needed {
             if kept.as_ref().map(|k| k.nic_override) != Some(tag(cfg)) {
-                *kept = Some(KeptView {
-                    nic_override: tag(cfg),
-                    state: LeaderState::new(work),
-                });
+                *kept = Some(KeptView::new(work, cfg));
             }
             if let Some(k) = kept.as_ref() {
                 saved_recently_unloaded.clone_from(&k.state.data().recently_unloaded);
