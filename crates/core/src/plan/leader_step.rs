@@ -5,22 +5,22 @@
 //!
 //! The leader's view is a [`LeaderState`] kept across steps and updated with what changed between
 //! snapshots (equal to what the plan's `load_data_from_snapshot` and `placement_context` build
-//! from each snapshot); the cycle is `do_load_shedding` and `BundleSplitterTask`'s decision,
-//! unchanged.
+//! from each snapshot); its memory and the cycle (`BundleSplitterTask`'s decision and
+//! `do_load_shedding`) are the [`LeaderMemory`] the simulation ticks too.
 
 use indexmap::IndexMap;
 
 use crate::config::{LoadBalancerConfig, Profile};
 use crate::model::Snapshot;
-use crate::modular::leader::{SheddingCycleReport, StrategySet, do_load_shedding};
-use crate::rng::SeededPicker;
+use crate::modular::leader::SheddingCycleReport;
 use crate::split::ModularSplitCandidate;
 
-use super::driver::{PlanError, build_strategies, placement_context};
+use super::driver::{PlanError, placement_context};
+use super::leader_memory::LeaderMemory;
 use super::leader_state::LeaderState;
 use super::leader_view::load_data_from_snapshot;
 use super::settings::{apply_nic_speed_override, resolve_config};
-use super::splitter_task::{decide as decide_auto_splits, long_term_of};
+use super::splitter_task::long_term_of;
 use crate::modular::LoadData;
 use crate::modular::pipeline::{PipelineTrace, PlacementContext};
 
@@ -37,18 +37,13 @@ pub struct LeaderStep {
     pub broker_usage_fraction: IndexMap<String, f64>,
 }
 
-/// The leader's state between cycles.
+/// The leader's state between cycles: its memory and its view of the latest snapshot.
 pub struct CarriedLeader {
     profile: Option<Profile>,
     overrides: Vec<(String, String)>,
     /// The `broker.conf` the configuration was resolved from (re-resolved when it changes).
     conf: IndexMap<String, String>,
-    cfg: LoadBalancerConfig,
-    resolved_profile: Profile,
-    strategies: StrategySet,
-    picker: SeededPicker,
-    recently_unloaded: IndexMap<String, i64>,
-    brokers: Vec<String>,
+    memory: LeaderMemory,
     warnings: Vec<String>,
     /// The leader's view of the latest snapshot stepped on.
     view: Option<LeaderState>,
@@ -66,19 +61,19 @@ impl CarriedLeader {
         seed: u64,
     ) -> Result<Self, PlanError> {
         let resolved = resolve_config(first, profile, overrides)?;
-        let strategies = build_strategies(&resolved.config, resolved.profile)?;
+        let memory = LeaderMemory::new(
+            resolved.config,
+            resolved.profile,
+            seed,
+            first.brokers.keys().cloned().collect(),
+        )?;
         let mut warnings = resolved.warnings;
-        warnings.extend(strategies.resolution.warnings.iter().cloned());
+        warnings.extend(memory.resolution().warnings.iter().cloned());
         Ok(Self {
             profile,
             overrides: overrides.to_vec(),
             conf: first.broker_conf.clone(),
-            cfg: resolved.config,
-            resolved_profile: resolved.profile,
-            strategies,
-            picker: SeededPicker::new(seed),
-            recently_unloaded: IndexMap::new(),
-            brokers: first.brokers.keys().cloned().collect(),
+            memory,
             warnings,
             view: None,
             rebuild_each_step: false,
@@ -92,15 +87,13 @@ impl CarriedLeader {
     }
 
     pub fn config(&self) -> &LoadBalancerConfig {
-        &self.cfg
+        self.memory.config()
     }
 
     /// The shedding and placement strategy class names in use.
     pub fn strategy_names(&self) -> (String, String) {
-        (
-            self.strategies.resolution.shedding.clone(),
-            self.strategies.resolution.placement.clone(),
-        )
+        let resolution = self.memory.resolution();
+        (resolution.shedding.clone(), resolution.placement.clone())
     }
 
     /// Configuration warnings so far (each once).
@@ -124,19 +117,8 @@ impl CarriedLeader {
         changed_brokers: Option<&[String]>,
     ) -> Result<LeaderStep, PlanError> {
         if snapshot.broker_conf != self.conf {
-            // Pulsar builds new strategy objects only when a strategy's class changes.
             let resolved = resolve_config(snapshot, self.profile, &self.overrides)?;
-            let names_before = self.strategy_names();
-            self.cfg = resolved.config;
-            self.resolved_profile = resolved.profile;
-            let rebuilt = build_strategies(&self.cfg, self.resolved_profile)?;
-            let names_after = (
-                rebuilt.resolution.shedding.clone(),
-                rebuilt.resolution.placement.clone(),
-            );
-            if names_after != names_before {
-                self.strategies = rebuilt;
-            }
+            self.memory.reconfigure(resolved.config, resolved.profile)?;
             for w in resolved.warnings {
                 if !self.warnings.contains(&w) {
                     self.warnings.push(w);
@@ -146,22 +128,18 @@ impl CarriedLeader {
         }
         let adjusted;
         let view = if self
-            .cfg
+            .config()
             .load_balancer_override_broker_nic_speed_gbps
             .is_some()
         {
             let mut copy = snapshot.clone();
-            let _ = apply_nic_speed_override(&mut copy, &self.cfg);
+            let _ = apply_nic_speed_override(&mut copy, self.memory.config());
             adjusted = copy;
             &adjusted
         } else {
             snapshot
         };
-        if !view.brokers.keys().eq(self.brokers.iter()) {
-            let brokers: Vec<String> = view.brokers.keys().cloned().collect();
-            self.strategies.on_active_brokers_change(&brokers);
-            self.brokers = brokers;
-        }
+        self.memory.observe_brokers(view.brokers.keys());
         if self.rebuild_each_step {
             // The view as the plan builds it, from the whole snapshot (the cost before it was kept).
             let mut data = load_data_from_snapshot(view);
@@ -185,8 +163,7 @@ impl CarriedLeader {
         Ok(step)
     }
 
-    /// The cycle on the leader's view of `view`: the carried grace list merged in, the usage,
-    /// `BundleSplitterTask`'s decision, `doLoadShedding`.
+    /// The cycle on the leader's view of `view`: each broker's usage, then the memory's tick.
     fn cycle(
         &mut self,
         view: &Snapshot,
@@ -194,13 +171,7 @@ impl CarriedLeader {
         ctx: &mut PlacementContext,
         now_ms: i64,
     ) -> LeaderStep {
-        let mut carried = std::mem::take(&mut self.recently_unloaded);
-        for (bundle, at) in &data.recently_unloaded {
-            let slot = carried.entry(bundle.clone()).or_insert(*at);
-            *slot = (*slot).max(*at);
-        }
-        data.recently_unloaded = carried;
-        let weights = self.cfg.resource_weights();
+        let weights = self.config().resource_weights();
         let broker_usage_fraction = data
             .brokers
             .iter()
@@ -214,22 +185,17 @@ impl CarriedLeader {
         // The history reads each unload's one-line reason (`driver::shedding_reason`): how many
         // brokers each pipeline stage left and the strategy's summary, not the candidates' names
         // or scores.
-        ctx.trace = PipelineTrace::Counts;
-        let splits = decide_auto_splits(&self.cfg, data, counts, |_, _, name| {
-            long_term_of(data, name)
-        });
-        let shedding = do_load_shedding(
-            &mut self.strategies,
+        let tick = self.memory.tick(
             data,
             ctx,
-            &self.cfg,
-            &mut self.picker,
             now_ms,
+            PipelineTrace::Counts,
+            counts,
+            |data, _, _, name| long_term_of(data, name),
         );
-        self.recently_unloaded = std::mem::take(&mut data.recently_unloaded);
         LeaderStep {
-            shedding,
-            splits,
+            shedding: tick.shedding,
+            splits: tick.splits,
             broker_usage_fraction,
         }
     }
@@ -238,7 +204,9 @@ impl CarriedLeader {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::plan::driver::shedding_reason;
+    use crate::modular::leader::do_load_shedding;
+    use crate::plan::driver::{build_strategies, shedding_reason};
+    use crate::rng::SeededPicker;
     use crate::simulate::builtin_snapshot;
 
     /// The history's trace level gives every unload the one-line reason a full trace gives, and

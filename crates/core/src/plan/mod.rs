@@ -13,6 +13,7 @@ pub mod export;
 pub mod export_format;
 pub mod extensible_cycle;
 pub mod fingerprint;
+pub mod leader_memory;
 pub mod leader_state;
 pub mod leader_step;
 pub mod leader_view;

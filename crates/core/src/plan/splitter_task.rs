@@ -141,8 +141,15 @@ pub fn decide(
             if s.topics < 2 {
                 continue;
             }
-            // The namespace's cap first: a small map, where the long-term rates are a lookup in
-            // the leader's every bundle.
+            // The limits first, the namespace's cap (a search for the name's last `/` and a hash
+            // of its namespace, which over every bundle every cycle were most of a simulated
+            // cycle's cost) only for a bundle that exceeds one: a bundle under every limit is never
+            // accepted and leaves its namespace's count as it is, so the accepted list is the same.
+            let (rate, throughput) = long_term(pos, k, n);
+            let sessions = s.consumer_count.saturating_add(s.producer_count);
+            if !thresholds.exceeds_any(s.topics, sessions, rate, throughput) {
+                continue;
+            }
             let ns = BundleName::namespace_of(n);
             let (count, accepted) = namespaces
                 .entry(ns)
@@ -150,12 +157,7 @@ pub fn decide(
             let Some(count) = *count else {
                 continue;
             };
-            if count.saturating_add(*accepted) >= thresholds.max_bundles_per_namespace {
-                continue;
-            }
-            let (rate, throughput) = long_term(pos, k, n);
-            let sessions = s.consumer_count.saturating_add(s.producer_count);
-            if thresholds.exceeds_any(s.topics, sessions, rate, throughput) {
+            if count.saturating_add(*accepted) < thresholds.max_bundles_per_namespace {
                 *accepted += 1;
                 bundles.push((n.as_str(), s));
             }

@@ -16,13 +16,13 @@ use crate::model::{
     TimeAverageBrokerData,
 };
 use crate::modular::LoadData;
-use crate::modular::pipeline::PlacementContext;
+use crate::modular::pipeline::{PipelineTrace, PlacementContext};
 use crate::naming::BundleName;
-use crate::plan::driver::placement_context;
-use crate::plan::leader_view::load_data_from_snapshot;
+use crate::plan::leader_memory::{LeaderMemory, Tick};
+use crate::plan::leader_state::LeaderState;
 use crate::plan::load_model::bundle_load;
 use crate::plan::splits::{SplitResult, apply_split, compute_split};
-use crate::plan::splitter_task::SplitHost;
+use crate::plan::splitter_task::{SplitHost, long_term_of};
 
 use super::load_model::{HeapCurve, bundle_factor, global_factor, name_key, scaled};
 use super::scenario::{LoadSpec, SpikeTarget};
@@ -82,7 +82,12 @@ pub(crate) struct SimCluster {
     /// Brokers went down or came up since the last [`SimCluster::settle_membership`]: the
     /// leader's broker list still holds the ones that went down, unsorted after ones that came up.
     membership: MembershipChange,
-    pub data: LoadData,
+    /// The leader's view: a [`LeaderState`] built as a plan's (`LeaderState::new`), edited in place
+    /// by the cluster as reports, moves, splits and brokers come and go (never `update`d from a
+    /// snapshot, which the simulation does not make).
+    leader: LeaderState,
+    /// The leader's placement context, lent by `leader` for the whole run: a live leader keeps
+    /// its round-robin selector, candidate cache and preallocations between cycles.
     pub ctx: PlacementContext,
     /// Namespaces only (layouts and topics), for split computations.
     pub layout: Snapshot,
@@ -104,6 +109,16 @@ fn median(mut v: Vec<f64>) -> Option<f64> {
 }
 
 impl SimCluster {
+    /// The leader's `LoadData`.
+    pub fn data(&self) -> &LoadData {
+        self.leader.data()
+    }
+
+    /// The leader's `LoadData` and placement context, for a cycle or a placement.
+    pub fn view_mut(&mut self) -> (&mut LoadData, &mut PlacementContext) {
+        (self.leader.data_mut(), &mut self.ctx)
+    }
+
     /// The cluster at the snapshot, and a warning (naming the scenario's JSON path) for each spike
     /// target that selects no bundle of it.
     pub fn from_snapshot(snapshot: &Snapshot, load: &LoadSpec, seed: u64) -> (Self, Vec<String>) {
@@ -111,7 +126,8 @@ impl SimCluster {
         let mut bundles: Vec<SimBundle> = Vec::new();
         let mut bundle_index: HashMap<String, usize> = HashMap::new();
         let mut brokers: Vec<SimBroker> = Vec::new();
-        let data = load_data_from_snapshot(snapshot);
+        let mut leader = LeaderState::new(snapshot);
+        let data = leader.data();
         for (bi, (id, b)) in snapshot.brokers.iter().enumerate() {
             let local = &b.local_broker_data;
             let names = local.bundles.iter().chain(
@@ -220,7 +236,7 @@ impl SimCluster {
                 }
             }
         }
-        let ctx = placement_context(snapshot, &data);
+        let ctx = leader.take_context();
         let layout = Snapshot {
             namespaces: snapshot.namespaces.clone(),
             ..Snapshot::default()
@@ -236,7 +252,7 @@ impl SimCluster {
             brokers,
             broker_index,
             membership: MembershipChange::default(),
-            data,
+            leader,
             ctx,
             layout,
         };
@@ -274,7 +290,8 @@ impl SimCluster {
             return;
         }
         broker.verbatim = false;
-        let Some((_, bd)) = self.data.brokers.get_index_mut(broker.data_pos) else {
+        let data = self.leader.data_mut();
+        let Some((_, bd)) = data.brokers.get_index_mut(broker.data_pos) else {
             return;
         };
         let local = &mut bd.local;
@@ -286,11 +303,10 @@ impl SimCluster {
             };
             local.bundles.push(sb.name.clone());
             local.last_stats.insert(sb.name.clone(), sb.current);
-            sb.data_pos = match self.data.bundle_data.get_index_of(sb.name.as_str()) {
+            sb.data_pos = match data.bundle_data.get_index_of(sb.name.as_str()) {
                 Some(p) => p,
                 None => {
-                    self.data
-                        .bundle_data
+                    data.bundle_data
                         .insert_full(sb.name.clone(), BundleData::pulsar_default())
                         .0
                 }
@@ -299,7 +315,7 @@ impl SimCluster {
         // The snapshot's lists differ from what the broker owns only when a bundle was listed by
         // two brokers or in `lastStats` alone: the range cache was built from those lists.
         if before != local.bundles {
-            self.ctx.rebuild_bundle_range_cache(&self.data);
+            self.ctx.rebuild_bundle_range_cache(data);
         }
     }
 
@@ -310,7 +326,8 @@ impl SimCluster {
         let Some(broker) = self.brokers.get(bi) else {
             return;
         };
-        let Some((_, bd)) = self.data.brokers.get_index_mut(broker.data_pos) else {
+        let data = self.leader.data_mut();
+        let Some((_, bd)) = data.brokers.get_index_mut(broker.data_pos) else {
             return;
         };
         let local = &mut bd.local;
@@ -325,11 +342,11 @@ impl SimCluster {
                 *slot = s;
             }
             totals.add(&s);
-            if let Some((_, data)) = self.data.bundle_data.get_index_mut(sb.data_pos) {
+            if let Some((_, bundle)) = data.bundle_data.get_index_mut(sb.data_pos) {
                 if update_bundle_data {
-                    data.update(&s);
+                    bundle.update(&s);
                 }
-                ta.add(data);
+                ta.add(bundle);
             }
         }
         totals.write_to(local);
@@ -356,7 +373,11 @@ impl SimCluster {
         let k = broker.owned.iter().position(|&x| x == idx)?;
         broker.owned.remove(k);
         if broker.live
-            && let Some((id, bd)) = self.data.brokers.get_index_mut(broker.data_pos)
+            && let Some((id, bd)) = self
+                .leader
+                .data_mut()
+                .brokers
+                .get_index_mut(broker.data_pos)
         {
             if broker.verbatim {
                 bd.local.last_stats.shift_remove(name.as_str());
@@ -389,12 +410,54 @@ impl SimCluster {
         };
         sb.owner = Some(to);
         broker.owned.push(idx);
-        if let Some((id, bd)) = self.data.brokers.get_index_mut(broker.data_pos) {
+        if let Some((id, bd)) = self
+            .leader
+            .data_mut()
+            .brokers
+            .get_index_mut(broker.data_pos)
+        {
             bd.local.bundles.push(sb.name.clone());
             bd.local.last_stats.insert(sb.name.clone(), sb.current);
             let id = id.clone();
             self.ctx.add_to_bundle_range_cache(&id, &sb.name);
         }
+    }
+
+    /// One leader cycle on this cluster's view ([`LeaderMemory::tick`]), with what the cluster
+    /// knows: its namespaces' bundle counts, and each bundle's long-term rates found by position.
+    /// A model report lists its bundles in `owned` order, so the leader's data of its k-th
+    /// `lastStats` entry is found by position (no name hashing: this runs over every bundle every
+    /// cycle); a report still as the snapshot had it is looked up by name.
+    pub fn tick(&mut self, leader: &mut LeaderMemory, now_ms: i64, trace: PipelineTrace) -> Tick {
+        let (bundles, layout) = (&self.bundles, &self.layout);
+        let data = self.leader.data_mut();
+        let mut aligned: Vec<Option<&[usize]>> = vec![None; data.brokers.len()];
+        for b in self.brokers.iter().filter(|b| b.live && !b.verbatim) {
+            if let Some(slot) = aligned.get_mut(b.data_pos) {
+                *slot = Some(&b.owned);
+            }
+        }
+        let counts = |ns: &str| namespace_bundle_count(layout, ns);
+        leader.tick(
+            data,
+            &mut self.ctx,
+            now_ms,
+            trace,
+            counts,
+            |data, pos, k, name| match aligned.get(pos).copied().flatten() {
+                Some(owned) => owned
+                    .get(k)
+                    .and_then(|&bi| bundles.get(bi))
+                    .and_then(|b| data.bundle_data.get_index(b.data_pos))
+                    .map_or((0.0, 0.0), |(_, d)| {
+                        (
+                            d.long_term_data.total_msg_rate(),
+                            d.long_term_data.total_msg_throughput(),
+                        )
+                    }),
+                None => long_term_of(data, name),
+            },
+        )
     }
 
     pub fn broker_by_id(&self, id: &str) -> Option<usize> {
@@ -433,14 +496,14 @@ impl SimCluster {
                 .is_some_and(|b| b.live)
         };
         if change.went_down {
-            self.data.brokers.retain(|id, _| live(id));
+            self.leader.data_mut().brokers.retain(|id, _| live(id));
             self.ctx.bundle_range_cache.retain(|id, _| live(id));
         }
         if change.came_up {
-            self.data.brokers.sort_keys();
+            self.leader.data_mut().brokers.sort_keys();
         }
         for b in self.brokers.iter_mut() {
-            if let Some(p) = self.data.brokers.get_index_of(b.id.as_str()) {
+            if let Some(p) = self.leader.data_mut().brokers.get_index_of(b.id.as_str()) {
                 b.data_pos = p;
             }
         }
@@ -498,7 +561,7 @@ impl SimCluster {
             ranges.clear();
         }
         // Went down earlier in the same batch: its old entry is replaced where it is.
-        let (pos, _) = self.data.brokers.insert_full(
+        let (pos, _) = self.leader.data_mut().brokers.insert_full(
             b.id.clone(),
             crate::modular::BrokerData {
                 local,
@@ -577,7 +640,12 @@ impl SimCluster {
         }
         // The parent's leader data leaves the ordered map: every later entry moves down one place,
         // so the bundles' positions are moved with them (no name looked up again).
-        if let Some((removed_at, _, _)) = self.data.bundle_data.shift_remove_full(p.name.as_str()) {
+        if let Some((removed_at, _, _)) = self
+            .leader
+            .data_mut()
+            .bundle_data
+            .shift_remove_full(p.name.as_str())
+        {
             for b in self.bundles.iter_mut().filter(|b| b.alive) {
                 if b.data_pos != usize::MAX && b.data_pos > removed_at {
                     b.data_pos -= 1;
@@ -608,7 +676,8 @@ impl SimCluster {
             });
             self.bundle_index.insert(name.clone(), idx);
             let (at, _) = self
-                .data
+                .leader
+                .data_mut()
                 .bundle_data
                 .insert_full(name.clone(), BundleData::pulsar_default());
             if let Some(child) = self.bundles.get_mut(idx) {
@@ -628,7 +697,8 @@ impl SimCluster {
                     if let Some(tail) = b.owned.get_mut(pos..) {
                         tail.rotate_right(n);
                     }
-                    if let Some((_, bd)) = self.data.brokers.get_index_mut(b.data_pos) {
+                    if let Some((_, bd)) = self.leader.data_mut().brokers.get_index_mut(b.data_pos)
+                    {
                         let local = &mut bd.local;
                         for k in 0..n {
                             local.last_stats.move_index(len - n + k, pos + k);
@@ -646,10 +716,7 @@ impl SimCluster {
 /// the bundle table for owners, and [`SimCluster::split`] to carry a split out.
 impl SplitHost for SimCluster {
     fn namespace_bundle_count(&self, namespace: &str) -> Option<i64> {
-        self.layout
-            .namespaces
-            .get(namespace)
-            .map(|n| i64::from(n.bundles.num_bundles))
+        namespace_bundle_count(&self.layout, namespace)
     }
 
     /// The owner's id, empty for a bundle waiting for a broker (which is split too).
@@ -682,6 +749,14 @@ impl SplitHost for SimCluster {
         apply_split(&mut self.layout, split);
         self.split(idx, &children);
     }
+}
+
+/// A namespace's bundle count in the cluster's layouts.
+fn namespace_bundle_count(layout: &Snapshot, namespace: &str) -> Option<i64> {
+    layout
+        .namespaces
+        .get(namespace)
+        .map(|n| i64::from(n.bundles.num_bundles))
 }
 
 /// Per-broker cost coefficients from the initial reports: CPU = idle baseline + cost per byte/s of
@@ -760,13 +835,13 @@ mod tests {
         assert_eq!(cluster.membership().settle_passes, 1);
         assert!(!cluster.settle_membership());
         assert_eq!(cluster.membership().settle_passes, 1);
-        let ids: Vec<&String> = cluster.data.brokers.keys().collect();
+        let ids: Vec<&String> = cluster.data().brokers.keys().collect();
         assert_eq!(ids.len(), 1_001);
         assert!(ids.windows(2).all(|w| w[0] < w[1]));
-        assert!(!cluster.data.brokers.contains_key("z:8080"));
+        assert!(!cluster.data().brokers.contains_key("z:8080"));
         for b in cluster.brokers.iter().filter(|b| b.live) {
             assert_eq!(
-                cluster.data.brokers.get_index(b.data_pos).map(|(k, _)| k),
+                cluster.data().brokers.get_index(b.data_pos).map(|(k, _)| k),
                 Some(&b.id)
             );
         }

@@ -9,15 +9,15 @@
 use std::collections::BTreeMap;
 
 use super::error::ScenarioError;
-use crate::config::{self, LoadBalancerConfig, Profile};
+use crate::config::{self, LoadBalancerConfig};
 use crate::model::Snapshot;
-use crate::modular::leader::{StrategyConfigError, StrategySet, do_load_shedding};
-use crate::modular::pipeline::{PipelineTrace, SelectionPath, select_broker_for_bundle};
+use crate::modular::leader::StrategyConfigError;
+use crate::modular::pipeline::{PipelineTrace, SelectionPath};
 use crate::plan::balance::UsageSpread;
-use crate::plan::driver::{build_strategies, shedding_reason};
+use crate::plan::driver::shedding_reason;
+use crate::plan::leader_memory::{LeaderMemory, Tick};
 use crate::plan::settings::{apply_nic_speed_override, resolve_config};
-use crate::plan::splitter_task::{self, SplitHost, long_term_of};
-use crate::rng::SeededPicker;
+use crate::plan::splitter_task;
 use crate::split::ModularSplitCandidate;
 
 use super::cluster::{SimCluster, broker_usages};
@@ -57,10 +57,9 @@ pub struct RunOptions {
 struct Run<'a> {
     scenario: &'a Scenario,
     opts: RunOptions,
-    cfg: LoadBalancerConfig,
-    profile: Profile,
-    strategies: StrategySet,
-    picker: SeededPicker,
+    /// The leader's memory and cycle, the one `history` ticks too (its picker seeded with the
+    /// plan's seed: the noise is a function of (seed, bundle, cycle), not this stream).
+    leader: LeaderMemory,
     cluster: SimCluster,
     start_ms: i64,
     interval_ms: i64,
@@ -147,9 +146,15 @@ fn run_simulation(
                 .to_string(),
         );
     }
-    let strategies = build_strategies(&cfg, profile)?;
-    warnings.extend(strategies.resolution.warnings.iter().cloned());
-    let interval_ms = interval_ms_of(&cfg);
+    let leader = LeaderMemory::new(
+        cfg,
+        profile,
+        opts.seed,
+        work.brokers.keys().cloned().collect(),
+    )?;
+    warnings.extend(leader.resolution().warnings.iter().cloned());
+    let cfg = leader.config();
+    let interval_ms = interval_ms_of(cfg);
     let grace_cycles = {
         let grace = cfg.load_balancer_shedding_grace_period_minutes.max(0);
         let interval = (interval_ms / 60_000).max(1);
@@ -167,10 +172,7 @@ fn run_simulation(
     let mut r = Run {
         scenario,
         opts,
-        profile,
-        strategies,
-        // The plan's seed: the noise is a function of (seed, bundle, cycle), not this stream.
-        picker: SeededPicker::new(opts.seed),
+        leader,
         cluster,
         start_ms: snapshot.captured_at_ms.unwrap_or(0),
         interval_ms,
@@ -188,12 +190,13 @@ fn run_simulation(
         changes: Vec::new(),
         decisions: Vec::new(),
         series: record_series.then(|| SeriesRecorder::new(&work, &settings)),
-        cfg,
     };
-    let target = scenario
-        .metrics
-        .balanced_std_fraction
-        .unwrap_or(r.cfg.load_balancer_broker_threshold_shedder_percentage as f64 / 100.0);
+    let target = scenario.metrics.balanced_std_fraction.unwrap_or(
+        r.leader
+            .config()
+            .load_balancer_broker_threshold_shedder_percentage as f64
+            / 100.0,
+    );
     let consecutive = scenario
         .metrics
         .balanced_consecutive_cycles
@@ -202,8 +205,8 @@ fn run_simulation(
     let mut out = SimulationRun {
         config: run.clone(),
         profile: profile.name().to_string(),
-        shedding_strategy: r.strategies.resolution.shedding.clone(),
-        placement_strategy: r.strategies.resolution.placement.clone(),
+        shedding_strategy: r.leader.resolution().shedding.clone(),
+        placement_strategy: r.leader.resolution().placement.clone(),
         ..SimulationRun::default()
     };
     if out.config.name.is_empty() {
@@ -279,14 +282,20 @@ fn summarize(
     s
 }
 
+/// How much of the placements of `cycle` is explained: the first cycle's as the plan does; after
+/// it, thousands of placements nobody reads the reasons of are decided without explaining.
+fn trace_at(cycle: u32) -> PipelineTrace {
+    if cycle == 0 {
+        PipelineTrace::Full
+    } else {
+        PipelineTrace::Off
+    }
+}
+
 impl Run<'_> {
     fn now_ms(&self, cycle: u32) -> i64 {
         self.start_ms
             .saturating_add(self.interval_ms.saturating_mul(i64::from(cycle)))
-    }
-
-    fn live_ids(&self) -> Vec<String> {
-        self.cluster.data.brokers.keys().cloned().collect()
     }
 
     fn resolve_broker(&self, r: &str, path: String) -> Result<usize, SimulateError> {
@@ -295,7 +304,7 @@ impl Run<'_> {
                 .ok()
                 .filter(|&i| i < self.cluster.brokers.len())
         } else if r == "@busiest" {
-            let w = self.cfg.resource_weights();
+            let w = self.leader.config().resource_weights();
             let mut best: Option<(usize, f64)> = None;
             for (i, b) in self.cluster.brokers.iter().enumerate() {
                 if !b.live {
@@ -303,7 +312,7 @@ impl Run<'_> {
                 }
                 let u = self
                     .cluster
-                    .data
+                    .data()
                     .brokers
                     .get_index(b.data_pos)
                     .map_or(0.0, |(_, d)| d.local.max_resource_usage_with_weight(&w));
@@ -325,7 +334,7 @@ impl Run<'_> {
 
     /// Places bundles whose broker went away, one at a time as lookups would (preallocating).
     fn place_orphans(&mut self, cycle: u32, reassigned: &mut usize) {
-        if self.cluster.data.brokers.is_empty() {
+        if self.cluster.data().brokers.is_empty() {
             return;
         }
         let orphans = std::mem::take(&mut self.orphans);
@@ -340,21 +349,16 @@ impl Run<'_> {
             let name = sb.name.clone();
             let data = self
                 .cluster
-                .data
+                .data()
                 .bundle_data
                 .get(name.as_str())
                 .copied()
                 .unwrap_or_default();
-            let outcome = select_broker_for_bundle(
-                &name,
-                &data,
-                SelectionPath::Assignment,
-                &mut self.cluster.data,
-                &mut self.cluster.ctx,
-                &self.cfg,
-                self.strategies.placement(),
-                &mut self.picker,
-            );
+            let (view, ctx) = self.cluster.view_mut();
+            ctx.trace = trace_at(cycle);
+            let outcome = self
+                .leader
+                .place(&name, &data, SelectionPath::Assignment, view, ctx);
             match outcome.broker.and_then(|b| self.cluster.broker_by_id(&b)) {
                 Some(to) => {
                     self.cluster.attach(idx, to);
@@ -405,39 +409,31 @@ impl Run<'_> {
     /// are not active, and no broker goes down and comes back within one cycle.)
     fn settle_membership(&mut self) {
         if self.cluster.settle_membership() {
-            let live = self.live_ids();
-            self.strategies.on_active_brokers_change(&live);
+            self.leader
+                .observe_brokers(self.cluster.data().brokers.keys());
         }
     }
 
     fn set_config(&mut self, key: &str, value: &str, path: String) -> Result<(), SimulateError> {
-        let before = (
-            self.cfg.load_balancer_load_shedding_strategy.clone(),
-            self.cfg.load_balancer_load_placement_strategy.clone(),
-        );
-        if !self.cfg.set_text(key, value)? {
+        let mut cfg = self.leader.config().clone();
+        if !cfg.set_text(key, value)? {
             return Err(SimulateError::Scenario(ScenarioError::malformed(
                 path,
                 format!("`{key}` is not a load-balancing key"),
             )));
         }
-        let after = (
-            self.cfg.load_balancer_load_shedding_strategy.clone(),
-            self.cfg.load_balancer_load_placement_strategy.clone(),
-        );
-        if before != after {
-            // Pulsar builds new strategy objects when the setting changes: history is lost.
-            self.strategies = build_strategies(&self.cfg, self.profile)?;
-        }
+        let nic_gbps = cfg.load_balancer_override_broker_nic_speed_gbps;
+        let profile = self.leader.profile();
+        self.leader.reconfigure(cfg, profile)?;
         if key == "loadBalancerOverrideBrokerNicSpeedGbps"
-            && let Some(gbps) = self.cfg.load_balancer_override_broker_nic_speed_gbps
+            && let Some(gbps) = nic_gbps
         {
             let limit = gbps * 1_000_000.0;
             for b in self.cluster.brokers.iter_mut() {
                 b.template.bandwidth_in.limit = limit;
                 b.template.bandwidth_out.limit = limit;
             }
-            for bd in self.cluster.data.brokers.values_mut() {
+            for bd in self.cluster.view_mut().0.brokers.values_mut() {
                 bd.local.bandwidth_in.limit = limit;
                 bd.local.bandwidth_out.limit = limit;
             }
@@ -532,37 +528,6 @@ impl Run<'_> {
         Ok(())
     }
 
-    /// `BundleSplitterTask` on this cycle's view: which bundles to split (not applied yet).
-    fn decide_splits(&self) -> Vec<ModularSplitCandidate> {
-        let cluster = &self.cluster;
-        let data = &cluster.data;
-        // A model report lists its bundles in `owned` order, so the leader's data of its k-th
-        // `lastStats` entry is found by position (no name hashing: this runs over every bundle
-        // every cycle); a report still as the snapshot had it is looked up by name.
-        let mut aligned: Vec<Option<&[usize]>> = vec![None; data.brokers.len()];
-        for b in cluster.brokers.iter().filter(|b| b.live && !b.verbatim) {
-            if let Some(slot) = aligned.get_mut(b.data_pos) {
-                *slot = Some(&b.owned);
-            }
-        }
-        let counts = |ns: &str| cluster.namespace_bundle_count(ns);
-        splitter_task::decide(&self.cfg, data, counts, |pos, k, name| {
-            match aligned.get(pos).copied().flatten() {
-                Some(owned) => owned
-                    .get(k)
-                    .and_then(|&bi| cluster.bundles.get(bi))
-                    .and_then(|b| data.bundle_data.get_index(b.data_pos))
-                    .map_or((0.0, 0.0), |(_, d)| {
-                        (
-                            d.long_term_data.total_msg_rate(),
-                            d.long_term_data.total_msg_throughput(),
-                        )
-                    }),
-                None => long_term_of(data, name),
-            }
-        })
-    }
-
     /// `BundleSplitterTask`'s splits of this cycle (a bundle unloaded this cycle is left alone).
     fn apply_splits(
         &mut self,
@@ -570,9 +535,10 @@ impl Run<'_> {
         unloaded: &[String],
         notes: &mut Vec<String>,
     ) -> usize {
-        let steps = splitter_task::carry_out(&mut self.cluster, &self.cfg, decided, |b| {
-            unloaded.iter().any(|u| u == b)
-        });
+        let steps =
+            splitter_task::carry_out(&mut self.cluster, self.leader.config(), decided, |b| {
+                unloaded.iter().any(|u| u == b)
+            });
         let mut done = 0;
         for step in steps {
             let bundle = &step.candidate.bundle;
@@ -616,7 +582,7 @@ impl Run<'_> {
         // The leader's data before this cycle's samples: what a recorded snapshot stores, since
         // the leader's view of it applies the reports' samples once more.
         let before = match (&self.series, cycle) {
-            (Some(_), 1..) => Some(self.cluster.data.bundle_data.clone()),
+            (Some(_), 1..) => Some(self.cluster.data().bundle_data.clone()),
             _ => None,
         };
         if cycle > 0 {
@@ -630,12 +596,12 @@ impl Run<'_> {
             series.record(&self.cluster, before.as_ref(), now);
         }
 
-        let weights = self.cfg.resource_weights();
+        let weights = self.leader.config().resource_weights();
         // The same values `broker_usages` gives, without copying every broker's name each cycle
         // unless they are recorded.
         let usages: Vec<f64> = self
             .cluster
-            .data
+            .data()
             .brokers
             .values()
             .map(|b| b.local.max_resource_usage_with_weight(&weights))
@@ -648,24 +614,19 @@ impl Run<'_> {
         m.std_usage_fraction = spread.std_usage_fraction;
         m.brokers_over_capacity = self
             .cluster
-            .data
+            .data()
             .brokers
             .values()
             .filter(|b| b.local.max_resource_usage() > 1.0)
             .count();
         if self.opts.record_broker_usage {
-            m.broker_usage_fraction = broker_usages(&self.cluster.data, &weights);
+            m.broker_usage_fraction = broker_usages(self.cluster.data(), &weights);
         }
 
-        let splits = self.decide_splits();
-        let report = do_load_shedding(
-            &mut self.strategies,
-            &mut self.cluster.data,
-            &mut self.cluster.ctx,
-            &self.cfg,
-            &mut self.picker,
-            now,
-        );
+        let Tick {
+            splits,
+            shedding: report,
+        } = self.cluster.tick(&mut self.leader, now, trace_at(cycle));
         let mut unloaded = Vec::new();
         for u in &report.unloads {
             let (Some(idx), Some(to)) = (
@@ -704,9 +665,6 @@ impl Run<'_> {
         m.splits = self.apply_splits(splits, &unloaded, &mut m.events);
         m.ownership = std::mem::take(&mut self.changes);
         m.decisions = std::mem::take(&mut self.decisions);
-        // The first cycle explains its placements as the plan does; after it, thousands of
-        // placements nobody reads the reasons of are decided without explaining.
-        self.cluster.ctx.trace = PipelineTrace::Off;
         Ok(m)
     }
 }

@@ -56,9 +56,9 @@ impl SeriesRecorder {
         now_ms: i64,
     ) {
         let stored = before.unwrap_or(&self.base.bundle_data);
-        let mut brokers = IndexMap::with_capacity(cluster.data.brokers.len());
+        let mut brokers = IndexMap::with_capacity(cluster.data().brokers.len());
         let mut listed: HashSet<&str> = HashSet::new();
-        for (id, b) in &cluster.data.brokers {
+        for (id, b) in &cluster.data().brokers {
             listed.extend(b.local.bundles.iter().map(String::as_str));
             listed.extend(b.local.last_stats.keys().map(String::as_str));
             brokers.insert(
@@ -81,7 +81,7 @@ impl SeriesRecorder {
             brokers,
             bundle_data,
             namespaces: cluster.layout.namespaces.clone(),
-            recently_unloaded_bundles: cluster.data.recently_unloaded.clone(),
+            recently_unloaded_bundles: cluster.data().recently_unloaded.clone(),
             ..envelope(&self.base)
         };
         self.snapshots.push(snapshot);
