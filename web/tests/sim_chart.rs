@@ -58,6 +58,7 @@ async fn draws_series_where_the_core_says_and_picks_cycles() {
             dark: false,
             cursor: None,
             on_pick: Callback::from(move |k| seen.set(Some(k))),
+            x_unit: "cycles".into(),
         },
     )
     .render();
@@ -69,6 +70,9 @@ async fn draws_series_where_the_core_says_and_picks_cycles() {
         .unchecked_into();
     assert_eq!(canvas.get_attribute("data-chart").as_deref(), Some("std"));
     assert_eq!(canvas.get_attribute("data-series").as_deref(), Some("2"));
+    // The accessible name counts what the x axis counts (the History view passes "snapshots").
+    let label = canvas.get_attribute("aria-label").unwrap_or_default();
+    assert!(label.ends_with(" cycles"), "{label}");
 
     // Run "a" is a flat line at 30 %: the pixel at cycle 10 on that line has its colour.
     let width = f64::from(canvas.client_width());
