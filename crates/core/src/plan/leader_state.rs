@@ -12,6 +12,7 @@
 use std::collections::HashMap;
 
 use indexmap::IndexMap;
+use rustc_hash::FxHashMap;
 
 use crate::isolation::IsolationPolicies;
 use crate::model::{
@@ -29,9 +30,9 @@ pub struct LeaderState {
     /// The snapshot's stored `BundleData` the view was built from.
     stored: IndexMap<String, BundleData>,
     /// bundle → positions in `data.brokers` of the brokers whose `lastStats` report it, ascending.
-    reporters: HashMap<String, Vec<usize>>,
+    reporters: Index,
     /// bundle → positions in `data.brokers` of the brokers whose `bundles` list it, ascending.
-    listers: HashMap<String, Vec<usize>>,
+    listers: Index,
     /// `reporters` and `listers` are built (on the first change: a view planned on once, as
     /// `make_plan` does, never needs them).
     indexed: bool,
@@ -65,16 +66,35 @@ pub(crate) trait OrderRepairObserver {
 
 impl OrderRepairObserver for () {}
 
-fn index_of_reports(data: &LoadData) -> (HashMap<String, Vec<usize>>, HashMap<String, Vec<usize>>) {
-    let mut reporters: HashMap<String, Vec<usize>> = HashMap::new();
-    let mut listers: HashMap<String, Vec<usize>> = HashMap::new();
+/// bundle → positions of the brokers whose report names it, ascending. Never iterated (only looked
+/// up), so its order does not matter and the fast hasher serves.
+type Index = FxHashMap<String, Vec<usize>>;
+
+/// Both indexes of every report, each name hashed once: brokers are walked in position order, so
+/// each list grows at its end (as [`add_sorted`] would keep it) and is sized for the common single
+/// owner.
+fn index_of_reports(data: &LoadData) -> (Index, Index) {
+    let mut reporters = Index::with_capacity_and_hasher(data.bundle_data.len(), Default::default());
+    let mut listers = Index::with_capacity_and_hasher(data.bundle_data.len(), Default::default());
     for (pos, b) in data.brokers.values().enumerate() {
-        add_broker(&mut reporters, &mut listers, pos, &b.local);
+        for name in b.local.last_stats.keys() {
+            push_ascending(&mut reporters, name, pos);
+        }
+        for name in &b.local.bundles {
+            push_ascending(&mut listers, name, pos);
+        }
     }
     (reporters, listers)
 }
 
-fn add_sorted(map: &mut HashMap<String, Vec<usize>>, name: &str, pos: usize) {
+fn push_ascending(map: &mut Index, name: &str, pos: usize) {
+    let list = map.entry(name.to_string()).or_default();
+    if list.last() != Some(&pos) {
+        list.push(pos);
+    }
+}
+
+fn add_sorted(map: &mut Index, name: &str, pos: usize) {
     let list = match map.get_mut(name) {
         Some(list) => list,
         None => map.entry(name.to_string()).or_default(),
@@ -84,7 +104,7 @@ fn add_sorted(map: &mut HashMap<String, Vec<usize>>, name: &str, pos: usize) {
     }
 }
 
-fn remove_pos(map: &mut HashMap<String, Vec<usize>>, name: &str, pos: usize) {
+fn remove_pos(map: &mut Index, name: &str, pos: usize) {
     if let Some(list) = map.get_mut(name) {
         list.retain(|p| *p != pos);
         if list.is_empty() {
@@ -93,12 +113,7 @@ fn remove_pos(map: &mut HashMap<String, Vec<usize>>, name: &str, pos: usize) {
     }
 }
 
-fn add_broker(
-    reporters: &mut HashMap<String, Vec<usize>>,
-    listers: &mut HashMap<String, Vec<usize>>,
-    pos: usize,
-    local: &LocalBrokerData,
-) {
+fn add_broker(reporters: &mut Index, listers: &mut Index, pos: usize, local: &LocalBrokerData) {
     for name in local.last_stats.keys() {
         add_sorted(reporters, name, pos);
     }
@@ -107,12 +122,7 @@ fn add_broker(
     }
 }
 
-fn remove_broker(
-    reporters: &mut HashMap<String, Vec<usize>>,
-    listers: &mut HashMap<String, Vec<usize>>,
-    pos: usize,
-    local: &LocalBrokerData,
-) {
+fn remove_broker(reporters: &mut Index, listers: &mut Index, pos: usize, local: &LocalBrokerData) {
     for name in local.last_stats.keys() {
         remove_pos(reporters, name, pos);
     }
@@ -185,8 +195,8 @@ impl LeaderState {
         let ctx = placement_context(snapshot, &data);
         Self {
             stored: snapshot.bundle_data.clone(),
-            reporters: HashMap::new(),
-            listers: HashMap::new(),
+            reporters: Index::default(),
+            listers: Index::default(),
             indexed: false,
             isolation_source: snapshot.namespace_isolation_policies.clone(),
             isolation: ctx.isolation,
@@ -590,9 +600,7 @@ impl LeaderState {
     /// Where `name` first appears in the walk of the held reports (`None`: no report names it; a
     /// `bundles` entry counts only with stored data).
     fn first_spot(&self, name: &str) -> Option<Spot> {
-        let first = |index: &HashMap<String, Vec<usize>>| {
-            index.get(name).and_then(|list| list.first().copied())
-        };
+        let first = |index: &Index| index.get(name).and_then(|list| list.first().copied());
         let listed = if self.stored.contains_key(name) {
             first(&self.listers)
         } else {

@@ -2,6 +2,8 @@
 //! stored `BundleData` (or Pulsar's defaults) updated once with each bundle's latest reported stats,
 //! time averages recomputed from that data, no preallocations.
 
+use std::hash::BuildHasher;
+
 use indexmap::IndexMap;
 use indexmap::map::RawEntryApiV1;
 use indexmap::map::raw_entry_v1::RawEntryMut;
@@ -20,8 +22,12 @@ use crate::modular::{BrokerData, LoadData};
 /// between different bundles' updates does not matter, and `lastStats` keys are unique), and the
 /// time averages are summed through recorded positions instead of lookups.
 pub fn load_data_from_snapshot(snapshot: &Snapshot) -> LoadData {
-    let mut bundle_data: IndexMap<String, BundleData> =
-        IndexMap::with_capacity(snapshot.bundle_data.len());
+    // The view's map hashes as the snapshot's (a copy of its hasher), so each name is hashed once
+    // for the lookup in both maps and the insertion.
+    let mut bundle_data: IndexMap<String, BundleData> = IndexMap::with_capacity_and_hasher(
+        snapshot.bundle_data.len(),
+        snapshot.bundle_data.hasher().clone(),
+    );
     // Per broker, the position in `bundle_data` of each entry of its `bundles` list (`None`: not
     // there when the list was walked; looked up again at the end).
     let mut positions: Vec<Vec<Option<usize>>> = Vec::with_capacity(snapshot.brokers.len());
@@ -30,12 +36,20 @@ pub fn load_data_from_snapshot(snapshot: &Snapshot) -> LoadData {
         let mut broker_positions = Vec::with_capacity(local.bundles.len());
         let mut applied = vec![false; local.last_stats.len()];
         for (k, name) in local.bundles.iter().enumerate() {
-            let index = match bundle_data.raw_entry_mut_v1().from_key(name.as_str()) {
+            let hash = bundle_data.hasher().hash_one(name.as_str());
+            let index = match bundle_data
+                .raw_entry_mut_v1()
+                .from_key_hashed_nocheck(hash, name.as_str())
+            {
                 RawEntryMut::Occupied(e) => Some(e.index()),
-                RawEntryMut::Vacant(e) => match snapshot.bundle_data.get(name) {
-                    Some(data) => {
+                RawEntryMut::Vacant(e) => match snapshot
+                    .bundle_data
+                    .raw_entry_v1()
+                    .from_key_hashed_nocheck(hash, name.as_str())
+                {
+                    Some((_, data)) => {
                         let index = e.index();
-                        e.insert(name.clone(), *data);
+                        e.insert_hashed_nocheck(hash, name.clone(), *data);
                         Some(index)
                     }
                     None => None,
@@ -57,16 +71,20 @@ pub fn load_data_from_snapshot(snapshot: &Snapshot) -> LoadData {
             if *done {
                 continue;
             }
-            match bundle_data.raw_entry_mut_v1().from_key(name.as_str()) {
+            let hash = bundle_data.hasher().hash_one(name.as_str());
+            match bundle_data
+                .raw_entry_mut_v1()
+                .from_key_hashed_nocheck(hash, name.as_str())
+            {
                 RawEntryMut::Occupied(mut e) => e.get_mut().update(stats),
                 RawEntryMut::Vacant(e) => {
                     let mut entry = snapshot
                         .bundle_data
-                        .get(name)
-                        .copied()
-                        .unwrap_or_else(BundleData::pulsar_default);
+                        .raw_entry_v1()
+                        .from_key_hashed_nocheck(hash, name.as_str())
+                        .map_or_else(BundleData::pulsar_default, |(_, d)| *d);
                     entry.update(stats);
-                    e.insert(name.clone(), entry);
+                    e.insert_hashed_nocheck(hash, name.clone(), entry);
                 }
             }
         }
