@@ -213,7 +213,79 @@ pub(crate) fn fmt_num(v: f64) -> String {
     } else if v.fract() == 0.0 && v.abs() < 1e15 {
         format!("{v:.0}")
     } else {
-        let s = format!("{v:.4}");
-        s.trim_end_matches('0').trim_end_matches('.').to_string()
+        let mut s = fixed_4(v).unwrap_or_else(|| format!("{v:.4}"));
+        let kept = s.trim_end_matches('0').trim_end_matches('.').len();
+        s.truncate(kept);
+        s
+    }
+}
+
+/// `format!("{v:.4}")` for a finite `v` below 1e11 in magnitude, by integer arithmetic: the exact
+/// binary value times 10⁴, rounded half to even as Rust's exact formatter rounds (which, for
+/// most scores, falls back to its slow big-number path). `None` outside that range.
+fn fixed_4(v: f64) -> Option<String> {
+    if !v.is_finite() || v.abs() >= 1e11 {
+        return None;
+    }
+    let bits = v.to_bits();
+    let biased = (bits >> 52) & 0x7ff;
+    let fraction = bits & ((1u64 << 52) - 1);
+    // v = mantissa · 2^-shift; below 1e11 < 2^37 a normal number's shift is at least 15.
+    let (mantissa, shift) = if biased == 0 {
+        (fraction, 1074u64)
+    } else {
+        (fraction | (1u64 << 52), 1075u64.checked_sub(biased)?)
+    };
+    let scaled = u128::from(mantissa) * 10_000;
+    let rounded = if shift == 0 {
+        scaled
+    } else if shift >= 100 {
+        // scaled < 2^67, less than half of 2^shift: rounds to zero.
+        0
+    } else {
+        let quotient = scaled >> shift;
+        let rest = scaled & ((1u128 << shift) - 1);
+        let half = 1u128 << (shift - 1);
+        if rest > half || (rest == half && quotient & 1 == 1) {
+            quotient + 1
+        } else {
+            quotient
+        }
+    };
+    let sign = if v.is_sign_negative() { "-" } else { "" };
+    Some(format!("{sign}{}.{:04}", rounded / 10_000, rounded % 10_000))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::SplitMix64;
+
+    /// The integer path formats exactly as Rust's formatter: ties (dyadic values halfway between
+    /// two 4-decimal numbers) round to even, signs and zeros as `{:.4}` prints them, and random
+    /// values across the magnitudes scores take.
+    #[test]
+    fn fixed_4_is_rusts_exact_formatting() {
+        let mut values = vec![
+            0.0, -0.0, 0.03125, 0.09375, 0.15625, -0.03125, 0.5, 2.5, 1e-9, -1e-9, 5e-5, 1.5e-4,
+            123_456.789_05, 99_999_999_999.999, f64::MIN_POSITIVE, 5e-324,
+        ];
+        let mut rng = SplitMix64::new(17);
+        for _ in 0..200_000 {
+            let bits = rng.next_u64();
+            // Uniform in [0, 1) scaled over 10⁻⁶ … 10¹¹, and halves of odd multiples of 1/32.
+            let unit = (bits >> 11) as f64 / (1u64 << 53) as f64;
+            let scale = 10f64.powi(i32::try_from(bits % 18).unwrap_or(0) - 6);
+            values.push(unit * scale);
+            values.push(-unit * scale);
+            values.push(f64::from(u32::try_from(bits % 100_000).unwrap_or(0)) / 32.0);
+        }
+        for v in values {
+            assert_eq!(fixed_4(v), Some(format!("{v:.4}")), "{v:e}");
+        }
+        assert_eq!(fixed_4(1e11), None);
+        assert_eq!(fixed_4(f64::NAN), None);
+        assert_eq!(fmt_num(0.031_25), "0.0312");
+        assert_eq!(fmt_num(-0.000_01), "-0");
     }
 }
