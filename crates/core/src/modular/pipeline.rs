@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 use super::LoadData;
 use super::load_data::namespace_of_bundle;
 use super::placement::{PlacementChoice, PlacementStrategy};
-use super::placement_context::Candidates;
+use super::placement_context::{BundleRangeCache, Candidates};
 use super::placement_explain::{StageLog, namespace_policies_note, stage};
 use crate::config::LoadBalancerConfig;
 use crate::isolation::{BrokerOffer, NamespacePoliciesOutcome};
@@ -245,11 +245,7 @@ fn keep_least_servicing<K: PartialEq>(
 }
 
 /// Cached ranges of `namespace` on `broker`.
-fn ranges_on(
-    cache: &IndexMap<String, IndexMap<String, IndexSet<String>>>,
-    broker: &str,
-    namespace: &str,
-) -> usize {
+fn ranges_on(cache: &BundleRangeCache, broker: &str, namespace: &str) -> usize {
     cache
         .get(broker)
         .and_then(|m| m.get(namespace))
@@ -261,7 +257,7 @@ fn ranges_on(
 pub fn remove_most_servicing_brokers_for_namespace(
     bundle: &str,
     set: &mut JavaHashSet,
-    cache: &IndexMap<String, IndexMap<String, IndexSet<String>>>,
+    cache: &BundleRangeCache,
 ) -> Option<String> {
     if set.is_empty() {
         return None;
@@ -286,7 +282,7 @@ fn remove_most_servicing(
     bundle: &str,
     set: &mut Candidates,
     data: &LoadData,
-    cache: &IndexMap<String, IndexMap<String, IndexSet<String>>>,
+    cache: &BundleRangeCache,
     explain: bool,
 ) -> Option<String> {
     if set.is_empty() {

@@ -4,6 +4,7 @@
 //! with the preallocations, the round-robin selector and the reused candidate set.
 
 use indexmap::{IndexMap, IndexSet};
+use rustc_hash::FxBuildHasher;
 
 use super::placement::{PipelineTrace, RoundRobinBrokerSelector};
 use super::{BrokerData, LoadData};
@@ -17,6 +18,14 @@ pub const DEFAULT_DOMAIN: &str = "default";
 /// The candidate set: positions in `LoadData.brokers`, in Java `HashSet` order of their names.
 pub(super) type Candidates = JavaHashTable<usize>;
 
+/// One broker's part of the range cache: namespace → its bundle ranges, in insertion order. Both
+/// levels are only looked up and walked in insertion order, never in hash order, so they use the
+/// fast deterministic hasher: a rebuild hashes every bundle's namespace and range.
+pub type NamespaceRanges = IndexMap<String, IndexSet<String, FxBuildHasher>, FxBuildHasher>;
+
+/// `brokerToNamespaceToBundleRange`: broker → [`NamespaceRanges`].
+pub type BundleRangeCache = IndexMap<String, NamespaceRanges>;
+
 /// What the leader knows besides `LoadData` when it places a bundle.
 #[derive(Clone, Debug, Default)]
 pub struct PlacementContext {
@@ -26,7 +35,7 @@ pub struct PlacementContext {
     pub failure_domains: IndexMap<String, Vec<String>>,
     /// `brokerToNamespaceToBundleRange`: broker → namespace → bundle ranges it serves or was
     /// preallocated (even distribution and anti-affinity count these).
-    pub bundle_range_cache: IndexMap<String, IndexMap<String, IndexSet<String>>>,
+    pub bundle_range_cache: BundleRangeCache,
     /// `preallocatedBundleToBroker`: bundle → the broker it was assigned to.
     pub preallocated: IndexMap<String, String>,
     /// `getAvailableBrokers()`: registered brokers; `None` means every broker with load data.
@@ -57,12 +66,12 @@ fn split_bundle(bundle: &str) -> (&str, &str) {
 /// Fills one broker's namespace → ranges map, remembering the last namespace's slot (a broker's
 /// bundles often come grouped by namespace, so most bundles skip the namespace lookup).
 struct RangeFiller<'m, 'b> {
-    namespaces: &'m mut IndexMap<String, IndexSet<String>>,
+    namespaces: &'m mut NamespaceRanges,
     last: Option<(&'b str, usize)>,
 }
 
 impl<'m, 'b> RangeFiller<'m, 'b> {
-    fn new(namespaces: &'m mut IndexMap<String, IndexSet<String>>) -> Self {
+    fn new(namespaces: &'m mut NamespaceRanges) -> Self {
         Self {
             namespaces,
             last: None,
@@ -77,7 +86,7 @@ impl<'m, 'b> RangeFiller<'m, 'b> {
                 Some(slot) => slot,
                 None => {
                     self.namespaces
-                        .insert_full(ns.to_string(), IndexSet::new())
+                        .insert_full(ns.to_string(), IndexSet::default())
                         .0
                 }
             },
@@ -138,7 +147,7 @@ impl PlacementContext {
             Some(slot) => slot,
             None => {
                 self.bundle_range_cache
-                    .insert_full(broker.to_string(), IndexMap::new())
+                    .insert_full(broker.to_string(), NamespaceRanges::default())
                     .0
             }
         };

@@ -20,6 +20,7 @@ use crate::model::{
 };
 use crate::modular::LoadData;
 use crate::modular::pipeline::PlacementContext;
+use crate::modular::placement_context::BundleRangeCache;
 
 use super::driver::{anti_affinity_groups, placement_context};
 use super::leader_view::load_data_from_snapshot;
@@ -41,7 +42,7 @@ pub struct LeaderState {
     isolation: IsolationPolicies,
     anti_affinity: IndexMap<String, String>,
     failure_domains: IndexMap<String, Vec<String>>,
-    range_cache: IndexMap<String, IndexMap<String, indexmap::IndexSet<String>>>,
+    range_cache: BundleRangeCache,
 }
 
 /// Which repair of the leader's bundle order an update ran.

@@ -253,7 +253,11 @@ fn fixed_4(v: f64) -> Option<String> {
         }
     };
     let sign = if v.is_sign_negative() { "-" } else { "" };
-    Some(format!("{sign}{}.{:04}", rounded / 10_000, rounded % 10_000))
+    Some(format!(
+        "{sign}{}.{:04}",
+        rounded / 10_000,
+        rounded % 10_000
+    ))
 }
 
 #[cfg(test)]
@@ -267,8 +271,22 @@ mod tests {
     #[test]
     fn fixed_4_is_rusts_exact_formatting() {
         let mut values = vec![
-            0.0, -0.0, 0.03125, 0.09375, 0.15625, -0.03125, 0.5, 2.5, 1e-9, -1e-9, 5e-5, 1.5e-4,
-            123_456.789_05, 99_999_999_999.999, f64::MIN_POSITIVE, 5e-324,
+            0.0,
+            -0.0,
+            0.03125,
+            0.09375,
+            0.15625,
+            -0.03125,
+            0.5,
+            2.5,
+            1e-9,
+            -1e-9,
+            5e-5,
+            1.5e-4,
+            123_456.789_05,
+            99_999_999_999.999,
+            f64::MIN_POSITIVE,
+            5e-324,
         ];
         let mut rng = SplitMix64::new(17);
         for _ in 0..200_000 {
