@@ -76,16 +76,21 @@ fn select(
         if trace != PipelineTrace::Full {
             return String::new();
         }
-        let list = candidates
-            .iter()
-            .zip(&scores)
-            .map(|((name, _), score)| match score {
-                Some(s) => format!("{name}={}", fmt_num(*s)),
-                None => format!("{name}=no data"),
-            })
-            .collect::<Vec<_>>()
-            .join(", ");
-        format!("{prefix}{list}{suffix}")
+        // One string grown in place: a list of 1,000 candidates is one allocation, not 1,000.
+        let mut list = String::from(prefix);
+        for (k, ((name, _), score)) in candidates.iter().zip(&scores).enumerate() {
+            if k > 0 {
+                list.push_str(", ");
+            }
+            list.push_str(name);
+            list.push('=');
+            match score {
+                Some(s) => list.push_str(&fmt_num(*s)),
+                None => list.push_str("no data"),
+            }
+        }
+        list.push_str(suffix);
+        list
     };
     let reason = if trace == PipelineTrace::Off {
         String::new()
