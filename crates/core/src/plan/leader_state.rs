@@ -764,6 +764,46 @@ mod tests {
         );
     }
 
+    /// The indexes built at once equal the ones the updates keep (`add_broker`, one sorted insert
+    /// per name), with bundles listed and reported by several brokers, twice by one, and not at all.
+    #[test]
+    fn indexes_built_at_once_equal_the_updated_ones() {
+        let report = |bundles: &[&str], reported: &[&str]| {
+            let mut local = LocalBrokerData {
+                bundles: bundles.iter().map(|b| (*b).to_string()).collect(),
+                ..LocalBrokerData::default()
+            };
+            for b in reported {
+                local
+                    .last_stats
+                    .insert((*b).to_string(), Default::default());
+            }
+            crate::modular::BrokerData {
+                local,
+                ..Default::default()
+            }
+        };
+        let mut data = LoadData::default();
+        for (id, bundles, reported) in [
+            ("a:8080", &["t/n/1", "t/n/2"][..], &["t/n/2", "t/n/1"][..]),
+            ("b:8080", &["t/n/3", "t/n/1", "t/n/1"][..], &["t/n/9"][..]),
+            ("c:8080", &[][..], &["t/n/1", "t/n/3"][..]),
+            ("d:8080", &["t/n/2"][..], &[][..]),
+        ] {
+            data.brokers
+                .insert(id.to_string(), report(bundles, reported));
+        }
+        let (reporters, listers) = index_of_reports(&data);
+        let (mut want_reporters, mut want_listers) = (Index::default(), Index::default());
+        for (pos, b) in data.brokers.values().enumerate() {
+            add_broker(&mut want_reporters, &mut want_listers, pos, &b.local);
+        }
+        assert_eq!(reporters, want_reporters);
+        assert_eq!(listers, want_listers);
+        assert_eq!(listers.get("t/n/1"), Some(&vec![0, 1]));
+        assert_eq!(reporters.get("t/n/1"), Some(&vec![0, 2]));
+    }
+
     /// Counts the order repairs; with `skip_first_moved`, a targeted repair that leaves its first
     /// moved bundle where it was.
     #[derive(Default)]
