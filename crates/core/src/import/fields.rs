@@ -394,7 +394,9 @@ mod tests {
         );
         for bad in ["a/0x0_0x1", "a/b/0x2_0x1", "a/b/c/"] {
             assert_eq!(
-                canonical_bundle_name(&ctx, bad, &p).unwrap_err().to_string(),
+                canonical_bundle_name(&ctx, bad, &p)
+                    .unwrap_err()
+                    .to_string(),
                 bundle_name(&ctx, bad, &p).unwrap_err().to_string(),
             );
         }

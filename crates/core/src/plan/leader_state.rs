@@ -184,9 +184,8 @@ fn same_stats(a: &NamespaceBundleStats, b: &NamespaceBundleStats) -> bool {
             s.msg_throughput_out.to_bits(),
         ]
     };
-    let counts = |s: &NamespaceBundleStats| {
-        [s.consumer_count, s.producer_count, s.topics, s.cache_size]
-    };
+    let counts =
+        |s: &NamespaceBundleStats| [s.consumer_count, s.producer_count, s.topics, s.cache_size];
     bits(a) == bits(b) && counts(a) == counts(b)
 }
 
