@@ -228,7 +228,13 @@ pub struct NamespacePoliciesOutcome<T> {
 
 /// `LoadManagerShared.parseBrokerHost`: the brokerId up to its last `:`; `None` when there is none.
 pub fn broker_host(broker_id: &str) -> Option<&str> {
-    broker_id.rfind(':').and_then(|i| broker_id.get(..i))
+    // A byte search from the end (`:` is ASCII, never inside a multi-byte character): the port is a
+    // few bytes from the end, and this runs for every broker of every placement.
+    broker_id
+        .as_bytes()
+        .iter()
+        .rposition(|&b| b == b':')
+        .and_then(|i| broker_id.get(..i))
 }
 
 impl IsolationPolicies {
@@ -354,8 +360,15 @@ impl IsolationPolicies {
         brokers: impl IntoIterator<Item = BrokerOffer<'a, T>>,
     ) -> NamespacePoliciesOutcome<T> {
         let policy = self.namespace_policy(namespace);
+        let brokers = brokers.into_iter();
+        // Without a policy every broker is a secondary (shared) or excluded: room for all of them.
+        let room = if policy.is_none() {
+            brokers.size_hint().0
+        } else {
+            0
+        };
         let mut primaries = Vec::new();
-        let mut secondaries = Vec::new();
+        let mut secondaries = Vec::with_capacity(room);
         let mut excluded = 0;
         for offer in brokers {
             let supports = if non_persistent {
@@ -376,7 +389,11 @@ impl IsolationPolicies {
             .is_some_and(|p| p.failover.should_failover_to_secondary(n_primaries));
         let mut candidates = primaries;
         if policy.is_none() || failover {
-            candidates.extend(secondaries);
+            if candidates.is_empty() {
+                candidates = secondaries;
+            } else {
+                candidates.extend(secondaries);
+            }
         } else {
             excluded += n_secondaries;
         }
@@ -445,6 +462,11 @@ mod tests {
         );
         assert_eq!(broker_host("[::1]:8080"), Some("[::1]"));
         assert_eq!(broker_host("no-port"), None);
+        // As `String.lastIndexOf(':')` + `substring`, whatever the characters before it.
+        assert_eq!(broker_host("brökér-ü:6650"), Some("brökér-ü"));
+        assert_eq!(broker_host("a:b:c"), Some("a:b"));
+        assert_eq!(broker_host(":8080"), Some(""));
+        assert_eq!(broker_host("host:"), Some("host"));
     }
 
     #[test]

@@ -17,7 +17,7 @@ use std::collections::HashMap;
 use std::io::{Read, Write};
 
 use flate2::Compression;
-use flate2::read::GzDecoder;
+use flate2::bufread::GzDecoder;
 use flate2::write::GzEncoder;
 use indexmap::IndexMap;
 use serde::de::DeserializeOwned;
@@ -448,7 +448,16 @@ impl<'a> StoredSeries<'a> {
         } else {
             self.limits.max_part_bytes
         };
-        let mut json = Vec::new();
+        // The id names the JSON's length: room for it at once, and the gzip read straight from the
+        // stored bytes (`bufread`: no intermediate buffer per part). The name is not trusted
+        // further than the cap and what deflate can expand the part's bytes to (≤ 1032×).
+        let named_len = id
+            .rsplit_once('-')
+            .and_then(|(_, len)| len.parse::<u64>().ok())
+            .unwrap_or(0)
+            .min(cap)
+            .min((gz.len() as u64).saturating_mul(1032));
+        let mut json = Vec::with_capacity(usize::try_from(named_len).unwrap_or(0));
         GzDecoder::new(gz)
             .take(cap.saturating_add(1))
             .read_to_end(&mut json)

@@ -273,15 +273,30 @@ pub(crate) fn bundle_name(
     text: &str,
     p: &JPath<'_>,
 ) -> Result<BundleName, ImportError> {
-    parse_bundle_name(text).map_err(|_| {
-        ctx.err(
-            p,
-            format!(
-                "expected a bundle name tenant/namespace/0xXXXXXXXX_0xXXXXXXXX (lower bound below \
-                 upper), found \"{text}\""
-            ),
-        )
-    })
+    parse_bundle_name(text).map_err(|_| not_a_bundle_name(ctx, text, p))
+}
+
+/// [`bundle_name`]'s check, the name in Pulsar's canonical spelling (`BundleName`'s `Display`)
+/// built without `format!`'s machinery: this runs for every bundle of every report (the history
+/// decodes a report per changed broker per snapshot).
+pub(crate) fn canonical_bundle_name(
+    ctx: &Ctx<'_>,
+    text: &str,
+    p: &JPath<'_>,
+) -> Result<String, ImportError> {
+    split_bundle(text)
+        .map(|(namespace, range)| bundle_key(namespace, range))
+        .ok_or_else(|| not_a_bundle_name(ctx, text, p))
+}
+
+fn not_a_bundle_name(ctx: &Ctx<'_>, text: &str, p: &JPath<'_>) -> ImportError {
+    ctx.err(
+        p,
+        format!(
+            "expected a bundle name tenant/namespace/0xXXXXXXXX_0xXXXXXXXX (lower bound below \
+             upper), found \"{text}\""
+        ),
+    )
 }
 
 /// A full bundle name's `(namespace, range)` borrowed from it: [`BundleName::split`], the one
@@ -349,6 +364,41 @@ mod tests {
             "a/b/0x00000000_0x00000000",
         ] {
             assert_eq!(split_bundle(bad), None, "{bad}");
+        }
+    }
+
+    /// The reports' bundle names are written as `BundleName`'s `Display` writes them, whatever
+    /// spelling was read, and refused with the same message.
+    #[test]
+    fn canonical_bundle_names_are_the_display_of_the_parsed_name() {
+        let mut diag = super::super::diag::Diag::default();
+        let ctx = Ctx {
+            file: "f.json",
+            diag: &mut diag,
+        };
+        let p = JPath::ROOT.key("lastStats");
+        for name in [
+            "public/default/0x00000000_0xffffffff",
+            "Public/Default/0x0FFFFFFF_0xF0000000",
+            "prop/cluster/ns/0x12345678_0x9abcdef0",
+            "a/b/16_0x20",
+            "a/b/#10_0X20",
+            "a/b/010_0xffffffff",
+        ] {
+            let display = bundle_name(&ctx, name, &p).unwrap().to_string();
+            assert_eq!(canonical_bundle_name(&ctx, name, &p).unwrap(), display);
+        }
+        assert_eq!(
+            canonical_bundle_name(&ctx, "a/b/16_0x20", &p).unwrap(),
+            "a/b/0x00000010_0x00000020"
+        );
+        for bad in ["a/0x0_0x1", "a/b/0x2_0x1", "a/b/c/"] {
+            assert_eq!(
+                canonical_bundle_name(&ctx, bad, &p)
+                    .unwrap_err()
+                    .to_string(),
+                bundle_name(&ctx, bad, &p).unwrap_err().to_string(),
+            );
         }
     }
 }

@@ -16,7 +16,8 @@ use rustc_hash::FxHashMap;
 
 use crate::isolation::IsolationPolicies;
 use crate::model::{
-    BundleData, LocalBrokerData, NamespaceIsolationPolicy, Snapshot, TimeAverageBrokerData,
+    BundleData, LocalBrokerData, NamespaceBundleStats, NamespaceIsolationPolicy, Snapshot,
+    TimeAverageBrokerData,
 };
 use crate::modular::LoadData;
 use crate::modular::pipeline::PlacementContext;
@@ -182,6 +183,21 @@ fn moved_names(old: &LocalBrokerData, new: &LocalBrokerData) -> Option<Vec<Strin
         .filter(kept)
         .eq(walk(new).filter(kept))
         .then(|| moved.into_iter().map(str::to_string).collect())
+}
+
+/// The same stats to the bit (a `-0.0` that `==` takes for `0.0` still reaches the values).
+fn same_stats(a: &NamespaceBundleStats, b: &NamespaceBundleStats) -> bool {
+    let bits = |s: &NamespaceBundleStats| {
+        [
+            s.msg_rate_in.to_bits(),
+            s.msg_throughput_in.to_bits(),
+            s.msg_rate_out.to_bits(),
+            s.msg_throughput_out.to_bits(),
+        ]
+    };
+    let counts =
+        |s: &NamespaceBundleStats| [s.consumer_count, s.producer_count, s.topics, s.cache_size];
+    bits(a) == bits(b) && counts(a) == counts(b)
 }
 
 /// The reporting lists (`bundles`, `lastStats` keys) are the same: ownership did not change.
@@ -431,18 +447,52 @@ impl LeaderState {
             return;
         };
         changes.changed.push(pos);
-        changes.dirty.extend(held.local.last_stats.keys().cloned());
-        changes.dirty.extend(new.last_stats.keys().cloned());
-        if !same_lists(&held.local, new) {
+        // A bundle's value depends on its stored data and the stats each reporter sends, and a
+        // broker's time average on the values of the bundles it lists: what must be recomputed
+        // is the bundles whose stats this report changed, and, when its lists changed, those it
+        // started or stopped listing or reporting (`moved_names`), not every bundle it names.
+        let restated = new
+            .last_stats
+            .iter()
+            .filter(|(name, stats)| {
+                held.local
+                    .last_stats
+                    .get(name.as_str())
+                    .is_none_or(|before| !same_stats(before, stats))
+            })
+            .map(|(name, _)| name.clone());
+        if same_lists(&held.local, new) {
+            changes.dirty.extend(restated);
+        } else {
             changes.lists_changed = true;
             match moved_names(&held.local, new) {
-                Some(moved) => changes.moved.extend(moved),
-                None => changes.reordered = true,
+                Some(moved) => {
+                    // Every other name is listed and reported as often as before: its index
+                    // entries (positions) stay.
+                    for name in &moved {
+                        remove_pos(&mut self.reporters, name, pos);
+                        remove_pos(&mut self.listers, name, pos);
+                        if new.last_stats.contains_key(name.as_str()) {
+                            add_sorted(&mut self.reporters, name, pos);
+                        }
+                        if new.bundles.iter().any(|b| b == name) {
+                            add_sorted(&mut self.listers, name, pos);
+                        }
+                    }
+                    changes.dirty.extend(restated);
+                    changes.dirty.extend(moved.iter().cloned());
+                    changes.moved.extend(moved);
+                }
+                None => {
+                    changes.reordered = true;
+                    changes.dirty.extend(held.local.last_stats.keys().cloned());
+                    changes.dirty.extend(new.last_stats.keys().cloned());
+                    changes.dirty.extend(held.local.bundles.iter().cloned());
+                    changes.dirty.extend(new.bundles.iter().cloned());
+                    remove_broker(&mut self.reporters, &mut self.listers, pos, &held.local);
+                    add_broker(&mut self.reporters, &mut self.listers, pos, new);
+                }
             }
-            changes.dirty.extend(held.local.bundles.iter().cloned());
-            changes.dirty.extend(new.bundles.iter().cloned());
-            remove_broker(&mut self.reporters, &mut self.listers, pos, &held.local);
-            add_broker(&mut self.reporters, &mut self.listers, pos, new);
             if let Some(entry) = self.range_cache.get_index_mut(pos).map(|(_, e)| e) {
                 entry.clear();
             }
