@@ -6,7 +6,7 @@ use indexmap::IndexMap;
 use serde::de::IgnoredAny;
 
 use super::diag::{ImportError, WarningKind};
-use super::fields::{RawResourceField, RawStats, bundle_name, bundle_stats, resources};
+use super::fields::{RawResourceField, RawStats, bundle_stats, canonical_bundle_name, resources};
 use super::json::{Ctx, JPath};
 use super::typed::{self, Entries, Leaf, List, Object, Unknown, json_object};
 use crate::model::LocalBrokerData;
@@ -238,13 +238,21 @@ pub(crate) fn check_local_broker_data(
         let mut out = IndexMap::with_capacity(stats.0.len());
         for (name, s) in stats.0 {
             let pb = pl.key(&name);
-            let canonical = bundle_name(ctx, &name, &pb)?.to_string();
+            let canonical = canonical_bundle_name(ctx, &name, &pb)?;
             let s = bundle_stats(ctx, s, &pb)?;
-            if out.insert(canonical.clone(), s).is_some() {
-                return Err(ctx.err(
-                    &pb,
-                    format!("bundle {canonical} appears twice (names differ only in spelling)"),
-                ));
+            match out.entry(canonical) {
+                indexmap::map::Entry::Vacant(slot) => {
+                    slot.insert(s);
+                }
+                indexmap::map::Entry::Occupied(slot) => {
+                    return Err(ctx.err(
+                        &pb,
+                        format!(
+                            "bundle {} appears twice (names differ only in spelling)",
+                            slot.key()
+                        ),
+                    ));
+                }
             }
         }
         d.last_stats = out;
@@ -269,7 +277,7 @@ pub(crate) fn check_local_broker_data(
             for (i, item) in arr.iter().enumerate() {
                 let pi = pk.index(i);
                 let text = item.string(ctx, &pi)?;
-                out.push(bundle_name(ctx, text, &pi)?.to_string());
+                out.push(canonical_bundle_name(ctx, text, &pi)?);
             }
             *slot = out;
         }

@@ -3,7 +3,7 @@
 //! typed reader ([`typed`] leaves), from the text or from a parsed tree (our snapshot file).
 
 use super::diag::ImportError;
-use super::fields::{RawStats, bundle_name, bundle_stats};
+use super::fields::{RawStats, bundle_stats, canonical_bundle_name};
 use super::json::{Ctx, JPath};
 use super::typed::{self, Leaf, List, Object, Unknown, json_object};
 use crate::model::{TopBundle, TopBundlesLoadData};
@@ -59,7 +59,7 @@ pub(crate) fn check(
         let name = o
             .bundle_name
             .ok_or_else(|| ctx.err(&pn, "expected a bundle name, found nothing"))?;
-        let name = bundle_name(ctx, name.string(ctx, &pn)?, &pn)?.to_string();
+        let name = canonical_bundle_name(ctx, name.string(ctx, &pn)?, &pn)?;
         let stats = match o.stats {
             Some(s) => bundle_stats(ctx, s, &pi.key("stats"))?,
             None => Default::default(),
