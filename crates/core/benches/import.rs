@@ -8,6 +8,7 @@ use std::time::Duration;
 use criterion::{Criterion, criterion_group, criterion_main};
 use lbplan_core::import::store_files::store_files;
 use lbplan_core::import::{ImportInput, import};
+use lbplan_core::model::Snapshot;
 use lbplan_core::synthetic::{SyntheticSpec, generate};
 
 fn bench_import(c: &mut Criterion) {
@@ -42,6 +43,11 @@ fn bench_import(c: &mut Criterion) {
     // every value, which is what it does below the top level (see import/mod.rs on the passes).
     group.bench_function("snapshot_json_skip_pass", |b| {
         b.iter(|| serde_json::from_slice::<serde::de::IgnoredAny>(&json).expect("valid JSON"))
+    });
+    // Issue 17's floor for reading a snapshot: serde_json's own typed parse of the same text into
+    // the same `Snapshot`, without the importer's validation, warnings and JSON paths.
+    group.bench_function("snapshot_json_serde_typed_parse", |b| {
+        b.iter(|| serde_json::from_slice::<Snapshot>(&json).expect("valid snapshot"))
     });
     group.finish();
 }

@@ -2,7 +2,8 @@
 //! CPU time per run, without criterion: for profiling (`perf record ... import_profile meta 3`) and
 //! for a quick measurement on a shared machine, where CPU time is steadier than wall time.
 //!
-//! `cargo run --release -p lbplan-core --example import_profile -- meta|snap [RUNS] [DIVISOR]`
+//! `cargo run --release -p lbplan-core --example import_profile -- meta|snap|serde [RUNS] [DIVISOR]`
+//! (`serde`: serde_json's own typed parse of the snapshot text, the floor for `snap`)
 //! (DIVISOR shrinks the cluster, e.g. 10 for 100 brokers and 20,000 bundles under valgrind).
 
 use std::time::Instant;
@@ -56,6 +57,15 @@ fn main() {
     let snapshot_input = [ImportInput::given("snapshot.json", json.as_slice())];
     for _ in 0..runs {
         let (t, c) = (Instant::now(), cpu_seconds());
+        if mode == "serde" {
+            // The floor issue 17 sets for reading a snapshot: serde_json's typed parse alone.
+            let parsed: lbplan_core::model::Snapshot =
+                serde_json::from_slice(&json).expect("valid snapshot");
+            let (wall, cpu) = (t.elapsed(), cpu_seconds() - c);
+            drop(parsed);
+            eprintln!("{mode}: wall {wall:.2?}, cpu {cpu:.2} s");
+            continue;
+        }
         let imported = if mode == "snap" {
             import(&snapshot_input)
         } else {

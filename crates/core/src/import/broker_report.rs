@@ -240,11 +240,19 @@ pub(crate) fn check_local_broker_data(
             let pb = pl.key(&name);
             let canonical = canonical_bundle_name(ctx, &name, &pb)?;
             let s = bundle_stats(ctx, s, &pb)?;
-            if out.insert(canonical.clone(), s).is_some() {
-                return Err(ctx.err(
-                    &pb,
-                    format!("bundle {canonical} appears twice (names differ only in spelling)"),
-                ));
+            match out.entry(canonical) {
+                indexmap::map::Entry::Vacant(slot) => {
+                    slot.insert(s);
+                }
+                indexmap::map::Entry::Occupied(slot) => {
+                    return Err(ctx.err(
+                        &pb,
+                        format!(
+                            "bundle {} appears twice (names differ only in spelling)",
+                            slot.key()
+                        ),
+                    ));
+                }
             }
         }
         d.last_stats = out;

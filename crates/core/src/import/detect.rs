@@ -125,9 +125,10 @@ pub(crate) fn format(
     loc: &Location,
     path: &str,
     text: &str,
+    top_keys: Option<&[&str]>,
 ) -> Result<Shape, ImportError> {
     if is_json(text.trim_start()) {
-        return json_shape(file, loc, text);
+        return json_shape(file, loc, text, top_keys);
     }
     let name = segments(path).last().copied().unwrap_or("");
     let conf_name = name.ends_with(".conf") || name.ends_with(".properties");
@@ -150,7 +151,16 @@ pub(crate) fn format(
 /// for a broker node, which may hold either of two formats) by an outline of its content read
 /// without building it ([`peek`]). The 200,000 `BundleData` nodes of a large cluster are known by
 /// their path alone and not read twice.
-pub(crate) fn json_shape(file: &str, loc: &Location, text: &str) -> Result<Shape, ImportError> {
+///
+/// `top_keys` are the top-level keys as written, when `json_guard`'s pass could list them: a
+/// snapshot (`format_version` without `kind`, as [`shape_of`] decides) is then known without the
+/// outline's second pass over a file that may be 200 MB.
+pub(crate) fn json_shape(
+    file: &str,
+    loc: &Location,
+    text: &str,
+    top_keys: Option<&[&str]>,
+) -> Result<Shape, ImportError> {
     Ok(match loc {
         Location::BundleData(_) => Shape::BundleData,
         Location::TimeAverage(_) => Shape::TimeAverageBrokerData,
@@ -166,6 +176,9 @@ pub(crate) fn json_shape(file: &str, loc: &Location, text: &str) -> Result<Shape
                 Shape::LocalBrokerData
             }
         }
+        Location::OtherMetadata | Location::None if top_keys.is_some_and(is_snapshot_keys) => {
+            Shape::Snapshot
+        }
         Location::OtherMetadata | Location::None => {
             let outline = peek(file, text)?;
             // Before the shape check: a collect report has `format_version` like a snapshot.
@@ -177,6 +190,12 @@ pub(crate) fn json_shape(file: &str, loc: &Location, text: &str) -> Result<Shape
             }
         }
     })
+}
+
+/// Whether an object with these top-level keys is a snapshot by [`json_shape`]'s rules: it has
+/// `format_version`, and no `kind` that could make it a collect report (which has both).
+fn is_snapshot_keys(keys: &[&str]) -> bool {
+    keys.contains(&"format_version") && !keys.contains(&"kind")
 }
 
 /// The kind of JSON export an outline is (see [`Shape`]); the order of the checks matters where

@@ -21,10 +21,7 @@ use super::json::JPath;
 const MAX_DEPTH: usize = 128;
 
 /// One open container: where its current child sits.
-struct Frame<'t> {
-    /// Objects: the keys seen so far (raw text), to catch a key given twice, which every JSON
-    /// parser resolves silently by keeping the last value.
-    seen: std::collections::BTreeSet<&'t str>,
+struct Frame {
     object: bool,
     /// Arrays: the current element's index. Objects: unused.
     index: usize,
@@ -34,14 +31,73 @@ struct Frame<'t> {
     expect_key: bool,
 }
 
+/// Keys at or below this count are compared one by one; most objects in an export are a broker's
+/// or a bundle's fields, and a fresh set per object was a quarter of a large snapshot's import.
+const FEW_KEYS: usize = 16;
+
+/// The keys seen so far in one open object (raw text), to catch a key given twice, which every JSON
+/// parser resolves silently by keeping the last value. One per nesting depth, reused from object to
+/// object; an ordered set only for objects with many keys, so hostile text cannot make the check
+/// quadratic.
+#[derive(Default)]
+struct SeenKeys<'t> {
+    few: Vec<&'t str>,
+    many: std::collections::BTreeSet<&'t str>,
+}
+
+impl<'t> SeenKeys<'t> {
+    fn clear(&mut self) {
+        self.few.clear();
+        if !self.many.is_empty() {
+            self.many.clear();
+        }
+    }
+
+    /// Whether `key` is new in this object.
+    fn insert(&mut self, key: &'t str) -> bool {
+        if self.many.is_empty() {
+            if self.few.contains(&key) {
+                return false;
+            }
+            if self.few.len() < FEW_KEYS {
+                self.few.push(key);
+                return true;
+            }
+            self.many.extend(self.few.drain(..));
+        }
+        self.many.insert(key)
+    }
+}
+
+/// Top-level keys listed in [`Scan::top_keys`]; an object with more is not one of the small
+/// documents whose format they decide.
+const MAX_TOP_KEYS: usize = 64;
+
+/// What the guard's pass saw besides the count.
+#[derive(Debug, Default)]
+pub(crate) struct Scan<'t> {
+    /// JSON paths of keys given twice in one object (the first [`MAX_DUPLICATES`]).
+    pub duplicates: Vec<String>,
+    /// The top-level object's keys as written, when the text is one object whose keys are all
+    /// plain text (no escape, so the written key is the parsed key) and at most [`MAX_TOP_KEYS`];
+    /// `None` otherwise. Lets `detect` know a snapshot file without a second pass over its text.
+    pub top_keys: Option<Vec<&'t str>>,
+}
+
 /// Refuses `text` if it holds more than `max_values` JSON values (scalars, arrays and objects, at
 /// any depth), naming the path of the first value over the cap.
-///
-/// Returns the JSON paths of keys given twice in one object (the first [`MAX_DUPLICATES`]).
-pub(crate) fn check(file: &str, text: &str, max_values: u64) -> Result<Vec<String>, ImportError> {
+pub(crate) fn check<'t>(
+    file: &str,
+    text: &'t str,
+    max_values: u64,
+) -> Result<Scan<'t>, ImportError> {
     let b = text.as_bytes();
     let mut duplicates: Vec<String> = Vec::new();
-    let mut stack: Vec<Frame<'_>> = Vec::with_capacity(16);
+    let mut top_keys: Option<Vec<&str>> = None;
+    let mut roots = 0usize;
+    let mut stack: Vec<Frame> = Vec::with_capacity(16);
+    // `seen[d]` belongs to the object open at depth `d` (unused for arrays).
+    let mut seen: Vec<SeenKeys<'_>> = Vec::with_capacity(16);
     let mut count: u64 = 0;
     let mut i = 0usize;
     while let Some(&c) = b.get(i) {
@@ -66,17 +122,33 @@ pub(crate) fn check(file: &str, text: &str, max_values: u64) -> Result<Vec<Strin
             }
             b'"' => {
                 let end = string_end(b, i + 1);
+                let depth = stack.len();
                 match stack.last_mut() {
                     Some(top) if top.object && top.expect_key => {
                         top.key = (i + 1, end);
                         let key = text.get(i + 1..end).unwrap_or("");
-                        if !top.seen.insert(key) && duplicates.len() < MAX_DUPLICATES {
+                        if depth == 1 {
+                            top_keys = top_keys.take().and_then(|mut keys| {
+                                (keys.len() < MAX_TOP_KEYS && !key.contains('\\')).then(|| {
+                                    keys.push(key);
+                                    keys
+                                })
+                            });
+                        }
+                        let new = seen
+                            .get_mut(depth.wrapping_sub(1))
+                            .is_none_or(|keys| keys.insert(key));
+                        if !new && duplicates.len() < MAX_DUPLICATES {
                             let keys: Vec<Cow<'_, str>> =
                                 stack.iter().map(|f| key_text(text, f.key)).collect();
                             duplicates.push(render(&JPath::ROOT, &stack, &keys));
                         }
                     }
                     _ => {
+                        if stack.is_empty() {
+                            roots += 1;
+                            top_keys = None;
+                        }
                         count += 1;
                         if count > max_values {
                             return Err(over_cap(file, text, &stack, max_values));
@@ -91,10 +163,21 @@ pub(crate) fn check(file: &str, text: &str, max_values: u64) -> Result<Vec<Strin
                     return Err(over_cap(file, text, &stack, max_values));
                 }
                 if stack.len() >= MAX_DEPTH {
-                    return Ok(duplicates);
+                    return Ok(Scan {
+                        duplicates,
+                        top_keys: None,
+                    });
+                }
+                let depth = stack.len();
+                if depth == 0 {
+                    roots += 1;
+                    top_keys = (roots == 1 && c == b'{').then(Vec::new);
+                }
+                match seen.get_mut(depth) {
+                    Some(keys) => keys.clear(),
+                    None => seen.push(SeenKeys::default()),
                 }
                 stack.push(Frame {
-                    seen: std::collections::BTreeSet::new(),
                     object: c == b'{',
                     index: 0,
                     key: (0, 0),
@@ -104,6 +187,10 @@ pub(crate) fn check(file: &str, text: &str, max_values: u64) -> Result<Vec<Strin
             }
             _ => {
                 // A number, `true`, `false`, `null` (or garbage the parser will refuse): one value.
+                if stack.is_empty() {
+                    roots += 1;
+                    top_keys = None;
+                }
                 count += 1;
                 if count > max_values {
                     return Err(over_cap(file, text, &stack, max_values));
@@ -115,7 +202,10 @@ pub(crate) fn check(file: &str, text: &str, max_values: u64) -> Result<Vec<Strin
             }
         }
     }
-    Ok(duplicates)
+    Ok(Scan {
+        duplicates,
+        top_keys,
+    })
 }
 
 /// Duplicate keys reported per file.
@@ -133,7 +223,7 @@ fn string_end(b: &[u8], from: usize) -> usize {
     let mut i = from;
     while let Some(off) = b
         .get(i..)
-        .and_then(|rest| rest.iter().position(|&c| c == b'"' || c == b'\\'))
+        .and_then(|rest| memchr::memchr2(b'"', b'\\', rest))
     {
         let at = i + off;
         if b.get(at) == Some(&b'"') {
@@ -241,6 +331,45 @@ mod tests {
                 .starts_with(r#"s.json: $.x["a\"b"][1].c[0]: more than 6"#),
             "{e}"
         );
+    }
+
+    /// serde_json keeps the last of two equal keys; the guard must name every such key, in small
+    /// objects and in objects past the point where it changes how it remembers keys, and must not
+    /// take a sibling object's keys (the remembered keys are reused per depth) for duplicates.
+    #[test]
+    fn finds_keys_given_twice_at_any_object_size() {
+        let many: String = (0..40).map(|k| format!("\"k{k}\":{k},")).collect();
+        let text = format!(
+            r#"{{"a":{{"x":1,"y":2}},"b":{{"x":1,"y":2,"x":3}},"c":{{{many}"k7":0}},"d":{{{many}"z":0}},"a":0}}"#
+        );
+        let dups = check("d.json", &text, 1_000).unwrap().duplicates;
+        assert_eq!(dups, ["$.b.x", "$.c.k7", "$.a"]);
+        // What the guard names is what serde_json silently resolves.
+        let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(v["b"]["x"], 3);
+        assert_eq!(v["c"]["k7"], 0);
+        assert_eq!(v["a"], 0);
+    }
+
+    /// The top-level keys are listed only when the written key is the parsed key and the text is
+    /// one object: `detect` decides a snapshot from them without reading the text again.
+    #[test]
+    fn lists_the_top_level_keys_of_one_plain_object() {
+        fn keys(text: &str) -> Option<Vec<&str>> {
+            check("k.json", text, 1_000).unwrap().top_keys
+        }
+        assert_eq!(
+            keys(r#" {"format_version":3,"brokers":{"b:8080":{"x":1}},"cluster":"c"} "#),
+            Some(vec!["format_version", "brokers", "cluster"])
+        );
+        assert_eq!(keys("{}"), Some(vec![]));
+        // `\u0066ormat_version` parses as `format_version`: not listed as written.
+        assert_eq!(keys(r#"{"\u0066ormat_version":3}"#), None);
+        for text in ["[1]", "1", r#""s""#, r#"1 {"a":1}"#, r#"{"a":1} {"b":2}"#] {
+            assert_eq!(keys(text), None, "{text}");
+        }
+        let many: String = (0..=MAX_TOP_KEYS).map(|k| format!("\"k{k}\":0,")).collect();
+        assert_eq!(keys(&format!("{{{many}\"z\":0}}")), None);
     }
 
     #[test]

@@ -19,10 +19,11 @@
 //!    column. It runs only where the path does not tell the format: not for the metadata-store
 //!    nodes of bundle data, time averages, policies, layouts and cluster nodes, which are most of
 //!    a large import (200,000 of 201,000 files in the bench), but for broker nodes (report or
-//!    lookup data) and files outside a tree. Folding it into the guard would mean a second JSON
-//!    string decoder in the guard, for a pass that costs about 6 % of importing the 200,000-bundle
-//!    snapshot file (a full skipping pass 0.19 s of 3.3 s: `snapshot_json_skip_pass` against
-//!    `snapshot_json_1000_brokers_200k_bundles` in `benches/import.rs`).
+//!    lookup data) and files outside a tree. Nor for our own snapshot file, the largest input
+//!    (a full skipping pass was about 13 % of reading it): the guard lists the top-level keys as
+//!    written, and when none has an escape (so the written key is the parsed key) `format_version`
+//!    without `kind` decides it. Decoding keys in the guard for every other case would mean a
+//!    second JSON string decoder there.
 //! 3. The format's typed reader builds only what the format keeps.
 
 mod archive;
@@ -80,6 +81,9 @@ pub const DEFAULT_MAX_JSON_VALUES: u64 = 8_000_000;
 pub enum Origin {
     Given,
     Tree,
+    /// A file that must be one of our snapshots ([`read_snapshot`]): anything else is refused
+    /// after the guard's pass, before a reader runs.
+    Snapshot,
 }
 
 /// One input: a name (used to recognise it), its bytes, and how messages name it.
@@ -204,19 +208,21 @@ pub fn import_with(
 /// to the wasm API) with the one snapshot reader, so that an unknown key is a warning naming its
 /// JSON path here as in every import. Anything else (a raw Pulsar export) is refused.
 pub fn read_snapshot(name: &str, text: &str) -> Result<Imported, ImportError> {
-    let body = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let opts = ImportOptions::default();
-    // The guard before the outline, as for every input.
-    json_guard::check(name, body, opts.max_json_values)?;
-    if detect::json_shape(name, &Location::None, body)? != Shape::Snapshot {
-        return Err(ImportError::at(
-            name,
-            "$.format_version",
-            "missing: expected an lbplan snapshot (from `lbplan import` or importFiles); raw \
-             Pulsar exports are imported, not read as a snapshot",
-        ));
-    }
-    import_with(&[ImportInput::given(name, text.as_bytes())], &opts)
+    let input = ImportInput {
+        origin: Origin::Snapshot,
+        ..ImportInput::given(name, text.as_bytes())
+    };
+    import_with(&[input], &ImportOptions::default())
+}
+
+/// What [`read_snapshot`] says of an input that is not one of our snapshots.
+fn not_a_snapshot(file: &str) -> ImportError {
+    ImportError::at(
+        file,
+        "$.format_version",
+        "missing: expected an lbplan snapshot (from `lbplan import` or importFiles); raw Pulsar \
+         exports are imported, not read as a snapshot",
+    )
 }
 
 /// A broker entry of our snapshot format read on its own (`$.brokers["<id>"]`'s value), by the
@@ -295,6 +301,9 @@ fn process(
     budget.take_entry(opts)?;
     budget.take_bytes(len, opts)?;
     if let Some(kind) = archive::sniff(bytes) {
+        if input.origin == Origin::Snapshot {
+            return Err(not_a_snapshot(file));
+        }
         // Member path → its position: a tar or zip may hold one name twice, and extracting it
         // would keep the last silently.
         let mut seen: std::collections::BTreeMap<String, usize> = std::collections::BTreeMap::new();
@@ -373,9 +382,12 @@ fn process_file(
             format!("is empty: expected {}", detect::ACCEPTED),
         ));
     }
+    let mut top_keys = None;
     if detect::is_json(trimmed) {
         // Before any reader or the outline: the guard bounds what they may build.
-        for at in json_guard::check(file, text, opts.max_json_values)? {
+        let scan = json_guard::check(file, text, opts.max_json_values)?;
+        top_keys = scan.top_keys;
+        for at in scan.duplicates {
             diag.warn(
                 WarningKind::Duplicate,
                 file,
@@ -385,7 +397,10 @@ fn process_file(
             );
         }
     }
-    let shape = detect::format(file, &loc, path, text)?;
+    let shape = detect::format(file, &loc, path, text, top_keys.as_deref())?;
+    if origin == Origin::Snapshot && shape != Shape::Snapshot {
+        return Err(not_a_snapshot(file));
+    }
     read_input(file, path, &loc, shape, text, origin, opts, c, diag)
 }
 
@@ -844,7 +859,8 @@ fn read_consume_output(
                 format!("the message key `{key}` is not a brokerId: {e}"),
             )
         })?;
-        for dup in json_guard::check(&at, m.content, opts.max_json_values)? {
+        let scan = json_guard::check(&at, m.content, opts.max_json_values)?;
+        for dup in scan.duplicates {
             diag.warn(
                 WarningKind::Duplicate,
                 &at,
@@ -852,7 +868,7 @@ fn read_consume_output(
                 "this key appears twice in its object: the later value is used",
             );
         }
-        let shape = detect::json_shape(&at, &Location::None, m.content)?;
+        let shape = detect::json_shape(&at, &Location::None, m.content, scan.top_keys.as_deref())?;
         let mut ctx = Ctx {
             file: &at,
             diag: &mut *diag,
