@@ -139,6 +139,7 @@ pub fn mount(root: web_sys::Element) {
         let _ = main.append_child(&canvas);
     }
     let canvas: web_sys::HtmlCanvasElement = canvas.unchecked_into();
+    crate::page_trace::enable();
     wasm_bindgen_futures::spawn_local(async move {
         let tasks = LongTasks::observe();
         let mut out = String::new();
@@ -486,7 +487,8 @@ async fn round6_new_path(
         id: 1,
         snapshot_id: 2,
         files: vec![("large.json".into(), false)],
-        chunk_bytes: 0,
+        // The dashboard's part size (`worker_import`), not core's default.
+        chunk_bytes: crate::worker_import::PART_BYTES,
         kept: false,
         restore: false,
     }));
@@ -496,7 +498,10 @@ async fn round6_new_path(
     worker.send_import(text, &[crate::worker_files::Body::Blob(blob.clone())], 2);
     let _ = JsFuture::from(assembled).await;
     let parts_ms = now_ms() - from;
-    let Some(Ok(snapshot)) = assembler.borrow_mut().take().map(Assembler::finish) else {
+    let t = crate::page_trace::start();
+    let finished = assembler.borrow_mut().take().map(Assembler::finish);
+    crate::page_trace::measure("snapshot parts: finish", t);
+    let Some(Ok(snapshot)) = finished else {
         line(
             pre,
             format!("new path: import failed: {}", stats.borrow().2),
