@@ -9,7 +9,7 @@ import { chromium } from 'playwright-core';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 // LBPLAN_DIST: another build's dist/ (the bench compares two builds in one session).
-export const DIST = path.resolve(process.env.LBPLAN_DIST ?? path.join(ROOT, 'dist'));
+export const DIST = path.resolve(process.env.LBPLAN_DIST || path.join(ROOT, 'dist'));
 export const ARTIFACTS = path.join(ROOT, 'test-artifacts');
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 // Same flags as webdriver.json: no sandbox (root in a container), nothing that calls home.

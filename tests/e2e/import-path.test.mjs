@@ -84,7 +84,9 @@ test('plans made in the worker come back as bytes, not text', { timeout: 120_000
   const { context, page, diagnostics, assertClean } = await openWith(`${env.baseUrl}?planWorkerFrom=0`);
   try {
     await waitForRows(page, diagnostics);
-    await page.waitForFunction(() => window.__fromWorkers.some((m) => m.type === 'planned'), null, { timeout: 60_000 })
+    await page.click('[data-testid=run-plan]');
+    await page.waitForSelector('[data-testid=plan-move]', { timeout: 30_000 });
+    await page.waitForFunction(() => window.__fromWorkers.some((m) => m.type === 'planned'), null, { timeout: 30_000 })
       .catch(async (e) => assert.fail(`${e}\n${JSON.stringify(await received(page))}\n${diagnostics()}`));
     const answers = await received(page);
     const planned = answers.filter((m) => m.type === 'planned');

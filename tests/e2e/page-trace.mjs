@@ -123,12 +123,16 @@ export function longTasks(events, from, to, threshold = 50) {
     }
     const named = [...own].sort((a, b) => b[1] - a[1]);
     const cause = named.length ? named[0][0] : what;
-    long.push({ start_ms: (task.ts - t0) / 1000, dur, what, gc, measures: named, cause });
+    // The thread's CPU time in the task (when the trace has it): far below the wall time, the
+    // thread waited for a core (the 2 cores shared with other builds), it did not compute.
+    const cpu = task.tdur !== undefined ? task.tdur / 1000 : null;
+    long.push({ start_ms: (task.ts - t0) / 1000, dur, cpu, what, gc, measures: named, cause });
   }
   const byCause = new Map();
   for (const t of long) {
-    const c = byCause.get(t.cause) ?? { cause: t.cause, n: 0, total: 0, max: 0, gc: 0 };
+    const c = byCause.get(t.cause) ?? { cause: t.cause, n: 0, total: 0, max: 0, gc: 0, cpu: 0 };
     c.n += 1;
+    c.cpu += t.cpu ?? 0;
     c.total += t.dur;
     c.max = Math.max(c.max, t.dur);
     c.gc += t.gc;
@@ -167,12 +171,13 @@ export function report(label, r) {
   if (r.error) return `${label}: ${r.error}`;
   const f = (x) => x.toFixed(1);
   const lines = [`${label}: ${f(r.window_ms)} ms, ${r.tasks} tasks, ${r.long.length} ≥ 50 ms`];
-  lines.push('  by cause (the longest measure inside, else what started the task): n, total, max, GC in them');
-  for (const c of r.byCause) lines.push(`    ${c.cause}: ${c.n}, ${f(c.total)} ms, max ${f(c.max)} ms, GC ${f(c.gc)} ms`);
+  lines.push('  by cause (the longest measure inside, else what started the task): n, total, max, GC in them, CPU in them');
+  for (const c of r.byCause) lines.push(`    ${c.cause}: ${c.n}, ${f(c.total)} ms, max ${f(c.max)} ms, GC ${f(c.gc)} ms, CPU ${f(c.cpu)} ms`);
   lines.push('  the 12 longest:');
   for (const t of r.long.slice(0, 12)) {
     const m = t.measures.map(([n, d]) => `${n} ${f(d)}`).join(', ');
-    lines.push(`    at +${f(t.start_ms)} ms: ${f(t.dur)} ms, ${t.what}, GC ${f(t.gc)}${m ? `; ${m}` : ''}`);
+    const cpu = t.cpu === null ? '?' : f(t.cpu);
+    lines.push(`    at +${f(t.start_ms)} ms: ${f(t.dur)} ms (CPU ${cpu}), ${t.what}, GC ${f(t.gc)}${m ? `; ${m}` : ''}`);
   }
   lines.push('  page measures in the window: n, total, max');
   for (const w of r.pageMeasures) lines.push(`    ${w.name}: ${w.n}, ${f(w.total)} ms, max ${f(w.max)} ms`);

@@ -446,7 +446,15 @@ async fn round6_new_path(
     let from = now_ms();
     let (planned, plan_slot) = signal();
     let rearm = plan_slot.clone();
-    let on_answer = yew::Callback::from(move |_: PlanAnswer| fire(&plan_slot));
+    // The plan kept (a move, not a copy) to tell its size after the timed window.
+    let last_plan: Rc<RefCell<Option<Box<lbplan_core::plan::Plan>>>> = Rc::default();
+    let keep = last_plan.clone();
+    let on_answer = yew::Callback::from(move |a: PlanAnswer| {
+        if let PlanAnswer::Planned { result: Ok(p), .. } = a {
+            *keep.borrow_mut() = Some(p);
+        }
+        fire(&plan_slot)
+    });
     let worker = match PlanWorker::start(crate::embed::WORKER_SCRIPT, on_answer) {
         Ok(w) => w,
         Err(e) => {
@@ -548,6 +556,17 @@ async fn round6_new_path(
             "new path page long tasks (import, show, first plan): {n}, longest {longest:.0} ms"
         ),
     );
+    if let Some(p) = last_plan.borrow_mut().take() {
+        let json = serde_json::to_string(&p).map_or(0, |j| j.len());
+        line(
+            pre,
+            format!(
+                "new path: the plan's JSON (decoded on the page): {:.2} MiB, {} moves",
+                json as f64 / 1048576.0,
+                p.unloads.len()
+            ),
+        );
+    }
     // A later what-if edit, as the store asks it: the operation and the diff against the plan
     // without it (the worker keeps the snapshot and its leader's view).
     let edit_from = now_ms();

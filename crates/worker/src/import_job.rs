@@ -240,7 +240,10 @@ mod tests {
         );
         // The leader's view was built after the parts were posted, before any plan was asked.
         let names: Vec<&str> = state.spans.iter().map(|(n, _, _)| *n).collect();
-        assert_eq!(names, ["worker: import and parts", "worker: leader view built"]);
+        assert_eq!(
+            names,
+            ["worker: import and parts", "worker: leader view built"]
+        );
         let mut assembler = Assembler::new();
         for text in &out[1..] {
             // Parts travel as bytes; the page reads them so.

@@ -517,7 +517,8 @@ mod trace {
             .ok()?
             .dyn_into::<js_sys::Function>()
             .ok()?;
-        f.apply(target, &args.iter().collect::<js_sys::Array>()).ok()
+        f.apply(target, &args.iter().collect::<js_sys::Array>())
+            .ok()
     }
 
     /// `performance.now()`: the clock measures are on (progress throttling reads it too).
