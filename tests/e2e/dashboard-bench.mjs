@@ -1,15 +1,40 @@
 // Not a test: runs the browser benchmark (index.html?bench) of the release build in headless
-// Chromium and prints its numbers. `node tests/e2e/dashboard-bench.mjs` after `trunk build --release`.
+// Chromium and prints its numbers. `node tests/e2e/dashboard-bench.mjs` after `trunk build --release`
+// (LBPLAN_DIST=dir: another build's dist/). With LBPLAN_TRACE=1 it also records a DevTools trace
+// and says what made each long task of the new path (page-trace.mjs): import → show → first plan,
+// and the what-if edit after it.
 import { start } from './dashboard-helpers.mjs';
+import { startTrace, stopTrace, longTasks, report } from './page-trace.mjs';
 
+const trace = process.env.LBPLAN_TRACE === '1';
 const env = await start();
 try {
   const page = await env.browser.newPage({ viewport: { width: 1400, height: 900 } });
   page.on('pageerror', (e) => console.error('page error:', e));
+  const cdp = trace ? await startTrace(page) : null;
   await page.goto(`${env.baseUrl}?bench`, { waitUntil: 'load' });
-  await page.waitForSelector('[data-testid=bench-results][data-done]', { timeout: 600_000 });
-  console.log(await page.textContent('[data-testid=bench-results]'));
+  const results = '[data-testid=bench-results]';
+  if (trace) {
+    // The window edges, marked from here when the page prints them (older builds mark nothing).
+    const edges = [
+      ['old path page long tasks', 'bench-new-path-start'],
+      ['new path page long tasks (import, show, first plan)', 'bench-first-plan-done'],
+      ['new path: what-if edit', 'bench-edit-done'],
+    ];
+    for (const [text, mark] of edges) {
+      await page.waitForFunction(([sel, t]) => document.querySelector(sel)?.textContent.includes(t),
+        [results, text], { timeout: 600_000, polling: 50 });
+      await page.evaluate((m) => performance.mark(m), mark);
+    }
+  }
+  await page.waitForSelector(`${results}[data-done]`, { timeout: 600_000 });
+  console.log(await page.textContent(results));
   await page.screenshot({ path: 'test-artifacts/bench.png' });
+  if (cdp) {
+    const events = await stopTrace(cdp);
+    console.log(report('import → show → first plan', longTasks(events, 'bench-new-path-start', 'bench-first-plan-done')));
+    console.log(report('what-if edit', longTasks(events, 'bench-first-plan-done', 'bench-edit-done')));
+  }
 } finally {
   await env.close();
 }

@@ -8,7 +8,8 @@ import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-export const DIST = path.join(ROOT, 'dist');
+// LBPLAN_DIST: another build's dist/ (the bench compares two builds in one session).
+export const DIST = path.resolve(process.env.LBPLAN_DIST || path.join(ROOT, 'dist'));
 export const ARTIFACTS = path.join(ROOT, 'test-artifacts');
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 // Same flags as webdriver.json: no sandbox (root in a container), nothing that calls home.
@@ -113,16 +114,32 @@ export function screenshotOf(page, selector, name) {
  * Installed before the page's own scripts (`context.addInitScript`): records each worker the page
  * starts in `window.__workers` and each message it posts to one in `window.__toWorkers` (the
  * request's type, whether it carries a snapshot, its `restore` flag, its length, the files beside
- * it, the buffers transferred and which worker).
+ * it, the buffers transferred and which worker); and each message a worker sends the page in
+ * `window.__fromWorkers` (its type, whether it came as text or as bytes in an ArrayBuffer, its size).
  */
 export function recordWorkerMessages() {
   window.__toWorkers = [];
+  window.__fromWorkers = [];
   window.__workers = [];
   const Native = window.Worker;
+  // An answer's `type`, read from the start of its JSON (text, or UTF-8 bytes in an ArrayBuffer).
+  const typeOf = (head) => /^\{"type":"([a-z_]+)"/.exec(head)?.[1] ?? null;
   window.Worker = class RecordedWorker extends Native {
     constructor(...args) {
       super(...args);
       window.__workers.push(this);
+      const worker = window.__workers.length - 1;
+      this.addEventListener('message', (e) => {
+        const d = e.data;
+        if (d instanceof ArrayBuffer) {
+          const head = new TextDecoder().decode(new Uint8Array(d, 0, Math.min(64, d.byteLength)));
+          window.__fromWorkers.push({ worker, as: 'bytes', type: typeOf(head), size: d.byteLength });
+        } else if (typeof d === 'string') {
+          window.__fromWorkers.push({ worker, as: 'text', type: typeOf(d), size: d.length });
+        } else {
+          window.__fromWorkers.push({ worker, as: 'object', type: null, size: 0 });
+        }
+      });
     }
   };
   const post = Native.prototype.postMessage;

@@ -4,8 +4,9 @@
 // zipped (tests/fixtures/history-hot-spike.zip; recorded when `builtin:demo` was still the
 // simulator's 20-broker cluster, before it became the dashboard's demo: any recorded series will
 // do), is uploaded; the worker explains it and the page shows the moves with their causes, a
-// click shows a reason, the slider moves the instant and the namespace maps are drawn. The History
-// view needs no loaded snapshot, and the series' files reach the worker as Blobs, unread.
+// click shows a reason, the slider moves the instant (redrawing each map's cursor, not its cells)
+// and the namespace maps are drawn. The History view needs no loaded snapshot, and the series'
+// files reach the worker as Blobs, unread.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
@@ -45,8 +46,23 @@ test('a recorded series: moves with causes, a reason on click, the slider, the m
     assert.match(reason, /ThresholdShedder/);
     // The slider moves the instant (the click moved it to the change's snapshot: 2 of 4).
     assert.match(await page.textContent('[data-testid=history-instant]'), /^snapshot 2 of 4/);
+    // Each namespace map's cells were drawn once; moving the instant redraws only its cursor
+    // (its own canvas over the cells), not the cells.
+    const draws = () => page.locator('[data-testid=history-map]').evaluateAll((cs) => cs.map((c) => c.dataset.draws));
+    const drawn = await draws();
+    assert.ok(drawn.length > 0 && drawn.every((d) => d === '1'), `cells drawn once each: ${drawn}`);
     await page.locator('[data-testid=history-slider]').fill('3');
     assert.match(await page.textContent('[data-testid=history-instant]'), /^snapshot 4 of 4 — minute 3/);
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+    assert.deepEqual(await draws(), drawn);
+    const cursorX = await page.locator('[data-testid=history-cursor]').first().evaluate((c) => {
+      const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+      let x = -1;
+      for (let i = 0; i < c.width; i += 1) if (d[(Math.floor(c.height / 2) * c.width + i) * 4 + 3] > 0) x = i;
+      return x / c.width;
+    });
+    // The last of 4 snapshots: the cursor is in the right half.
+    assert.ok(cursorX > 0.5, `cursor at ${cursorX} of the width`);
     assert.match(await page.locator('[data-testid=history-owners]').first().textContent(),
       /owners at this instant: \S+ ×\d+/);
     // Every shown namespace map has cells and its canvas is drawn (more than the background).

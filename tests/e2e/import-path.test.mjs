@@ -7,7 +7,8 @@
 // text in one Blob; a simulation and a rebalance proposal name the snapshot the plan worker
 // holds, the simulation getting its bytes from that worker (`snapshot_file`) beside a request with
 // no snapshot in it. When the plan worker dies, the next job gives a new worker the snapshot's
-// files again (a `restore` import), never the page's snapshot.
+// files again (a `restore` import), never the page's snapshot. The worker's answers that grow with
+// the snapshot (its parts, plans, proposals) come back as bytes in transferred buffers, not text.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -21,6 +22,9 @@ before(async () => { env = await start(); });
 after(async () => { await env?.close(); });
 
 const sent = (page) => page.evaluate(() => window.__toWorkers);
+const received = (page) => page.evaluate(() => window.__fromWorkers);
+// The answers that grow with the snapshot, sent as UTF-8 bytes in a transferred ArrayBuffer.
+const BYTES = ['snapshot_part', 'planned', 'proposed'];
 
 async function openWith(url) {
   const context = await env.browser.newContext({ viewport: { width: 1400, height: 1000 } });
@@ -64,6 +68,33 @@ test('the demo is imported in the worker; simulation and rebalance get no snapsh
     assert.equal(proposals[0].snapshot, false);
     // Nothing the page sent carried a snapshot.
     assert.deepEqual((await sent(page)).filter((m) => m.snapshot), []);
+    // The snapshot's parts and the proposal came back as bytes in transferred buffers, not text.
+    const answers = await received(page);
+    assert.ok(answers.some((m) => m.type === 'snapshot_part'), JSON.stringify(answers));
+    assert.ok(answers.some((m) => m.type === 'proposed'), JSON.stringify(answers));
+    assert.deepEqual(answers.filter((m) => BYTES.includes(m.type) && m.as !== 'bytes'), []);
+    assertClean();
+  } finally {
+    await context.close();
+  }
+});
+
+test('plans made in the worker come back as bytes, not text', { timeout: 120_000 }, async () => {
+  // Every plan in the worker (`planWorkerFrom=0`), as at 20,000 bundles and more.
+  const { context, page, diagnostics, assertClean } = await openWith(`${env.baseUrl}?planWorkerFrom=0`);
+  try {
+    await waitForRows(page, diagnostics);
+    await page.click('[data-testid=run-plan]');
+    await page.waitForSelector('[data-testid=plan-move]', { timeout: 30_000 });
+    await page.waitForFunction(() => window.__fromWorkers.some((m) => m.type === 'planned'), null, { timeout: 30_000 })
+      .catch(async (e) => assert.fail(`${e}\n${JSON.stringify(await received(page))}\n${diagnostics()}`));
+    const answers = await received(page);
+    const planned = answers.filter((m) => m.type === 'planned');
+    assert.ok(planned.length >= 1);
+    assert.ok(planned.every((m) => m.as === 'bytes' && m.size > 1000), JSON.stringify(planned));
+    assert.deepEqual(answers.filter((m) => BYTES.includes(m.type) && m.as !== 'bytes'), []);
+    // Small answers stay text (the worker's `ready`, the import's warnings).
+    assert.ok(answers.some((m) => m.type === 'ready' && m.as === 'text'), JSON.stringify(answers));
     assertClean();
   } finally {
     await context.close();

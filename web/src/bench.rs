@@ -139,6 +139,7 @@ pub fn mount(root: web_sys::Element) {
         let _ = main.append_child(&canvas);
     }
     let canvas: web_sys::HtmlCanvasElement = canvas.unchecked_into();
+    crate::page_trace::enable();
     wasm_bindgen_futures::spawn_local(async move {
         let tasks = LongTasks::observe();
         let mut out = String::new();
@@ -445,7 +446,15 @@ async fn round6_new_path(
     let from = now_ms();
     let (planned, plan_slot) = signal();
     let rearm = plan_slot.clone();
-    let on_answer = yew::Callback::from(move |_: PlanAnswer| fire(&plan_slot));
+    // The plan kept (a move, not a copy) to tell its size after the timed window.
+    let last_plan: Rc<RefCell<Option<Box<lbplan_core::plan::Plan>>>> = Rc::default();
+    let keep = last_plan.clone();
+    let on_answer = yew::Callback::from(move |a: PlanAnswer| {
+        if let PlanAnswer::Planned { result: Ok(p), .. } = a {
+            *keep.borrow_mut() = Some(p);
+        }
+        fire(&plan_slot)
+    });
     let worker = match PlanWorker::start(crate::embed::WORKER_SCRIPT, on_answer) {
         Ok(w) => w,
         Err(e) => {
@@ -486,7 +495,8 @@ async fn round6_new_path(
         id: 1,
         snapshot_id: 2,
         files: vec![("large.json".into(), false)],
-        chunk_bytes: 0,
+        // The dashboard's part size (`worker_import`), not core's default.
+        chunk_bytes: crate::worker_import::PART_BYTES,
         kept: false,
         restore: false,
     }));
@@ -496,7 +506,10 @@ async fn round6_new_path(
     worker.send_import(text, &[crate::worker_files::Body::Blob(blob.clone())], 2);
     let _ = JsFuture::from(assembled).await;
     let parts_ms = now_ms() - from;
-    let Some(Ok(snapshot)) = assembler.borrow_mut().take().map(Assembler::finish) else {
+    let t = crate::page_trace::start();
+    let finished = assembler.borrow_mut().take().map(Assembler::finish);
+    crate::page_trace::measure("snapshot parts: finish", t);
+    let Some(Ok(snapshot)) = finished else {
         line(
             pre,
             format!("new path: import failed: {}", stats.borrow().2),
@@ -543,6 +556,17 @@ async fn round6_new_path(
             "new path page long tasks (import, show, first plan): {n}, longest {longest:.0} ms"
         ),
     );
+    if let Some(p) = last_plan.borrow_mut().take() {
+        let json = serde_json::to_string(&p).map_or(0, |j| j.len());
+        line(
+            pre,
+            format!(
+                "new path: the plan's JSON (decoded on the page): {:.2} MiB, {} moves",
+                json as f64 / 1048576.0,
+                p.unloads.len()
+            ),
+        );
+    }
     // A later what-if edit, as the store asks it: the operation and the diff against the plan
     // without it (the worker keeps the snapshot and its leader's view).
     let edit_from = now_ms();

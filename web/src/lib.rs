@@ -14,6 +14,7 @@ pub mod format;
 pub mod history_client;
 pub mod job_worker;
 pub mod loader;
+pub mod page_trace;
 mod panic_banner;
 pub mod persist;
 pub mod plan_client;

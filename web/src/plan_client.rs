@@ -4,6 +4,8 @@
 //! [`PlanAnswer`]s. Large uploads are imported by this worker ([`PlanWorker::send_import`]: the
 //! files go as `Blob` handles, `worker_files`), which then holds the snapshot without the page sending it; the
 //! snapshot's parts are decoded here, one per message (one task each), into [`ImportAnswer`]s.
+//! Parts, plans and proposals arrive as their JSON's bytes in a transferred `ArrayBuffer`
+//! (`Response::travels_as_bytes`), read without a JavaScript string in between.
 //! Every snapshot is imported by this worker (`worker_import`), so it holds the loaded one; a
 //! simulation gets it from here as its file's bytes ([`PlanWorker::ask_snapshot_file`]: written
 //! in the worker, handed over in a transferred `ArrayBuffer`). Job ids are numbered in ranges per
@@ -127,8 +129,15 @@ impl PlanWorker {
                 files.clone(),
             );
             Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |e: web_sys::MessageEvent| {
+                let t = crate::page_trace::start();
                 let data = e.data();
-                let Some(text) = data.as_string() else {
+                // Large answers come as their JSON's bytes (`Response::travels_as_bytes`).
+                let bytes = match data.dyn_ref::<js_sys::ArrayBuffer>() {
+                    Some(buffer) => Some(js_sys::Uint8Array::new(buffer).to_vec()),
+                    None => data.as_string().map(String::into_bytes),
+                };
+                crate::page_trace::measure("worker message: bytes", t);
+                let Some(bytes) = bytes else {
                     // The snapshot's file: a header and a transferred buffer.
                     answer_file(&files, &data);
                     return;
@@ -144,7 +153,10 @@ impl PlanWorker {
                     }
                 };
                 // Parts first: decoded here, in this message's own task.
-                if let Some(part) = SnapshotPart::read(&text) {
+                let t = crate::page_trace::start();
+                if let Some(part) = SnapshotPart::read_bytes(&bytes) {
+                    crate::page_trace::measure("snapshot part: decode", t);
+                    let t = crate::page_trace::start();
                     import(match part {
                         Ok(p) => ImportAnswer::Part {
                             id: p.id,
@@ -152,9 +164,15 @@ impl PlanWorker {
                         },
                         Err(message) => ImportAnswer::Failed { message },
                     });
+                    crate::page_trace::measure("snapshot part: assemble", t);
                     return;
                 }
-                match serde_json::from_str::<Response>(&text) {
+                let t = crate::page_trace::start();
+                let response = serde_json::from_slice::<Response>(&bytes);
+                crate::page_trace::measure("worker answer: decode", t);
+                drop(bytes);
+                let t = crate::page_trace::start();
+                match response {
                     Ok(Response::Ready { format_version }) if format_version == WORKER_PROTOCOL_VERSION => {
                         ready.set(true);
                         for (m, transfer) in queue.borrow_mut().drain(..) {
@@ -197,6 +215,7 @@ impl PlanWorker {
                         message: format!("unreadable answer from the plan worker: {err}"),
                     }),
                 }
+                crate::page_trace::measure("worker answer: handle", t);
             })
         };
         let onerror = {

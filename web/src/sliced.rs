@@ -47,6 +47,7 @@ pub async fn run(stats: &mut Sliced, mut step: impl FnMut(usize) -> bool) {
             done = step(STEP_UNITS);
         }
         let took = now_ms() - start;
+        crate::page_trace::measure_since("sliced: slice", start);
         stats.slices = stats.slices.saturating_add(1);
         stats.longest_ms = stats.longest_ms.max(took);
         stats.busy_ms += took;

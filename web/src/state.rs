@@ -81,12 +81,20 @@ impl Loaded {
     ) -> (Self, Sliced) {
         let snapshot = Rc::new(snapshot);
         let mut stats = Sliced::default();
+        let t = crate::page_trace::start();
         let mut map = BundleMapBuilder::new(&snapshot);
+        crate::page_trace::measure("loaded: map start", t);
         sliced::run(&mut stats, |n| map.step(n)).await;
+        let t = crate::page_trace::start();
         let map = Rc::new(map.finish());
+        crate::page_trace::measure("loaded: map finish", t);
+        let t = crate::page_trace::start();
         let mut rows = NamespaceRowsBuilder::new(&snapshot);
+        crate::page_trace::measure("loaded: rows start", t);
         sliced::run(&mut stats, |n| rows.step(n)).await;
+        let t = crate::page_trace::start();
         let namespaces = rows.finish();
+        crate::page_trace::measure("loaded: rows finish", t);
         let loaded = Self {
             id,
             bundle_count: map.segments.len(),

@@ -26,7 +26,7 @@ use crate::worker_files::Body;
 
 /// Parts of a quarter MiB: on a loaded 2-core machine a 1 MiB part (core's default) took 50–130 ms
 /// to decode on the page, a long task each.
-const PART_BYTES: usize = 256 * 1024;
+pub const PART_BYTES: usize = 256 * 1024;
 
 /// Import jobs are numbered from here, apart from plan jobs (numbered from 1).
 const FIRST_IMPORT_ID: u32 = 0x8000_0000;
@@ -434,7 +434,10 @@ impl WorkerImports {
                     return;
                 };
                 drop(slot);
-                match imp.assembler.finish() {
+                let t = crate::page_trace::start();
+                let finished = imp.assembler.finish();
+                crate::page_trace::measure("snapshot parts: finish", t);
+                match finished {
                     Ok(snapshot) => {
                         // Map geometry and namespace rows in slices: at 200,000 bundles one task
                         // of them took seconds.

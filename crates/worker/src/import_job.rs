@@ -238,8 +238,19 @@ mod tests {
                 result: Ok(Vec::new())
             }
         );
+        // The leader's view was built after the parts were posted, before any plan was asked.
+        let names: Vec<&str> = state.spans.iter().map(|(n, _, _)| *n).collect();
+        assert_eq!(
+            names,
+            ["worker: import and parts", "worker: leader view built"]
+        );
         let mut assembler = Assembler::new();
         for text in &out[1..] {
+            // Parts travel as bytes; the page reads them so.
+            assert_eq!(
+                SnapshotPart::read_bytes(text.as_bytes()),
+                SnapshotPart::read(text)
+            );
             let part = SnapshotPart::read(text).unwrap().unwrap();
             assert_eq!(part.id, 4);
             assembler.push(part.chunk).unwrap();

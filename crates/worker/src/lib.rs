@@ -48,6 +48,9 @@ pub struct WorkerState {
     baseline: Option<(String, Plan)>,
     /// The files' bytes that came with the message being handled (an `import`).
     inbox: Vec<Vec<u8>>,
+    /// The phases of the last message handled, `(name, start, end)` on the clock `handle` was
+    /// given: the browser's trace names them (`start` turns them into `performance.measure`s).
+    pub spans: Vec<(&'static str, f64, f64)>,
 }
 
 fn stale(id: u32, version: u32) -> Option<Response> {
@@ -68,6 +71,7 @@ impl WorkerState {
         post: &mut dyn FnMut(Response),
         now_ms: &mut dyn FnMut() -> f64,
     ) {
+        self.spans.clear();
         let request: Request<'static> = match serde_json::from_str(text) {
             Ok(r) => r,
             Err(e) => {
@@ -99,7 +103,8 @@ impl WorkerState {
                     post(r);
                     return;
                 }
-                post(self.plan(*job));
+                let answer = self.plan(*job, now_ms);
+                post(answer);
             }
             Request::Rebalance(job) => {
                 if let Some(r) = stale(job.id, job.format_version) {
@@ -124,13 +129,20 @@ impl WorkerState {
                     return;
                 }
                 let files = std::mem::take(&mut self.inbox);
-                if let Some((snapshot_id, snapshot, fingerprint)) =
-                    import_job::run(*job, files, post)
-                {
-                    let engine = PlanEngine::with_fingerprint(
+                let t = now_ms();
+                let imported = import_job::run(*job, files, post);
+                self.spans.push(("worker: import and parts", t, now_ms()));
+                if let Some((snapshot_id, snapshot, fingerprint)) = imported {
+                    let mut engine = PlanEngine::with_fingerprint(
                         std::borrow::Cow::Owned(snapshot),
                         fingerprint,
                     );
+                    // The leader's view is built now, while the page assembles the parts just
+                    // posted, not in the first plan the page asks for once it has shown them
+                    // (the same view: a plan rebuilds it only under another NIC override).
+                    let t = now_ms();
+                    engine.prepare();
+                    self.spans.push(("worker: leader view built", t, now_ms()));
                     self.snapshot = Some((snapshot_id, engine));
                     self.baseline = None;
                 }
@@ -229,7 +241,7 @@ impl WorkerState {
         }
     }
 
-    fn plan(&mut self, job: PlanJob<'static>) -> Response {
+    fn plan(&mut self, job: PlanJob<'static>, now_ms: &mut dyn FnMut() -> f64) -> Response {
         let id = job.id;
         let engine = match Self::hold(&mut self.snapshot, id, job.snapshot_id, job.snapshot) {
             Ok(engine) => engine,
@@ -258,23 +270,33 @@ impl WorkerState {
             leader_cycle: job.leader_cycle,
             outlook_cycles: job.outlook_cycles,
         };
+        let base_request = PlanRequest {
+            operations: Vec::new(),
+            ..request.clone()
+        };
+        let key = format!("{}:{base_request:?}", job.snapshot_id);
+        let t = now_ms();
         let result = engine.plan(&request).map_err(|e| e.to_string());
-        let diff = match (&result, job.diff_baseline && !request.operations.is_empty()) {
+        self.spans.push(("worker: plan", t, now_ms()));
+        let edited = !request.operations.is_empty();
+        if let (Ok(plan), false) = (&result, edited) {
+            // The page's first what-if diffs against this plan: kept, it is not made again.
+            self.baseline = Some((key.clone(), plan.clone()));
+        }
+        let t = now_ms();
+        let diff = match (&result, job.diff_baseline && edited) {
             (Ok(plan), true) => {
-                let base_request = PlanRequest {
-                    operations: Vec::new(),
-                    ..request.clone()
-                };
-                let key = format!("{}:{base_request:?}", job.snapshot_id);
                 let cached = self
                     .baseline
-                    .as_ref()
+                    .take()
                     .filter(|(k, _)| *k == key)
-                    .map(|(_, b)| b.clone());
+                    .map(|(_, b)| b);
                 let baseline = match cached {
                     Some(b) => Some(b),
                     None => engine.plan(&base_request).ok(),
                 };
+                self.spans.push(("worker: baseline plan", t, now_ms()));
+                let t = now_ms();
                 let diff = baseline
                     .as_ref()
                     .and_then(|b| diff_plans(b, plan).ok())
@@ -282,6 +304,7 @@ impl WorkerState {
                 if let Some(b) = baseline {
                     self.baseline = Some((key, b));
                 }
+                self.spans.push(("worker: diff", t, now_ms()));
                 diff
             }
             _ => None,
@@ -434,6 +457,8 @@ pub fn start() {
     let scope: web_sys::DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
     let poster = scope.clone();
     let post = move |r: Response| {
+        let t = trace::now_ms();
+        let _encoded = trace::Span("worker: answer encode and post", t);
         if let Response::SnapshotFile { bytes, .. } = &r {
             // The bytes go as a transferred buffer beside the header: moved, not copied again.
             let buffer = js_sys::Uint8Array::from(bytes.as_slice()).buffer();
@@ -443,16 +468,26 @@ pub fn start() {
             let _ = poster.post_message_with_transfer(&message, &js_sys::Array::of1(&buffer));
             return;
         }
+        if r.travels_as_bytes() {
+            let buffer = js_sys::Uint8Array::from(r.to_json().as_bytes()).buffer();
+            let _ = poster.post_message_with_transfer(&buffer, &js_sys::Array::of1(&buffer));
+            return;
+        }
         let _ = poster.post_message(&r.to_json().into());
     };
     let mut state = WorkerState::default();
     let onmessage =
         Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |e: web_sys::MessageEvent| {
+            let t = trace::now_ms();
             match import_job::receive(&e.data()) {
                 Ok((text, files)) => {
-                    state.handle_with_files(&text, files, &mut post.clone(), &mut js_sys::Date::now)
+                    trace::measure("worker: request read", t, trace::now_ms());
+                    state.handle_with_files(&text, files, &mut post.clone(), &mut trace::now_ms);
                 }
                 Err(message) => post(Response::Failed { id: 0, message }),
+            }
+            for (name, start, end) in state.spans.drain(..) {
+                trace::measure(name, start, end);
             }
         });
     scope.set_onmessage(Some(onmessage.as_ref().unchecked_ref()));
@@ -465,6 +500,51 @@ pub fn start() {
         .to_json()
         .into(),
     );
+}
+
+/// The worker's phases as `performance.measure`s, so a DevTools trace of the page names where a
+/// plan's time went (the page's `page_trace` does the same on its side).
+#[cfg(target_arch = "wasm32")]
+mod trace {
+    use wasm_bindgen::{JsCast, JsValue};
+
+    fn performance() -> Option<JsValue> {
+        js_sys::Reflect::get(&js_sys::global(), &"performance".into()).ok()
+    }
+
+    fn call(target: &JsValue, name: &str, args: &[JsValue]) -> Option<JsValue> {
+        let f = js_sys::Reflect::get(target, &name.into())
+            .ok()?
+            .dyn_into::<js_sys::Function>()
+            .ok()?;
+        f.apply(target, &args.iter().collect::<js_sys::Array>())
+            .ok()
+    }
+
+    /// `performance.now()`: the clock measures are on (progress throttling reads it too).
+    pub fn now_ms() -> f64 {
+        performance()
+            .and_then(|p| call(&p, "now", &[]))
+            .and_then(|v| v.as_f64())
+            .unwrap_or_else(js_sys::Date::now)
+    }
+
+    pub fn measure(name: &str, start: f64, end: f64) {
+        let Some(p) = performance() else { return };
+        let options = js_sys::Object::new();
+        let _ = js_sys::Reflect::set(&options, &"start".into(), &JsValue::from_f64(start));
+        let _ = js_sys::Reflect::set(&options, &"end".into(), &JsValue::from_f64(end));
+        let _ = call(&p, "measure", &[name.into(), options.into()]);
+    }
+
+    /// Measures from its start to its drop.
+    pub struct Span(pub &'static str, pub f64);
+
+    impl Drop for Span {
+        fn drop(&mut self) {
+            measure(self.0, self.1, now_ms());
+        }
+    }
 }
 
 /// Outside a browser there is no worker to serve.

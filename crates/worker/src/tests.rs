@@ -198,6 +198,10 @@ fn plans_keep_their_snapshot_in_the_worker() {
     let back: Response = serde_json::from_str(&first.to_json()).unwrap();
     assert_eq!(back, first);
 
+    // The plan without operations is kept as the next what-if's baseline: the first edit makes
+    // one plan, not two.
+    assert_eq!(state.baseline.as_ref().map(|(_, b)| b), Some(&**plan));
+
     // Next request: no snapshot sent, the worker still has snapshot 7.
     let op = "unload-bundle=initech/billing/0x00000000_0x40000000->broker-11.demo.svc:8080";
     let second = planned(&mut state, &plan_job(2, 7, None, &[op]));

@@ -418,13 +418,9 @@ impl PartialEq for LaneProps {
     }
 }
 
-fn draw_lane(
-    canvas: &web_sys::HtmlCanvasElement,
-    t: &Timeline,
-    lane: &Lane,
-    step: usize,
-    dark: bool,
-) {
+/// The lane's cells: drawn when the timeline, the lane or the theme change, not when the
+/// instant moves (a day of one-minute snapshots is up to tens of thousands of cells per lane).
+fn draw_lane(canvas: &web_sys::HtmlCanvasElement, t: &Timeline, lane: &Lane, dark: bool) {
     let Some((ctx, width)) = hidpi_context(canvas, LANE_HEIGHT_PX) else {
         return;
     };
@@ -446,6 +442,21 @@ fn draw_lane(
         // At least a pixel wide so a one-minute owner still shows as a stripe.
         ctx.fill_rect(r.x, r.y, r.w.max(1.0), r.h.max(1.0));
     }
+    // How many times the cells were drawn: the e2e test checks a moved instant draws none.
+    let draws = canvas
+        .get_attribute("data-draws")
+        .and_then(|d| d.parse::<u32>().ok())
+        .unwrap_or(0);
+    let _ = canvas.set_attribute("data-draws", &draws.saturating_add(1).to_string());
+}
+
+/// The instant's cursor, on its own canvas over the cells.
+fn draw_cursor(canvas: &web_sys::HtmlCanvasElement, t: &Timeline, step: usize, dark: bool) {
+    let Some((ctx, width)) = hidpi_context(canvas, LANE_HEIGHT_PX) else {
+        return;
+    };
+    ctx.clear_rect(0.0, 0.0, width, LANE_HEIGHT_PX);
+    let edges = t.edges_ms();
     if let (Some(a), Some(b)) = (edges.get(step), edges.get(step + 1)) {
         let total = edges.last().copied().unwrap_or(1.0).max(1.0);
         let x = (a + b) / 2.0 / total * width;
@@ -461,15 +472,28 @@ fn draw_lane(
 #[function_component(LaneCanvas)]
 fn lane_canvas(p: &LaneProps) -> Html {
     let canvas = use_node_ref();
+    let cursor = use_node_ref();
     {
         let canvas = canvas.clone();
-        let p = p.clone();
-        use_effect(move || {
-            if let (Some(c), Some(lane)) = (
+        let timeline = p.timeline.clone();
+        // Keyed by the timeline's address: a new series is a new `Rc`.
+        let key = (Rc::as_ptr(&p.timeline) as usize, p.lane, p.dark);
+        use_effect_with(key, move |&(_, lane, dark)| {
+            if let (Some(c), Some(l)) = (
                 canvas.cast::<web_sys::HtmlCanvasElement>(),
-                p.timeline.lanes.get(p.lane),
+                timeline.lanes.get(lane),
             ) {
-                draw_lane(&c, &p.timeline, lane, p.step, p.dark);
+                draw_lane(&c, &timeline, l, dark);
+            }
+        });
+    }
+    {
+        let cursor = cursor.clone();
+        let timeline = p.timeline.clone();
+        let key = (Rc::as_ptr(&p.timeline) as usize, p.step, p.dark);
+        use_effect_with(key, move |&(_, step, dark)| {
+            if let Some(c) = cursor.cast::<web_sys::HtmlCanvasElement>() {
+                draw_cursor(&c, &timeline, step, dark);
             }
         });
     }
@@ -489,7 +513,10 @@ fn lane_canvas(p: &LaneProps) -> Html {
     };
     let cells = p.timeline.lanes.get(p.lane).map_or(0, |l| l.cells.len());
     html! {
-        <canvas ref={canvas} class="history-map" data-testid="history-map" data-cells={cells.to_string()}
-            role="img" aria-label="Owners over time by hash range" {onclick}></canvas>
+        <div class="history-map-box">
+            <canvas ref={canvas} class="history-map" data-testid="history-map" data-cells={cells.to_string()}
+                role="img" aria-label="Owners over time by hash range" {onclick}></canvas>
+            <canvas ref={cursor} class="history-cursor" data-testid="history-cursor" aria-hidden="true"></canvas>
+        </div>
     }
 }

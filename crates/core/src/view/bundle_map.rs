@@ -489,15 +489,20 @@ impl<'a> BundleMapBuilder<'a> {
             .enumerate()
             .map(|(i, b)| (b.clone(), u32::try_from(i).unwrap_or(NO_OWNER)))
             .collect();
+        // Sized for every bundle up front: growing these tables in a step rehashed or copied
+        // what earlier steps built (at 200,000 bundles one such step took 70 ms on the page).
+        let bundles = snapshot.bundle_data.len();
         BundleMapBuilder {
             snapshot,
             map: BundleMap {
                 brokers,
                 colours,
                 broker_index,
+                segments: Vec::with_capacity(bundles),
+                segment_row: Vec::with_capacity(bundles),
                 ..BundleMap::default()
             },
-            owner_of: HashMap::new(),
+            owner_of: HashMap::with_capacity(bundles),
             next_broker: 0,
             next_namespace: 0,
             current: None,
