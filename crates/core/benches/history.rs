@@ -6,7 +6,8 @@
 //! `LBPLAN_BENCH_REPEAT=N` skips criterion and prints N plain wall-clock timings (each with the
 //! leader's view kept across snapshots, then rebuilt from each as before: the ratio), plus the stored
 //! series' size against one snapshot's JSON (the storage goal is ~10×). `LBPLAN_BENCH_PHASES=1`
-//! first prints where the time goes (decode, leader view, step, diff).
+//! first prints where the time goes (decode, leader view, step, diff). `LBPLAN_BENCH_WRITE_SERIES=DIR`
+//! only writes the series to `DIR` (for the browser's History bench).
 
 use std::time::{Duration, Instant};
 
@@ -143,8 +144,30 @@ fn phases(files: &Files) {
     );
 }
 
+/// Writes the stored series as a series directory: what the browser's History bench
+/// (`tests/e2e/history-bench.mjs`, after zipping it) uploads, at the day's scale in seconds where
+/// recording it with the simulator takes hours.
+fn write_series(dir: &std::path::Path, files: &Files) {
+    for (name, bytes) in files {
+        let path = dir.join(name);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).expect("creates the series directory");
+        }
+        std::fs::write(&path, bytes).expect("writes a series file");
+    }
+    eprintln!(
+        "series of {} files written to {}",
+        files.len(),
+        dir.display()
+    );
+}
+
 fn bench_history(c: &mut Criterion) {
     let (files, one) = stored_series();
+    if let Some(dir) = std::env::var_os("LBPLAN_BENCH_WRITE_SERIES") {
+        write_series(std::path::Path::new(&dir), &files);
+        return;
+    }
     if std::env::var("LBPLAN_BENCH_PHASES").is_ok() {
         phases(&files);
     }
