@@ -17,6 +17,9 @@ TEST_LINT_ALLOWS=(-A clippy::unwrap_used -A clippy::expect_used -A clippy::panic
   -A clippy::disallowed_methods -A clippy::disallowed_types)
 
 total=$SECONDS
+# Say up front when the disk cannot hold it, since cargo's
+# "No space left on device" arrives minutes later in the middle of an unrelated step.
+disk_report "before" 8
 step "cargo fmt --check" cargo fmt --all --check
 step "cargo clippy (library and binary code: -D warnings, no unwrap/expect/panic/indexing; core: no IO, clock, env, threads)" \
   cargo clippy --locked "${NATIVE_PACKAGES[@]}" --lib --bins -- -D warnings
@@ -32,4 +35,5 @@ step "scripts/build-api.sh (dist/api/: the JavaScript API, web + node)" bash scr
 # Bounded fuzzing of the importer (no cargo-fuzz install: plain cargo with libFuzzer's coverage flags).
 step "fuzz the importer (${FUZZ_SECONDS:-30} s, scripts/fuzz.sh)" env FUZZ_NO_INSTALL=1 FUZZ_SECONDS="${FUZZ_SECONDS:-30}" bash scripts/fuzz.sh
 step "node --test tests/e2e/ (playwright-core, headless Chromium)" node --test tests/e2e/
+disk_report "after" 0
 printf '\ntests: all green in %s\n' "$(elapsed $((SECONDS - total)))"
