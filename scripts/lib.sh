@@ -38,8 +38,9 @@ locked_wasm_bindgen_version() {
 # and warns (does not fail) when less than MIN_FREE_GB is free.
 disk_report() {
   local when="$1" min_gb="$2" dir="${CARGO_TARGET_DIR:-$ROOT/target}" free_kb used
-  free_kb=$(df -Pk "$(dirname "$dir")" 2>/dev/null | awk 'NR == 2 { print $4 }')
-  used=$(du -sh "$dir" 2>/dev/null | cut -f1)
+  # Callers run under `set -euo pipefail`; a missing target/ (a fresh clone) must not end the run.
+  free_kb=$(df -Pk "$(dirname "$dir")" 2>/dev/null | awk 'NR == 2 { print $4 }') || free_kb=""
+  used=$(du -sh "$dir" 2>/dev/null | cut -f1) || used=
   printf '\ndisk %s: %s GB free, target/ %s\n' "$when" "$(( ${free_kb:-0} / 1048576 ))" "${used:-empty}"
   if [ -n "$free_kb" ] && (( free_kb / 1048576 < min_gb )); then
     printf 'warning: less than %s GB free; the build may fail with "No space left on device"\n' "$min_gb" >&2
