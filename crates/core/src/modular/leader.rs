@@ -8,8 +8,9 @@
 use serde::{Deserialize, Serialize};
 
 use super::pipeline::{
-    PlacementContext, PlacementOutcome, SelectionPath, select_broker_for_bundle,
-    should_anti_affinity_namespace_unload, should_namespace_policies_unload,
+    PlacementContext, PlacementOutcome, SelectionPath, ShedSelectionMemo,
+    select_broker_for_bundle_memo, should_anti_affinity_namespace_unload,
+    should_namespace_policies_unload,
 };
 use super::placement::{PlacementStrategy, placement_by_name};
 use super::shedding::{AvgShedder, shedder_by_name};
@@ -326,6 +327,8 @@ pub fn do_load_shedding(
 
     // Pulsar walks the multimap broker by broker (HashMap key order), each broker's bundles in order.
     let broker_order = JavaHashSet::from_ordered(decisions.iter().map(|d| d.broker.as_str()));
+    // The candidate steps' result per namespace, for this cycle's selections only.
+    let mut memo = ShedSelectionMemo::new();
     for broker in broker_order.iter() {
         for decision in decisions.iter().filter(|d| d.broker == *broker) {
             handle_decision(
@@ -337,6 +340,7 @@ pub fn do_load_shedding(
                 picker,
                 now_ms,
                 &mut report,
+                &mut memo,
             );
         }
     }
@@ -353,6 +357,7 @@ fn handle_decision(
     picker: &mut dyn Picker,
     now_ms: i64,
     report: &mut SheddingCycleReport,
+    memo: &mut ShedSelectionMemo,
 ) {
     let bundle = decision.bundle.as_str();
     let from = decision.broker.as_str();
@@ -391,7 +396,7 @@ fn handle_decision(
         .get(bundle)
         .copied()
         .unwrap_or_else(BundleData::pulsar_default);
-    let outcome = select_broker_for_bundle(
+    let outcome = select_broker_for_bundle_memo(
         bundle,
         &bundle_data,
         SelectionPath::Shedding,
@@ -400,6 +405,7 @@ fn handle_decision(
         cfg,
         strategies.placement(),
         picker,
+        Some(memo),
     );
     match outcome.broker.clone() {
         None => report

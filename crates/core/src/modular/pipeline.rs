@@ -408,6 +408,64 @@ fn apply_broker_filters(
     }))
 }
 
+/// What one shedding cycle's candidate steps found, kept for the cycle's later selections: during
+/// `doLoadShedding` nothing the §6.4 steps read changes between selections (`selectBroker`
+/// preallocates nothing; the cycle only records recently-unloaded bundles, which no step reads),
+/// and every step depends on the bundle only through its namespace and whether it holds
+/// non-persistent topics. Without isolation policies and without an anti-affinity group for the
+/// namespace, the first three steps (namespace policies, topic count, anti-affinity) do not depend
+/// on the namespace either, so their result is kept once for all such namespaces and only the
+/// namespace's even distribution and the broker filters run for each new namespace. The set's
+/// iteration order also depends on the reused set's capacity, so an entry is used only at the
+/// capacity it was computed at. The strategy still runs for every bundle (it may keep state, and
+/// its random pick advances the picker), as do the overload re-selection and the restores.
+#[derive(Default)]
+pub struct ShedSelectionMemo {
+    /// The candidates the strategy was given, per namespace.
+    whole: Vec<MemoEntry>,
+    /// The set after the first three steps, for namespaces without a policy or group (the
+    /// namespace field is empty).
+    shared_prefix: Vec<MemoEntry>,
+}
+
+struct MemoEntry {
+    namespace: String,
+    non_persistent: bool,
+    /// The reused set's capacity when the steps ran.
+    capacity: usize,
+    /// The candidates in iteration order, with their hashes.
+    candidates: Vec<(u32, usize)>,
+    /// The steps as the log recorded them.
+    steps: super::placement_explain::LoggedSteps,
+}
+
+impl ShedSelectionMemo {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    fn find<'m>(
+        entries: &'m [MemoEntry],
+        namespace: &str,
+        non_persistent: bool,
+        capacity: usize,
+    ) -> Option<&'m MemoEntry> {
+        entries.iter().find(|e| {
+            e.non_persistent == non_persistent && e.capacity == capacity && e.namespace == namespace
+        })
+    }
+}
+
+/// Whether the first three candidate steps ignore `namespace` (no isolation policy, no
+/// anti-affinity group).
+fn prefix_is_shared(ctx: &PlacementContext, namespace: &str) -> bool {
+    ctx.isolation.is_empty() && ctx.anti_affinity_group(namespace).is_none()
+}
+
+fn hashed_items(set: &Candidates) -> Vec<(u32, usize)> {
+    set.iter_hashed().map(|(h, &p)| (h, p)).collect()
+}
+
 /// `selectBrokerForAssignment` (path `Assignment`) or `selectBroker` (path `Shedding`): the §6.4 steps
 /// in order, then the strategy, the overload re-selection and (assignment path) the preallocation.
 /// Explained at `ctx.trace` level.
@@ -421,6 +479,34 @@ pub fn select_broker_for_bundle(
     cfg: &LoadBalancerConfig,
     placement: &mut dyn PlacementStrategy,
     picker: &mut dyn Picker,
+) -> PlacementOutcome {
+    select_broker_for_bundle_memo(
+        bundle,
+        bundle_data,
+        path,
+        data,
+        ctx,
+        cfg,
+        placement,
+        picker,
+        None,
+    )
+}
+
+/// [`select_broker_for_bundle`] within one shedding cycle, the §6.4 steps' result taken from (or
+/// added to) `memo` when one is given (see [`ShedSelectionMemo`]: only valid while nothing the
+/// steps read changes, i.e. for the `Shedding` path within one `doLoadShedding`).
+#[allow(clippy::too_many_arguments)]
+pub fn select_broker_for_bundle_memo(
+    bundle: &str,
+    bundle_data: &BundleData,
+    path: SelectionPath,
+    data: &mut LoadData,
+    ctx: &mut PlacementContext,
+    cfg: &LoadBalancerConfig,
+    placement: &mut dyn PlacementStrategy,
+    picker: &mut dyn Picker,
+    mut memo: Option<&mut ShedSelectionMemo>,
 ) -> PlacementOutcome {
     let namespace = namespace_of_bundle(bundle);
     let excluded = cfg
@@ -453,64 +539,86 @@ pub fn select_broker_for_bundle(
             from_preallocation: true,
         };
     }
+    // The memo is for the shedding cycle's selections only.
+    if path != SelectionPath::Shedding {
+        memo = None;
+    }
 
     let trace = ctx.trace;
-    ctx.refresh_broker_hashes(data);
     let (choice, overloaded_first_choice, (stages, stage_counts)) = {
-        let view: &LoadData = data;
-        let mut log = StageLog::new(view, trace);
-        // The steps' notes are formatted only when the steps are named.
-        let explain = log.named();
         // Taken out while the context is also read; put back below (no early return in between).
         let mut set = ctx.candidate_cache.take().unwrap_or_default();
-
-        let policy_outcome = apply_namespace_policies(bundle, view, ctx, &mut set);
-        let note = if explain {
-            namespace_policies_note(ctx, &policy_outcome)
-        } else {
-            None
-        };
-        log.first_step(
-            stage::NAMESPACE_POLICIES,
-            ctx.available_brokers.as_deref(),
-            &set,
-            note,
-        );
-
-        log.mark(&set);
-        let note =
-            filter_large_topic_count(&mut set, view, cfg.load_balancer_broker_max_topics, explain);
-        log.step(stage::LARGE_TOPIC_COUNT, &set, note);
-
-        log.mark(&set);
-        let note = filter_anti_affinity(bundle, &mut set, view, ctx, cfg, explain);
-        log.step(stage::ANTI_AFFINITY, &set, note);
-
-        if cfg.load_balancer_distribute_bundles_evenly_enabled || namespace == SYSTEM_NAMESPACE {
-            log.mark(&set);
-            let note =
-                remove_most_servicing(bundle, &mut set, view, &ctx.bundle_range_cache, explain);
-            log.step(stage::DISTRIBUTE_EVENLY, &set, note);
-        }
-
-        log.mark(&set);
-        match apply_broker_filters(&mut set, view, cfg, explain) {
-            Ok(note) => log.step(stage::BROKER_FILTERS, &set, note),
-            Err(why) => {
-                apply_namespace_policies(bundle, view, ctx, &mut set);
-                log.step(
-                    stage::BROKER_FILTERS,
-                    &set,
-                    explain
-                        .then(|| format!("a filter failed ({why}); restored the policy-only set")),
-                );
+        let non_persistent = memo.is_some() && ctx.non_persistent_bundles.contains(bundle);
+        let capacity = set.capacity();
+        let (mut log, candidates) = match memo {
+            None => {
+                ctx.refresh_broker_hashes(data);
+                let mut log = StageLog::new(data, trace);
+                narrow_first(bundle, data, ctx, cfg, &mut set, &mut log);
+                narrow_rest(bundle, namespace, data, ctx, cfg, &mut set, &mut log);
+                let candidates: Vec<usize> = set.iter().copied().collect();
+                (log, candidates)
             }
-        }
-
-        if set.is_empty() {
-            apply_namespace_policies(bundle, view, ctx, &mut set);
-            log.restored_all(&set);
-        }
+            Some(m) => {
+                if let Some(e) =
+                    ShedSelectionMemo::find(&m.whole, namespace, non_persistent, capacity)
+                {
+                    (
+                        StageLog::resumed(data, &e.steps),
+                        e.candidates.iter().map(|&(_, p)| p).collect(),
+                    )
+                } else {
+                    ctx.refresh_broker_hashes(data);
+                    let shared = prefix_is_shared(ctx, namespace);
+                    let prefix_key = if shared { "" } else { namespace };
+                    let mut log = match ShedSelectionMemo::find(
+                        &m.shared_prefix,
+                        prefix_key,
+                        non_persistent,
+                        capacity,
+                    )
+                    .filter(|_| shared)
+                    {
+                        Some(e) => {
+                            // Refilled in iteration order at the same capacity: the same order.
+                            set.clear();
+                            for &(h, p) in &e.candidates {
+                                set.insert_hashed(h, p);
+                            }
+                            StageLog::resumed(data, &e.steps)
+                        }
+                        None => {
+                            let mut log = StageLog::new(data, trace);
+                            narrow_first(bundle, data, ctx, cfg, &mut set, &mut log);
+                            if shared && set.capacity() == capacity {
+                                m.shared_prefix.push(MemoEntry {
+                                    namespace: String::new(),
+                                    non_persistent,
+                                    capacity,
+                                    candidates: hashed_items(&set),
+                                    steps: log.steps_so_far(),
+                                });
+                            }
+                            log
+                        }
+                    };
+                    narrow_rest(bundle, namespace, data, ctx, cfg, &mut set, &mut log);
+                    let items = hashed_items(&set);
+                    let candidates = items.iter().map(|&(_, p)| p).collect();
+                    if set.capacity() == capacity {
+                        m.whole.push(MemoEntry {
+                            namespace: namespace.to_string(),
+                            non_persistent,
+                            capacity,
+                            candidates: items,
+                            steps: log.steps_so_far(),
+                        });
+                    }
+                    (log, candidates)
+                }
+            }
+        };
+        let view: &LoadData = data;
 
         // The round-robin selector lives in the context; take it out while the context is also read.
         let mut round_robin = std::mem::take(&mut ctx.round_robin);
@@ -519,7 +627,6 @@ pub fn select_broker_for_bundle(
         } else {
             placement
         };
-        let candidates: Vec<usize> = set.iter().copied().collect();
         let mut choice =
             strategy.select_broker_at(&candidates, bundle, bundle_data, view, cfg, picker, trace);
 
@@ -531,6 +638,7 @@ pub fn select_broker_for_bundle(
                 .get(&first.broker)
                 .map_or(0.0, |bd| cfg.overload_check_usage(&bd.local));
             if usage > threshold {
+                ctx.refresh_broker_hashes(view);
                 apply_namespace_policies(bundle, view, ctx, &mut set);
                 let retry_candidates: Vec<usize> = set.iter().copied().collect();
                 log.reselected(&retry_candidates, || {
@@ -575,6 +683,76 @@ pub fn select_broker_for_bundle(
         stage_counts,
         overloaded_first_choice,
         from_preallocation: false,
+    }
+}
+
+/// The first three §6.4 steps (namespace policies, topic count, anti-affinity), into `set`
+/// (cleared first), logged in `log`.
+fn narrow_first(
+    bundle: &str,
+    view: &LoadData,
+    ctx: &PlacementContext,
+    cfg: &LoadBalancerConfig,
+    set: &mut Candidates,
+    log: &mut StageLog<'_>,
+) {
+    // The steps' notes are formatted only when the steps are named.
+    let explain = log.named();
+    let policy_outcome = apply_namespace_policies(bundle, view, ctx, set);
+    let note = if explain {
+        namespace_policies_note(ctx, &policy_outcome)
+    } else {
+        None
+    };
+    log.first_step(
+        stage::NAMESPACE_POLICIES,
+        ctx.available_brokers.as_deref(),
+        set,
+        note,
+    );
+
+    log.mark(set);
+    let note = filter_large_topic_count(set, view, cfg.load_balancer_broker_max_topics, explain);
+    log.step(stage::LARGE_TOPIC_COUNT, set, note);
+
+    log.mark(set);
+    let note = filter_anti_affinity(bundle, set, view, ctx, cfg, explain);
+    log.step(stage::ANTI_AFFINITY, set, note);
+}
+
+/// The §6.4 steps after [`narrow_first`]: even distribution, the broker filters, the restore.
+fn narrow_rest(
+    bundle: &str,
+    namespace: &str,
+    view: &LoadData,
+    ctx: &PlacementContext,
+    cfg: &LoadBalancerConfig,
+    set: &mut Candidates,
+    log: &mut StageLog<'_>,
+) {
+    let explain = log.named();
+    if cfg.load_balancer_distribute_bundles_evenly_enabled || namespace == SYSTEM_NAMESPACE {
+        log.mark(set);
+        let note = remove_most_servicing(bundle, set, view, &ctx.bundle_range_cache, explain);
+        log.step(stage::DISTRIBUTE_EVENLY, set, note);
+    }
+
+    log.mark(set);
+    match apply_broker_filters(set, view, cfg, explain) {
+        Ok(note) => log.step(stage::BROKER_FILTERS, set, note),
+        Err(why) => {
+            apply_namespace_policies(bundle, view, ctx, set);
+            log.step(
+                stage::BROKER_FILTERS,
+                set,
+                explain.then(|| format!("a filter failed ({why}); restored the policy-only set")),
+            );
+        }
+    }
+
+    if set.is_empty() {
+        apply_namespace_policies(bundle, view, ctx, set);
+        log.restored_all(set);
     }
 }
 

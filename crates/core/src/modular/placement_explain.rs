@@ -120,6 +120,7 @@ pub(super) mod stage {
 }
 
 /// What a [`StageLog`] keeps.
+#[derive(Clone)]
 enum Record {
     Nothing,
     Counts(Vec<StageCount<'static>>),
@@ -155,6 +156,22 @@ impl<'d> StageLog<'d> {
     }
 
     /// Whether the steps are named: only then are their notes read (the caller formats them only then).
+    /// The steps recorded so far, to resume a log from (see [`Self::resumed`]).
+    pub(super) fn steps_so_far(&self) -> LoggedSteps {
+        LoggedSteps(self.record.clone())
+    }
+
+    /// A log that has already recorded `steps` (taken with [`Self::steps_so_far`] from a log of
+    /// the same trace level).
+    pub(super) fn resumed(data: &'d LoadData, steps: &LoggedSteps) -> Self {
+        Self {
+            data,
+            record: steps.0.clone(),
+            before: Vec::new(),
+            kept: Vec::new(),
+        }
+    }
+
     pub(super) fn named(&self) -> bool {
         matches!(self.record, Record::Named(_))
     }
@@ -332,6 +349,10 @@ impl<'d> StageLog<'d> {
 }
 
 /// One step as recorded.
+/// The steps a [`StageLog`] recorded, kept to resume another log from.
+#[derive(Clone)]
+pub(super) struct LoggedSteps(Record);
+
 enum Entry {
     Named(PipelineStage),
     Count(StageCount<'static>),

@@ -249,4 +249,87 @@ mod tests {
         assert_eq!(run(PipelineTrace::Stages), full);
         assert_eq!(run(PipelineTrace::Counts), full);
     }
+
+    /// One shedding cycle's selections with the candidate steps kept (`ShedSelectionMemo`) give
+    /// the outcomes each selection gives on its own, at every trace level and for each placement
+    /// strategy: bundles of many namespaces, repeated namespaces, and (second pass) an
+    /// anti-affinity group on some namespaces, whose first steps are not shared.
+    #[test]
+    fn kept_candidate_steps_select_as_each_selection_alone() {
+        use crate::model::BundleData;
+        use crate::modular::pipeline::{
+            SelectionPath, ShedSelectionMemo, select_broker_for_bundle,
+            select_broker_for_bundle_memo,
+        };
+        use crate::modular::placement::placement_by_name;
+        for name in ["pr-16059", "demo"] {
+            let snap = builtin_snapshot(name).unwrap();
+            let cfg = resolve_config(&snap, None, &[]).unwrap().config;
+            let data0 = load_data_from_snapshot(&snap);
+            let bundles: Vec<String> = data0.bundle_data.keys().take(400).cloned().collect();
+            for grouped in [false, true] {
+                for strategy in ["LeastLongTermMessageRate", "LeastResourceUsageWithWeight"] {
+                    for trace in [PipelineTrace::Counts, PipelineTrace::Full] {
+                        let run = |memo: bool| {
+                            let mut data = data0.clone();
+                            let mut ctx = placement_context(&snap, &data);
+                            ctx.trace = trace;
+                            if grouped {
+                                for (i, b) in bundles.iter().enumerate().filter(|(i, _)| i % 3 == 0)
+                                {
+                                    let ns = crate::modular::load_data::namespace_of_bundle(b);
+                                    ctx.namespace_anti_affinity_groups
+                                        .insert(ns.to_string(), format!("g{}", i % 2));
+                                }
+                            }
+                            let mut placement = placement_by_name(strategy).unwrap();
+                            let mut picker = SeededPicker::new(7);
+                            let mut kept = ShedSelectionMemo::new();
+                            bundles
+                                .iter()
+                                .map(|b| {
+                                    let bd = data
+                                        .bundle_data
+                                        .get(b)
+                                        .copied()
+                                        .unwrap_or_else(BundleData::pulsar_default);
+                                    if memo {
+                                        select_broker_for_bundle_memo(
+                                            b,
+                                            &bd,
+                                            SelectionPath::Shedding,
+                                            &mut data,
+                                            &mut ctx,
+                                            &cfg,
+                                            placement.as_mut(),
+                                            &mut picker,
+                                            Some(&mut kept),
+                                        )
+                                    } else {
+                                        select_broker_for_bundle(
+                                            b,
+                                            &bd,
+                                            SelectionPath::Shedding,
+                                            &mut data,
+                                            &mut ctx,
+                                            &cfg,
+                                            placement.as_mut(),
+                                            &mut picker,
+                                        )
+                                    }
+                                })
+                                .collect::<Vec<_>>()
+                        };
+                        let alone = run(false);
+                        assert!(alone.iter().any(|o| o.broker.is_some()));
+                        assert_eq!(
+                            run(true),
+                            alone,
+                            "{name} grouped={grouped} {strategy} {trace:?}"
+                        );
+                    }
+                }
+            }
+        }
+    }
 }
