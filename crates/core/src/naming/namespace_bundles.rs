@@ -75,8 +75,13 @@ impl NamespaceBundles {
                 .iter()
                 .map(|b| format!("0x{b:08x}"))
                 .collect(),
-            num_bundles: i32::try_from(self.len()).unwrap_or(i32::MAX),
+            num_bundles: self.to_num_bundles(),
         }
+    }
+
+    /// `numBundles` as [`Self::to_bundles_data`] writes it.
+    pub fn to_num_bundles(&self) -> i32 {
+        i32::try_from(self.len()).unwrap_or(i32::MAX)
     }
 
     pub fn namespace(&self) -> &str {
