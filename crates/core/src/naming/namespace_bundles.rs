@@ -73,7 +73,7 @@ impl NamespaceBundles {
             boundaries: self
                 .boundaries
                 .iter()
-                .map(|b| format!("0x{b:08x}"))
+                .map(|&b| super::boundary_text(b))
                 .collect(),
             num_bundles: self.to_num_bundles(),
         }
