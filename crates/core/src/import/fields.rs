@@ -6,7 +6,7 @@ use super::diag::{ImportError, WarningKind};
 use super::json::{Ctx, JPath};
 use super::typed::{Leaf, Object, Unknown, json_object};
 use crate::model::{BrokerLoadData, LocalBrokerData, NamespaceBundleStats, ResourceUsage};
-use crate::naming::{BundleName, BundleRange, parse_bundle_name};
+use crate::naming::{BundleName, BundleRange, parse_bundle_name, push_boundary};
 use crate::units::percent_usage;
 
 /// A `ResourceUsage` as read.
@@ -305,22 +305,14 @@ pub(crate) fn split_bundle(name: &str) -> Option<(&str, BundleRange)> {
     BundleName::split(name)
 }
 
-/// Appends `0x%08x` (what `format!` would, without its machinery: this runs for every bundle).
-pub(crate) fn push_hex(out: &mut String, x: u32) {
-    out.push_str("0x");
-    for shift in (0..8).rev() {
-        out.push(char::from_digit((x >> (shift * 4)) & 0xf, 16).unwrap_or('0'));
-    }
-}
-
 /// `namespace/0x%08x_0x%08x`, the canonical bundle name.
 pub(crate) fn bundle_key(namespace: &str, r: BundleRange) -> String {
     let mut s = String::with_capacity(namespace.len() + 22);
     s.push_str(namespace);
     s.push('/');
-    push_hex(&mut s, r.lo);
+    push_boundary(&mut s, r.lo);
     s.push('_');
-    push_hex(&mut s, r.hi);
+    push_boundary(&mut s, r.hi);
     s
 }
 

@@ -217,13 +217,7 @@ fn check_policies(
 
 /// Formats boundaries as Pulsar writes them (`0x%08x`).
 pub(crate) fn format_boundaries(b: &[u32]) -> Vec<String> {
-    b.iter()
-        .map(|&x| {
-            let mut s = String::with_capacity(10);
-            super::fields::push_hex(&mut s, x);
-            s
-        })
-        .collect()
+    b.iter().map(|&x| crate::naming::boundary_text(x)).collect()
 }
 
 #[cfg(test)]

@@ -73,8 +73,44 @@ impl fmt::Display for BundleRange {
     }
 }
 
+/// Appends `x` as Pulsar writes a boundary, `0x%08x`, without `format!`'s machinery: splits
+/// rewrite every boundary of a namespace's layout and the importer names every bundle.
+pub fn push_boundary(out: &mut String, x: u32) {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    out.push_str("0x");
+    for shift in (0..8).rev() {
+        let nibble = (x >> (shift * 4)) & 0xf;
+        out.push(char::from(
+            DIGITS.get(nibble as usize).copied().unwrap_or(b'0'),
+        ));
+    }
+}
+
+/// `0x%08x` as its own string ([`push_boundary`]).
+pub fn boundary_text(x: u32) -> String {
+    let mut s = String::with_capacity(10);
+    push_boundary(&mut s, x);
+    s
+}
+
+/// The canonical `0x` + 8 hex digits, read directly; `None` sends anything else to the general
+/// path. The value is the one `from_str_radix` gives, so this only saves time.
+fn parse_canonical_boundary(text: &str) -> Option<u32> {
+    let digits = text.strip_prefix("0x")?.as_bytes();
+    if digits.len() != 8 {
+        return None;
+    }
+    digits.iter().try_fold(0u32, |acc, &c| {
+        let d = char::from(c).to_digit(16)?;
+        Some((acc << 4) | d)
+    })
+}
+
 /// Java `Long.decode` restricted to 0..=0xffffffff: `0x`/`0X`/`#` hex, leading-`0` octal, decimal.
 pub fn parse_hex_boundary(text: &str) -> Result<u32, NamingError> {
+    if let Some(value) = parse_canonical_boundary(text) {
+        return Ok(value);
+    }
     let bad = || NamingError::BadBoundary(text.to_string());
     let t = text.trim();
     let (digits, radix) = if let Some(h) = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
@@ -204,6 +240,45 @@ pub fn default_boundaries(n: u32) -> Option<Vec<u32>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Values spread over the whole 32-bit space (a Weyl sequence), plus the edges.
+    fn boundary_samples() -> impl Iterator<Item = u32> {
+        (0u32..200_000).map(|i| i.wrapping_mul(0x9e37_79b9)).chain([
+            0,
+            1,
+            0x4000_0000,
+            0x7fff_ffff,
+            0x8000_0000,
+            u32::MAX,
+        ])
+    }
+
+    #[test]
+    fn boundaries_are_written_as_javas_0x_percent_08x() {
+        assert_eq!(boundary_text(0x4000_0000), "0x40000000");
+        assert_eq!(boundary_text(u32::MAX), "0xffffffff");
+        assert_eq!(boundary_text(0), "0x00000000");
+        for x in boundary_samples() {
+            assert_eq!(boundary_text(x), format!("0x{x:08x}"));
+        }
+    }
+
+    #[test]
+    fn canonical_boundaries_read_as_long_decode_reads_them() {
+        for x in boundary_samples() {
+            let lower = format!("0x{x:08x}");
+            let upper = format!("0x{x:08X}");
+            assert_eq!(parse_hex_boundary(&lower), Ok(x));
+            assert_eq!(parse_hex_boundary(&upper), Ok(x));
+        }
+        // Not canonical: the general path decides, as before.
+        assert_eq!(parse_hex_boundary(" 0x40000000 "), Ok(0x4000_0000));
+        assert_eq!(parse_hex_boundary("0X40000000"), Ok(0x4000_0000));
+        assert_eq!(parse_hex_boundary("0x4"), Ok(4));
+        assert!(parse_hex_boundary("0x+0000000").is_err());
+        assert!(parse_hex_boundary("0x4000000g").is_err());
+        assert!(parse_hex_boundary("0x100000000").is_err());
+    }
 
     /// Names from the conformance vectors (`oracle/gen-0285-topic_bundle.json`,
     /// `oracle/gen-0169-shedding-AvgShedder.json`,

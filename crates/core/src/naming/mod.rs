@@ -13,7 +13,8 @@ mod system_namespace;
 mod topic_name;
 
 pub use bundle_range::{
-    BundleName, BundleRange, NamingError, default_boundaries, parse_bundle_name, parse_hex_boundary,
+    BundleName, BundleRange, NamingError, boundary_text, default_boundaries, parse_bundle_name,
+    parse_hex_boundary, push_boundary,
 };
 pub use crc32::crc32;
 pub use java_map_order::{

@@ -73,10 +73,15 @@ impl NamespaceBundles {
             boundaries: self
                 .boundaries
                 .iter()
-                .map(|b| format!("0x{b:08x}"))
+                .map(|&b| super::boundary_text(b))
                 .collect(),
-            num_bundles: i32::try_from(self.len()).unwrap_or(i32::MAX),
+            num_bundles: self.to_num_bundles(),
         }
+    }
+
+    /// `numBundles` as [`Self::to_bundles_data`] writes it.
+    pub fn to_num_bundles(&self) -> i32 {
+        i32::try_from(self.len()).unwrap_or(i32::MAX)
     }
 
     pub fn namespace(&self) -> &str {

@@ -35,7 +35,7 @@ use super::reasons::{
 use super::settings::resolve_config;
 use super::splits::{apply_split, compute_split};
 use super::splitter_task::{
-    auto_splits_step, decide as decide_auto_splits, long_term_of, planned_split,
+    LongTermCursor, auto_splits_step, decide as decide_auto_splits, planned_split,
 };
 use super::working_view::KeptView;
 use super::working_view::WorkingView;
@@ -645,8 +645,8 @@ fn auto_splits_on_after(ws: &mut Workspace<'_>, data: &LoadData, plan: &mut Plan
     };
     // A bundle this cycle unloads is left alone by `auto_splits_step`: when it is every candidate
     // (the usual case on a cluster the cycle acts on), nothing would change.
-    let candidates =
-        decide_auto_splits(&ws.cfg, data, counts, |_, _, name| long_term_of(data, name));
+    let long_term = LongTermCursor::new(data);
+    let candidates = decide_auto_splits(&ws.cfg, data, counts, |_, _, name| long_term.get(name));
     if candidates
         .iter()
         .all(|c| plan.unloads.iter().any(|u| u.bundle == c.bundle))

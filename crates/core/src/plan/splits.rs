@@ -6,6 +6,7 @@ use std::collections::hash_map::Entry;
 use std::collections::{HashMap, HashSet};
 
 use indexmap::IndexMap;
+use rustc_hash::FxHashMap;
 
 use crate::config::LoadBalancerConfig;
 use crate::model::{BundleData, NamespaceBundleStats, Snapshot, TimeAverageMessageData};
@@ -241,7 +242,8 @@ pub fn apply_split(snapshot: &mut Snapshot, split: &SplitResult) {
 
 /// Many splits on one snapshot (a leader cycle's automatic splits), each costing what it touches
 /// rather than the whole cluster: each namespace's layout and sorted topic hashes are read once and
-/// kept up to date by the splits; the brokers listing each bundle named at the start (the
+/// kept up to date by the splits, and written back to the snapshot (formatted as `BundlesData`)
+/// once per namespace when the batch ends; the brokers listing each bundle named at the start (the
 /// candidates) are found in one pass and kept up to date; and the snapshot's `bundle_data` (an
 /// ordered map of every bundle, where removing one entry shifts all later ones) is changed once,
 /// when the batch ends.
@@ -253,10 +255,14 @@ pub fn apply_split(snapshot: &mut Snapshot, split: &SplitResult) {
 pub struct SplitBatch<'s> {
     snapshot: &'s mut Snapshot,
     layouts: HashMap<String, NamespaceBundles>,
+    /// Namespaces whose layout in `layouts` splits changed and the snapshot does not have yet
+    /// (written when the batch ends: a namespace split 200 times is formatted once, not 200 times).
+    unwritten_layouts: HashSet<String>,
     topic_hashes: HashMap<String, Option<Vec<u32>>>,
     /// For each tracked bundle: the positions in `snapshot.brokers` of the brokers listing it, in
     /// order (empty once none does).
-    listed_by: HashMap<String, Vec<usize>>,
+    /// (Fx-hashed: every bundle name of every broker is looked up once per batch.)
+    listed_by: FxHashMap<String, Vec<usize>>,
     /// Entries of the snapshot's `bundle_data` that splits removed (taken out when the batch ends).
     removed: HashSet<String>,
     /// Entries that splits added and that are not live in the snapshot's `bundle_data`, in the
@@ -271,8 +277,9 @@ impl<'s> SplitBatch<'s> {
         let mut batch = Self {
             snapshot,
             layouts: HashMap::new(),
+            unwritten_layouts: HashSet::new(),
             topic_hashes: HashMap::new(),
-            listed_by: HashMap::new(),
+            listed_by: FxHashMap::default(),
             removed: HashSet::new(),
             added: IndexMap::new(),
         };
@@ -283,7 +290,7 @@ impl<'s> SplitBatch<'s> {
     /// Tracks the owners of `bundles` too (one pass over every broker's bundle list, made before
     /// any split of the batch).
     pub fn track_owners<'b>(&mut self, bundles: impl IntoIterator<Item = &'b str>) {
-        let mut new: HashMap<String, Vec<usize>> = bundles
+        let mut new: FxHashMap<String, Vec<usize>> = bundles
             .into_iter()
             .filter(|b| !self.listed_by.contains_key(*b))
             .map(|b| (b.to_string(), Vec::new()))
@@ -303,10 +310,27 @@ impl<'s> SplitBatch<'s> {
         self.listed_by.extend(new);
     }
 
-    /// The snapshot as it was when the batch began, but for the layouts and bundle lists of the
-    /// splits applied so far (its `bundle_data` is changed when the batch ends).
+    /// The snapshot as it was when the batch began, but for the bundle lists of the splits applied
+    /// so far (its namespace layouts and `bundle_data` are changed when the batch ends: see
+    /// [`Self::namespace_bundle_count`]).
     pub fn snapshot(&self) -> &Snapshot {
         self.snapshot
+    }
+
+    /// The namespace's bundle count after the splits applied so far (`None`: no layout for it).
+    pub fn namespace_bundle_count(&self, namespace: &str) -> Option<i64> {
+        match self
+            .layouts
+            .get(namespace)
+            .filter(|_| self.unwritten_layouts.contains(namespace))
+        {
+            Some(layout) => Some(i64::from(layout.to_num_bundles())),
+            None => self
+                .snapshot
+                .namespaces
+                .get(namespace)
+                .map(|n| i64::from(n.bundles.num_bundles)),
+        }
     }
 
     /// The id of the first broker (in snapshot order) that lists `bundle` now.
@@ -358,11 +382,18 @@ impl<'s> SplitBatch<'s> {
     pub fn apply(&mut self, split: &SplitResult) {
         let parent_name = format!("{}/{}", split.namespace, split.parent);
         let child_names = split.children_with_shares();
-        if let Some(ns) = self.snapshot.namespaces.get_mut(&split.namespace) {
-            ns.bundles = split.layout_after.to_bundles_data();
-        }
-        if let Some(layout) = self.layouts.get_mut(&split.namespace) {
-            layout.clone_from(&split.layout_after);
+        match self.layouts.get_mut(&split.namespace) {
+            Some(layout) => {
+                layout.clone_from(&split.layout_after);
+                if !self.unwritten_layouts.contains(&split.namespace) {
+                    self.unwritten_layouts.insert(split.namespace.clone());
+                }
+            }
+            None => {
+                if let Some(ns) = self.snapshot.namespaces.get_mut(&split.namespace) {
+                    ns.bundles = split.layout_after.to_bundles_data();
+                }
+            }
         }
         let listing: Vec<usize> = match self.listed_by.get(&parent_name) {
             Some(list) => list.clone(),
@@ -453,6 +484,15 @@ impl<'s> SplitBatch<'s> {
 
 impl Drop for SplitBatch<'_> {
     fn drop(&mut self) {
+        // Each namespace's layout is written to its own entry: the order does not matter.
+        for namespace in self.unwritten_layouts.drain() {
+            if let (Some(layout), Some(ns)) = (
+                self.layouts.get(&namespace),
+                self.snapshot.namespaces.get_mut(&namespace),
+            ) {
+                ns.bundles = layout.to_bundles_data();
+            }
+        }
         if !self.removed.is_empty() {
             // By position: a few lookups of the removed names instead of hashing every entry.
             let mut at: Vec<usize> = self

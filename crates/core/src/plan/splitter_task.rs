@@ -9,10 +9,11 @@
 //! without walking the cluster, so each split costs what it touches; only [`decide`] reads every
 //! reported bundle, once per cycle, as Pulsar's task does.
 
+use std::cell::Cell;
 use std::collections::{HashMap, HashSet};
 
 use crate::config::LoadBalancerConfig;
-use crate::model::Snapshot;
+use crate::model::{BundleData, Snapshot};
 use crate::modular::LoadData;
 use crate::naming::BundleName;
 use crate::reason::{DecisionReason, ReasonKind};
@@ -145,9 +146,17 @@ pub fn decide(
             // of its namespace, which over every bundle every cycle were most of a simulated
             // cycle's cost) only for a bundle that exceeds one: a bundle under every limit is never
             // accepted and leaves its namespace's count as it is, so the accepted list is the same.
-            let (rate, throughput) = long_term(pos, k, n);
+            // The report's own counts first: a bundle over the topic or session limit is over a
+            // limit whatever its rates (`exceeds_any` is an `or`; no rate exceeds -∞), so its
+            // long-term data is not looked up.
             let sessions = s.consumer_count.saturating_add(s.producer_count);
-            if !thresholds.exceeds_any(s.topics, sessions, rate, throughput) {
+            let over =
+                thresholds.exceeds_any(s.topics, sessions, f64::NEG_INFINITY, f64::NEG_INFINITY)
+                    || {
+                        let (rate, throughput) = long_term(pos, k, n);
+                        thresholds.exceeds_any(s.topics, sessions, rate, throughput)
+                    };
+            if !over {
                 continue;
             }
             let ns = BundleName::namespace_of(n);
@@ -180,12 +189,53 @@ pub fn decide(
 
 /// The long-term (`totalMsgRate`, `totalMsgThroughput`) of a bundle in the leader's data, 0 without.
 pub fn long_term_of(data: &LoadData, bundle: &str) -> (f64, f64) {
-    data.bundle_data.get(bundle).map_or((0.0, 0.0), |d| {
-        (
-            d.long_term_data.total_msg_rate(),
-            d.long_term_data.total_msg_throughput(),
-        )
-    })
+    data.bundle_data.get(bundle).map_or((0.0, 0.0), long_term)
+}
+
+fn long_term(d: &BundleData) -> (f64, f64) {
+    (
+        d.long_term_data.total_msg_rate(),
+        d.long_term_data.total_msg_throughput(),
+    )
+}
+
+/// [`long_term_of`] for names asked in the order [`decide`] walks the reports: each answer is the
+/// same, but the entry after the one found last is tried first (compared by name) before a lookup
+/// by hash. A leader view built from a snapshot files `bundle_data` in the order of the brokers'
+/// lists, which is the order of their `lastStats` as brokers write them, so on a kept view the
+/// walk reads `bundle_data` in order instead of hashing 200,000 names at random places.
+pub struct LongTermCursor<'d> {
+    data: &'d LoadData,
+    next: Cell<usize>,
+}
+
+impl<'d> LongTermCursor<'d> {
+    pub fn new(data: &'d LoadData) -> Self {
+        Self {
+            data,
+            next: Cell::new(0),
+        }
+    }
+
+    /// [`long_term_of`]`(data, bundle)`.
+    pub fn get(&self, bundle: &str) -> (f64, f64) {
+        let hint = self.next.get();
+        let found = match self.data.bundle_data.get_index(hint) {
+            Some((name, d)) if name == bundle => Some((hint, d)),
+            _ => self
+                .data
+                .bundle_data
+                .get_full(bundle)
+                .map(|(index, _, d)| (index, d)),
+        };
+        match found {
+            Some((index, d)) => {
+                self.next.set(index.saturating_add(1));
+                long_term(d)
+            }
+            None => (0.0, 0.0),
+        }
+    }
 }
 
 /// Splits the `candidates` [`decide`] chose, in order, with the default algorithm
@@ -233,11 +283,12 @@ pub fn run<H: SplitHost + ?Sized>(
     data: &LoadData,
     unloaded: impl Fn(&str) -> bool,
 ) -> Vec<SplitStep> {
+    let long_term = LongTermCursor::new(data);
     let candidates = decide(
         cfg,
         data,
         |ns| host.namespace_bundle_count(ns),
-        |_, _, name| long_term_of(data, name),
+        |_, _, name| long_term.get(name),
     );
     carry_out(host, cfg, candidates, unloaded)
 }
@@ -246,10 +297,7 @@ pub fn run<H: SplitHost + ?Sized>(
 /// candidates' owners in one pass and changes the cluster-wide `bundle_data` once.
 impl SplitHost for SplitBatch<'_> {
     fn namespace_bundle_count(&self, namespace: &str) -> Option<i64> {
-        self.snapshot()
-            .namespaces
-            .get(namespace)
-            .map(|n| i64::from(n.bundles.num_bundles))
+        SplitBatch::namespace_bundle_count(self, namespace)
     }
 
     fn track(&mut self, bundles: &[ModularSplitCandidate]) {
@@ -368,5 +416,57 @@ pub(crate) fn planned_split(
         detail: Some(detail),
         permanent: true,
         origin: origin.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::leader_view::load_data_from_snapshot;
+    use crate::synthetic::{NamespaceSpec, SyntheticSpec, generate};
+
+    /// The cursor answers as the lookup by name whatever the order of the names asked: the
+    /// reports' order (its fast path), reversed, interleaved with unknown and repeated names.
+    #[test]
+    fn the_cursor_answers_as_the_lookup_by_name_in_any_order() {
+        let snapshot = generate(
+            &SyntheticSpec {
+                brokers: 12,
+                namespaces: NamespaceSpec::numbered(10, 6, 8),
+                ..SyntheticSpec::bench()
+            },
+            3,
+        )
+        .unwrap();
+        let data = load_data_from_snapshot(&snapshot);
+        let walk: Vec<String> = data
+            .brokers
+            .values()
+            .flat_map(|b| b.local.last_stats.keys().cloned())
+            .collect();
+        assert!(walk.len() > 50);
+        let mut mixed = Vec::new();
+        for (i, name) in walk.iter().enumerate() {
+            mixed.push(name.clone());
+            if i % 7 == 0 {
+                mixed.push("no/such/0x00000000_0x10000000".to_string());
+            }
+            if i % 11 == 0 {
+                mixed.push(walk[(i * 13) % walk.len()].clone());
+            }
+        }
+        let reversed: Vec<String> = walk.iter().rev().cloned().collect();
+        for names in [walk, reversed, mixed] {
+            let cursor = LongTermCursor::new(&data);
+            for name in &names {
+                let (a, b) = cursor.get(name);
+                let (c, d) = long_term_of(&data, name);
+                assert_eq!(
+                    (a.to_bits(), b.to_bits()),
+                    (c.to_bits(), d.to_bits()),
+                    "{name}"
+                );
+            }
+        }
     }
 }

@@ -112,7 +112,10 @@ fn tile<'a>(spec: &'a NamespaceSpec, boundaries: &[u32]) -> TiledNamespace<'a> {
         .collect();
     let layout = NamespaceSnapshot {
         bundles: BundlesData {
-            boundaries: boundaries.iter().map(|b| format!("0x{b:08x}")).collect(),
+            boundaries: boundaries
+                .iter()
+                .map(|&b| crate::naming::boundary_text(b))
+                .collect(),
             num_bundles: i32::try_from(boundaries.len().saturating_sub(1)).unwrap_or(i32::MAX),
         },
         anti_affinity_group: None,

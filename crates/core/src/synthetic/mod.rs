@@ -194,8 +194,10 @@ mod tests {
             for w in ranges.windows(2) {
                 assert_eq!(w[0].hi, w[1].lo, "{ns}: gap or overlap");
             }
-            let mut bounds: Vec<String> =
-                ranges.iter().map(|r| format!("0x{:08x}", r.lo)).collect();
+            let mut bounds: Vec<String> = ranges
+                .iter()
+                .map(|r| crate::naming::boundary_text(r.lo))
+                .collect();
             bounds.push("0xffffffff".to_string());
             assert_eq!(layout.boundaries, bounds, "{ns}");
         }
