@@ -109,7 +109,9 @@ impl Parts {
         if self.bytes > 0 && self.bytes + text.len() > self.budget {
             self.close();
         }
-        let out = &mut self.lists[list];
+        let Some(out) = self.lists.get_mut(list) else {
+            return;
+        };
         if !out.is_empty() {
             out.push(',');
         }
