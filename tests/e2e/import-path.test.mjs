@@ -8,7 +8,8 @@
 // holds, the simulation getting its bytes from that worker (`snapshot_file`) beside a request with
 // no snapshot in it. When the plan worker dies, the next job gives a new worker the snapshot's
 // files again (a `restore` import), never the page's snapshot. The worker's answers that grow with
-// the snapshot (its parts, plans, proposals) come back as bytes in transferred buffers, not text.
+// the snapshot (its parts, plans and their rows' parts, proposals) come back as bytes in
+// transferred buffers, not text.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -24,7 +25,8 @@ after(async () => { await env?.close(); });
 const sent = (page) => page.evaluate(() => window.__toWorkers);
 const received = (page) => page.evaluate(() => window.__fromWorkers);
 // The answers that grow with the snapshot, sent as UTF-8 bytes in a transferred ArrayBuffer.
-const BYTES = ['snapshot_part', 'planned', 'proposed'];
+// A plan's rows come ahead of it in `plan_rows` parts (crates/worker/src/plan_parts.rs).
+const BYTES = ['snapshot_part', 'plan_rows', 'planned', 'proposed'];
 
 async function openWith(url) {
   const context = await env.browser.newContext({ viewport: { width: 1400, height: 1000 } });
@@ -92,6 +94,9 @@ test('plans made in the worker come back as bytes, not text', { timeout: 120_000
     const planned = answers.filter((m) => m.type === 'planned');
     assert.ok(planned.length >= 1);
     assert.ok(planned.every((m) => m.as === 'bytes' && m.size > 1000), JSON.stringify(planned));
+    // The plan's moves (with their explanations) came first, in parts, then the plan.
+    const first = answers.findIndex((m) => m.type === 'planned');
+    assert.ok(answers.slice(0, first).some((m) => m.type === 'plan_rows'), JSON.stringify(answers));
     assert.deepEqual(answers.filter((m) => BYTES.includes(m.type) && m.as !== 'bytes'), []);
     // Small answers stay text (the worker's `ready`, the import's warnings).
     assert.ok(answers.some((m) => m.type === 'ready' && m.as === 'text'), JSON.stringify(answers));

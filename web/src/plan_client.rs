@@ -5,7 +5,8 @@
 //! files go as `Blob` handles, `worker_files`), which then holds the snapshot without the page sending it; the
 //! snapshot's parts are decoded here, one per message (one task each), into [`ImportAnswer`]s.
 //! Parts, plans and proposals arrive as their JSON's bytes in a transferred `ArrayBuffer`
-//! (`Response::travels_as_bytes`), read without a JavaScript string in between.
+//! (`Response::travels_as_bytes`), read without a JavaScript string in between; a plan's rows
+//! arrive in parts ahead of it (`lbplan_worker::plan_parts`), one task each, and are joined here.
 //! Every snapshot is imported by this worker (`worker_import`), so it holds the loaded one; a
 //! simulation gets it from here as its file's bytes ([`PlanWorker::ask_snapshot_file`]: written
 //! in the worker, handed over in a transferred `ArrayBuffer`). Job ids are numbered in ranges per
@@ -20,6 +21,7 @@ use lbplan_core::plan::Plan;
 use lbplan_core::plan::diff::PlanDiff;
 use lbplan_core::rebalance::Proposal;
 use lbplan_core::view::snapshot_chunks::SnapshotChunk;
+use lbplan_worker::plan_parts::{PlanAssembly, PlanRows, PlannedHead};
 use lbplan_worker::protocol::{
     Request, Response, SNAPSHOT_FILE_TYPE, SnapshotFileJob, SnapshotPart, WORKER_PROTOCOL_VERSION,
 };
@@ -119,6 +121,7 @@ impl PlanWorker {
         let on_rebalance: Rc<RefCell<Option<Callback<RebalanceAnswer>>>> = Rc::default();
         let files: FileWaiters = Rc::default();
         let onmessage = {
+            let assembly = RefCell::new(PlanAssembly::default());
             let (worker, ready, queue, answers, imports, rebalance, files) = (
                 worker.clone(),
                 ready.clone(),
@@ -167,8 +170,25 @@ impl PlanWorker {
                     crate::page_trace::measure("snapshot part: assemble", t);
                     return;
                 }
+                // A plan's rows come in parts ahead of it, each decoded in its own task; the
+                // `planned` message then gets them back (`plan_parts`).
                 let t = crate::page_trace::start();
-                let response = serde_json::from_slice::<Response>(&bytes);
+                if let Some(part) = PlanRows::read_bytes(&bytes) {
+                    match part {
+                        Ok(part) => assembly.borrow_mut().add(part),
+                        Err(message) => answers.emit(PlanAnswer::Failed { id: 0, message }),
+                    }
+                    crate::page_trace::measure("plan part: decode", t);
+                    return;
+                }
+                let response = match PlannedHead::read_bytes(&bytes) {
+                    Some(Ok(head)) => Ok(assembly.borrow_mut().finish(head)),
+                    Some(Err(message)) => {
+                        answers.emit(PlanAnswer::Failed { id: 0, message });
+                        return;
+                    }
+                    None => serde_json::from_slice::<Response>(&bytes),
+                };
                 crate::page_trace::measure("worker answer: decode", t);
                 drop(bytes);
                 let t = crate::page_trace::start();

@@ -7,6 +7,7 @@
 //! the worker's `onmessage`/`postMessage` in the browser.
 
 pub mod import_job;
+pub mod plan_parts;
 pub mod protocol;
 
 use lbplan_core::model::Snapshot;
@@ -469,8 +470,15 @@ pub fn start() {
             return;
         }
         if r.travels_as_bytes() {
-            let buffer = js_sys::Uint8Array::from(r.to_json().as_bytes()).buffer();
-            let _ = poster.post_message_with_transfer(&buffer, &js_sys::Array::of1(&buffer));
+            let post_bytes = |text: &str| {
+                let buffer = js_sys::Uint8Array::from(text.as_bytes()).buffer();
+                let _ = poster.post_message_with_transfer(&buffer, &js_sys::Array::of1(&buffer));
+            };
+            // A plan goes in parts, each decoded in its own task on the page (`plan_parts`).
+            match plan_parts::plan_messages(r, plan_parts::PLAN_PART_BYTES) {
+                Ok(messages) => messages.iter().for_each(|m| post_bytes(m)),
+                Err(r) => post_bytes(&r.to_json()),
+            }
             return;
         }
         let _ = poster.post_message(&r.to_json().into());

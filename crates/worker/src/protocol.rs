@@ -4,7 +4,9 @@
 //! simulation cannot read messages until it ends). A `plan` request gets `planned`, a `rebalance`
 //! request `progress` then `proposed`, a `history` request `progress` then `explained`; the snapshot
 //! travels with the first request that names it and stays in the worker for the next ones, unless
-//! the worker imported it itself (`import` → `imported`, then `snapshot_part`s for the page).
+//! the worker imported it itself (`import` → `imported`, then `snapshot_part`s for the page). A
+//! `planned` answer reaches the page as its rows in `plan_rows` parts, then the plan without them
+//! ([`crate::plan_parts`]), so the page never decodes a large plan in one task.
 //!
 //! A snapshot travels as its file's JSON text inside a string ([`snapshot_text`]) and the worker
 //! reads it with the importer's one snapshot reader (`import::read_snapshot`), as the CLI and the
@@ -31,8 +33,10 @@ use serde::{Deserialize, Serialize};
 /// scenario's built-in cluster; and plans are plan format 4 (a skip's `scope`), which a page of
 /// format 3 plans cannot read. 4: a `history` request's files travel beside it like an
 /// `import`'s (names in the JSON, bytes as blobs), and an `import` may `restore` a snapshot the
-/// page already shows into a new plan worker (no parts sent back).
-pub const WORKER_PROTOCOL_VERSION: u32 = 4;
+/// page already shows into a new plan worker (no parts sent back). 5: a plan's rows travel in
+/// `plan_rows` parts ahead of its `planned` message (`plan_parts`), which a page of format 4
+/// cannot read.
+pub const WORKER_PROTOCOL_VERSION: u32 = 5;
 
 /// What the page asks.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
