@@ -79,6 +79,25 @@ impl NamespaceBundles {
         }
     }
 
+    /// [`Self::to_bundles_data`] written over `out`: its boundary strings are rewritten in place
+    /// and only the ones it lacks allocated, because a split batch rewrites the layouts of up to
+    /// a thousand namespaces of ~200 boundaries each, and an allocation per boundary was most of it.
+    pub fn write_bundles_data(&self, out: &mut BundlesData) {
+        out.boundaries.truncate(self.boundaries.len());
+        let kept = out.boundaries.len();
+        for (text, &b) in out.boundaries.iter_mut().zip(&self.boundaries) {
+            text.clear();
+            super::push_boundary(text, b);
+        }
+        out.boundaries.extend(
+            self.boundaries
+                .iter()
+                .skip(kept)
+                .map(|&b| super::boundary_text(b)),
+        );
+        out.num_bundles = self.to_num_bundles();
+    }
+
     /// `numBundles` as [`Self::to_bundles_data`] writes it.
     pub fn to_num_bundles(&self) -> i32 {
         i32::try_from(self.len()).unwrap_or(i32::MAX)
@@ -174,6 +193,25 @@ mod tests {
         );
         let other = TopicName::parse("persistent://other/ns/x").unwrap();
         assert!(ns.find_bundle(&other).is_err());
+    }
+
+    /// Over a longer, shorter or equally long layout (and an odd `numBundles`), the result is
+    /// the freshly written one.
+    #[test]
+    fn writing_over_a_layout_equals_writing_a_new_one() {
+        let layouts = [1u32, 2, 4, 7, 16]
+            .map(|n| NamespaceBundles::with_default_partition("t/ns", n).unwrap());
+        for layout in &layouts {
+            for old in &layouts {
+                let mut out = old.to_bundles_data();
+                out.num_bundles = -3;
+                layout.write_bundles_data(&mut out);
+                assert_eq!(out, layout.to_bundles_data());
+            }
+            let mut empty = BundlesData::default();
+            layout.write_bundles_data(&mut empty);
+            assert_eq!(empty, layout.to_bundles_data());
+        }
     }
 
     #[test]

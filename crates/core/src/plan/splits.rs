@@ -3,10 +3,9 @@
 //! the parent's traffic in proportion to their hash range and stay on the parent's owner).
 
 use std::collections::hash_map::Entry;
-use std::collections::{HashMap, HashSet};
 
 use indexmap::IndexMap;
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxBuildHasher, FxHashMap, FxHashSet};
 
 use crate::config::LoadBalancerConfig;
 use crate::model::{BundleData, NamespaceBundleStats, Snapshot, TimeAverageMessageData};
@@ -254,20 +253,23 @@ pub fn apply_split(snapshot: &mut Snapshot, split: &SplitResult) {
 /// nothing can read it half updated; it is complete when the batch is dropped.
 pub struct SplitBatch<'s> {
     snapshot: &'s mut Snapshot,
-    layouts: HashMap<String, NamespaceBundles>,
+    // The batch's maps are looked up per split and never iterated in an order that reaches the
+    // snapshot (drained into each namespace's own entry, sorted by position, or in insertion
+    // order), so they take the fast hasher.
+    layouts: FxHashMap<String, NamespaceBundles>,
     /// Namespaces whose layout in `layouts` splits changed and the snapshot does not have yet
     /// (written when the batch ends: a namespace split 200 times is formatted once, not 200 times).
-    unwritten_layouts: HashSet<String>,
-    topic_hashes: HashMap<String, Option<Vec<u32>>>,
+    unwritten_layouts: FxHashSet<String>,
+    topic_hashes: FxHashMap<String, Option<Vec<u32>>>,
     /// For each tracked bundle: the positions in `snapshot.brokers` of the brokers listing it, in
     /// order (empty once none does).
     /// (Fx-hashed: every bundle name of every broker is looked up once per batch.)
     listed_by: FxHashMap<String, Vec<usize>>,
     /// Entries of the snapshot's `bundle_data` that splits removed (taken out when the batch ends).
-    removed: HashSet<String>,
+    removed: FxHashSet<String>,
     /// Entries that splits added and that are not live in the snapshot's `bundle_data`, in the
     /// order they were added (appended when the batch ends).
-    added: IndexMap<String, BundleData>,
+    added: IndexMap<String, BundleData, FxBuildHasher>,
 }
 
 impl<'s> SplitBatch<'s> {
@@ -276,12 +278,12 @@ impl<'s> SplitBatch<'s> {
     pub fn new<'b>(snapshot: &'s mut Snapshot, bundles: impl IntoIterator<Item = &'b str>) -> Self {
         let mut batch = Self {
             snapshot,
-            layouts: HashMap::new(),
-            unwritten_layouts: HashSet::new(),
-            topic_hashes: HashMap::new(),
+            layouts: FxHashMap::default(),
+            unwritten_layouts: FxHashSet::default(),
+            topic_hashes: FxHashMap::default(),
             listed_by: FxHashMap::default(),
-            removed: HashSet::new(),
-            added: IndexMap::new(),
+            removed: FxHashSet::default(),
+            added: IndexMap::default(),
         };
         batch.track_owners(bundles);
         batch
@@ -490,7 +492,7 @@ impl Drop for SplitBatch<'_> {
                 self.layouts.get(&namespace),
                 self.snapshot.namespaces.get_mut(&namespace),
             ) {
-                ns.bundles = layout.to_bundles_data();
+                layout.write_bundles_data(&mut ns.bundles);
             }
         }
         if !self.removed.is_empty() {

@@ -10,7 +10,9 @@
 //! reported bundle, once per cycle, as Pulsar's task does.
 
 use std::cell::Cell;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
+
+use rustc_hash::FxHashMap;
 
 use crate::config::LoadBalancerConfig;
 use crate::model::{BundleData, Snapshot};
@@ -134,7 +136,9 @@ pub fn decide(
     // can be accepted; every bundle passed on is accepted (the cap counts accepted ones, in the
     // order `findBundlesToSplit` walks), so leaving the others out gives the same accepted list
     // without a skip record (names and triggers copied) for each bundle that cannot be.
-    let mut namespaces: HashMap<&str, (Option<i64>, i64)> = HashMap::new();
+    // Looked up once per bundle over a limit (most of them when the topic limit is low), never
+    // iterated: the fast hasher keeps the accepted list as it is.
+    let mut namespaces: FxHashMap<&str, (Option<i64>, i64)> = FxHashMap::default();
     let mut reports: Vec<BrokerBundleStats<'_>> = Vec::new();
     for (pos, (id, b)) in data.brokers.iter().enumerate() {
         let mut bundles = Vec::new();
