@@ -9,8 +9,10 @@
 //! broker's limits but nothing a move reads: the view notes it, applies it to each broker it copies
 //! and to the broker views, and the loaded reports stay borrowed.
 //!
-//! The rules stay in one home: moves and loads are `load_model`'s, run on a snapshot holding just
-//! the brokers concerned; the broker views are `balance::broker_views` of the changed brokers.
+//! The rules stay in one home: moves and loads are `load_model`'s, a move run on a snapshot holding
+//! just the brokers concerned, a load read from the owner's copy (`bundle_load_from`: assembling
+//! a snapshot around one report, once per unload of a what-if, cost more than the read); the broker
+//! views are `balance::broker_views` of the changed brokers.
 
 use indexmap::IndexMap;
 
@@ -19,7 +21,7 @@ use crate::model::{BrokerSnapshot, Snapshot};
 use crate::units::ResourceWeights;
 
 use super::balance::{broker_view, broker_views};
-use super::load_model::{BundleLoad, bundle_load, move_bundle, owner_of};
+use super::load_model::{BundleLoad, bundle_load, bundle_load_from, move_bundle, owner_of};
 use super::model::BrokerLoadView;
 use super::settings::{
     apply_nic_speed_override, nic_speed_limit_kbps, nic_speed_override_warning, set_nic_limits,
@@ -150,17 +152,18 @@ impl<'s> AfterView<'s> {
     }
 
     /// `load_model::bundle_load` on the view.
-    pub(crate) fn bundle_load(&mut self, owner: &str, bundle: &str) -> BundleLoad {
+    pub(crate) fn bundle_load(&self, owner: &str, bundle: &str) -> BundleLoad {
         if let Some(whole) = &self.whole {
             return bundle_load(whole, owner, bundle);
         }
-        if !self.changed.contains_key(owner) {
-            return bundle_load(self.base, owner, bundle);
+        match self.changed.get(owner) {
+            None => bundle_load(self.base, owner, bundle),
+            // The stored data is the loaded snapshot's until the whole is copied.
+            Some(b) => bundle_load_from(
+                b.local_broker_data.last_stats.get(bundle),
+                self.base.bundle_data.get(bundle),
+            ),
         }
-        let mut part = self.part(bundle, &[owner]);
-        let load = bundle_load(&part, owner, bundle);
-        self.put_back(&mut part);
-        load
     }
 
     /// `load_model::move_bundle` on the view: the two brokers' copies change.

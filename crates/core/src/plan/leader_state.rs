@@ -25,12 +25,14 @@ use crate::modular::placement_context::BundleRangeCache;
 
 use super::driver::{anti_affinity_groups, placement_context};
 use super::leader_view::load_data_from_snapshot;
+use super::positions::Positions;
+use super::stored_bundles::StoredBundles;
 
 /// The leader's view of one snapshot, updatable to the next.
 pub struct LeaderState {
     data: LoadData,
     /// The snapshot's stored `BundleData` the view was built from.
-    stored: IndexMap<String, BundleData>,
+    stored: StoredBundles,
     /// bundle → positions in `data.brokers` of the brokers whose `lastStats` report it, ascending.
     reporters: Index,
     /// bundle → positions in `data.brokers` of the brokers whose `bundles` list it, ascending.
@@ -70,7 +72,7 @@ impl OrderRepairObserver for () {}
 
 /// bundle → positions of the brokers whose report names it, ascending. Never iterated (only looked
 /// up), so its order does not matter and the fast hasher serves.
-type Index = FxHashMap<String, Vec<usize>>;
+type Index = FxHashMap<String, Positions>;
 
 /// Both indexes of every report, each name hashed once: brokers are walked in position order, so
 /// each list grows at its end (as [`add_sorted`] would keep it) and is sized for the common single
@@ -90,10 +92,7 @@ fn index_of_reports(data: &LoadData) -> (Index, Index) {
 }
 
 fn push_ascending(map: &mut Index, name: &str, pos: usize) {
-    let list = map.entry(name.to_string()).or_default();
-    if list.last() != Some(&pos) {
-        list.push(pos);
-    }
+    map.entry(name.to_string()).or_default().push_ascending(pos);
 }
 
 fn add_sorted(map: &mut Index, name: &str, pos: usize) {
@@ -101,14 +100,12 @@ fn add_sorted(map: &mut Index, name: &str, pos: usize) {
         Some(list) => list,
         None => map.entry(name.to_string()).or_default(),
     };
-    if let Err(at) = list.binary_search(&pos) {
-        list.insert(at, pos);
-    }
+    list.insert_sorted(pos);
 }
 
 fn remove_pos(map: &mut Index, name: &str, pos: usize) {
     if let Some(list) = map.get_mut(name) {
-        list.retain(|p| *p != pos);
+        list.remove(pos);
         if list.is_empty() {
             map.remove(name);
         }
@@ -211,7 +208,7 @@ impl LeaderState {
         let data = load_data_from_snapshot(snapshot);
         let ctx = placement_context(snapshot, &data);
         Self {
-            stored: snapshot.bundle_data.clone(),
+            stored: StoredBundles::new(&snapshot.bundle_data),
             reporters: Index::default(),
             listers: Index::default(),
             indexed: false,
@@ -292,7 +289,10 @@ impl LeaderState {
     ) {
         let recently_unloaded = snapshot.recently_unloaded_bundles.clone();
         if !self.data.brokers.keys().eq(snapshot.brokers.keys())
-            || !self.stored.keys().eq(snapshot.bundle_data.keys())
+            || !self
+                .stored
+                .keys()
+                .eq(snapshot.bundle_data.keys().map(String::as_str))
         {
             *self = Self::new(snapshot);
             return;
@@ -304,7 +304,7 @@ impl LeaderState {
         for ((name, old), new) in self.stored.iter_mut().zip(snapshot.bundle_data.values()) {
             if old != new {
                 *old = *new;
-                dirty.push(name.clone());
+                dirty.push(name.to_string());
             }
         }
         let mut changes = Changes {
@@ -651,7 +651,7 @@ impl LeaderState {
     /// Where `name` first appears in the walk of the held reports (`None`: no report names it; a
     /// `bundles` entry counts only with stored data).
     fn first_spot(&self, name: &str) -> Option<Spot> {
-        let first = |index: &Index| index.get(name).and_then(|list| list.first().copied());
+        let first = |index: &Index| index.get(name).and_then(Positions::first);
         let listed = if self.stored.contains_key(name) {
             first(&self.listers)
         } else {
@@ -738,7 +738,7 @@ impl LeaderState {
         let mut brokers: Vec<usize> = changed;
         for name in dirty {
             if let Some(list) = self.listers.get(name.as_str()) {
-                brokers.extend(list.iter().copied());
+                brokers.extend(list.as_slice().iter().copied());
             }
             let Some(slot) = self.data.bundle_data.get_index_of(name.as_str()) else {
                 continue;
@@ -748,7 +748,12 @@ impl LeaderState {
                 .get(name.as_str())
                 .copied()
                 .unwrap_or_else(BundleData::pulsar_default);
-            for pos in self.reporters.get(name.as_str()).into_iter().flatten() {
+            for pos in self
+                .reporters
+                .get(name.as_str())
+                .into_iter()
+                .flat_map(Positions::as_slice)
+            {
                 if let Some(stats) = self
                     .data
                     .brokers
@@ -850,8 +855,14 @@ mod tests {
         }
         assert_eq!(reporters, want_reporters);
         assert_eq!(listers, want_listers);
-        assert_eq!(listers.get("t/n/1"), Some(&vec![0, 1]));
-        assert_eq!(reporters.get("t/n/1"), Some(&vec![0, 2]));
+        assert_eq!(
+            listers.get("t/n/1").map(Positions::as_slice),
+            Some(&[0, 1][..])
+        );
+        assert_eq!(
+            reporters.get("t/n/1").map(Positions::as_slice),
+            Some(&[0, 2][..])
+        );
     }
 
     /// Counts the order repairs; with `skip_first_moved`, a targeted repair that leaves its first

@@ -28,18 +28,26 @@ impl BundleLoad {
 
 /// The bundle's traffic as its owner reports it (or its `BundleData` short-term window).
 pub fn bundle_load(snapshot: &Snapshot, owner: &str, bundle: &str) -> BundleLoad {
-    if let Some(stats) = snapshot
-        .brokers
-        .get(owner)
-        .and_then(|b| b.local_broker_data.last_stats.get(bundle))
-    {
+    bundle_load_from(
+        snapshot
+            .brokers
+            .get(owner)
+            .and_then(|b| b.local_broker_data.last_stats.get(bundle)),
+        snapshot.bundle_data.get(bundle),
+    )
+}
+
+/// [`bundle_load`] from what it reads: the owner's `lastStats` entry for the bundle and the
+/// bundle's stored data (a view that keeps the owner's report apart from the snapshot passes
+/// them without assembling a snapshot).
+pub(crate) fn bundle_load_from(
+    stats: Option<&NamespaceBundleStats>,
+    stored: Option<&BundleData>,
+) -> BundleLoad {
+    if let Some(stats) = stats {
         return BundleLoad { stats: *stats };
     }
-    let data = snapshot
-        .bundle_data
-        .get(bundle)
-        .copied()
-        .unwrap_or_else(BundleData::pulsar_default);
+    let data = stored.copied().unwrap_or_else(BundleData::pulsar_default);
     BundleLoad {
         stats: NamespaceBundleStats {
             msg_rate_in: data.short_term_data.msg_rate_in,
