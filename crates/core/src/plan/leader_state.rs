@@ -10,6 +10,7 @@
 //! held one only by the sign of a zero compares equal and is not copied.)
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use indexmap::IndexMap;
 use rustc_hash::FxHashMap;
@@ -71,34 +72,43 @@ pub(crate) trait OrderRepairObserver {
 impl OrderRepairObserver for () {}
 
 /// bundle → positions of the brokers whose report names it, ascending. Never iterated (only looked
-/// up), so its order does not matter and the fast hasher serves.
-type Index = FxHashMap<String, Positions>;
+/// up), so its order does not matter and the fast hasher serves. A name is shared by both indexes
+/// (a broker reports and lists the same bundles), one allocation instead of two.
+type Index = FxHashMap<Arc<str>, Positions>;
 
-/// Both indexes of every report, each name hashed once: brokers are walked in position order, so
-/// each list grows at its end (as [`add_sorted`] would keep it) and is sized for the common single
-/// owner.
+/// Both indexes of every report: brokers are walked in position order, so each list grows at its
+/// end (as [`add_sorted`] would keep it); a `bundles` entry equal to the `lastStats` key at its
+/// index (how brokers write them) shares that key's name.
 fn index_of_reports(data: &LoadData) -> (Index, Index) {
     let mut reporters = Index::with_capacity_and_hasher(data.bundle_data.len(), Default::default());
     let mut listers = Index::with_capacity_and_hasher(data.bundle_data.len(), Default::default());
+    let mut keys: Vec<Arc<str>> = Vec::new();
     for (pos, b) in data.brokers.values().enumerate() {
+        keys.clear();
         for name in b.local.last_stats.keys() {
-            push_ascending(&mut reporters, name, pos);
+            let key: Arc<str> = Arc::from(name.as_str());
+            push_ascending(&mut reporters, Arc::clone(&key), pos);
+            keys.push(key);
         }
-        for name in &b.local.bundles {
-            push_ascending(&mut listers, name, pos);
+        for (i, name) in b.local.bundles.iter().enumerate() {
+            let key = match keys.get(i) {
+                Some(key) if **key == **name => Arc::clone(key),
+                _ => Arc::from(name.as_str()),
+            };
+            push_ascending(&mut listers, key, pos);
         }
     }
     (reporters, listers)
 }
 
-fn push_ascending(map: &mut Index, name: &str, pos: usize) {
-    map.entry(name.to_string()).or_default().push_ascending(pos);
+fn push_ascending(map: &mut Index, name: Arc<str>, pos: usize) {
+    map.entry(name).or_default().push_ascending(pos);
 }
 
 fn add_sorted(map: &mut Index, name: &str, pos: usize) {
     let list = match map.get_mut(name) {
         Some(list) => list,
-        None => map.entry(name.to_string()).or_default(),
+        None => map.entry(Arc::from(name)).or_default(),
     };
     list.insert_sorted(pos);
 }

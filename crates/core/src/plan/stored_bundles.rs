@@ -1,9 +1,11 @@
 //! The snapshot's stored `BundleData` as a leader view keeps it, to tell which bundles' stored data
 //! the next snapshot changed. A copy of the snapshot's map cost one allocation per bundle name
-//! (200,000 on the large cluster, ≈ 8 % of building a plan engine); here every name lives in one
-//! buffer and the map holds spans of it, looked up by the name's text through indexmap's raw
-//! entries. Same answers, same order as the snapshot's map.
+//! (200,000 on the large cluster) when a plan engine was built; here every name lives in one
+//! buffer, and the lookup by name is built on the first lookup: only an update of the view looks
+//! names up (a view planned on without changes, as every cycle-only plan is, never does). Same
+//! answers, same order as the snapshot's map.
 
+use std::cell::OnceCell;
 use std::hash::BuildHasher;
 
 use indexmap::IndexMap;
@@ -16,61 +18,85 @@ use crate::model::BundleData;
 /// A name's bytes in [`StoredBundles::text`].
 type Span = (usize, usize);
 
+/// Positions in [`StoredBundles::entries`], found by the name's text through indexmap's raw
+/// entries (a position itself is never hashed).
+type ByName = IndexMap<usize, (), FxBuildHasher>;
+
 pub(crate) struct StoredBundles {
     text: String,
-    /// Only ever hashed and compared through the raw-entry API with the name's text (the span
-    /// itself is never hashed), so the hasher parameter is the one used for names.
-    entries: IndexMap<Span, BundleData, FxBuildHasher>,
+    /// In the snapshot's order.
+    entries: Vec<(Span, BundleData)>,
+    by_name: OnceCell<ByName>,
 }
 
 impl StoredBundles {
     pub(crate) fn new(stored: &IndexMap<String, BundleData>) -> Self {
         let mut text = String::with_capacity(stored.keys().map(String::len).sum());
-        let mut entries: IndexMap<Span, BundleData, FxBuildHasher> =
-            IndexMap::with_capacity_and_hasher(stored.len(), FxBuildHasher);
-        for (name, data) in stored {
-            let hash = FxBuildHasher.hash_one(name.as_str());
-            // The snapshot's keys are unique, but a duplicate would keep the first entry, as
-            // lookups in the snapshot's map would find it.
-            if let RawEntryMut::Vacant(e) = entries
-                .raw_entry_mut_v1()
-                .from_hash(hash, |span| text.get(span.0..span.1) == Some(name.as_str()))
-            {
+        let entries = stored
+            .iter()
+            .map(|(name, data)| {
                 let start = text.len();
                 text.push_str(name);
-                e.insert_hashed_nocheck(hash, (start, text.len()), *data);
-            }
+                ((start, text.len()), *data)
+            })
+            .collect();
+        Self {
+            text,
+            entries,
+            by_name: OnceCell::new(),
         }
-        Self { text, entries }
     }
 
     pub(crate) fn len(&self) -> usize {
         self.entries.len()
     }
 
+    fn name(&self, span: Span) -> &str {
+        self.text.get(span.0..span.1).unwrap_or("")
+    }
+
+    fn name_at(&self, pos: usize) -> Option<&str> {
+        self.entries.get(pos).map(|(span, _)| self.name(*span))
+    }
+
+    fn by_name(&self) -> &ByName {
+        self.by_name.get_or_init(|| {
+            let mut by_name = ByName::with_capacity_and_hasher(self.entries.len(), FxBuildHasher);
+            for (pos, (span, _)) in self.entries.iter().enumerate() {
+                let name = self.name(*span);
+                let hash = FxBuildHasher.hash_one(name);
+                // The snapshot's keys are unique; a repeated one would keep its first entry, as
+                // the snapshot's map would.
+                if let RawEntryMut::Vacant(e) = by_name
+                    .raw_entry_mut_v1()
+                    .from_hash(hash, |&p| self.name_at(p) == Some(name))
+                {
+                    e.insert_hashed_nocheck(hash, pos, ());
+                }
+            }
+            by_name
+        })
+    }
+
     pub(crate) fn get(&self, name: &str) -> Option<&BundleData> {
         let hash = FxBuildHasher.hash_one(name);
-        let text = &self.text;
-        self.entries
+        let (&pos, _) = self
+            .by_name()
             .raw_entry_v1()
-            .from_hash(hash, |span| text.get(span.0..span.1) == Some(name))
-            .map(|(_, data)| data)
+            .from_hash(hash, |&p| self.name_at(p) == Some(name))?;
+        self.entries.get(pos).map(|(_, data)| data)
     }
 
     pub(crate) fn contains_key(&self, name: &str) -> bool {
         self.get(name).is_some()
     }
 
-    fn name(&self, span: Span) -> &str {
-        self.text.get(span.0..span.1).unwrap_or("")
-    }
-
     /// The names in order.
     pub(crate) fn keys(&self) -> impl Iterator<Item = &str> + '_ {
-        self.entries.keys().map(|&span| self.name(span))
+        self.entries.iter().map(|(span, _)| self.name(*span))
     }
 
-    /// The entries in order, their data writable.
+    /// The entries in order, their data writable (the names, and so the lookup, stay).
     pub(crate) fn iter_mut(&mut self) -> impl Iterator<Item = (&str, &mut BundleData)> + '_ {
         let text = &self.text;
         self.entries
