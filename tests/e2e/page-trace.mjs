@@ -38,6 +38,7 @@ export async function stopTrace(cdp) {
 const TOP = new Set(['RunTask', 'ThreadControllerImpl::RunTask']);
 const TRIGGERS = new Set(['EventDispatch', 'TimerFire', 'FireAnimationFrame', 'RunMicrotasks',
   'FunctionCall', 'ParseHTML', 'Layout', 'Paint', 'UpdateLayoutTree', 'GPUTask']);
+const RENDER = new Set(['Layout', 'UpdateLayoutTree', 'Paint', 'PrePaint', 'Layerize', 'ParseHTML']);
 const GC = /^(MajorGC|MinorGC|V8\.GC_MARK_COMPACTOR|V8\.GCScavenger|V8\.GCFinalizeMC|V8\.GCIncrementalMarking|BlinkGC\.)/;
 
 function threads(events) {
@@ -120,6 +121,12 @@ export function longTasks(events, from, to, threshold = 50) {
     for (const m of ms) {
       if (m.thread !== main || m.end <= task.ts || m.ts >= end) continue;
       own.set(m.name, (own.get(m.name) ?? 0) + (Math.min(m.end, end) - Math.max(m.ts, task.ts)) / 1000);
+    }
+    // The browser's own rendering steps inside (style, layout, paint): a page that grew too many
+    // DOM nodes shows here, not in the page's measures.
+    for (const e of inside) {
+      if (!RENDER.has(e.name)) continue;
+      own.set(`browser: ${e.name}`, (own.get(`browser: ${e.name}`) ?? 0) + e.dur / 1000);
     }
     const named = [...own].sort((a, b) => b[1] - a[1]);
     const cause = named.length ? named[0][0] : what;

@@ -15,6 +15,7 @@ use lbplan_core::plan::{PlanRequest, make_plan, make_plan_with_fingerprint};
 use lbplan_core::synthetic::{SyntheticSpec, generate, to_json};
 use lbplan_core::view::bundle_map::{BundleMap, MapFilter, RenderStyle, Viewport};
 use lbplan_core::view::map_levels;
+use lbplan_worker::lists_apart::ListsApart;
 use lbplan_worker::protocol::{PlanJob, Request};
 use wasm_bindgen::{Clamped, JsCast};
 use wasm_bindgen_futures::JsFuture;
@@ -465,8 +466,9 @@ async fn round6_new_path(
     let (assembled, done_slot) = signal();
     let assembler: Rc<RefCell<Option<Assembler>>> = Rc::new(RefCell::new(Some(Assembler::new())));
     let stats: Rc<RefCell<(usize, f64, String)>> = Rc::default();
+    let lists: Rc<RefCell<ListsApart>> = Rc::default();
     {
-        let (assembler, stats) = (assembler.clone(), stats.clone());
+        let (assembler, stats, apart) = (assembler.clone(), stats.clone(), lists.clone());
         worker.set_on_import(yew::Callback::from(move |a: ImportAnswer| match a {
             ImportAnswer::Part { chunk, .. } => {
                 let t = now_ms();
@@ -487,6 +489,8 @@ async fn round6_new_path(
                 stats.borrow_mut().2 = e;
                 fire(&done_slot);
             }
+            // Joined as the dashboard does (`worker_import`), each in its own task.
+            ImportAnswer::ListsPart { part, .. } => apart.borrow_mut().add(*part),
             ImportAnswer::Imported { .. } => {}
         }));
     }
@@ -507,7 +511,12 @@ async fn round6_new_path(
     let _ = JsFuture::from(assembled).await;
     let parts_ms = now_ms() - from;
     let t = crate::page_trace::start();
-    let finished = assembler.borrow_mut().take().map(Assembler::finish);
+    let finished = assembler.borrow_mut().take().map(|a| {
+        let apart = std::mem::take(&mut *lists.borrow_mut());
+        a.finish()
+            .map_err(|e| e.to_string())
+            .and_then(|mut s| apart.restore(&mut s).map(|()| s))
+    });
     crate::page_trace::measure("snapshot parts: finish", t);
     let Some(Ok(snapshot)) = finished else {
         line(

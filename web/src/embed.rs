@@ -281,6 +281,11 @@ pub fn start_standalone() {
         crate::bench::mount(el);
         return;
     }
+    // `?trace`: the page's steps as `performance.measure`s, for a DevTools trace of the dashboard
+    // itself (tests/e2e/large-import.test.mjs with LBPLAN_TRACE=1), as the bench page records them.
+    if url_has("trace") {
+        crate::page_trace::enable();
+    }
     let options = Options {
         persist: true,
         standalone: true,

@@ -21,9 +21,11 @@ use lbplan_core::plan::Plan;
 use lbplan_core::plan::diff::PlanDiff;
 use lbplan_core::rebalance::Proposal;
 use lbplan_core::view::snapshot_chunks::SnapshotChunk;
+use lbplan_worker::lists_apart::ListsPart;
 use lbplan_worker::plan_parts::{PlanAssembly, PlanRows, PlannedHead};
 use lbplan_worker::protocol::{
-    Request, Response, SNAPSHOT_FILE_TYPE, SnapshotFileJob, SnapshotPart, WORKER_PROTOCOL_VERSION,
+    ListsMessage, Request, Response, SNAPSHOT_FILE_TYPE, SnapshotFileJob, SnapshotPart,
+    WORKER_PROTOCOL_VERSION,
 };
 use wasm_bindgen::JsCast;
 use wasm_bindgen::JsValue;
@@ -92,6 +94,9 @@ pub enum ImportAnswer {
     },
     /// The next part of the imported snapshot, decoded.
     Part { id: u32, chunk: Box<SnapshotChunk> },
+    /// Some of the namespaces or of a broker's bundle lists, decoded (`lbplan_worker::lists_apart`):
+    /// they join the snapshot once it is assembled.
+    ListsPart { id: u32, part: Box<ListsPart> },
     /// A part that could not be read.
     Failed { message: String },
 }
@@ -168,6 +173,18 @@ impl PlanWorker {
                         Err(message) => ImportAnswer::Failed { message },
                     });
                     crate::page_trace::measure("snapshot part: assemble", t);
+                    return;
+                }
+                let t = crate::page_trace::start();
+                if let Some(part) = ListsMessage::read_bytes(&bytes) {
+                    crate::page_trace::measure("lists apart: decode", t);
+                    import(match part {
+                        Ok(m) => ImportAnswer::ListsPart {
+                            id: m.id,
+                            part: Box::new(m.part),
+                        },
+                        Err(message) => ImportAnswer::Failed { message },
+                    });
                     return;
                 }
                 // A plan's rows come in parts ahead of it, each decoded in its own task; the

@@ -15,6 +15,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use lbplan_core::view::snapshot_chunks::Assembler;
+use lbplan_worker::lists_apart::ListsApart;
 use lbplan_worker::protocol::{ImportJob, Request, WORKER_PROTOCOL_VERSION};
 use yew::{AttrValue, Callback, UseReducerDispatcher, UseStateHandle};
 
@@ -141,6 +142,9 @@ struct Importing {
     snapshot_id: u64,
     warnings: Vec<String>,
     assembler: Assembler,
+    /// The namespaces and large brokers' bundle lists, which come apart from core's parts
+    /// (`lists_apart`).
+    lists: ListsApart,
     /// Entries assembled when the progress bar was last moved.
     shown: usize,
     /// Where to keep the files once the import succeeded.
@@ -339,6 +343,7 @@ impl WorkerImports {
             snapshot_id,
             warnings: Vec::new(),
             assembler: Assembler::new(),
+            lists: ListsApart::default(),
             shown: 0,
             keep,
             held,
@@ -392,7 +397,11 @@ impl WorkerImports {
             return;
         };
         match a {
-            ImportAnswer::Imported { id, .. } | ImportAnswer::Part { id, .. } if id != imp.id => {}
+            ImportAnswer::Imported { id, .. }
+            | ImportAnswer::Part { id, .. }
+            | ImportAnswer::ListsPart { id, .. }
+                if id != imp.id => {}
+            ImportAnswer::ListsPart { part, .. } => imp.lists.add(*part),
             ImportAnswer::Imported { result: Err(e), .. } => {
                 drop(slot);
                 self.fail(e);
@@ -435,7 +444,12 @@ impl WorkerImports {
                 };
                 drop(slot);
                 let t = crate::page_trace::start();
-                let finished = imp.assembler.finish();
+                let lists = imp.lists;
+                let finished = imp
+                    .assembler
+                    .finish()
+                    .map_err(|e| e.to_string())
+                    .and_then(|mut s| lists.restore(&mut s).map(|()| s));
                 crate::page_trace::measure("snapshot parts: finish", t);
                 match finished {
                     Ok(snapshot) => {

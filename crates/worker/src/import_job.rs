@@ -15,6 +15,7 @@ use lbplan_core::plan::fingerprint::snapshot_fingerprint;
 use lbplan_core::view::snapshot_chunks::{DEFAULT_CHUNK_BYTES, write_chunks};
 
 use crate::WorkerState;
+use crate::lists_apart;
 use crate::protocol::{ImportJob, Response};
 
 /// What the worker keeps after an import: (the page's id for it, the snapshot, its fingerprint).
@@ -85,17 +86,31 @@ pub fn run(job: ImportJob, bytes: Vec<Vec<u8>>, post: &mut dyn FnMut(Response)) 
         0 => DEFAULT_CHUNK_BYTES,
         n => n,
     };
+    // Many namespaces, and the lists of brokers with many bundles, go in parts of their own after
+    // the head (`lists_apart`): in core's parts each would be one long task on the page.
+    let mut snapshot = snapshot;
+    let taken = lists_apart::take_large(&mut snapshot);
+    let mut head_sent = false;
+    let mut lists_sent = Ok(());
     let sent = write_chunks(&snapshot, budget, &mut |json| {
         post(Response::Part {
             id,
             json: json.to_string(),
-        })
-    });
-    if let Err(e) = sent {
-        post(Response::Failed {
-            id,
-            message: e.to_string(),
         });
+        if !head_sent {
+            head_sent = true;
+            lists_sent = lists_apart::write_parts(&taken, budget, &mut |json| {
+                post(Response::ListsPart {
+                    id,
+                    json: json.to_string(),
+                })
+            });
+        }
+    });
+    let sent = sent.map_err(|e| e.to_string()).and(lists_sent);
+    lists_apart::put_back(&mut snapshot, taken);
+    if let Err(e) = sent {
+        post(Response::Failed { id, message: e });
         return None;
     }
     // After the parts: the page shows the snapshot while the worker computes this.

@@ -7,6 +7,7 @@
 //! the worker's `onmessage`/`postMessage` in the browser.
 
 pub mod import_job;
+pub mod lists_apart;
 pub mod plan_parts;
 pub mod protocol;
 

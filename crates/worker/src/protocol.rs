@@ -35,8 +35,10 @@ use serde::{Deserialize, Serialize};
 /// `import`'s (names in the JSON, bytes as blobs), and an `import` may `restore` a snapshot the
 /// page already shows into a new plan worker (no parts sent back). 5: a plan's rows travel in
 /// `plan_rows` parts ahead of its `planned` message (`plan_parts`), which a page of format 4
-/// cannot read.
-pub const WORKER_PROTOCOL_VERSION: u32 = 5;
+/// cannot read. 6: a large snapshot's namespaces and the bundle lists of brokers with many bundles
+/// travel in `lists_part` parts (`lists_apart`), without which a page of format 5 would show
+/// those brokers and namespaces empty.
+pub const WORKER_PROTOCOL_VERSION: u32 = 6;
 
 /// What the page asks.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -95,6 +97,25 @@ pub struct SnapshotPart {
 }
 
 const PART_PREFIX: &str = "{\"type\":\"snapshot_part\",";
+
+/// Some of the lists sent apart from the snapshot's parts, as the page reads them (`lists_apart`): written by the
+/// worker ([`Response::ListsPart`]) and decoded in one pass, like [`SnapshotPart`].
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+pub struct ListsMessage {
+    pub id: u32,
+    pub part: crate::lists_apart::ListsPart,
+}
+
+const LISTS_PREFIX: &str = "{\"type\":\"lists_part\",";
+
+impl ListsMessage {
+    /// The part in a `lists_part` message's UTF-8 bytes, or `None` when they are another message.
+    pub fn read_bytes(bytes: &[u8]) -> Option<Result<ListsMessage, String>> {
+        bytes.starts_with(LISTS_PREFIX.as_bytes()).then(|| {
+            serde_json::from_slice(bytes).map_err(|e| format!("unreadable lists part: {e}"))
+        })
+    }
+}
 
 impl SnapshotPart {
     /// The part in a `snapshot_part` message, or `None` when `text` is another message.
@@ -283,6 +304,14 @@ pub enum Response {
         id: u32,
         json: String,
     },
+    /// Some of the snapshot's namespaces or of a broker's bundle lists (`lists_apart::ListsPart`,
+    /// `json`), sent between the snapshot's head and its broker parts; the page reads it as
+    /// [`ListsMessage`].
+    #[serde(skip)]
+    ListsPart {
+        id: u32,
+        json: String,
+    },
     /// The held snapshot's file ([`SnapshotFileJob`]): posted as `{type: "snapshot_file", id,
     /// snapshot_id, bytes}` with `bytes` an `ArrayBuffer` in the transfer list (never JSON).
     #[serde(skip)]
@@ -305,7 +334,10 @@ impl Response {
     pub fn travels_as_bytes(&self) -> bool {
         matches!(
             self,
-            Response::Part { .. } | Response::Planned { .. } | Response::Proposed { .. }
+            Response::Part { .. }
+                | Response::ListsPart { .. }
+                | Response::Planned { .. }
+                | Response::Proposed { .. }
         )
     }
 
@@ -313,6 +345,9 @@ impl Response {
         match self {
             Response::Part { id, json } => {
                 return format!("{PART_PREFIX}\"id\":{id},\"chunk\":{json}}}");
+            }
+            Response::ListsPart { id, json } => {
+                return format!("{LISTS_PREFIX}\"id\":{id},\"part\":{json}}}");
             }
             // Its bytes travel beside the message (`start`); as text only its header.
             Response::SnapshotFile {

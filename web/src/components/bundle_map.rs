@@ -17,6 +17,7 @@ use wasm_bindgen::{Clamped, JsCast};
 use yew::prelude::*;
 
 use super::styled::{Styled, Swatch};
+use super::tenant_filter::TenantFilter;
 use crate::format;
 
 const HEIGHT_PX: u32 = 420;
@@ -85,6 +86,8 @@ pub struct BundleMapView {
     show_after: bool,
     last_draw_ms: f64,
     map_ptr: *const BundleMap,
+    /// The map's tenants, listed once per map (not at each render: 16,000 rows at 200,000 bundles).
+    tenants: Rc<Vec<String>>,
     /// The level the operator chose; `None` = automatic.
     level_choice: Option<MapLevel>,
     level: MapLevel,
@@ -312,6 +315,7 @@ impl Component for BundleMapView {
             show_after: false,
             last_draw_ms: 0.0,
             map_ptr: Rc::as_ptr(&map),
+            tenants: Rc::new(map.tenants()),
             level_choice: None,
             level: MapLevel::Bundles,
             groups: Vec::new(),
@@ -327,6 +331,7 @@ impl Component for BundleMapView {
         let map = ctx.props().map.clone();
         if Rc::as_ptr(&map) != self.map_ptr {
             self.map_ptr = Rc::as_ptr(&map);
+            self.tenants = Rc::new(map.tenants());
             self.filter = MapFilter::default();
             self.hover = None;
             self.hover_band = None;
@@ -600,12 +605,9 @@ impl Component for BundleMapView {
                     <button type="button" onclick={link.callback(|_| Msg::Zoom(1.0 / 1.5))} title="Zoom out (−)">{ "Zoom −" }</button>
                     <button type="button" onclick={link.callback(|_| Msg::Reset)} title="Reset (0)">{ "Reset" }</button>
                     <label>{ "Tenant " }
-                        <select onchange={link.callback(move |e: Event| Msg::Tenant(select_value(e)))}>
-                            <option value="" selected={self.filter.tenant.is_none()}>{ "all" }</option>
-                            { for map.tenants().into_iter().map(|t| html! {
-                                <option value={t.clone()} selected={self.filter.tenant.as_deref() == Some(t.as_str())}>{ t }</option>
-                            }) }
-                        </select>
+                        <TenantFilter tenants={self.tenants.clone()}
+                            selected={self.filter.tenant.clone().map(AttrValue::from)}
+                            on_change={link.callback(Msg::Tenant)} />
                     </label>
                     <label>{ "Find " }
                         <input type="search" data-testid="map-search" placeholder="topic, namespace or broker"

@@ -20,6 +20,7 @@ pub mod settings_panel;
 pub mod sim_chart;
 pub mod simulate_panel;
 pub mod styled;
+pub mod tenant_filter;
 pub mod verdict_banner;
 pub mod whatif;
 
