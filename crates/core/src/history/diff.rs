@@ -95,7 +95,18 @@ fn namespace_of(bundle: &str) -> &str {
 /// `after`'s order, then bundles that lost their owner. Looks only at the brokers whose lists
 /// changed when nothing structural changed; otherwise [`diff_full`].
 pub fn diff(before: &Snapshot, after: &Snapshot) -> Vec<Change> {
-    diff_changed_lists(before, after).unwrap_or_else(|| diff_full(before, after))
+    diff_changed(before, after, None)
+}
+
+/// [`diff`] when only the reports of `changed_brokers` may differ between the two snapshots
+/// (`None`: unknown). The history's series store knows which brokers' parts changed; an unchanged
+/// part is the same text, so its lists are equal and need no comparing. The same changes.
+pub fn diff_changed(
+    before: &Snapshot,
+    after: &Snapshot,
+    changed_brokers: Option<&[String]>,
+) -> Vec<Change> {
+    diff_changed_lists(before, after, changed_brokers).unwrap_or_else(|| diff_full(before, after))
 }
 
 /// The owner of `bundle` in `s` (the first broker listing it, `bundles` before `lastStats`), with
@@ -118,7 +129,11 @@ fn owner_in<'s>(s: &'s Snapshot, bundle: &str) -> Option<((usize, usize), &'s st
 /// listing may have changed owner; every other bundle's listers, hence its owner, are the same.
 /// `None` when a bundle gained or lost its only owner (a split, an assignment, an unload): the
 /// whole comparison is needed then.
-fn diff_changed_lists<'s>(before: &'s Snapshot, after: &'s Snapshot) -> Option<Vec<Change>> {
+fn diff_changed_lists<'s>(
+    before: &'s Snapshot,
+    after: &'s Snapshot,
+    changed_brokers: Option<&[String]>,
+) -> Option<Vec<Change>> {
     if !before.brokers.keys().eq(after.brokers.keys())
         || !before.namespaces.keys().eq(after.namespaces.keys())
     {
@@ -132,7 +147,10 @@ fn diff_changed_lists<'s>(before: &'s Snapshot, after: &'s Snapshot) -> Option<V
             .collect()
     }
     let mut touched: Vec<&'s str> = Vec::new();
-    for (old, new) in before.brokers.values().zip(after.brokers.values()) {
+    for ((id, old), new) in before.brokers.iter().zip(after.brokers.values()) {
+        if changed_brokers.is_some_and(|changed| !changed.iter().any(|c| c == id)) {
+            continue;
+        }
         let (old, new) = (&old.local_broker_data, &new.local_broker_data);
         if old.bundles == new.bundles && old.last_stats.keys().eq(new.last_stats.keys()) {
             continue;
@@ -397,7 +415,24 @@ mod tests {
                 }
                 let full = diff_full(&before, &s);
                 assert_eq!(diff(&before, &s), full, "step {step} of {name}");
-                if let Some(moves) = diff_changed_lists(&before, &s) {
+                // Told exactly the brokers whose report differs, as the series store tells it.
+                let changed: Vec<String> = s
+                    .brokers
+                    .iter()
+                    .filter(|(id, b)| {
+                        before
+                            .brokers
+                            .get(*id)
+                            .is_none_or(|o| o.local_broker_data != b.local_broker_data)
+                    })
+                    .map(|(id, _)| id.clone())
+                    .collect();
+                assert_eq!(
+                    diff_changed(&before, &s, Some(&changed)),
+                    full,
+                    "step {step} of {name}, told {changed:?}"
+                );
+                if let Some(moves) = diff_changed_lists(&before, &s, None) {
                     assert_eq!(moves, full, "step {step} of {name}");
                     targeted_moves += moves.len();
                 }

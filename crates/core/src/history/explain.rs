@@ -15,7 +15,7 @@ use crate::plan::PlanError;
 use crate::plan::driver::{shedding_reason, split_reason};
 use crate::plan::leader_step::{CarriedLeader, LeaderStep};
 
-use super::diff::{Change, diff};
+use super::diff::{Change, diff_changed};
 use super::metrics::summarize;
 use super::report::{ExplainedChange, HISTORY_FORMAT_VERSION, HistoryReport, PredictedNotSeen};
 use super::series::Series;
@@ -164,7 +164,7 @@ impl Explainer {
         self.report.times_ms.push(at);
         let mut done = None;
         if let Some((before, before_at, before_step)) = self.previous.take() {
-            let changes = diff(&before, &snapshot);
+            let changes = diff_changed(&before, &snapshot, changed_brokers);
             let index = self.report.times_ms.len().saturating_sub(2);
             attribute(
                 index,

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use super::pipeline::{
     PlacementContext, PlacementOutcome, SelectionPath, ShedSelectionMemo,
     select_broker_for_bundle_memo, should_anti_affinity_namespace_unload,
-    should_namespace_policies_unload,
+    should_namespace_policies_unload_memo,
 };
 use super::placement::{PlacementStrategy, placement_by_name};
 use super::shedding::{AvgShedder, shedder_by_name};
@@ -379,7 +379,7 @@ fn handle_decision(
             .push(skip(UnloadSkipReason::ExcludedNamespace, None));
         return;
     }
-    if !should_namespace_policies_unload(bundle, from, data, ctx) {
+    if !should_namespace_policies_unload_memo(bundle, from, data, ctx, memo) {
         report
             .skipped
             .push(skip(UnloadSkipReason::NamespacePolicies, None));

@@ -11,13 +11,17 @@
 //! context's [`PipelineTrace`] level, recorded by the explain layer (`placement_explain`): the
 //! decisions do not depend on it.
 
+use std::hash::BuildHasher;
+
+use indexmap::map::RawEntryApiV1;
 use indexmap::{IndexMap, IndexSet};
+use rustc_hash::FxBuildHasher;
 use serde::{Deserialize, Serialize};
 
 use super::LoadData;
 use super::load_data::namespace_of_bundle;
-use super::placement::{PlacementChoice, PlacementStrategy};
-use super::placement_context::{BundleRangeCache, Candidates};
+use super::placement::{CycleScores, PlacementChoice, PlacementStrategy};
+use super::placement_context::{BundleRangeCache, Candidates, NamespaceRanges};
 use super::placement_explain::{StageLog, namespace_policies_note, stage};
 use crate::config::LoadBalancerConfig;
 use crate::isolation::{BrokerOffer, NamespacePoliciesOutcome};
@@ -110,6 +114,32 @@ pub fn should_namespace_policies_unload(
         .candidates
         .iter()
         .any(|&pos| Some(pos) != current)
+}
+
+/// [`should_namespace_policies_unload`] within one shedding cycle. Without isolation policies the
+/// policy-only set does not depend on the namespace, only on the bundle's topic kind, and nothing
+/// it reads (the available brokers, their reports) changes during the cycle: it is built once per
+/// topic kind and kept in `memo`. The same answer.
+pub fn should_namespace_policies_unload_memo(
+    bundle: &str,
+    current_broker: &str,
+    data: &LoadData,
+    ctx: &PlacementContext,
+    memo: &mut ShedSelectionMemo,
+) -> bool {
+    if !ctx.isolation.is_empty() {
+        return should_namespace_policies_unload(bundle, current_broker, data, ctx);
+    }
+    let non_persistent = ctx.non_persistent_bundles.contains(bundle);
+    let kept = if non_persistent {
+        &mut memo.policy_only_non_persistent
+    } else {
+        &mut memo.policy_only_persistent
+    };
+    let candidates =
+        kept.get_or_insert_with(|| namespace_policy_candidates(bundle, data, ctx).candidates);
+    let current = data.brokers.get_index_of(current_broker);
+    candidates.iter().any(|&pos| Some(pos) != current)
 }
 
 /// `filterBrokersWithLargeTopicCount`: keep brokers whose topics (reported + preallocated) are within
@@ -275,35 +305,40 @@ pub fn remove_most_servicing_brokers_for_namespace(
 }
 
 /// The pipeline's form of [`remove_most_servicing_brokers_for_namespace`], on positions. Each
-/// candidate's ranges are counted once (the minimum and the filter read the same counts), and its
-/// range-cache entry is found by position first: the cache is rebuilt in `LoadData.brokers` order,
-/// so the entry at the broker's position is usually its own (checked by name, else looked up).
+/// candidate's ranges are counted once (the minimum and the filter read the same counts). Its
+/// range-cache entry comes from `index` when the caller holds one for the cycle (see
+/// [`RangeIndex`]), else it is found by position first (the entry at the broker's position is its
+/// own when the cache was built in `LoadData.brokers` order; checked by name, else looked up).
+/// The namespace is hashed once for all candidates' inner maps (they share the Fx hasher).
 fn remove_most_servicing(
     bundle: &str,
     set: &mut Candidates,
     data: &LoadData,
     cache: &BundleRangeCache,
+    index: Option<&RangeIndex>,
     explain: bool,
 ) -> Option<String> {
     if set.is_empty() {
         return None;
     }
     let namespace = namespace_of_bundle(bundle);
+    let ranges_of = ranges_counter(namespace, data, cache, index);
     let mut counts = vec![0usize; data.brokers.len()];
     let mut min = usize::MAX;
+    // How many candidates have the minimum: when all do, the filter keeps every one and the
+    // set's walk over its buckets to remove none is skipped.
+    let mut at_min = 0usize;
     for &pos in set.iter() {
-        let name = name_at(data, pos);
-        let entry = match cache.get_index(pos) {
-            Some((broker, namespaces)) if broker == name => Some(namespaces),
-            _ => cache.get(name),
-        };
-        let count = entry
-            .and_then(|m| m.get(namespace))
-            .map_or(0, IndexSet::len);
+        let count = ranges_of(pos);
         if let Some(c) = counts.get_mut(pos) {
             *c = count;
         }
-        min = min.min(count);
+        if count < min {
+            min = count;
+            at_min = 1;
+        } else if count == min {
+            at_min += 1;
+        }
     }
     let count = |pos: usize| counts.get(pos).copied().unwrap_or(0);
     let listed = explain.then(|| {
@@ -312,8 +347,72 @@ fn remove_most_servicing(
             .collect::<Vec<_>>()
             .join(", ")
     });
-    set.retain(|&pos| count(pos) == min);
+    if at_min != set.len() {
+        set.retain(|&pos| count(pos) == min);
+    }
     listed.map(|listed| format!("bundles of {namespace} per broker: {listed} (min {min})"))
+}
+
+/// The cached ranges of `namespace` on the broker at a position, from `index` when the caller
+/// holds one for the cycle. The namespace is hashed once for all brokers' inner maps (they share
+/// the Fx hasher).
+fn ranges_counter<'c>(
+    namespace: &'c str,
+    data: &'c LoadData,
+    cache: &'c BundleRangeCache,
+    index: Option<&'c RangeIndex>,
+) -> impl Fn(usize) -> usize + 'c {
+    let namespace_hash = FxBuildHasher.hash_one(namespace);
+    move |pos| {
+        let entry = match index {
+            Some(index) => index.entry(cache, pos),
+            None => RangeIndex::find(cache, data, pos),
+        };
+        entry
+            .and_then(|m| {
+                m.raw_entry_v1()
+                    .from_hash(namespace_hash, |k| k == namespace)
+            })
+            .map_or(0, |(_, ranges)| ranges.len())
+    }
+}
+
+/// Each broker's entry in the range cache, by its position in `LoadData.brokers`: found once per
+/// shedding cycle instead of hashing every candidate's name for every new namespace (the cache is
+/// not in the brokers' order once the kept view has refilled it). Valid while neither the
+/// brokers nor the cache's broker entries change: within one `doLoadShedding`.
+struct RangeIndex(Vec<Option<usize>>);
+
+impl RangeIndex {
+    fn new(cache: &BundleRangeCache, data: &LoadData) -> Self {
+        Self(
+            (0..data.brokers.len())
+                .map(|pos| match cache.get_index(pos) {
+                    Some((broker, _)) if broker == name_at(data, pos) => Some(pos),
+                    _ => cache.get_index_of(name_at(data, pos)),
+                })
+                .collect(),
+        )
+    }
+
+    /// The entry of the broker at `pos` (`None`: it has none).
+    fn entry<'c>(&self, cache: &'c BundleRangeCache, pos: usize) -> Option<&'c NamespaceRanges> {
+        let at = self.0.get(pos).copied().flatten()?;
+        cache.get_index(at).map(|(_, m)| m)
+    }
+
+    /// The entry of the broker at `pos`, looked up without an index.
+    fn find<'c>(
+        cache: &'c BundleRangeCache,
+        data: &LoadData,
+        pos: usize,
+    ) -> Option<&'c NamespaceRanges> {
+        let name = name_at(data, pos);
+        match cache.get_index(pos) {
+            Some((broker, namespaces)) if broker == name => Some(namespaces),
+            _ => cache.get(name),
+        }
+    }
 }
 
 /// A broker version as `BrokerVersionFilter` compares it (semver core, then pre-release).
@@ -344,6 +443,18 @@ fn version_key(v: &(u64, u64, u64, Option<String>)) -> (u64, u64, u64, bool, Str
     )
 }
 
+/// `BrokerLoadManagerClassFilter`'s verdict on the broker at `pos`. A report without
+/// `loadManagerClassName` is kept: in our snapshots a missing field means "not exported", not
+/// Java's null (which Pulsar would drop).
+fn runs_configured_manager(data: &LoadData, cfg: &LoadBalancerConfig, pos: usize) -> bool {
+    data.brokers.get_index(pos).is_some_and(|(_, bd)| {
+        bd.local
+            .load_manager_class_name
+            .as_deref()
+            .is_none_or(|c| c == cfg.load_manager_class_name)
+    })
+}
+
 /// The filter pipeline: `BrokerLoadManagerClassFilter`, then `BrokerVersionFilter` when
 /// `preferLaterVersions`. `Err` when a filter throws (Pulsar then restores the policy-only set).
 /// The `Ok` note only when `explain`.
@@ -356,14 +467,12 @@ fn apply_broker_filters(
     let broker = |pos: &usize| data.brokers.get_index(*pos).map(|(_, bd)| bd);
     // A report without `loadManagerClassName` is kept: in our snapshots a missing field means "not
     // exported", not Java's null (which Pulsar would drop).
-    set.retain(|pos| {
-        broker(pos).is_some_and(|bd| {
-            bd.local
-                .load_manager_class_name
-                .as_deref()
-                .is_none_or(|c| c == cfg.load_manager_class_name)
-        })
-    });
+    let passes = |pos: &usize| runs_configured_manager(data, cfg, *pos);
+    // Usually every candidate passes: then nothing is removed, and the set's per-bucket removal
+    // walk is skipped (a `retain` that keeps all leaves the set as it was).
+    if !set.iter().all(passes) {
+        set.retain(passes);
+    }
     if !cfg.prefer_later_versions {
         return Ok(None);
     }
@@ -426,6 +535,16 @@ pub struct ShedSelectionMemo {
     /// The set after the first three steps, for namespaces without a policy or group (the
     /// namespace field is empty).
     shared_prefix: Vec<MemoEntry>,
+    /// The brokers' range-cache entries by position, found at the cycle's first even distribution.
+    range_index: Option<RangeIndex>,
+    /// The strategy's per-broker scores for the cycle.
+    scores: CycleScores,
+    /// Whether the context's broker hashes were brought up to date in this cycle.
+    hashes_fresh: bool,
+    /// The policy-only set (positions) per topic kind, without isolation policies (see
+    /// [`should_namespace_policies_unload_memo`]).
+    policy_only_persistent: Option<Vec<usize>>,
+    policy_only_non_persistent: Option<Vec<usize>>,
 }
 
 struct MemoEntry {
@@ -555,12 +674,12 @@ pub fn select_broker_for_bundle_memo(
         let mut set = ctx.candidate_cache.take().unwrap_or_default();
         let non_persistent = memo.is_some() && ctx.non_persistent_bundles.contains(bundle);
         let capacity = set.capacity();
-        let (mut log, candidates) = match memo {
+        let (mut log, candidates) = match memo.as_deref_mut() {
             None => {
                 ctx.refresh_broker_hashes(data);
                 let mut log = StageLog::new(data, trace);
                 narrow_first(bundle, data, ctx, cfg, &mut set, &mut log);
-                narrow_rest(bundle, namespace, data, ctx, cfg, &mut set, &mut log);
+                narrow_rest(bundle, namespace, data, ctx, cfg, &mut set, &mut log, None);
                 let candidates: Vec<usize> = set.iter().copied().collect();
                 (log, candidates)
             }
@@ -573,24 +692,62 @@ pub fn select_broker_for_bundle_memo(
                         e.candidates.iter().map(|&(_, p)| p).collect(),
                     )
                 } else {
-                    ctx.refresh_broker_hashes(data);
+                    // The brokers' names and order do not change during the cycle.
+                    if !m.hashes_fresh {
+                        ctx.refresh_broker_hashes(data);
+                        m.hashes_fresh = true;
+                    }
                     let shared = prefix_is_shared(ctx, namespace);
                     let prefix_key = if shared { "" } else { namespace };
-                    let mut log = match ShedSelectionMemo::find(
+                    let index: &RangeIndex = m
+                        .range_index
+                        .get_or_insert_with(|| RangeIndex::new(&ctx.bundle_range_cache, data));
+                    let prefix = ShedSelectionMemo::find(
                         &m.shared_prefix,
                         prefix_key,
                         non_persistent,
                         capacity,
                     )
-                    .filter(|_| shared)
-                    {
+                    .filter(|_| shared);
+                    let (log, items) = match prefix {
                         Some(e) => {
-                            // Refilled in iteration order at the same capacity: the same order.
-                            set.clear();
-                            for &(h, p) in &e.candidates {
-                                set.insert_hashed(h, p);
+                            let mut log = StageLog::resumed(data, &e.steps);
+                            let listed = if log.named() {
+                                None
+                            } else {
+                                narrow_rest_listed(
+                                    namespace,
+                                    data,
+                                    &ctx.bundle_range_cache,
+                                    index,
+                                    cfg,
+                                    &e.candidates,
+                                    &mut log,
+                                )
+                            };
+                            match listed {
+                                Some(items) => (log, items),
+                                None => {
+                                    // Refilled in iteration order at the same capacity: the
+                                    // same order.
+                                    let mut log = StageLog::resumed(data, &e.steps);
+                                    set.clear();
+                                    for &(h, p) in &e.candidates {
+                                        set.insert_hashed(h, p);
+                                    }
+                                    narrow_rest(
+                                        bundle,
+                                        namespace,
+                                        data,
+                                        ctx,
+                                        cfg,
+                                        &mut set,
+                                        &mut log,
+                                        Some(index),
+                                    );
+                                    (log, hashed_items(&set))
+                                }
                             }
-                            StageLog::resumed(data, &e.steps)
                         }
                         None => {
                             let mut log = StageLog::new(data, trace);
@@ -604,11 +761,19 @@ pub fn select_broker_for_bundle_memo(
                                     steps: log.steps_so_far(),
                                 });
                             }
-                            log
+                            narrow_rest(
+                                bundle,
+                                namespace,
+                                data,
+                                ctx,
+                                cfg,
+                                &mut set,
+                                &mut log,
+                                Some(index),
+                            );
+                            (log, hashed_items(&set))
                         }
                     };
-                    narrow_rest(bundle, namespace, data, ctx, cfg, &mut set, &mut log);
-                    let items = hashed_items(&set);
                     let candidates = items.iter().map(|&(_, p)| p).collect();
                     if set.capacity() == capacity {
                         m.whole.push(MemoEntry {
@@ -632,8 +797,27 @@ pub fn select_broker_for_bundle_memo(
         } else {
             placement
         };
-        let mut choice =
-            strategy.select_broker_at(&candidates, bundle, bundle_data, view, cfg, picker, trace);
+        let mut scores = memo.map(|m| &mut m.scores);
+        let mut select = |strategy: &mut dyn PlacementStrategy,
+                          candidates: &[usize],
+                          picker: &mut dyn Picker| match scores
+            .as_deref_mut()
+        {
+            Some(scores) => strategy.select_broker_at_cycle(
+                candidates,
+                bundle,
+                bundle_data,
+                view,
+                cfg,
+                picker,
+                trace,
+                scores,
+            ),
+            None => {
+                strategy.select_broker_at(candidates, bundle, bundle_data, view, cfg, picker, trace)
+            }
+        };
+        let mut choice = select(strategy, &candidates, picker);
 
         let mut overloaded_first_choice = None;
         if let Some(first) = &choice {
@@ -654,15 +838,7 @@ pub fn select_broker_for_bundle_memo(
                         cfg.load_balancer_broker_overloaded_threshold_percentage
                     )
                 });
-                let retry = strategy.select_broker_at(
-                    &retry_candidates,
-                    bundle,
-                    bundle_data,
-                    view,
-                    cfg,
-                    picker,
-                    trace,
-                );
+                let retry = select(strategy, &retry_candidates, picker);
                 if let Some(retry) = retry {
                     overloaded_first_choice = choice.replace(retry);
                 }
@@ -718,14 +894,16 @@ fn narrow_first(
 
     log.mark(set);
     let note = filter_large_topic_count(set, view, cfg.load_balancer_broker_max_topics, explain);
-    log.step(stage::LARGE_TOPIC_COUNT, set, note);
+    log.step_retained(stage::LARGE_TOPIC_COUNT, set, note);
 
     log.mark(set);
     let note = filter_anti_affinity(bundle, set, view, ctx, cfg, explain);
-    log.step(stage::ANTI_AFFINITY, set, note);
+    log.step_retained(stage::ANTI_AFFINITY, set, note);
 }
 
 /// The §6.4 steps after [`narrow_first`]: even distribution, the broker filters, the restore.
+/// `range_index`: the cycle's range-cache entries by position, when the caller keeps them.
+#[allow(clippy::too_many_arguments)]
 fn narrow_rest(
     bundle: &str,
     namespace: &str,
@@ -734,17 +912,25 @@ fn narrow_rest(
     cfg: &LoadBalancerConfig,
     set: &mut Candidates,
     log: &mut StageLog<'_>,
+    range_index: Option<&RangeIndex>,
 ) {
     let explain = log.named();
     if cfg.load_balancer_distribute_bundles_evenly_enabled || namespace == SYSTEM_NAMESPACE {
         log.mark(set);
-        let note = remove_most_servicing(bundle, set, view, &ctx.bundle_range_cache, explain);
-        log.step(stage::DISTRIBUTE_EVENLY, set, note);
+        let note = remove_most_servicing(
+            bundle,
+            set,
+            view,
+            &ctx.bundle_range_cache,
+            range_index,
+            explain,
+        );
+        log.step_retained(stage::DISTRIBUTE_EVENLY, set, note);
     }
 
     log.mark(set);
     match apply_broker_filters(set, view, cfg, explain) {
-        Ok(note) => log.step(stage::BROKER_FILTERS, set, note),
+        Ok(note) => log.step_retained(stage::BROKER_FILTERS, set, note),
         Err(why) => {
             apply_namespace_policies(bundle, view, ctx, set);
             log.step(
@@ -759,6 +945,44 @@ fn narrow_rest(
         apply_namespace_policies(bundle, view, ctx, set);
         log.restored_all(set);
     }
+}
+
+/// [`narrow_rest`] on a kept candidate list instead of the reused set, for a shedding cycle's
+/// selection resumed from the kept first steps when its steps are counted or not recorded:
+/// `items` are the candidates (with their hashes) in the set's iteration order. The even
+/// distribution and the load-manager class filter only remove candidates, and removing keeps the
+/// others' relative order, so the list left is the set's iteration order after the same steps;
+/// the set itself need not be refilled (its capacity, all that decides later orders, is
+/// unchanged: every later use clears it first). `None`, with `log` to be discarded, where the set
+/// is needed: the version filter (`preferLaterVersions`, which may throw and restore the
+/// policy-only set) or nothing left (the restore).
+fn narrow_rest_listed(
+    namespace: &str,
+    view: &LoadData,
+    cache: &BundleRangeCache,
+    index: &RangeIndex,
+    cfg: &LoadBalancerConfig,
+    items: &[(u32, usize)],
+    log: &mut StageLog<'_>,
+) -> Option<Vec<(u32, usize)>> {
+    if cfg.prefer_later_versions {
+        return None;
+    }
+    let mut items = items.to_vec();
+    if cfg.load_balancer_distribute_bundles_evenly_enabled || namespace == SYSTEM_NAMESPACE {
+        log.mark_positions(items.iter().map(|&(_, p)| p));
+        let count = ranges_counter(namespace, view, cache, Some(index));
+        let counts: Vec<usize> = items.iter().map(|&(_, p)| count(p)).collect();
+        if let Some(&min) = counts.iter().min() {
+            let mut at = counts.iter();
+            items.retain(|_| at.next() == Some(&min));
+        }
+        log.step_retained_count(stage::DISTRIBUTE_EVENLY, items.len());
+    }
+    log.mark_positions(items.iter().map(|&(_, p)| p));
+    items.retain(|&(_, p)| runs_configured_manager(view, cfg, p));
+    log.step_retained_count(stage::BROKER_FILTERS, items.len());
+    (!items.is_empty()).then_some(items)
 }
 
 /// `preallocateBundle`: the broker's preallocated data (the leader's bundle data, created from

@@ -184,6 +184,9 @@ impl<'d> StageLog<'d> {
     pub(super) fn mark(&mut self, set: &Candidates) {
         if self.on() {
             self.before.clear();
+            // Sized first: the set's iterator gives no useful size hint, so extending alone
+            // regrew the vector several times per step.
+            self.before.reserve(set.len());
             self.before.extend(set.iter().copied());
         }
     }
@@ -281,6 +284,47 @@ impl<'d> StageLog<'d> {
             }),
         };
         self.push(entry);
+    }
+
+    /// [`Self::mark`] for candidates held as a list of positions (in iteration order).
+    pub(super) fn mark_positions(&mut self, positions: impl Iterator<Item = usize>) {
+        if self.on() {
+            self.before.clear();
+            self.before.extend(positions);
+        }
+    }
+
+    /// [`Self::step_retained`] for candidates held as a list, `remaining` of them left: counted
+    /// only. Callers record steps this way only when the steps are not named (see
+    /// [`Self::named`]); a named log records nothing here.
+    pub(super) fn step_retained_count(&mut self, stage: &'static str, remaining: usize) {
+        if let Record::Counts(_) = &self.record {
+            self.push(Entry::Count(StageCount {
+                stage,
+                remaining,
+                removed: self.before.len().saturating_sub(remaining),
+            }));
+        }
+    }
+
+    /// A step that only removed candidates from the set [`Self::mark`] saw (a `retain`): counted,
+    /// what it removed is the difference of the sizes, so no membership is filled; named, as
+    /// [`Self::step`].
+    pub(super) fn step_retained(
+        &mut self,
+        stage: &'static str,
+        set: &Candidates,
+        note: Option<String>,
+    ) {
+        match &self.record {
+            Record::Nothing => {}
+            Record::Named(_) => self.step(stage, set, note),
+            Record::Counts(_) => self.push(Entry::Count(StageCount {
+                stage,
+                remaining: set.len(),
+                removed: self.before.len().saturating_sub(set.len()),
+            })),
+        }
     }
 
     /// No candidate was left and the policy-only set in `set` was brought back: every one of them

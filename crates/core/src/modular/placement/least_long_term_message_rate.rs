@@ -1,7 +1,7 @@
 //! `LeastLongTermMessageRate` (§8.1, Pulsar's default placement): the candidate with the smallest
 //! long-term message rate (time average plus preallocated bundles); overloaded brokers score +∞.
 
-use super::{PipelineTrace, PlacementChoice, PlacementStrategy, fmt_num, pick_among};
+use super::{CycleScores, PipelineTrace, PlacementChoice, PlacementStrategy, fmt_num, pick_among};
 use crate::config::LoadBalancerConfig;
 use crate::model::BundleData;
 use crate::modular::{BrokerData, LoadData};
@@ -32,12 +32,13 @@ pub fn long_term_message_rate_score(broker: &BrokerData, cfg: &LoadBalancerConfi
 }
 
 /// `selectBroker` over the candidates as (name, broker data) in iteration order: one home for
-/// the names' and the positions' entry points.
+/// the names' and the positions' entry points. `score_at(i, broker)` scores candidate `i`.
 fn select(
     candidates: &[(&str, Option<&BrokerData>)],
     cfg: &LoadBalancerConfig,
     picker: &mut dyn Picker,
     trace: PipelineTrace,
+    mut score_at: impl FnMut(usize, &BrokerData) -> f64,
 ) -> Option<PlacementChoice> {
     // Indexes in `candidates` of the best-scoring ones.
     let mut best: Vec<usize> = Vec::new();
@@ -51,7 +52,7 @@ fn select(
             scores.push(None);
             continue;
         };
-        let score = long_term_message_rate_score(broker, cfg);
+        let score = score_at(i, broker);
         scores.push(Some(score));
         // Exact comparisons, as Java: +inf == +inf, so overloaded brokers tie while nothing
         // finite has been seen; a NaN score never joins.
@@ -149,7 +150,9 @@ impl PlacementStrategy for LeastLongTermMessageRate {
             .iter()
             .map(|name| (name.as_str(), data.brokers.get(name)))
             .collect();
-        select(&candidates, cfg, picker, trace)
+        select(&candidates, cfg, picker, trace, |_, broker| {
+            long_term_message_rate_score(broker, cfg)
+        })
     }
 
     /// By position: each candidate's data read at its index, no name copied or hashed.
@@ -170,7 +173,39 @@ impl PlacementStrategy for LeastLongTermMessageRate {
                 None => ("", None),
             })
             .collect();
-        select(&candidates, cfg, picker, trace)
+        select(&candidates, cfg, picker, trace, |_, broker| {
+            long_term_message_rate_score(broker, cfg)
+        })
+    }
+
+    /// By position, each broker scored once per shedding cycle: `getScore` reads only the broker's
+    /// report, time averages and preallocated bundles and the configuration, none of which a
+    /// shedding cycle's `selectBroker` changes, and no randomness (the pick among the best is
+    /// made afterwards, through the picker, as before). So the same scores, ties and choice.
+    fn select_broker_at_cycle(
+        &mut self,
+        candidates: &[usize],
+        _bundle: &str,
+        _bundle_data: &BundleData,
+        data: &LoadData,
+        cfg: &LoadBalancerConfig,
+        picker: &mut dyn Picker,
+        trace: PipelineTrace,
+        scores: &mut CycleScores,
+    ) -> Option<PlacementChoice> {
+        let named: Vec<(&str, Option<&BrokerData>)> = candidates
+            .iter()
+            .map(|&pos| match data.brokers.get_index(pos) {
+                Some((name, broker)) => (name.as_str(), Some(broker)),
+                None => ("", None),
+            })
+            .collect();
+        select(&named, cfg, picker, trace, |i, broker| {
+            match candidates.get(i) {
+                Some(&pos) => scores.get_or(pos, || long_term_message_rate_score(broker, cfg)),
+                None => long_term_message_rate_score(broker, cfg),
+            }
+        })
     }
 }
 

@@ -50,21 +50,23 @@ impl PlacementChoice {
     /// `(broker, score)` pairs. Non-finite scores (+inf: overloaded) are left out, so the plan's
     /// JSON never holds a null for a number.
     pub fn with_scores<'a>(mut self, scores: impl IntoIterator<Item = (&'a str, f64)>) -> Self {
-        let mut runner_up: Option<RunnerUp> = None;
+        // The runner-up's name is copied once, at the end: it improves many times over ~100
+        // candidates, and a copy per improvement was most of this function's cost.
+        let mut runner_up: Option<(&str, f64)> = None;
         for (broker, score) in scores {
             if !score.is_finite() {
                 continue;
             }
             if broker == self.broker {
                 self.score = Some(score);
-            } else if runner_up.as_ref().is_none_or(|r| score < r.score) {
-                runner_up = Some(RunnerUp {
-                    broker: broker.to_string(),
-                    score,
-                });
+            } else if runner_up.is_none_or(|(_, best)| score < best) {
+                runner_up = Some((broker, score));
             }
         }
-        self.runner_up = runner_up;
+        self.runner_up = runner_up.map(|(broker, score)| RunnerUp {
+            broker: broker.to_string(),
+            score,
+        });
         self
     }
 }
@@ -153,7 +155,47 @@ pub trait PlacementStrategy {
         self.select_broker_traced(&names, bundle, bundle_data, data, cfg, picker, trace)
     }
 
+    /// [`Self::select_broker_at`] within one shedding cycle, with `scores` kept for the cycle (see
+    /// [`CycleScores`]): strategies whose score of a broker reads only the cycle's fixed data may
+    /// take it from there. The same choice, picker calls and reason; the default ignores `scores`.
+    #[allow(clippy::too_many_arguments)]
+    fn select_broker_at_cycle(
+        &mut self,
+        candidates: &[usize],
+        bundle: &str,
+        bundle_data: &BundleData,
+        data: &LoadData,
+        cfg: &LoadBalancerConfig,
+        picker: &mut dyn Picker,
+        trace: PipelineTrace,
+        _scores: &mut CycleScores,
+    ) -> Option<PlacementChoice> {
+        self.select_broker_at(candidates, bundle, bundle_data, data, cfg, picker, trace)
+    }
+
     fn on_active_brokers_change(&mut self, _active_brokers: &[String]) {}
+}
+
+/// Each broker's score by position in `LoadData.brokers`, computed at most once per shedding cycle.
+/// Valid only while the brokers' data and the configuration do not change: within one
+/// `doLoadShedding`, whose `selectBroker` calls preallocate nothing (the pipeline's
+/// `ShedSelectionMemo` holds one). A strategy whose score depends on the bundle must not use it.
+#[derive(Debug, Default)]
+pub struct CycleScores(Vec<Option<f64>>);
+
+impl CycleScores {
+    /// The score of the broker at `pos`, computed by `score` the first time it is asked for.
+    pub fn get_or(&mut self, pos: usize, score: impl FnOnce() -> f64) -> f64 {
+        if self.0.len() <= pos {
+            self.0.resize(pos + 1, None);
+        }
+        match self.0.get_mut(pos) {
+            Some(Some(s)) => *s,
+            Some(slot) => *slot.insert(score()),
+            // Unreachable after the resize; scoring afresh keeps it panic-free.
+            None => score(),
+        }
+    }
 }
 
 /// The name of the broker at `pos` in `data.brokers` (empty when out of range: never, for the
