@@ -658,23 +658,24 @@ pub fn select_broker_for_bundle_memo(
             from_preallocation: true,
         };
     }
-    // The memo is for the shedding cycle's selections only, and only where the log counts: a
-    // named log (`Stages`, `Full`) would be kept and resumed as copies of every candidate's name
-    // per stage, which costs more than running the steps again (a plan's cycle of 37 placements
-    // on 1,000 brokers: +50 M instructions with the memo).
-    if path != SelectionPath::Shedding
-        || matches!(ctx.trace, PipelineTrace::Stages | PipelineTrace::Full)
-    {
+    // The memo is for the shedding cycle's selections only.
+    if path != SelectionPath::Shedding {
         memo = None;
     }
+    // Its kept steps only where the log counts: a named log (`Stages`, `Full`) would be kept and
+    // resumed as copies of every candidate's name per stage, which costs more than running the
+    // steps again (a plan's cycle of 37 placements on 1,000 brokers: +50 M instructions). The
+    // cycle's scores are kept at every level.
+    let keep_steps = !matches!(ctx.trace, PipelineTrace::Stages | PipelineTrace::Full);
 
     let trace = ctx.trace;
     let (choice, overloaded_first_choice, (stages, stage_counts)) = {
         // Taken out while the context is also read; put back below (no early return in between).
         let mut set = ctx.candidate_cache.take().unwrap_or_default();
-        let non_persistent = memo.is_some() && ctx.non_persistent_bundles.contains(bundle);
+        let non_persistent =
+            keep_steps && memo.is_some() && ctx.non_persistent_bundles.contains(bundle);
         let capacity = set.capacity();
-        let (mut log, candidates) = match memo.as_deref_mut() {
+        let (mut log, candidates) = match memo.as_deref_mut().filter(|_| keep_steps) {
             None => {
                 ctx.refresh_broker_hashes(data);
                 let mut log = StageLog::new(data, trace);
