@@ -24,9 +24,23 @@ const LONG_TASK_BOUND_MS = Number(process.env.LBPLAN_LONG_TASK_BOUND_MS ?? 300);
 const COPIES = Number(process.env.LBPLAN_LARGE_COPIES ?? 1625);
 // Waits and the test's own timeout grow with the size.
 const SCALE = Math.max(1, COPIES / 325);
-// LBPLAN_TRACE=1: also record a DevTools trace of the import and show and print what made each long
-// task (page-trace.mjs), to find which page work grows with the snapshot (Round 24).
-const TRACE = process.env.LBPLAN_TRACE === '1';
+// A DevTools trace of the import and show, and of the plan and edit (page-trace.mjs): it says what
+// made each long task, and its CPU time. Issue 18's budget is 50 ms on the page's thread; on the
+// shared 2-core machines a task's wall time also counts the wait for a core, so the wall bound
+// above is loose and the budget is asserted on the CPU the page's thread spent in each task.
+// LBPLAN_TRACE=0 runs without the trace (and without that check).
+const TRACE = process.env.LBPLAN_TRACE !== '0';
+const PAGE_CPU_BUDGET_MS = 50;
+
+/** Every long task of a traced window computed for less than the page's budget. */
+function assertComputesUnderBudget(label, r) {
+  assert.ok(!r.error, `${label}: ${r.error}`);
+  for (const t of r.long) {
+    assert.notEqual(t.cpu, null, `${label}: the trace has no CPU time for a ${t.dur.toFixed(0)} ms task`);
+    assert.ok(t.cpu < PAGE_CPU_BUDGET_MS,
+      `${label}: a page task computed for ${t.cpu.toFixed(1)} ms (${t.dur.toFixed(0)} ms wall, ${t.cause}) ≥ ${PAGE_CPU_BUDGET_MS} ms`);
+  }
+}
 
 const demo = JSON.parse(fs.readFileSync(path.join(ROOT, 'static', 'demo-snapshot.json'), 'utf8'));
 
@@ -99,8 +113,9 @@ test(`a ~${COPIES * 124}-bundle upload is imported in the worker without a long 
   const t1 = await page.evaluate(() => performance.now());
   if (cdp) {
     await page.evaluate(() => performance.mark('large-import-shown'));
-    const events = await stopTrace(cdp);
-    console.log(report('import → show', longTasks(events, 'large-import-start', 'large-import-shown')));
+    const r = longTasks(await stopTrace(cdp), 'large-import-start', 'large-import-shown');
+    console.log(report('import → show', r));
+    assertComputesUnderBudget('import → show', r);
   }
   const tasks = await page.evaluate((t) => window.__longTasks.filter((e) => e.start >= t), t0);
   const longest = Math.max(0, ...tasks.map((e) => e.duration));
@@ -123,6 +138,8 @@ test(`a ~${COPIES * 124}-bundle upload is imported in the worker without a long 
 
   // The first plan (in the plan worker, which holds the snapshot it imported) and one what-if edit
   // (shedding switched off): the page only sends the request and renders the answer.
+  const planCdp = TRACE ? await startTrace(page) : null;
+  await page.evaluate(() => performance.mark('large-plan-start'));
   const t2 = await page.evaluate(() => performance.now());
   await page.click('[data-testid=run-plan]');
   await page.waitForSelector('[data-testid=plan]', { timeout: 120_000 * SCALE });
@@ -131,6 +148,12 @@ test(`a ~${COPIES * 124}-bundle upload is imported in the worker without a long 
   await page.waitForFunction(() => document.querySelectorAll('[data-testid=operations] li').length === 1
     && !document.querySelector('[data-testid=plan-pending]'), null, { timeout: 120_000 * SCALE });
   await page.waitForTimeout(500);
+  if (planCdp) {
+    await page.evaluate(() => performance.mark('large-plan-edited'));
+    const r = longTasks(await stopTrace(planCdp), 'large-plan-start', 'large-plan-edited');
+    console.log(report('first plan → what-if edit', r));
+    assertComputesUnderBudget('first plan → what-if edit', r);
+  }
   const planTasks = await page.evaluate((t) => window.__longTasks.filter((e) => e.start >= t), t2);
   const planLongest = Math.max(0, ...planTasks.map((e) => e.duration));
   console.log(`first plan + one what-if edit: ${planTasks.length} long task(s), longest ${planLongest.toFixed(0)} ms: `
