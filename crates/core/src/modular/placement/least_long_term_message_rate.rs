@@ -131,6 +131,21 @@ fn select(
     )
 }
 
+/// The candidates given by position in the view, with their names and data (a position past the
+/// end, which the pipeline never gives, reads as a broker without data).
+fn by_position<'d>(
+    data: &'d LoadData,
+    candidates: &[usize],
+) -> Vec<(&'d str, Option<&'d BrokerData>)> {
+    candidates
+        .iter()
+        .map(|&pos| match data.brokers.get_index(pos) {
+            Some((name, broker)) => (name.as_str(), Some(broker)),
+            None => ("", None),
+        })
+        .collect()
+}
+
 impl PlacementStrategy for LeastLongTermMessageRate {
     fn name(&self) -> &'static str {
         "LeastLongTermMessageRate"
@@ -166,16 +181,13 @@ impl PlacementStrategy for LeastLongTermMessageRate {
         picker: &mut dyn Picker,
         trace: PipelineTrace,
     ) -> Option<PlacementChoice> {
-        let candidates: Vec<(&str, Option<&BrokerData>)> = candidates
-            .iter()
-            .map(|&pos| match data.brokers.get_index(pos) {
-                Some((name, broker)) => (name.as_str(), Some(broker)),
-                None => ("", None),
-            })
-            .collect();
-        select(&candidates, cfg, picker, trace, |_, broker| {
-            long_term_message_rate_score(broker, cfg)
-        })
+        select(
+            &by_position(data, candidates),
+            cfg,
+            picker,
+            trace,
+            |_, broker| long_term_message_rate_score(broker, cfg),
+        )
     }
 
     /// By position, each broker scored once per shedding cycle: `getScore` reads only the broker's
@@ -193,19 +205,16 @@ impl PlacementStrategy for LeastLongTermMessageRate {
         trace: PipelineTrace,
         scores: &mut CycleScores,
     ) -> Option<PlacementChoice> {
-        let named: Vec<(&str, Option<&BrokerData>)> = candidates
-            .iter()
-            .map(|&pos| match data.brokers.get_index(pos) {
-                Some((name, broker)) => (name.as_str(), Some(broker)),
-                None => ("", None),
-            })
-            .collect();
-        select(&named, cfg, picker, trace, |i, broker| {
-            match candidates.get(i) {
+        select(
+            &by_position(data, candidates),
+            cfg,
+            picker,
+            trace,
+            |i, broker| match candidates.get(i) {
                 Some(&pos) => scores.get_or(pos, || long_term_message_rate_score(broker, cfg)),
                 None => long_term_message_rate_score(broker, cfg),
-            }
-        })
+            },
+        )
     }
 }
 
