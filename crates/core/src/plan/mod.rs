@@ -19,7 +19,9 @@ pub mod leader_step;
 pub mod leader_view;
 pub mod load_model;
 pub mod locate;
+mod manual_ops;
 pub mod model;
+mod modular_cycle;
 pub mod names;
 pub mod operations;
 mod positions;
@@ -30,6 +32,7 @@ pub mod splits;
 pub mod splitter_task;
 mod stored_bundles;
 pub mod summary;
+mod transfer_cycle;
 pub mod verdict;
 pub(crate) mod working_view;
 

@@ -1,0 +1,335 @@
+//! The operator's manual operations in a plan (`UnloadBundle`, `UnloadNamespace`, `SplitBundle`,
+//! `RemoveBroker`, …), applied to the plan's after view before the leader's cycle runs. A bundle
+//! unloaded without a destination is placed as Pulsar's lookup would (`selectBrokerForAssignment`)
+//! on the leader's view.
+
+use crate::model::{BrokerSnapshot, LocalBrokerData, ResourceUsage};
+use crate::modular::LoadData;
+use crate::modular::pipeline::{PlacementContext, SelectionPath, select_broker_for_bundle};
+use crate::reason::{DecisionReason, ReasonKind};
+use crate::split::SplitAlgorithm;
+
+use super::driver::{PlanError, Workspace, op_error, placement_context};
+use super::leader_view::load_data_from_snapshot;
+use super::load_model::owner_of;
+use super::model::{
+    PlacedOperation, Plan, PlannedUnload, SkipScope, SkippedDecision, SplitDetail, UnloadDetail,
+};
+use super::names::{check_broker, check_namespace, check_topic};
+use super::operations::Operation;
+use super::reasons::{describe_placement, with_placement};
+use super::splits::{apply_split, compute_split};
+use super::splitter_task::planned_split;
+use super::working_view::WorkingView;
+
+/// Places `bundle` as a lookup after an unload would (`selectBrokerForAssignment`), on the leader view
+/// `data`, and moves it in the workspace snapshot.
+fn place_and_move(
+    ws: &mut Workspace<'_>,
+    data: &mut LoadData,
+    ctx: &mut PlacementContext,
+    bundle: &str,
+    from: &str,
+    kind: ReasonKind,
+) -> Option<PlannedUnload> {
+    let (origin, operation) = match kind {
+        ReasonKind::RemoveBroker => ("remove-broker", PlacedOperation::RemoveBroker),
+        ReasonKind::NamespaceUnload => ("manual", PlacedOperation::NamespaceUnload),
+        _ => ("manual", PlacedOperation::ManualUnload),
+    };
+    let bundle_data = data.bundle_data.get(bundle).copied().unwrap_or_default();
+    let outcome = select_broker_for_bundle(
+        bundle,
+        &bundle_data,
+        SelectionPath::Assignment,
+        data,
+        ctx,
+        &ws.cfg,
+        ws.strategies.placement(),
+        &mut ws.picker,
+    );
+    let to = outcome.broker.clone()?;
+    let load = ws.after.bundle_load(from, bundle);
+    if to != from {
+        ws.after.move_bundle(bundle, from, &to);
+    }
+    Some(PlannedUnload {
+        bundle: bundle.to_string(),
+        from: from.to_string(),
+        to: Some(to),
+        pass_destination: false,
+        reason: with_placement(DecisionReason::new(kind), &outcome),
+        reason_text: format!("{}; {}", operation.words(), describe_placement(&outcome)),
+        detail: Some(UnloadDetail::Placed {
+            operation,
+            placement: Box::new(outcome),
+        }),
+        bytes_per_sec: load.bytes_per_sec(),
+        msg_per_sec: load.msg_per_sec(),
+        origin: origin.to_string(),
+    })
+}
+
+/// Places each (bundle, owner) with [`place_and_move`] on the leader's view of the workspace
+/// snapshot (one view for all, as one operation: preallocations accumulate), then takes the
+/// placements back out of the view and tells it which reports the moves changed.
+fn place_all(
+    ws: &mut Workspace<'_>,
+    view: &mut WorkingView<'_>,
+    owned: &[(String, String)],
+    kind: ReasonKind,
+) -> Vec<Option<PlannedUnload>> {
+    let state = view.get(&mut ws.after);
+    let bundle_data_len = state.data().bundle_data.len();
+    let mut ctx = state.take_context();
+    let placed: Vec<Option<PlannedUnload>> = owned
+        .iter()
+        .map(|(bundle, from)| place_and_move(ws, state.data_mut(), &mut ctx, bundle, from, kind))
+        .collect();
+    state.restore_context(ctx);
+    state.forget_placements(bundle_data_len);
+    view.touched(
+        placed
+            .iter()
+            .flatten()
+            .flat_map(|u| std::iter::once(u.from.as_str()).chain(u.to.as_deref())),
+    );
+    placed
+}
+
+/// Applies one manual operation to the plan's after view and records what it did in `plan`.
+pub(super) fn apply_operation(
+    ws: &mut Workspace<'_>,
+    view: &mut WorkingView<'_>,
+    op: &Operation,
+    plan: &mut Plan,
+) -> Result<(), PlanError> {
+    match op {
+        Operation::SetConfig { .. } => Ok(()),
+        Operation::UnloadTopic { topic } => {
+            check_topic(topic).map_err(|e| op_error(op, e.to_string()))?;
+            plan.topic_unloads.push(topic.clone());
+            Ok(())
+        }
+        Operation::UnloadBundle {
+            bundle,
+            destination_broker,
+        } => {
+            let from = ws
+                .after
+                .owner_of(bundle)
+                .ok_or_else(|| op_error(op, "no broker in the snapshot owns this bundle"))?;
+            match destination_broker {
+                Some(to) => {
+                    check_broker(to).map_err(|e| op_error(op, e.to_string()))?;
+                    if !ws.after.has_broker(to) {
+                        return Err(op_error(
+                            op,
+                            format!("destination broker `{to}` is not in the snapshot"),
+                        ));
+                    }
+                    if *to == from {
+                        return Err(op_error(op, format!("`{to}` already owns the bundle")));
+                    }
+                    let load = ws
+                        .after
+                        .move_bundle(bundle, &from, to)
+                        .ok_or_else(|| op_error(op, "the bundle could not be moved"))?;
+                    view.touched([from.as_str(), to.as_str()]);
+                    plan.unloads.push(PlannedUnload {
+                        bundle: bundle.clone(),
+                        from,
+                        to: Some(to.clone()),
+                        pass_destination: true,
+                        reason: DecisionReason::new(ReasonKind::ManualUnloadToDestination)
+                            .with("destination", to.clone()),
+                        reason_text: "manual unload to a chosen destinationBroker".to_string(),
+                        detail: Some(UnloadDetail::Manual {
+                            operation: op.to_string(),
+                        }),
+                        bytes_per_sec: load.bytes_per_sec(),
+                        msg_per_sec: load.msg_per_sec(),
+                        origin: "manual".to_string(),
+                    });
+                    Ok(())
+                }
+                None => {
+                    let unload = place_all(
+                        ws,
+                        view,
+                        &[(bundle.clone(), from)],
+                        ReasonKind::ManualUnload,
+                    )
+                    .into_iter()
+                    .flatten()
+                    .next()
+                    .ok_or_else(|| op_error(op, "no broker is available to take the bundle"))?;
+                    plan.unloads.push(unload);
+                    Ok(())
+                }
+            }
+        }
+        Operation::UnloadNamespace { namespace } => {
+            check_namespace(namespace).map_err(|e| op_error(op, e.to_string()))?;
+            let mut owned: Vec<(String, String)> = Vec::new();
+            for (broker, b) in ws.after.brokers() {
+                for bundle in &b.local_broker_data.bundles {
+                    if crate::modular::load_data::namespace_of_bundle(bundle) == namespace {
+                        owned.push((bundle.clone(), broker.clone()));
+                    }
+                }
+            }
+            if owned.is_empty() {
+                return Err(op_error(
+                    op,
+                    "no bundle of this namespace is owned by a broker in the snapshot",
+                ));
+            }
+            owned.sort();
+            plan.unloads.extend(
+                place_all(ws, view, &owned, ReasonKind::NamespaceUnload)
+                    .into_iter()
+                    .flatten(),
+            );
+            Ok(())
+        }
+        Operation::AddBroker { broker, like } => {
+            check_broker(broker).map_err(|e| op_error(op, e.to_string()))?;
+            let snapshot = ws.after.to_mut();
+            if snapshot.brokers.contains_key(broker) {
+                return Err(op_error(op, "a broker with this name already exists"));
+            }
+            let template = match like {
+                Some(l) => snapshot
+                    .brokers
+                    .get(l)
+                    .ok_or_else(|| op_error(op, format!("template broker `{l}` not found")))?,
+                None => snapshot.brokers.values().next().ok_or_else(|| {
+                    op_error(op, "the snapshot has no broker to copy limits from")
+                })?,
+            };
+            let t = &template.local_broker_data;
+            let empty = |u: ResourceUsage| ResourceUsage::new(0.0, u.limit);
+            let local = LocalBrokerData {
+                cpu: empty(t.cpu),
+                memory: empty(t.memory),
+                direct_memory: empty(t.direct_memory),
+                bandwidth_in: empty(t.bandwidth_in),
+                bandwidth_out: empty(t.bandwidth_out),
+                persistent_topics_enabled: t.persistent_topics_enabled,
+                non_persistent_topics_enabled: t.non_persistent_topics_enabled,
+                broker_version_string: t.broker_version_string.clone(),
+                load_manager_class_name: t.load_manager_class_name.clone(),
+                ..LocalBrokerData::default()
+            };
+            snapshot.brokers.insert(
+                broker.clone(),
+                BrokerSnapshot {
+                    local_broker_data: local,
+                    ..BrokerSnapshot::default()
+                },
+            );
+            view.restructured();
+            Ok(())
+        }
+        Operation::RemoveBroker { broker } => {
+            let removed = ws
+                .after
+                .to_mut()
+                .brokers
+                .get(broker)
+                .ok_or_else(|| op_error(op, "no such broker in the snapshot"))?
+                .local_broker_data
+                .bundles
+                .clone();
+            if ws.after.to_mut().brokers.len() <= 1 {
+                return Err(op_error(op, "cannot remove the only broker"));
+            }
+            // The leader's view without the broker: built for this operation (the broker list
+            // changes, so the plan's view is rebuilt after it).
+            view.restructured();
+            let mut data = load_data_from_snapshot(ws.after.to_mut());
+            data.brokers.shift_remove(broker);
+            let mut ctx = placement_context(ws.after.to_mut(), &data);
+            let active: Vec<String> = data.brokers.keys().cloned().collect();
+            ws.strategies.on_active_brokers_change(&active);
+            for bundle in removed {
+                if let Some(u) = place_and_move(
+                    ws,
+                    &mut data,
+                    &mut ctx,
+                    &bundle,
+                    broker,
+                    ReasonKind::RemoveBroker,
+                ) {
+                    plan.unloads.push(u);
+                }
+            }
+            ws.after.to_mut().brokers.shift_remove(broker);
+            Ok(())
+        }
+        Operation::SplitBundle {
+            bundle,
+            algorithm,
+            positions,
+        } => {
+            let owner = owner_of(ws.after.to_mut(), bundle)
+                .ok_or_else(|| op_error(op, "no broker in the snapshot owns this bundle"))?;
+            let chosen = match algorithm {
+                Some(name) => SplitAlgorithm::from_name(name).ok_or_else(|| {
+                    op_error(
+                        op,
+                        format!("unknown split algorithm `{name}` (Pulsar answers HTTP 412)"),
+                    )
+                })?,
+                None => SplitAlgorithm::by_name_or_default(
+                    "",
+                    &ws.cfg.default_namespace_bundle_split_algorithm,
+                ),
+            };
+            if chosen == SplitAlgorithm::SpecifiedPositionsDivide && positions.is_empty() {
+                return Err(op_error(
+                    op,
+                    "specified_positions_divide needs positions (Pulsar answers HTTP 412)",
+                ));
+            }
+            match compute_split(ws.after.to_mut(), &ws.cfg, bundle, chosen, positions)
+                .map_err(|e| op_error(op, e))?
+            {
+                Ok(split) => {
+                    apply_split(ws.after.to_mut(), &split);
+                    view.restructured();
+                    plan.splits.push(planned_split(
+                        bundle,
+                        &owner,
+                        chosen,
+                        &split,
+                        (
+                            DecisionReason::new(ReasonKind::ManualSplit)
+                                .with("algorithm", chosen.name()),
+                            "manual split".to_string(),
+                        ),
+                        SplitDetail::Manual {
+                            operation: op.to_string(),
+                        },
+                        "manual",
+                    ));
+                }
+                Err(why) => plan.skipped.push(SkippedDecision {
+                    scope: SkipScope::Bundle {
+                        bundle: bundle.clone(),
+                        broker: owner,
+                    },
+                    why: format!(
+                        "{} declined to split: {why} (Pulsar completes the call without splitting)",
+                        chosen.name()
+                    ),
+                    reason: DecisionReason::new(ReasonKind::SplitDeclined)
+                        .with("algorithm", chosen.name())
+                        .with("declined", why),
+                }),
+            }
+            Ok(())
+        }
+    }
+}

@@ -1,0 +1,227 @@
+//! The modular load manager's leader cycle in a plan: `doLoadShedding` on the leader's view, its
+//! unloads and skips recorded with their reasons, `BundleSplitterTask` on the after view, and the
+//! outlook — further cycles on unchanged load — when the first cycle unloads nothing.
+
+use crate::config::LoadBalancerConfig;
+use crate::modular::LoadData;
+use crate::modular::leader::{CycleSkip, SheddingCycleReport, do_load_shedding};
+use crate::modular::pipeline::{PipelineTrace, PlacementContext};
+use crate::reason::{DecisionReason, ReasonKind};
+
+use super::after_view::AfterView;
+use super::driver::{Workspace, shedding_reason};
+use super::leader_state::LeaderState;
+use super::model::{Outlook, Plan, PlannedUnload, SkipScope, SkippedDecision, UnloadDetail};
+use super::reasons::{describe_skip, skip_reason, unload_reason};
+use super::splitter_task::{LongTermCursor, auto_splits_step, decide as decide_auto_splits};
+use super::working_view::WorkingView;
+
+/// A whole cycle off: which of the two switches is off.
+pub(super) fn shedding_disabled_reason(cfg: &LoadBalancerConfig) -> DecisionReason {
+    DecisionReason::new(ReasonKind::SheddingDisabled)
+        .with("loadBalancerEnabled", cfg.load_balancer_enabled)
+        .with(
+            "loadBalancerSheddingEnabled",
+            cfg.load_balancer_shedding_enabled,
+        )
+}
+
+/// The cycle's unloads as the plan records them, moved out of `report` (their explanations name
+/// every candidate of every step: on 1,000 brokers a copy costs as much as the rest of the plan).
+fn unloads_of(report: &mut SheddingCycleReport, after: &mut AfterView<'_>) -> Vec<PlannedUnload> {
+    std::mem::take(&mut report.unloads)
+        .into_iter()
+        .map(|u| {
+            let load = after.bundle_load(&u.from, &u.bundle);
+            let reason = unload_reason(&u.shed_reason, &u.placement);
+            let reason_text = shedding_reason(&u);
+            PlannedUnload {
+                reason,
+                reason_text,
+                detail: Some(UnloadDetail::Shedding {
+                    shedding: u.shed_reason,
+                    placement: Box::new(u.placement),
+                }),
+                bytes_per_sec: load.bytes_per_sec(),
+                msg_per_sec: load.msg_per_sec(),
+                bundle: u.bundle,
+                from: u.from,
+                to: Some(u.to),
+                pass_destination: true,
+                origin: "shedding".to_string(),
+            }
+        })
+        .collect()
+}
+
+/// [`auto_splits_step`] on the plan's after view: the whole snapshot is asked for only when
+/// `BundleSplitterTask` accepts a bundle (splitting changes the bundle set and the layouts).
+fn auto_splits_on_after(ws: &mut Workspace<'_>, data: &LoadData, plan: &mut Plan) {
+    let rest = ws.after.rest();
+    let counts = |ns: &str| {
+        rest.namespaces
+            .get(ns)
+            .map(|n| i64::from(n.bundles.num_bundles))
+    };
+    // A bundle this cycle unloads is left alone by `auto_splits_step`: when it is every candidate
+    // (the usual case on a cluster the cycle acts on), nothing would change.
+    let long_term = LongTermCursor::new(data);
+    let candidates = decide_auto_splits(&ws.cfg, data, counts, |_, _, name| long_term.get(name));
+    if candidates
+        .iter()
+        .all(|c| plan.unloads.iter().any(|u| u.bundle == c.bundle))
+    {
+        return;
+    }
+    auto_splits_step(ws.after.to_mut(), &ws.cfg, data, plan);
+}
+
+pub(super) fn run_leader_cycle(
+    ws: &mut Workspace<'_>,
+    view: &mut WorkingView<'_>,
+    outlook_cycles: u32,
+    plan: &mut Plan,
+) {
+    let state = view.get(&mut ws.after);
+    // The cycle changes only `recently_unloaded` in the leader view (the shedding path preallocates
+    // nothing), so the steady view for the split check and the look-ahead is the view with this
+    // copy put back: no clone of the whole view. The context's kept parts (policies, range cache)
+    // are left as they were too; its per-cycle parts are fresh at each `take_context`.
+    let steady_recently_unloaded = state.data().recently_unloaded.clone();
+    let mut ctx = state.take_context();
+    let mut report = do_load_shedding(
+        &mut ws.strategies,
+        state.data_mut(),
+        &mut ctx,
+        &ws.cfg,
+        &mut ws.picker,
+        ws.now_ms,
+    );
+    state.data_mut().recently_unloaded = steady_recently_unloaded;
+    if let Some(skip) = &report.cycle_skipped {
+        state.restore_context(ctx);
+        let (why, reason) = match skip {
+            CycleSkip::SheddingDisabled => (
+                "no shedding: loadBalancerEnabled or loadBalancerSheddingEnabled is false"
+                    .to_string(),
+                shedding_disabled_reason(&ws.cfg),
+            ),
+            CycleSkip::SingleBroker { available } => (
+                format!("no shedding: only {available} broker available"),
+                DecisionReason::new(ReasonKind::SingleBroker).with("available_brokers", *available),
+            ),
+        };
+        plan.skipped.push(SkippedDecision {
+            scope: SkipScope::Cycle,
+            why,
+            reason,
+        });
+        auto_splits_on_after(ws, state.data(), plan);
+        return;
+    }
+    let unloads = unloads_of(&mut report, &mut ws.after);
+    for n in &report.not_shed {
+        plan.skipped.push(SkippedDecision {
+            scope: SkipScope::Broker {
+                broker: n.broker.clone(),
+            },
+            why: n.why.clone(),
+            reason: n.reason.clone(),
+        });
+    }
+    for s in &report.skipped {
+        plan.skipped.push(SkippedDecision {
+            scope: SkipScope::Bundle {
+                bundle: s.bundle.clone(),
+                broker: s.from.clone(),
+            },
+            why: describe_skip(s),
+            reason: skip_reason(s),
+        });
+    }
+    for u in &unloads {
+        if let Some(to) = &u.to {
+            ws.after.move_bundle(&u.bundle, &u.from, to);
+        }
+    }
+    let acted = !unloads.is_empty();
+    plan.unloads.extend(unloads);
+    auto_splits_on_after(ws, state.data(), plan);
+    if !acted && outlook_cycles > 0 {
+        // A cycle that placed nothing left the context as it was; one that did starts afresh.
+        if !report.decisions.is_empty() {
+            state.restore_context(ctx);
+            ctx = state.take_context();
+        }
+        plan.outlook = Some(look_ahead(ws, state, &mut ctx, outlook_cycles));
+    }
+    state.restore_context(ctx);
+}
+
+/// Keeps the same strategy objects running on unchanged load to see when (if ever) they act.
+///
+/// Each extra cycle starts from the steady view (`state`, with its own `recently_unloaded`) and a
+/// fresh placement context. Both are reused rather than copied: a cycle that selects nothing changes
+/// neither (its expiry of `recently_unloaded` entries would happen again at any later cycle, so
+/// keeping it changes nothing), and one whose selections were all skipped is followed by a reset.
+/// `ctx` is the context lent by `state`; the caller gives it back.
+fn look_ahead(
+    ws: &mut Workspace<'_>,
+    state: &mut LeaderState,
+    ctx: &mut PlacementContext,
+    cycles: u32,
+) -> Outlook {
+    let interval_ms = ws
+        .cfg
+        .load_balancer_shedding_interval_minutes
+        .max(1)
+        .saturating_mul(60_000);
+    let strategy = crate::config::simple_class_name(&ws.strategies.resolution.shedding).to_string();
+    let steady_recently_unloaded = state.data().recently_unloaded.clone();
+    for extra in 1..=cycles {
+        ctx.trace = PipelineTrace::Summary;
+        let now = ws
+            .now_ms
+            .saturating_add(interval_ms.saturating_mul(i64::from(extra)));
+        let mut report = do_load_shedding(
+            &mut ws.strategies,
+            state.data_mut(),
+            ctx,
+            &ws.cfg,
+            &mut ws.picker,
+            now,
+        );
+        let unloads = unloads_of(&mut report, &mut ws.after);
+        if !unloads.is_empty() {
+            let cycle = extra + 1;
+            let mut sources: Vec<&str> = unloads.iter().map(|u| u.from.as_str()).collect();
+            sources.dedup();
+            let summary = format!(
+                "{strategy} unloads {} bundle(s) from {} at cycle {cycle} if the load stays as it is",
+                unloads.len(),
+                sources.join(", ")
+            );
+            return Outlook {
+                cycles_examined: extra,
+                acts_at_cycle: Some(cycle),
+                unloads_then: unloads,
+                summary,
+            };
+        }
+        if !report.decisions.is_empty() {
+            // Skipped selections ran the pipeline, which may have grown the candidate cache or
+            // advanced the round robin: start the next cycle from a fresh context, as before.
+            state.data_mut().recently_unloaded = steady_recently_unloaded.clone();
+            state.restore_context(std::mem::take(ctx));
+            *ctx = state.take_context();
+        }
+    }
+    Outlook {
+        cycles_examined: cycles,
+        acts_at_cycle: None,
+        unloads_then: Vec::new(),
+        summary: format!(
+            "{strategy} would not unload anything in the next {cycles} cycles if the load stays as it is"
+        ),
+    }
+}
