@@ -7,6 +7,7 @@ pub mod pipeline;
 pub mod placement;
 pub mod placement_context;
 pub mod placement_explain;
+pub mod range_cache;
 pub mod shedding;
 
 pub use load_data::{BrokerData, LoadData, is_heartbeat_or_sla_namespace};

@@ -11,17 +11,13 @@
 //! context's [`PipelineTrace`] level, recorded by the explain layer (`placement_explain`): the
 //! decisions do not depend on it.
 
-use std::hash::BuildHasher;
-
-use indexmap::map::RawEntryApiV1;
-use indexmap::{IndexMap, IndexSet};
-use rustc_hash::FxBuildHasher;
+use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 
 use super::LoadData;
 use super::load_data::namespace_of_bundle;
 use super::placement::{CycleScores, PlacementChoice, PlacementStrategy};
-use super::placement_context::{BundleRangeCache, Candidates, NamespaceRanges};
+use super::placement_context::{BrokerRanges, BundleRangeCache, Candidates};
 use super::placement_explain::{StageLog, namespace_policies_note, stage};
 use crate::config::LoadBalancerConfig;
 use crate::isolation::{BrokerOffer, NamespacePoliciesOutcome};
@@ -276,10 +272,7 @@ fn keep_least_servicing<K: PartialEq>(
 
 /// Cached ranges of `namespace` on `broker`.
 fn ranges_on(cache: &BundleRangeCache, broker: &str, namespace: &str) -> usize {
-    cache
-        .get(broker)
-        .and_then(|m| m.get(namespace))
-        .map_or(0, IndexSet::len)
+    cache.ranges_on(broker, namespace)
 }
 
 /// `removeMostServicingBrokersForNamespace`: keep the candidates with the fewest cached ranges of the
@@ -354,26 +347,24 @@ fn remove_most_servicing(
 }
 
 /// The cached ranges of `namespace` on the broker at a position, from `index` when the caller
-/// holds one for the cycle. The namespace is hashed once for all brokers' inner maps (they share
-/// the Fx hasher).
+/// holds one for the cycle. The namespace's id is looked up once for all brokers (a namespace the
+/// cache has never seen has no ranges anywhere).
 fn ranges_counter<'c>(
     namespace: &'c str,
     data: &'c LoadData,
     cache: &'c BundleRangeCache,
     index: Option<&'c RangeIndex>,
 ) -> impl Fn(usize) -> usize + 'c {
-    let namespace_hash = FxBuildHasher.hash_one(namespace);
+    let namespace = cache.namespace_id(namespace);
     move |pos| {
+        let Some(namespace) = namespace else {
+            return 0;
+        };
         let entry = match index {
             Some(index) => index.entry(cache, pos),
             None => RangeIndex::find(cache, data, pos),
         };
-        entry
-            .and_then(|m| {
-                m.raw_entry_v1()
-                    .from_hash(namespace_hash, |k| k == namespace)
-            })
-            .map_or(0, |(_, ranges)| ranges.len())
+        entry.map_or(0, |m| m.count(namespace))
     }
 }
 
@@ -396,7 +387,7 @@ impl RangeIndex {
     }
 
     /// The entry of the broker at `pos` (`None`: it has none).
-    fn entry<'c>(&self, cache: &'c BundleRangeCache, pos: usize) -> Option<&'c NamespaceRanges> {
+    fn entry<'c>(&self, cache: &'c BundleRangeCache, pos: usize) -> Option<&'c BrokerRanges> {
         let at = self.0.get(pos).copied().flatten()?;
         cache.get_index(at).map(|(_, m)| m)
     }
@@ -406,7 +397,7 @@ impl RangeIndex {
         cache: &'c BundleRangeCache,
         data: &LoadData,
         pos: usize,
-    ) -> Option<&'c NamespaceRanges> {
+    ) -> Option<&'c BrokerRanges> {
         let name = name_at(data, pos);
         match cache.get_index(pos) {
             Some((broker, namespaces)) if broker == name => Some(namespaces),
@@ -1083,6 +1074,7 @@ mod tests {
     use super::*;
     use crate::modular::BrokerData;
     use crate::naming::java_map_order::hash_map_hash;
+    use indexmap::IndexSet;
 
     fn brokers(names: &[&str]) -> LoadData {
         let mut data = LoadData::default();

@@ -4,7 +4,6 @@
 //! with the preallocations, the round-robin selector and the reused candidate set.
 
 use indexmap::{IndexMap, IndexSet};
-use rustc_hash::FxBuildHasher;
 
 use super::placement::{PipelineTrace, RoundRobinBrokerSelector};
 use super::{BrokerData, LoadData};
@@ -18,13 +17,7 @@ pub const DEFAULT_DOMAIN: &str = "default";
 /// The candidate set: positions in `LoadData.brokers`, in Java `HashSet` order of their names.
 pub(super) type Candidates = JavaHashTable<usize>;
 
-/// One broker's part of the range cache: namespace → its bundle ranges, in insertion order. Both
-/// levels are only looked up and walked in insertion order, never in hash order, so they use the
-/// fast deterministic hasher: a rebuild hashes every bundle's namespace and range.
-pub type NamespaceRanges = IndexMap<String, IndexSet<String, FxBuildHasher>, FxBuildHasher>;
-
-/// `brokerToNamespaceToBundleRange`: broker → [`NamespaceRanges`].
-pub type BundleRangeCache = IndexMap<String, NamespaceRanges>;
+pub use super::range_cache::{BrokerRanges, BundleRangeCache, NamespaceId};
 
 /// What the leader knows besides `LoadData` when it places a bundle.
 #[derive(Clone, Debug, Default)]
@@ -58,48 +51,6 @@ pub struct PlacementContext {
     broker_hashes: Vec<(String, u32)>,
 }
 
-/// The `tenant/ns` and range parts of a bundle name.
-fn split_bundle(bundle: &str) -> (&str, &str) {
-    crate::naming::BundleName::parts(bundle).unwrap_or((bundle, ""))
-}
-
-/// Fills one broker's namespace → ranges map, remembering the last namespace's slot (a broker's
-/// bundles often come grouped by namespace, so most bundles skip the namespace lookup).
-struct RangeFiller<'m, 'b> {
-    namespaces: &'m mut NamespaceRanges,
-    last: Option<(&'b str, usize)>,
-}
-
-impl<'m, 'b> RangeFiller<'m, 'b> {
-    fn new(namespaces: &'m mut NamespaceRanges) -> Self {
-        Self {
-            namespaces,
-            last: None,
-        }
-    }
-
-    fn add(&mut self, bundle: &'b str) {
-        let (ns, range) = split_bundle(bundle);
-        let slot = match self.last {
-            Some((last_ns, slot)) if last_ns == ns => slot,
-            _ => match self.namespaces.get_index_of(ns) {
-                Some(slot) => slot,
-                None => {
-                    self.namespaces
-                        .insert_full(ns.to_string(), IndexSet::default())
-                        .0
-                }
-            },
-        };
-        self.last = Some((ns, slot));
-        // `insert` keeps an existing range where it is; most ranges are new here, so one probe with
-        // the copied name is cheaper than `contains` first.
-        if let Some((_, ranges)) = self.namespaces.get_index_mut(slot) {
-            ranges.insert(range.to_string());
-        }
-    }
-}
-
 impl PlacementContext {
     pub fn new() -> Self {
         Self::default()
@@ -121,9 +72,10 @@ impl PlacementContext {
     pub fn rebuild_bundle_range_cache(&mut self, data: &LoadData) {
         self.bundle_range_cache.clear();
         for (broker, bd) in &data.brokers {
-            let entry = self.bundle_range_cache.entry(broker.clone()).or_default();
-            let mut filler = RangeFiller::new(entry);
             let bundles = &bd.local.bundles;
+            let Some(mut filler) = self.bundle_range_cache.filler(broker, bundles.len()) else {
+                continue;
+            };
             for bundle in bundles {
                 filler.add(bundle);
             }
@@ -143,30 +95,13 @@ impl PlacementContext {
 
     /// Records a bundle as served by a broker in the range cache.
     pub fn add_to_bundle_range_cache(&mut self, broker: &str, bundle: &str) {
-        let slot = match self.bundle_range_cache.get_index_of(broker) {
-            Some(slot) => slot,
-            None => {
-                self.bundle_range_cache
-                    .insert_full(broker.to_string(), NamespaceRanges::default())
-                    .0
-            }
-        };
-        if let Some((_, namespaces)) = self.bundle_range_cache.get_index_mut(slot) {
-            RangeFiller::new(namespaces).add(bundle);
-        }
+        self.bundle_range_cache.add(broker, bundle);
     }
 
     /// Forgets that `broker` serves `bundle` (the bundle moved away), so anti-affinity counts follow
     /// a proposal's moves. An emptied namespace entry is left empty, which the counts skip.
     pub fn remove_from_bundle_range_cache(&mut self, broker: &str, bundle: &str) {
-        let (ns, range) = split_bundle(bundle);
-        if let Some(ranges) = self
-            .bundle_range_cache
-            .get_mut(broker)
-            .and_then(|m| m.get_mut(ns))
-        {
-            ranges.shift_remove(range);
-        }
+        self.bundle_range_cache.remove(broker, bundle);
     }
 
     /// Brings the brokers' hashes up to date with `data.brokers` (names that changed are hashed).
@@ -249,20 +184,15 @@ impl PlacementContext {
     /// anti-affinity group with at least one cached range on it. `None` when the namespace has no group.
     pub fn anti_affinity_namespace_counts(&self, namespace: &str) -> Option<IndexMap<String, i64>> {
         let group = self.anti_affinity_group(namespace)?;
-        let mut counts: IndexMap<String, i64> = IndexMap::new();
-        for (broker, namespaces) in &self.bundle_range_cache {
-            for (ns, ranges) in namespaces {
-                if ranges.is_empty() {
-                    continue;
-                }
-                let same_group = self
-                    .anti_affinity_group(ns)
-                    .is_some_and(|g| g.eq_ignore_ascii_case(group));
-                if same_group {
-                    *counts.entry(broker.clone()).or_insert(0) += 1;
-                }
-            }
-        }
-        Some(counts)
+        let counts = self.bundle_range_cache.count_namespaces(|ns| {
+            self.anti_affinity_group(ns)
+                .is_some_and(|g| g.eq_ignore_ascii_case(group))
+        });
+        Some(
+            counts
+                .into_iter()
+                .map(|(broker, n)| (broker.to_string(), n))
+                .collect(),
+        )
     }
 }

@@ -430,9 +430,7 @@ impl LeaderState {
             if let Some((_, b)) = self.data.brokers.get_index_mut(pos) {
                 b.preallocated.clear();
             }
-            if let Some((_, entry)) = self.range_cache.get_index_mut(pos) {
-                entry.clear();
-            }
+            self.range_cache.clear_index(pos);
             self.refill_range_cache(pos);
         }
     }
@@ -503,9 +501,7 @@ impl LeaderState {
                     add_broker(&mut self.reporters, &mut self.listers, pos, new);
                 }
             }
-            if let Some(entry) = self.range_cache.get_index_mut(pos).map(|(_, e)| e) {
-                entry.clear();
-            }
+            self.range_cache.clear_index(pos);
         }
         held.local = new.clone();
     }
@@ -733,12 +729,12 @@ impl LeaderState {
         let Some((broker, b)) = self.data.brokers.get_index(pos) else {
             return;
         };
-        let mut ctx = PlacementContext::new();
-        ctx.bundle_range_cache = std::mem::take(&mut self.range_cache);
-        for name in b.local.bundles.iter().chain(b.local.last_stats.keys()) {
-            ctx.add_to_bundle_range_cache(broker, name);
+        let n = b.local.bundles.len() + b.local.last_stats.len();
+        if let Some(mut filler) = self.range_cache.filler(broker, n) {
+            for name in b.local.bundles.iter().chain(b.local.last_stats.keys()) {
+                filler.add(name);
+            }
         }
-        self.range_cache = ctx.bundle_range_cache;
     }
 
     /// Recomputes the value of each dirty bundle (its stored data or Pulsar's defaults, updated

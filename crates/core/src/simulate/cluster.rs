@@ -387,15 +387,7 @@ impl SimCluster {
             if let Some(p) = bd.local.bundles.iter().position(|b| *b == name) {
                 bd.local.bundles.remove(p);
             }
-            let (ns, range) = BundleName::parts(&name).unwrap_or((name.as_str(), ""));
-            if let Some(set) = self
-                .ctx
-                .bundle_range_cache
-                .get_mut(id.as_str())
-                .and_then(|m| m.get_mut(ns))
-            {
-                set.shift_remove(range);
-            }
+            self.ctx.bundle_range_cache.remove(id.as_str(), &name);
         }
         Some(owner)
     }
@@ -489,15 +481,15 @@ impl SimCluster {
             ..MembershipChange::default()
         };
         let (brokers, index) = (&self.brokers, &self.broker_index);
-        let live = |id: &String| {
+        let live = |id: &str| {
             index
-                .get(id.as_str())
+                .get(id)
                 .and_then(|&i| brokers.get(i))
                 .is_some_and(|b| b.live)
         };
         if change.went_down {
             self.leader.data_mut().brokers.retain(|id, _| live(id));
-            self.ctx.bundle_range_cache.retain(|id, _| live(id));
+            self.ctx.bundle_range_cache.retain_brokers(|id| live(id));
         }
         if change.came_up {
             self.leader.data_mut().brokers.sort_keys();
@@ -557,9 +549,7 @@ impl SimCluster {
         local.num_producers = 0;
         local.last_update = now_ms;
         local.start_timestamp = Some(now_ms);
-        if let Some(ranges) = self.ctx.bundle_range_cache.get_mut(b.id.as_str()) {
-            ranges.clear();
-        }
+        self.ctx.bundle_range_cache.clear_broker(b.id.as_str());
         // Went down earlier in the same batch: its old entry is replaced where it is.
         let (pos, _) = self.leader.data_mut().brokers.insert_full(
             b.id.clone(),
