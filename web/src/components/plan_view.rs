@@ -475,15 +475,18 @@ pub fn plan_view(p: &PlanViewProps) -> Html {
             }
         })
     };
-    // The picked move's row (kept in view when the list changes under it).
-    let reveal_move = picked_move.and_then(|at| {
-        move_view.iter().enumerate().find_map(|(gi, g)| {
-            g.items
-                .iter()
-                .position(|m| *m == at)
-                .and_then(|mi| plan_lists::flat_index(&move_rows, gi, mi))
-        })
-    });
+    // The move the user picked: its row kept in view when the list changes under it (not the
+    // default pick, the first row, in view already: no layout read at a plan's arrival).
+    let reveal_move = picked_move
+        .filter(|_| matches!(&*picked, Some(Picked::Move(_))))
+        .and_then(|at| {
+            move_view.iter().enumerate().find_map(|(gi, g)| {
+                g.items
+                    .iter()
+                    .position(|m| *m == at)
+                    .and_then(|mi| plan_lists::flat_index(&move_rows, gi, mi))
+            })
+        });
     let picked_move = picked_move.and_then(|at| plan.unloads.get(at));
     let picked_split = picked_split.and_then(|at| plan.splits.get(at));
     html! {
