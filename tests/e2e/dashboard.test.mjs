@@ -152,21 +152,46 @@ test('run plan, a manual move, export, and reload restores it', async () => {
     await page.waitForSelector('[data-testid=plan-move]', { timeout: 20_000 })
       .catch(async () => assert.fail(`no plan-move rows: ${await page.textContent('[data-testid=plan]')}\n${diagnostics()}`));
 
-    // Moves are grouped by the broker they leave: one group per source, each counting its rows.
-    const groups = await page.locator('[data-testid=plan-move-group]').evaluateAll((gs) => gs.map((g) => ({
-      broker: g.dataset.broker,
-      summary: g.querySelector('summary').textContent,
-      rows: [...g.querySelectorAll('[data-testid=plan-move]')].map((r) => r.querySelector('td').textContent),
-    })));
+    // Moves are grouped by the broker they leave: one header row per source (a button that opens
+    // or closes the group), each counting its rows, in one virtualised list.
+    const groups = await page.locator('[data-testid=plan-move-group]').evaluateAll((gs) => gs.map((g) => {
+      const broker = g.querySelector('[data-testid=plan-group-name]').textContent;
+      return {
+        broker,
+        open: g.querySelector('button').getAttribute('aria-expanded'),
+        summary: g.textContent,
+        rows: [...document.querySelectorAll('[data-testid=plan-move]')].filter((r) => r.dataset.from === broker)
+          .map((r) => r.querySelector('td').textContent),
+      };
+    }));
     const moveRows = await page.locator('[data-testid=plan-move]').count();
     assert.equal(groups.reduce((n, g) => n + g.rows.length, 0), moveRows);
     assert.equal(new Set(groups.map((g) => g.broker)).size, groups.length);
     for (const g of groups) {
+      assert.equal(g.open, 'true', g.summary);
       assert.ok(g.summary.includes(`${g.rows.length} move`), g.summary);
       assert.ok(g.rows.every((r) => r.startsWith(`${g.broker} → `)), JSON.stringify(g));
     }
-    // Reasons are readable in full: wrapped inside their cell, nothing cut at the window's edge.
-    const cut = await page.locator('[data-testid=plan-move] td.reason').evaluateAll((cells) => cells
+    // The list tells assistive tech its size: every row (headers and moves) is counted.
+    assert.equal(await page.getAttribute('[data-testid=plan-moves]', 'aria-rowcount'), String(groups.length + moveRows + 1));
+    // A group closes and opens again from its header (keyboard: the header is a button).
+    await page.locator('[data-testid=plan-move-group] button').first().focus();
+    await page.keyboard.press('Enter');
+    await page.waitForFunction((n) => document.querySelectorAll('[data-testid=plan-move]').length === n, moveRows - groups[0].rows.length);
+    await page.keyboard.press('Enter');
+    await page.waitForFunction((n) => document.querySelectorAll('[data-testid=plan-move]').length === n, moveRows);
+    // Reasons are readable in full: a row shows one line of its reason; picking the row (its bundle
+    // is a button) shows the whole reason, wrapped, and its numbers in the pane under the list,
+    // nothing cut at the window's edge.
+    const last = page.locator('[data-testid=plan-move]').last();
+    const reason = await last.locator('td.reason').textContent();
+    assert.ok(reason.length > 20, reason);
+    await last.locator('[data-testid=plan-pick]').click();
+    await page.waitForFunction((b) => document.querySelector('[data-testid=plan-detail]')?.dataset.bundle === b,
+      await last.locator('[data-testid=plan-pick]').textContent());
+    assert.equal(await page.textContent('[data-testid=plan-detail-reason]'), reason);
+    assert.ok(await page.locator('[data-testid=plan-detail-numbers] dt').count() > 0);
+    const cut = await page.locator('[data-testid=plan-detail], [data-testid=plan-detail-reason]').evaluateAll((els) => els
       .filter((c) => c.scrollWidth > c.clientWidth + 1 || c.getBoundingClientRect().right > window.innerWidth)
       .map((c) => c.textContent.slice(0, 80)));
     assert.deepEqual(cut, []);

@@ -192,3 +192,14 @@ export function report(label, r) {
   for (const w of r.worker) lines.push(`    ${w.name}: ${w.n}, ${f(w.total)} ms, max ${f(w.max)} ms`);
   return lines.join('\n');
 }
+
+/** The `n` tasks of a window that used the most CPU on the page's thread, whatever their length
+ * (`longTasks` with no threshold), as one line each: wall / CPU and what they did. */
+export function heaviest(events, from, to, n = 3) {
+  const r = longTasks(events, from, to, 0);
+  if (r.error) return [r.error];
+  const f = (x) => x.toFixed(1);
+  return r.long.filter((t) => t.cpu !== null).sort((a, b) => b.cpu - a.cpu).slice(0, n)
+    .map((t) => `${f(t.dur)} ms wall / ${f(t.cpu)} ms CPU at +${f(t.start_ms)} ms, ${t.what}; `
+      + t.measures.slice(0, 4).map(([m, d]) => `${m} ${f(d)}`).join(', '));
+}

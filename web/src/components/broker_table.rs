@@ -1,6 +1,6 @@
 //! The cluster overview: one row per broker with the five resource usages, the weighted max the
 //! strategies compare, rates, throughput, bundle and topic counts and version; sortable by any column
-//! (the header buttons, keyboard included). Rows accept a bundle dragged from the selection panel;
+//! (the header buttons, keyboard included); virtualised, so 1,000 brokers keep a few dozen rows in the page. Rows accept a bundle dragged from the selection panel;
 //! a broker's name is a button that selects it ("why is this broker hot?").
 
 use std::rc::Rc;
@@ -9,9 +9,14 @@ use lbplan_core::view::brokers::{BrokerColumn, BrokerRow, sort_rows};
 use lbplan_core::view::palette::{broker_colour, css_hex};
 use yew::prelude::*;
 
-use super::row_cap::{more_rows, use_row_cap};
 use super::styled::{Styled, Swatch};
+use super::virtual_rows::{VirtualRows, aria_row};
 use crate::format;
+
+/// A broker row's height, px (virtualised: fixed).
+const ROW_PX: u32 = 32;
+/// The table's scroll height once it overflows, px (15 rows).
+const LIST_PX: u32 = 512;
 
 /// The drag payload type of a bundle (its full name).
 pub const BUNDLE_MIME: &str = "application/x-lbplan-bundle";
@@ -42,12 +47,11 @@ impl PartialEq for BrokerTableProps {
 #[function_component(BrokerTable)]
 pub fn broker_table(props: &BrokerTableProps) -> Html {
     let sort = use_state(|| (BrokerColumn::Broker, false));
-    let (shown, on_more) = use_row_cap();
     let (column, descending) = *sort;
     let rows = {
         let mut r = (*props.rows).clone();
         sort_rows(&mut r, column, descending);
-        r
+        Rc::new(r)
     };
     let header = |c: BrokerColumn| {
         let sort = sort.clone();
@@ -75,30 +79,28 @@ pub fn broker_table(props: &BrokerTableProps) -> Html {
             ""
         };
         html! {
-            <th scope="col" class={classes!(c.is_numeric().then_some("num"))} aria-sort={aria}>
+            <th scope="col" class={classes!(c.is_numeric().then_some("num"), (c == BrokerColumn::Broker).then_some("c-broker"))} aria-sort={aria}>
                 <button type="button" class="sort" {onclick} data-testid={format!("sort-{:?}", c).to_lowercase()}>
                     { c.title() }{ arrow }
                 </button>
             </th>
         }
     };
+    let row = {
+        let (rows, props) = (rows.clone(), props.clone());
+        Callback::from(move |i: usize| rows.get(i).map(|r| row(i, r, &props)).unwrap_or_default())
+    };
     html! {
         <section class="panel">
             <h2>{ "Brokers" }</h2>
-            <div class="table-scroll">
-                <table class="data brokers" data-testid="broker-table">
-                    <thead><tr>{ for BrokerColumn::ALL.into_iter().map(header) }</tr></thead>
-                    <tbody>
-                        { for rows.iter().take(shown).map(|r| row(r, props)) }
-                    </tbody>
-                </table>
-            </div>
-            { more_rows(shown, rows.len(), "brokers", on_more) }
+            <VirtualRows total={rows.len()} row_height={ROW_PX} height={LIST_PX} columns={BrokerColumn::ALL.len()}
+                label="Brokers" class="data brokers" testid="broker-table" scroll_testid="broker-scroll"
+                {row} head={html! { <>{ for BrokerColumn::ALL.into_iter().map(header) }</> }} />
         </section>
     }
 }
 
-fn row(r: &BrokerRow, props: &BrokerTableProps) -> Html {
+fn row(i: usize, r: &BrokerRow, props: &BrokerTableProps) -> Html {
     let on_drop = &props.on_drop_bundle;
     let readonly = props.readonly;
     let selected = props.selected.as_deref() == Some(r.broker.as_str());
@@ -138,7 +140,7 @@ fn row(r: &BrokerRow, props: &BrokerTableProps) -> Html {
         })
     };
     html! {
-        <tr data-testid="broker-row" data-broker={r.broker.clone()} class={classes!(selected.then_some("selected"))} {ondragover} {ondrop}>
+        <tr data-testid="broker-row" data-broker={r.broker.clone()} aria-rowindex={aria_row(i)} class={classes!(selected.then_some("selected"))} {ondragover} {ondrop}>
             <th scope="row" class="mono">
                 <Swatch colour={css_hex(broker_colour(&r.broker))} />
                 { name }

@@ -15,13 +15,13 @@ pub mod namespace_list;
 pub mod nav;
 pub mod plan_view;
 pub mod rebalance_panel;
-pub mod row_cap;
 pub mod settings_panel;
 pub mod sim_chart;
 pub mod simulate_panel;
 pub mod styled;
 pub mod tenant_filter;
 pub mod verdict_banner;
+pub mod virtual_rows;
 pub mod whatif;
 
 pub use broker_detail::BrokerDetailView;

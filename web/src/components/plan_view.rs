@@ -1,22 +1,23 @@
 //! The plan: its verdict first (a banner when it makes the cluster worse), moves grouped by the
-//! broker they leave and splits by namespace (filter, sort, a page at a time; reasons in full with
-//! their numbers laid out), the outlook of stateful strategies, skipped decisions with why, each
+//! broker they leave and splits by namespace (filter, sort; virtualised lists with expandable groups;
+//! the picked decision's reason in full with its numbers laid out in a pane under the list), the outlook of stateful strategies, skipped decisions with why, each
 //! broker's usage before and after as bars with its moves in and out, and the balance summary — all
 //! as the core computed it (`view::plan_lists`).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 
 use lbplan_core::plan::diff::{PlanDiff, describe};
 use lbplan_core::plan::summary::unload_bytes_per_sec;
 use lbplan_core::plan::{BalanceSummary, Plan, SkipScope};
 use lbplan_core::reason::DecisionReason;
-use lbplan_core::view::plan_lists::{self, MoveSort, PAGE_ROWS};
+use lbplan_core::view::plan_lists::{self, FlatRow, MoveSort};
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
 use super::VerdictBanner;
 use super::styled::Styled;
+use super::virtual_rows::{VirtualRows, aria_row};
 use crate::format;
 
 #[derive(Clone, Properties)]
@@ -59,26 +60,23 @@ fn balance(label: &str, b: &BalanceSummary) -> Html {
     }
 }
 
-/// Groups open by default up to this many (more: their summaries first, open one to read it).
-const OPEN_GROUPS: usize = 12;
-/// Brokers listed before "show more", and the before/after table open by default up to this many.
-const OPEN_BROKERS: usize = 30;
-/// Groups listed before "show more".
-const GROUP_PAGE: usize = 50;
+/// Rows of the moves' and splits' lists, px (fixed: the lists are virtualised).
+const PLAN_ROW_PX: u32 = 30;
+/// Rows of the before/after list, px (two bars a row).
+const USAGE_ROW_PX: u32 = 38;
+/// The lists' scroll height once they overflow, px.
+const LIST_PX: u32 = 420;
 
-/// A decision's reason in full (wrapping), with its rule's kind and numbers laid out under "numbers".
-fn reason_cell(reason: &str, decided: &DecisionReason) -> Html {
+/// A decision's reason in full (wrapping), with its rule's kind and numbers laid out.
+fn reason_detail(reason: &str, decided: &DecisionReason) -> Html {
     let facts = plan_lists::reason_facts(&serde_json::to_value(decided).unwrap_or_default());
     html! {
         <>
-            <span class="reason-text">{ reason.to_string() }</span>
+            <p class="reason-text" data-testid="plan-detail-reason">{ reason.to_string() }</p>
             if !facts.is_empty() {
-                <details class="reason-facts">
-                    <summary>{ "numbers" }</summary>
-                    <dl class="facts small">
-                        { for facts.into_iter().map(|f| html! { <div><dt>{ f.label }</dt><dd class="mono">{ f.value }</dd></div> }) }
-                    </dl>
-                </details>
+                <dl class="facts small" data-testid="plan-detail-numbers">
+                    { for facts.into_iter().map(|f| html! { <div><dt>{ f.label }</dt><dd class="mono">{ f.value }</dd></div> }) }
+                </dl>
             }
         </>
     }
@@ -100,24 +98,80 @@ fn baseline_diff(d: &PlanDiff) -> Html {
     }
 }
 
-/// "Show more" under a paged list.
-fn more_button(
-    pages: &UseStateHandle<HashMap<String, usize>>,
+/// The decision whose reason the detail pane shows: a move or a split, by bundle.
+#[derive(Clone, Debug, PartialEq)]
+enum Picked {
+    Move(String),
+    Split(String),
+}
+
+/// One group of a virtualised list, owned (row callbacks outlive a render's borrow of the plan).
+struct GroupView {
+    /// "move:broker" / "split:namespace": the key the open/closed toggles are kept by.
     key: String,
-    limit: usize,
-    total: usize,
+    name: String,
+    /// The summary after the name (counts, traffic).
+    tail: String,
+    /// The destinations (moves), after the summary.
+    after: String,
+    /// The items' positions in the plan's `unloads` / `splits`.
+    items: Vec<usize>,
+}
+
+/// One broker's row of the before/after list, owned.
+struct UsageView {
+    broker: String,
+    before_pct: Option<f64>,
+    after_pct: Option<f64>,
+    moves_in: usize,
+    moves_out: usize,
+    bundles: (Option<usize>, Option<usize>),
+}
+
+/// Each element's position in `all`, by address (groups hold references into the plan's lists).
+fn positions<T>(all: &[T]) -> HashMap<*const T, usize> {
+    all.iter()
+        .enumerate()
+        .map(|(i, x)| (std::ptr::from_ref(x), i))
+        .collect()
+}
+
+/// A group's header row: its summary on a button that opens or closes it.
+fn group_row(
+    i: usize,
+    columns: usize,
+    open: bool,
+    testid: &'static str,
+    key: &str,
+    on_toggle: &Callback<String>,
+    summary: Html,
 ) -> Html {
     let onclick = {
-        let pages = pages.clone();
-        Callback::from(move |_| {
-            let mut next = (*pages).clone();
-            next.insert(key.clone(), limit + PAGE_ROWS);
-            pages.set(next);
-        })
+        let on_toggle = on_toggle.clone();
+        let key = key.to_string();
+        Callback::from(move |_| on_toggle.emit(key.clone()))
     };
     html! {
-        <button type="button" class="more" data-testid="plan-more" {onclick}>
-            { format!("Show {} more ({limit} of {total} shown)", PAGE_ROWS.min(total - limit)) }</button>
+        <tr class="group-row" data-testid={testid} data-group={key.to_string()} aria-rowindex={aria_row(i)}>
+            <th colspan={columns.to_string()} scope="colgroup">
+                <button type="button" class="group-toggle" aria-expanded={open.to_string()} {onclick}>
+                    <span class="caret" aria-hidden="true">{ if open { "▾ " } else { "▸ " } }</span>
+                    { summary }
+                </button>
+            </th>
+        </tr>
+    }
+}
+
+/// A row's bundle as the button that shows its reason in the detail pane.
+fn pick_button(bundle: &str, picked: bool, pick: Picked, on_pick: &Callback<Picked>) -> Html {
+    let onclick = {
+        let on_pick = on_pick.clone();
+        Callback::from(move |_| on_pick.emit(pick.clone()))
+    };
+    html! {
+        <button type="button" class="link mono" data-testid="plan-pick" aria-pressed={picked.to_string()}
+            title="Show this decision's reason and numbers in full" {onclick}>{ bundle.to_string() }</button>
     }
 }
 
@@ -125,9 +179,9 @@ fn more_button(
 pub fn plan_view(p: &PlanViewProps) -> Html {
     let filter = use_state(String::new);
     let sort = use_state(|| MoveSort::Throughput);
-    let pages = use_state(HashMap::<String, usize>::new);
-    let groups_shown = use_state(|| GROUP_PAGE);
-    let brokers_shown = use_state(|| OPEN_BROKERS.max(GROUP_PAGE));
+    // Groups the user opened or closed (against their default), by "move:broker" / "split:namespace".
+    let toggled = use_state(HashSet::<String>::new);
+    let picked = use_state(|| None::<Picked>);
     let on_filter = {
         let filter = filter.clone();
         Callback::from(move |e: InputEvent| {
@@ -151,13 +205,19 @@ pub fn plan_view(p: &PlanViewProps) -> Html {
             }
         })
     };
-    let more_groups = {
-        let groups_shown = groups_shown.clone();
-        Callback::from(move |_| groups_shown.set(*groups_shown + GROUP_PAGE))
+    let on_toggle = {
+        let toggled = toggled.clone();
+        Callback::from(move |key: String| {
+            let mut next = (*toggled).clone();
+            if !next.remove(&key) {
+                next.insert(key);
+            }
+            toggled.set(next);
+        })
     };
-    let more_brokers = {
-        let brokers_shown = brokers_shown.clone();
-        Callback::from(move |_| brokers_shown.set(*brokers_shown + GROUP_PAGE))
+    let on_pick = {
+        let picked = picked.clone();
+        Callback::from(move |p: Picked| picked.set(Some(p)))
     };
     let plan = match &*p.plan {
         Ok(plan) => plan,
@@ -172,29 +232,263 @@ pub fn plan_view(p: &PlanViewProps) -> Html {
     };
     let nothing =
         plan.unloads.is_empty() && plan.splits.is_empty() && plan.topic_unloads.is_empty();
+    let filtering = !filter.trim().is_empty();
     let move_groups = plan_lists::move_groups(plan, &filter, *sort);
     let moves_shown: usize = move_groups.iter().map(|g| g.moves.len()).sum();
     let split_groups = plan_lists::split_groups(plan, &filter);
-    let open_groups = move_groups.len() <= OPEN_GROUPS || !filter.trim().is_empty();
-    let usage = plan_lists::usage_changes(plan);
+    // The groups as owned rows (the row callbacks outlive this render's borrow of the plan): each
+    // item is its position in `plan.unloads` / `plan.splits`.
+    let move_view: Rc<Vec<GroupView>> = Rc::new({
+        let at = positions(&plan.unloads);
+        move_groups
+            .iter()
+            .map(|g| {
+                let n = g.moves.len();
+                let to: Vec<&str> = g
+                    .destinations
+                    .iter()
+                    .map(|d| d.unwrap_or("(chosen by Pulsar)"))
+                    .collect();
+                GroupView {
+                    key: format!("move:{}", g.from),
+                    name: g.from.to_string(),
+                    tail: format!(
+                        " · {n} move{} · {} MiB/s → ",
+                        if n == 1 { "" } else { "s" },
+                        mib(g.bytes_per_sec)
+                    ),
+                    after: to.join(", "),
+                    items: g
+                        .moves
+                        .iter()
+                        .filter_map(|u| at.get(&std::ptr::from_ref(*u)).copied())
+                        .collect(),
+                }
+            })
+            .collect()
+    });
+    let split_view: Rc<Vec<GroupView>> = Rc::new({
+        let at = positions(&plan.splits);
+        split_groups
+            .iter()
+            .map(|g| {
+                let n = g.splits.len();
+                GroupView {
+                    key: format!("split:{}", g.namespace),
+                    name: g.namespace.clone(),
+                    tail: format!(" · {n} split{}", if n == 1 { "" } else { "s" }),
+                    after: String::new(),
+                    items: g
+                        .splits
+                        .iter()
+                        .filter_map(|s| at.get(&std::ptr::from_ref(*s)).copied())
+                        .collect(),
+                }
+            })
+            .collect()
+    });
+    let flat = |groups: &[GroupView]| {
+        let lens: Vec<usize> = groups.iter().map(|g| g.items.len()).collect();
+        Rc::new(plan_lists::flat_rows(&lens, |i| {
+            plan_lists::group_open(
+                groups.len(),
+                filtering,
+                groups.get(i).is_some_and(|g| toggled.contains(&g.key)),
+            )
+        }))
+    };
+    let move_rows = flat(move_view.as_slice());
+    let split_rows = flat(split_view.as_slice());
+    // The picked decision (by default the first move, and the first split, in the lists' order).
+    let first_item = |groups: &[GroupView]| groups.first().and_then(|g| g.items.first().copied());
+    let picked_move = match &*picked {
+        Some(Picked::Move(b)) => plan.unloads.iter().position(|u| &u.bundle == b),
+        _ => None,
+    }
+    .or_else(|| first_item(move_view.as_slice()));
+    let picked_split = match &*picked {
+        Some(Picked::Split(b)) => plan.splits.iter().position(|s| &s.bundle == b),
+        _ => None,
+    }
+    .or_else(|| first_item(split_view.as_slice()));
+    let usage: Rc<Vec<UsageView>> = Rc::new({
+        let bundle_counts: HashMap<&str, (Option<usize>, Option<usize>)> = plan
+            .broker_pairs()
+            .into_iter()
+            .map(|p| {
+                (
+                    p.broker,
+                    (
+                        p.before.map(|b| b.bundle_count),
+                        p.after.map(|a| a.bundle_count),
+                    ),
+                )
+            })
+            .collect();
+        plan_lists::usage_changes(plan)
+            .into_iter()
+            .map(|r| UsageView {
+                bundles: bundle_counts.get(r.broker).copied().unwrap_or((None, None)),
+                broker: r.broker.to_string(),
+                before_pct: r.before_pct,
+                after_pct: r.after_pct,
+                moves_in: r.moves_in,
+                moves_out: r.moves_out,
+            })
+            .collect()
+    });
     let scale = usage
         .iter()
         .flat_map(|r| [r.before_pct, r.after_pct])
         .flatten()
         .fold(100.0_f64, f64::max);
-    let bundle_counts: HashMap<&str, (Option<usize>, Option<usize>)> = plan
-        .broker_pairs()
-        .into_iter()
-        .map(|p| {
-            (
-                p.broker,
-                (
-                    p.before.map(|b| b.bundle_count),
-                    p.after.map(|a| a.bundle_count),
-                ),
-            )
+    let move_row = {
+        let (groups, rows, plan_rc) = (move_view.clone(), move_rows.clone(), p.plan.clone());
+        let (on_toggle, on_pick) = (on_toggle.clone(), on_pick.clone());
+        Callback::from(move |i: usize| {
+            let plan = match &*plan_rc {
+                Ok(plan) => plan,
+                Err(_) => return html! {},
+            };
+            match rows.get(i) {
+                Some(FlatRow::Header { group, open }) => {
+                    let Some(g) = groups.get(*group) else {
+                        return html! {};
+                    };
+                    group_row(
+                        i,
+                        4,
+                        *open,
+                        "plan-move-group",
+                        &g.key,
+                        &on_toggle,
+                        html! {
+                            <>
+                                <span class="mono" data-testid="plan-group-name">{ g.name.clone() }</span>
+                                { g.tail.clone() }
+                                <span class="mono">{ g.after.clone() }</span>
+                            </>
+                        },
+                    )
+                }
+                Some(FlatRow::Item { group, item }) => {
+                    let Some((at, u)) = groups
+                        .get(*group)
+                        .and_then(|g| g.items.get(*item))
+                        .and_then(|at| plan.unloads.get(*at).map(|u| (*at, u)))
+                    else {
+                        return html! {};
+                    };
+                    let is_picked = picked_move == Some(at);
+                    html! {
+                        <tr data-testid="plan-move" data-origin={u.origin.clone()} data-from={u.from.clone()}
+                            aria-rowindex={aria_row(i)} class={classes!(is_picked.then_some("selected"))}>
+                            <th scope="row">{ pick_button(&u.bundle, is_picked, Picked::Move(u.bundle.clone()), &on_pick) }</th>
+                            <td class="mono">{ format!("{} → {}", u.from, u.to.as_deref().unwrap_or("(chosen by Pulsar)")) }
+                                if !u.pass_destination { <span class="muted small">{ " predicted" }</span> }
+                            </td>
+                            <td class="num">{ mib(unload_bytes_per_sec(u)) }</td>
+                            <td class="reason">{ u.reason_text.clone() }</td>
+                        </tr>
+                    }
+                }
+                None => html! {},
+            }
         })
-        .collect();
+    };
+    let split_row = {
+        let (groups, rows, plan_rc) = (split_view.clone(), split_rows.clone(), p.plan.clone());
+        let (on_toggle, on_pick) = (on_toggle.clone(), on_pick.clone());
+        Callback::from(move |i: usize| {
+            let plan = match &*plan_rc {
+                Ok(plan) => plan,
+                Err(_) => return html! {},
+            };
+            match rows.get(i) {
+                Some(FlatRow::Header { group, open }) => {
+                    let Some(g) = groups.get(*group) else {
+                        return html! {};
+                    };
+                    group_row(
+                        i,
+                        5,
+                        *open,
+                        "plan-split-group",
+                        &g.key,
+                        &on_toggle,
+                        html! {
+                            <>
+                                <span class="mono" data-testid="plan-group-name">{ g.name.clone() }</span>
+                                { g.tail.clone() }
+                            </>
+                        },
+                    )
+                }
+                Some(FlatRow::Item { group, item }) => {
+                    let Some((at, s)) = groups
+                        .get(*group)
+                        .and_then(|g| g.items.get(*item))
+                        .and_then(|at| plan.splits.get(*at).map(|s| (*at, s)))
+                    else {
+                        return html! {};
+                    };
+                    let is_picked = picked_split == Some(at);
+                    html! {
+                        <tr data-testid="plan-split" aria-rowindex={aria_row(i)} class={classes!(is_picked.then_some("selected"))}>
+                            <th scope="row">{ pick_button(&s.bundle, is_picked, Picked::Split(s.bundle.clone()), &on_pick) }
+                                if s.permanent { <span class="tag permanent" title="Pulsar cannot merge bundles back">{ "permanent" }</span> }
+                            </th>
+                            <td class="mono">{ s.broker.clone() }</td>
+                            <td>{ s.algorithm.clone() }</td>
+                            <td class="mono small">{ s.new_bundles.join(", ") }</td>
+                            <td class="reason">{ s.reason_text.clone() }</td>
+                        </tr>
+                    }
+                }
+                None => html! {},
+            }
+        })
+    };
+    let usage_row = {
+        let usage = usage.clone();
+        Callback::from(move |i: usize| {
+            let Some(r) = usage.get(i) else {
+                return html! {};
+            };
+            let bar = |pct: Option<f64>, class: &'static str| match pct {
+                Some(v) => html! { <div class="ubar-line">
+                <Styled class={classes!("ubar", class)} css={vec![("width", format!("{:.1}%", (v / scale * 100.0).clamp(0.0, 100.0)))]} />
+                <span class="value">{ format::pct(v) }</span></div> },
+                None => {
+                    html! { <div class="ubar-line muted small">{ if class == "before" { "new" } else { "removed" } }</div> }
+                }
+            };
+            html! {
+                <tr data-testid="plan-usage-row" data-broker={r.broker.clone()} aria-rowindex={aria_row(i)}>
+                    <th scope="row" class="mono">{ r.broker.clone() }</th>
+                    <td class="ubar-cell">{ bar(r.before_pct, "before") }{ bar(r.after_pct, "after") }</td>
+                    <td class="num">{ r.moves_out }</td>
+                    <td class="num">{ r.moves_in }</td>
+                    <td class="num">{ r.bundles.0.map(|b| b.to_string()).unwrap_or_default() }</td>
+                    <td class="num">{ r.bundles.1.map(|b| b.to_string()).unwrap_or_default() }</td>
+                </tr>
+            }
+        })
+    };
+    // The move the user picked: its row kept in view when the list changes under it (not the
+    // default pick, the first row, in view already: no layout read at a plan's arrival).
+    let reveal_move = picked_move
+        .filter(|_| matches!(&*picked, Some(Picked::Move(_))))
+        .and_then(|at| {
+            move_view.iter().enumerate().find_map(|(gi, g)| {
+                g.items
+                    .iter()
+                    .position(|m| *m == at)
+                    .and_then(|mi| plan_lists::flat_index(&move_rows, gi, mi))
+            })
+        });
+    let picked_move = picked_move.and_then(|at| plan.unloads.get(at));
+    let picked_split = picked_split.and_then(|at| plan.splits.get(at));
     html! {
         <section class="panel plan" data-testid="plan">
             <h2>{ "Plan" }</h2>
@@ -229,85 +523,45 @@ pub fn plan_view(p: &PlanViewProps) -> Html {
                 </div>
             }
             if !plan.unloads.is_empty() {
-                <h3>{ format!("Moves ({} from {} broker{}{})", plan.unloads.len(), move_groups.len(),
-                    if move_groups.len() == 1 { "" } else { "s" },
-                    if filter.trim().is_empty() { String::new() } else { format!(", {} shown", moves_shown) }) }</h3>
-                { for move_groups.iter().take(*groups_shown).map(|g| {
-                    let key = format!("move:{}", g.from);
-                    let limit = pages.get(&key).copied().unwrap_or(PAGE_ROWS);
-                    let to: Vec<&str> = g.destinations.iter().map(|d| d.unwrap_or("(chosen by Pulsar)")).collect();
-                    html! {
-                        <details class="plan-group" open={open_groups} data-testid="plan-move-group" data-broker={g.from.to_string()}>
-                            <summary>
-                                <span class="mono">{ g.from }</span>
-                                { format!(" · {} move{} · {} MiB/s → ", g.moves.len(), if g.moves.len() == 1 { "" } else { "s" }, mib(g.bytes_per_sec)) }
-                                <span class="mono">{ to.join(", ") }</span>
-                            </summary>
-                            <div class="table-scroll">
-                            <table class="data plan-table">
-                                <thead><tr><th scope="col">{ "Bundle" }</th><th scope="col">{ "From → to" }</th><th scope="col" class="num">{ "MiB/s" }</th><th scope="col">{ "Reason" }</th></tr></thead>
-                                <tbody>
-                                    { for g.moves.iter().take(limit).map(|u| html! {
-                                        <tr data-testid="plan-move" data-origin={u.origin.clone()}>
-                                            <th scope="row" class="mono">{ &u.bundle }</th>
-                                            <td class="mono">{ format!("{} → {}", u.from, u.to.as_deref().unwrap_or("(chosen by Pulsar)")) }
-                                                if !u.pass_destination { <span class="muted small">{ " predicted" }</span> }
-                                            </td>
-                                            <td class="num">{ mib(unload_bytes_per_sec(u)) }</td>
-                                            <td class="reason">{ reason_cell(&u.reason_text, &u.reason) }</td>
-                                        </tr>
-                                    }) }
-                                </tbody>
-                            </table>
-                            </div>
-                            if g.moves.len() > limit {
-                                { more_button(&pages, key, limit, g.moves.len()) }
-                            }
-                        </details>
-                    }
-                }) }
-                if move_groups.len() > *groups_shown {
-                    <button type="button" data-testid="plan-more-groups" onclick={more_groups.clone()}>
-                        { format!("Show more brokers ({} of {} shown)", *groups_shown, move_groups.len()) }</button>
+                <h3>{ format!("Moves ({} from {} broker{}{})", plan.unloads.len(), move_view.len(),
+                    if move_view.len() == 1 { "" } else { "s" },
+                    if filtering { format!(", {} shown", moves_shown) } else { String::new() }) }</h3>
+                <VirtualRows total={move_rows.len()} row_height={PLAN_ROW_PX} height={LIST_PX} columns={4}
+                    label="Moves, grouped by the broker they leave" class="data plan-table moves"
+                    testid="plan-moves" scroll_testid="plan-moves-scroll" row={move_row} reveal={reveal_move}
+                    head={html! { <>
+                        <th scope="col" class="c-bundle">{ "Bundle" }</th><th scope="col" class="c-route">{ "From → to" }</th>
+                        <th scope="col" class="num c-rate">{ "MiB/s" }</th><th scope="col" class="c-reason">{ "Reason" }</th>
+                    </> }} />
+                if let Some(u) = picked_move {
+                    <div class="plan-detail" data-testid="plan-detail" data-bundle={u.bundle.clone()} aria-live="polite">
+                        <h4><span class="mono">{ &u.bundle }</span>
+                            <span class="mono">{ format!(" {} → {}", u.from, u.to.as_deref().unwrap_or("(chosen by Pulsar)")) }</span>
+                            { format!(" · {} MiB/s · {}", mib(unload_bytes_per_sec(u)), u.origin) }</h4>
+                        { reason_detail(&u.reason_text, &u.reason) }
+                    </div>
                 }
             }
             if !plan.splits.is_empty() {
-                <h3>{ format!("Splits ({} in {} namespace{}, permanent)", plan.splits.len(), split_groups.len(),
-                    if split_groups.len() == 1 { "" } else { "s" }) }</h3>
-                { for split_groups.iter().take(*groups_shown).map(|g| {
-                    let key = format!("split:{}", g.namespace);
-                    let limit = pages.get(&key).copied().unwrap_or(PAGE_ROWS);
-                    html! {
-                        <details class="plan-group" open={split_groups.len() <= OPEN_GROUPS} data-testid="plan-split-group">
-                            <summary><span class="mono">{ &g.namespace }</span>
-                                { format!(" · {} split{}", g.splits.len(), if g.splits.len() == 1 { "" } else { "s" }) }</summary>
-                            <div class="table-scroll">
-                            <table class="data plan-table">
-                                <thead><tr><th scope="col">{ "Bundle" }</th><th scope="col">{ "Broker" }</th><th scope="col">{ "Algorithm" }</th><th scope="col">{ "New bundles" }</th><th scope="col">{ "Reason" }</th></tr></thead>
-                                <tbody>
-                                    { for g.splits.iter().take(limit).map(|s| html! {
-                                        <tr data-testid="plan-split">
-                                            <th scope="row" class="mono">{ &s.bundle }
-                                                if s.permanent { <span class="tag permanent" title="Pulsar cannot merge bundles back">{ "permanent" }</span> }
-                                            </th>
-                                            <td class="mono">{ &s.broker }</td>
-                                            <td>{ &s.algorithm }</td>
-                                            <td class="mono small">{ s.new_bundles.join(", ") }</td>
-                                            <td class="reason">{ reason_cell(&s.reason_text, &s.reason) }</td>
-                                        </tr>
-                                    }) }
-                                </tbody>
-                            </table>
-                            </div>
-                            if g.splits.len() > limit {
-                                { more_button(&pages, key, limit, g.splits.len()) }
-                            }
-                        </details>
-                    }
-                }) }
-                if split_groups.len() > *groups_shown {
-                    <button type="button" onclick={more_groups.clone()}>
-                        { format!("Show more namespaces ({} of {} shown)", *groups_shown, split_groups.len()) }</button>
+                <h3>{ format!("Splits ({} in {} namespace{}, permanent)", plan.splits.len(), split_view.len(),
+                    if split_view.len() == 1 { "" } else { "s" }) }</h3>
+                <VirtualRows total={split_rows.len()} row_height={PLAN_ROW_PX} height={LIST_PX} columns={5}
+                    label="Splits, grouped by namespace" class="data plan-table splits"
+                    testid="plan-splits" scroll_testid="plan-splits-scroll" row={split_row}
+                    head={html! { <>
+                        <th scope="col" class="c-bundle">{ "Bundle" }</th><th scope="col" class="c-broker">{ "Broker" }</th>
+                        <th scope="col" class="c-algo">{ "Algorithm" }</th><th scope="col" class="c-new">{ "New bundles" }</th>
+                        <th scope="col" class="c-reason">{ "Reason" }</th>
+                    </> }} />
+                if let Some(s) = picked_split {
+                    <div class="plan-detail" data-testid="plan-split-detail" data-bundle={s.bundle.clone()} aria-live="polite">
+                        <h4><span class="mono">{ &s.bundle }</span>{ " on " }<span class="mono">{ &s.broker }</span>
+                            { format!(" · {} · {}", s.algorithm, s.origin) }</h4>
+                        if !s.new_bundles.is_empty() {
+                            <p class="mono small">{ format!("New bundles: {}", s.new_bundles.join(", ")) }</p>
+                        }
+                        { reason_detail(&s.reason_text, &s.reason) }
+                    </div>
                 }
             }
             if !plan.topic_unloads.is_empty() {
@@ -340,39 +594,17 @@ pub fn plan_view(p: &PlanViewProps) -> Html {
                     { balance("After", &plan.balance_after) }
                 </tbody>
             </table>
-            <details open={usage.len() <= OPEN_BROKERS} data-testid="plan-usage">
-                <summary>{ format!("Each broker before and after ({})", usage.len()) }</summary>
+            <section data-testid="plan-usage">
+                <h3>{ format!("Each broker before and after ({})", usage.len()) }</h3>
                 <p class="muted small">{ "Weighted max usage (the figure the shedders compare), busiest first; the bar's full width is the larger of 100 % and the highest value." }</p>
-                <div class="table-scroll">
-                <table class="data usage-change">
-                    <thead><tr><th scope="col">{ "Broker" }</th><th scope="col">{ "Before → after" }</th><th scope="col" class="num">{ "Moves out" }</th><th scope="col" class="num">{ "in" }</th><th scope="col" class="num">{ "Bundles before" }</th><th scope="col" class="num">{ "after" }</th></tr></thead>
-                    <tbody>
-                        { for usage.iter().take(*brokers_shown).map(|r| {
-                            let bar = |pct: Option<f64>, class: &'static str| match pct {
-                                Some(v) => html! { <div class="ubar-line">
-                                    <Styled class={classes!("ubar", class)} css={vec![("width", format!("{:.1}%", (v / scale * 100.0).clamp(0.0, 100.0)))]} />
-                                    <span class="value">{ format::pct(v) }</span></div> },
-                                None => html! { <div class="ubar-line muted small">{ if class == "before" { "new" } else { "removed" } }</div> },
-                            };
-                            let bundles = bundle_counts.get(r.broker).copied().unwrap_or((None, None));
-                            html! {
-                                <tr data-testid="plan-usage-row" data-broker={r.broker.to_string()}>
-                                    <th scope="row" class="mono">{ r.broker }</th>
-                                    <td class="ubar-cell">{ bar(r.before_pct, "before") }{ bar(r.after_pct, "after") }</td>
-                                    <td class="num">{ r.moves_out }</td>
-                                    <td class="num">{ r.moves_in }</td>
-                                    <td class="num">{ bundles.0.map(|b| b.to_string()).unwrap_or_default() }</td>
-                                    <td class="num">{ bundles.1.map(|b| b.to_string()).unwrap_or_default() }</td>
-                                </tr>
-                            }
-                        }) }
-                    </tbody>
-                </table>
-                </div>
-                if usage.len() > *brokers_shown {
-                    <button type="button" onclick={more_brokers}>{ format!("Show more brokers ({} of {} shown)", *brokers_shown, usage.len()) }</button>
-                }
-            </details>
+                <VirtualRows total={usage.len()} row_height={USAGE_ROW_PX} height={LIST_PX} columns={6}
+                    label="Each broker's usage before and after" class="data usage-change" row={usage_row}
+                    head={html! { <>
+                        <th scope="col" class="c-broker">{ "Broker" }</th><th scope="col" class="c-bars">{ "Before → after" }</th>
+                        <th scope="col" class="num">{ "Moves out" }</th><th scope="col" class="num">{ "in" }</th>
+                        <th scope="col" class="num">{ "Bundles before" }</th><th scope="col" class="num">{ "after" }</th>
+                    </> }} />
+            </section>
         </section>
     }
 }

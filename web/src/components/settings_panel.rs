@@ -44,6 +44,20 @@ impl PartialEq for SettingsProps {
 #[function_component(SettingsPanel)]
 pub fn settings_panel(p: &SettingsProps) -> Html {
     let filter = use_state(String::new);
+    // The table of every key is built only while its <details> is open (a few hundred rows with
+    // their controls, otherwise laid out for nothing at every render of the loaded page).
+    let all_open = use_state(|| false);
+    let on_toggle_all = {
+        let all_open = all_open.clone();
+        Callback::from(move |e: Event| {
+            if let Some(el) = e
+                .target()
+                .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+            {
+                all_open.set(el.has_attribute("open"));
+            }
+        })
+    };
     let overrides: Vec<(String, String)> = p
         .operations
         .iter()
@@ -145,8 +159,9 @@ pub fn settings_panel(p: &SettingsProps) -> Html {
                     { for p.warnings.iter().map(|w| html! { <li>{ w }</li> }) }
                 </ul>
             }
-            <details>
+            <details ontoggle={on_toggle_all}>
                 <summary>{ format!("All {} broker.conf keys", rows.len()) }</summary>
+                if *all_open {
                 <input type="search" placeholder="filter keys" oninput={on_filter} aria-label="Filter keys" />
                 <div class="table-scroll settings-table">
                     <table class="data">
@@ -182,6 +197,7 @@ pub fn settings_panel(p: &SettingsProps) -> Html {
                         </tbody>
                     </table>
                 </div>
+                }
             </details>
         </section>
     }

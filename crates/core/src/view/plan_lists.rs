@@ -2,7 +2,9 @@
 //! (busiest group first, with counts and traffic), splits grouped by namespace, one filter over
 //! bundle, broker and origin, a sort, each reason's numbers laid out as label/value facts instead of
 //! one long sentence, and each broker's usage before and after with the moves in and out of it.
-//! The dashboard renders these a page at a time ([`PAGE_ROWS`]) so 1,602 splits stay cheap.
+//! Grouped lists are flattened into one row model ([`flat_rows`]: a header row per group, then its
+//! items when the group is open) that the dashboard virtualises (`view::virtual_window`), so 1,602
+//! splits or 200,000 rows keep a few dozen rows in the DOM.
 
 use serde_json::Value;
 
@@ -10,8 +12,49 @@ use crate::naming::parse_bundle_name;
 use crate::plan::summary::{moves_by_source, unload_bytes_per_sec};
 use crate::plan::{Plan, PlannedSplit, PlannedUnload};
 
-/// Rows a list shows before "show more".
-pub const PAGE_ROWS: usize = 100;
+/// Groups open by default up to this many (more: their headers first, open one to read it); every
+/// group is open while a filter is typed.
+pub const OPEN_GROUPS: usize = 12;
+
+/// One row of a grouped list flattened for a virtualised view.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FlatRow {
+    /// Group `group`'s header (its summary and the button that opens or closes it).
+    Header { group: usize, open: bool },
+    /// Item `item` of group `group`.
+    Item { group: usize, item: usize },
+}
+
+/// Whether a group is open: open by default when there are at most [`OPEN_GROUPS`] groups or a
+/// filter is typed; `toggled` (the user opened or closed it) flips the default.
+pub fn group_open(groups: usize, filtering: bool, toggled: bool) -> bool {
+    (groups <= OPEN_GROUPS || filtering) != toggled
+}
+
+/// Groups of `lens[g]` items as one list of rows: each group's header, then its items when
+/// `open(g)`.
+pub fn flat_rows(lens: &[usize], open: impl Fn(usize) -> bool) -> Vec<FlatRow> {
+    let shown: usize = lens
+        .iter()
+        .enumerate()
+        .map(|(g, n)| 1 + if open(g) { *n } else { 0 })
+        .sum();
+    let mut rows = Vec::with_capacity(shown);
+    for (group, n) in lens.iter().enumerate() {
+        let open = open(group);
+        rows.push(FlatRow::Header { group, open });
+        if open {
+            rows.extend((0..*n).map(|item| FlatRow::Item { group, item }));
+        }
+    }
+    rows
+}
+
+/// The row of item `item` of group `group` in `rows` (`None`: its group is closed or it is not there).
+pub fn flat_index(rows: &[FlatRow], group: usize, item: usize) -> Option<usize> {
+    rows.iter()
+        .position(|r| *r == FlatRow::Item { group, item })
+}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum MoveSort {
@@ -383,6 +426,50 @@ mod tests {
                     crate::plan::summary::count(12_345.0)
                 ),
             ]
+        );
+    }
+
+    #[test]
+    fn groups_flatten_to_headers_and_the_items_of_open_groups() {
+        let rows = flat_rows(&[2, 3, 1], |g| g != 1);
+        assert_eq!(
+            rows,
+            vec![
+                FlatRow::Header {
+                    group: 0,
+                    open: true
+                },
+                FlatRow::Item { group: 0, item: 0 },
+                FlatRow::Item { group: 0, item: 1 },
+                FlatRow::Header {
+                    group: 1,
+                    open: false
+                },
+                FlatRow::Header {
+                    group: 2,
+                    open: true
+                },
+                FlatRow::Item { group: 2, item: 0 },
+            ]
+        );
+        assert_eq!(flat_index(&rows, 2, 0), Some(5));
+        assert_eq!(flat_index(&rows, 1, 0), None);
+        assert!(flat_rows(&[], |_| true).is_empty());
+        // Few groups open by default, many closed; a filter opens them; a toggle flips either.
+        assert!(group_open(OPEN_GROUPS, false, false));
+        assert!(!group_open(OPEN_GROUPS + 1, false, false));
+        assert!(group_open(OPEN_GROUPS + 1, true, false));
+        assert!(group_open(OPEN_GROUPS + 1, false, true));
+        assert!(!group_open(3, false, true));
+        // 1,000 groups of 200 items, all open: one row per header and item.
+        let big = flat_rows(&vec![200; 1_000], |_| true);
+        assert_eq!(big.len(), 201_000);
+        assert_eq!(
+            big[201],
+            FlatRow::Header {
+                group: 1,
+                open: true
+            }
         );
     }
 
