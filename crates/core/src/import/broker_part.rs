@@ -149,17 +149,15 @@ impl<'a> Scan<'a> {
     fn plain_str(&mut self) -> Option<&'a str> {
         self.expect(b'"')?;
         let start = self.i;
-        loop {
-            match *self.s.get(self.i)? {
-                b'"' => break,
-                b'\\' => return None,
-                c if c < 0x20 => return None,
-                _ => self.i += 1,
-            }
+        let len = memchr::memchr(b'"', self.s.get(start..)?)?;
+        let end = start + len;
+        // An escape (even of a quote, which would end the string later) or a control character:
+        // the importer's reader decides.
+        if self.s[start..end].iter().any(|&c| c == b'\\' || c < 0x20) {
+            return None;
         }
-        let out = self.t.get(start..self.i)?;
-        self.i += 1;
-        Some(out)
+        self.i = end + 1;
+        self.t.get(start..end)
     }
 
     /// Skips one value of any kind without checking it (the importer's reader reads it again from
