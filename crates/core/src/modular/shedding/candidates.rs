@@ -79,7 +79,7 @@ pub(crate) fn ranked_candidates_counted<'a>(
     let mut positions: Vec<usize> = Vec::with_capacity(broker.bundles.len());
     let mut next = 0_usize;
     for name in &broker.bundles {
-        if is_heartbeat_or_sla_namespace(namespace_of_bundle(name), include_v1_heartbeat_names) {
+        if is_heartbeat_or_sla_bundle(name, include_v1_heartbeat_names) {
             excluded.heartbeat += 1;
         } else {
             let at = match data.bundle_data.get_index(next) {
@@ -111,6 +111,15 @@ pub(crate) fn ranked_candidates_counted<'a>(
         .collect();
     out.sort_by(|a, b| java_double_compare(b.value, a.value));
     (out, excluded)
+}
+
+/// Whether `name` is a bundle of a heartbeat or SLA-monitor namespace. Such a namespace starts
+/// with `pulsar/` or `sla-monitor/`, and a namespace is the start of its bundles' names, so a name
+/// starting with neither is answered without finding its namespace (a search for the last `/`,
+/// for every bundle of every broker the shedders look at).
+fn is_heartbeat_or_sla_bundle(name: &str, include_v1_heartbeat_names: bool) -> bool {
+    (name.starts_with("pulsar/") || name.starts_with("sla-monitor/"))
+        && is_heartbeat_or_sla_namespace(namespace_of_bundle(name), include_v1_heartbeat_names)
 }
 
 /// `LocalBrokerData.getBundles().size() > 1` (a set): whether the report names at least two
@@ -161,7 +170,7 @@ pub(crate) fn no_candidate_reason(
 ) -> DecisionReason {
     let (mut recent, mut heartbeat, mut no_data) = (0_u64, 0_u64, 0_u64);
     for name in &broker.bundles {
-        if is_heartbeat_or_sla_namespace(namespace_of_bundle(name), include_v1_heartbeat_names) {
+        if is_heartbeat_or_sla_bundle(name, include_v1_heartbeat_names) {
             heartbeat += 1;
         } else if !data.bundle_data.contains_key(name.as_str()) {
             no_data += 1;
