@@ -149,11 +149,12 @@ impl<'a> Scan<'a> {
     fn plain_str(&mut self) -> Option<&'a str> {
         self.expect(b'"')?;
         let start = self.i;
-        let len = memchr::memchr(b'"', self.s.get(start..)?)?;
+        let rest = self.s.get(start..)?;
+        let len = memchr::memchr(b'"', rest)?;
         let end = start + len;
         // An escape (even of a quote, which would end the string later) or a control character:
         // the importer's reader decides.
-        if self.s[start..end].iter().any(|&c| c == b'\\' || c < 0x20) {
+        if rest.get(..len)?.iter().any(|&c| c == b'\\' || c < 0x20) {
             return None;
         }
         self.i = end + 1;
