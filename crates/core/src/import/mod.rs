@@ -30,6 +30,7 @@ mod archive;
 mod assemble;
 mod broker_conf;
 mod broker_load_data;
+mod broker_part;
 mod broker_report;
 mod bundle_data;
 mod cluster;
@@ -228,8 +229,26 @@ fn not_a_snapshot(file: &str) -> ImportError {
 /// A broker entry of our snapshot format read on its own (`$.brokers["<id>"]`'s value), by the
 /// snapshot reader's checks: the history store keeps a snapshot in parts, and a part is read by
 /// the one reader of the format it is a piece of. Warnings are not returned: the snapshot was
-/// imported (and warned about) before it was stored.
+/// imported (and warned about) before it was stored. The bulk of the entry (`lastStats`, the
+/// bundle lists) is read by [`broker_part::read`] when it can; anything it leaves, this reader reads.
 pub(crate) fn read_broker_entry(
+    file: &str,
+    text: &str,
+) -> Result<crate::model::BrokerSnapshot, ImportError> {
+    if let Some(b) = broker_part::read(file, text) {
+        return Ok(b);
+    }
+    let mut diag = Diag::default();
+    let mut ctx = Ctx {
+        file,
+        diag: &mut diag,
+    };
+    snapshot_file::broker_entry(&mut ctx, text)
+}
+
+/// [`read_broker_entry`] by the importer's reader alone (tests compare the two).
+#[cfg(test)]
+pub(crate) fn read_broker_entry_generic(
     file: &str,
     text: &str,
 ) -> Result<crate::model::BrokerSnapshot, ImportError> {

@@ -523,6 +523,10 @@ fn apply_broker_filters(
 pub struct ShedSelectionMemo {
     /// The candidates the strategy was given, per namespace.
     whole: Vec<MemoEntry>,
+    /// Positions in `whole` by namespace, in the order pushed: a cycle places bundles of a hundred
+    /// namespaces and more, and a scan comparing names for each placement cost more than the
+    /// lookup.
+    whole_by_namespace: rustc_hash::FxHashMap<String, Vec<usize>>,
     /// The set after the first three steps, for namespaces without a policy or group (the
     /// namespace field is empty).
     shared_prefix: Vec<MemoEntry>,
@@ -552,6 +556,29 @@ struct MemoEntry {
 impl ShedSelectionMemo {
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// [`Self::find`] in `whole`: the first entry pushed for the namespace with the same kind
+    /// and capacity, as the scan found it.
+    fn find_whole(
+        &self,
+        namespace: &str,
+        non_persistent: bool,
+        capacity: usize,
+    ) -> Option<&MemoEntry> {
+        self.whole_by_namespace
+            .get(namespace)?
+            .iter()
+            .filter_map(|&i| self.whole.get(i))
+            .find(|e| e.non_persistent == non_persistent && e.capacity == capacity)
+    }
+
+    fn push_whole(&mut self, entry: MemoEntry) {
+        self.whole_by_namespace
+            .entry(entry.namespace.clone())
+            .or_default()
+            .push(self.whole.len());
+        self.whole.push(entry);
     }
 
     fn find<'m>(
@@ -676,9 +703,7 @@ pub fn select_broker_for_bundle_memo(
                 (log, candidates)
             }
             Some(m) => {
-                if let Some(e) =
-                    ShedSelectionMemo::find(&m.whole, namespace, non_persistent, capacity)
-                {
+                if let Some(e) = m.find_whole(namespace, non_persistent, capacity) {
                     (
                         StageLog::resumed(data, &e.steps),
                         e.candidates.iter().map(|&(_, p)| p).collect(),
@@ -768,7 +793,7 @@ pub fn select_broker_for_bundle_memo(
                     };
                     let candidates = items.iter().map(|&(_, p)| p).collect();
                     if set.capacity() == capacity {
-                        m.whole.push(MemoEntry {
+                        m.push_whole(MemoEntry {
                             namespace: namespace.to_string(),
                             non_persistent,
                             capacity,

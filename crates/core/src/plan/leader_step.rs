@@ -20,7 +20,7 @@ use super::leader_memory::LeaderMemory;
 use super::leader_state::LeaderState;
 use super::leader_view::load_data_from_snapshot;
 use super::settings::{apply_nic_speed_override, resolve_config};
-use super::splitter_task::long_term_of;
+use super::splitter_task::long_term_after;
 use crate::modular::LoadData;
 use crate::modular::pipeline::{PipelineTrace, PlacementContext};
 
@@ -184,14 +184,17 @@ impl CarriedLeader {
         };
         // The history reads each unload's one-line reason (`driver::shedding_reason`): how many
         // brokers each pipeline stage left and the strategy's summary, not the candidates' names
-        // or scores.
+        // or scores. The split check asks for the long-term rates in report order, which is the
+        // view's order but for the bundles moved since it was built: the entry after the last one
+        // found is compared first (the same answer as a lookup, without hashing the name).
+        let next = std::cell::Cell::new(0);
         let tick = self.memory.tick(
             data,
             ctx,
             now_ms,
             PipelineTrace::Counts,
             counts,
-            |data, _, _, name| long_term_of(data, name),
+            |data, _, _, name| long_term_after(data, name, &next),
         );
         LeaderStep {
             shedding: tick.shedding,

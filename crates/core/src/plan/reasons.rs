@@ -161,6 +161,29 @@ fn short_choice_reason(reason: &str) -> &str {
         .unwrap_or(reason)
 }
 
+/// `readable_rates(short_choice_reason(reason))`, remembered for the last `reason` seen on this
+/// thread: the two are pure functions of the text, and a shedding cycle's placements mostly repeat
+/// the strategy's line (the same least rate among the same candidates: the scores are the cycle's),
+/// while rewriting its numbers is most of an unload's one-line reason (the history writes one per
+/// replayed unload).
+fn readable_choice(reason: &str) -> String {
+    thread_local! {
+        static LAST: std::cell::RefCell<(String, String)> =
+            const { std::cell::RefCell::new((String::new(), String::new())) };
+    }
+    LAST.with(|last| {
+        let Ok(mut last) = last.try_borrow_mut() else {
+            return readable_rates(short_choice_reason(reason));
+        };
+        if last.0 != reason || last.0.is_empty() {
+            last.1 = readable_rates(short_choice_reason(reason));
+            last.0.clear();
+            last.0.push_str(reason);
+        }
+        last.1.clone()
+    })
+}
+
 /// A placement score in the strategy's unit: long-term msg/s for LeastLongTermMessageRate (+inf:
 /// overloaded), smoothed usage for LeastResourceUsageWithWeight.
 fn score_text(strategy: &str, score: f64) -> String {
@@ -191,12 +214,12 @@ pub fn describe_placement(outcome: &PlacementOutcome) -> String {
         (Some(choice), _) if choice.choice_set.len() > 1 => format!(
             "{} picked {broker} at random ({})",
             outcome.strategy,
-            readable_rates(short_choice_reason(&choice.reason))
+            readable_choice(&choice.reason)
         ),
         (Some(choice), _) => format!(
             "{} chose {broker} ({})",
             outcome.strategy,
-            readable_rates(short_choice_reason(&choice.reason))
+            readable_choice(&choice.reason)
         ),
         (None, _) => format!("{} chose {broker}", outcome.strategy),
     };
@@ -424,6 +447,22 @@ mod tests {
         assert_eq!(
             text,
             "ThresholdShedder: broker usage 79.2% ≥ average 34.9% + threshold 10.0%; must shed 39.1 KiB/s, bundle carries 10.4 MiB/s"
+        );
+    }
+
+    #[test]
+    fn a_remembered_choice_line_is_the_line_for_its_own_text() {
+        let a = "least long-term message rate 13209.3467 msg/s (1 of 3 candidates tie); scores: x";
+        let b = "least long-term message rate 2.5 msg/s (2 of 3 candidates tie)";
+        for text in [a, a, b, a, "", b, b] {
+            assert_eq!(
+                readable_choice(text),
+                readable_rates(short_choice_reason(text))
+            );
+        }
+        assert_eq!(
+            readable_choice(a),
+            "least long-term message rate 13,209 msg/s (1 of 3 candidates tie)"
         );
     }
 }

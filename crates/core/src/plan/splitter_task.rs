@@ -223,22 +223,28 @@ impl<'d> LongTermCursor<'d> {
 
     /// [`long_term_of`]`(data, bundle)`.
     pub fn get(&self, bundle: &str) -> (f64, f64) {
-        let hint = self.next.get();
-        let found = match self.data.bundle_data.get_index(hint) {
-            Some((name, d)) if name == bundle => Some((hint, d)),
-            _ => self
-                .data
-                .bundle_data
-                .get_full(bundle)
-                .map(|(index, _, d)| (index, d)),
-        };
-        match found {
-            Some((index, d)) => {
-                self.next.set(index.saturating_add(1));
-                long_term(d)
-            }
-            None => (0.0, 0.0),
+        long_term_after(self.data, bundle, &self.next)
+    }
+}
+
+/// [`long_term_of`]`(data, bundle)`, trying the entry at `next` first and leaving `next` after the
+/// entry found: [`LongTermCursor`] for a caller handed the data at each call (the history's carried
+/// leader, whose kept view keeps the first snapshot's order, moved bundles aside).
+pub fn long_term_after(data: &LoadData, bundle: &str, next: &Cell<usize>) -> (f64, f64) {
+    let hint = next.get();
+    let found = match data.bundle_data.get_index(hint) {
+        Some((name, d)) if name == bundle => Some((hint, d)),
+        _ => data
+            .bundle_data
+            .get_full(bundle)
+            .map(|(index, _, d)| (index, d)),
+    };
+    match found {
+        Some((index, d)) => {
+            next.set(index.saturating_add(1));
+            long_term(d)
         }
+        None => (0.0, 0.0),
     }
 }
 

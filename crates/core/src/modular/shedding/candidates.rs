@@ -43,23 +43,66 @@ pub(crate) fn ranked_candidates<'a>(
     broker: &LocalBrokerData,
     metric: impl Fn(&BundleData) -> f64,
 ) -> Vec<Candidate<'a>> {
+    ranked_candidates_counted(data, include_v1_heartbeat_names, broker, metric).0
+}
+
+/// What the exclusions of [`ranked_candidates`] took from a broker's bundle list, counted per
+/// listed name in the order [`no_candidate_reason`] tests them: a heartbeat or SLA-monitor bundle,
+/// else one without bundle data, else one unloaded within the grace period.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Excluded {
+    recent: u64,
+    heartbeat: u64,
+    no_data: u64,
+}
+
+/// [`ranked_candidates`] with its [`Excluded`] counts, from one pass over the broker's list: a
+/// shedder that finds no candidate explains why with these counts instead of looking every bundle
+/// up again (two hashes of each name; on the history's replayed cycles, most brokers over the
+/// threshold have only bundles within the grace period, and the second pass cost as much as the
+/// first). The candidates are the same: a listed name is excluded by the same tests, only in an
+/// order that also counts, and the kept positions are sorted and deduplicated as before.
+pub(crate) fn ranked_candidates_counted<'a>(
+    data: &'a LoadData,
+    include_v1_heartbeat_names: bool,
+    broker: &LocalBrokerData,
+    metric: impl Fn(&BundleData) -> f64,
+) -> (Vec<Candidate<'a>>, Excluded) {
     // The broker's own bundles taken in `bundle_data` order (by position), rather than filtering
     // every bundle of the cluster: the same candidates in the same order, in O(bundles of the
     // broker) — this runs once per shed broker per cycle in multi-cycle simulations.
-    let mut positions: Vec<usize> = broker
-        .bundles
-        .iter()
-        .filter_map(|b| data.bundle_data.get_index_of(b.as_str()))
-        .collect();
+    // A view built from a snapshot files `bundle_data` in the order of the brokers' lists, and a
+    // kept view keeps that order for every bundle that has not moved: the entry after the last one
+    // found is compared first (names are unique keys, so a match is the lookup's answer), and only
+    // a miss hashes the name.
+    let mut excluded = Excluded::default();
+    let mut positions: Vec<usize> = Vec::with_capacity(broker.bundles.len());
+    let mut next = 0_usize;
+    for name in &broker.bundles {
+        if is_heartbeat_or_sla_bundle(name, include_v1_heartbeat_names) {
+            excluded.heartbeat += 1;
+        } else {
+            let at = match data.bundle_data.get_index(next) {
+                Some((k, _)) if k == name => Some(next),
+                _ => data.bundle_data.get_index_of(name.as_str()),
+            };
+            if let Some(p) = at {
+                next = p + 1;
+            }
+            match at {
+                None => excluded.no_data += 1,
+                Some(_) if data.recently_unloaded.contains_key(name.as_str()) => {
+                    excluded.recent += 1;
+                }
+                Some(p) => positions.push(p),
+            }
+        }
+    }
     positions.sort_unstable();
     positions.dedup();
     let mut out: Vec<Candidate<'a>> = positions
         .into_iter()
         .filter_map(|p| data.bundle_data.get_index(p))
-        .filter(|(name, _)| {
-            !is_heartbeat_or_sla_namespace(namespace_of_bundle(name), include_v1_heartbeat_names)
-        })
-        .filter(|(name, _)| !data.recently_unloaded.contains_key(name.as_str()))
         .map(|(name, bundle)| Candidate {
             name: name.as_str(),
             data: bundle,
@@ -67,7 +110,16 @@ pub(crate) fn ranked_candidates<'a>(
         })
         .collect();
     out.sort_by(|a, b| java_double_compare(b.value, a.value));
-    out
+    (out, excluded)
+}
+
+/// Whether `name` is a bundle of a heartbeat or SLA-monitor namespace. Such a namespace starts
+/// with `pulsar/` or `sla-monitor/`, and a namespace is the start of its bundles' names, so a name
+/// starting with neither is answered without finding its namespace (a search for the last `/`,
+/// for every bundle of every broker the shedders look at).
+fn is_heartbeat_or_sla_bundle(name: &str, include_v1_heartbeat_names: bool) -> bool {
+    (name.starts_with("pulsar/") || name.starts_with("sla-monitor/"))
+        && is_heartbeat_or_sla_namespace(namespace_of_bundle(name), include_v1_heartbeat_names)
 }
 
 /// `LocalBrokerData.getBundles().size() > 1` (a set): whether the report names at least two
@@ -118,7 +170,7 @@ pub(crate) fn no_candidate_reason(
 ) -> DecisionReason {
     let (mut recent, mut heartbeat, mut no_data) = (0_u64, 0_u64, 0_u64);
     for name in &broker.bundles {
-        if is_heartbeat_or_sla_namespace(namespace_of_bundle(name), include_v1_heartbeat_names) {
+        if is_heartbeat_or_sla_bundle(name, include_v1_heartbeat_names) {
             heartbeat += 1;
         } else if !data.bundle_data.contains_key(name.as_str()) {
             no_data += 1;
@@ -126,16 +178,28 @@ pub(crate) fn no_candidate_reason(
             recent += 1;
         }
     }
-    let kind = if recent > 0 {
+    excluded_reason(
+        Excluded {
+            recent,
+            heartbeat,
+            no_data,
+        },
+        broker,
+    )
+}
+
+/// [`no_candidate_reason`] from the counts [`ranked_candidates_counted`] made.
+pub(crate) fn excluded_reason(e: Excluded, broker: &LocalBrokerData) -> DecisionReason {
+    let kind = if e.recent > 0 {
         ReasonKind::RecentlyUnloaded
     } else {
         ReasonKind::NoUnloadableBundle
     };
     DecisionReason::new(kind)
         .with("bundles", broker.bundles.len())
-        .with("recently_unloaded", recent)
-        .with("heartbeat_or_sla", heartbeat)
-        .with("without_bundle_data", no_data)
+        .with("recently_unloaded", e.recent)
+        .with("heartbeat_or_sla", e.heartbeat)
+        .with("without_bundle_data", e.no_data)
 }
 
 #[cfg(test)]
@@ -170,5 +234,48 @@ mod tests {
             Ordering::Greater
         );
         assert_eq!(java_double_compare(-f64::NAN, f64::NAN), Ordering::Equal);
+    }
+
+    #[test]
+    fn one_pass_counts_what_no_candidate_reason_counts() {
+        let mut data = LoadData::default();
+        for b in [
+            "t/n/0x0_0x1",
+            "t/n/0x1_0x2",
+            "t/n/0x2_0x3",
+            "pulsar/h:8080/0x0_0x1",
+        ] {
+            data.bundle_data
+                .insert(b.to_string(), BundleData::default());
+        }
+        data.recently_unloaded.insert("t/n/0x1_0x2".to_string(), 1);
+        let listed = [
+            "t/n/0x1_0x2",
+            "t/n/0x0_0x1",
+            "t/n/0x9_0xa",
+            "pulsar/h:8080/0x0_0x1",
+            "t/n/0x1_0x2",
+            "t/n/0x0_0x1",
+        ];
+        let broker = LocalBrokerData {
+            bundles: listed.iter().map(|s| s.to_string()).collect(),
+            ..LocalBrokerData::default()
+        };
+        let (candidates, excluded) = ranked_candidates_counted(&data, false, &broker, |_| 1.0);
+        let names: Vec<&str> = candidates.iter().map(|c| c.name).collect();
+        assert_eq!(names, ["t/n/0x0_0x1"]);
+        assert_eq!(
+            excluded,
+            Excluded {
+                recent: 2,
+                heartbeat: 1,
+                no_data: 1
+            }
+        );
+        assert_eq!(
+            excluded_reason(excluded, &broker),
+            no_candidate_reason(&data, false, &broker)
+        );
+        assert_eq!(ranked_candidates(&data, false, &broker, |_| 1.0).len(), 1);
     }
 }

@@ -4,7 +4,7 @@
 use indexmap::IndexMap;
 
 use super::candidates::{
-    has_several_bundles, no_candidate_reason, pick_until_covered, ranked_candidates,
+    Excluded, excluded_reason, has_several_bundles, pick_until_covered, ranked_candidates_counted,
     short_term_throughput,
 };
 use super::{LoadSheddingStrategy, NotShed, ShedReason, SheddingSelection};
@@ -83,12 +83,17 @@ impl ThresholdShedder {
         self.avg_resource_usage(broker).unwrap_or(0.0)
     }
 
-    /// `filterAndSelectBundle`.
-    fn select(&self, data: &LoadData, target: &BrokerTarget<'_>, out: &mut Vec<SheddingSelection>) {
+    /// `filterAndSelectBundle`; what the exclusions took, for the reason when nothing is selected.
+    fn select(
+        &self,
+        data: &LoadData,
+        target: &BrokerTarget<'_>,
+        out: &mut Vec<SheddingSelection>,
+    ) -> Excluded {
         let Some(broker) = data.brokers.get(target.broker) else {
-            return;
+            return Excluded::default();
         };
-        let candidates = ranked_candidates(
+        let (candidates, excluded) = ranked_candidates_counted(
             data,
             self.profile.filters_v1_heartbeat_names(),
             &broker.local,
@@ -108,6 +113,7 @@ impl ThresholdShedder {
                 },
             });
         }
+        excluded
     }
 
     /// `tryLowerBoundaryShedding`: runs only when the main pass selected nothing.
@@ -236,18 +242,16 @@ impl LoadSheddingStrategy for ThresholdShedder {
                     lower_boundary: false,
                 };
                 let before = out.len();
-                self.select(data, &target, &mut out);
+                let excluded = self.select(data, &target, &mut out);
+                // Nothing selected means no candidate (the first is always taken): the counts
+                // of that same pass are `no_candidate_reason`'s.
                 if out.len() == before {
                     not_shed.push(NotShed {
                         broker: name.clone(),
                         why: format!(
                             "{over} none of its bundles can be unloaded (each was unloaded within loadBalancerSheddingGracePeriodMinutes, is a heartbeat or SLA-monitor bundle, or has no bundle data)"
                         ),
-                        reason: no_candidate_reason(
-                            data,
-                            self.profile.filters_v1_heartbeat_names(),
-                            &broker.local,
-                        )
+                        reason: excluded_reason(excluded, &broker.local)
                         .with("broker_usage_fraction", usage)
                         .with("avg_usage_fraction", avg)
                         .with("threshold_fraction", threshold),
