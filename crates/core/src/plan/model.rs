@@ -149,6 +149,19 @@ impl SkippedDecision {
     }
 }
 
+/// A broker over the strategy's threshold that sheds nothing (both load managers' shedders).
+impl From<&crate::reason::NotShed> for SkippedDecision {
+    fn from(n: &crate::reason::NotShed) -> Self {
+        SkippedDecision {
+            scope: SkipScope::Broker {
+                broker: n.broker.clone(),
+            },
+            why: n.why.clone(),
+            reason: n.reason.clone(),
+        }
+    }
+}
+
 /// One broker's load as the plan shows it.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct BrokerLoadView {

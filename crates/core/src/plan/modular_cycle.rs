@@ -120,15 +120,8 @@ pub(super) fn run_leader_cycle(
         return;
     }
     let unloads = unloads_of(&mut report, &mut ws.after);
-    for n in &report.not_shed {
-        plan.skipped.push(SkippedDecision {
-            scope: SkipScope::Broker {
-                broker: n.broker.clone(),
-            },
-            why: n.why.clone(),
-            reason: n.reason.clone(),
-        });
-    }
+    plan.skipped
+        .extend(report.not_shed.iter().map(SkippedDecision::from));
     for s in &report.skipped {
         plan.skipped.push(SkippedDecision {
             scope: SkipScope::Bundle {

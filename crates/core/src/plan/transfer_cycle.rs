@@ -111,15 +111,8 @@ pub(super) fn run_extensible_leader_cycle(
         .saturating_mul(60_000);
     let mut cycle = 1;
     let mut outcome = run_transfer_shedder(&mut shedder, &view, &ws.cfg, &recent, view.now_ms);
-    for n in &outcome.not_shed {
-        plan.skipped.push(SkippedDecision {
-            scope: SkipScope::Broker {
-                broker: n.broker.clone(),
-            },
-            why: n.why.clone(),
-            reason: n.reason.clone(),
-        });
-    }
+    plan.skipped
+        .extend(outcome.not_shed.iter().map(SkippedDecision::from));
     let mut first_skip = outcome.skip_reason;
     let first_stats = outcome.load_avg_std;
     while outcome.decisions.is_empty()
