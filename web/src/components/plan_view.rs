@@ -311,32 +311,19 @@ pub fn plan_view(p: &PlanViewProps) -> Html {
         _ => None,
     }
     .or_else(|| first_item(split_view.as_slice()));
-    let usage: Rc<Vec<UsageView>> = Rc::new({
-        let bundle_counts: HashMap<&str, (Option<usize>, Option<usize>)> = plan
-            .broker_pairs()
-            .into_iter()
-            .map(|p| {
-                (
-                    p.broker,
-                    (
-                        p.before.map(|b| b.bundle_count),
-                        p.after.map(|a| a.bundle_count),
-                    ),
-                )
-            })
-            .collect();
+    let usage: Rc<Vec<UsageView>> = Rc::new(
         plan_lists::usage_changes(plan)
             .into_iter()
             .map(|r| UsageView {
-                bundles: bundle_counts.get(r.broker).copied().unwrap_or((None, None)),
+                bundles: (r.bundles_before, r.bundles_after),
                 broker: r.broker.to_string(),
                 before_pct: r.before_pct,
                 after_pct: r.after_pct,
                 moves_in: r.moves_in,
                 moves_out: r.moves_out,
             })
-            .collect()
-    });
+            .collect(),
+    );
     let scale = usage
         .iter()
         .flat_map(|r| [r.before_pct, r.after_pct])

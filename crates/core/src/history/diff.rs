@@ -87,10 +87,6 @@ pub fn owners(snapshot: &Snapshot) -> IndexMap<&str, &str> {
     out
 }
 
-fn namespace_of(bundle: &str) -> &str {
-    BundleName::namespace_of(bundle)
-}
-
 /// The changes from `before` to `after`: brokers and namespaces first, then splits, then bundles in
 /// `after`'s order, then bundles that lost their owner. Looks only at the brokers whose lists
 /// changed when nothing structural changed; otherwise [`diff_full`].
@@ -205,7 +201,7 @@ pub fn diff_full(before: &Snapshot, after: &Snapshot) -> Vec<Change> {
     let namespaces = |s: &Snapshot, owned: &IndexMap<&str, &str>| {
         let mut set: Vec<String> = s.namespaces.keys().cloned().collect();
         for b in owned.keys() {
-            let ns = namespace_of(b);
+            let ns = BundleName::namespace_of(b);
             if !s.namespaces.contains_key(ns) && !set.iter().any(|x| x == ns) {
                 set.push(ns.to_string());
             }
@@ -236,7 +232,7 @@ pub fn diff_full(before: &Snapshot, after: &Snapshot) -> Vec<Change> {
         }
         if let Ok(n) = parse_bundle_name(name) {
             new_by_ns
-                .entry(namespace_of(name))
+                .entry(BundleName::namespace_of(name))
                 .or_default()
                 .push((name, n.range.lo, n.range.hi));
         }
@@ -249,7 +245,7 @@ pub fn diff_full(before: &Snapshot, after: &Snapshot) -> Vec<Change> {
         let Ok(p) = parse_bundle_name(name) else {
             continue;
         };
-        let Some(candidates) = new_by_ns.get(namespace_of(name)) else {
+        let Some(candidates) = new_by_ns.get(BundleName::namespace_of(name)) else {
             continue;
         };
         // Children in hash order, so the split reads low to high.
@@ -297,7 +293,7 @@ pub fn diff_full(before: &Snapshot, after: &Snapshot) -> Vec<Change> {
     for (&name, &from) in &old {
         if !new.contains_key(name)
             && !split_parents.contains(name)
-            && new_ns.iter().any(|ns| ns == namespace_of(name))
+            && new_ns.iter().any(|ns| ns == BundleName::namespace_of(name))
         {
             out.push(Change::Unassigned {
                 bundle: name.to_string(),
@@ -369,7 +365,7 @@ mod tests {
                 if mid == p.range.lo {
                     return;
                 }
-                let ns = namespace_of(&parent).to_string();
+                let ns = BundleName::namespace_of(&parent).to_string();
                 l.bundles.retain(|b| *b != parent);
                 l.last_stats.shift_remove(&parent);
                 let owner = if pick % 2 == 0 { from } else { to };

@@ -12,8 +12,9 @@ use serde::{Deserialize, Serialize};
 use crate::config::Profile;
 use crate::model::Snapshot;
 use crate::plan::PlanError;
-use crate::plan::driver::{shedding_reason, split_reason};
 use crate::plan::leader_step::{CarriedLeader, LeaderStep};
+use crate::plan::reasons::shedding_reason;
+use crate::plan::splitter_task::split_reason;
 
 use super::diff::{Change, diff_changed};
 use super::metrics::summarize;

@@ -13,6 +13,7 @@
 //! `series.json` (`format_version`), `snapshots/<captured_at_ms>-<seq>.json` (manifests),
 //! `parts/<id>.json.gz`. A directory or zip of ordinary snapshot files is read too.
 
+use crate::naming::BundleName;
 use std::collections::HashMap;
 use std::io::{Read, Write};
 
@@ -131,10 +132,6 @@ fn gzip(bytes: &[u8]) -> Vec<u8> {
     enc.finish().unwrap_or_default()
 }
 
-fn namespace_of(bundle: &str) -> &str {
-    crate::naming::BundleName::namespace_of(bundle)
-}
-
 /// Splits `snapshot` into its manifest and parts; `seq` orders snapshots of the same time.
 /// `known(id)` says whether a part is already stored (its bytes are then not produced).
 pub fn encode_snapshot(
@@ -179,7 +176,7 @@ pub fn encode_snapshot(
     let mut run: IndexMap<&str, &BundleData> = IndexMap::new();
     let mut run_ns = "";
     for (name, d) in &snapshot.bundle_data {
-        let ns = namespace_of(name);
+        let ns = BundleName::namespace_of(name);
         if ns != run_ns && !run.is_empty() {
             runs.push(add(serde_json::to_vec(&run)?));
             run.clear();

@@ -8,6 +8,7 @@ pub mod placement;
 pub mod placement_context;
 pub mod placement_explain;
 pub mod range_cache;
+pub mod shed_memo;
 pub mod shedding;
 
 pub use load_data::{BrokerData, LoadData, is_heartbeat_or_sla_namespace};

@@ -16,9 +16,11 @@ use serde::{Deserialize, Serialize};
 
 use super::LoadData;
 use super::load_data::namespace_of_bundle;
-use super::placement::{CycleScores, PlacementChoice, PlacementStrategy};
+use super::placement::{PlacementChoice, PlacementStrategy};
 use super::placement_context::{BrokerRanges, BundleRangeCache, Candidates};
 use super::placement_explain::{StageLog, namespace_policies_note, stage};
+pub use super::shed_memo::ShedSelectionMemo;
+use super::shed_memo::narrow_with_memo;
 use crate::config::LoadBalancerConfig;
 use crate::isolation::{BrokerOffer, NamespacePoliciesOutcome};
 use crate::model::BundleData;
@@ -372,10 +374,10 @@ fn ranges_counter<'c>(
 /// shedding cycle instead of hashing every candidate's name for every new namespace (the cache is
 /// not in the brokers' order once the kept view has refilled it). Valid while neither the
 /// brokers nor the cache's broker entries change: within one `doLoadShedding`.
-struct RangeIndex(Vec<Option<usize>>);
+pub(super) struct RangeIndex(Vec<Option<usize>>);
 
 impl RangeIndex {
-    fn new(cache: &BundleRangeCache, data: &LoadData) -> Self {
+    pub(super) fn new(cache: &BundleRangeCache, data: &LoadData) -> Self {
         Self(
             (0..data.brokers.len())
                 .map(|pos| match cache.get_index(pos) {
@@ -508,101 +510,6 @@ fn apply_broker_filters(
     }))
 }
 
-/// What one shedding cycle's candidate steps found, kept for the cycle's later selections: during
-/// `doLoadShedding` nothing the §6.4 steps read changes between selections (`selectBroker`
-/// preallocates nothing; the cycle only records recently-unloaded bundles, which no step reads),
-/// and every step depends on the bundle only through its namespace and whether it holds
-/// non-persistent topics. Without isolation policies and without an anti-affinity group for the
-/// namespace, the first three steps (namespace policies, topic count, anti-affinity) do not depend
-/// on the namespace either, so their result is kept once for all such namespaces and only the
-/// namespace's even distribution and the broker filters run for each new namespace. The set's
-/// iteration order also depends on the reused set's capacity, so an entry is used only at the
-/// capacity it was computed at. The strategy still runs for every bundle (it may keep state, and
-/// its random pick advances the picker), as do the overload re-selection and the restores.
-#[derive(Default)]
-pub struct ShedSelectionMemo {
-    /// The candidates the strategy was given, per namespace.
-    whole: Vec<MemoEntry>,
-    /// Positions in `whole` by namespace, in the order pushed: a cycle places bundles of a hundred
-    /// namespaces and more, and a scan comparing names for each placement cost more than the
-    /// lookup.
-    whole_by_namespace: rustc_hash::FxHashMap<String, Vec<usize>>,
-    /// The set after the first three steps, for namespaces without a policy or group (the
-    /// namespace field is empty).
-    shared_prefix: Vec<MemoEntry>,
-    /// The brokers' range-cache entries by position, found at the cycle's first even distribution.
-    range_index: Option<RangeIndex>,
-    /// The strategy's per-broker scores for the cycle.
-    scores: CycleScores,
-    /// Whether the context's broker hashes were brought up to date in this cycle.
-    hashes_fresh: bool,
-    /// The policy-only set (positions) per topic kind, without isolation policies (see
-    /// [`should_namespace_policies_unload_memo`]).
-    policy_only_persistent: Option<Vec<usize>>,
-    policy_only_non_persistent: Option<Vec<usize>>,
-}
-
-struct MemoEntry {
-    namespace: String,
-    non_persistent: bool,
-    /// The reused set's capacity when the steps ran.
-    capacity: usize,
-    /// The candidates in iteration order, with their hashes.
-    candidates: Vec<(u32, usize)>,
-    /// The steps as the log recorded them.
-    steps: super::placement_explain::LoggedSteps,
-}
-
-impl ShedSelectionMemo {
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// [`Self::find`] in `whole`: the first entry pushed for the namespace with the same kind
-    /// and capacity, as the scan found it.
-    fn find_whole(
-        &self,
-        namespace: &str,
-        non_persistent: bool,
-        capacity: usize,
-    ) -> Option<&MemoEntry> {
-        self.whole_by_namespace
-            .get(namespace)?
-            .iter()
-            .filter_map(|&i| self.whole.get(i))
-            .find(|e| e.non_persistent == non_persistent && e.capacity == capacity)
-    }
-
-    fn push_whole(&mut self, entry: MemoEntry) {
-        self.whole_by_namespace
-            .entry(entry.namespace.clone())
-            .or_default()
-            .push(self.whole.len());
-        self.whole.push(entry);
-    }
-
-    fn find<'m>(
-        entries: &'m [MemoEntry],
-        namespace: &str,
-        non_persistent: bool,
-        capacity: usize,
-    ) -> Option<&'m MemoEntry> {
-        entries.iter().find(|e| {
-            e.non_persistent == non_persistent && e.capacity == capacity && e.namespace == namespace
-        })
-    }
-}
-
-/// Whether the first three candidate steps ignore `namespace` (no isolation policy, no
-/// anti-affinity group).
-fn prefix_is_shared(ctx: &PlacementContext, namespace: &str) -> bool {
-    ctx.isolation.is_empty() && ctx.anti_affinity_group(namespace).is_none()
-}
-
-fn hashed_items(set: &Candidates) -> Vec<(u32, usize)> {
-    set.iter_hashed().map(|(h, &p)| (h, p)).collect()
-}
-
 /// `selectBrokerForAssignment` (path `Assignment`) or `selectBroker` (path `Shedding`): the §6.4 steps
 /// in order, then the strategy, the overload re-selection and (assignment path) the preallocation.
 /// Explained at `ctx.trace` level.
@@ -692,7 +599,6 @@ pub fn select_broker_for_bundle_memo(
         let mut set = ctx.candidate_cache.take().unwrap_or_default();
         let non_persistent =
             keep_steps && memo.is_some() && ctx.non_persistent_bundles.contains(bundle);
-        let capacity = set.capacity();
         let (mut log, candidates) = match memo.as_deref_mut().filter(|_| keep_steps) {
             None => {
                 ctx.refresh_broker_hashes(data);
@@ -702,108 +608,17 @@ pub fn select_broker_for_bundle_memo(
                 let candidates: Vec<usize> = set.iter().copied().collect();
                 (log, candidates)
             }
-            Some(m) => {
-                if let Some(e) = m.find_whole(namespace, non_persistent, capacity) {
-                    (
-                        StageLog::resumed(data, &e.steps),
-                        e.candidates.iter().map(|&(_, p)| p).collect(),
-                    )
-                } else {
-                    // The brokers' names and order do not change during the cycle.
-                    if !m.hashes_fresh {
-                        ctx.refresh_broker_hashes(data);
-                        m.hashes_fresh = true;
-                    }
-                    let shared = prefix_is_shared(ctx, namespace);
-                    let prefix_key = if shared { "" } else { namespace };
-                    let index: &RangeIndex = m
-                        .range_index
-                        .get_or_insert_with(|| RangeIndex::new(&ctx.bundle_range_cache, data));
-                    let prefix = ShedSelectionMemo::find(
-                        &m.shared_prefix,
-                        prefix_key,
-                        non_persistent,
-                        capacity,
-                    )
-                    .filter(|_| shared);
-                    let (log, items) = match prefix {
-                        Some(e) => {
-                            let mut log = StageLog::resumed(data, &e.steps);
-                            let listed = if log.named() {
-                                None
-                            } else {
-                                narrow_rest_listed(
-                                    namespace,
-                                    data,
-                                    &ctx.bundle_range_cache,
-                                    index,
-                                    cfg,
-                                    &e.candidates,
-                                    &mut log,
-                                )
-                            };
-                            match listed {
-                                Some(items) => (log, items),
-                                None => {
-                                    // Refilled in iteration order at the same capacity: the
-                                    // same order.
-                                    let mut log = StageLog::resumed(data, &e.steps);
-                                    set.clear();
-                                    for &(h, p) in &e.candidates {
-                                        set.insert_hashed(h, p);
-                                    }
-                                    narrow_rest(
-                                        bundle,
-                                        namespace,
-                                        data,
-                                        ctx,
-                                        cfg,
-                                        &mut set,
-                                        &mut log,
-                                        Some(index),
-                                    );
-                                    (log, hashed_items(&set))
-                                }
-                            }
-                        }
-                        None => {
-                            let mut log = StageLog::new(data, trace);
-                            narrow_first(bundle, data, ctx, cfg, &mut set, &mut log);
-                            if shared && set.capacity() == capacity {
-                                m.shared_prefix.push(MemoEntry {
-                                    namespace: String::new(),
-                                    non_persistent,
-                                    capacity,
-                                    candidates: hashed_items(&set),
-                                    steps: log.steps_so_far(),
-                                });
-                            }
-                            narrow_rest(
-                                bundle,
-                                namespace,
-                                data,
-                                ctx,
-                                cfg,
-                                &mut set,
-                                &mut log,
-                                Some(index),
-                            );
-                            (log, hashed_items(&set))
-                        }
-                    };
-                    let candidates = items.iter().map(|&(_, p)| p).collect();
-                    if set.capacity() == capacity {
-                        m.push_whole(MemoEntry {
-                            namespace: namespace.to_string(),
-                            non_persistent,
-                            capacity,
-                            candidates: items,
-                            steps: log.steps_so_far(),
-                        });
-                    }
-                    (log, candidates)
-                }
-            }
+            Some(m) => narrow_with_memo(
+                m,
+                bundle,
+                namespace,
+                non_persistent,
+                data,
+                ctx,
+                cfg,
+                &mut set,
+                trace,
+            ),
         };
         let view: &LoadData = data;
 
@@ -886,7 +701,7 @@ pub fn select_broker_for_bundle_memo(
 
 /// The first three §6.4 steps (namespace policies, topic count, anti-affinity), into `set`
 /// (cleared first), logged in `log`.
-fn narrow_first(
+pub(super) fn narrow_first(
     bundle: &str,
     view: &LoadData,
     ctx: &PlacementContext,
@@ -921,7 +736,7 @@ fn narrow_first(
 /// The §6.4 steps after [`narrow_first`]: even distribution, the broker filters, the restore.
 /// `range_index`: the cycle's range-cache entries by position, when the caller keeps them.
 #[allow(clippy::too_many_arguments)]
-fn narrow_rest(
+pub(super) fn narrow_rest(
     bundle: &str,
     namespace: &str,
     view: &LoadData,
@@ -973,7 +788,7 @@ fn narrow_rest(
 /// unchanged: every later use clears it first). `None`, with `log` to be discarded, where the set
 /// is needed: the version filter (`preferLaterVersions`, which may throw and restore the
 /// policy-only set) or nothing left (the restore).
-fn narrow_rest_listed(
+pub(super) fn narrow_rest_listed(
     namespace: &str,
     view: &LoadData,
     cache: &BundleRangeCache,

@@ -19,13 +19,9 @@ use super::manual_ops::apply_operation;
 use super::model::{PLAN_FORMAT_VERSION, Plan};
 use super::modular_cycle::run_leader_cycle;
 use super::operations::Operation;
-use super::reasons::{describe_placement, describe_shed_reason};
 use super::settings::resolve_config;
 use super::transfer_cycle::run_extensible_leader_cycle;
 use super::working_view::{KeptView, WorkingView};
-
-/// The one-line reason of an automatic split (the history's wording too).
-pub(crate) use super::splitter_task::split_reason;
 
 /// What the operator asks for.
 #[derive(Clone, Debug, PartialEq)]
@@ -255,14 +251,4 @@ pub(crate) fn plan_once(
     plan.verdict = super::verdict::judge(&plan, ws.cfg.overloaded_threshold_fraction());
     let _ = ws.profile;
     Ok(plan)
-}
-
-/// Why the shedding cycle unloaded a bundle and placed it where it did (the plan's and the
-/// simulation's wording).
-pub(crate) fn shedding_reason(u: &crate::modular::leader::CycleUnload) -> String {
-    format!(
-        "{}; {}",
-        describe_shed_reason(&u.shed_reason),
-        describe_placement(&u.placement)
-    )
 }

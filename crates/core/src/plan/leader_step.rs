@@ -182,7 +182,7 @@ impl CarriedLeader {
                 .get(ns)
                 .map(|n| i64::from(n.bundles.num_bundles))
         };
-        // The history reads each unload's one-line reason (`driver::shedding_reason`): how many
+        // The history reads each unload's one-line reason (`reasons::shedding_reason`): how many
         // brokers each pipeline stage left and the strategy's summary, not the candidates' names
         // or scores. The split check asks for the long-term rates in report order, which is the
         // view's order but for the bundles moved since it was built: the entry after the last one
@@ -208,7 +208,8 @@ impl CarriedLeader {
 mod tests {
     use super::*;
     use crate::modular::leader::do_load_shedding;
-    use crate::plan::driver::{build_strategies, shedding_reason};
+    use crate::plan::driver::build_strategies;
+    use crate::plan::reasons::shedding_reason;
     use crate::rng::SeededPicker;
     use crate::simulate::builtin_snapshot;
 

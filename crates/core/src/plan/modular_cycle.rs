@@ -9,10 +9,10 @@ use crate::modular::pipeline::{PipelineTrace, PlacementContext};
 use crate::reason::{DecisionReason, ReasonKind};
 
 use super::after_view::AfterView;
-use super::driver::{Workspace, shedding_reason};
+use super::driver::Workspace;
 use super::leader_state::LeaderState;
 use super::model::{Outlook, Plan, PlannedUnload, SkipScope, SkippedDecision, UnloadDetail};
-use super::reasons::{describe_skip, skip_reason, unload_reason};
+use super::reasons::{describe_skip, shedding_reason, skip_reason, unload_reason};
 use super::splitter_task::{LongTermCursor, auto_splits_step, decide as decide_auto_splits};
 use super::working_view::WorkingView;
 

@@ -4,7 +4,7 @@
 //! per-candidate lists are in the JSON only.
 
 use super::summary::{count, rate, readable_rates};
-use crate::modular::leader::{SkippedUnload, UnloadSkipReason};
+use crate::modular::leader::{CycleUnload, SkippedUnload, UnloadSkipReason};
 use crate::modular::pipeline::PlacementOutcome;
 use crate::modular::shedding::{ShedReason, TrafficMetric};
 use crate::reason::{DecisionReason, ReasonKind};
@@ -245,6 +245,16 @@ pub fn describe_placement(outcome: &PlacementOutcome) -> String {
         ));
     }
     text
+}
+
+/// Why the shedding cycle unloaded a bundle and placed it where it did (the plan's and the
+/// simulation's wording).
+pub(crate) fn shedding_reason(u: &CycleUnload) -> String {
+    format!(
+        "{}; {}",
+        describe_shed_reason(&u.shed_reason),
+        describe_placement(&u.placement)
+    )
 }
 
 pub fn describe_skip(s: &SkippedUnload) -> String {

@@ -256,6 +256,9 @@ pub struct UsageChange<'a> {
     /// Weighted max usage in percent; `None` for a broker the plan adds (before) or removes (after).
     pub before_pct: Option<f64>,
     pub after_pct: Option<f64>,
+    /// Bundles it owns before and after (`None` as for the usage).
+    pub bundles_before: Option<usize>,
+    pub bundles_after: Option<usize>,
     pub moves_in: usize,
     pub moves_out: usize,
 }
@@ -277,6 +280,8 @@ pub fn usage_changes(plan: &Plan) -> Vec<UsageChange<'_>> {
             broker: p.broker,
             before_pct: p.before.map(|b| b.weighted_max_usage_fraction * 100.0),
             after_pct: p.after.map(|a| a.weighted_max_usage_fraction * 100.0),
+            bundles_before: p.before.map(|b| b.bundle_count),
+            bundles_after: p.after.map(|a| a.bundle_count),
             moves_in: moves_in.get(p.broker).copied().unwrap_or(0),
             moves_out: moves_out.get(p.broker).copied().unwrap_or(0),
         })
@@ -485,6 +490,36 @@ mod tests {
         assert_eq!(
             rows.iter().map(|r| r.broker).collect::<Vec<_>>(),
             vec!["b1", "b3", "b2", "b4"]
+        );
+    }
+
+    /// A removed broker has no "after" bundle count, an added one no "before": the pane shows a
+    /// dash there rather than a zero that would read as "emptied".
+    #[test]
+    fn usage_changes_carry_bundle_counts_and_none_for_added_or_removed() {
+        let counted = |broker: &str, fraction: f64, bundles: usize| BrokerLoadView {
+            bundle_count: bundles,
+            ..view(broker, fraction)
+        };
+        let p = Plan {
+            unloads: vec![unload("t/a/0x00000000_0x40000000", "b1", "b3", 1_000.0)],
+            brokers_before: vec![counted("b1", 0.9, 4), counted("b2", 0.5, 2)],
+            brokers_after: vec![counted("b1", 0.4, 3), counted("b3", 0.2, 1)],
+            ..Plan::default()
+        };
+        let rows = usage_changes(&p);
+        let get = |b: &str| rows.iter().find(|r| r.broker == b).unwrap();
+        assert_eq!(
+            (get("b1").bundles_before, get("b1").bundles_after),
+            (Some(4), Some(3))
+        );
+        assert_eq!(
+            (get("b2").bundles_before, get("b2").bundles_after),
+            (Some(2), None)
+        );
+        assert_eq!(
+            (get("b3").bundles_before, get("b3").bundles_after),
+            (None, Some(1))
         );
     }
 }
