@@ -24,7 +24,9 @@
 //!    written, and when none has an escape (so the written key is the parsed key) `format_version`
 //!    without `kind` decides it. Decoding keys in the guard for every other case would mean a
 //!    second JSON string decoder there.
-//! 3. The format's typed reader builds only what the format keeps.
+//! 3. The format's typed reader builds only what the format keeps. For our snapshot file, the
+//!    largest input, [`snapshot_scan`] reads it first in one scan straight into the model, and
+//!    gives it to the typed reader whole on anything it does not read exactly as that reader would.
 
 mod archive;
 mod assemble;
