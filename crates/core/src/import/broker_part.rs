@@ -28,11 +28,18 @@ const MAX_DEPTH: usize = 64;
 /// The entry read from `text`, or `None` when the importer's reader must read it (see the module
 /// comment): `None` is never wrong, only slower.
 pub(crate) fn read(file: &str, text: &str) -> Option<BrokerSnapshot> {
-    let mut s = Scan {
-        s: text.as_bytes(),
-        t: text,
-        i: 0,
-    };
+    let mut s = Scan::new(text);
+    let b = entry(file, &mut s, false)?;
+    s.ws();
+    (s.i == s.s.len()).then_some(b)
+}
+
+/// The broker entry (an object) at the cursor, the cursor left after it; `None` as for [`read`].
+/// With `quiet`, also `None` when the importer's reader would warn about the entry (an unknown
+/// key, a report whose totals disagree with its `lastStats`): our snapshot file's fast reader
+/// ([`super::snapshot_scan`]) must give the importer's warnings too, and gives none.
+pub(super) fn entry(file: &str, s: &mut Scan<'_>, quiet: bool) -> Option<BrokerSnapshot> {
+    let text = s.t;
     // The entry without the fast members: `{"local_broker_data":{<others>}<, other top members>}`.
     let mut rest = String::with_capacity(1024);
     rest.push_str("{\"local_broker_data\":{");
@@ -53,7 +60,7 @@ pub(crate) fn read(file: &str, text: &str) -> Option<BrokerSnapshot> {
                 s.local(&mut hot, &mut rest)?;
             } else {
                 s.skip_value()?;
-                top_others.push(&text[key_at..s.i]);
+                top_others.push(text.get(key_at..s.i)?);
             }
             if !s.eat(b',') {
                 s.expect(b'}')?;
@@ -61,8 +68,7 @@ pub(crate) fn read(file: &str, text: &str) -> Option<BrokerSnapshot> {
             }
         }
     }
-    s.ws();
-    if !seen_local || s.i != s.s.len() {
+    if !seen_local {
         return None;
     }
     rest.push('}');
@@ -77,6 +83,11 @@ pub(crate) fn read(file: &str, text: &str) -> Option<BrokerSnapshot> {
         diag: &mut diag,
     };
     let mut b = super::snapshot_file::broker_entry(&mut ctx, &rest).ok()?;
+    // The copy has no `lastStats` nor bundle lists, so its reader had nothing to compare (see
+    // `consistency_issues`): that check is made below on the whole report.
+    if quiet && !diag.is_empty() {
+        return None;
+    }
     let d = &mut b.local_broker_data;
     if let Some(stats) = hot.last_stats {
         d.last_stats = stats;
@@ -89,6 +100,9 @@ pub(crate) fn read(file: &str, text: &str) -> Option<BrokerSnapshot> {
         if let Some(list) = list {
             *slot = list;
         }
+    }
+    if quiet && !super::broker_report::consistency_issues(d).is_empty() {
+        return None;
     }
     Some(b)
 }
@@ -112,13 +126,32 @@ fn canonical(text: &str) -> Option<String> {
 }
 
 /// A cursor over the text; every method answers `None` where the importer's reader must decide.
-struct Scan<'a> {
+pub(super) struct Scan<'a> {
     s: &'a [u8],
     t: &'a str,
     i: usize,
 }
 
 impl<'a> Scan<'a> {
+    pub(super) fn new(text: &'a str) -> Self {
+        Scan {
+            s: text.as_bytes(),
+            t: text,
+            i: 0,
+        }
+    }
+
+    /// Whether only whitespace is left.
+    pub(super) fn at_end(&mut self) -> bool {
+        self.ws();
+        self.i == self.s.len()
+    }
+
+    /// The text from `from` to the cursor.
+    pub(super) fn since(&self, from: usize) -> Option<&'a str> {
+        self.t.get(from..self.i)
+    }
+
     fn ws(&mut self) {
         while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.s.get(self.i) {
             self.i += 1;
@@ -126,12 +159,12 @@ impl<'a> Scan<'a> {
     }
 
     /// The position of the next token.
-    fn at(&mut self) -> usize {
+    pub(super) fn at(&mut self) -> usize {
         self.ws();
         self.i
     }
 
-    fn eat(&mut self, b: u8) -> bool {
+    pub(super) fn eat(&mut self, b: u8) -> bool {
         self.ws();
         if self.s.get(self.i) == Some(&b) {
             self.i += 1;
@@ -141,12 +174,12 @@ impl<'a> Scan<'a> {
         }
     }
 
-    fn expect(&mut self, b: u8) -> Option<()> {
+    pub(super) fn expect(&mut self, b: u8) -> Option<()> {
         self.eat(b).then_some(())
     }
 
     /// A string without escapes or control characters, as its text.
-    fn plain_str(&mut self) -> Option<&'a str> {
+    pub(super) fn plain_str(&mut self) -> Option<&'a str> {
         self.expect(b'"')?;
         let start = self.i;
         let rest = self.s.get(start..)?;
@@ -164,7 +197,7 @@ impl<'a> Scan<'a> {
     /// Skips one value of any kind without checking it (the importer's reader reads it again from
     /// the copy): only its extent must be right, so strings honour escapes and brackets must
     /// match; a scalar runs to the next delimiter.
-    fn skip_value(&mut self) -> Option<()> {
+    pub(super) fn skip_value(&mut self) -> Option<()> {
         self.ws();
         let mut stack: Vec<u8> = Vec::new();
         loop {
@@ -256,13 +289,13 @@ impl<'a> Scan<'a> {
 
     /// `Ctx::non_negative`'s value: serde_json reads with `float_roundtrip` (correctly rounded,
     /// as `str::parse`), and an integer's `as_f64` rounds the same way.
-    fn rate(&mut self) -> Option<f64> {
+    pub(super) fn rate(&mut self) -> Option<f64> {
         let (text, _) = self.number()?;
         text.parse::<f64>().ok().filter(|x| x.is_finite())
     }
 
     /// `Ctx::non_negative_i64`'s value for a plain integer (`3.0` and the like are left to it).
-    fn count(&mut self) -> Option<i64> {
+    pub(super) fn count(&mut self) -> Option<i64> {
         let (text, integer) = self.number()?;
         if !integer {
             return None;

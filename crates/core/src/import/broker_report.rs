@@ -295,7 +295,7 @@ fn check_consistency(ctx: &mut Ctx<'_>, d: &LocalBrokerData, p: &JPath<'_>) {
 }
 
 /// What [`check_consistency`] warns about, as `(field, message)`.
-fn consistency_issues(d: &LocalBrokerData) -> Vec<(&'static str, String)> {
+pub(super) fn consistency_issues(d: &LocalBrokerData) -> Vec<(&'static str, String)> {
     let mut out = Vec::new();
     if d.last_stats.is_empty() && d.bundles.is_empty() {
         return out;

@@ -187,6 +187,11 @@ pub(crate) struct Diag {
 }
 
 impl Diag {
+    /// Whether nothing was warned about.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.warnings.is_empty() && self.dropped == 0
+    }
+
     pub(crate) fn warn(
         &mut self,
         kind: WarningKind,

@@ -24,7 +24,9 @@
 //!    written, and when none has an escape (so the written key is the parsed key) `format_version`
 //!    without `kind` decides it. Decoding keys in the guard for every other case would mean a
 //!    second JSON string decoder there.
-//! 3. The format's typed reader builds only what the format keeps.
+//! 3. The format's typed reader builds only what the format keeps. For our snapshot file, the
+//!    largest input, [`snapshot_scan`] reads it first in one scan straight into the model, and
+//!    gives it to the typed reader whole on anything it does not read exactly as that reader would.
 
 mod archive;
 mod assemble;
@@ -45,6 +47,7 @@ mod json_guard;
 mod layout;
 mod policies;
 mod snapshot_file;
+mod snapshot_scan;
 pub mod store_files;
 pub mod store_layout;
 mod time_average;
@@ -402,10 +405,13 @@ fn process_file(
         ));
     }
     let mut top_keys = None;
+    // Whether the guard ran and found no key given twice (our snapshot's fast reader needs both).
+    let mut unique_keys = false;
     if detect::is_json(trimmed) {
         // Before any reader or the outline: the guard bounds what they may build.
         let scan = json_guard::check(file, text, opts.max_json_values)?;
         top_keys = scan.top_keys;
+        unique_keys = scan.duplicates.is_empty();
         for at in scan.duplicates {
             diag.warn(
                 WarningKind::Duplicate,
@@ -420,7 +426,18 @@ fn process_file(
     if origin == Origin::Snapshot && shape != Shape::Snapshot {
         return Err(not_a_snapshot(file));
     }
-    read_input(file, path, &loc, shape, text, origin, opts, c, diag)
+    read_input(
+        file,
+        path,
+        &loc,
+        shape,
+        text,
+        origin,
+        unique_keys,
+        opts,
+        c,
+        diag,
+    )
 }
 
 /// Input that is no export we know: skipped inside a directory or archive, an error if named.
@@ -514,6 +531,7 @@ fn read_input(
     shape: Shape,
     text: &str,
     origin: Origin,
+    unique_keys: bool,
     opts: &ImportOptions,
     c: &mut Collected,
     diag: &mut Diag,
@@ -523,7 +541,7 @@ fn read_input(
         Shape::CollectReport => return read_collect_report(file, text, c, diag),
         Shape::Snapshot => {
             // Counts itself as recognised.
-            return snapshot_file::read(file, text, c, diag);
+            return snapshot_file::read(file, text, unique_keys, c, diag);
         }
         Shape::LocalBrokerData | Shape::BrokerLookupData => {
             let report = if shape == Shape::LocalBrokerData {

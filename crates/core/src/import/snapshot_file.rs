@@ -18,8 +18,8 @@ use super::time_average::RawTimeAverage;
 use super::top_bundles::RawTopBundles;
 use super::typed::{self, Entries, Leaf, List, Object, Unknown, json_object};
 use super::{
-    broker_load_data, broker_report, bundle_data, cluster, fields, policies, time_average,
-    top_bundles, topic_list,
+    broker_load_data, broker_report, bundle_data, cluster, fields, policies, snapshot_scan,
+    time_average, top_bundles, topic_list,
 };
 use crate::model::{
     BrokerLoadData, BrokerSnapshot, BundleData, LocalBrokerData, NamespaceIsolationPolicy,
@@ -126,16 +126,39 @@ pub(crate) struct NamespaceParts {
     pub topics: Option<Vec<String>>,
 }
 
-/// Reads our snapshot file from its text and adds it to what was collected.
+/// Reads our snapshot file from its text and adds it to what was collected. With `fast` (the size
+/// guard found no repeated key), [`snapshot_scan`] reads it when it can, and this reader when not.
 pub(crate) fn read(
     file: &str,
     text: &str,
+    fast: bool,
     c: &mut Collected,
     diag: &mut Diag,
 ) -> Result<(), ImportError> {
-    let raw = typed::from_text(file, text)?;
-    let parts = check(&mut Ctx { file, diag }, raw)?;
+    let parts = match fast.then(|| snapshot_scan::read(file, text)).flatten() {
+        Some(parts) => parts,
+        None => {
+            let raw = typed::from_text(file, text)?;
+            check(&mut Ctx { file, diag }, raw)?
+        }
+    };
     apply(file, parts, c, diag)
+}
+
+/// This reader on `text`, `None` on an error or a warning: what [`snapshot_scan`] does not read
+/// itself (every member but `brokers` and `bundle_data`, as written).
+pub(super) fn check_quiet(file: &str, text: &str) -> Option<Parts> {
+    let raw = typed::from_text(file, text).ok()?;
+    let mut diag = Diag::default();
+    let parts = check(
+        &mut Ctx {
+            file,
+            diag: &mut diag,
+        },
+        raw,
+    )
+    .ok()?;
+    diag.is_empty().then_some(parts)
 }
 
 /// One broker entry of a snapshot (the value of `$.brokers["<id>"]`) from its own text, with the
