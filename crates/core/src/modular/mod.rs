@@ -10,6 +10,6 @@ pub mod placement_explain;
 pub mod range_cache;
 pub mod shedding;
 
-pub use load_data::{BrokerData, LoadData, is_heartbeat_or_sla_namespace};
+pub use load_data::{BrokerData, BundleDataMap, LoadData, is_heartbeat_or_sla_namespace};
 pub use placement::{PlacementChoice, PlacementStrategy};
 pub use shedding::{LoadSheddingStrategy, ShedReason, SheddingSelection};
