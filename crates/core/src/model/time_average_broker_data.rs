@@ -21,9 +21,9 @@ pub struct TimeAverageBrokerData {
 impl TimeAverageBrokerData {
     /// Recomputed from scratch as the leader does: the sum over the broker's bundles, a bundle with
     /// no `BundleData` counting with Pulsar's defaults.
-    pub fn from_bundles<'a>(
+    pub fn from_bundles<'a, S: std::hash::BuildHasher>(
         bundles: impl IntoIterator<Item = &'a str>,
-        bundle_data: &IndexMap<String, BundleData>,
+        bundle_data: &IndexMap<String, BundleData, S>,
     ) -> Self {
         let default = BundleData::pulsar_default();
         Self::from_bundle_data(

@@ -1,8 +1,14 @@
 //! The leader's view of the cluster as strategies see it (`LoadData` / `BrokerData` in Pulsar).
 
 use indexmap::IndexMap;
+use rustc_hash::FxBuildHasher;
 
 use crate::model::{BundleData, LocalBrokerData, TimeAverageBrokerData};
+
+/// The leader's bundle data by full bundle name. Hashed with Fx, not SipHash: building the view
+/// hashes all 200,000 names of a large cluster, and an `IndexMap`'s order is its insertion order
+/// whatever its hasher, so no decision depends on it (the names are the user's own snapshot).
+pub type BundleDataMap = IndexMap<String, BundleData, FxBuildHasher>;
 
 /// `BrokerData`: a broker's own report, the leader's time averages and its preallocated bundles.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -19,7 +25,7 @@ pub struct LoadData {
     /// Live brokers by brokerId, in iteration order (only exact ties depend on it).
     pub brokers: IndexMap<String, BrokerData>,
     /// The leader's bundle data by full bundle name.
-    pub bundle_data: IndexMap<String, BundleData>,
+    pub bundle_data: BundleDataMap,
     /// Bundles unloaded recently: name → unload time (ms).
     pub recently_unloaded: IndexMap<String, i64>,
 }

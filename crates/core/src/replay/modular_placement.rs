@@ -354,7 +354,10 @@ fn load_data(cycle: &Cycle, cpath: &str) -> Result<LoadData, ReplayError> {
             .iter()
             .map(|(name, b)| (name.clone(), bundle_data(b)))
             .collect();
-        data.bundle_data = java_order::shedding_bundle_map(list, ORACLE_PROFILE);
+        // Same order; the view's map hashes with Fx.
+        data.bundle_data = java_order::shedding_bundle_map(list, ORACLE_PROFILE)
+            .into_iter()
+            .collect();
     }
     let mut parsed: Vec<(String, BrokerData)> = Vec::with_capacity(cycle.brokers.len());
     for (bi, b) in cycle.brokers.iter().enumerate() {

@@ -153,7 +153,8 @@ fn load_data(cycle: &Cycle, path: &str, profile: Profile) -> Result<LoadData, Re
     }
     Ok(LoadData {
         brokers: java_order::concurrent_hash_map(brokers),
-        bundle_data,
+        // Same order; the view's map hashes with Fx.
+        bundle_data: bundle_data.into_iter().collect(),
         recently_unloaded: recently_unloaded(cycle.recently_unloaded_bundles.as_ref()),
     })
 }

@@ -52,10 +52,9 @@ impl SeriesRecorder {
     pub fn record(
         &mut self,
         cluster: &SimCluster,
-        before: Option<&IndexMap<String, BundleData>>,
+        before: Option<&crate::modular::BundleDataMap>,
         now_ms: i64,
     ) {
-        let stored = before.unwrap_or(&self.base.bundle_data);
         let mut brokers = IndexMap::with_capacity(cluster.data().brokers.len());
         let mut listed: HashSet<&str> = HashSet::new();
         for (id, b) in &cluster.data().brokers {
@@ -70,11 +69,13 @@ impl SeriesRecorder {
             );
         }
         // Sorted by namespace then range, as a snapshot's bundle data is.
-        let mut bundle_data: IndexMap<String, BundleData> = stored
-            .iter()
-            .filter(|(name, _)| listed.contains(name.as_str()))
-            .map(|(name, d)| (name.clone(), *d))
-            .collect();
+        let keep = |(name, d): (&String, &BundleData)| {
+            listed.contains(name.as_str()).then(|| (name.clone(), *d))
+        };
+        let mut bundle_data: IndexMap<String, BundleData> = match before {
+            Some(stored) => stored.iter().filter_map(keep).collect(),
+            None => self.base.bundle_data.iter().filter_map(keep).collect(),
+        };
         bundle_data.sort_unstable_keys();
         let snapshot = Snapshot {
             captured_at_ms: Some(now_ms),

@@ -68,9 +68,9 @@ pub fn auto_split_runs(cfg: &LoadBalancerConfig, known_brokers: usize) -> bool {
 /// the topic, session, rate or bandwidth limit; it is accepted while
 /// `namespace_bundle_count(ns) + acceptedSoFar(ns) < loadBalancerNamespaceMaximumBundles`. A count of
 /// `None` (the namespace service failed) skips the bundle.
-pub fn find_bundles_to_split(
+pub fn find_bundles_to_split<S: std::hash::BuildHasher>(
     brokers: &[BrokerBundleStats<'_>],
-    bundle_data: &IndexMap<String, BundleData>,
+    bundle_data: &IndexMap<String, BundleData, S>,
     namespace_bundle_count: impl Fn(&str) -> Option<i64>,
     thresholds: &SplitThresholds,
 ) -> ModularSplitPlan {
