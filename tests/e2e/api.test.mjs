@@ -137,6 +137,31 @@ test('plan: options (profile, settings, operations, leaderCycle)', () => {
   assert.equal(off.unloads.length, 0);
 });
 
+test('plan explain "summary" and explainDecision: the details on demand', () => {
+  const d = demo();
+  const full = api.plan(d);
+  assert.equal(full.explained, undefined);
+  const light = api.plan(d, { explain: 'summary' });
+  assert.equal(light.explained.level, 'summary');
+  // The same decisions with the same reasons; only the details are left out.
+  assert.equal(light.unloads.length, full.unloads.length);
+  full.unloads.forEach((u, i) => {
+    assert.equal(light.unloads[i].bundle, u.bundle);
+    assert.equal(light.unloads[i].reason_text, u.reason_text);
+    assert.deepEqual(light.unloads[i].reason, u.reason);
+    assert.equal(light.unloads[i].detail, null);
+    // Each detail on demand is the full plan's.
+    const detail = api.explainDecision(d, { explain: 'summary' }, { kind: 'unload', bundle: u.bundle });
+    assert.deepEqual(detail, u.detail);
+  });
+  assert.ok(full.unloads[0].detail.placement.stages.length > 0);
+  assert.equal(api.explainDecision(d, {}, { kind: 'split', bundle: 'no/such/0x00000000_0x10000000' }), null);
+  assert.throws(() => api.explainDecision(d, {}, { kind: 'move', bundle: 'x' }),
+    (e) => e instanceof Error && e.message.startsWith('decision: '));
+  assert.throws(() => api.plan(d, { explain: 'none' }),
+    (e) => e instanceof Error && e.message.startsWith('options.explain: '));
+});
+
 test('plan: a malformed snapshot throws an Error naming the JSON path', () => {
   const d = demo();
   d.brokers['broker-00.demo.svc:8080'].local_broker_data.cpu.limit = 'lots';

@@ -195,6 +195,11 @@ test('run plan, a manual move, export, and reload restores it', async () => {
       .filter((c) => c.scrollWidth > c.clientWidth + 1 || c.getBoundingClientRect().right > window.innerWidth)
       .map((c) => c.textContent.slice(0, 80)));
     assert.deepEqual(cut, []);
+    // The placement pipeline behind the move, opened from the pane: the strategy and the broker it
+    // chose, each stage with how many brokers it left and removed.
+    await page.click('[data-testid=plan-detail] [data-testid=plan-pipeline] summary');
+    await page.waitForSelector('[data-testid=plan-detail] [data-testid=plan-pipeline-stage]', { timeout: 5_000 });
+    assert.ok((await page.textContent('[data-testid=plan-pipeline-strategy]')).includes(' chose '));
     // Every broker's usage before → after, one row each.
     assert.equal(await page.locator('[data-testid=plan-usage-row]').count(), DEMO_BROKERS);
     await screenshotOf(page, '[data-testid=plan]', 'plan-demo.png');

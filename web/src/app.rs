@@ -178,6 +178,29 @@ pub fn app(props: &AppProps) -> Html {
         })
     };
     let on_export = host::on_export(options.on_export_requested.clone(), state.plan.clone());
+    // Plans from the worker come without their details (`explain: summary`): a decision's detail
+    // is asked of the worker when its pane's pipeline is opened, and an export asks for the Full
+    // plan first.
+    let light = state.plan_ok().is_some_and(|p| p.explained.is_some());
+    let explain_source = loaded.as_ref().filter(|_| light).map(|l| {
+        let (worker, snapshot_id, request) =
+            (imports.worker.clone(), l.id, state.worker_request(false));
+        Callback::from(
+            move |(which, answer): (
+                lbplan_core::plan::DecisionRef,
+                Callback<crate::plan_client::Explanation>,
+            )| {
+                match worker.borrow().as_ref() {
+                    Some(w) => w.ask_explanation(snapshot_id, &request, which, answer),
+                    None => answer.emit(Err("the plan worker is not running".to_string())),
+                }
+            },
+        )
+    });
+    let on_need_full = light.then(|| {
+        let d = state.dispatcher();
+        Callback::from(move |()| d.dispatch(Action::WantFullPlan))
+    });
 
     let banner = state.error.clone().map(|e| {
         let d = state.dispatcher();
@@ -243,8 +266,9 @@ pub fn app(props: &AppProps) -> Html {
                     </div>
                     if let Some(plan) = state.plan.clone() {
                         <PlanView plan={plan.clone()} diff={state.plan_diff.clone()}
-                            on_apply_setting={(!readonly).then(|| on_set.clone())} />
-                        <ExportPanel plan={plan} readonly={readonly}
+                            on_apply_setting={(!readonly).then(|| on_set.clone())}
+                            explain={explain_source.clone()} />
+                        <ExportPanel plan={plan} readonly={readonly} on_need_full={on_need_full.clone()}
                             admin_base_url={options.admin_base_url.clone().map(AttrValue::from)}
                             auth_headers={options.auth_headers.clone()} on_export={on_export.clone()} />
                     }

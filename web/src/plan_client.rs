@@ -10,22 +10,23 @@
 //! Every snapshot is imported by this worker (`worker_import`), so it holds the loaded one; a
 //! simulation gets it from here as its file's bytes ([`PlanWorker::ask_snapshot_file`]: written
 //! in the worker, handed over in a transferred `ArrayBuffer`). Job ids are numbered in ranges per
-//! kind (plans from 1, [`FIRST_REBALANCE_ID`], [`FIRST_FILE_ID`], imports from `0x8000_0000`) so a
+//! kind (plans from 1, [`FIRST_REBALANCE_ID`], [`FIRST_FILE_ID`], [`FIRST_EXPLAIN_ID`], imports
+//! from `0x8000_0000`) so a
 //! failure reaches the one who asked. A worker that dies is marked dead; the next job starts a new
 //! one.
 
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
-use lbplan_core::plan::Plan;
 use lbplan_core::plan::diff::PlanDiff;
+use lbplan_core::plan::{DecisionDetail, DecisionRef, Plan, PlanRequest};
 use lbplan_core::rebalance::Proposal;
 use lbplan_core::view::snapshot_chunks::SnapshotChunk;
 use lbplan_worker::lists_apart::ListsPart;
 use lbplan_worker::plan_parts::{PlanAssembly, PlanRows, PlannedHead};
 use lbplan_worker::protocol::{
-    ListsMessage, Request, Response, SNAPSHOT_FILE_TYPE, SnapshotFileJob, SnapshotPart,
-    WORKER_PROTOCOL_VERSION,
+    ExplainJob, ListsMessage, PlanJob, Request, Response, SNAPSHOT_FILE_TYPE, SnapshotFileJob,
+    SnapshotPart, WORKER_PROTOCOL_VERSION,
 };
 use wasm_bindgen::JsCast;
 use wasm_bindgen::JsValue;
@@ -52,6 +53,12 @@ pub const FIRST_REBALANCE_ID: u32 = 0x4000_0000;
 /// Requests for the snapshot's file are numbered from here.
 pub const FIRST_FILE_ID: u32 = 0x6000_0000;
 
+/// Requests for one decision's detail are numbered from here (to `0x8000_0000`).
+pub const FIRST_EXPLAIN_ID: u32 = 0x7000_0000;
+
+/// One decision's detail as the worker gives it (`None`: no such decision), or why not.
+pub type Explanation = Result<Option<DecisionDetail>, String>;
+
 /// What the page hears about a rebalance job (the same worker answers both kinds).
 #[derive(Clone, Debug, PartialEq)]
 pub enum RebalanceAnswer {
@@ -70,6 +77,20 @@ pub type SnapshotFile = Result<js_sys::ArrayBuffer, String>;
 
 thread_local! {
     static NEXT_FILE_ID: Cell<u32> = const { Cell::new(FIRST_FILE_ID) };
+    static NEXT_EXPLAIN_ID: Cell<u32> = const { Cell::new(FIRST_EXPLAIN_ID) };
+}
+
+/// The next id of a range `[first, end)`, wrapping.
+fn next_id(counter: &'static std::thread::LocalKey<Cell<u32>>, first: u32, end: u32) -> u32 {
+    counter.with(|n| {
+        let id = n.get();
+        n.set(if id.wrapping_add(1) >= end {
+            first
+        } else {
+            id + 1
+        });
+        id
+    })
 }
 
 /// Messages (with their transfer lists) waiting for the worker to be ready.
@@ -78,7 +99,10 @@ type Queue = Rc<RefCell<Vec<(JsValue, Option<js_sys::Array>)>>>;
 /// Who waits for which snapshot file.
 type FileWaiters = Rc<RefCell<Vec<(u32, Callback<SnapshotFile>)>>>;
 
-fn take_waiter(waiters: &FileWaiters, id: u32) -> Option<Callback<SnapshotFile>> {
+/// Who waits for which decision's detail.
+type ExplainWaiters = Rc<RefCell<Vec<(u32, Callback<Explanation>)>>>;
+
+fn take_waiter<T>(waiters: &Rc<RefCell<Vec<(u32, T)>>>, id: u32) -> Option<T> {
     let mut w = waiters.borrow_mut();
     let k = w.iter().position(|(i, _)| *i == id)?;
     Some(w.swap_remove(k).1)
@@ -109,6 +133,7 @@ pub struct PlanWorker {
     on_import: Rc<RefCell<Option<Callback<ImportAnswer>>>>,
     on_rebalance: Rc<RefCell<Option<Callback<RebalanceAnswer>>>>,
     files: FileWaiters,
+    explains: ExplainWaiters,
     /// The loaded snapshot the worker holds.
     snapshot_id: Cell<Option<u64>>,
     _onmessage: Closure<dyn FnMut(web_sys::MessageEvent)>,
@@ -125,8 +150,10 @@ impl PlanWorker {
         let on_import: Rc<RefCell<Option<Callback<ImportAnswer>>>> = Rc::default();
         let on_rebalance: Rc<RefCell<Option<Callback<RebalanceAnswer>>>> = Rc::default();
         let files: FileWaiters = Rc::default();
+        let explains: ExplainWaiters = Rc::default();
         let onmessage = {
             let assembly = RefCell::new(PlanAssembly::default());
+            let explains = explains.clone();
             let (worker, ready, queue, answers, imports, rebalance, files) = (
                 worker.clone(),
                 ready.clone(),
@@ -231,8 +258,15 @@ impl PlanWorker {
                     Ok(Response::Planned { id, result, diff }) => {
                         answers.emit(PlanAnswer::Planned { id, result, diff })
                     }
+                    Ok(Response::DecisionExplained { id, result }) => {
+                        if let Some(cb) = take_waiter(&explains, id) {
+                            cb.emit(result.map(|d| d.map(|d| *d)));
+                        }
+                    }
                     Ok(Response::Failed { id, message }) => {
-                        if let Some(cb) = take_waiter(&files, id) {
+                        if let Some(cb) = take_waiter(&explains, id) {
+                            cb.emit(Err(message));
+                        } else if let Some(cb) = take_waiter(&files, id) {
                             cb.emit(Err(message));
                         } else if (FIRST_REBALANCE_ID..FIRST_FILE_ID).contains(&id) {
                             on_rebalance(RebalanceAnswer::Failed { id, message });
@@ -257,6 +291,7 @@ impl PlanWorker {
         };
         let onerror = {
             let (dead, rebalance, files) = (dead.clone(), on_rebalance.clone(), files.clone());
+            let explains = explains.clone();
             Closure::<dyn FnMut(web_sys::ErrorEvent)>::new(move |e: web_sys::ErrorEvent| {
                 e.prevent_default();
                 dead.set(true);
@@ -268,6 +303,9 @@ impl PlanWorker {
                 };
                 // Everyone waiting on this worker hears it.
                 for (_, cb) in files.borrow_mut().drain(..) {
+                    cb.emit(Err(message.clone()));
+                }
+                for (_, cb) in explains.borrow_mut().drain(..) {
                     cb.emit(Err(message.clone()));
                 }
                 if let Some(cb) = rebalance.borrow().as_ref() {
@@ -289,6 +327,7 @@ impl PlanWorker {
             on_import,
             on_rebalance,
             files,
+            explains,
             snapshot_id: Cell::new(None),
             _onmessage: onmessage,
             _onerror: onerror,
@@ -338,15 +377,7 @@ impl PlanWorker {
             )));
             return;
         }
-        let id = NEXT_FILE_ID.with(|n| {
-            let id = n.get();
-            n.set(if id.wrapping_add(1) >= 0x8000_0000 {
-                FIRST_FILE_ID
-            } else {
-                id + 1
-            });
-            id
-        });
+        let id = next_id(&NEXT_FILE_ID, FIRST_FILE_ID, FIRST_EXPLAIN_ID);
         let request = Request::SnapshotFile(Box::new(SnapshotFileJob {
             format_version: WORKER_PROTOCOL_VERSION,
             id,
@@ -355,6 +386,38 @@ impl PlanWorker {
         match serde_json::to_string(&request) {
             Ok(text) => {
                 self.files.borrow_mut().push((id, answer));
+                self.post(text.into());
+            }
+            Err(e) => answer.emit(Err(e.to_string())),
+        }
+    }
+
+    /// Asks the worker for the detail of decision `which` in the plan `request` asks of snapshot
+    /// `snapshot_id` (a plan it made at `explain: summary`); `answer` gets it, or why not. `Err` at
+    /// once when the worker does not hold the snapshot.
+    pub fn ask_explanation(
+        &self,
+        snapshot_id: u64,
+        request: &PlanRequest,
+        which: DecisionRef,
+        answer: Callback<Explanation>,
+    ) {
+        if !self.has_snapshot(snapshot_id) || self.is_dead() {
+            answer.emit(Err(format!(
+                "the plan worker does not hold snapshot {snapshot_id}"
+            )));
+            return;
+        }
+        let id = next_id(&NEXT_EXPLAIN_ID, FIRST_EXPLAIN_ID, 0x8000_0000);
+        let request = Request::Explain(Box::new(ExplainJob {
+            format_version: WORKER_PROTOCOL_VERSION,
+            id,
+            decision: which,
+            plan: PlanJob::new(id, snapshot_id, None, request),
+        }));
+        match serde_json::to_string(&request) {
+            Ok(text) => {
+                self.explains.borrow_mut().push((id, answer));
                 self.post(text.into());
             }
             Err(e) => answer.emit(Err(e.to_string())),

@@ -11,7 +11,7 @@ use lbplan_core::model::Snapshot;
 use lbplan_core::plan::diff::{PlanDiff, diff_plans};
 use lbplan_core::plan::fingerprint::snapshot_fingerprint;
 use lbplan_core::plan::operations::Operation;
-use lbplan_core::plan::{Plan, PlanRequest, make_plan_with_fingerprint};
+use lbplan_core::plan::{Explain, Plan, PlanRequest, make_plan_with_fingerprint};
 use lbplan_core::view::bundle_map::{BundleMap, BundleMapBuilder};
 use lbplan_core::view::namespaces::{NamespaceRow, NamespaceRowsBuilder, namespace_rows};
 use lbplan_core::view::share::{SESSION_FORMAT_VERSION, Session};
@@ -180,6 +180,9 @@ pub struct AppState {
     pub baseline: Option<(BaselineKey, Rc<Result<Plan, String>>)>,
     /// What the edits change against the plan without them; `None` without edits.
     pub plan_diff: Option<Rc<PlanDiff>>,
+    /// The next worker plan carries every decision's detail (an export asked for the Full plan);
+    /// taken by that plan, so later what-ifs are light again.
+    pub full_details_next: bool,
 }
 
 /// What a baseline plan was made for: snapshot id, profile, leader cycle on/off.
@@ -223,6 +226,9 @@ pub enum Action {
         message: String,
     },
     SetPlanWorkerFrom(usize),
+    /// The plan shown was made without its details (`explain: summary`): make it again at full
+    /// (an export needs the Full plan).
+    WantFullPlan,
 }
 
 impl AppState {
@@ -256,6 +262,19 @@ impl AppState {
         }
     }
 
+    /// What the plan worker is asked: the dashboard's plans and what-ifs at `explain: summary`
+    /// (one decision's detail is asked for when its pane is opened), unless `full`.
+    pub fn worker_request(&self, full: bool) -> PlanRequest {
+        PlanRequest {
+            explain: if full {
+                Explain::Full
+            } else {
+                Explain::Summary
+            },
+            ..self.request()
+        }
+    }
+
     /// Whether plans of the loaded snapshot go to the worker.
     pub fn plans_in_worker(&self) -> bool {
         self.loaded()
@@ -270,11 +289,12 @@ impl AppState {
         if !self.planning {
             return;
         }
+        let full = std::mem::take(&mut self.full_details_next);
         if self.plans_in_worker() {
             self.plan_job_serial = self.plan_job_serial.wrapping_add(1);
             self.plan_job = Some(PlanJob {
                 id: self.plan_job_serial,
-                request: self.request(),
+                request: self.worker_request(full),
                 after_push,
             });
             return;
@@ -413,6 +433,17 @@ impl Reducible for AppState {
                 }
             }
             Action::SetPlanWorkerFrom(n) => s.plan_worker_from_bundles = n,
+            Action::WantFullPlan => {
+                let light = s.plan_ok().is_some_and(|p| p.explained.is_some());
+                let asked = s
+                    .plan_job
+                    .as_ref()
+                    .is_some_and(|j| j.request.explain == Explain::Full);
+                if light && !asked {
+                    s.full_details_next = true;
+                    s.replan();
+                }
+            }
             Action::Restore(session) => {
                 s.profile = session.profile.as_deref().and_then(Profile::parse);
                 match (

@@ -95,6 +95,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
         seed: args.seed,
         leader_cycle: !args.manual_only,
         outlook_cycles: args.outlook_cycles,
+        explain: lbplan_core::plan::Explain::Full,
     };
     let plan = make_plan(&snapshot, &request).map_err(|e| CliError::BadInput(e.to_string()))?;
     if args.diff_baseline {

@@ -3,7 +3,10 @@
 //! `cargo bench -p lbplan-core --bench plan_phases` (`LBPLAN_BENCH_REPEAT=N`, default 3;
 //! `LBPLAN_ONLY_PLAN=1` times only `make_plan_with_fingerprint`, for a profiler). Also times the
 //! kept `PlanEngine`: building it, a cycle-only plan and a manual what-if on it
-//! (`LBPLAN_ONLY_ENGINE=build|cycle|whatif`: only that, repeated on one engine, for `perf record`).
+//! (`LBPLAN_ONLY_ENGINE=build|cycle|whatif|whatif_summary|explain`: only that, repeated on one
+//! engine, for `perf record`). `whatif_summary` is the what-if as the dashboard sends it
+//! (`explain: summary`, details left out); `explain` is the on-demand detail of its manual unload
+//! (`plan::explain_decision`).
 
 use std::borrow::Cow;
 use std::time::Instant;
@@ -17,7 +20,8 @@ use lbplan_core::plan::leader_view::load_data_from_snapshot;
 use lbplan_core::plan::operations::Operation;
 use lbplan_core::plan::settings::resolve_config;
 use lbplan_core::plan::{
-    AfterStart, PlanEngine, PlanRequest, make_plan, make_plan_with_fingerprint,
+    AfterStart, DecisionRef, Explain, PlanEngine, PlanRequest, explain_decision, make_plan,
+    make_plan_with_fingerprint,
 };
 use lbplan_core::rng::SeededPicker;
 use lbplan_core::synthetic::{SyntheticSpec, generate};
@@ -49,6 +53,23 @@ fn whatif_request(snapshot: &Snapshot) -> PlanRequest {
     }
 }
 
+/// [`whatif_request`] at the dashboard's level: `reason`s as Full's, `detail`s left out.
+fn whatif_summary(whatif: &PlanRequest) -> PlanRequest {
+    PlanRequest {
+        explain: Explain::Summary,
+        ..whatif.clone()
+    }
+}
+
+/// The what-if's manual unload, whose detail the dashboard asks for when its row is opened.
+fn manual_unload(whatif: &PlanRequest) -> DecisionRef {
+    let bundle = match whatif.operations.first() {
+        Some(Operation::UnloadBundle { bundle, .. }) => bundle.clone(),
+        _ => String::new(),
+    };
+    DecisionRef::Unload { bundle }
+}
+
 fn main() {
     if std::env::args().any(|a| a == "--list") {
         return;
@@ -73,6 +94,8 @@ fn main() {
         // For a profiler: the kept engine only (`build`, `cycle` or `whatif` repeated on one engine).
         let fp = snapshot_fingerprint(&snapshot);
         let whatif = whatif_request(&snapshot);
+        let summary = whatif_summary(&whatif);
+        let one = manual_unload(&whatif);
         let build = || {
             let mut e = PlanEngine::with_fingerprint(Cow::Borrowed(&snapshot), fp.clone());
             e.prepare();
@@ -84,6 +107,12 @@ fn main() {
                 "build" => drop(time("engine: build (view)", build)),
                 "whatif" => drop(time("engine: what-if plan", || {
                     engine.plan(&whatif).expect("plans")
+                })),
+                "whatif_summary" => drop(time("engine: what-if, summary", || {
+                    engine.plan(&summary).expect("plans")
+                })),
+                "explain" => drop(time("engine: explain one unload", || {
+                    explain_decision(&mut engine, &summary, &one).expect("plans")
                 })),
                 _ => drop(time("engine: cycle-only plan", || {
                     engine.plan(&req).expect("plans")
@@ -125,10 +154,20 @@ fn main() {
                 "the kept engine plans as make_plan"
             );
         }
+        let summary = whatif_summary(&whatif);
+        let one = manual_unload(&whatif);
         for _ in 0..2 {
-            time("engine: what-if plan", || {
+            let full = time("engine: what-if plan", || {
                 engine.plan(&whatif).expect("plans")
             });
+            let light = time("engine: what-if, summary", || {
+                engine.plan(&summary).expect("plans")
+            });
+            let detail = time("engine: explain one unload", || {
+                explain_decision(&mut engine, &summary, &one).expect("plans")
+            });
+            assert_eq!(full.unloads.len(), light.unloads.len());
+            assert!(detail.is_some(), "the manual unload is explained");
         }
         println!(
             "  (plan: {} unloads, {} splits)",

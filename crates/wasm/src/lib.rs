@@ -23,7 +23,7 @@ use lbplan_core::import::{ImportInput, ImportWarning, import};
 use lbplan_core::model::Snapshot;
 use lbplan_core::plan::export_format::ExportFormat;
 use lbplan_core::plan::settings::detect_profile;
-use lbplan_core::plan::{Plan, make_plan};
+use lbplan_core::plan::{DecisionDetail, Plan, PlanEngine, explain_decision, make_plan};
 use serde::Serialize;
 use serde_json::Value;
 use wasm_bindgen::JsCast;
@@ -44,6 +44,10 @@ extern "C" {
     pub type JsPlanOptions;
     #[wasm_bindgen(typescript_type = "Plan")]
     pub type JsPlan;
+    #[wasm_bindgen(typescript_type = "DecisionRef")]
+    pub type JsDecisionRef;
+    #[wasm_bindgen(typescript_type = "UnloadDetail | SplitDetail | null")]
+    pub type JsDecisionDetail;
     #[wasm_bindgen(typescript_type = "ExportFormat")]
     pub type JsExportFormat;
     #[wasm_bindgen(typescript_type = "ExportOptions")]
@@ -212,6 +216,42 @@ pub fn plan_value(snapshot: &Value, options: &Value) -> Result<Plan, ApiError> {
     let request = plan_options::plan_request(options)?;
     let (snapshot, _warnings) = snapshot_input::snapshot_from_value(snapshot)?;
     make_plan(&snapshot, &request).map_err(|e| ApiError::whole(e.to_string()))
+}
+
+/// One decision's full `detail` — the strategy's rule, the placement pipeline with every candidate —
+/// in the plan `options` ask for, as a plan at `explain: "full"` carries it: for a plan made at
+/// `explain: "summary"`, whose details were left out. `null` when the plan has no such decision.
+#[wasm_bindgen(js_name = explainDecision)]
+pub fn explain_decision_js(
+    snapshot: &JsSnapshot,
+    options: Option<JsPlanOptions>,
+    decision: &JsDecisionRef,
+) -> Result<JsDecisionDetail, JsError> {
+    init();
+    let run = || -> Result<JsValue, ApiError> {
+        let snapshot = from_js(snapshot, "$")?;
+        let options = match &options {
+            Some(o) => from_js(o, "options")?,
+            None => Value::Null,
+        };
+        let decision = from_js(decision, "decision")?;
+        let detail = explain_value(&snapshot, &options, &decision)?;
+        to_js(&detail.as_ref().map(DecisionDetail::detail_json))
+    };
+    run().map(JsCast::unchecked_into).map_err(js_error)
+}
+
+/// The logic behind [`explain_decision_js`].
+pub fn explain_value(
+    snapshot: &Value,
+    options: &Value,
+    decision: &Value,
+) -> Result<Option<DecisionDetail>, ApiError> {
+    let request = plan_options::plan_request(options)?;
+    let which = plan_options::decision_ref(decision)?;
+    let (snapshot, _warnings) = snapshot_input::snapshot_from_value(snapshot)?;
+    let mut engine = PlanEngine::new(snapshot);
+    explain_decision(&mut engine, &request, &which).map_err(|e| ApiError::whole(e.to_string()))
 }
 
 /// A rebalance proposal: unloads with destinations toward `options.goal` (default

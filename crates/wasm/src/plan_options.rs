@@ -1,11 +1,11 @@
 //! The options object of `plan()` (`profile`, `settings`, `operations`, `seed`,
-//! `leaderCycle`, `outlookCycles`) turned into a core [`PlanRequest`], each bad field named by its
+//! `leaderCycle`, `outlookCycles`, `explain`) turned into a core [`PlanRequest`], each bad field named by its
 //! path (`options.settings.loadBalancerBrokerOverloadedThresholdPercentage`). Unknown keys are
 //! refused so a typo is not silently ignored (`options`).
 
 use lbplan_core::config::Profile;
-use lbplan_core::plan::PlanRequest;
 use lbplan_core::plan::operations::Operation;
+use lbplan_core::plan::{DecisionRef, Explain, PlanRequest};
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -24,6 +24,7 @@ struct PlanOptions {
     seed: Option<SafeInt>,
     leader_cycle: Option<Flag>,
     outlook_cycles: Option<SafeInt>,
+    explain: Option<Text>,
 }
 
 /// `options` of `plan()`; `null`/`undefined` means all defaults (one leader cycle, detected
@@ -50,7 +51,32 @@ pub fn plan_request(options: &Value) -> Result<PlanRequest, ApiError> {
     if let Some(SafeInt(n)) = o.outlook_cycles {
         req.outlook_cycles = outlook_cycles(n)?;
     }
+    if let Some(Text(level)) = o.explain {
+        req.explain = explain(&level)?;
+    }
     Ok(req)
+}
+
+/// `options.explain`: `full` (every decision's `detail`) or `summary` (details left out).
+pub fn explain(level: &str) -> Result<Explain, ApiError> {
+    Explain::parse(level).ok_or_else(|| {
+        ApiError::at(
+            "options.explain",
+            format!("unknown level `{level}` (expected full or summary)"),
+        )
+    })
+}
+
+/// `decision` of `explainDecision()`: `{kind: "unload" | "outlook_unload" | "split", bundle}`.
+pub fn decision_ref(decision: &Value) -> Result<DecisionRef, ApiError> {
+    serde_json::from_value(decision.clone()).map_err(|e| {
+        ApiError::at(
+            "decision",
+            format!(
+                "expected {{kind: \"unload\" | \"outlook_unload\" | \"split\", bundle: string}} ({e})"
+            ),
+        )
+    })
 }
 
 /// `options.profile`: one of the profiles core knows.
@@ -107,7 +133,8 @@ mod tests {
                 "operations": ["unload-namespace=acme/orders", "set=loadBalancerSheddingEnabled=false"],
                 "seed": 42,
                 "leaderCycle": false,
-                "outlookCycles": 3
+                "outlookCycles": 3,
+                "explain": "summary"
             }),
         )
         .unwrap();
@@ -129,6 +156,27 @@ mod tests {
         assert_eq!(r.seed, 42);
         assert!(!r.leader_cycle);
         assert_eq!(r.outlook_cycles, 3);
+        assert_eq!(r.explain, Explain::Summary);
+    }
+
+    #[test]
+    fn a_decision_is_its_kind_and_bundle() {
+        assert_eq!(
+            decision_ref(&json!({"kind": "outlook_unload", "bundle": "t/ns/0x0_0x1"})).unwrap(),
+            DecisionRef::OutlookUnload {
+                bundle: "t/ns/0x0_0x1".into()
+            }
+        );
+        assert_eq!(
+            decision_ref(&json!({"kind": "move", "bundle": "b"}))
+                .unwrap_err()
+                .path,
+            "decision"
+        );
+        assert_eq!(
+            plan_request(&json!({"explain": "none"})).unwrap_err().path,
+            "options.explain"
+        );
     }
 
     #[test]
@@ -149,7 +197,7 @@ mod tests {
         assert_eq!(
             plan_request(&json!({"seeed": 1})).unwrap_err().message,
             "unknown option (expected one of profile, settings, operations, seed, leaderCycle, \
-             outlookCycles)"
+             outlookCycles, explain)"
         );
         assert_eq!(
             plan_request(&json!({"profile": "2.10"}))

@@ -79,6 +79,26 @@ export interface PlanOptions {
   leaderCycle?: boolean;
   /** Extra cycles to look ahead when the first cycle unloads nothing (default 10). */
   outlookCycles?: number;
+  /** `"full"` (default): every decision's `detail`. `"summary"`: `reason` and `reason_text` as
+   *  full gives them, every `detail` `null` and the plan's `explained` saying so — faster on large
+   *  clusters; ask for one decision's detail with `explainDecision`. */
+  explain?: Explain;
+}
+
+/** How much of each decision's explanation a plan carries (`PlanOptions.explain`). */
+export type Explain = "full" | "summary";
+
+/** One decision of a plan, for `explainDecision`: the first unload of `bundle` in `unloads`, the
+ *  outlook's unload of it (`outlook.unloads_then`), or its split. */
+export interface DecisionRef {
+  kind: "unload" | "outlook_unload" | "split";
+  bundle: string;
+}
+
+/** In a plan made below `explain: "full"`: what it left out and how to get it. */
+export interface Explained {
+  level: Explain;
+  left_out: string;
 }
 
 export interface PlannedUnload {
@@ -90,7 +110,8 @@ export interface PlannedUnload {
   reason: DecisionReason;
   /** One line an operator can read. */
   reason_text: string;
-  /** The strategy's full record; `null` only in a plan read back for an apply. */
+  /** The strategy's full record; `null` in a plan made at `explain: "summary"` (see `explained`)
+   *  and in a plan read back for an apply. */
   detail: UnloadDetail | null;
   bytes_per_sec: number;
   msg_per_sec: number;
@@ -106,7 +127,8 @@ export interface PlannedSplit {
   new_bundles: string[];
   reason: DecisionReason;
   reason_text: string;
-  /** The limits exceeded, or the manual operation; `null` only in a plan read back for an apply. */
+  /** The limits exceeded, or the manual operation; `null` in a plan made at
+   *  `explain: "summary"` and in a plan read back for an apply. */
   detail: SplitDetail | null;
   permanent: boolean;
   origin: string;
@@ -260,6 +282,8 @@ export interface Plan {
   balance_after: BalanceSummary;
   outlook?: Outlook;
   warnings: string[];
+  /** Only in a plan made below `explain: "full"`: its details were left out. */
+  explained?: Explained;
 }
 
 /** A configuration of `simulate()`: `name=N;profile=P;KEY=VALUE;…` text or an object. */

@@ -22,7 +22,7 @@ use lbplan_core::history::{ExplainOptions, explain_files_observed};
 use lbplan_core::rebalance::{Goal, RebalanceRequest, propose_with_fingerprint};
 use lbplan_core::view::timeline::TimelineBuilder;
 use protocol::{
-    HistoryJob, HistoryView, PlanJob, RebalanceJob, Request, Response, SimulateRequest,
+    ExplainJob, HistoryJob, HistoryView, PlanJob, RebalanceJob, Request, Response, SimulateRequest,
     WORKER_PROTOCOL_VERSION,
 };
 
@@ -106,6 +106,16 @@ impl WorkerState {
                     return;
                 }
                 let answer = self.plan(*job, now_ms);
+                post(answer);
+            }
+            Request::Explain(job) => {
+                if let Some(r) = stale(job.id, job.format_version) {
+                    post(r);
+                    return;
+                }
+                let t = now_ms();
+                let answer = self.explain(*job);
+                self.spans.push(("worker: explain decision", t, now_ms()));
                 post(answer);
             }
             Request::Rebalance(job) => {
@@ -243,19 +253,36 @@ impl WorkerState {
         }
     }
 
+    /// One decision's detail in the plan `job.plan` asks for, on the held engine.
+    fn explain(&mut self, job: ExplainJob<'static>) -> Response {
+        let id = job.id;
+        let request = plan_request(&job.plan);
+        let engine = match Self::hold(
+            &mut self.snapshot,
+            id,
+            job.plan.snapshot_id,
+            job.plan.snapshot,
+        ) {
+            Ok(engine) => engine,
+            Err(r) => return r,
+        };
+        let result = request.and_then(|req| {
+            lbplan_core::plan::explain_decision(engine, &req, &job.decision)
+                .map(|d| d.map(Box::new))
+                .map_err(|e| e.to_string())
+        });
+        Response::DecisionExplained { id, result }
+    }
+
     fn plan(&mut self, job: PlanJob<'static>, now_ms: &mut dyn FnMut() -> f64) -> Response {
         let id = job.id;
+        let request = plan_request(&job);
         let engine = match Self::hold(&mut self.snapshot, id, job.snapshot_id, job.snapshot) {
             Ok(engine) => engine,
             Err(r) => return r,
         };
-        let operations: Result<Vec<Operation>, String> = job
-            .operations
-            .iter()
-            .map(|o| Operation::parse(o).map_err(|e| e.to_string()))
-            .collect();
-        let operations = match operations {
-            Ok(ops) => ops,
+        let request = match request {
+            Ok(r) => r,
             Err(e) => {
                 return Response::Planned {
                     id,
@@ -263,14 +290,6 @@ impl WorkerState {
                     diff: None,
                 };
             }
-        };
-        let request = PlanRequest {
-            profile: job.profile,
-            settings: job.settings,
-            operations,
-            seed: job.seed,
-            leader_cycle: job.leader_cycle,
-            outlook_cycles: job.outlook_cycles,
         };
         let base_request = PlanRequest {
             operations: Vec::new(),
@@ -317,6 +336,24 @@ impl WorkerState {
             diff,
         }
     }
+}
+
+/// The core request a plan job asks for (its operations parsed from their text).
+fn plan_request(job: &PlanJob<'_>) -> Result<PlanRequest, String> {
+    let operations = job
+        .operations
+        .iter()
+        .map(|o| Operation::parse(o).map_err(|e| e.to_string()))
+        .collect::<Result<Vec<_>, String>>()?;
+    Ok(PlanRequest {
+        profile: job.profile,
+        settings: job.settings.clone(),
+        operations,
+        seed: job.seed,
+        leader_cycle: job.leader_cycle,
+        outlook_cycles: job.outlook_cycles,
+        explain: job.explain,
+    })
 }
 
 /// A zip is at most this many members and decompressed bytes (the worker holds it all in memory).

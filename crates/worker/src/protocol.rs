@@ -19,7 +19,7 @@ use lbplan_core::config::Profile;
 use lbplan_core::history::HistoryReport;
 use lbplan_core::model::Snapshot;
 use lbplan_core::plan::diff::PlanDiff;
-use lbplan_core::plan::{Plan, PlanRequest};
+use lbplan_core::plan::{DecisionDetail, DecisionRef, Explain, Plan, PlanRequest};
 use lbplan_core::rebalance::{Limits, Proposal};
 use lbplan_core::simulate::{Comparison, RunConfig, Scenario};
 use lbplan_core::view::snapshot_chunks::SnapshotChunk;
@@ -37,8 +37,10 @@ use serde::{Deserialize, Serialize};
 /// `plan_rows` parts ahead of its `planned` message (`plan_parts`), which a page of format 4
 /// cannot read. 6: a large snapshot's namespaces and the bundle lists of brokers with many bundles
 /// travel in `lists_part` parts (`lists_apart`), without which a page of format 5 would show
-/// those brokers and namespaces empty.
-pub const WORKER_PROTOCOL_VERSION: u32 = 6;
+/// those brokers and namespaces empty. 7: a `plan` request says its `explain` level (the dashboard
+/// asks for `summary`: details left out) and an `explain` request answers one decision's detail
+/// (`decision_explained`), which a page of format 6 would never ask for.
+pub const WORKER_PROTOCOL_VERSION: u32 = 7;
 
 /// What the page asks.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -46,6 +48,7 @@ pub const WORKER_PROTOCOL_VERSION: u32 = 6;
 pub enum Request<'a> {
     Simulate(Box<SimulateRequest<'a>>),
     Plan(Box<PlanJob<'a>>),
+    Explain(Box<ExplainJob<'a>>),
     Rebalance(Box<RebalanceJob<'a>>),
     History(Box<HistoryJob>),
     Import(Box<ImportJob>),
@@ -197,6 +200,21 @@ pub struct PlanJob<'a> {
     /// worker keeps that baseline plan between edits.
     #[serde(default)]
     pub diff_baseline: bool,
+    /// How much of each decision's explanation the plan carries (`full` when absent).
+    #[serde(default)]
+    pub explain: Explain,
+}
+
+/// One decision's full detail (`plan::explain_decision`) in the plan `plan` asks for, on the kept
+/// engine: what the dashboard's detail pane asks for when its "placement pipeline" is opened on a
+/// plan made at `explain: summary`. Answered with `decision_explained`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ExplainJob<'a> {
+    pub format_version: u32,
+    pub id: u32,
+    pub decision: DecisionRef,
+    /// The plan's request, as it was sent (its own `id` and `explain` are not read).
+    pub plan: PlanJob<'a>,
 }
 
 /// Runs `configs` side by side on `snapshot` under `scenario` (`lbplan_core::simulate::compare`).
@@ -239,6 +257,7 @@ impl<'a> PlanJob<'a> {
             leader_cycle: request.leader_cycle,
             outlook_cycles: request.outlook_cycles,
             diff_baseline: false,
+            explain: request.explain,
         }
     }
 
@@ -275,6 +294,11 @@ pub enum Response {
         /// What the operations change against the plan without them, when asked and there are some.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         diff: Option<Box<PlanDiff>>,
+    },
+    /// One decision's detail (`None`: the plan has no such decision), or why the plan was refused.
+    DecisionExplained {
+        id: u32,
+        result: Result<Option<Box<DecisionDetail>>, String>,
     },
     /// A rebalance proposal, or why it could not be made.
     Proposed {

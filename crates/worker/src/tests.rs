@@ -150,6 +150,7 @@ fn plan_job(id: u32, snapshot_id: u64, snapshot: Option<Snapshot>, operations: &
         leader_cycle: true,
         outlook_cycles: 10,
         diff_baseline: true,
+        explain: lbplan_core::plan::Explain::Full,
     })))
     .unwrap()
 }
@@ -248,6 +249,62 @@ fn plans_keep_their_snapshot_in_the_worker() {
             diff: None,
         }
     ));
+}
+
+/// The dashboard's plans come without details (`explain: summary`); an `explain` request answers
+/// one decision's detail from the kept engine, the one the Full plan carries.
+#[test]
+fn a_light_plan_and_one_decision_explained_on_demand() {
+    let demo = lbplan_core::synthetic::demo().unwrap();
+    let full = lbplan_core::plan::make_plan(&demo, &PlanRequest::leader_cycle()).unwrap();
+    let mut state = WorkerState::default();
+    let light_request = PlanRequest {
+        explain: lbplan_core::plan::Explain::Summary,
+        ..PlanRequest::leader_cycle()
+    };
+    let job = PlanJob::new(1, 7, Some(&demo), &light_request);
+    let answer = planned(
+        &mut state,
+        &serde_json::to_string(&Request::Plan(Box::new(job))).unwrap(),
+    );
+    let Response::Planned {
+        result: Ok(light), ..
+    } = &answer
+    else {
+        panic!("{answer:?}");
+    };
+    assert!(light.explained.is_some());
+    assert_eq!(light.unloads.len(), full.unloads.len());
+    assert!(light.unloads.iter().all(|u| u.detail.is_none()));
+    let first = full.unloads.first().unwrap();
+    let ask = crate::protocol::ExplainJob {
+        format_version: WORKER_PROTOCOL_VERSION,
+        id: 2,
+        decision: lbplan_core::plan::DecisionRef::Unload {
+            bundle: first.bundle.clone(),
+        },
+        plan: PlanJob::new(2, 7, None, &light_request),
+    };
+    let answer = planned(
+        &mut state,
+        &serde_json::to_string(&Request::Explain(Box::new(ask))).unwrap(),
+    );
+    let back: Response = serde_json::from_str(&answer.to_json()).unwrap();
+    assert_eq!(back, answer);
+    let Response::DecisionExplained {
+        id: 2,
+        result: Ok(Some(detail)),
+    } = answer
+    else {
+        panic!("{answer:?}");
+    };
+    assert_eq!(
+        Some(*detail),
+        first
+            .detail
+            .clone()
+            .map(lbplan_core::plan::DecisionDetail::Unload)
+    );
 }
 
 #[test]

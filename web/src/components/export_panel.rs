@@ -34,6 +34,10 @@ pub struct ExportProps {
     pub auth_headers: Option<js_sys::Function>,
     /// (format, text) after each export the user asks for.
     pub on_export: Callback<(String, String)>,
+    /// Asks for the plan again with every decision's detail: a plan made without them
+    /// (`explain: summary`, the plan worker's) is never exported; the export waits for the Full one.
+    #[prop_or_default]
+    pub on_need_full: Option<Callback<()>>,
 }
 
 impl PartialEq for ExportProps {
@@ -42,6 +46,7 @@ impl PartialEq for ExportProps {
             && self.readonly == o.readonly
             && self.admin_base_url == o.admin_base_url
             && self.auth_headers == o.auth_headers
+            && self.on_need_full == o.on_need_full
     }
 }
 
@@ -153,6 +158,21 @@ fn mode_name(m: Mode) -> &'static str {
     }
 }
 
+/// Which export the user asked for.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum ExportKind {
+    Copy,
+    Download,
+}
+
+fn run_export(kind: ExportKind, f: ExportFormat, text: &str, cb: &Callback<(String, String)>) {
+    match kind {
+        ExportKind::Copy => copy_to_clipboard(text),
+        ExportKind::Download => download(f.file_name(), text, f.media_type()),
+    }
+    cb.emit((f.name().to_string(), text.to_string()));
+}
+
 #[function_component(ExportPanel)]
 pub fn export_panel(p: &ExportProps) -> Html {
     let format = use_state(|| ExportFormat::PulsarAdmin);
@@ -160,6 +180,31 @@ pub fn export_panel(p: &ExportProps) -> Html {
     let batch = use_state(|| 1_usize);
     let wait_s = use_state(|| 5_u32);
     let apply = use_reducer(ApplyState::default);
+    let pending = use_state(|| None::<ExportKind>);
+    // An export asked of a plan without its details runs when the Full plan has come.
+    {
+        let (pending, plan, f, pause, cb) = (
+            pending.clone(),
+            p.plan.clone(),
+            *format,
+            *pause,
+            p.on_export.clone(),
+        );
+        use_effect_with((Rc::as_ptr(&p.plan) as usize, *pending), move |_| {
+            if let (Some(kind), Ok(plan)) = (*pending, &*plan)
+                && plan.explained.is_none()
+            {
+                pending.set(None);
+                let opts = ExportOptions {
+                    pause_automatic_shedding: pause,
+                    ..ExportOptions::default()
+                };
+                let text = export_plan(plan, f, opts)
+                    .unwrap_or_else(|e| format!("# cannot export: {e}\n"));
+                run_export(kind, f, &text, &cb);
+            }
+        });
+    }
     let stop = use_mut_ref(|| Rc::new(Cell::new(false)));
     let plan = match &*p.plan {
         Ok(plan) => plan.clone(),
@@ -191,20 +236,21 @@ pub fn export_panel(p: &ExportProps) -> Html {
         let pause = pause.clone();
         Callback::from(move |_| pause.set(!*pause))
     };
-    let on_copy = {
+    // A plan without its details waits for the Full one (asked here), then the export runs.
+    let light = plan.explained.is_some();
+    let export = |kind: ExportKind| {
         let (text, f, cb) = (text.clone(), *format, p.on_export.clone());
-        Callback::from(move |_| {
-            copy_to_clipboard(&text);
-            cb.emit((f.name().to_string(), text.clone()));
+        let (pending, need) = (pending.clone(), p.on_need_full.clone());
+        Callback::from(move |_| match (&need, light) {
+            (Some(need), true) => {
+                pending.set(Some(kind));
+                need.emit(());
+            }
+            _ => run_export(kind, f, &text, &cb),
         })
     };
-    let on_download = {
-        let (text, f, cb) = (text.clone(), *format, p.on_export.clone());
-        Callback::from(move |_| {
-            download(f.file_name(), &text, f.media_type());
-            cb.emit((f.name().to_string(), text.clone()));
-        })
-    };
+    let on_copy = export(ExportKind::Copy);
+    let on_download = export(ExportKind::Download);
     let apply_ui = p.admin_base_url.clone().map(|base| {
         let calls = rest_calls(
             &plan,
@@ -422,6 +468,9 @@ pub fn export_panel(p: &ExportProps) -> Html {
                     { " pause automatic shedding while applying" }</label>
                 <button type="button" onclick={on_copy} data-testid="export-copy">{ "Copy" }</button>
                 <button type="button" onclick={on_download} data-testid="export-download">{ "Download" }</button>
+                if pending.is_some() {
+                    <span class="busy small" role="status" data-testid="export-pending">{ " Making the plan with every decision's detail…" }</span>
+                }
             </div>
             <pre class="export-text" data-testid="export-commands" tabindex="0">{ text }</pre>
             { apply_ui.unwrap_or_default() }

@@ -13,6 +13,7 @@ pub mod history_view;
 pub mod loader_bar;
 pub mod namespace_list;
 pub mod nav;
+pub mod pipeline_detail;
 pub mod plan_view;
 pub mod rebalance_panel;
 pub mod settings_panel;

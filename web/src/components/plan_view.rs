@@ -9,13 +9,14 @@ use std::rc::Rc;
 
 use lbplan_core::plan::diff::{PlanDiff, describe};
 use lbplan_core::plan::summary::unload_bytes_per_sec;
-use lbplan_core::plan::{BalanceSummary, Plan, SkipScope};
+use lbplan_core::plan::{BalanceSummary, DecisionDetail, DecisionRef, Plan, SkipScope};
 use lbplan_core::reason::DecisionReason;
 use lbplan_core::view::plan_lists::{self, FlatRow, MoveSort};
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
 use super::VerdictBanner;
+use super::pipeline_detail::{ExplainSource, PipelineDisclosure};
 use super::styled::Styled;
 use super::virtual_rows::{VirtualRows, aria_row};
 use crate::format;
@@ -29,12 +30,17 @@ pub struct PlanViewProps {
     /// What the edits change against the plan without them (`None` without edits).
     #[prop_or_default]
     pub diff: Option<Rc<PlanDiff>>,
+    /// Asks the plan worker for one decision's detail, for a plan made without them
+    /// (`explain: summary`); `None`: the plan carries its details.
+    #[prop_or_default]
+    pub explain: Option<ExplainSource>,
 }
 
 impl PartialEq for PlanViewProps {
     fn eq(&self, o: &Self) -> bool {
         Rc::ptr_eq(&self.plan, &o.plan)
             && self.on_apply_setting == o.on_apply_setting
+            && self.explain == o.explain
             && match (&self.diff, &o.diff) {
                 (Some(a), Some(b)) => Rc::ptr_eq(a, b),
                 (None, None) => true,
@@ -161,6 +167,62 @@ fn group_row(
             </th>
         </tr>
     }
+}
+
+/// What a grouped list's rows are built from (owned: the row callback outlives a render).
+struct ListRows {
+    groups: Rc<Vec<GroupView>>,
+    rows: Rc<Vec<FlatRow>>,
+    plan: Rc<Result<Plan, String>>,
+    columns: usize,
+    /// The group header rows' test id.
+    testid: &'static str,
+    on_toggle: Callback<String>,
+}
+
+/// The row callback of a grouped list (moves, splits): one shared prologue — the plan, the flat
+/// row, a group's header with its name and summary (then `after_tail`) — and `item` for an item
+/// row, given the plan, the item's position in the plan's list and the row's index.
+fn list_row(
+    l: ListRows,
+    after_tail: impl Fn(&GroupView) -> Html + 'static,
+    item: impl Fn(&Plan, usize, usize) -> Html + 'static,
+) -> Callback<usize, Html> {
+    Callback::from(move |i: usize| {
+        let plan = match &*l.plan {
+            Ok(plan) => plan,
+            Err(_) => return html! {},
+        };
+        match l.rows.get(i) {
+            Some(FlatRow::Header { group, open }) => {
+                let Some(g) = l.groups.get(*group) else {
+                    return html! {};
+                };
+                group_row(
+                    i,
+                    l.columns,
+                    *open,
+                    l.testid,
+                    &g.key,
+                    &l.on_toggle,
+                    html! {
+                        <>
+                            <span class="mono" data-testid="plan-group-name">{ g.name.clone() }</span>
+                            { g.tail.clone() }
+                            { after_tail(g) }
+                        </>
+                    },
+                )
+            }
+            Some(FlatRow::Item { group, item: at }) => {
+                match l.groups.get(*group).and_then(|g| g.items.get(*at)) {
+                    Some(at) => item(plan, *at, i),
+                    None => html! {},
+                }
+            }
+            None => html! {},
+        }
+    })
 }
 
 /// A row's bundle as the button that shows its reason in the detail pane.
@@ -329,113 +391,68 @@ pub fn plan_view(p: &PlanViewProps) -> Html {
         .flat_map(|r| [r.before_pct, r.after_pct])
         .flatten()
         .fold(100.0_f64, f64::max);
-    let move_row = {
-        let (groups, rows, plan_rc) = (move_view.clone(), move_rows.clone(), p.plan.clone());
-        let (on_toggle, on_pick) = (on_toggle.clone(), on_pick.clone());
-        Callback::from(move |i: usize| {
-            let plan = match &*plan_rc {
-                Ok(plan) => plan,
-                Err(_) => return html! {},
-            };
-            match rows.get(i) {
-                Some(FlatRow::Header { group, open }) => {
-                    let Some(g) = groups.get(*group) else {
-                        return html! {};
-                    };
-                    group_row(
-                        i,
-                        4,
-                        *open,
-                        "plan-move-group",
-                        &g.key,
-                        &on_toggle,
-                        html! {
-                            <>
-                                <span class="mono" data-testid="plan-group-name">{ g.name.clone() }</span>
-                                { g.tail.clone() }
-                                <span class="mono">{ g.after.clone() }</span>
-                            </>
-                        },
-                    )
+    let move_row = list_row(
+        ListRows {
+            groups: move_view.clone(),
+            rows: move_rows.clone(),
+            plan: p.plan.clone(),
+            columns: 4,
+            testid: "plan-move-group",
+            on_toggle: on_toggle.clone(),
+        },
+        |g| html! { <span class="mono">{ g.after.clone() }</span> },
+        {
+            let on_pick = on_pick.clone();
+            move |plan: &Plan, at: usize, i: usize| {
+                let Some(u) = plan.unloads.get(at) else {
+                    return html! {};
+                };
+                let is_picked = picked_move == Some(at);
+                html! {
+                    <tr data-testid="plan-move" data-origin={u.origin.clone()} data-from={u.from.clone()}
+                        aria-rowindex={aria_row(i)} class={classes!(is_picked.then_some("selected"))}>
+                        <th scope="row">{ pick_button(&u.bundle, is_picked, Picked::Move(u.bundle.clone()), &on_pick) }</th>
+                        <td class="mono">{ format!("{} → {}", u.from, u.to.as_deref().unwrap_or("(chosen by Pulsar)")) }
+                            if !u.pass_destination { <span class="muted small">{ " predicted" }</span> }
+                        </td>
+                        <td class="num">{ mib(unload_bytes_per_sec(u)) }</td>
+                        <td class="reason">{ u.reason_text.clone() }</td>
+                    </tr>
                 }
-                Some(FlatRow::Item { group, item }) => {
-                    let Some((at, u)) = groups
-                        .get(*group)
-                        .and_then(|g| g.items.get(*item))
-                        .and_then(|at| plan.unloads.get(*at).map(|u| (*at, u)))
-                    else {
-                        return html! {};
-                    };
-                    let is_picked = picked_move == Some(at);
-                    html! {
-                        <tr data-testid="plan-move" data-origin={u.origin.clone()} data-from={u.from.clone()}
-                            aria-rowindex={aria_row(i)} class={classes!(is_picked.then_some("selected"))}>
-                            <th scope="row">{ pick_button(&u.bundle, is_picked, Picked::Move(u.bundle.clone()), &on_pick) }</th>
-                            <td class="mono">{ format!("{} → {}", u.from, u.to.as_deref().unwrap_or("(chosen by Pulsar)")) }
-                                if !u.pass_destination { <span class="muted small">{ " predicted" }</span> }
-                            </td>
-                            <td class="num">{ mib(unload_bytes_per_sec(u)) }</td>
-                            <td class="reason">{ u.reason_text.clone() }</td>
-                        </tr>
-                    }
-                }
-                None => html! {},
             }
-        })
-    };
-    let split_row = {
-        let (groups, rows, plan_rc) = (split_view.clone(), split_rows.clone(), p.plan.clone());
-        let (on_toggle, on_pick) = (on_toggle.clone(), on_pick.clone());
-        Callback::from(move |i: usize| {
-            let plan = match &*plan_rc {
-                Ok(plan) => plan,
-                Err(_) => return html! {},
-            };
-            match rows.get(i) {
-                Some(FlatRow::Header { group, open }) => {
-                    let Some(g) = groups.get(*group) else {
-                        return html! {};
-                    };
-                    group_row(
-                        i,
-                        5,
-                        *open,
-                        "plan-split-group",
-                        &g.key,
-                        &on_toggle,
-                        html! {
-                            <>
-                                <span class="mono" data-testid="plan-group-name">{ g.name.clone() }</span>
-                                { g.tail.clone() }
-                            </>
-                        },
-                    )
+        },
+    );
+    let split_row = list_row(
+        ListRows {
+            groups: split_view.clone(),
+            rows: split_rows.clone(),
+            plan: p.plan.clone(),
+            columns: 5,
+            testid: "plan-split-group",
+            on_toggle: on_toggle.clone(),
+        },
+        |_| html! {},
+        {
+            let on_pick = on_pick.clone();
+            move |plan: &Plan, at: usize, i: usize| {
+                let Some(s) = plan.splits.get(at) else {
+                    return html! {};
+                };
+                let is_picked = picked_split == Some(at);
+                html! {
+                    <tr data-testid="plan-split" aria-rowindex={aria_row(i)} class={classes!(is_picked.then_some("selected"))}>
+                        <th scope="row">{ pick_button(&s.bundle, is_picked, Picked::Split(s.bundle.clone()), &on_pick) }
+                            if s.permanent { <span class="tag permanent" title="Pulsar cannot merge bundles back">{ "permanent" }</span> }
+                        </th>
+                        <td class="mono">{ s.broker.clone() }</td>
+                        <td>{ s.algorithm.clone() }</td>
+                        <td class="mono small">{ s.new_bundles.join(", ") }</td>
+                        <td class="reason">{ s.reason_text.clone() }</td>
+                    </tr>
                 }
-                Some(FlatRow::Item { group, item }) => {
-                    let Some((at, s)) = groups
-                        .get(*group)
-                        .and_then(|g| g.items.get(*item))
-                        .and_then(|at| plan.splits.get(*at).map(|s| (*at, s)))
-                    else {
-                        return html! {};
-                    };
-                    let is_picked = picked_split == Some(at);
-                    html! {
-                        <tr data-testid="plan-split" aria-rowindex={aria_row(i)} class={classes!(is_picked.then_some("selected"))}>
-                            <th scope="row">{ pick_button(&s.bundle, is_picked, Picked::Split(s.bundle.clone()), &on_pick) }
-                                if s.permanent { <span class="tag permanent" title="Pulsar cannot merge bundles back">{ "permanent" }</span> }
-                            </th>
-                            <td class="mono">{ s.broker.clone() }</td>
-                            <td>{ s.algorithm.clone() }</td>
-                            <td class="mono small">{ s.new_bundles.join(", ") }</td>
-                            <td class="reason">{ s.reason_text.clone() }</td>
-                        </tr>
-                    }
-                }
-                None => html! {},
             }
-        })
-    };
+        },
+    );
     let usage_row = {
         let usage = usage.clone();
         Callback::from(move |i: usize| {
@@ -474,6 +491,8 @@ pub fn plan_view(p: &PlanViewProps) -> Html {
                     .and_then(|mi| plan_lists::flat_index(&move_rows, gi, mi))
             })
         });
+    // A new plan is a new disclosure (closed, nothing fetched for the old one).
+    let plan_serial_key = Rc::as_ptr(&p.plan) as usize;
     let picked_move = picked_move.and_then(|at| plan.unloads.get(at));
     let picked_split = picked_split.and_then(|at| plan.splits.get(at));
     html! {
@@ -526,6 +545,10 @@ pub fn plan_view(p: &PlanViewProps) -> Html {
                             <span class="mono">{ format!(" {} → {}", u.from, u.to.as_deref().unwrap_or("(chosen by Pulsar)")) }</span>
                             { format!(" · {} MiB/s · {}", mib(unload_bytes_per_sec(u)), u.origin) }</h4>
                         { reason_detail(&u.reason_text, &u.reason) }
+                        <PipelineDisclosure key={format!("u:{}:{}", plan_serial_key, u.bundle)}
+                            which={DecisionRef::Unload { bundle: u.bundle.clone() }}
+                            detail={u.detail.clone().map(DecisionDetail::Unload)}
+                            explain={p.explain.clone()} />
                     </div>
                 }
             }
@@ -548,6 +571,10 @@ pub fn plan_view(p: &PlanViewProps) -> Html {
                             <p class="mono small">{ format!("New bundles: {}", s.new_bundles.join(", ")) }</p>
                         }
                         { reason_detail(&s.reason_text, &s.reason) }
+                        <PipelineDisclosure key={format!("s:{}:{}", plan_serial_key, s.bundle)}
+                            which={DecisionRef::Split { bundle: s.bundle.clone() }}
+                            detail={s.detail.clone().map(DecisionDetail::Split)}
+                            explain={p.explain.clone()} />
                     </div>
                 }
             }

@@ -14,6 +14,7 @@ use crate::rng::SeededPicker;
 use super::after_view::{AfterStart, AfterView};
 use super::balance::summarize;
 use super::engine::PlanEngine;
+use super::explain::{Explain, leave_out};
 use super::fingerprint::snapshot_fingerprint;
 use super::manual_ops::apply_operation;
 use super::model::{PLAN_FORMAT_VERSION, Plan};
@@ -36,6 +37,8 @@ pub struct PlanRequest {
     pub leader_cycle: bool,
     /// Extra cycles to look ahead when the first cycle unloads nothing.
     pub outlook_cycles: u32,
+    /// How much of each decision's explanation the plan carries ([`Explain::Full`]: all of it).
+    pub explain: Explain,
 }
 
 impl PlanRequest {
@@ -48,6 +51,7 @@ impl PlanRequest {
             seed: 0,
             leader_cycle: true,
             outlook_cycles: 10,
+            explain: Explain::Full,
         }
     }
 }
@@ -78,6 +82,8 @@ pub(super) struct Workspace<'s> {
     pub(super) strategies: StrategySet,
     pub(super) picker: SeededPicker,
     pub(super) now_ms: i64,
+    /// The trace level of the plan's own placements (`PlanRequest::explain`).
+    pub(super) trace: crate::modular::pipeline::PipelineTrace,
 }
 
 pub fn build_strategies(
@@ -217,6 +223,7 @@ pub(crate) fn plan_once(
         strategies,
         picker: SeededPicker::new(req.seed),
         now_ms: snapshot.captured_at_ms.unwrap_or(0),
+        trace: req.explain.placement_trace(),
     };
     if ws.cfg.is_extensible() {
         plan.shedding_strategy = crate::config::TRANSFER_SHEDDER.to_string();
@@ -249,6 +256,7 @@ pub(crate) fn plan_once(
     plan.brokers_before = brokers_before;
     plan.warnings = warnings;
     plan.verdict = super::verdict::judge(&plan, ws.cfg.overloaded_threshold_fraction());
+    leave_out(&mut plan, req.explain);
     let _ = ws.profile;
     Ok(plan)
 }

@@ -86,6 +86,19 @@ impl<'s> PlanEngine<'s> {
         });
         Ok(plan)
     }
+
+    /// The plan `req` asks for without the verdict's alternatives (no decision depends on them):
+    /// what [`super::explain_decision`] re-plans.
+    pub(crate) fn plan_decisions(&mut self, req: &PlanRequest) -> Result<Plan, PlanError> {
+        let start = self.after_start;
+        plan_once(
+            &self.snapshot,
+            &mut self.view,
+            req,
+            self.fingerprint.clone(),
+            start,
+        )
+    }
 }
 
 #[cfg(test)]

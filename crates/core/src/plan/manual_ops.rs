@@ -82,6 +82,7 @@ fn place_all(
     let state = view.get(&mut ws.after);
     let bundle_data_len = state.data().bundle_data.len();
     let mut ctx = state.take_context();
+    ctx.trace = ws.trace;
     let placed: Vec<Option<PlannedUnload>> = owned
         .iter()
         .map(|(bundle, from)| place_and_move(ws, state.data_mut(), &mut ctx, bundle, from, kind))

@@ -9,6 +9,7 @@ pub mod detail;
 pub mod diff;
 pub mod driver;
 pub mod engine;
+pub mod explain;
 pub mod export;
 pub mod export_format;
 pub mod extensible_cycle;
@@ -39,6 +40,7 @@ pub(crate) mod working_view;
 pub use after_view::AfterStart;
 pub use driver::{PlanError, PlanRequest, make_plan, make_plan_with_fingerprint};
 pub use engine::PlanEngine;
+pub use explain::{DecisionDetail, DecisionRef, Explain, Explained, explain_decision};
 pub use model::{
     BalanceSummary, BrokerLoadView, PLAN_FORMAT_VERSION, PlacedOperation, Plan, PlannedSplit,
     PlannedUnload, SkipScope, SkippedDecision, SplitDetail, UnloadDetail,

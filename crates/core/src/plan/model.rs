@@ -46,6 +46,10 @@ pub struct Plan {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub outlook: Option<Outlook>,
     pub warnings: Vec<String>,
+    /// Below `explain: full`, what the plan left out and how to get it (absent from a Full plan,
+    /// and from plans of the shape before it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub explained: Option<super::explain::Explained>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

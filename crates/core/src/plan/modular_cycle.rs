@@ -89,6 +89,7 @@ pub(super) fn run_leader_cycle(
     // are left as they were too; its per-cycle parts are fresh at each `take_context`.
     let steady_recently_unloaded = state.data().recently_unloaded.clone();
     let mut ctx = state.take_context();
+    ctx.trace = ws.trace;
     let mut report = do_load_shedding(
         &mut ws.strategies,
         state.data_mut(),

@@ -118,6 +118,7 @@ pub fn propose_with_fingerprint(
         seed: req.seed,
         leader_cycle: false,
         outlook_cycles: 0,
+        explain: crate::plan::Explain::Full,
     };
     // One plan engine for the split trial, the leader checks and the final plan: the leader's
     // view of the snapshot is built once, each plan borrows it and gives it back.
