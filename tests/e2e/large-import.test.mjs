@@ -215,6 +215,20 @@ test(`a ~${COPIES * 124}-bundle upload is imported in the worker without a long 
   await page.waitForTimeout(300);
   await page.waitForFunction(() => !document.querySelector('[data-testid=plan-pending]'), null, { timeout: 120_000 * SCALE });
   await screenshotOf(page, '[data-testid=plan]', 'large-plan.png');
+  // At this size the plan worker's plans leave every decision's detail out (`explain: summary`):
+  // the first move's placement pipeline is asked of the worker when its disclosure is opened. The
+  // strategy chose the broker the move goes to, and the first step (no isolation policies) left
+  // every live broker.
+  if (await page.locator('[data-testid=plan-detail]').count() > 0) {
+    const heading = await page.textContent('[data-testid=plan-detail] h4');
+    const to = heading.match(/ → (\S+)/)?.[1];
+    assert.ok(to, `a destination in "${heading}"`);
+    await page.click('[data-testid=plan-detail] [data-testid=plan-pipeline] summary');
+    await page.waitForSelector('[data-testid=plan-detail] [data-testid=plan-pipeline-stage]', { timeout: 60_000 * SCALE });
+    assert.ok((await page.textContent('[data-testid=plan-pipeline-strategy]')).includes(` chose ${to}`));
+    const first = page.locator('[data-testid=plan-pipeline-stage][data-stage=after_namespace_policies] td').first();
+    assert.equal(await first.textContent(), String(Object.keys(demo.brokers).length));
+  }
   // The plan's lists at this size: each scrolls to its last row with a bounded number in the page.
   for (const [scroll, table, what] of [['plan-moves-scroll', 'plan-moves', 'moves'], ['plan-splits-scroll', 'plan-splits', 'splits']]) {
     if (await page.locator(`[data-testid=${table}]`).count() === 0) continue;
