@@ -180,7 +180,10 @@ mod tests {
 
     use super::*;
     use crate::model::Snapshot;
+    use crate::modular::ShedReason;
+    use crate::plan::UnloadDetail;
     use crate::plan::operations::Operation;
+    use crate::plan::summary::unload_bytes_per_sec;
     use crate::plan::{PlanEngine, PlanRequest, make_plan};
     use crate::simulate::builtin_snapshot;
     use crate::synthetic::{NamespaceSpec, SyntheticSpec, generate};
@@ -292,6 +295,24 @@ mod tests {
                 assert_eq!(explained.level, Explain::Summary);
                 assert!(light.unloads.iter().all(|u| u.detail.is_none()));
                 assert!(light.splits.iter().all(|s| s.detail.is_none()));
+                // A move is quoted with the figure its shedder used (the detail's), details or not.
+                for (l, f) in light.unloads.iter().zip(&full.unloads) {
+                    let shedder = match f.detail.as_ref().and_then(UnloadDetail::shed_reason) {
+                        Some(
+                            ShedReason::ThresholdShedder {
+                                bundle_bytes_per_sec,
+                                ..
+                            }
+                            | ShedReason::OverloadShedder {
+                                bundle_bytes_per_sec,
+                                ..
+                            },
+                        ) if bundle_bytes_per_sec.is_finite() => *bundle_bytes_per_sec,
+                        _ => f.bytes_per_sec,
+                    };
+                    assert_eq!(unload_bytes_per_sec(l).to_bits(), shedder.to_bits());
+                    assert_eq!(unload_bytes_per_sec(f).to_bits(), shedder.to_bits());
+                }
                 assert_eq!(
                     serde_json::to_string(&without_details(light)).unwrap(),
                     serde_json::to_string(&without_details(full.clone())).unwrap(),

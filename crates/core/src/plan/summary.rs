@@ -5,8 +5,8 @@
 
 use indexmap::IndexMap;
 
-use super::model::{Plan, PlannedUnload, UnloadDetail};
-use crate::modular::ShedReason;
+use super::model::{Plan, PlannedUnload};
+use crate::reason::ReasonKind;
 
 const KIB: f64 = 1024.0;
 const MIB: f64 = KIB * 1024.0;
@@ -89,20 +89,16 @@ pub fn readable_rates(text: &str) -> String {
 /// own view of the bundle, e.g. ThresholdShedder's long-term in + out) so the move's line and its
 /// reason agree; the short-term in + out for moves no shedder chose.
 pub fn unload_bytes_per_sec(u: &PlannedUnload) -> f64 {
-    let shedder_figure = match u.detail.as_ref().and_then(UnloadDetail::shed_reason) {
-        Some(
-            ShedReason::ThresholdShedder {
-                bundle_bytes_per_sec,
-                ..
-            }
-            | ShedReason::OverloadShedder {
-                bundle_bytes_per_sec,
-                ..
-            },
-        ) => Some(*bundle_bytes_per_sec),
+    // Read from the structured reason, which every plan carries: a plan made at `explain:
+    // summary` (the dashboard's) leaves `detail` out, and the move must be quoted the same there.
+    let shedder_figure = match u.reason.kind {
+        ReasonKind::ThresholdShedder
+        | ReasonKind::ThresholdShedderLowerBoundary
+        | ReasonKind::OverloadShedder => u.reason.number("bundle_bytes_per_sec"),
         _ => None,
     };
-    // A non-finite figure is written `null` in the JSON: quote the move's own throughput instead.
+    // A non-finite figure is written `null` (and kept as `null` in the reason): quote the move's
+    // own throughput instead.
     shedder_figure
         .filter(|b| b.is_finite())
         .unwrap_or(u.bytes_per_sec)
