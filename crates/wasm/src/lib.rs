@@ -104,6 +104,11 @@ fn from_js(v: &JsValue, what: &str) -> Result<Value, ApiError> {
 }
 
 /// A result as plain JavaScript objects (maps as objects, 64-bit integers as numbers).
+/// An optional `options` argument: absent, `undefined` and `null` all read as no options.
+fn options_from_js(options: Option<&JsValue>) -> Result<Value, ApiError> {
+    options.map_or(Ok(Value::Null), |o| from_js(o, "options"))
+}
+
 fn to_js<T: Serialize + ?Sized>(v: &T) -> Result<JsValue, ApiError> {
     v.serialize(&serde_wasm_bindgen::Serializer::json_compatible())
         .map_err(|e| ApiError::whole(format!("cannot return the result to JavaScript: {e}")))
@@ -186,10 +191,7 @@ pub fn explain_history_js(
     init();
     let run = || -> Result<JsValue, ApiError> {
         let files = read_files(files)?;
-        let options = match &options {
-            Some(o) => from_js(o, "options")?,
-            None => Value::Null,
-        };
+        let options = options_from_js(options.as_deref())?;
         to_js(&history::explain_history_files(files, &options)?)
     };
     run().map(JsCast::unchecked_into).map_err(js_error)
@@ -202,10 +204,7 @@ pub fn plan_js(snapshot: &JsSnapshot, options: Option<JsPlanOptions>) -> Result<
     init();
     let run = || -> Result<JsValue, ApiError> {
         let snapshot = from_js(snapshot, "$")?;
-        let options = match &options {
-            Some(o) => from_js(o, "options")?,
-            None => Value::Null,
-        };
+        let options = options_from_js(options.as_deref())?;
         to_js(&plan_value(&snapshot, &options)?)
     };
     run().map(JsCast::unchecked_into).map_err(js_error)
@@ -230,10 +229,7 @@ pub fn explain_decision_js(
     init();
     let run = || -> Result<JsValue, ApiError> {
         let snapshot = from_js(snapshot, "$")?;
-        let options = match &options {
-            Some(o) => from_js(o, "options")?,
-            None => Value::Null,
-        };
+        let options = options_from_js(options.as_deref())?;
         let decision = from_js(decision, "decision")?;
         let detail = explain_value(&snapshot, &options, &decision)?;
         to_js(&detail.as_ref().map(DecisionDetail::detail_json))
@@ -266,10 +262,7 @@ pub fn rebalance_js(
     init();
     let run = || -> Result<JsValue, ApiError> {
         let snapshot = from_js(snapshot, "$")?;
-        let options = match &options {
-            Some(o) => from_js(o, "options")?,
-            None => Value::Null,
-        };
+        let options = options_from_js(options.as_deref())?;
         to_js(&rebalance_value(&snapshot, &options)?)
     };
     run().map(JsCast::unchecked_into).map_err(js_error)
@@ -297,10 +290,7 @@ pub fn simulate_js(
     init();
     let run = || -> Result<JsValue, ApiError> {
         let snapshot = from_js(snapshot, "$")?;
-        let options = match &options {
-            Some(o) => from_js(o, "options")?,
-            None => Value::Null,
-        };
+        let options = options_from_js(options.as_deref())?;
         let input = simulation::simulation_input(&snapshot, &options)?;
         let callback = match &on_progress {
             None => None,
@@ -367,10 +357,7 @@ pub fn export_plan_js(
                 format!("expected a string, one of {}", export_format_names()),
             )
         })?;
-        let options = match &options {
-            Some(o) => from_js(o, "options")?,
-            None => Value::Null,
-        };
+        let options = options_from_js(options.as_deref())?;
         export::export_plan(&plan, &format, &options)
     };
     run().map_err(js_error)

@@ -407,57 +407,70 @@ impl<'a> Scan<'a> {
 
     /// One `NamespaceBundleStats` with only its known keys, each once.
     fn stats(&mut self) -> Option<NamespaceBundleStats> {
-        self.expect(b'{')?;
         let mut s = NamespaceBundleStats::default();
-        if self.eat(b'}') {
-            return Some(s);
-        }
-        let mut seen = 0_u8;
-        loop {
-            let key = self.plain_str()?;
-            self.expect(b':')?;
-            let bit = match key {
+        self.known_fields(|scan, key| {
+            Some(match key {
                 "msgRateIn" => {
-                    s.msg_rate_in = self.rate()?;
+                    s.msg_rate_in = scan.rate()?;
                     1
                 }
                 "msgThroughputIn" => {
-                    s.msg_throughput_in = self.rate()?;
+                    s.msg_throughput_in = scan.rate()?;
                     2
                 }
                 "msgRateOut" => {
-                    s.msg_rate_out = self.rate()?;
+                    s.msg_rate_out = scan.rate()?;
                     4
                 }
                 "msgThroughputOut" => {
-                    s.msg_throughput_out = self.rate()?;
+                    s.msg_throughput_out = scan.rate()?;
                     8
                 }
                 "consumerCount" => {
-                    s.consumer_count = self.count()?;
+                    s.consumer_count = scan.count()?;
                     16
                 }
                 "producerCount" => {
-                    s.producer_count = self.count()?;
+                    s.producer_count = scan.count()?;
                     32
                 }
                 "topics" => {
-                    s.topics = self.count()?;
+                    s.topics = scan.count()?;
                     64
                 }
                 "cacheSize" => {
-                    s.cache_size = self.count()?;
+                    s.cache_size = scan.count()?;
                     128
                 }
                 _ => return None,
-            };
+            })
+        })?;
+        Some(s)
+    }
+
+    /// An object whose keys are each read by `field`, which answers the key's bit (a distinct
+    /// power of two per known key) or `None` for a key it does not read; a repeated key is
+    /// `None` too. The bits of the keys present.
+    pub(super) fn known_fields(
+        &mut self,
+        mut field: impl FnMut(&mut Self, &str) -> Option<u8>,
+    ) -> Option<u8> {
+        self.expect(b'{')?;
+        let mut seen = 0_u8;
+        if self.eat(b'}') {
+            return Some(seen);
+        }
+        loop {
+            let key = self.plain_str()?;
+            self.expect(b':')?;
+            let bit = field(self, key)?;
             if seen & bit != 0 {
                 return None;
             }
             seen |= bit;
             if !self.eat(b',') {
                 self.expect(b'}')?;
-                return Some(s);
+                return Some(seen);
             }
         }
     }

@@ -110,16 +110,9 @@ fn read_bundle_data(s: &mut Scan<'_>) -> Option<Vec<(String, BundleName, BundleD
 
 /// One `BundleData` with only its known keys, each once (`bundle_data::check`'s value).
 fn bundle(s: &mut Scan<'_>) -> Option<BundleData> {
-    s.expect(b'{')?;
     let mut d = BundleData::pulsar_default();
-    if s.eat(b'}') {
-        return Some(d);
-    }
-    let mut seen = 0_u8;
-    loop {
-        let key = s.plain_str()?;
-        s.expect(b':')?;
-        let bit = match key {
+    s.known_fields(|s, key| {
+        Some(match key {
             "shortTermData" => {
                 d.short_term_data = window(s, NUM_SHORT_SAMPLES)?;
                 1
@@ -133,31 +126,17 @@ fn bundle(s: &mut Scan<'_>) -> Option<BundleData> {
                 4
             }
             _ => return None,
-        };
-        if seen & bit != 0 {
-            return None;
-        }
-        seen |= bit;
-        if !s.eat(b',') {
-            s.expect(b'}')?;
-            return Some(d);
-        }
-    }
+        })
+    })?;
+    Some(d)
 }
 
 /// One `TimeAverageMessageData` (`bundle_data::window`'s value): `maxSamples` ≥ 1 when given,
 /// `numSamples` ≤ `maxSamples` when given; where the importer refuses, `None`.
 fn window(s: &mut Scan<'_>, default_max: i32) -> Option<TimeAverageMessageData> {
-    s.expect(b'{')?;
     let mut w = TimeAverageMessageData::with_defaults(default_max);
-    if s.eat(b'}') {
-        return Some(w);
-    }
-    let mut seen = 0_u8;
-    loop {
-        let key = s.plain_str()?;
-        s.expect(b':')?;
-        let bit = match key {
+    let seen = s.known_fields(|s, key| {
+        Some(match key {
             "maxSamples" => {
                 w.max_samples = java_int(s)?;
                 1
@@ -183,16 +162,8 @@ fn window(s: &mut Scan<'_>, default_max: i32) -> Option<TimeAverageMessageData> 
                 32
             }
             _ => return None,
-        };
-        if seen & bit != 0 {
-            return None;
-        }
-        seen |= bit;
-        if !s.eat(b',') {
-            s.expect(b'}')?;
-            break;
-        }
-    }
+        })
+    })?;
     let max_given = seen & 1 != 0;
     let num_given = seen & 2 != 0;
     if (max_given && w.max_samples == 0) || (num_given && w.num_samples > w.max_samples) {
