@@ -213,7 +213,7 @@ fn journal_resume_and_rollback() {
     j.record(2, StepStatus::Failed, None, None, Some("HTTP 500".into()));
     assert_eq!(j.resume_indices(), vec![2]);
     assert_eq!(j.counts(), (2, 1, 0));
-    let back = j.rollback_steps().unwrap();
+    let back = j.rollback_steps(&p).unwrap();
     assert_eq!(back.len(), 1, "only the done unload goes back");
     assert_eq!(back[0].back_to, "b1:8080");
     assert_eq!(back[0].expected_owner.as_deref(), Some("b2:8080"));

@@ -2,12 +2,10 @@
 //! brokers end up overloaded, the pattern behind a bad outcome when one is recognised (unloads
 //! converging on one destination, apache/pulsar#16059; a destination shed again), and which single
 //! setting would avoid a worse outcome, found by re-planning with it. Front ends show it; the exports
-//! refuse to apply a worse plan without `--i-know` ([`script_guard`]).
+//! refuse to apply a worse plan without `--i-know` (`plan::safety::script_guard`).
 //!
 //! Everything is judged on the numbers the plan already has (`brokers_before` / `brokers_after`,
 //! `balance_before` / `balance_after`, the unloads and the outlook): the verdict adds no load model.
-
-use std::fmt::Write as _;
 
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
@@ -521,59 +519,6 @@ pub fn add_alternatives<E>(
     }
 }
 
-/// Comment text stays on one line whatever a broker name contains.
-fn one_line(text: &str) -> String {
-    text.chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect()
-}
-
-/// Lines for the top of an exported bash script (after `set -euo pipefail`): for a worse plan, the
-/// verdict as comments and a guard that refuses to apply unless the script is run with `--i-know`
-/// (which it removes from the arguments, so `bash plan.sh --i-know rollback` works too). Rollback is
-/// never refused: it only moves bundles back. `i_know`: the operator acknowledged the verdict when
-/// exporting; the comments stay, the guard goes. Empty for any other plan.
-pub fn script_guard(plan: &Plan, i_know: bool) -> String {
-    if !plan.verdict.is_worse() {
-        return String::new();
-    }
-    let mut out = String::new();
-    for line in verdict_lines(&plan.verdict, plan.seed) {
-        let _ = writeln!(out, "# {}", one_line(&line));
-    }
-    if i_know {
-        let _ = writeln!(
-            out,
-            "# Exported with {I_KNOW_FLAG}: the operator acknowledged this verdict; the script applies without asking."
-        );
-        return out;
-    }
-    let _ = writeln!(out, "lbplan_i_know=0");
-    let _ = writeln!(out, "lbplan_args=()");
-    let _ = writeln!(out, "for lbplan_arg in \"$@\"; do");
-    let _ = writeln!(
-        out,
-        "  if [ \"$lbplan_arg\" = {I_KNOW_FLAG} ]; then lbplan_i_know=1; else lbplan_args+=(\"$lbplan_arg\"); fi"
-    );
-    let _ = writeln!(out, "done");
-    let _ = writeln!(out, "set -- ${{lbplan_args[@]+\"${{lbplan_args[@]}}\"}}");
-    let _ = writeln!(
-        out,
-        "if [ \"$lbplan_i_know\" != 1 ] && [ \"${{1:-apply}}\" = apply ]; then"
-    );
-    let _ = writeln!(
-        out,
-        "  echo 'lbplan: this plan makes the cluster worse balanced; refusing to apply it.' >&2"
-    );
-    let _ = writeln!(
-        out,
-        "  echo 'Read the verdict at the top of this file; run \"bash '\"$0\"' {I_KNOW_FLAG}\" to apply it anyway.' >&2"
-    );
-    let _ = writeln!(out, "  exit 3");
-    let _ = writeln!(out, "fi");
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::super::balance::summarize;
@@ -682,21 +627,5 @@ mod tests {
         );
         let v = judge(&p, 0.85);
         assert_eq!(v.outcome, Outcome::Mixed);
-    }
-
-    #[test]
-    fn the_guard_is_only_for_worse_plans() {
-        let p = plan(vec![view("a", 0.6)], vec![view("a", 0.5)]);
-        let mut p = Plan {
-            verdict: judge(&p, 0.85),
-            ..p
-        };
-        assert_eq!(script_guard(&p, false), "");
-        p.verdict.outcome = Outcome::Worse;
-        let guard = script_guard(&p, false);
-        assert!(guard.contains("exit 3"));
-        let acknowledged = script_guard(&p, true);
-        assert!(acknowledged.starts_with("# "));
-        assert!(!acknowledged.contains("exit 3"));
     }
 }
