@@ -232,13 +232,16 @@ fn exported_with_i_know_the_script_applies_without_asking() {
     assert!(export.status.success());
     let text = std::fs::read_to_string(&script).unwrap();
     assert!(text.contains("# WORSE: "), "{text}");
-    // The verdict was acknowledged at export; the synthetic snapshot's age is still checked when
-    // the script runs (it was captured long ago): only the age is named.
+    // The verdict was acknowledged at export; the snapshot's age is still checked when the script
+    // runs (this synthetic snapshot does not say when it was captured): only the age is named.
     let (out, calls) = run_script(&dir, &script, &[]);
     assert_eq!(out.status.code(), Some(3));
     assert!(calls.is_empty(), "{calls:?}");
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("(LBPLAN_MAX_AGE)"), "{stderr}");
+    assert!(
+        stderr.contains("HAZARD: the plan does not say when its snapshot was captured"),
+        "{stderr}"
+    );
     assert!(!stderr.contains("judged WORSE"), "{stderr}");
     let (out, calls) = run_script(&dir, &script, &["apply", "--i-know"]);
     assert!(

@@ -323,13 +323,16 @@ fn quoted(text: &str) -> String {
 pub fn script_guard(plan: &Plan, i_know_at_export: bool) -> String {
     let context = PlanContext::of(plan);
     let mut out = String::new();
-    for line in super::verdict::verdict_lines(&plan.verdict, plan.seed) {
-        let _ = writeln!(out, "# {}", one_line(&line));
+    // A worse plan's whole verdict (reasons, patterns, alternatives) heads the script; the
+    // header above already states any other verdict's headline.
+    if context.is_worse() {
+        for line in super::verdict::verdict_lines(&plan.verdict, plan.seed) {
+            let _ = writeln!(out, "# {}", one_line(&line));
+        }
     }
     out.push_str(
-        "# The safety policy (as `lbplan apply`): a plan judged worse, a snapshot older than
-         # LBPLAN_MAX_AGE seconds or dated in the future refuse to apply without --i-know.
-",
+        "# The safety policy (as `lbplan apply`): a plan judged worse, a snapshot older than\n\
+         # LBPLAN_MAX_AGE seconds or dated in the future refuse to apply without --i-know.\n",
     );
     let _ = writeln!(out, "lbplan_i_know=0");
     let _ = writeln!(out, "lbplan_args=()");
