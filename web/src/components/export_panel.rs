@@ -108,7 +108,8 @@ pub struct ApplyState {
 }
 
 pub enum ApplyAction {
-    Confirm(Confirming),
+    /// Boxed: a confirmation (its session, journal and assessment) is much larger than the rest.
+    Confirm(Box<Confirming>),
     Cancel,
     Start,
     Result(CallResult),
@@ -124,6 +125,7 @@ impl Reducible for ApplyState {
         let mut s = (*self).clone();
         match a {
             ApplyAction::Confirm(c) => {
+                let c = *c;
                 // A new run starts from nothing; a resume or rollback keeps its journal shown.
                 let journal = (c.session.mode != Mode::Apply)
                     .then(|| s.journal.clone())
@@ -332,11 +334,11 @@ pub fn export_panel(p: &ExportProps) -> Html {
             Callback::from(move |_| {
                 ack.set(String::new());
                 if let (Ok(c), Ok(ap)) = (&calls, &apply_plan) {
-                    apply.dispatch(ApplyAction::Confirm(Confirming {
+                    apply.dispatch(ApplyAction::Confirm(Box::new(Confirming {
                         session: Session::apply(ap, &base),
                         calls: c.clone(),
                         assessment: assess_now(ap),
-                    }));
+                    })));
                 }
             })
         };
@@ -357,7 +359,7 @@ pub fn export_panel(p: &ExportProps) -> Html {
                     Ok(session) => {
                         let calls = session.pending_steps().map(|s| s.step.call.clone()).collect();
                         let assessment = assess_now(ap);
-                        apply.dispatch(ApplyAction::Confirm(Confirming { session, calls, assessment }));
+                        apply.dispatch(ApplyAction::Confirm(Box::new(Confirming { session, calls, assessment })));
                     }
                     Err(e) => apply.dispatch(ApplyAction::Loaded(Err(format!(
                         "Cannot use this journal with this plan: {e}"

@@ -464,6 +464,22 @@ pub fn verdict_lines(v: &Verdict, seed: u64) -> Vec<String> {
     lines
 }
 
+/// What "Propose a rebalance instead" prefills for a plan judged worse: a rebalance of the same
+/// cluster and settings whose goal keeps every broker under the overloaded threshold the verdict
+/// used (`max<=85%`), with at most as many moves as the plan made (`None`: no limit). An
+/// alternative placement strategy may not help; a proposal with destinations checked against the
+/// leader's own rules does.
+pub fn rebalance_instead(plan: &Plan) -> (String, Option<usize>) {
+    let threshold = plan.verdict.overloaded_threshold_fraction;
+    let goal = if threshold > 0.0 && threshold.is_finite() {
+        format!("max<={:.0}%", (threshold * 100.0).min(100.0))
+    } else {
+        "max/mean<=1.15".to_string()
+    };
+    let moves = plan.unloads.len();
+    (goal, (moves > 0).then_some(moves))
+}
+
 /// The single settings worth re-planning with when a plan is worse: the placement strategy that
 /// compares resource usage instead of message rates (the fix apache/pulsar#16059 discusses), unless
 /// it is already in use or the extensible load manager (which ignores it) runs.
@@ -560,6 +576,17 @@ mod tests {
 
     /// Issue 22's 1,000-broker figures: the busiest broker goes from 98.5 % to 811 % (shape: one
     /// small broker receives every unload, the sources drop a little).
+    #[test]
+    fn a_worse_plan_proposes_a_rebalance_under_the_overloaded_threshold() {
+        let mut p = plan(vec![view("a", 0.6)], vec![view("a", 0.9)]);
+        p.verdict.overloaded_threshold_fraction = 0.85;
+        p.unloads = vec![unload("a", "b"), unload("a", "c")];
+        assert_eq!(rebalance_instead(&p), ("max<=85%".to_string(), Some(2)));
+        p.verdict.overloaded_threshold_fraction = 0.0;
+        p.unloads.clear();
+        assert_eq!(rebalance_instead(&p), ("max/mean<=1.15".to_string(), None));
+    }
+
     #[test]
     fn the_busiest_broker_at_811_pct_is_worse_and_names_the_destination() {
         let mut before = vec![view("src-1:8080", 0.985), view("src-2:8080", 0.90)];
