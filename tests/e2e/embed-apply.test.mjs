@@ -212,6 +212,13 @@ test('Apply sends every confirmed call in order with the Authorization header', 
     assert.match(await confirm.locator('[data-testid=apply-pause-note]').textContent(), /paused for the run/);
     // Readable paths: `destinationBroker=host:port`, not `host%3Aport`.
     assert.ok(!listed.some((l) => l.includes('%3A')), listed.join('\n'));
+    // The dry run first: the owners are read, nothing is sent.
+    await confirm.locator('[data-testid=apply-dry-run]').click();
+    const dry = confirm.locator('[data-testid=apply-dry-run-result]');
+    await dry.waitFor({ timeout: 10_000 });
+    assert.match(await dry.textContent(), new RegExp(`${want.length} call\\(s\\) would be sent; no bundle drifted\\. Nothing was sent\\.`));
+    assert.equal(server.adminCalls.length, 0, 'a dry run sends nothing');
+    assert.deepEqual(server.sheddingCalls, [], 'a dry run does not touch shedding');
     await page.screenshot({ path: path.join(ARTIFACTS, 'embed-apply-confirm.png'), fullPage: true });
     const ack = confirm.locator('[data-testid=apply-ack]');
     await ack.fill('not-the-word');
@@ -295,6 +302,12 @@ test('Apply refuses a plan whose bundle moved behind its back, before any call',
     server.owners.set(moved.bundle, elsewhere);
     await page.locator('#planner-prod [data-testid=apply-plan]').click();
     await page.locator('#planner-prod [data-testid=apply-confirm]').waitFor({ timeout: 10_000 });
+    // The dry run already names the drifted bundle.
+    await page.locator('#planner-prod [data-testid=apply-dry-run]').click();
+    const dry = page.locator('#planner-prod [data-testid=apply-dry-run-result]');
+    await dry.waitFor({ timeout: 10_000 });
+    assert.match(await dry.textContent(), /1 bundle\(s\) drifted, the run would be refused/);
+    assert.ok((await dry.textContent()).includes(moved.bundle));
     await acknowledge(page);
     await page.locator('#planner-prod [data-testid=apply-confirm-ok]').click();
     await page.waitForSelector('#planner-prod [data-testid=apply-finished]', { timeout: 20_000 });

@@ -4,7 +4,8 @@
 //! drifted (a resume first counts the steps the cluster shows as already applied), optionally pause
 //! automatic shedding, send the calls in batches, wait, verify each bundle's new owner, stop at the
 //! first failure or drift, and restore the shedding setting whatever happened. Every step updates
-//! the journal the export panel shows and offers as a download. Requests go only to the host's
+//! the journal the export panel shows and offers as a download. A dry run does the reads and the
+//! pre-flight check only. Requests go only to the host's
 //! `adminBaseUrl`, with the host's `authHeaders`.
 
 use std::cell::Cell;
@@ -150,6 +151,43 @@ async fn sleep_ms(ms: u32) {
         }
     });
     let _ = JsFuture::from(promise).await;
+}
+
+/// The dry run the confirmation offers before anything is sent: the same reads and pre-flight
+/// check as the run (cluster name, every active broker's owned bundles, drift, steps a resume
+/// finds already applied), on a copy of the session; nothing that changes the cluster is sent.
+pub async fn dry_run(target: Target, session: Session) -> String {
+    let mut session = session;
+    let cluster = match cluster_name(&target).await {
+        Ok(c) => c,
+        Err(e) => return format!("Dry run: cannot read the cluster's name ({e})."),
+    };
+    let owners = match live_owners(&target, &cluster).await {
+        Ok(o) => o,
+        Err(e) => return format!("Dry run: cannot read the owners ({e})."),
+    };
+    let pre = session.preflight(&owners);
+    let mut out = format!(
+        "Dry run on cluster {cluster}: {} call(s) would be sent",
+        session.pending.len()
+    );
+    if !pre.already_applied.is_empty() {
+        out.push_str(&format!(
+            "; {} step(s) already applied (recorded as done, not sent again)",
+            pre.already_applied.len()
+        ));
+    }
+    if pre.drift.is_empty() {
+        out.push_str("; no bundle drifted. Nothing was sent.");
+    } else {
+        let names: Vec<String> = pre.drift.iter().map(|d| d.describe()).collect();
+        out.push_str(&format!(
+            "; {} bundle(s) drifted, the run would be refused: {}. Nothing was sent.",
+            pre.drift.len(),
+            names.join("; ")
+        ));
+    }
+    out
 }
 
 /// Runs a guarded apply, resume or rollback; returns the line the panel shows at the end.

@@ -105,6 +105,9 @@ pub struct ApplyState {
     /// Why the journal file the operator chose cannot be used.
     pub journal_error: Option<String>,
     pub finished: Option<String>,
+    /// The confirmation's dry run: running, then what it found.
+    pub dry_running: bool,
+    pub dry_run: Option<String>,
 }
 
 pub enum ApplyAction {
@@ -117,6 +120,8 @@ pub enum ApplyAction {
     /// A journal file read (or why not).
     Loaded(Result<Journal, String>),
     Finished(String),
+    DryRunStarted,
+    DryRun(String),
 }
 
 impl Reducible for ApplyState {
@@ -152,6 +157,14 @@ impl Reducible for ApplyState {
                 s.finished = None;
             }
             ApplyAction::Loaded(Err(e)) => s.journal_error = Some(e),
+            ApplyAction::DryRunStarted => {
+                s.dry_running = true;
+                s.dry_run = None;
+            }
+            ApplyAction::DryRun(m) => {
+                s.dry_running = false;
+                s.dry_run = Some(m);
+            }
             ApplyAction::Finished(m) => {
                 s.running = false;
                 s.confirming = None;
@@ -432,6 +445,23 @@ pub fn export_panel(p: &ExportProps) -> Html {
                 });
             })
         };
+        let on_dry_run = {
+            let apply = apply.clone();
+            let auth = p.auth_headers.clone();
+            let base = base.to_string();
+            Callback::from(move |_| {
+                let Some(confirming) = apply.confirming.clone() else {
+                    return;
+                };
+                let dispatcher = apply.dispatcher();
+                dispatcher.dispatch(ApplyAction::DryRunStarted);
+                let target = Target { base: base.clone(), auth: auth.clone() };
+                yew::platform::spawn_local(async move {
+                    let found = apply_run::dry_run(target, confirming.session).await;
+                    dispatcher.dispatch(ApplyAction::DryRun(found));
+                });
+            })
+        };
         let on_cancel = {
             let apply = apply.clone();
             Callback::from(move |_| apply.dispatch(ApplyAction::Cancel))
@@ -481,6 +511,11 @@ pub fn export_panel(p: &ExportProps) -> Html {
                                     if let Some(b) = &c.body { { format!(" body {b}") } }
                                     <div class="muted">{ &c.note }</div></li> }) }
                             </ol>
+                            <p class="small">
+                                <button type="button" data-testid="apply-dry-run" onclick={on_dry_run} disabled={apply.dry_running}>{ "Dry run: check the owners, send nothing" }</button>
+                                if apply.dry_running { <span class="busy small" role="status">{ " reading the owners…" }</span> }
+                                if let Some(m) = &apply.dry_run { <span data-testid="apply-dry-run-result">{ format!(" {m}") }</span> }
+                            </p>
                             <button type="button" data-testid="apply-confirm-ok" onclick={on_ok}
                                 disabled={session.mode != Mode::Rollback && !assessment.acknowledges(&ack)}>{ "Send the calls" }</button>
                             <button type="button" onclick={on_cancel}>{ "Cancel" }</button>
