@@ -68,7 +68,7 @@ test('importFiles: a real load report (Pulsar LocalBrokerDataTest) becomes a sna
   assert.ok(warnings.some((w) => w.kind === 'default_bundle_data'), JSON.stringify(warnings));
   // The snapshot is plain data: it survives JSON and plans.
   const again = JSON.parse(JSON.stringify(snapshot));
-  assert.equal(api.plan(again).format_version, 4);
+  assert.equal(api.plan(again).format_version, 5);
 });
 
 test('importFiles: our own snapshot re-imports unchanged in its counts', () => {
@@ -98,7 +98,7 @@ test('importFiles: errors name the file and the JSON path', () => {
 test('plan: the demo cluster sheds its hot broker', () => {
   const d = demo();
   const plan = api.plan(d);
-  assert.equal(plan.format_version, 4);
+  assert.equal(plan.format_version, 5);
   assert.equal(plan.profile, '4.x');
   assert.equal(plan.load_manager, 'modular');
   assert.ok(plan.unloads.length > 0, 'the demo has a hot broker to unload from');

@@ -15,6 +15,7 @@ const demo = JSON.parse(fs.readFileSync(path.join(ROOT, 'static', 'demo-snapshot
 const owners = new Map(Object.entries(demo.brokers)
   .flatMap(([broker, b]) => b.local_broker_data.bundles.map((bundle) => [bundle, broker])));
 const adminCalls = [];
+const sheddingCalls = [];
 function fakeAdmin(req, res, url) {
   if (!url.pathname.startsWith('/fake-admin/')) return false;
   const p = url.pathname.slice('/fake-admin'.length);
@@ -30,6 +31,12 @@ function fakeAdmin(req, res, url) {
         .map(([k]) => [k, { broker_assignment: 'shared', is_controlled: false, is_active: true }]))), true;
     }
     res.writeHead(404).end();
+    return true;
+  }
+  // Pausing shedding (on by default) and putting it back: answered, kept apart from the plan's calls.
+  if (p.startsWith('/admin/v2/brokers/configuration/loadBalancerSheddingEnabled')) {
+    sheddingCalls.push(`${req.method} ${p}`);
+    res.writeHead(204).end();
     return true;
   }
   adminCalls.push({ method: req.method, path: p + url.search, auth: req.headers.authorization });
@@ -85,21 +92,33 @@ test('mount_planner: a second instance, apply with confirmation, readonly, destr
     await embedded.locator('[data-testid=apply-plan]').click();
     const dialog = embedded.locator('[data-testid=apply-confirm]');
     await dialog.waitFor();
-    const listed = await dialog.locator('li').count();
+    const listed = await dialog.locator('ol li').count();
     assert.ok(listed >= 1);
     assert.match(await dialog.textContent(), /PUT \/admin\/v2\/namespaces\//);
     assert.equal(adminCalls.length, 0, 'nothing is sent before the confirmation');
     await screenshot(page, 'embed-apply-confirm.png');
 
+    // The safety policy: a hazard (the demo snapshot is old, or of unknown age) keeps "Send the
+    // calls" disabled until the word the dialog names is typed.
+    const ack = dialog.locator('[data-testid=apply-ack]');
+    if (await ack.count() > 0) {
+      assert.ok(await dialog.locator('[data-testid=apply-confirm-ok]').isDisabled());
+      await ack.fill(await ack.getAttribute('data-word'));
+    }
     await embedded.locator('[data-testid=apply-confirm-ok]').click();
     await embedded.locator('[data-testid=apply-finished]').waitFor({ timeout: 10_000 });
-    const results = embedded.locator('[data-testid=apply-result]');
+    const results = embedded.locator('[data-testid=apply-result]').filter({ hasNotText: 'loadBalancerSheddingEnabled' });
     const expected = Math.min(listed, 2);
     assert.equal(await results.count(), expected, await embedded.locator('[data-testid=apply-finished]').textContent());
     assert.equal(await results.first().getAttribute('data-status'), '204');
     assert.equal(adminCalls.length, expected, JSON.stringify(adminCalls));
     assert.equal(adminCalls[0].auth, 'Bearer e2e');
     assert.equal(adminCalls[0].method, 'PUT');
+    // Shedding was paused for the run and put back after the failure.
+    assert.deepEqual(sheddingCalls, [
+      'POST /admin/v2/brokers/configuration/loadBalancerSheddingEnabled/false',
+      'DELETE /admin/v2/brokers/configuration/loadBalancerSheddingEnabled',
+    ]);
     if (listed >= 2) {
       assert.equal(await results.nth(1).getAttribute('data-status'), '500');
       assert.match(await embedded.locator('[data-testid=apply-finished]').textContent(), /Stopped at 2 of \d+ calls: step 2 failed; nothing after it was sent\./);

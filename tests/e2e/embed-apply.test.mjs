@@ -8,8 +8,10 @@
 // that a bundle moved behind the plan's back refuses the run before any call, that a destination
 // Pulsar did not honour stops it, the journal shown, and that the token is never kept in storage or
 // the URL; and that an interrupted run's journal, downloaded and loaded into a fresh page, resumes
-// exactly the remaining calls, then rolls the unloads back with the inverse calls. Screenshots go
-// to test-artifacts/.
+// exactly the remaining calls, then rolls the unloads back with the inverse calls. The safety
+// policy: the confirmation starts with the verdict, states the (old) demo snapshot's age and refuses
+// until the word it names is typed; the journal records the acknowledgement; shedding is paused by
+// default and put back even after a failure. Screenshots go to test-artifacts/.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -48,6 +50,7 @@ function bundleOf(pathname) {
 async function adminServer({ failAt, ignoreDestination = false } = {}) {
   const calls = [];
   const reads = [];
+  const shedding = [];
   const owners = new Map();
   const brokers = new Set();
   let plan = { splits: [], unloads: [] };
@@ -55,6 +58,11 @@ async function adminServer({ failAt, ignoreDestination = false } = {}) {
     admin: (req, body, res, headers) => {
       const url = new URL(req.url, 'http://localhost');
       const json = (v) => res.writeHead(200, { ...headers, 'content-type': 'application/json' }).end(JSON.stringify(v));
+      if (url.pathname.startsWith('/admin/v2/brokers/configuration/loadBalancerSheddingEnabled')) {
+        // The pause (on by default) and its restore: kept apart from the plan's calls.
+        shedding.push(`${req.method} ${url.pathname}`);
+        return res.writeHead(204, headers).end();
+      }
       if (req.method === 'GET') {
         reads.push(req.url);
         if (url.pathname === '/admin/v2/brokers/configuration/runtime') return json({ clusterName: 'test' });
@@ -83,6 +91,7 @@ async function adminServer({ failAt, ignoreDestination = false } = {}) {
     },
   });
   server.adminCalls = calls;
+  server.sheddingCalls = shedding;
   server.adminReads = reads;
   server.owners = owners;
   server.seed = (p) => {
@@ -96,6 +105,25 @@ async function adminServer({ failAt, ignoreDestination = false } = {}) {
     for (const b of p.brokers_before ?? []) if (typeof b.broker === 'string') brokers.add(b.broker);
   };
   return server;
+}
+
+/**
+ * The confirmation's safety policy: the demo snapshot was captured long ago, so the Apply is
+ * refused until the operator types the word the dialog names; "Send the calls" stays disabled
+ * until then. Types it (a rollback needs none).
+ */
+async function acknowledge(page) {
+  const confirm = page.locator('#planner-prod [data-testid=apply-confirm]');
+  const ack = confirm.locator('[data-testid=apply-ack]');
+  if (await ack.count() === 0) return;
+  assert.ok(await confirm.locator('[data-testid=apply-confirm-ok]').isDisabled(), 'refused until acknowledged');
+  await ack.fill(await ack.getAttribute('data-word'));
+}
+
+/** The statuses of the plan's calls the panel shows (the shedding pause and restore left out). */
+async function resultStatuses(page) {
+  return page.locator('#planner-prod [data-testid=apply-result]').evaluateAll(
+    (els) => els.filter((e) => !e.textContent.includes('loadBalancerSheddingEnabled')).map((e) => e.dataset.status));
 }
 
 /** Sets the Apply panel's wait to 0 s so the tests do not sleep between batches. */
@@ -168,16 +196,44 @@ test('Apply sends every confirmed call in order with the Authorization header', 
     const confirm = page.locator('#planner-prod [data-testid=apply-confirm]');
     await confirm.waitFor({ timeout: 10_000 });
     assert.equal(server.adminCalls.length, 0, 'nothing may be sent before the confirmation');
-    const listed = await confirm.locator('li').allTextContents();
+    const listed = await confirm.locator('ol li').allTextContents();
     assert.equal(listed.length, want.length, listed.join('\n'));
     want.forEach((c, i) => assert.ok(listed[i].includes(c.path), `${listed[i]} lists ${c.path}`));
+    // The verdict and its headline come first; the snapshot's age and the pause are stated.
+    const policy = await confirm.locator('[data-testid=apply-policy-line]').allTextContents();
+    assert.match(policy[0], /^Verdict: better — Better: max /);
+    assert.match(policy[1], /^Cluster: /);
+    assert.match(policy[2], /^Snapshot: captured /);
+    assert.match(policy[3], /^Profile: /);
+    // The demo snapshot is old (or does not say when it was captured): refused until acknowledged.
+    const hazards = await confirm.locator('[data-testid=apply-hazard]').allTextContents();
+    assert.ok(hazards.some((h) => /old, over the limit of 15 min|does not say when its snapshot was captured/.test(h)),
+      hazards.join('\n'));
+    assert.match(await confirm.locator('[data-testid=apply-pause-note]').textContent(), /paused for the run/);
+    // Readable paths: `destinationBroker=host:port`, not `host%3Aport`.
+    assert.ok(!listed.some((l) => l.includes('%3A')), listed.join('\n'));
+    // The dry run first: the owners are read, nothing is sent.
+    await confirm.locator('[data-testid=apply-dry-run]').click();
+    const dry = confirm.locator('[data-testid=apply-dry-run-result]');
+    await dry.waitFor({ timeout: 10_000 });
+    assert.match(await dry.textContent(), new RegExp(`${want.length} call\\(s\\) would be sent; no bundle drifted\\. Nothing was sent\\.`));
+    assert.equal(server.adminCalls.length, 0, 'a dry run sends nothing');
+    assert.deepEqual(server.sheddingCalls, [], 'a dry run does not touch shedding');
     await page.screenshot({ path: path.join(ARTIFACTS, 'embed-apply-confirm.png'), fullPage: true });
+    const ack = confirm.locator('[data-testid=apply-ack]');
+    await ack.fill('not-the-word');
+    assert.ok(await confirm.locator('[data-testid=apply-confirm-ok]').isDisabled(), 'a wrong word does not acknowledge');
+    await acknowledge(page);
 
     await page.locator('#planner-prod [data-testid=apply-confirm-ok]').click();
     await page.waitForSelector('#planner-prod [data-testid=apply-finished]', { timeout: 20_000 });
-    const statuses = await page.locator('#planner-prod [data-testid=apply-result]').evaluateAll(
-      (els) => els.map((e) => e.dataset.status));
+    const statuses = await resultStatuses(page);
     assert.deepEqual(statuses, want.map(() => '204'));
+    // Shedding was paused first and put back last (no override before: the override is deleted).
+    assert.deepEqual(server.sheddingCalls, [
+      'POST /admin/v2/brokers/configuration/loadBalancerSheddingEnabled/false',
+      'DELETE /admin/v2/brokers/configuration/loadBalancerSheddingEnabled',
+    ]);
     assert.match(await page.locator('#planner-prod [data-testid=apply-finished]').textContent(), /verified/);
     const journal = await page.locator('#planner-prod [data-testid=apply-journal-step]').evaluateAll(
       (els) => els.map((e) => e.dataset.status));
@@ -213,11 +269,13 @@ test('Apply stops at the first failed call (500 on the second)', { skip }, async
     assert.ok(want.length >= 3, 'a call after the failing one must exist to show the stop');
     await page.locator('#planner-prod [data-testid=apply-plan]').click();
     await page.locator('#planner-prod [data-testid=apply-confirm]').waitFor({ timeout: 10_000 });
+    await acknowledge(page);
     await page.locator('#planner-prod [data-testid=apply-confirm-ok]').click();
     await page.waitForSelector('#planner-prod [data-testid=apply-finished]', { timeout: 20_000 });
-    const statuses = await page.locator('#planner-prod [data-testid=apply-result]').evaluateAll(
-      (els) => els.map((e) => e.dataset.status));
+    const statuses = await resultStatuses(page);
     assert.deepEqual(statuses, ['204', '500']);
+    // Stopped by the failure: shedding is still put back.
+    assert.equal(server.sheddingCalls.at(-1), 'DELETE /admin/v2/brokers/configuration/loadBalancerSheddingEnabled');
     await page.waitForTimeout(300);
     assert.equal(server.adminCalls.length, 2, 'nothing may be sent after the failed call');
     assert.equal(new URL(server.adminCalls[1].url, server.baseUrl).pathname, want[1].path);
@@ -244,6 +302,13 @@ test('Apply refuses a plan whose bundle moved behind its back, before any call',
     server.owners.set(moved.bundle, elsewhere);
     await page.locator('#planner-prod [data-testid=apply-plan]').click();
     await page.locator('#planner-prod [data-testid=apply-confirm]').waitFor({ timeout: 10_000 });
+    // The dry run already names the drifted bundle.
+    await page.locator('#planner-prod [data-testid=apply-dry-run]').click();
+    const dry = page.locator('#planner-prod [data-testid=apply-dry-run-result]');
+    await dry.waitFor({ timeout: 10_000 });
+    assert.match(await dry.textContent(), /1 bundle\(s\) drifted, the run would be refused/);
+    assert.ok((await dry.textContent()).includes(moved.bundle));
+    await acknowledge(page);
     await page.locator('#planner-prod [data-testid=apply-confirm-ok]').click();
     await page.waitForSelector('#planner-prod [data-testid=apply-finished]', { timeout: 20_000 });
     assert.match(await page.locator('#planner-prod [data-testid=apply-finished]').textContent(), /Refused/);
@@ -269,6 +334,7 @@ test('Apply stops when Pulsar did not honour the destination', { skip }, async (
     assert.ok(first >= 0, 'the demo plan has an unload with a destination');
     await page.locator('#planner-prod [data-testid=apply-plan]').click();
     await page.locator('#planner-prod [data-testid=apply-confirm]').waitFor({ timeout: 10_000 });
+    await acknowledge(page);
     await page.locator('#planner-prod [data-testid=apply-confirm-ok]').click();
     await page.waitForSelector('#planner-prod [data-testid=apply-finished]', { timeout: 20_000 });
     assert.match(await page.locator('#planner-prod [data-testid=apply-finished]').textContent(),
@@ -305,7 +371,8 @@ async function confirmRun(page, button, mode) {
   const confirm = page.locator('#planner-prod [data-testid=apply-confirm]');
   await confirm.waitFor({ timeout: 10_000 });
   assert.equal(await confirm.getAttribute('data-mode'), mode);
-  const listed = await confirm.locator('li').allTextContents();
+  const listed = await confirm.locator('ol li').allTextContents();
+  await acknowledge(page);
   await page.locator('#planner-prod [data-testid=apply-confirm-ok]').click();
   await page.waitForSelector('#planner-prod [data-testid=apply-finished]', { timeout: 20_000 });
   return listed;
@@ -325,7 +392,8 @@ test('An interrupted Apply resumes from its downloaded journal in a new page, th
     assert.equal(server.adminCalls.length, 2);
     assert.deepEqual(await journalStatuses(page), ['done', 'failed', ...want.slice(2).map(() => 'pending')]);
 
-    // The journal, downloaded: format_version 1, this plan's snapshot, no credential.
+    // The journal, downloaded: format_version 2, this plan's snapshot and the acknowledged
+    // assessment, no credential.
     const [download] = await Promise.all([
       page.waitForEvent('download'),
       page.locator('#planner-prod [data-testid=apply-journal-download]').click(),
@@ -336,8 +404,14 @@ test('An interrupted Apply resumes from its downloaded journal in a new page, th
     const text = fs.readFileSync(file, 'utf8');
     assert.ok(!text.includes(TOKEN), 'the journal must not hold the credential');
     const saved = JSON.parse(text);
-    assert.equal(saved.format_version, 1);
+    assert.equal(saved.format_version, 2);
     assert.equal(saved.snapshot_fingerprint, plan.snapshot_fingerprint);
+    assert.equal(saved.safety.acknowledged, true);
+    assert.equal(saved.safety.context.verdict, 'better');
+    assert.ok(saved.safety.hazards.some((h) => h.hazard === 'stale' || h.hazard === 'age_unknown'),
+      JSON.stringify(saved.safety));
+    assert.equal(saved.shedding_restored, true);
+    assert.ok(saved.steps.every((s) => typeof s.expected === 'string'), 'each step states its expected effect');
     assert.deepEqual(saved.steps.map((s) => s.status), ['done', 'failed', ...want.slice(2).map(() => 'pending')]);
     await page.close();
 

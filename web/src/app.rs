@@ -24,7 +24,7 @@ use yew::prelude::*;
 use crate::components::{
     BrokerDetailView, BrokerTable, BundleMapView, ErrorBanner, ExportPanel, Header, History,
     HistoryTimeline, LoadedProps, LoaderBar, NamespaceList, Nav, PlanView, RebalancePanel,
-    SettingsPanel, SimulatePanel, WhatIf,
+    RebalancePrefill, SettingsPanel, SimulatePanel, WhatIf,
 };
 use crate::embed::External;
 use crate::embed::Options;
@@ -141,6 +141,25 @@ pub fn app(props: &AppProps) -> Html {
         .collect();
     let config_views = derived::use_config_views(loaded.clone(), profile, overrides.clone());
     let selected_broker = use_state(|| None::<String>);
+    // "Propose a rebalance instead" on a worse plan: the rebalance panel's goal and move limit,
+    // with a serial so the same prefill asked twice still applies.
+    let rebalance_prefill = use_state(|| None::<RebalancePrefill>);
+    let prefill_serial = use_mut_ref(|| 0_u32);
+    let on_propose_rebalance = {
+        let (prefill, counter) = (rebalance_prefill.clone(), prefill_serial.clone());
+        Callback::from(move |(goal, max_moves): (String, Option<usize>)| {
+            let serial = {
+                let mut n = counter.borrow_mut();
+                *n = n.wrapping_add(1);
+                *n
+            };
+            prefill.set(Some(RebalancePrefill {
+                serial,
+                goal,
+                max_moves,
+            }));
+        })
+    };
     let broker_detail = derived::use_broker_detail(
         loaded.clone(),
         (*selected_broker).clone(),
@@ -267,6 +286,7 @@ pub fn app(props: &AppProps) -> Html {
                     if let Some(plan) = state.plan.clone() {
                         <PlanView plan={plan.clone()} diff={state.plan_diff.clone()}
                             on_apply_setting={(!readonly).then(|| on_set.clone())}
+                            on_propose_rebalance={(!readonly).then(|| on_propose_rebalance.clone())}
                             explain={explain_source.clone()} />
                         <ExportPanel plan={plan} readonly={readonly} on_need_full={on_need_full.clone()}
                             admin_base_url={options.admin_base_url.clone().map(AttrValue::from)}
@@ -280,6 +300,7 @@ pub fn app(props: &AppProps) -> Html {
                     </div>
                     <div data-section="rebalance" tabindex="-1">
                     <RebalancePanel loaded={l.clone()} profile={state.profile} overrides={sim_overrides.clone()}
+                        prefill={(*rebalance_prefill).clone()}
                         plan_worker={(*imports).clone()} readonly={readonly}
                         admin_base_url={options.admin_base_url.clone().map(AttrValue::from)}
                         auth_headers={options.auth_headers.clone()} on_export={on_export} />

@@ -1,7 +1,8 @@
 //! The verdict banner in a real browser (wasm-bindgen-test in headless Chromium): the issue 22
 //! situation (8 unloads converge on a 1-core broker) planned by the store shows the `worse` banner
 //! with the overloaded broker and the converging pattern; its button applies the suggested placement
-//! strategy as an edit, and the plan that follows is no longer worse.
+//! strategy as an edit, and the plan that follows is no longer worse; "Propose a rebalance instead"
+//! hands the rebalance panel a goal under the overloaded threshold and the plan's move count.
 //! See: https://github.com/apache/pulsar/pull/16059
 
 #[path = "../../crates/core/tests/support/converging.rs"]
@@ -48,11 +49,18 @@ async fn a_worse_plan_shows_the_banner_and_its_fix_applies_as_an_edit() {
     document.body().unwrap().append_child(&root).unwrap();
     let applied: Rc<RefCell<Vec<(String, String)>>> = Rc::default();
     let record = applied.clone();
+    let proposed: Rc<RefCell<Vec<(String, Option<usize>)>>> = Rc::default();
+    let propose = proposed.clone();
+    let unloads = match &*plan {
+        Ok(p) => p.unloads.len(),
+        Err(e) => panic!("{e}"),
+    };
     let handle = yew::Renderer::<PlanView>::with_root_and_props(
         root.clone(),
         PlanViewProps {
             plan,
             on_apply_setting: Some(Callback::from(move |kv| record.borrow_mut().push(kv))),
+            on_propose_rebalance: Some(Callback::from(move |g| propose.borrow_mut().push(g))),
             diff: None,
             explain: None,
         },
@@ -99,6 +107,19 @@ async fn a_worse_plan_shows_the_banner_and_its_fix_applies_as_an_edit() {
         value,
         "org.apache.pulsar.broker.loadbalance.impl.LeastResourceUsageWithWeight"
     );
+    // The other way out: a rebalance of the same cluster, every broker under the overloaded
+    // threshold (loadBalancerBrokerOverloadedThresholdPercentage=85), at most the plan's 8 moves.
+    let rebalance: web_sys::HtmlElement = root
+        .query_selector("[data-testid=verdict-propose-rebalance]")
+        .unwrap()
+        .expect("a worse plan offers a rebalance")
+        .unchecked_into();
+    rebalance.click();
+    assert_eq!(
+        proposed.borrow().first().cloned(),
+        Some(("max<=85%".to_string(), Some(unloads)))
+    );
+    assert_eq!(unloads, 8);
     handle.destroy();
 
     // The app turns the click into this edit (`on_set`): the next plan is not worse.

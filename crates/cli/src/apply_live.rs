@@ -1,11 +1,13 @@
 //! What `lbplan apply` reads from the cluster, through the shared admin client
 //! ([`crate::collect::http`]): the cluster's name, its active brokers, who owns each bundle now
-//! (every active broker's `ownedNamespaces`), and the `loadBalancerSheddingEnabled` override. The
+//! (every active broker's `ownedNamespaces`), the `loadBalancerSheddingEnabled` override, and the
+//! broker's version (the profile the apply policy compares with the plan's). The
 //! paths come from the exports' one list ([`lbplan_core::plan::export`]).
 
 use lbplan_core::plan::apply::LiveOwners;
 use lbplan_core::plan::export::{
-    RestCall, active_brokers_call, dynamic_config_call, owned_bundles_call, runtime_config_call,
+    RestCall, active_brokers_call, broker_version_call, dynamic_config_call, owned_bundles_call,
+    runtime_config_call,
 };
 use serde_json::Value;
 
@@ -56,6 +58,22 @@ impl Admin {
             .ok_or_else(|| {
                 "the runtime configuration has no clusterName; pass --cluster".to_string()
             })
+    }
+
+    /// The version of the broker behind the admin URL (`pulsar-admin brokers version`): Pulsar
+    /// answers the bare string, some proxies a JSON string.
+    pub fn broker_version(&self) -> Result<String, String> {
+        let url = self.url(&broker_version_call());
+        let got = self
+            .client
+            .get(&url, &|_, _, _| {})
+            .map_err(|f| describe_failure(&url, &f))?;
+        let text = String::from_utf8_lossy(&got.body);
+        let v = text.trim().trim_matches('"').trim();
+        if v.is_empty() || v.len() > 100 || v.chars().any(char::is_control) {
+            return Err(format!("GET {}: not a version", display_url(&url)));
+        }
+        Ok(v.to_string())
     }
 
     /// The active brokers; each becomes an origin requests may be redirected to.

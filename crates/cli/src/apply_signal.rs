@@ -1,4 +1,5 @@
-//! Ctrl-C and SIGTERM during `lbplan apply`: the handler only raises a flag (all a signal handler
+//! Ctrl-C (SIGINT), SIGTERM, SIGHUP (the ssh session dropped) and SIGQUIT (Ctrl-\) during
+//! `lbplan apply`: the handler only raises a flag (all a signal handler
 //! may safely do); the run checks it between calls and while waiting, then stops, restores the
 //! paused shedding setting and writes the journal. A call already in flight finishes first (its
 //! deadline bounds it). Uses `signal(2)` through `libc`, which the CLI already depends on.
@@ -13,7 +14,8 @@ extern "C" fn on_signal(_: libc::c_int) {
     INTERRUPTED.store(true, Ordering::SeqCst);
 }
 
-/// Turns SIGINT and SIGTERM into the flag [`interrupted`] reads.
+/// Turns SIGINT, SIGTERM, SIGHUP and SIGQUIT into the flag [`interrupted`] reads: each of them
+/// would otherwise end the process with shedding still paused.
 pub fn install() {
     #[cfg(unix)]
     {
@@ -22,6 +24,8 @@ pub fn install() {
         unsafe {
             libc::signal(libc::SIGINT, handler as libc::sighandler_t);
             libc::signal(libc::SIGTERM, handler as libc::sighandler_t);
+            libc::signal(libc::SIGHUP, handler as libc::sighandler_t);
+            libc::signal(libc::SIGQUIT, handler as libc::sighandler_t);
         }
     }
 }

@@ -12,11 +12,13 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use lbplan_core::config::Profile;
 use lbplan_core::plan::apply::{
     ApplyPlan, Journal, LiveOwners, Mode, Session, SessionError, SheddingBefore, StepStatus,
     drifted, read_plan,
 };
 use lbplan_core::plan::export::{StepCall, set_shedding_call, unset_shedding_call};
+use lbplan_core::plan::safety::{Assessment, Limits};
 
 use crate::apply_live::Admin;
 use crate::apply_signal;
@@ -49,6 +51,15 @@ pub struct Args {
     /// Send the calls. Without it nothing is changed: the calls are printed and drift is checked.
     #[arg(long)]
     execute: bool,
+    /// Carry out a plan the safety policy refuses (judged worse, a snapshot older than
+    /// --max-age or dated in the future, made with another profile than the cluster's version):
+    /// the hazards are still printed first and recorded in the journal.
+    #[arg(long = "i-know")]
+    i_know: bool,
+    /// The oldest snapshot a plan may come from without --i-know (`15m`, `1h`, `2d`), measured
+    /// from the snapshot's capture time to now.
+    #[arg(long, value_name = "DURATION", default_value = "15m", value_parser = parse_age)]
+    max_age: Duration,
     /// Continue an interrupted or failed run: the steps its journal does not record as done.
     #[arg(long, value_name = "JOURNAL", conflicts_with = "rollback")]
     resume: Option<PathBuf>,
@@ -86,6 +97,72 @@ fn parse_wait(text: &str) -> Result<Duration, String> {
         .ok_or_else(|| format!("`{t}`: expected 0 to 60m"))
 }
 
+/// `--max-age`: `90s`, `15m`, `2h`, `1d`, or a number of seconds; at most 30 days.
+fn parse_age(text: &str) -> Result<Duration, String> {
+    let t = text.trim();
+    let (num, unit) = match t.find(|c: char| !c.is_ascii_digit()) {
+        Some(i) => (t.get(..i).unwrap_or(""), t.get(i..).unwrap_or("")),
+        None => (t, "s"),
+    };
+    let n: u64 = num
+        .parse()
+        .map_err(|_| format!("`{t}`: expected e.g. 15m, 2h or 1d"))?;
+    let unit_secs = match unit {
+        "s" => 1,
+        "m" => 60,
+        "h" => 3600,
+        "d" => 86_400,
+        _ => return Err(format!("`{t}`: the unit is s, m, h or d")),
+    };
+    n.checked_mul(unit_secs)
+        .filter(|s| *s <= 30 * 86_400)
+        .map(Duration::from_secs)
+        .ok_or_else(|| format!("`{t}`: expected at most 30d"))
+}
+
+/// Now, in ms since the epoch (core has no clock: the policy is given it).
+fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+        .unwrap_or(0)
+}
+
+/// The policy's limits for this run; `cluster_profile` when the broker's version was read.
+fn limits(args: &Args, cluster_profile: Option<String>) -> Limits {
+    Limits {
+        now_ms: now_ms(),
+        max_age_ms: i64::try_from(args.max_age.as_millis()).unwrap_or(i64::MAX),
+        cluster_profile,
+    }
+}
+
+/// The header of every listing: the verdict first, the plan's context, then each hazard and
+/// whether it was acknowledged.
+fn policy_text(a: &Assessment, mode: Mode) -> String {
+    let mut out = String::new();
+    for line in a.header_lines() {
+        let _ = writeln!(out, "{line}");
+    }
+    for h in &a.hazards {
+        let _ = writeln!(out, "HAZARD: {}", h.describe());
+    }
+    if a.needs_acknowledgement() {
+        let _ = writeln!(
+            out,
+            "{}",
+            if mode == Mode::Rollback {
+                "(a rollback moves bundles back to where they were; it is not refused for these)"
+            } else if a.acknowledged {
+                "Acknowledged with --i-know: the run goes ahead; the journal records it."
+            } else {
+                "Without --i-know, --execute refuses to send anything."
+            }
+        );
+    }
+    out
+}
+
 fn journal_path(args: &Args) -> PathBuf {
     if let Some(j) = args.journal.clone().or_else(|| args.resume.clone()) {
         return j;
@@ -112,7 +189,7 @@ struct JournalFile {
 impl JournalFile {
     fn save(&self, journal: &Journal) -> Result<(), CliError> {
         let text = self.redactor.text(&journal.to_json());
-        atomic_write::write_file(&self.path, text.as_bytes(), Existing::Replace)
+        atomic_write::write_file(&self.path, text.as_bytes(), Existing::ReplaceEntry)
             .map_err(|e| CliError::Failed(format!("cannot write the journal: {e}")))
     }
 }
@@ -130,7 +207,7 @@ fn call_line(c: &StepCall) -> String {
 }
 
 /// The dry run's listing: every call in order, batch by batch, with the checks around them.
-fn listing(session: &Session, args: &Args) -> String {
+fn listing(session: &Session, args: &Args, pauses: bool) -> String {
     let mut out = String::new();
     let what = match session.mode {
         Mode::Apply => "Apply",
@@ -150,7 +227,13 @@ fn listing(session: &Session, args: &Args) -> String {
          then GET /admin/v2/brokers/CLUSTER/BROKER/ownedNamespaces); a bundle not on its expected \
          broker refuses the run."
     );
-    if args.pause_shedding {
+    if session.journal.shedding_left_paused() {
+        let _ = writeln!(
+            out,
+            "Automatic shedding was left paused by an earlier run of this journal: it is put back at the end of this run ({}).",
+            restore_note(&session.journal)
+        );
+    } else if pauses {
         let _ = writeln!(
             out,
             "{}  (the previous value is kept in the journal and restored afterwards, or DELETE {} when there was no override)",
@@ -163,6 +246,9 @@ fn listing(session: &Session, args: &Args) -> String {
         for i in batch {
             if let Some(s) = session.steps.get(*i) {
                 let _ = writeln!(out, "  {}. {}", s.index + 1, call_line(&s.step));
+                if let Some(e) = &s.expected {
+                    let _ = writeln!(out, "     # expected: {e}");
+                }
                 let _ = writeln!(out, "     # {}", s.step.call.note);
             }
         }
@@ -215,18 +301,38 @@ pub fn run(args: Args) -> Result<(), CliError> {
     let ap = ApplyPlan::from_plan(&plan)
         .map_err(|e| CliError::BadInput(format!("{}: {e}", args.plan.display())))?;
     let from_journal = |path: &Path, start: fn(&ApplyPlan, Journal) -> Result<Session, _>| {
-        start(&ap, read_journal(path)?)
-            .map_err(|e: SessionError| CliError::BadInput(format!("{}: {e}", path.display())))
+        start(&ap, read_journal(path)?).map_err(|e: SessionError| {
+            CliError::BadInput(format!(
+                "{}: refused, not a journal of this plan: {e}",
+                path.display()
+            ))
+        })
     };
     let mut session = match (&args.resume, &args.rollback) {
         (Some(j), _) => from_journal(j, Session::resume)?,
         (None, Some(j)) => from_journal(j, Session::rollback)?,
         (None, None) => Session::apply(&ap, ""),
     };
-    output::to_stdout(listing(&session, &args).as_bytes())?;
-    if session.pending.is_empty() {
+    let pauses = session.pauses_shedding(args.pause_shedding);
+    let left_paused = session.journal.shedding_left_paused();
+    if session.pending.is_empty() && !(left_paused && args.execute) {
+        let a = ap.assess(&limits(&args, None));
+        output::to_stdout(policy_text(&a, session.mode).as_bytes())?;
+        output::to_stdout(listing(&session, &args, pauses).as_bytes())?;
         say("nothing to do");
+        if left_paused {
+            say(&format!(
+                "automatic shedding was left paused by an earlier run of this journal; --execute \
+                 restores it ({})",
+                restore_note(&session.journal)
+            ));
+        }
         return Ok(());
+    }
+    // From here on a signal (Ctrl-C, kill, an ssh drop, Ctrl-\) only raises a flag: the run stops
+    // at the next check and still puts shedding back and writes the journal.
+    if args.execute {
+        apply_signal::install();
     }
 
     let (admin, redactor, source) = build_admin(&args)?;
@@ -234,6 +340,84 @@ pub fn run(args: Args) -> Result<(), CliError> {
     if session.mode == Mode::Apply {
         session.journal.admin_url = admin.base.clone();
     }
+    let cluster_profile = match admin.broker_version() {
+        Ok(v) => Some(Profile::from_broker_version(&v).name().to_string()),
+        Err(e) => {
+            say(&format!(
+                "cannot read the broker's version ({e}): the plan's profile is not checked"
+            ));
+            None
+        }
+    };
+    let mut assessment = ap.assess(&limits(&args, cluster_profile));
+    assessment.acknowledged = args.i_know;
+    output::to_stdout(policy_text(&assessment, session.mode).as_bytes())?;
+    output::to_stdout(listing(&session, &args, pauses).as_bytes())?;
+    session.journal.safety = Some(assessment.clone());
+    let jf = JournalFile {
+        path: journal_path(&args),
+        redactor,
+    };
+    if args.execute && session.pending.is_empty() {
+        // Nothing to send; only the pause an earlier run left behind is still to undo.
+        say(&format!(
+            "automatic shedding was left paused by an earlier run of this journal; putting it back \
+             ({})",
+            restore_note(&session.journal)
+        ));
+        let result = restore(&admin, &jf, &mut session.journal);
+        jf.save(&session.journal)?;
+        return result;
+    }
+    let refused = (args.execute && session.mode != Mode::Rollback)
+        .then(|| assessment.cli_refusal())
+        .flatten();
+    let result = match refused {
+        // Nothing is sent; a pause an earlier run left behind is still put back below.
+        Some(why) => Err(CliError::Failed(format!("{why} Nothing was sent."))),
+        None => execute(&args, &admin, &jf, &mut session, pauses, &assessment),
+    };
+    if !args.execute {
+        return result;
+    }
+    // Every way the run ends (done, failed, drifted, interrupted) comes back here: shedding goes
+    // back as the journal recorded it before the first pause.
+    let mut result = result;
+    if session.journal.shedding_restore_call().is_some() {
+        let restored = restore(&admin, &jf, &mut session.journal);
+        if result.is_ok() {
+            result = restored;
+        } else if let Err(e) = restored {
+            output::message("lbplan: error: ", &e.to_string());
+        }
+    }
+    jf.save(&session.journal)?;
+    let (done, failed, pending) = session.journal.counts();
+    say(&format!(
+        "journal {}: {done} done, {failed} failed or drifted, {pending} pending",
+        jf.path.display()
+    ));
+    result
+}
+
+/// How the journal's shedding setting is put back, for the messages.
+fn restore_note(journal: &Journal) -> String {
+    journal
+        .shedding_restore_call()
+        .map(|c| c.note)
+        .unwrap_or_default()
+}
+
+/// The pre-flight check, then (with `--execute`) the pause and the batches. The caller restores
+/// shedding afterwards, whatever this returns.
+fn execute(
+    args: &Args,
+    admin: &Admin,
+    jf: &JournalFile,
+    session: &mut Session,
+    pauses: bool,
+    assessment: &Assessment,
+) -> Result<(), CliError> {
     let cluster = match &args.cluster {
         Some(c) => c.clone(),
         None => admin.cluster_name().map_err(CliError::Failed)?,
@@ -255,6 +439,9 @@ pub fn run(args: Args) -> Result<(), CliError> {
         for d in &pre.drift {
             say(&format!("drifted: {}", d.describe()));
         }
+        if session.mode != Mode::Rollback && !assessment.allows() {
+            say("dry run: --execute would refuse without --i-know (see the hazards above)");
+        }
         let text = if pre.drift.is_empty() {
             "dry run: no bundle drifted; nothing was changed. Add --execute to send the calls."
                 .to_string()
@@ -269,10 +456,6 @@ pub fn run(args: Args) -> Result<(), CliError> {
         return Ok(());
     }
 
-    let jf = JournalFile {
-        path: journal_path(&args),
-        redactor,
-    };
     if !pre.drift.is_empty() {
         for d in &pre.drift {
             say(&format!("drifted: {}", d.describe()));
@@ -286,49 +469,49 @@ pub fn run(args: Args) -> Result<(), CliError> {
             jf.path.display()
         )));
     }
-    apply_signal::install();
     jf.save(&session.journal)?;
     let run = Run {
-        admin: &admin,
+        admin,
         cluster: &cluster,
         wait: args.wait,
-        jf: &jf,
+        jf,
     };
-    let mut result = Ok(());
-    if args.pause_shedding {
-        result = pause(&admin, &jf, &mut session.journal);
+    if pauses {
+        pause(admin, jf, &mut session.journal)?;
     }
-    if result.is_ok() {
-        result = run.batches(&mut session, args.batch as usize, owners);
+    if apply_signal::interrupted() {
+        return Err(run.stopped("interrupted".to_string()));
     }
-    if args.pause_shedding && session.journal.shedding_before.is_some() {
-        let restored = restore(&admin, &jf, &mut session.journal);
-        if result.is_ok() {
-            result = restored;
-        }
-    }
-    jf.save(&session.journal)?;
-    let (done, failed, pending) = session.journal.counts();
-    say(&format!(
-        "journal {}: {done} done, {failed} failed or drifted, {pending} pending",
-        jf.path.display()
-    ));
-    result
+    run.batches(session, args.batch as usize, owners)
 }
 
-/// Reads the shedding override, keeps it in the journal, then pauses shedding.
+/// Pauses shedding. The setting before the first pause is read and kept in the journal once: a
+/// journal that already has it (an earlier run paused it and was killed, or paused and restored
+/// it) keeps it, since the value read now may be our own pause.
 fn pause(admin: &Admin, jf: &JournalFile, journal: &mut Journal) -> Result<(), CliError> {
-    let current = admin
-        .shedding_override()
-        .map_err(|e| CliError::Failed(format!("cannot read loadBalancerSheddingEnabled: {e}")))?;
-    let before = SheddingBefore::from_override(current.as_deref()).ok_or_else(|| {
-        CliError::Failed(
-            "loadBalancerSheddingEnabled has a value that is not true or false; nothing was changed"
-                .to_string(),
-        )
-    })?;
-    journal.shedding_before = Some(before);
-    journal.shedding_restored = false;
+    if journal.shedding_left_paused() {
+        say(&format!(
+            "automatic shedding was left paused by an earlier run of this journal; it stays \
+             paused for this run and is put back at its end ({})",
+            restore_note(journal)
+        ));
+    }
+    if journal.needs_shedding_read() {
+        let current = admin.shedding_override().map_err(|e| {
+            CliError::Failed(format!("cannot read loadBalancerSheddingEnabled: {e}"))
+        })?;
+        let before = SheddingBefore::from_override(current.as_deref()).ok_or_else(|| {
+            CliError::Failed(
+                "loadBalancerSheddingEnabled has a value that is not true or false; nothing was \
+                 changed"
+                    .to_string(),
+            )
+        })?;
+        journal.record_pause(before);
+    } else if let Some(before) = journal.shedding_before {
+        journal.record_pause(before);
+    }
+    // Written before the call: a run killed right after the pause still knows what to put back.
     jf.save(journal)?;
     admin
         .send(&set_shedding_call(false))
@@ -337,12 +520,11 @@ fn pause(admin: &Admin, jf: &JournalFile, journal: &mut Journal) -> Result<(), C
     Ok(())
 }
 
-/// Puts the shedding setting back as the journal recorded it.
+/// Puts the shedding setting back as the journal recorded it before the first pause. When the
+/// call fails, says so loudly with the exact commands to run by hand.
 fn restore(admin: &Admin, jf: &JournalFile, journal: &mut Journal) -> Result<(), CliError> {
-    let call = match journal.shedding_before {
-        Some(SheddingBefore::Override(v)) => set_shedding_call(v),
-        Some(SheddingBefore::NoOverride) => unset_shedding_call(),
-        None => return Ok(()),
+    let Some(call) = journal.shedding_restore_call() else {
+        return Ok(());
     };
     match admin.send(&call) {
         Ok(_) => {
@@ -351,10 +533,14 @@ fn restore(admin: &Admin, jf: &JournalFile, journal: &mut Journal) -> Result<(),
             jf.save(journal)
         }
         Err(e) => {
+            let by_hand = journal.shedding_by_hand().unwrap_or_default();
             jf.save(journal)?;
             Err(CliError::Failed(format!(
-                "FAILED to restore loadBalancerSheddingEnabled ({}): {e}; restore it by hand",
-                call.note
+                "AUTOMATIC SHEDDING IS STILL PAUSED (loadBalancerSheddingEnabled=false): restoring \
+                 it ({}) FAILED: {e}. Put it back now: {by_hand}   (a later `lbplan apply PLAN \
+                 --resume {} --execute` also restores it)",
+                call.note,
+                jf.path.display()
             )))
         }
     }
@@ -383,6 +569,7 @@ impl Run<'_> {
         size: usize,
         mut owners: LiveOwners,
     ) -> Result<(), CliError> {
+        let total = session.journal.steps.len();
         for batch in session.batches(size) {
             let drift = drifted(&session.steps, &batch, &owners);
             if let Some(d) = drift.first() {
@@ -398,8 +585,11 @@ impl Run<'_> {
                     return Err(self.stopped("interrupted".to_string()));
                 }
                 say(&format!(
-                    "{} {}",
-                    step.step.call.method, step.step.call.path
+                    "step {} of {}: {} {}",
+                    step.index + 1,
+                    total,
+                    step.step.call.method,
+                    step.step.call.path
                 ));
                 if let Err(e) = self.admin.send(&step.step.call) {
                     let index = step.index;

@@ -18,6 +18,7 @@ mod cmd_rebalance;
 mod cmd_replay;
 mod cmd_simulate;
 mod cmd_size;
+mod cmd_verify;
 // Shared admin REST client (credentials, origins, limits): `collect` and `apply`.
 mod collect;
 mod connection_args;
@@ -61,6 +62,9 @@ enum Command {
     /// Apply a plan through the admin REST API, guarded: dry run unless --execute, drift check,
     /// batches, verification of each move, a journal to resume or roll back.
     Apply(cmd_apply::Args),
+    /// Compare a plan with a snapshot taken after it was applied: each bundle where predicted,
+    /// each broker's usage against the prediction, anything the leader moved back.
+    Verify(cmd_verify::Args),
     /// Write a synthetic cluster snapshot (the dashboard's demo, or a large one for benchmarks).
     Generate(cmd_generate::Args),
     /// How a namespace's topics and load would spread over 4, 16, 32, 64, 128 bundles and the brokers.
@@ -84,6 +88,7 @@ fn main() {
         Command::Collect(args) => cmd_collect::run(args),
         Command::Plan(args) => cmd_plan::run(args),
         Command::Apply(args) => cmd_apply::run(args),
+        Command::Verify(args) => cmd_verify::run(args),
         Command::Rebalance(args) => cmd_rebalance::run(args),
         Command::Generate(args) => cmd_generate::run(args),
         Command::Simulate(args) => cmd_simulate::run(args),

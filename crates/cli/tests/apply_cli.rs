@@ -3,7 +3,11 @@
 //! configuration), records every call, fails the calls a test names and can move a bundle behind
 //! the plan's back. Checks: a dry run sends nothing that changes the cluster; drift refuses the run;
 //! a failure stops it and the journal says so; resume continues; rollback moves the bundles back;
-//! a paused shedding setting is restored after a failure; a destination not honoured stops the run.
+//! a paused shedding setting is restored after a failure, after each signal (INT, TERM, HUP, QUIT)
+//! and, after a `kill -9`, by the next resume or rollback (with or without `--pause-shedding`), to
+//! the value found before the first pause; a failed restore prints the commands to run; an edited
+//! journal is refused; a symlink planted at the journal's path is not followed; a destination not
+//! honoured stops the run.
 
 #[path = "support/http_head.rs"]
 mod http_head;
@@ -43,6 +47,10 @@ struct State {
     drift_after: Option<(usize, String, String)>,
     /// Unloads land on b3 whatever the destination.
     ignore_destination: bool,
+    /// Answer 500 to the calls that put shedding back (`…/true` and the DELETE).
+    fail_restore: bool,
+    /// What `GET /admin/v2/brokers/version` answers.
+    version: String,
 }
 
 struct Fake {
@@ -86,6 +94,8 @@ fn answer(state: &Mutex<State>, method: &str, path: &str) -> (u16, String) {
             (200, r#"{"clusterName":"test"}"#.to_string())
         }
         ("GET", "/admin/v2/brokers/test") => (200, format!(r#"["{B1}","{B2}","{B3}"]"#)),
+        // `pulsar-admin brokers version`: Pulsar answers the bare version string.
+        ("GET", "/admin/v2/brokers/version") => (200, st.version.clone()),
         ("GET", "/admin/v2/brokers/configuration/values") => (
             200,
             match &st.shedding {
@@ -107,6 +117,12 @@ fn answer(state: &Mutex<State>, method: &str, path: &str) -> (u16, String) {
                 })
                 .collect();
             (200, serde_json::Value::Object(owned).to_string())
+        }
+        ("POST", p) if p.starts_with(SHEDDING) && st.fail_restore && !p.ends_with("/false") => {
+            (500, r#"{"reason":"injected failure"}"#.to_string())
+        }
+        ("DELETE", SHEDDING) if st.fail_restore => {
+            (500, r#"{"reason":"injected failure"}"#.to_string())
         }
         ("POST", p) if p.starts_with(SHEDDING) => {
             st.shedding = p.rsplit('/').next().map(str::to_string);
@@ -159,6 +175,7 @@ fn start(shedding: Option<&str>) -> Fake {
     listener.set_nonblocking(true).unwrap();
     let mut st = State {
         shedding: shedding.map(str::to_string),
+        version: "4.0.3".to_string(),
         ..State::default()
     };
     for (b, o) in [(SPLIT, B1), (MOVE_1, B1), (MOVE_2, B2)] {
@@ -197,13 +214,41 @@ fn handle(mut stream: TcpStream, state: &Mutex<State>) {
     stream.flush().ok();
 }
 
+fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as i64
+}
+
+/// A plan of a snapshot captured a minute ago, judged better, made with the 4.x profile (the fake
+/// broker runs 4.0.3): the safety policy lets it through.
 fn work_dir(tag: &str) -> PathBuf {
+    work_dir_with(tag, |_| {})
+}
+
+fn work_dir_with(tag: &str, edit: impl FnOnce(&mut serde_json::Value)) -> PathBuf {
     let d = std::env::temp_dir().join(format!("lbplan-apply-{tag}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).unwrap();
-    let plan = serde_json::json!({
-        "format_version": 2,
+    let mut plan = serde_json::json!({
+        "format_version": 5,
         "snapshot_fingerprint": "fp-apply",
+        "cluster": "test",
+        "snapshot_captured_at_ms": now_ms() - 60_000,
+        "profile": "4.x",
+        "verdict": {"outcome": "better",
+                    "headline": "Better: max 79.2% → 60.2%, max/mean 2.27 → 1.73, std 17.1% → 11.6%"},
+        "brokers_before": [
+            {"broker": B1, "weighted_max_usage_fraction": 0.792},
+            {"broker": B2, "weighted_max_usage_fraction": 0.41},
+            {"broker": B3, "weighted_max_usage_fraction": 0.12}
+        ],
+        "brokers_after": [
+            {"broker": B1, "weighted_max_usage_fraction": 0.602},
+            {"broker": B2, "weighted_max_usage_fraction": 0.48},
+            {"broker": B3, "weighted_max_usage_fraction": 0.25}
+        ],
         "splits": [{"bundle": SPLIT, "broker": B1, "algorithm": "range_equally_divide",
                     "boundaries": [], "new_bundles": [], "reason": "too many topics"}],
         "unloads": [
@@ -214,6 +259,7 @@ fn work_dir(tag: &str) -> PathBuf {
         ],
         "topic_unloads": []
     });
+    edit(&mut plan);
     std::fs::write(d.join("plan.json"), plan.to_string()).unwrap();
     d
 }
@@ -502,4 +548,358 @@ fn ctrl_c_restores_shedding_and_a_resume_counts_what_was_already_applied() {
         vec![MOVE_1_CALL, MOVE_2_CALL]
     );
     assert_eq!(statuses(&journal(&dir)), vec!["done", "done", "done"]);
+}
+
+fn shedding(fake: &Fake) -> Option<String> {
+    fake.state.lock().unwrap().shedding.clone()
+}
+
+/// Starts `apply --execute --pause-shedding` with a 60 s wait, waits until its first call was
+/// sent (the run is then in its wait), sends `signal` (`KILL` for `kill -9`) and returns the exit
+/// code and stderr.
+fn interrupted_run(dir: &Path, fake: &Fake, signal: &str) -> (Option<i32>, String) {
+    let child = Command::new(env!("CARGO_BIN_EXE_lbplan"))
+        .args([
+            "apply",
+            &dir.join("plan.json").display().to_string(),
+            "--admin-url",
+            &fake.url,
+            "--wait",
+            "60s",
+            "--journal",
+            &dir.join("journal.json").display().to_string(),
+            "--execute",
+            "--pause-shedding",
+        ])
+        .env_remove("PULSAR_AUTH_TOKEN")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    while puts(&fake.mutating()).is_empty() {
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "no call was sent"
+        );
+        thread::sleep(Duration::from_millis(20));
+    }
+    let killed = Command::new("kill")
+        .args([&format!("-{signal}"), &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).to_string(),
+    )
+}
+
+#[test]
+fn every_signal_puts_shedding_back_before_exiting() {
+    for signal in ["HUP", "QUIT", "TERM", "INT"] {
+        let dir = work_dir(&format!("signal-{signal}"));
+        let fake = start(Some("true"));
+        let (code, stderr) = interrupted_run(&dir, &fake, signal);
+        assert_eq!(code, Some(1), "SIG{signal}: {stderr}");
+        assert!(stderr.contains("interrupted"), "SIG{signal}: {stderr}");
+        assert_eq!(
+            shedding(&fake).as_deref(),
+            Some("true"),
+            "SIG{signal} must leave shedding as it was"
+        );
+        let j = journal(&dir);
+        assert_eq!(j["shedding_before"], serde_json::json!({"override": true}));
+        assert_eq!(j["shedding_restored"], true, "SIG{signal}");
+        assert_eq!(
+            fake.mutating().last().unwrap(),
+            &("POST".to_string(), format!("{SHEDDING}/true"))
+        );
+    }
+}
+
+#[test]
+fn after_kill_9_a_resume_with_or_without_pause_shedding_or_a_rollback_puts_shedding_back() {
+    for (tag, then) in [
+        ("kill9-resume-pause", &["--resume", "--pause-shedding"][..]),
+        ("kill9-resume", &["--resume"][..]),
+        ("kill9-rollback", &["--rollback"][..]),
+    ] {
+        let dir = work_dir(tag);
+        let fake = start(Some("true"));
+        let (code, _) = interrupted_run(&dir, &fake, "KILL");
+        assert_eq!(code, None, "{tag}: killed by the signal");
+        // kill -9 leaves our pause behind; the journal knows what was there before it.
+        assert_eq!(shedding(&fake).as_deref(), Some("false"));
+        let j = journal(&dir);
+        assert_eq!(j["shedding_before"], serde_json::json!({"override": true}));
+        assert_eq!(j["shedding_restored"], false);
+
+        let jpath = dir.join("journal.json").display().to_string();
+        let mut args = vec!["--execute", then[0], &jpath];
+        args.extend(&then[1..]);
+        let ran = lbplan(&dir, &fake, &args);
+        assert_eq!(ran.code, Some(0), "{tag}: {}", ran.stderr);
+        assert!(
+            ran.stderr.contains("left paused by an earlier run"),
+            "{tag}: {}",
+            ran.stderr
+        );
+        assert_eq!(
+            shedding(&fake).as_deref(),
+            Some("true"),
+            "{tag}: shedding ends as it began"
+        );
+        let j = journal(&dir);
+        assert_eq!(
+            j["shedding_before"],
+            serde_json::json!({"override": true}),
+            "{tag}: written once, never replaced by the paused value"
+        );
+        assert_eq!(j["shedding_restored"], true, "{tag}");
+    }
+}
+
+#[test]
+fn a_failed_restore_says_so_with_the_commands_and_the_next_run_restores() {
+    let dir = work_dir("restore-fails");
+    let fake = start(Some("true"));
+    fake.state.lock().unwrap().fail_restore = true;
+    let ran = lbplan(&dir, &fake, &["--execute", "--pause-shedding"]);
+    assert_eq!(ran.code, Some(1), "{}", ran.stderr);
+    assert!(
+        ran.stderr.contains("AUTOMATIC SHEDDING IS STILL PAUSED"),
+        "{}",
+        ran.stderr
+    );
+    assert!(
+        ran.stderr.contains(
+            "pulsar-admin brokers update-dynamic-config --config loadBalancerSheddingEnabled --value true"
+        ),
+        "{}",
+        ran.stderr
+    );
+    assert!(
+        ran.stderr
+            .contains(&format!("curl -X POST '{}{SHEDDING}/true'", fake.url)),
+        "{}",
+        ran.stderr
+    );
+    assert_eq!(shedding(&fake).as_deref(), Some("false"));
+    let j = journal(&dir);
+    assert_eq!(statuses(&j), vec!["done", "done", "done"]);
+    assert_eq!(j["shedding_restored"], false);
+
+    // Every step is done; the resume has only the pause to undo, and does.
+    fake.state.lock().unwrap().fail_restore = false;
+    let jpath = dir.join("journal.json").display().to_string();
+    let ran = lbplan(&dir, &fake, &["--execute", "--resume", &jpath]);
+    assert_eq!(ran.code, Some(0), "{}", ran.stderr);
+    assert_eq!(shedding(&fake).as_deref(), Some("true"));
+    assert_eq!(journal(&dir)["shedding_restored"], true);
+}
+
+#[test]
+fn a_journal_edited_to_name_other_bundles_or_sources_is_refused() {
+    let dir = work_dir("edited");
+    let fake = start(None);
+    let ran = lbplan(&dir, &fake, &["--execute"]);
+    assert_eq!(ran.code, Some(0), "{}", ran.stderr);
+    let jpath = dir.join("journal.json");
+    let good = std::fs::read_to_string(&jpath).unwrap();
+    let cases = [
+        (
+            "bundle",
+            1,
+            serde_json::json!("victim/ns/0x00000000_0xffffffff"),
+            "$.steps[1].bundle: the journal says `victim/ns/0x00000000_0xffffffff`, the plan `public/default/0x80000000_0xc0000000`",
+        ),
+        (
+            "from",
+            2,
+            serde_json::json!(B1),
+            "$.steps[2].from: the journal says `b1:8080`, the plan `b2:8080`",
+        ),
+    ];
+    for (field, index, value, message) in cases {
+        let mut j: serde_json::Value = serde_json::from_str(&good).unwrap();
+        j["steps"][index][field] = value;
+        std::fs::write(&jpath, j.to_string()).unwrap();
+        let before = fake.mutating().len();
+        for mode in ["--rollback", "--resume"] {
+            let ran = lbplan(
+                &dir,
+                &fake,
+                &["--execute", mode, &jpath.display().to_string()],
+            );
+            assert_eq!(ran.code, Some(2), "{mode} {field}: {}", ran.stderr);
+            assert!(ran.stderr.contains(message), "{mode}: {}", ran.stderr);
+            assert!(
+                ran.stderr.contains("not a journal of this plan"),
+                "{}",
+                ran.stderr
+            );
+        }
+        assert_eq!(fake.mutating().len(), before, "nothing was sent");
+    }
+    assert_eq!(fake.owner("victim/ns/0x00000000_0xffffffff"), None);
+}
+
+#[cfg(unix)]
+#[test]
+fn a_symlink_planted_at_the_journal_path_is_not_followed() {
+    let dir = work_dir("symlink");
+    let fake = start(None);
+    let victim = dir.join("victim.txt");
+    std::fs::write(&victim, "keep me\n").unwrap();
+    std::os::unix::fs::symlink(&victim, dir.join("journal.json")).unwrap();
+    let ran = lbplan(&dir, &fake, &["--execute"]);
+    assert_eq!(ran.code, Some(0), "{}", ran.stderr);
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep me\n");
+    let meta = std::fs::symlink_metadata(dir.join("journal.json")).unwrap();
+    assert!(
+        meta.file_type().is_file(),
+        "the link was replaced, not followed"
+    );
+    assert_eq!(statuses(&journal(&dir)), vec!["done", "done", "done"]);
+}
+
+/// The issue's plan: every unload converges on one small broker, judged worse.
+fn make_worse(plan: &mut serde_json::Value) {
+    plan["verdict"] = serde_json::json!({
+        "outcome": "worse",
+        "headline": "Worse: max 99.6% → 1032.0%, max/mean 1.31 → 6.45, std 14.0% → 250.1%"
+    });
+    plan["brokers_after"][2]["weighted_max_usage_fraction"] = serde_json::json!(10.32);
+}
+
+#[test]
+fn a_worse_plan_is_refused_without_i_know_and_the_verdict_comes_first() {
+    let dir = work_dir_with("worse", make_worse);
+    let fake = start(Some("true"));
+    // The dry run: the verdict first, then the context, the hazard, and that --execute refuses.
+    let ran = lbplan(&dir, &fake, &[]);
+    assert_eq!(ran.code, Some(0), "{}", ran.stderr);
+    let first = ran.stdout.lines().next().unwrap();
+    assert_eq!(
+        first,
+        "Verdict: worse — Worse: max 99.6% → 1032.0%, max/mean 1.31 → 6.45, std 14.0% → 250.1%"
+    );
+    assert!(ran.stdout.contains("Cluster: test\n"), "{}", ran.stdout);
+    assert!(ran.stdout.contains("Profile: 4.x\n"), "{}", ran.stdout);
+    assert!(
+        ran.stdout
+            .contains("HAZARD: the plan is judged WORSE: Worse: max 99.6% → 1032.0%"),
+        "{}",
+        ran.stdout
+    );
+    assert!(
+        ran.stdout
+            .contains("(worst broker after it: b3:8080 at 1032.0%)"),
+        "{}",
+        ran.stdout
+    );
+    assert!(
+        ran.stderr
+            .contains("dry run: --execute would refuse without --i-know"),
+        "{}",
+        ran.stderr
+    );
+
+    let ran = lbplan(&dir, &fake, &["--execute", "--pause-shedding"]);
+    assert_eq!(ran.code, Some(1), "{}", ran.stderr);
+    assert!(
+        ran.stderr.contains("refused without an acknowledgement:"),
+        "{}",
+        ran.stderr
+    );
+    assert!(
+        ran.stderr.contains("Acknowledge with --i-know"),
+        "{}",
+        ran.stderr
+    );
+    assert_eq!(
+        fake.mutating(),
+        Vec::<(String, String)>::new(),
+        "nothing sent"
+    );
+    let j = journal(&dir);
+    assert_eq!(j["format_version"], 2);
+    assert_eq!(j["safety"]["acknowledged"], false);
+    assert_eq!(j["safety"]["hazards"][0]["hazard"], "worse");
+    assert_eq!(statuses(&j), vec!["pending", "pending", "pending"]);
+
+    let ran = lbplan(&dir, &fake, &["--execute", "--i-know"]);
+    assert_eq!(ran.code, Some(0), "{}", ran.stderr);
+    assert!(
+        ran.stdout
+            .contains("Acknowledged with --i-know: the run goes ahead; the journal records it."),
+        "{}",
+        ran.stdout
+    );
+    let j = journal(&dir);
+    assert_eq!(j["safety"]["acknowledged"], true);
+    assert_eq!(j["safety"]["context"]["verdict"], "worse");
+    assert_eq!(j["safety"]["context"]["worst_broker"], B3);
+    assert_eq!(statuses(&j), vec!["done", "done", "done"]);
+}
+
+#[test]
+fn a_stale_or_future_snapshot_or_another_profile_is_refused_naming_what_differs() {
+    let three_days = 3 * 86_400_000;
+    let cases: [(&str, i64, &str, &str); 3] = [
+        (
+            "stale",
+            -three_days,
+            "4.0.3",
+            "old, over the limit of 15 min (--max-age)",
+        ),
+        (
+            "future",
+            3_600_000,
+            "4.0.3",
+            "after this machine's clock: one of the clocks is wrong",
+        ),
+        (
+            "profile",
+            -60_000,
+            "3.0.2",
+            "the plan was made with the 4.x profile, the cluster's version is 3.x",
+        ),
+    ];
+    for (tag, offset, version, message) in cases {
+        let dir = work_dir_with(tag, |p| {
+            p["snapshot_captured_at_ms"] = serde_json::json!(now_ms() + offset);
+        });
+        let fake = start(None);
+        fake.state.lock().unwrap().version = version.to_string();
+        let ran = lbplan(&dir, &fake, &["--execute"]);
+        assert_eq!(ran.code, Some(1), "{tag}: {}", ran.stderr);
+        assert!(ran.stderr.contains(message), "{tag}: {}", ran.stderr);
+        assert_eq!(fake.mutating(), Vec::<(String, String)>::new(), "{tag}");
+        let ran = lbplan(&dir, &fake, &["--execute", "--i-know"]);
+        assert_eq!(ran.code, Some(0), "{tag}: {}", ran.stderr);
+        assert_eq!(puts(&fake.mutating()).len(), 3, "{tag}");
+    }
+    // A longer --max-age accepts the three-day-old plan without --i-know.
+    let dir = work_dir_with("max-age", |p| {
+        p["snapshot_captured_at_ms"] = serde_json::json!(now_ms() - three_days);
+    });
+    let fake = start(None);
+    let ran = lbplan(&dir, &fake, &["--execute", "--max-age", "4d"]);
+    assert_eq!(ran.code, Some(0), "{}", ran.stderr);
+    // A plan without a capture time (format 4 and older) has an unknown age.
+    let dir = work_dir_with("no-time", |p| {
+        p.as_object_mut().unwrap().remove("snapshot_captured_at_ms");
+    });
+    let ran = lbplan(&dir, &fake, &["--execute"]);
+    assert_eq!(ran.code, Some(1), "{}", ran.stderr);
+    assert!(
+        ran.stderr
+            .contains("does not say when its snapshot was captured"),
+        "{}",
+        ran.stderr
+    );
 }

@@ -80,7 +80,7 @@ fn same_inputs_give_byte_identical_json() {
     assert!(a.status.success(), "{}", String::from_utf8_lossy(&a.stderr));
     assert_eq!(a.stdout, b.stdout);
     let plan: serde_json::Value = serde_json::from_slice(&a.stdout).unwrap();
-    assert_eq!(plan["format_version"], 4);
+    assert_eq!(plan["format_version"], 5);
     assert!(
         plan["snapshot_fingerprint"]
             .as_str()

@@ -99,7 +99,7 @@ fn json_has_the_verdict() {
     let dir = scratch("json");
     let out = stdout(&lbplan(&converging_snapshot(&dir), &["--format", "json"]));
     let plan: serde_json::Value = serde_json::from_str(&out).unwrap();
-    assert_eq!(plan["format_version"], 4);
+    assert_eq!(plan["format_version"], 5);
     let v = &plan["verdict"];
     assert_eq!(v["outcome"], "worse");
     assert_eq!(v["overloaded"][0]["broker"], converging::TINY);
@@ -232,7 +232,18 @@ fn exported_with_i_know_the_script_applies_without_asking() {
     assert!(export.status.success());
     let text = std::fs::read_to_string(&script).unwrap();
     assert!(text.contains("# WORSE: "), "{text}");
+    // The verdict was acknowledged at export; the snapshot's age is still checked when the script
+    // runs (this synthetic snapshot does not say when it was captured): only the age is named.
     let (out, calls) = run_script(&dir, &script, &[]);
+    assert_eq!(out.status.code(), Some(3));
+    assert!(calls.is_empty(), "{calls:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("HAZARD: the plan does not say when its snapshot was captured"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("judged WORSE"), "{stderr}");
+    let (out, calls) = run_script(&dir, &script, &["apply", "--i-know"]);
     assert!(
         out.status.success(),
         "{}",

@@ -110,7 +110,7 @@ fn a_plan_of_another_format_version_is_refused_with_its_path() {
     v["format_version"] = json!(1);
     assert_eq!(
         read_plan(&v.to_string()).unwrap_err().to_string(),
-        "$.format_version: expected 2 to 4, found 1"
+        "$.format_version: expected 2 to 5, found 1"
     );
     let mut v = plan_json();
     v["unloads"][0]["from"] = json!(7);
@@ -191,7 +191,7 @@ fn verification_tells_honoured_moved_elsewhere_and_still_on_source() {
 fn journal_resume_and_rollback() {
     let p = apply_plan();
     let mut j = Journal::new(&p, "http://127.0.0.1:8080");
-    assert_eq!(j.format_version, 1);
+    assert_eq!(j.format_version, 2);
     assert_eq!(j.resume_indices(), vec![0, 1, 2]);
     j.shedding_before = SheddingBefore::from_override(None);
     assert_eq!(j.shedding_before, Some(SheddingBefore::NoOverride));
@@ -213,7 +213,7 @@ fn journal_resume_and_rollback() {
     j.record(2, StepStatus::Failed, None, None, Some("HTTP 500".into()));
     assert_eq!(j.resume_indices(), vec![2]);
     assert_eq!(j.counts(), (2, 1, 0));
-    let back = j.rollback_steps().unwrap();
+    let back = j.rollback_steps(&p).unwrap();
     assert_eq!(back.len(), 1, "only the done unload goes back");
     assert_eq!(back[0].back_to, "b1:8080");
     assert_eq!(back[0].expected_owner.as_deref(), Some("b2:8080"));
@@ -235,10 +235,10 @@ fn journal_resume_and_rollback() {
     ));
     let text = j
         .to_json()
-        .replace("\"format_version\": 1", "\"format_version\": 9");
+        .replace("\"format_version\": 2", "\"format_version\": 9");
     assert_eq!(
         Journal::from_json(&text).unwrap_err().to_string(),
-        "$.format_version: expected 1, found 9"
+        "$.format_version: expected 1 to 2, found 9"
     );
     // Typed from the text: a wrong shape is refused at its JSON path.
     let text = j
@@ -272,4 +272,56 @@ fn a_resume_counts_steps_the_cluster_already_shows_as_applied() {
     );
     let live = owners(&[(SPLIT, "b1:8080")]);
     assert!(already_applied(&p.steps, &[0, 1, 2], &live).is_empty());
+}
+
+#[test]
+fn shedding_before_is_written_once_and_a_pause_left_behind_is_restored() {
+    let p = apply_plan();
+    let mut j = Journal::new(&p, "http://127.0.0.1:8080");
+    assert!(j.needs_shedding_read());
+    assert_eq!(j.shedding_restore_call(), None);
+    // The first pause records what was there: an override of true.
+    j.record_pause(SheddingBefore::Override(true));
+    // A second pause (a resume after kill -9) reads our own `false`: it must not replace it.
+    j.record_pause(SheddingBefore::Override(false));
+    assert_eq!(j.shedding_before, Some(SheddingBefore::Override(true)));
+    assert!(j.shedding_left_paused());
+    assert_eq!(j.shedding_restore_call(), Some(set_shedding_call(true)));
+    assert_eq!(
+        j.shedding_by_hand().unwrap(),
+        "pulsar-admin brokers update-dynamic-config --config loadBalancerSheddingEnabled --value true   (or: curl -X POST 'http://127.0.0.1:8080/admin/v2/brokers/configuration/loadBalancerSheddingEnabled/true')"
+    );
+    // A resume without --pause-shedding keeps (and then restores) the pause left behind.
+    let s = lbplan_core::plan::apply::Session::resume(&p, j.clone()).unwrap();
+    assert!(s.pauses_shedding(false));
+    j.shedding_restored = true;
+    assert!(!j.shedding_left_paused());
+    assert_eq!(j.shedding_restore_call(), None);
+    assert_eq!(
+        SheddingBefore::NoOverride.by_hand(""),
+        "pulsar-admin brokers delete-dynamic-config --config loadBalancerSheddingEnabled   (or: curl -X DELETE '$PULSAR_ADMIN_URL/admin/v2/brokers/configuration/loadBalancerSheddingEnabled')"
+    );
+}
+
+#[test]
+fn a_journal_naming_another_bundle_or_source_than_the_plan_is_refused() {
+    let p = apply_plan();
+    let mut j = Journal::new(&p, "");
+    j.record(1, StepStatus::Done, None, Some("b2:8080".into()), None);
+    let mut edited = j.clone();
+    edited.steps[1].bundle = Some("victim/ns/0x00000000_0xffffffff".into());
+    assert_eq!(
+        edited.check_matches(&p).unwrap_err().to_string(),
+        "$.steps[1].bundle: the journal says `victim/ns/0x00000000_0xffffffff`, the plan `public/default/0x80000000_0xc0000000`"
+    );
+    let mut edited = j.clone();
+    edited.steps[1].from = Some("b3:8080".into());
+    assert!(matches!(
+        edited.check_matches(&p),
+        Err(JournalError::StepDiffers { field: "from", .. })
+    ));
+    // The rollback moves the plan's bundle back to the plan's source.
+    let back = j.rollback_steps(&p).unwrap();
+    assert_eq!(back[0].bundle, MOVE_1);
+    assert_eq!(back[0].back_to, "b1:8080");
 }

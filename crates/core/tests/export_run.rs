@@ -3,7 +3,9 @@
 //! reads a script makes (dynamic configuration, owned bundles, in the shapes Pulsar prints) and
 //! fail, or send the script SIGTERM, on a chosen command. They prove what the text alone cannot:
 //! the trap restores shedding on a failed unload and on TERM, argv and `bash -x` never carry the
-//! token, `--` precedes positionals, and a bundle whose owner changed is skipped and reported.
+//! token, `--` precedes positionals, a bundle whose owner changed is skipped and reported, each
+//! step is announced with its owner check, call and result and a summary ends the run, `dry-run`
+//! sends nothing, and a stale plan (or one of unknown age) refuses to apply without `--i-know`.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -136,10 +138,21 @@ fn unload(bundle: &str, from: &str, to: &str) -> PlannedUnload {
     }
 }
 
-/// Two unloads off b1: `acme/orders` to b2 first, then `globex/clicks` to b3.
+fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as i64
+}
+
+/// Two unloads off b1: `acme/orders` to b2 first, then `globex/clicks` to b3, from a snapshot
+/// captured a minute ago (the script's age check lets it through).
 fn two_unloads() -> Plan {
     Plan {
         format_version: PLAN_FORMAT_VERSION,
+        cluster: Some("pulsar-cluster".into()),
+        snapshot_captured_at_ms: Some(now_ms() - 60_000),
+        profile: "4.x".into(),
         unloads: vec![
             unload("acme/orders/0x00000000_0x10000000", "b1:8080", "b2:8080"),
             unload("globex/clicks/0x80000000_0x90000000", "b1:8080", "b3:8080"),
@@ -389,4 +402,117 @@ fn rollback_checks_that_the_destination_still_owns_the_bundle() {
             "pulsar-admin|namespaces|unload|--bundle|0x00000000_0x10000000|--destinationBroker|b1:8080|--|acme/orders",
         ]
     );
+}
+
+#[test]
+fn each_step_says_what_it_does_and_a_dry_run_sends_nothing() {
+    let fake = Fake::new("steps");
+    fake.owned("b1:8080", B1_OWNS_BOTH);
+    fake.file("dynamic-config", "loadBalancerSheddingEnabled    true\n");
+    let script = export_script(&two_unloads(), ScriptFormat::PulsarAdmin, PAUSE).unwrap();
+    assert!(
+        script.contains("# Cluster: pulsar-cluster. Snapshot captured "),
+        "{script}"
+    );
+    let out = fake.run(&script, &["dry-run"], &[]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(stderr.starts_with("Verdict: no change"), "{stderr}");
+    assert!(stderr.contains("Cluster: pulsar-cluster\n"), "{stderr}");
+    assert!(
+        stderr.contains("step 1 of 2: move acme/orders/0x00000000_0x10000000: b1:8080 → b2:8080"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("  owner checked: b1:8080 owns acme/orders/0x00000000_0x10000000"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("  dry run, not sent: pulsar-admin namespaces unload --bundle 0x00000000_0x10000000 --destinationBroker b2:8080 -- acme/orders"), "{stderr}");
+    assert!(
+        stderr.contains("summary (dry run): 2 step(s) listed, nothing sent"),
+        "{stderr}"
+    );
+    // Only reads: the owners, never the shedding setting or an unload.
+    assert_eq!(
+        fake.log(),
+        [
+            "pulsar-admin|brokers|namespaces|--url|b1:8080|--|pulsar-cluster",
+            "pulsar-admin|brokers|namespaces|--url|b1:8080|--|pulsar-cluster",
+        ]
+    );
+
+    let fake = Fake::new("steps-run");
+    fake.owned("b1:8080", B1_OWNS_BOTH);
+    let out = fake.run(&script, &[], &[]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("step 2 of 2: move globex/clicks/0x80000000_0x90000000: b1:8080 → b3:8080"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("  call sent: pulsar-admin namespaces unload --bundle 0x80000000_0x90000000 --destinationBroker b3:8080 -- globex/clicks\n  result: ok"), "{stderr}");
+    assert!(
+        stderr.contains("summary: 2 of 2 call(s) sent, 0 skipped (bundle moved)"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_stale_plan_or_one_of_unknown_age_refuses_to_apply_without_i_know() {
+    let three_days = 3 * 86_400_000;
+    for (tag, captured) in [("stale", Some(now_ms() - three_days)), ("unknown", None)] {
+        let fake = Fake::new(tag);
+        fake.owned("b1:8080", B1_OWNS_BOTH);
+        let plan = Plan {
+            snapshot_captured_at_ms: captured,
+            ..two_unloads()
+        };
+        let script = export_script(&plan, ScriptFormat::Curl, PAUSE).unwrap();
+        let out = fake.run(&script, &[], &[("PULSAR_ADMIN_URL", "http://admin:8080")]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(3), "{tag}: {stderr}");
+        assert!(stderr.contains("refusing to apply"), "{tag}: {stderr}");
+        assert!(
+            fake.log().is_empty(),
+            "{tag}: nothing was called: {:?}",
+            fake.log()
+        );
+        if captured.is_some() {
+            assert!(
+                stderr.contains("s old, over the limit of 900 s (LBPLAN_MAX_AGE)"),
+                "{stderr}"
+            );
+            // A longer limit, or the acknowledgement, lets it run.
+            let out = fake.run(
+                &script,
+                &[],
+                &[
+                    ("PULSAR_ADMIN_URL", "http://admin:8080"),
+                    ("LBPLAN_MAX_AGE", "400000"),
+                ],
+            );
+            assert_eq!(out.status.code(), Some(0), "{:?}", out);
+        } else {
+            assert!(
+                stderr.contains("does not say when its snapshot was captured"),
+                "{stderr}"
+            );
+        }
+        let fake = Fake::new(&format!("{tag}-iknow"));
+        fake.owned("b1:8080", B1_OWNS_BOTH);
+        // (`apply` first: the helper hands leading dashes to bash itself.)
+        let out = fake.run(
+            &script,
+            &["apply", "--i-know"],
+            &[("PULSAR_ADMIN_URL", "http://admin:8080")],
+        );
+        assert_eq!(out.status.code(), Some(0), "{tag}: {out:?}");
+        // A rollback is never refused.
+        let out = fake.run(
+            &script,
+            &["rollback"],
+            &[("PULSAR_ADMIN_URL", "http://admin:8080")],
+        );
+        assert!(!String::from_utf8_lossy(&out.stderr).contains("refusing to apply"));
+    }
 }

@@ -117,13 +117,11 @@ fn leading_dash_names_are_refused_and_options_end_before_positionals() {
     );
     let admin = export_script(&plan, ScriptFormat::PulsarAdmin, ExportOptions::default()).unwrap();
     assert!(admin.contains(
-        "  if still_owned 't/ns/0x00000000_0x10000000' 'b1:8080'; then\n    \"$PULSAR_ADMIN\" namespaces unload --bundle '0x00000000_0x10000000' --destinationBroker 'b2:8080' -- 't/ns'\n  fi\n"
+        "  if still_owned 't/ns/0x00000000_0x10000000' 'b1:8080'; then\n    lbplan_do \"$PULSAR_ADMIN\" namespaces unload --bundle '0x00000000_0x10000000' --destinationBroker 'b2:8080' -- 't/ns'\n  fi\n"
     ), "{admin}");
-    assert!(
-        admin.contains(
-            "  \"$PULSAR_ADMIN\" topics unload -- 'persistent://t/ns/orders-partition-0'\n"
-        )
-    );
+    assert!(admin.contains(
+        "  lbplan_do \"$PULSAR_ADMIN\" topics unload -- 'persistent://t/ns/orders-partition-0'\n"
+    ));
     assert!(admin.contains(
         "owned_bundles() { \"$PULSAR_ADMIN\" brokers namespaces --url \"$1\" -- \"$PULSAR_CLUSTER\"; }"
     ));
@@ -147,7 +145,7 @@ fn ipv6_brokers_export_consistently() {
     );
     let curl = export_script(&plan, ScriptFormat::Curl, ExportOptions::default()).unwrap();
     assert!(curl.contains(
-        "  if still_owned 't/ns/0x00000000_0x10000000' '[::1]:8080' '%5B%3A%3A1%5D%3A8080'; then\n    call PUT '/admin/v2/namespaces/t/ns/0x00000000_0x10000000/unload?destinationBroker=%5B%3A%3A2%5D%3A8080'\n  fi\n"
+        "  if still_owned 't/ns/0x00000000_0x10000000' '[::1]:8080' '%5B%3A%3A1%5D%3A8080'; then\n    lbplan_do call PUT '/admin/v2/namespaces/t/ns/0x00000000_0x10000000/unload?destinationBroker=%5B%3A%3A2%5D%3A8080'\n  fi\n"
     ), "{curl}");
 }
 
@@ -163,7 +161,7 @@ fn curl_sends_the_path_as_written_and_the_token_on_stdin() {
     ));
     // Names are percent-encoded segments: `:` in a namespace, `%` in a topic's local name.
     assert!(curl.contains("call PUT '/admin/v2/namespaces/t/ns%3A1/0x00000000_0x10000000/unload?destinationBroker=b2%3A8080'"));
-    assert!(curl.contains("  call PUT '/admin/v2/persistent/t/ns/a%25b/unload'\n"));
+    assert!(curl.contains("  lbplan_do call PUT '/admin/v2/persistent/t/ns/a%25b/unload'\n"));
     // The token is read by curl's stdin feeder, never expanded into an argument or a test.
     assert!(curl.contains("    tr -d '\\r\\n' <\"$PULSAR_TOKEN_FILE\"\n"));
     assert!(curl.contains("  elif [ -n \"${PULSAR_TOKEN:+set}\" ]; then\n"));

@@ -151,7 +151,7 @@ fn plans_are_deterministic() {
     let a = serde_json::to_string(&make_plan(&snap, &request(Profile::Pulsar4x)).unwrap()).unwrap();
     let b = serde_json::to_string(&make_plan(&snap, &request(Profile::Pulsar4x)).unwrap()).unwrap();
     assert_eq!(a, b);
-    assert!(a.starts_with("{\"format_version\":4,\"snapshot_fingerprint\":\"fnv1a64:"));
+    assert!(a.starts_with("{\"format_version\":5,\"snapshot_fingerprint\":\"fnv1a64:"));
 }
 
 #[test]
@@ -468,7 +468,7 @@ fn unload_reason_names_the_rule_its_numbers_and_the_runner_up() {
     snap.bundle_data
         .insert(b3_bundle.into(), bundle_data(1000.0, 50.0));
     let plan = make_plan(&snap, &request(Profile::Pulsar4x)).unwrap();
-    assert_eq!(plan.format_version, 4);
+    assert_eq!(plan.format_version, 5);
     let u = &plan.unloads[0];
     let r = &u.reason;
     assert_eq!(r.kind, ReasonKind::ThresholdShedder);
@@ -818,7 +818,7 @@ fn a_cycle_level_skip_is_scoped_to_the_cycle_with_no_names() {
         r#"{"scope":"cycle","why":"no shedding: loadBalancerEnabled or loadBalancerSheddingEnabled is false","reason":{"kind":"shedding_disabled","loadBalancerEnabled":true,"loadBalancerSheddingEnabled":false}}"#
     );
     let json = serde_json::to_value(&plan).unwrap();
-    assert_eq!(json["format_version"], 4);
+    assert_eq!(json["format_version"], 5);
     assert!(
         json["skipped"][0].get("bundle").is_none() && json["skipped"][0].get("broker").is_none()
     );

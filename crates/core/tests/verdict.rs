@@ -148,10 +148,12 @@ fn a_worse_plan_exports_a_guarded_script() {
     assert!(guard < first_call);
     assert!(script.contains("# WORSE"));
 
+    // A better plan names no `worse` hazard; its age is still checked when it runs.
     let demo = lbplan_core::synthetic::demo().unwrap();
     let fine = make_plan(&demo, &PlanRequest::leader_cycle()).unwrap();
     let script = export_script(&fine, ScriptFormat::PulsarAdmin, ExportOptions::default()).unwrap();
-    assert!(!script.contains("--i-know"));
+    assert!(!script.contains("judged WORSE"));
+    assert!(script.contains("lbplan_max_age=${LBPLAN_MAX_AGE:-900}"));
 }
 
 #[test]

@@ -468,7 +468,7 @@ mod tests {
     fn plans_the_demo_and_exports_it() {
         let snapshot: Value = serde_json::from_str(DEMO).unwrap();
         let plan = plan_value(&snapshot, &Value::Null).unwrap();
-        assert_eq!(plan.format_version, 4);
+        assert_eq!(plan.format_version, 5);
         assert_eq!(
             serde_json::to_value(&plan).unwrap()["verdict"]["outcome"],
             "better"

@@ -259,10 +259,15 @@ export interface Verdict {
   alternatives: Alternative[];
 }
 
-/** The plan document (`format_version` 4), as `lbplan plan --format json` writes it. */
+/** The plan document (`format_version` 5), as `lbplan plan --format json` writes it. */
 export interface Plan {
   format_version: number;
   snapshot_fingerprint: string;
+  /** The snapshot's cluster name, when it says. */
+  cluster: string | null;
+  /** When the snapshot was captured (ms since the epoch), when known: an apply refuses a plan
+   *  older than its limit without an acknowledgement. */
+  snapshot_captured_at_ms: number | null;
   profile: string;
   /** `modular` or `extensible`. */
   load_manager: string;

@@ -4,7 +4,8 @@
 //! drifted (a resume first counts the steps the cluster shows as already applied), optionally pause
 //! automatic shedding, send the calls in batches, wait, verify each bundle's new owner, stop at the
 //! first failure or drift, and restore the shedding setting whatever happened. Every step updates
-//! the journal the export panel shows and offers as a download. Requests go only to the host's
+//! the journal the export panel shows and offers as a download. A dry run does the reads and the
+//! pre-flight check only. Requests go only to the host's
 //! `adminBaseUrl`, with the host's `authHeaders`.
 
 use std::cell::Cell;
@@ -15,7 +16,7 @@ use lbplan_core::plan::apply::{
 };
 use lbplan_core::plan::export::{
     RestCall, active_brokers_call, dynamic_config_call, owned_bundles_call, runtime_config_call,
-    set_shedding_call, unset_shedding_call,
+    set_shedding_call,
 };
 use serde_json::Value;
 use wasm_bindgen::JsCast;
@@ -152,6 +153,43 @@ async fn sleep_ms(ms: u32) {
     let _ = JsFuture::from(promise).await;
 }
 
+/// The dry run the confirmation offers before anything is sent: the same reads and pre-flight
+/// check as the run (cluster name, every active broker's owned bundles, drift, steps a resume
+/// finds already applied), on a copy of the session; nothing that changes the cluster is sent.
+pub async fn dry_run(target: Target, session: Session) -> String {
+    let mut session = session;
+    let cluster = match cluster_name(&target).await {
+        Ok(c) => c,
+        Err(e) => return format!("Dry run: cannot read the cluster's name ({e})."),
+    };
+    let owners = match live_owners(&target, &cluster).await {
+        Ok(o) => o,
+        Err(e) => return format!("Dry run: cannot read the owners ({e})."),
+    };
+    let pre = session.preflight(&owners);
+    let mut out = format!(
+        "Dry run on cluster {cluster}: {} call(s) would be sent",
+        session.pending.len()
+    );
+    if !pre.already_applied.is_empty() {
+        out.push_str(&format!(
+            "; {} step(s) already applied (recorded as done, not sent again)",
+            pre.already_applied.len()
+        ));
+    }
+    if pre.drift.is_empty() {
+        out.push_str("; no bundle drifted. Nothing was sent.");
+    } else {
+        let names: Vec<String> = pre.drift.iter().map(|d| d.describe()).collect();
+        out.push_str(&format!(
+            "; {} bundle(s) drifted, the run would be refused: {}. Nothing was sent.",
+            pre.drift.len(),
+            names.join("; ")
+        ));
+    }
+    out
+}
+
 /// Runs a guarded apply, resume or rollback; returns the line the panel shows at the end.
 pub async fn run(
     target: Target,
@@ -171,68 +209,89 @@ pub async fn run(
         Ok(o) => o,
         Err(e) => return format!("Stopped before any call: cannot read the owners ({e})."),
     };
+    // A pause an earlier run of this journal left behind is kept through this run and put back
+    // at its end, whatever the run's options (core's `Session::pauses_shedding`).
+    let pause = session.pauses_shedding(pause);
     let pre = session.preflight(&owners);
-    if !pre.drift.is_empty() {
+    let mut end = if !pre.drift.is_empty() {
         for d in &pre.drift {
             session.record_drift(d);
         }
-        report(Progress::Journal(session.journal));
-        return format!(
+        format!(
             "Refused: {} bundle(s) are not where the plan expects them; nothing was sent. Re-plan from a fresh snapshot.",
             pre.drift.len()
-        );
-    }
-    if session.pending.is_empty() {
-        report(Progress::Journal(session.journal));
-        return "Nothing to send: the cluster shows every remaining step as applied.".to_string();
-    }
-    if pause {
-        let before = match get_json(&target, &dynamic_config_call()).await {
-            Ok(v) => SheddingBefore::from_override(
-                v.get("loadBalancerSheddingEnabled").and_then(Value::as_str),
-            ),
-            Err(_) => None,
-        };
-        let Some(before) = before else {
-            return "Stopped before any call: cannot read loadBalancerSheddingEnabled.".to_string();
-        };
-        session.journal.shedding_before = Some(before);
-        session.journal.shedding_restored = false;
-        let call = set_shedding_call(false);
-        let (status, message) = send(&target, &call).await;
-        report(Progress::Call(call, status, message));
-        report(Progress::Journal(session.journal.clone()));
-        if !(200..300).contains(&status) {
-            return "Stopped: pausing automatic shedding failed; nothing else was sent."
-                .to_string();
+        )
+    } else if session.pending.is_empty() {
+        "Nothing to send: the cluster shows every remaining step as applied.".to_string()
+    } else {
+        match pause_shedding(&target, &mut session, pause, &report).await {
+            Err(e) => e,
+            Ok(()) => run_batches(
+                &target,
+                &mut session,
+                &cluster,
+                &mut owners,
+                batch,
+                wait_ms,
+                &stop,
+                &report,
+            )
+            .await
+            .unwrap_or_else(|e| e),
         }
-    }
-    let done = run_batches(
-        &target,
-        &mut session,
-        &cluster,
-        &mut owners,
-        batch,
-        wait_ms,
-        &stop,
-        &report,
-    )
-    .await;
-    let mut end = done.unwrap_or_else(|e| e);
-    if pause && let Some(before) = session.journal.shedding_before {
-        let call = match before {
-            SheddingBefore::Override(v) => set_shedding_call(v),
-            SheddingBefore::NoOverride => unset_shedding_call(),
-        };
+    };
+    if let Some(call) = session.journal.shedding_restore_call() {
         let (status, message) = send(&target, &call).await;
         session.journal.shedding_restored = (200..300).contains(&status);
         if !session.journal.shedding_restored {
-            end.push_str(" Restoring loadBalancerSheddingEnabled FAILED: restore it by hand.");
+            end.push_str(&format!(
+                " AUTOMATIC SHEDDING IS STILL PAUSED: restoring loadBalancerSheddingEnabled FAILED. Put it back now: {}",
+                session.journal.shedding_by_hand().unwrap_or_default()
+            ));
         }
         report(Progress::Call(call, status, message));
     }
     report(Progress::Journal(session.journal));
     end
+}
+
+/// Pauses shedding when the run does. The setting before the first pause is read only when the
+/// journal has none (read after a pause it would be our own `false`) and is never replaced.
+async fn pause_shedding(
+    target: &Target,
+    session: &mut Session,
+    pause: bool,
+    report: &impl Fn(Progress),
+) -> Result<(), String> {
+    if !pause {
+        return Ok(());
+    }
+    let before = if session.journal.needs_shedding_read() {
+        match get_json(target, &dynamic_config_call()).await {
+            Ok(v) => SheddingBefore::from_override(
+                v.get("loadBalancerSheddingEnabled").and_then(Value::as_str),
+            ),
+            Err(_) => None,
+        }
+    } else {
+        session.journal.shedding_before
+    };
+    let Some(before) = before else {
+        return Err(
+            "Stopped before any call: cannot read loadBalancerSheddingEnabled.".to_string(),
+        );
+    };
+    session.journal.record_pause(before);
+    report(Progress::Journal(session.journal.clone()));
+    let call = set_shedding_call(false);
+    let (status, message) = send(target, &call).await;
+    report(Progress::Call(call, status, message));
+    report(Progress::Journal(session.journal.clone()));
+    if (200..300).contains(&status) {
+        Ok(())
+    } else {
+        Err("Stopped: pausing automatic shedding failed; nothing else was sent.".to_string())
+    }
 }
 
 #[allow(clippy::too_many_arguments)]

@@ -13,9 +13,10 @@ use std::cell::Cell;
 use std::rc::Rc;
 
 use lbplan_core::plan::Plan;
-use lbplan_core::plan::apply::{ApplyPlan, Journal, Mode, Session, StepStatus};
+use lbplan_core::plan::apply::{ApplyPlan, DEFAULT_MAX_AGE_MS, Journal, Mode, Session, StepStatus};
 use lbplan_core::plan::export::{ExportOptions, RestCall, rest_calls};
 use lbplan_core::plan::export_format::{ExportFormat, export_plan};
+use lbplan_core::plan::safety::{Assessment, Limits};
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
@@ -67,11 +68,32 @@ pub struct CallResult {
     pub message: String,
 }
 
-/// A run waiting for the operator's confirmation: its session and the calls it lists.
+/// A run waiting for the operator's confirmation: its session, the calls it lists, and core's
+/// safety assessment of the plan (the verdict, the snapshot's age, the hazards that need a typed
+/// acknowledgement).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Confirming {
     pub session: Session,
     pub calls: Vec<RestCall>,
+    pub assessment: Assessment,
+}
+
+/// Core's policy for a run starting now: the dashboard's clock, the default age limit. The
+/// cluster's version is not read before the confirmation, so the profile is not compared here
+/// (`lbplan apply` compares it).
+fn assess_now(ap: &ApplyPlan) -> Assessment {
+    ap.assess(&Limits {
+        now_ms: js_sys::Date::now() as i64,
+        max_age_ms: DEFAULT_MAX_AGE_MS,
+        cluster_profile: None,
+    })
+}
+
+/// A path as an operator reads it: percent-escapes decoded (`b1%3A8080` → `b1:8080`).
+fn readable(path: &str) -> String {
+    js_sys::decode_uri_component(path)
+        .map(String::from)
+        .unwrap_or_else(|_| path.to_string())
 }
 
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -83,10 +105,14 @@ pub struct ApplyState {
     /// Why the journal file the operator chose cannot be used.
     pub journal_error: Option<String>,
     pub finished: Option<String>,
+    /// The confirmation's dry run: running, then what it found.
+    pub dry_running: bool,
+    pub dry_run: Option<String>,
 }
 
 pub enum ApplyAction {
-    Confirm(Confirming),
+    /// Boxed: a confirmation (its session, journal and assessment) is much larger than the rest.
+    Confirm(Box<Confirming>),
     Cancel,
     Start,
     Result(CallResult),
@@ -94,6 +120,8 @@ pub enum ApplyAction {
     /// A journal file read (or why not).
     Loaded(Result<Journal, String>),
     Finished(String),
+    DryRunStarted,
+    DryRun(String),
 }
 
 impl Reducible for ApplyState {
@@ -102,6 +130,7 @@ impl Reducible for ApplyState {
         let mut s = (*self).clone();
         match a {
             ApplyAction::Confirm(c) => {
+                let c = *c;
                 // A new run starts from nothing; a resume or rollback keeps its journal shown.
                 let journal = (c.session.mode != Mode::Apply)
                     .then(|| s.journal.clone())
@@ -128,6 +157,14 @@ impl Reducible for ApplyState {
                 s.finished = None;
             }
             ApplyAction::Loaded(Err(e)) => s.journal_error = Some(e),
+            ApplyAction::DryRunStarted => {
+                s.dry_running = true;
+                s.dry_run = None;
+            }
+            ApplyAction::DryRun(m) => {
+                s.dry_running = false;
+                s.dry_run = Some(m);
+            }
             ApplyAction::Finished(m) => {
                 s.running = false;
                 s.confirming = None;
@@ -158,6 +195,45 @@ fn mode_name(m: Mode) -> &'static str {
     }
 }
 
+/// The head of every confirmation: the verdict and its headline first, the plan's cluster,
+/// snapshot time and age, and profile (core's `Assessment::header_lines`), then each hazard and,
+/// when one needs it, the typed acknowledgement naming the worst broker.
+fn policy_view(a: &Assessment, mode: Mode, ack: &UseStateHandle<String>) -> Html {
+    let word = a.confirmation_word();
+    let on_input = {
+        let ack = ack.clone();
+        Callback::from(move |e: InputEvent| {
+            if let Some(i) = e
+                .target()
+                .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
+            {
+                ack.set(i.value());
+            }
+        })
+    };
+    html! {
+        <div class="apply-policy" data-testid="apply-policy" data-verdict={a.context.verdict.clone()}>
+            { for a.header_lines().into_iter().enumerate().map(|(i, l)| html! {
+                <p class={classes!("small", (i == 0).then_some("strong"))} data-testid="apply-policy-line">{ l }</p>
+            }) }
+            if a.context.is_worse() && mode != Mode::Rollback {
+                <p class="verdict-banner" role="alert" data-testid="apply-worse">{ &a.context.headline }</p>
+            }
+            if !a.hazards.is_empty() {
+                <ul class="small">
+                    { for a.hazards.iter().map(|h| html! { <li class="error-text" data-testid="apply-hazard">{ h.describe() }</li> }) }
+                </ul>
+            }
+            if let (Some(word), true) = (word, mode != Mode::Rollback) {
+                <label class="small" data-testid="apply-ack-label">{ "Refused unless you acknowledge it: type " }
+                    <code>{ word.clone() }</code>{ " to carry it out anyway " }
+                    <input type="text" data-testid="apply-ack" data-word={word} value={(**ack).clone()} oninput={on_input} autocomplete="off" />
+                </label>
+            }
+        </div>
+    }
+}
+
 /// Which export the user asked for.
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum ExportKind {
@@ -176,7 +252,10 @@ fn run_export(kind: ExportKind, f: ExportFormat, text: &str, cb: &Callback<(Stri
 #[function_component(ExportPanel)]
 pub fn export_panel(p: &ExportProps) -> Html {
     let format = use_state(|| ExportFormat::PulsarAdmin);
-    let pause = use_state(|| false);
+    // On by default: the leader's own shedding would otherwise move bundles while the plan's
+    // moves are under way, and the run's verification would report moves the plan never made.
+    let pause = use_state(|| true);
+    let ack = use_state(String::new);
     let batch = use_state(|| 1_usize);
     let wait_s = use_state(|| 5_u32);
     let apply = use_reducer(ApplyState::default);
@@ -262,14 +341,17 @@ pub fn export_panel(p: &ExportProps) -> Html {
         let apply_plan = ApplyPlan::from_plan(&plan).map_err(|e| e.to_string());
         let on_apply = {
             let apply = apply.clone();
+            let ack = ack.clone();
             let calls = calls.clone();
             let (apply_plan, base) = (apply_plan.clone(), base.to_string());
             Callback::from(move |_| {
+                ack.set(String::new());
                 if let (Ok(c), Ok(ap)) = (&calls, &apply_plan) {
-                    apply.dispatch(ApplyAction::Confirm(Confirming {
+                    apply.dispatch(ApplyAction::Confirm(Box::new(Confirming {
                         session: Session::apply(ap, &base),
                         calls: c.clone(),
-                    }));
+                        assessment: assess_now(ap),
+                    })));
                 }
             })
         };
@@ -289,7 +371,8 @@ pub fn export_panel(p: &ExportProps) -> Html {
                 match session {
                     Ok(session) => {
                         let calls = session.pending_steps().map(|s| s.step.call.clone()).collect();
-                        apply.dispatch(ApplyAction::Confirm(Confirming { session, calls }));
+                        let assessment = assess_now(ap);
+                        apply.dispatch(ApplyAction::Confirm(Box::new(Confirming { session, calls, assessment })));
                     }
                     Err(e) => apply.dispatch(ApplyAction::Loaded(Err(format!(
                         "Cannot use this journal with this plan: {e}"
@@ -334,10 +417,19 @@ pub fn export_panel(p: &ExportProps) -> Html {
             let auth = p.auth_headers.clone();
             let base = base.to_string();
             let (pause, batch, wait_s) = (*pause, *batch, *wait_s);
+            let ack = ack.clone();
             Callback::from(move |_| {
-                let Some(confirming) = apply.confirming.clone() else {
+                let Some(mut confirming) = apply.confirming.clone() else {
                     return;
                 };
+                // Core's policy: a hazard (worse, stale, from the future, unknown age) needs the
+                // typed confirmation; a rollback is never refused. The journal records it.
+                let mut a = confirming.assessment.clone();
+                if confirming.session.mode != Mode::Rollback && !a.acknowledges(&ack) {
+                    return;
+                }
+                a.acknowledged = a.needs_acknowledgement();
+                confirming.session.journal.safety = Some(a);
                 let flag = Rc::new(Cell::new(false));
                 *stop.borrow_mut() = flag.clone();
                 let dispatcher = apply.dispatcher();
@@ -350,6 +442,23 @@ pub fn export_panel(p: &ExportProps) -> Html {
                         Progress::Journal(j) => d.dispatch(ApplyAction::Journal(j)),
                     }).await;
                     dispatcher.dispatch(ApplyAction::Finished(done));
+                });
+            })
+        };
+        let on_dry_run = {
+            let apply = apply.clone();
+            let auth = p.auth_headers.clone();
+            let base = base.to_string();
+            Callback::from(move |_| {
+                let Some(confirming) = apply.confirming.clone() else {
+                    return;
+                };
+                let dispatcher = apply.dispatcher();
+                dispatcher.dispatch(ApplyAction::DryRunStarted);
+                let target = Target { base: base.clone(), auth: auth.clone() };
+                yew::platform::spawn_local(async move {
+                    let found = apply_run::dry_run(target, confirming.session).await;
+                    dispatcher.dispatch(ApplyAction::DryRun(found));
                 });
             })
         };
@@ -376,9 +485,10 @@ pub fn export_panel(p: &ExportProps) -> Html {
                     }) }} /></label>
                 <button type="button" data-testid="apply-plan" onclick={on_apply}
                     disabled={apply.running || calls.as_ref().map(|c| c.is_empty()).unwrap_or(true)}>{ "Apply…" }</button>
-                if let Some(Confirming { session, calls }) = &apply.confirming {
+                if let Some(Confirming { session, calls, assessment }) = &apply.confirming {
                     if !apply.running {
                         <div class="dialog" role="dialog" aria-modal="true" aria-labelledby="apply-title" data-testid="apply-confirm" data-mode={mode_name(session.mode)}>
+                            { policy_view(assessment, session.mode, &ack) }
                             <h4 id="apply-title">{ match session.mode {
                                 Mode::Apply => format!("Send these {} calls, {} at a time?", calls.len(), *batch),
                                 Mode::Resume => format!("Resume: send the {} calls not done, {} at a time?", calls.len(), *batch),
@@ -391,16 +501,23 @@ pub fn export_panel(p: &ExportProps) -> Html {
                                 <p class="muted small" data-testid="apply-permanent-splits">{ format!("{} split bundle(s) stay split: Pulsar cannot merge bundles.", session.permanent_splits.len()) }</p>
                             }
                             <p class="muted small">{ format!("First the owner of every bundle is read; if one is not where the plan expects it, nothing is sent. After each batch and a {} s wait, each bundle's new owner is checked; the run stops at the first failure. A paused shedding setting is put back to its previous value whatever happens.", *wait_s) }</p>
-                            if plan.verdict.is_worse() && session.mode != Mode::Rollback {
-                                // The REST path's counterpart of the script's --i-know: said before the calls are sent.
-                                <p class="verdict-banner" role="alert" data-testid="apply-worse">{ &plan.verdict.headline }</p>
+                            if *pause || session.journal.shedding_left_paused() {
+                                <p class="small" data-testid="apply-pause-note">{ "Automatic shedding is paused for the run (loadBalancerSheddingEnabled=false) and put back to its previous value at the end, whatever happens: otherwise the leader keeps shedding while these moves are under way." }</p>
+                            } else {
+                                <p class="small warning" data-testid="apply-pause-note">{ "Automatic shedding stays ON during the run: the leader may move bundles while these calls are sent, and the verification may then report moves the plan never made." }</p>
                             }
                             <ol class="mono small">
-                                { for calls.iter().map(|c| html! { <li>{ format!("{} {}", c.method, c.path) }
+                                { for calls.iter().map(|c| html! { <li>{ format!("{} {}", c.method, readable(&c.path)) }
                                     if let Some(b) = &c.body { { format!(" body {b}") } }
                                     <div class="muted">{ &c.note }</div></li> }) }
                             </ol>
-                            <button type="button" data-testid="apply-confirm-ok" onclick={on_ok}>{ "Send the calls" }</button>
+                            <p class="small">
+                                <button type="button" data-testid="apply-dry-run" onclick={on_dry_run} disabled={apply.dry_running}>{ "Dry run: check the owners, send nothing" }</button>
+                                if apply.dry_running { <span class="busy small" role="status">{ " reading the owners…" }</span> }
+                                if let Some(m) = &apply.dry_run { <span data-testid="apply-dry-run-result">{ format!(" {m}") }</span> }
+                            </p>
+                            <button type="button" data-testid="apply-confirm-ok" onclick={on_ok}
+                                disabled={session.mode != Mode::Rollback && !assessment.acknowledges(&ack)}>{ "Send the calls" }</button>
                             <button type="button" onclick={on_cancel}>{ "Cancel" }</button>
                         </div>
                     }
@@ -415,7 +532,7 @@ pub fn export_panel(p: &ExportProps) -> Html {
                             let ok = (200..300).contains(&r.status);
                             html! {
                                 <li data-testid="apply-result" data-status={r.status.to_string()} class={classes!(if ok { "ok" } else { "failed" })}>
-                                    <span class="mono">{ format!("{} {}", r.call.method, r.call.path) }</span>
+                                    <span class="mono">{ format!("{} {}", r.call.method, readable(&r.call.path)) }</span>
                                     { format!(" → {} {}", if r.status == 0 { "error".to_string() } else { r.status.to_string() }, r.message) }
                                 </li>
                             }
@@ -429,7 +546,8 @@ pub fn export_panel(p: &ExportProps) -> Html {
                         { for j.steps.iter().map(|s| html! {
                             <tr data-testid="apply-journal-step" data-status={status_name(s.status)}>
                                 <td>{ s.index + 1 }</td>
-                                <td class="mono">{ format!("{} {}", s.method, s.path) }</td>
+                                <td class="mono">{ format!("{} {}", s.method, readable(&s.path)) }
+                                    if let Some(e) = &s.expected { <div class="muted">{ e }</div> } </td>
                                 <td>{ status_name(s.status) }</td>
                                 <td>{ s.message.clone().or_else(|| s.outcome.as_ref().map(|o| o.describe())).unwrap_or_default() }</td>
                             </tr>
@@ -443,7 +561,7 @@ pub fn export_panel(p: &ExportProps) -> Html {
                     <button type="button" data-testid="apply-resume" onclick={on_resume}
                         disabled={apply.running || j.resume_indices().is_empty()}>{ "Resume…" }</button>
                     <button type="button" data-testid="apply-rollback" onclick={on_rollback}
-                        disabled={apply.running || j.rollback_steps().map(|m| m.is_empty()).unwrap_or(true)}>{ "Roll back…" }</button>
+                        disabled={apply.running || apply_plan.as_ref().ok().and_then(|ap| j.rollback_steps(ap).ok()).is_none_or(|m| m.is_empty())}>{ "Roll back…" }</button>
                 }
                 <label class="small">{ "Journal of an earlier run " }
                     <input type="file" accept=".json,application/json" data-testid="apply-journal-file"
@@ -465,7 +583,7 @@ pub fn export_panel(p: &ExportProps) -> Html {
                     </select>
                 </label>
                 <label><input type="checkbox" checked={*pause} onchange={on_pause} data-testid="export-pause" />
-                    { " pause automatic shedding while applying" }</label>
+                    { " pause automatic shedding while applying (restored afterwards; otherwise the leader keeps moving bundles during the run)" }</label>
                 <button type="button" onclick={on_copy} data-testid="export-copy">{ "Copy" }</button>
                 <button type="button" onclick={on_download} data-testid="export-download">{ "Download" }</button>
                 if pending.is_some() {

@@ -37,7 +37,7 @@ pub use loader_bar::LoaderBar;
 pub use namespace_list::NamespaceList;
 pub use nav::Nav;
 pub use plan_view::PlanView;
-pub use rebalance_panel::RebalancePanel;
+pub use rebalance_panel::{RebalancePanel, RebalancePrefill};
 pub use settings_panel::SettingsPanel;
 pub use simulate_panel::SimulatePanel;
 pub use verdict_banner::VerdictBanner;

@@ -27,6 +27,12 @@ fn section_element(from: &web_sys::Element, id: &str) -> Option<web_sys::HtmlEle
         .ok()
 }
 
+/// Scrolls the section `id` of the planner that contains `from` into view and focuses it (a
+/// button elsewhere in the planner that leads to a section).
+pub fn go_to_section(from: &web_sys::Element, id: &str) {
+    go_to(from, id, false);
+}
+
 fn go_to(from: &web_sys::Element, id: &str, standalone: bool) {
     let Some(section) = section_element(from, id) else {
         return;

@@ -20,6 +20,7 @@ use super::pipeline_detail::{ExplainSource, PipelineDisclosure};
 use super::styled::Styled;
 use super::virtual_rows::{VirtualRows, aria_row};
 use crate::format;
+use lbplan_core::plan::verdict::rebalance_instead;
 
 #[derive(Clone, Properties)]
 pub struct PlanViewProps {
@@ -27,6 +28,9 @@ pub struct PlanViewProps {
     /// Applies a `broker.conf` setting as an edit (the verdict's suggestion); `None`: read-only.
     #[prop_or_default]
     pub on_apply_setting: Option<Callback<(String, String)>>,
+    /// "Propose a rebalance instead" on a worse plan's banner (see `VerdictBanner`).
+    #[prop_or_default]
+    pub on_propose_rebalance: Option<Callback<(String, Option<usize>)>>,
     /// What the edits change against the plan without them (`None` without edits).
     #[prop_or_default]
     pub diff: Option<Rc<PlanDiff>>,
@@ -40,6 +44,7 @@ impl PartialEq for PlanViewProps {
     fn eq(&self, o: &Self) -> bool {
         Rc::ptr_eq(&self.plan, &o.plan)
             && self.on_apply_setting == o.on_apply_setting
+            && self.on_propose_rebalance == o.on_propose_rebalance
             && self.explain == o.explain
             && match (&self.diff, &o.diff) {
                 (Some(a), Some(b)) => Rc::ptr_eq(a, b),
@@ -499,7 +504,9 @@ pub fn plan_view(p: &PlanViewProps) -> Html {
         <section class="panel plan" data-testid="plan">
             <h2>{ "Plan" }</h2>
             <VerdictBanner verdict={plan.verdict.clone()} seed={plan.seed}
-                on_apply_setting={p.on_apply_setting.clone()} />
+                on_apply_setting={p.on_apply_setting.clone()}
+                on_propose_rebalance={p.on_propose_rebalance.clone()}
+                rebalance_instead={plan.verdict.is_worse().then(|| rebalance_instead(plan))} />
             <p class="muted">
                 { format!("{} load manager, {} shedding, {} placement, profile {}, seed {}",
                     plan.load_manager, plan.shedding_strategy, plan.placement_strategy, plan.profile, plan.seed) }

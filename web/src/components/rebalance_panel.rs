@@ -32,6 +32,18 @@ pub struct RebalanceProps {
     #[prop_or_default]
     pub auth_headers: Option<js_sys::Function>,
     pub on_export: Callback<(String, String)>,
+    /// Set by a worse plan's "Propose a rebalance instead": the goal and move limit to start from.
+    #[prop_or_default]
+    pub prefill: Option<RebalancePrefill>,
+}
+
+/// What "Propose a rebalance instead" puts in the panel (core's `verdict::rebalance_instead`);
+/// `serial` changes with each click.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RebalancePrefill {
+    pub serial: u32,
+    pub goal: String,
+    pub max_moves: Option<usize>,
 }
 
 impl PartialEq for RebalanceProps {
@@ -44,6 +56,7 @@ impl PartialEq for RebalanceProps {
             && self.admin_base_url == o.admin_base_url
             && self.auth_headers == o.auth_headers
             && self.on_export == o.on_export
+            && self.prefill == o.prefill
     }
 }
 
@@ -74,6 +87,18 @@ pub fn rebalance_panel(props: &RebalanceProps) -> Html {
     let drain = use_state(Vec::<String>::new);
     let status = use_state(|| Status::Idle);
     let job_id = use_mut_ref(|| FIRST_REBALANCE_ID);
+    // A worse plan's "Propose a rebalance instead": its goal and move limit, the cluster's own
+    // snapshot and settings (the panel's, as they are); no drain.
+    {
+        let (goal, max_moves, drain) = (goal.clone(), max_moves.clone(), drain.clone());
+        use_effect_with(props.prefill.clone(), move |p| {
+            if let Some(p) = p {
+                goal.set(p.goal.clone());
+                max_moves.set(p.max_moves.map(|m| m.to_string()).unwrap_or_default());
+                drain.set(Vec::new());
+            }
+        });
+    }
 
     let on_run = {
         let (goal, max_moves, per_broker, drain, status, job_id) = (

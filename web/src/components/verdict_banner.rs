@@ -1,6 +1,7 @@
 //! The plan's verdict at the top of the plan view: a warning banner when the plan leaves the cluster
-//! worse balanced (why, the pattern behind it, and a button that applies the setting the core found
-//! to avoid it, as an edit), a one-line verdict otherwise. The texts are the core's
+//! worse balanced (why, the pattern behind it, a button that applies the setting the core found
+//! to avoid it, as an edit, and "Propose a rebalance instead", which prefills the rebalance panel
+//! for the same cluster and settings), a one-line verdict otherwise. The texts are the core's
 //! (`plan::verdict`); this only lays them out.
 
 use lbplan_core::config::simple_class_name;
@@ -14,6 +15,13 @@ pub struct VerdictBannerProps {
     /// Applies `(key, value)` as a `set=` edit; `None` (read-only embedding) hides the button.
     #[prop_or_default]
     pub on_apply_setting: Option<Callback<(String, String)>>,
+    /// "Propose a rebalance instead": the goal and move limit core's
+    /// `verdict::rebalance_instead` chose, for the rebalance panel; `None` hides the button.
+    #[prop_or_default]
+    pub on_propose_rebalance: Option<Callback<(String, Option<usize>)>>,
+    /// What the rebalance would be prefilled with (core's `verdict::rebalance_instead`).
+    #[prop_or_default]
+    pub rebalance_instead: Option<(String, Option<usize>)>,
 }
 
 fn outcome_class(o: Outcome) -> &'static str {
@@ -67,7 +75,24 @@ pub fn verdict_banner(p: &VerdictBannerProps) -> Html {
                     }
                 </p>
             }
-            <p class="small">{ "The exported script refuses to apply this plan unless run with --i-know." }</p>
+            if let (Some(cb), Some((goal, moves))) = (p.on_propose_rebalance.clone(), p.rebalance_instead.clone()) {
+                <p data-testid="verdict-rebalance">
+                    { format!("Or let the planner find destinations the leader would not undo: a rebalance of this cluster with goal {goal}{}. ",
+                        moves.map(|m| format!(", at most {m} moves")).unwrap_or_default()) }
+                    <button type="button" class="primary" data-testid="verdict-propose-rebalance"
+                        data-goal={goal.clone()}
+                        onclick={
+                            let goal = goal.clone();
+                            move |e: MouseEvent| {
+                                cb.emit((goal.clone(), moves));
+                                if let Some(el) = e.target().and_then(|t| wasm_bindgen::JsCast::dyn_into::<web_sys::Element>(t).ok()) {
+                                    super::nav::go_to_section(&el, "rebalance");
+                                }
+                            }
+                        }>{ "Propose a rebalance instead" }</button>
+                </p>
+            }
+            <p class="small">{ "Applying it (the exported scripts, Apply) is refused unless acknowledged (--i-know, or the typed confirmation)." }</p>
         </div>
     }
 }

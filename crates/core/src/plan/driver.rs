@@ -202,6 +202,8 @@ pub(crate) fn plan_once(
     let mut plan = Plan {
         format_version: PLAN_FORMAT_VERSION,
         snapshot_fingerprint: fingerprint,
+        cluster: snapshot.cluster.clone(),
+        snapshot_captured_at_ms: snapshot.captured_at_ms,
         profile: profile.name().to_string(),
         load_manager: if cfg.is_extensible() {
             "extensible"

@@ -27,6 +27,7 @@ pub mod names;
 pub mod operations;
 mod positions;
 pub mod reasons;
+pub mod safety;
 pub mod settings;
 pub mod sizing;
 pub mod splits;
@@ -35,6 +36,7 @@ mod stored_bundles;
 pub mod summary;
 mod transfer_cycle;
 pub mod verdict;
+pub mod verify;
 pub(crate) mod working_view;
 
 pub use after_view::AfterStart;

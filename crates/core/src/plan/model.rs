@@ -11,14 +11,22 @@ use crate::reason::DecisionReason;
 /// 3: every decision's `reason` is a machine-readable [`DecisionReason`] — `kind` and numbers — and
 /// the one-line text of unloads and splits moved to `reason_text`; 4: a skipped decision says its
 /// `scope` — `cycle`, `broker` or `bundle` — with `broker` and `bundle` present only where they
-/// apply, instead of empty `bundle` / `from` strings).
-pub const PLAN_FORMAT_VERSION: u32 = 4;
+/// apply, instead of empty `bundle` / `from` strings; 5: the plan names its `cluster` and its
+/// snapshot's `snapshot_captured_at_ms`, which the apply policy's age check reads).
+pub const PLAN_FORMAT_VERSION: u32 = 5;
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Plan {
     pub format_version: u32,
     /// Fingerprint of the snapshot the plan was made from (see [`super::fingerprint`]).
     pub snapshot_fingerprint: String,
+    /// The cluster the snapshot was taken from, when it says (`null` otherwise).
+    #[serde(default)]
+    pub cluster: Option<String>,
+    /// When the snapshot was captured (ms since the epoch; `null` when unknown): an apply refuses
+    /// a plan older than its `--max-age` without an acknowledgement (see [`super::safety`]).
+    #[serde(default)]
+    pub snapshot_captured_at_ms: Option<i64>,
     /// `4.x`, `5.0` or `master-90cba329`.
     pub profile: String,
     /// `modular` or `extensible`.

@@ -2,12 +2,10 @@
 //! brokers end up overloaded, the pattern behind a bad outcome when one is recognised (unloads
 //! converging on one destination, apache/pulsar#16059; a destination shed again), and which single
 //! setting would avoid a worse outcome, found by re-planning with it. Front ends show it; the exports
-//! refuse to apply a worse plan without `--i-know` ([`script_guard`]).
+//! refuse to apply a worse plan without `--i-know` (`plan::safety::script_guard`).
 //!
 //! Everything is judged on the numbers the plan already has (`brokers_before` / `brokers_after`,
 //! `balance_before` / `balance_after`, the unloads and the outlook): the verdict adds no load model.
-
-use std::fmt::Write as _;
 
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
@@ -466,6 +464,22 @@ pub fn verdict_lines(v: &Verdict, seed: u64) -> Vec<String> {
     lines
 }
 
+/// What "Propose a rebalance instead" prefills for a plan judged worse: a rebalance of the same
+/// cluster and settings whose goal keeps every broker under the overloaded threshold the verdict
+/// used (`max<=85%`), with at most as many moves as the plan made (`None`: no limit). An
+/// alternative placement strategy may not help; a proposal with destinations checked against the
+/// leader's own rules does.
+pub fn rebalance_instead(plan: &Plan) -> (String, Option<usize>) {
+    let threshold = plan.verdict.overloaded_threshold_fraction;
+    let goal = if threshold > 0.0 && threshold.is_finite() {
+        format!("max<={:.0}%", (threshold * 100.0).min(100.0))
+    } else {
+        "max/mean<=1.15".to_string()
+    };
+    let moves = plan.unloads.len();
+    (goal, (moves > 0).then_some(moves))
+}
+
 /// The single settings worth re-planning with when a plan is worse: the placement strategy that
 /// compares resource usage instead of message rates (the fix apache/pulsar#16059 discusses), unless
 /// it is already in use or the extensible load manager (which ignores it) runs.
@@ -521,59 +535,6 @@ pub fn add_alternatives<E>(
     }
 }
 
-/// Comment text stays on one line whatever a broker name contains.
-fn one_line(text: &str) -> String {
-    text.chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect()
-}
-
-/// Lines for the top of an exported bash script (after `set -euo pipefail`): for a worse plan, the
-/// verdict as comments and a guard that refuses to apply unless the script is run with `--i-know`
-/// (which it removes from the arguments, so `bash plan.sh --i-know rollback` works too). Rollback is
-/// never refused: it only moves bundles back. `i_know`: the operator acknowledged the verdict when
-/// exporting; the comments stay, the guard goes. Empty for any other plan.
-pub fn script_guard(plan: &Plan, i_know: bool) -> String {
-    if !plan.verdict.is_worse() {
-        return String::new();
-    }
-    let mut out = String::new();
-    for line in verdict_lines(&plan.verdict, plan.seed) {
-        let _ = writeln!(out, "# {}", one_line(&line));
-    }
-    if i_know {
-        let _ = writeln!(
-            out,
-            "# Exported with {I_KNOW_FLAG}: the operator acknowledged this verdict; the script applies without asking."
-        );
-        return out;
-    }
-    let _ = writeln!(out, "lbplan_i_know=0");
-    let _ = writeln!(out, "lbplan_args=()");
-    let _ = writeln!(out, "for lbplan_arg in \"$@\"; do");
-    let _ = writeln!(
-        out,
-        "  if [ \"$lbplan_arg\" = {I_KNOW_FLAG} ]; then lbplan_i_know=1; else lbplan_args+=(\"$lbplan_arg\"); fi"
-    );
-    let _ = writeln!(out, "done");
-    let _ = writeln!(out, "set -- ${{lbplan_args[@]+\"${{lbplan_args[@]}}\"}}");
-    let _ = writeln!(
-        out,
-        "if [ \"$lbplan_i_know\" != 1 ] && [ \"${{1:-apply}}\" = apply ]; then"
-    );
-    let _ = writeln!(
-        out,
-        "  echo 'lbplan: this plan makes the cluster worse balanced; refusing to apply it.' >&2"
-    );
-    let _ = writeln!(
-        out,
-        "  echo 'Read the verdict at the top of this file; run \"bash '\"$0\"' {I_KNOW_FLAG}\" to apply it anyway.' >&2"
-    );
-    let _ = writeln!(out, "  exit 3");
-    let _ = writeln!(out, "fi");
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::super::balance::summarize;
@@ -615,6 +576,17 @@ mod tests {
 
     /// Issue 22's 1,000-broker figures: the busiest broker goes from 98.5 % to 811 % (shape: one
     /// small broker receives every unload, the sources drop a little).
+    #[test]
+    fn a_worse_plan_proposes_a_rebalance_under_the_overloaded_threshold() {
+        let mut p = plan(vec![view("a", 0.6)], vec![view("a", 0.9)]);
+        p.verdict.overloaded_threshold_fraction = 0.85;
+        p.unloads = vec![unload("a", "b"), unload("a", "c")];
+        assert_eq!(rebalance_instead(&p), ("max<=85%".to_string(), Some(2)));
+        p.verdict.overloaded_threshold_fraction = 0.0;
+        p.unloads.clear();
+        assert_eq!(rebalance_instead(&p), ("max/mean<=1.15".to_string(), None));
+    }
+
     #[test]
     fn the_busiest_broker_at_811_pct_is_worse_and_names_the_destination() {
         let mut before = vec![view("src-1:8080", 0.985), view("src-2:8080", 0.90)];
@@ -682,21 +654,5 @@ mod tests {
         );
         let v = judge(&p, 0.85);
         assert_eq!(v.outcome, Outcome::Mixed);
-    }
-
-    #[test]
-    fn the_guard_is_only_for_worse_plans() {
-        let p = plan(vec![view("a", 0.6)], vec![view("a", 0.5)]);
-        let mut p = Plan {
-            verdict: judge(&p, 0.85),
-            ..p
-        };
-        assert_eq!(script_guard(&p, false), "");
-        p.verdict.outcome = Outcome::Worse;
-        let guard = script_guard(&p, false);
-        assert!(guard.contains("exit 3"));
-        let acknowledged = script_guard(&p, true);
-        assert!(acknowledged.starts_with("# "));
-        assert!(!acknowledged.contains("exit 3"));
     }
 }

@@ -1,17 +1,26 @@
-//! The journal of a guarded apply (`format_version` 1): the plan's snapshot fingerprint, the
-//! shedding setting found before the run (so that a crashed run can still be put back), and each
-//! step's status, call and outcome. The front end writes it after every step; `--resume` runs what
+//! The journal of a guarded apply (`format_version` 2): the plan's snapshot fingerprint, the
+//! safety policy's assessment (the plan's cluster, capture time, profile and verdict, the age at
+//! run time, the hazards and whether they were acknowledged), the shedding setting found before
+//! the first pause (written once, so that a crashed run can still be put back), and each step's
+//! status, call, expected effect and outcome. The front end writes it after every step; `--resume` runs what
 //! is not done, `--rollback` moves the done unloads back (splits cannot be undone).
 
 use serde::{Deserialize, Serialize};
 
 use super::check::Outcome;
 use super::{ApplyPlan, ApplyStep, StepKind};
-use crate::plan::export::{ExportError, RestCall, rollback_call};
+use crate::plan::export::{
+    ExportError, RestCall, rollback_call, set_shedding_call, unset_shedding_call,
+};
+use crate::plan::safety::Assessment;
 use crate::typed_json::Obj;
 
-/// Version of the journal format.
-pub const JOURNAL_FORMAT_VERSION: u32 = 1;
+/// Version of the journal format (2: the `safety` assessment and each step's `expected` effect;
+/// a version 1 journal, which has neither, is still read).
+pub const JOURNAL_FORMAT_VERSION: u32 = 2;
+
+/// The oldest journal version read.
+const OLDEST_JOURNAL_FORMAT: u64 = 1;
 
 /// `loadBalancerSheddingEnabled` before a run that paused it: a dynamic override, or none (then
 /// the override is deleted afterwards and `broker.conf` applies again).
@@ -32,6 +41,38 @@ impl SheddingBefore {
             Some(v) if v.eq_ignore_ascii_case("false") => Some(SheddingBefore::Override(false)),
             Some(_) => None,
         }
+    }
+
+    /// The call that puts this setting back: the previous override, or the override deleted.
+    pub fn restore_call(self) -> RestCall {
+        match self {
+            SheddingBefore::Override(v) => set_shedding_call(v),
+            SheddingBefore::NoOverride => unset_shedding_call(),
+        }
+    }
+
+    /// The exact commands an operator runs to put it back by hand when a run could not, as
+    /// `pulsar-admin` and as the REST call against `admin_url` (no credential in either).
+    pub fn by_hand(self, admin_url: &str) -> String {
+        let call = self.restore_call();
+        let admin = match self {
+            SheddingBefore::Override(v) => format!(
+                "pulsar-admin brokers update-dynamic-config --config loadBalancerSheddingEnabled --value {v}"
+            ),
+            SheddingBefore::NoOverride => {
+                "pulsar-admin brokers delete-dynamic-config --config loadBalancerSheddingEnabled"
+                    .to_string()
+            }
+        };
+        let base = if admin_url.is_empty() {
+            "$PULSAR_ADMIN_URL"
+        } else {
+            admin_url
+        };
+        format!(
+            "{admin}   (or: curl -X {} '{base}{}')",
+            call.method, call.path
+        )
     }
 }
 
@@ -60,6 +101,9 @@ pub struct JournalStep {
     /// The owner the plan expects before the step.
     #[serde(default)]
     pub from: Option<String>,
+    /// What the plan predicts the step does (bundle, from → to, usage before → after).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expected: Option<String>,
     pub status: StepStatus,
     /// The verification, once the step ran.
     #[serde(default)]
@@ -72,12 +116,17 @@ pub struct JournalStep {
     pub message: Option<String>,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Journal {
     pub format_version: u32,
     pub snapshot_fingerprint: String,
     /// The admin URL the run talked to (no credential is ever part of it).
     pub admin_url: String,
+    /// The safety policy's assessment of the plan when the run started: its context (cluster,
+    /// capture time, profile, verdict), the snapshot's age, the hazards and whether the operator
+    /// acknowledged them.
+    #[serde(default)]
+    pub safety: Option<Assessment>,
     /// Set when the run paused automatic shedding; what to restore.
     #[serde(default)]
     pub shedding_before: Option<SheddingBefore>,
@@ -92,7 +141,9 @@ pub struct Journal {
 pub enum JournalError {
     #[error("not a journal: {0}")]
     Json(String),
-    #[error("$.format_version: expected {JOURNAL_FORMAT_VERSION}, found {0}")]
+    #[error(
+        "$.format_version: expected {OLDEST_JOURNAL_FORMAT} to {JOURNAL_FORMAT_VERSION}, found {0}"
+    )]
     Version(u64),
     #[error(
         "$.snapshot_fingerprint: the journal is of a plan of snapshot {journal}, this plan is of {plan}"
@@ -106,6 +157,15 @@ pub enum JournalError {
     },
     #[error("$.steps: the journal has {journal} steps, the plan {plan}")]
     StepCount { journal: usize, plan: usize },
+    /// A step whose bundle, source or kind is not the plan's (a journal edited by hand, or of
+    /// another plan): a resume or rollback acts only on the plan's own steps.
+    #[error("$.steps[{index}].{field}: the journal says `{journal}`, the plan `{plan}`")]
+    StepDiffers {
+        index: usize,
+        field: &'static str,
+        journal: String,
+        plan: String,
+    },
 }
 
 /// One move of a rollback: a done unload sent back to where it came from.
@@ -131,6 +191,7 @@ impl Journal {
             format_version: JOURNAL_FORMAT_VERSION,
             snapshot_fingerprint: plan.snapshot_fingerprint.clone(),
             admin_url: admin_url.to_string(),
+            safety: None,
             shedding_before: None,
             shedding_restored: false,
             steps: plan.steps.iter().map(pending).collect(),
@@ -152,7 +213,7 @@ impl Journal {
             .0
             .format_version
             .ok_or_else(|| JournalError::Json("$.format_version: missing".to_string()))?;
-        if version != u64::from(JOURNAL_FORMAT_VERSION) {
+        if !(OLDEST_JOURNAL_FORMAT..=u64::from(JOURNAL_FORMAT_VERSION)).contains(&version) {
             return Err(JournalError::Version(version));
         }
         crate::typed_json::from_str::<Obj<Self>>(text)
@@ -180,20 +241,83 @@ impl Journal {
                 plan: plan.steps.len(),
             });
         }
-        for (j, p) in self.steps.iter().zip(&plan.steps) {
+        for (pos, (j, p)) in self.steps.iter().zip(&plan.steps).enumerate() {
             let (jt, pt) = (
                 call_text(&j.method, &j.path),
                 call_text(p.step.call.method, &p.step.call.path),
             );
-            if jt != pt || j.index != p.index {
+            if jt != pt {
                 return Err(JournalError::OtherStep {
-                    index: j.index,
+                    index: pos,
                     journal: jt,
                     plan: pt,
                 });
             }
+            let shown = |v: Option<&str>| v.unwrap_or("(none)").to_string();
+            let differs = |field: &'static str, journal: String, plan: String| {
+                (journal != plan).then_some(JournalError::StepDiffers {
+                    index: pos,
+                    field,
+                    journal,
+                    plan,
+                })
+            };
+            let found = differs("index", j.index.to_string(), p.index.to_string())
+                .or_else(|| differs("kind", j.kind.clone(), kind_name(&p.step.kind)))
+                .or_else(|| {
+                    differs(
+                        "bundle",
+                        shown(j.bundle.as_deref()),
+                        shown(p.step.bundle.as_deref()),
+                    )
+                })
+                .or_else(|| {
+                    differs(
+                        "from",
+                        shown(j.from.as_deref()),
+                        shown(p.step.expected_owner.as_deref()),
+                    )
+                });
+            if let Some(e) = found {
+                return Err(e);
+            }
         }
         Ok(())
+    }
+
+    /// Whether a run of this journal paused automatic shedding and did not put it back (killed,
+    /// or the restore failed): the next resume or rollback restores it.
+    pub fn shedding_left_paused(&self) -> bool {
+        self.shedding_before.is_some() && !self.shedding_restored
+    }
+
+    /// Whether a run that pauses shedding must first read the current setting: only when no
+    /// earlier run of this journal recorded it (read after a pause, it would be the paused value).
+    pub fn needs_shedding_read(&self) -> bool {
+        self.shedding_before.is_none()
+    }
+
+    /// Records a pause. The setting found before the first pause is written once and never
+    /// replaced: `found` is used only when the journal has none.
+    pub fn record_pause(&mut self, found: SheddingBefore) {
+        if self.shedding_before.is_none() {
+            self.shedding_before = Some(found);
+        }
+        self.shedding_restored = false;
+    }
+
+    /// The call that puts shedding back, when a run paused it and it is not restored yet.
+    pub fn shedding_restore_call(&self) -> Option<RestCall> {
+        self.shedding_before
+            .filter(|_| !self.shedding_restored)
+            .map(SheddingBefore::restore_call)
+    }
+
+    /// The commands to put shedding back by hand, when it is paused and not restored.
+    pub fn shedding_by_hand(&self) -> Option<String> {
+        self.shedding_before
+            .filter(|_| !self.shedding_restored)
+            .map(|b| b.by_hand(&self.admin_url))
     }
 
     /// The steps a resume runs: every step not done, in order.
@@ -207,19 +331,35 @@ impl Journal {
 
     /// The moves a rollback makes: each done unload back to its source, last first. Done splits
     /// are permanent (Pulsar cannot merge bundles) and listed by [`Journal::permanent_splits`].
-    pub fn rollback_steps(&self) -> Result<Vec<RollbackStep>, ExportError> {
+    /// The bundle and its source are the plan's step (the journal only says which steps are done;
+    /// [`Journal::check_matches`] refuses a journal whose steps differ from the plan's); where the
+    /// bundle should be now is the owner read after the step, else the plan's destination, and the
+    /// drift check makes sure it is there before anything is sent.
+    pub fn rollback_steps(&self, plan: &ApplyPlan) -> Result<Vec<RollbackStep>, ExportError> {
         let mut out = Vec::new();
         for s in self.steps.iter().rev() {
             if s.status != StepStatus::Done || s.kind != kind_name(&StepKind::Unload) {
                 continue;
             }
-            let (Some(bundle), Some(from)) = (&s.bundle, &s.from) else {
+            let Some(step) = plan.steps.get(s.index).filter(|p| p.index == s.index) else {
                 continue;
             };
-            let expected = s.owner_after.clone().or_else(|| match &s.outcome {
-                Some(Outcome::Honoured { owner } | Outcome::Moved { owner }) => Some(owner.clone()),
-                _ => None,
-            });
+            if step.step.kind != StepKind::Unload {
+                continue;
+            }
+            let (Some(bundle), Some(from)) = (&step.step.bundle, &step.step.expected_owner) else {
+                continue;
+            };
+            let expected = s
+                .owner_after
+                .clone()
+                .or_else(|| match &s.outcome {
+                    Some(Outcome::Honoured { owner } | Outcome::Moved { owner }) => {
+                        Some(owner.clone())
+                    }
+                    _ => None,
+                })
+                .or_else(|| step.step.predicted.clone());
             let call = rollback_call(bundle, from, expected.as_deref())?;
             out.push(RollbackStep {
                 index: s.index,
@@ -290,6 +430,7 @@ fn pending(s: &ApplyStep) -> JournalStep {
         path: s.step.call.path.clone(),
         bundle: s.step.bundle.clone(),
         from: s.step.expected_owner.clone(),
+        expected: s.expected.clone(),
         status: StepStatus::Pending,
         outcome: None,
         owner_after: None,

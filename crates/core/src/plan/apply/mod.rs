@@ -15,8 +15,10 @@ use serde::Serialize;
 
 use super::export::{ExportError, StepCall, step_calls};
 use super::model::Plan;
+use super::safety::{Assessment, Limits, PlanContext, assess};
 
 pub use super::export::StepKind;
+pub use super::safety::{DEFAULT_MAX_AGE_MS, Hazard};
 pub use check::{Drift, LiveOwners, Outcome, already_applied, drifted, verify};
 pub use journal::{
     JOURNAL_FORMAT_VERSION, Journal, JournalError, JournalStep, RollbackStep, SheddingBefore,
@@ -32,13 +34,18 @@ pub struct ApplyStep {
     pub index: usize,
     #[serde(flatten)]
     pub step: StepCall,
+    /// What the plan predicts the step does, one line ([`expected_effect`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expected: Option<String>,
 }
 
 /// Everything a guarded apply of one plan does, before any IO.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct ApplyPlan {
     /// The snapshot the plan was made from: the journal names it, and a resume checks it.
     pub snapshot_fingerprint: String,
+    /// The plan's cluster, capture time, profile and verdict, for the safety policy.
+    pub context: PlanContext,
     pub steps: Vec<ApplyStep>,
 }
 
@@ -48,12 +55,22 @@ impl ApplyPlan {
         let steps = step_calls(plan)?
             .into_iter()
             .enumerate()
-            .map(|(index, step)| ApplyStep { index, step })
+            .map(|(index, step)| ApplyStep {
+                index,
+                expected: Some(expected_effect(plan, &step)),
+                step,
+            })
             .collect();
         Ok(Self {
             snapshot_fingerprint: plan.snapshot_fingerprint.clone(),
+            context: PlanContext::of(plan),
             steps,
         })
+    }
+
+    /// The safety policy's assessment of this plan for a run at `limits`.
+    pub fn assess(&self, limits: &Limits) -> Assessment {
+        assess(&self.context, limits)
     }
 
     /// The bundles whose owner the pre-flight check reads (every step that names one).
@@ -62,6 +79,60 @@ impl ApplyPlan {
             .iter()
             .filter_map(|s| s.step.bundle.as_deref())
             .collect()
+    }
+}
+
+/// A broker's weighted max usage before and after the whole plan, as the plan predicts it.
+fn usage(plan: &Plan, broker: &str) -> Option<String> {
+    let find = |v: &[super::model::BrokerLoadView]| {
+        v.iter()
+            .find(|b| b.broker == broker)
+            .map(|b| format!("{:.1}%", b.weighted_max_usage_fraction * 100.0))
+    };
+    match (find(&plan.brokers_before), find(&plan.brokers_after)) {
+        (None, None) => None,
+        (b, a) => Some(format!(
+            "{broker} {} → {}",
+            b.unwrap_or_else(|| "(new)".to_string()),
+            a.unwrap_or_else(|| "(gone)".to_string())
+        )),
+    }
+}
+
+/// One line for what a step is expected to do: the bundle, from → to, and the usage before → after
+/// of the brokers it touches, from the plan's prediction (after the whole plan, weighted max).
+pub fn expected_effect(plan: &Plan, step: &StepCall) -> String {
+    let bundle = step.bundle.as_deref().unwrap_or("");
+    let usages = |brokers: &[Option<&str>]| {
+        let parts: Vec<String> = brokers
+            .iter()
+            .flatten()
+            .filter_map(|b| usage(plan, b))
+            .collect();
+        if parts.is_empty() {
+            String::new()
+        } else {
+            format!(
+                "; predicted usage {} (weighted max, after the whole plan)",
+                parts.join(", ")
+            )
+        }
+    };
+    match step.kind {
+        StepKind::Split => format!(
+            "split {bundle} on {} (permanent){}",
+            step.expected_owner.as_deref().unwrap_or("?"),
+            usages(&[step.expected_owner.as_deref()])
+        ),
+        StepKind::Unload => format!(
+            "move {bundle}: {} → {}{}",
+            step.expected_owner.as_deref().unwrap_or("?"),
+            step.predicted
+                .as_deref()
+                .unwrap_or("(a broker Pulsar chooses)"),
+            usages(&[step.expected_owner.as_deref(), step.predicted.as_deref()])
+        ),
+        StepKind::UnloadTopic => format!("unload the topic of {}", step.call.path),
     }
 }
 

@@ -1,5 +1,6 @@
-//! Reads the parts of a plan JSON an apply needs (its snapshot fingerprint and decisions), and
-//! nothing else: fields it does not use may change shape (a decision's `reason` as text or as a
+//! Reads the parts of a plan JSON an apply needs (its snapshot fingerprint, cluster, capture time,
+//! profile, verdict and brokers' usage before and after, which the safety policy and the step
+//! descriptions read, and its decisions), and nothing else: fields it does not use may change shape (a decision's `reason` as text or as a
 //! structured object) without breaking an apply. Read typed from the text (`typed_json`), never
 //! through a tree: `format_version` is checked first, then a malformed value is refused naming its
 //! JSON path (`$.unloads[0].from`) before anything else is built.
@@ -8,7 +9,8 @@ use serde::Deserialize;
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde_json::{Map, Value};
 
-use crate::plan::model::{PLAN_FORMAT_VERSION, Plan, PlannedSplit, PlannedUnload};
+use crate::plan::model::{BrokerLoadView, PLAN_FORMAT_VERSION, Plan, PlannedSplit, PlannedUnload};
+use crate::plan::verdict::Outcome;
 use crate::reason::{DecisionReason, ReasonKind};
 use crate::typed_json::{self, Obj, ReadError};
 
@@ -43,9 +45,41 @@ struct Header {
 #[derive(Deserialize)]
 struct RawPlan {
     snapshot_fingerprint: String,
+    cluster: Option<String>,
+    snapshot_captured_at_ms: Option<i64>,
+    profile: Option<String>,
+    settings: Option<Vec<(String, String)>>,
+    verdict: Option<Obj<RawVerdict>>,
+    brokers_before: Option<Vec<Obj<RawBroker>>>,
+    brokers_after: Option<Vec<Obj<RawBroker>>>,
     splits: Option<Vec<Obj<RawSplit>>>,
     unloads: Option<Vec<Obj<RawUnload>>>,
     topic_unloads: Option<Vec<String>>,
+}
+
+/// What the safety policy reads of the verdict: the outcome and its headline.
+#[derive(Deserialize)]
+struct RawVerdict {
+    outcome: Option<Outcome>,
+    headline: Option<String>,
+}
+
+/// What the policy and the step descriptions read of a broker's load before / after the plan.
+#[derive(Deserialize)]
+struct RawBroker {
+    broker: String,
+    weighted_max_usage_fraction: Option<f64>,
+}
+
+fn brokers(raw: Option<Vec<Obj<RawBroker>>>) -> Vec<BrokerLoadView> {
+    raw.unwrap_or_default()
+        .into_iter()
+        .map(|Obj(b)| BrokerLoadView {
+            broker: b.broker,
+            weighted_max_usage_fraction: b.weighted_max_usage_fraction.unwrap_or(0.0),
+            ..BrokerLoadView::default()
+        })
+        .collect()
 }
 
 #[derive(Deserialize)]
@@ -162,7 +196,8 @@ pub fn read_plan(text: &str) -> Result<Plan, PlanReadError> {
         .format_version
         .ok_or_else(|| err("$.format_version", "missing (is this a plan JSON?)"))?;
     // Format 2 differs from 3 only in how a decision's reason is written, which apply reads either
-    // way; 4 from 3 only in how a skipped decision names its scope, which apply does not read.
+    // way; 4 from 3 only in how a skipped decision names its scope, which apply does not read; 5
+    // adds the cluster and capture time (absent before: the age is then unknown).
     if !(OLDEST_APPLICABLE_FORMAT..=u64::from(PLAN_FORMAT_VERSION)).contains(&version) {
         return Err(err(
             "$.format_version",
@@ -175,8 +210,18 @@ pub fn read_plan(text: &str) -> Result<Plan, PlanReadError> {
     let mut plan = Plan {
         format_version: PLAN_FORMAT_VERSION,
         snapshot_fingerprint: raw.snapshot_fingerprint,
+        cluster: raw.cluster,
+        snapshot_captured_at_ms: raw.snapshot_captured_at_ms,
+        profile: raw.profile.unwrap_or_default(),
+        settings: raw.settings.unwrap_or_default(),
+        brokers_before: brokers(raw.brokers_before),
+        brokers_after: brokers(raw.brokers_after),
         ..Plan::default()
     };
+    if let Some(Obj(v)) = raw.verdict {
+        plan.verdict.outcome = v.outcome.unwrap_or_default();
+        plan.verdict.headline = v.headline.unwrap_or_default();
+    }
     for Obj(s) in raw.splits.unwrap_or_default() {
         plan.splits.push(PlannedSplit {
             reason_text: s.reason.text(s.reason_text),

@@ -43,7 +43,7 @@ pub struct Preflight {
 }
 
 /// One run: its steps, the ones still to send, and the journal it updates.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Session {
     pub mode: Mode,
     /// The steps this run may send. A step's `index` is its place in the journal; for a rollback
@@ -86,10 +86,16 @@ impl Session {
     pub fn rollback(plan: &ApplyPlan, journal: Journal) -> Result<Self, SessionError> {
         journal.check_matches(plan)?;
         let steps: Vec<ApplyStep> = journal
-            .rollback_steps()?
+            .rollback_steps(plan)?
             .into_iter()
             .map(|m| ApplyStep {
                 index: m.index,
+                expected: Some(format!(
+                    "move {} back: {} → {}",
+                    m.bundle,
+                    m.expected_owner.as_deref().unwrap_or("?"),
+                    m.back_to
+                )),
                 step: StepCall {
                     kind: StepKind::Unload,
                     bundle: Some(m.bundle),
@@ -111,6 +117,14 @@ impl Session {
             steps,
             journal,
         })
+    }
+
+    /// Whether this run keeps automatic shedding paused: asked for, or left paused by an earlier
+    /// run of its journal (killed, or its restore failed). Such a pause is kept through this run
+    /// and put back at its end (to the journal's `shedding_before`, never to the paused value),
+    /// with or without `--pause-shedding`, in a resume as in a rollback.
+    pub fn pauses_shedding(&self, requested: bool) -> bool {
+        requested || self.journal.shedding_left_paused()
     }
 
     pub fn is_rollback(&self) -> bool {

@@ -32,7 +32,7 @@ pub(super) fn render_step(step: &Step, out: &mut String) {
             let _ = writeln!(out, "  # {note}");
             let _ = write!(
                 out,
-                "  \"$PULSAR_ADMIN\" namespaces split-bundle --bundle {} --split-algorithm-name {}",
+                "  lbplan_do \"$PULSAR_ADMIN\" namespaces split-bundle --bundle {} --split-algorithm-name {}",
                 shell_quote(&range.to_string()),
                 shell_quote(algorithm)
             );
@@ -52,7 +52,7 @@ pub(super) fn render_step(step: &Step, out: &mut String) {
         } => {
             let _ = writeln!(out, "  # {note}");
             let mut command = format!(
-                "\"$PULSAR_ADMIN\" namespaces unload --bundle {}",
+                "lbplan_do \"$PULSAR_ADMIN\" namespaces unload --bundle {}",
                 shell_quote(&range.to_string())
             );
             if let Some(d) = destination {
@@ -81,7 +81,7 @@ pub(super) fn render_step(step: &Step, out: &mut String) {
         } => {
             let _ = writeln!(
                 out,
-                "  \"$PULSAR_ADMIN\" topics unload -- {}",
+                "  lbplan_do \"$PULSAR_ADMIN\" topics unload -- {}",
                 shell_quote(&format!("{domain}://{tenant}/{namespace}/{local}"))
             );
         }

@@ -124,6 +124,17 @@ pub fn runtime_config_call() -> RestCall {
     }
 }
 
+/// `GET /admin/v2/brokers/version` (`pulsar-admin brokers version`): the version of the broker
+/// behind the admin URL, which the apply policy compares with the plan's profile.
+pub fn broker_version_call() -> RestCall {
+    RestCall {
+        method: "GET",
+        path: "/admin/v2/brokers/version".to_string(),
+        body: None,
+        note: "read the broker's version (the profile it implies)".to_string(),
+    }
+}
+
 /// `GET /admin/v2/brokers/{cluster}`: the active brokers (`host:port` ids).
 pub fn active_brokers_call(cluster: &str) -> RestCall {
     RestCall {
@@ -209,7 +220,7 @@ pub(super) fn render_step(step: &Step, out: &mut String) {
     let Some(call) = rest_call(step) else {
         return;
     };
-    let mut line = format!("call {} {}", call.method, shell_quote(&call.path));
+    let mut line = format!("lbplan_do call {} {}", call.method, shell_quote(&call.path));
     if let Some(body) = &call.body {
         let _ = write!(
             line,

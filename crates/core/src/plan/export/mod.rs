@@ -19,8 +19,8 @@ use super::model::{Plan, PlannedUnload};
 use super::names::{NameError, check_broker, check_bundle, check_topic};
 
 pub use curl::{
-    RestCall, active_brokers_call, dynamic_config_call, owned_bundles_call, runtime_config_call,
-    unset_shedding_call,
+    RestCall, active_brokers_call, broker_version_call, dynamic_config_call, owned_bundles_call,
+    runtime_config_call, unset_shedding_call,
 };
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

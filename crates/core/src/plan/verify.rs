@@ -1,0 +1,321 @@
+//! Did the cluster do what the plan said? Compares a plan with a snapshot taken after it was
+//! applied: where each bundle the plan moved is now (where predicted, back on its source — the
+//! leader moved it back, or it never moved — or elsewhere), whether each split happened, and each
+//! broker's weighted max usage now against the plan's prediction, within the load model's stated
+//! error. `lbplan verify`, `lbplan apply --verify` and the dashboard's Apply print the same
+//! report, as text an operator can paste into a change ticket or as JSON.
+
+use std::fmt::Write as _;
+
+use serde::Serialize;
+
+use super::driver::{PlanRequest, make_plan};
+use super::fingerprint::snapshot_fingerprint;
+use super::model::Plan;
+use super::safety::utc;
+use crate::config::Profile;
+use crate::model::Snapshot;
+
+/// Version of the verification report's JSON.
+pub const VERIFY_FORMAT_VERSION: u32 = 1;
+
+/// The load model's stated error on a broker's weighted max usage after a plan, in fraction
+/// points: a move carries the bundle's last reported rates to the destination and leaves the
+/// brokers' other load as it was, while the brokers' next reports measure the real load (the
+/// bundle's clients reconnect, rates drift), so a prediction within 5 points is as predicted.
+pub const USAGE_TOLERANCE_FRACTION: f64 = 0.05;
+
+/// Where a bundle the plan touched is in the snapshot after.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case", tag = "status")]
+pub enum BundleStatus {
+    /// On the broker the plan predicted.
+    AsPredicted,
+    /// Off its source; the plan named no destination (Pulsar chose).
+    Moved,
+    /// Back on (or still on) its source: the leader moved it back, or the unload never happened.
+    OnSource,
+    /// On a broker the plan did not predict.
+    Elsewhere,
+    /// No broker reports it (not owned yet, or its namespace was split or removed since).
+    NotFound,
+    /// A split bundle that is gone (its children replaced it).
+    Split,
+    /// A split bundle that still exists.
+    NotSplit,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct BundleCheck {
+    pub bundle: String,
+    /// `unload` or `split`.
+    pub kind: String,
+    pub from: String,
+    /// The broker the plan predicted (`None`: Pulsar's choice).
+    pub predicted: Option<String>,
+    /// The owner in the snapshot after.
+    pub found: Option<String>,
+    #[serde(flatten)]
+    pub status: BundleStatus,
+}
+
+impl BundleCheck {
+    pub fn ok(&self) -> bool {
+        matches!(
+            self.status,
+            BundleStatus::AsPredicted | BundleStatus::Moved | BundleStatus::Split
+        )
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct BrokerCheck {
+    pub broker: String,
+    /// The plan's weighted max usage before and its prediction after (`None`: not in the plan).
+    pub before: Option<f64>,
+    pub predicted: Option<f64>,
+    /// Measured in the snapshot after (`None`: the broker is gone).
+    pub actual: Option<f64>,
+    /// `actual - predicted`, when both are known.
+    pub difference: Option<f64>,
+    /// Whether the difference is within [`USAGE_TOLERANCE_FRACTION`].
+    pub within_tolerance: bool,
+}
+
+/// The report.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Verification {
+    pub format_version: u32,
+    pub cluster: Option<String>,
+    pub plan_snapshot_fingerprint: String,
+    pub plan_snapshot_captured_at_ms: Option<i64>,
+    pub after_snapshot_fingerprint: String,
+    pub after_snapshot_captured_at_ms: Option<i64>,
+    pub tolerance_fraction: f64,
+    pub bundles: Vec<BundleCheck>,
+    pub brokers: Vec<BrokerCheck>,
+    /// Bundles on their source again (moved back by the leader, or never moved).
+    pub moved_back: usize,
+    /// Whether everything is as predicted.
+    pub as_predicted: bool,
+    /// One line.
+    pub summary: String,
+}
+
+/// Why a verification cannot be made.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum VerifyError {
+    #[error("the snapshot after is of cluster `{after}`, the plan of `{plan}`")]
+    OtherCluster { plan: String, after: String },
+    #[error("the snapshot after was captured before the plan's snapshot ({after} < {plan})")]
+    Older { plan: String, after: String },
+    #[error("cannot read the brokers' usage of the snapshot after: {0}")]
+    Usage(String),
+}
+
+fn owner_in(after: &Snapshot, bundle: &str) -> Option<String> {
+    after
+        .brokers
+        .iter()
+        .find(|(_, b)| b.local_broker_data.bundles.iter().any(|x| x == bundle))
+        .map(|(id, _)| id.clone())
+}
+
+/// Compares `plan` with `after`, a snapshot of the same cluster taken after the plan was applied.
+pub fn verify(plan: &Plan, after: &Snapshot) -> Result<Verification, VerifyError> {
+    if let (Some(p), Some(a)) = (&plan.cluster, &after.cluster)
+        && p != a
+    {
+        return Err(VerifyError::OtherCluster {
+            plan: p.clone(),
+            after: a.clone(),
+        });
+    }
+    if let (Some(p), Some(a)) = (plan.snapshot_captured_at_ms, after.captured_at_ms)
+        && a < p
+    {
+        return Err(VerifyError::Older {
+            plan: utc(p),
+            after: utc(a),
+        });
+    }
+    let mut bundles = Vec::new();
+    for s in &plan.splits {
+        let found = owner_in(after, &s.bundle);
+        bundles.push(BundleCheck {
+            bundle: s.bundle.clone(),
+            kind: "split".to_string(),
+            from: s.broker.clone(),
+            predicted: Some(s.broker.clone()),
+            status: if found.is_some() {
+                BundleStatus::NotSplit
+            } else {
+                BundleStatus::Split
+            },
+            found,
+        });
+    }
+    for u in &plan.unloads {
+        let found = owner_in(after, &u.bundle);
+        let status = match (&found, &u.to) {
+            (None, _) => BundleStatus::NotFound,
+            (Some(f), _) if *f == u.from => BundleStatus::OnSource,
+            (Some(f), Some(to)) if f == to => BundleStatus::AsPredicted,
+            (Some(_), Some(_)) => BundleStatus::Elsewhere,
+            (Some(_), None) => BundleStatus::Moved,
+        };
+        bundles.push(BundleCheck {
+            bundle: u.bundle.clone(),
+            kind: "unload".to_string(),
+            from: u.from.clone(),
+            predicted: u.to.clone(),
+            found,
+            status,
+        });
+    }
+    // The brokers' usage now, read exactly as the plan read its "before": a plan of the snapshot
+    // after with the plan's profile and settings and no decision.
+    let request = PlanRequest {
+        profile: Profile::parse(&plan.profile),
+        settings: plan.settings.clone(),
+        operations: Vec::new(),
+        leader_cycle: false,
+        outlook_cycles: 0,
+        ..PlanRequest::leader_cycle()
+    };
+    let now = make_plan(after, &request).map_err(|e| VerifyError::Usage(e.to_string()))?;
+    let mut names: Vec<&str> = plan
+        .brokers_after
+        .iter()
+        .map(|b| b.broker.as_str())
+        .collect();
+    for b in &now.brokers_before {
+        if !names.contains(&b.broker.as_str()) {
+            names.push(&b.broker);
+        }
+    }
+    let usage = |v: &[super::model::BrokerLoadView], name: &str| {
+        v.iter()
+            .find(|b| b.broker == name)
+            .map(|b| b.weighted_max_usage_fraction)
+    };
+    let brokers: Vec<BrokerCheck> = names
+        .into_iter()
+        .map(|name| {
+            let predicted = usage(&plan.brokers_after, name);
+            let actual = usage(&now.brokers_before, name);
+            let difference = predicted.zip(actual).map(|(p, a)| a - p);
+            BrokerCheck {
+                broker: name.to_string(),
+                before: usage(&plan.brokers_before, name),
+                predicted,
+                actual,
+                difference,
+                within_tolerance: difference
+                    .is_some_and(|d| d.abs() <= USAGE_TOLERANCE_FRACTION + 1e-9),
+            }
+        })
+        .collect();
+    let moved_back = bundles
+        .iter()
+        .filter(|b| b.status == BundleStatus::OnSource)
+        .count();
+    let bundles_ok = bundles.iter().filter(|b| b.ok()).count();
+    let brokers_ok = brokers.iter().filter(|b| b.within_tolerance).count();
+    let as_predicted = bundles_ok == bundles.len() && brokers_ok == brokers.len();
+    let summary = format!(
+        "{}: {bundles_ok} of {} bundle(s) where predicted, {brokers_ok} of {} broker(s) within {:.0} points of the predicted usage, {moved_back} bundle(s) on their source again",
+        if as_predicted {
+            "AS PREDICTED"
+        } else {
+            "NOT AS PREDICTED"
+        },
+        bundles.len(),
+        brokers.len(),
+        USAGE_TOLERANCE_FRACTION * 100.0
+    );
+    Ok(Verification {
+        format_version: VERIFY_FORMAT_VERSION,
+        cluster: plan.cluster.clone().or_else(|| after.cluster.clone()),
+        plan_snapshot_fingerprint: plan.snapshot_fingerprint.clone(),
+        plan_snapshot_captured_at_ms: plan.snapshot_captured_at_ms,
+        after_snapshot_fingerprint: snapshot_fingerprint(after),
+        after_snapshot_captured_at_ms: after.captured_at_ms,
+        tolerance_fraction: USAGE_TOLERANCE_FRACTION,
+        bundles,
+        brokers,
+        moved_back,
+        as_predicted,
+        summary,
+    })
+}
+
+fn pct(f: Option<f64>) -> String {
+    f.map(|v| format!("{:.1}%", v * 100.0))
+        .unwrap_or_else(|| "—".to_string())
+}
+
+impl Verification {
+    /// The report as text for a change ticket.
+    pub fn to_text(&self) -> String {
+        let mut out = String::new();
+        let _ = writeln!(out, "lbplan verify: {}", self.summary);
+        let _ = writeln!(
+            out,
+            "Cluster: {}",
+            self.cluster.as_deref().unwrap_or("(not named)")
+        );
+        let time = |t: Option<i64>| t.map(utc).unwrap_or_else(|| "unknown time".to_string());
+        let _ = writeln!(
+            out,
+            "Plan of snapshot {} (captured {}); snapshot after {} (captured {})",
+            self.plan_snapshot_fingerprint,
+            time(self.plan_snapshot_captured_at_ms),
+            self.after_snapshot_fingerprint,
+            time(self.after_snapshot_captured_at_ms)
+        );
+        let _ = writeln!(out, "Bundles:");
+        for b in &self.bundles {
+            let what = match &b.status {
+                BundleStatus::AsPredicted => "as predicted".to_string(),
+                BundleStatus::Moved => "moved (Pulsar chose the broker)".to_string(),
+                BundleStatus::OnSource => {
+                    "ON ITS SOURCE AGAIN (moved back by the leader, or never moved)".to_string()
+                }
+                BundleStatus::Elsewhere => "ELSEWHERE".to_string(),
+                BundleStatus::NotFound => "NOT FOUND on any broker".to_string(),
+                BundleStatus::Split => "split".to_string(),
+                BundleStatus::NotSplit => "NOT SPLIT".to_string(),
+            };
+            let _ = writeln!(
+                out,
+                "  {} {} {} → {}: now on {} — {what}",
+                if b.ok() { "ok  " } else { "FAIL" },
+                b.bundle,
+                b.from,
+                b.predicted.as_deref().unwrap_or("(Pulsar's choice)"),
+                b.found.as_deref().unwrap_or("no broker"),
+            );
+        }
+        let _ = writeln!(
+            out,
+            "Brokers (weighted max usage: before → predicted, actual; tolerance ±{:.0} points):",
+            self.tolerance_fraction * 100.0
+        );
+        for b in &self.brokers {
+            let _ = writeln!(
+                out,
+                "  {} {}: {} → {}, actual {}{}",
+                if b.within_tolerance { "ok  " } else { "FAIL" },
+                b.broker,
+                pct(b.before),
+                pct(b.predicted),
+                pct(b.actual),
+                b.difference
+                    .map(|d| format!(" ({:+.1} points)", d * 100.0))
+                    .unwrap_or_default()
+            );
+        }
+        out
+    }
+}
