@@ -66,6 +66,10 @@ pub struct SeriesLimits {
     pub max_snapshot_bytes: u64,
     /// One ordinary snapshot file's bytes (a series of snapshot files, not a stored series).
     pub max_file_bytes: u64,
+    /// Ordinary snapshot files whose bytes add up to at most this are kept between the pass that
+    /// learns their times and the pass that explains them; beyond it each is imported again when
+    /// its turn comes (one held at a time).
+    pub max_kept_bytes: u64,
 }
 
 impl Default for SeriesLimits {
@@ -80,6 +84,7 @@ impl Default for SeriesLimits {
             // What one snapshot file may be (the importer's cap per file).
             max_snapshot_bytes: crate::import::DEFAULT_MAX_FILE_BYTES,
             max_file_bytes: crate::import::DEFAULT_MAX_FILE_BYTES,
+            max_kept_bytes: 64 << 20,
         }
     }
 }
@@ -948,8 +953,8 @@ fn import_why(e: crate::import::ImportError) -> String {
 
 /// Ordinary snapshot files of a series, read one at a time in time order. Their times are
 /// learnt by importing each file once; while the files read so far are small
-/// ([`KEPT_SNAPSHOT_BYTES`] in all) their snapshots are kept for the second pass, beyond that each
-/// is imported again when its turn comes, so that one snapshot is held at a time.
+/// (`SeriesLimits::max_kept_bytes` in all) their snapshots are kept for the second pass, beyond
+/// that each is imported again when its turn comes, so that one snapshot is held at a time.
 pub struct SnapshotFiles<'s, S: SeriesSource + ?Sized> {
     source: &'s mut S,
     /// (time, path, the snapshot when kept), in time order.
@@ -958,9 +963,6 @@ pub struct SnapshotFiles<'s, S: SeriesSource + ?Sized> {
     total_left: u64,
     limits: SeriesLimits,
 }
-
-/// Ordinary snapshot files whose bytes add up to at most this are kept between the two passes.
-pub const KEPT_SNAPSHOT_BYTES: u64 = 64 << 20;
 
 impl<'s, S: SeriesSource + ?Sized> SnapshotFiles<'s, S> {
     pub fn open(source: &'s mut S, limits: SeriesLimits) -> Result<Self, SeriesError> {
@@ -985,7 +987,7 @@ impl<'s, S: SeriesSource + ?Sized> SnapshotFiles<'s, S> {
                 .ok_or_else(|| SeriesError::NoTime { name: path.clone() })?;
             super::series::check_time(&path, at)?;
             kept_bytes = kept_bytes.saturating_add(len);
-            let keep = kept_bytes <= KEPT_SNAPSHOT_BYTES;
+            let keep = kept_bytes <= limits.max_kept_bytes;
             if !keep {
                 for (_, _, kept) in order.iter_mut() {
                     *kept = None;
@@ -1120,6 +1122,13 @@ impl<'a> ZipSource<'a> {
             SeriesError::malformed(file, format!("not a readable zip: {e}"))
         };
         let mut zip = zip::ZipArchive::new(std::io::Cursor::new(bytes)).map_err(bad)?;
+        // The zip reader keeps one member per name; the central directory says if one is twice.
+        if let Some(name) = crate::import::zip_names::first_duplicate(bytes) {
+            return Err(SeriesError::malformed(
+                file,
+                crate::import::zip_names::duplicate_message(&name),
+            ));
+        }
         if zip.len() > max_members {
             return Err(SeriesError::malformed(
                 file,

@@ -55,6 +55,7 @@ mod top_bundles;
 mod topic_list;
 mod typed;
 mod warning_groups;
+pub(crate) mod zip_names;
 
 use std::borrow::Cow;
 
