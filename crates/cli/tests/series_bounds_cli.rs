@@ -301,8 +301,8 @@ fn a_zip_member_claiming_gigabytes_is_refused_from_its_header() {
     // The uncompressed size (10) in the local and central headers, claimed as 0x7fffffff.
     patch(
         &mut bytes,
-        &[10, 0, 0, 0, 1, 0],
-        &[0xff, 0xff, 0xff, 0x7f, 1, 0],
+        &[10, 0, 0, 0, 6, 0],
+        &[0xff, 0xff, 0xff, 0x7f, 6, 0],
     );
     let dir = scratch("claim");
     let path = dir.join("claim.zip");
