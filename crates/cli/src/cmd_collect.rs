@@ -71,8 +71,9 @@ pub struct Args {
     force: bool,
     /// Record a series (docs/history.md): collect every INTERVAL (`60s`, `5m`, `1h`) and append
     /// each snapshot to the series directory -o (default pulsar-series), each committed on its
-    /// own so an interrupted recording keeps what it recorded. Stops after --count snapshots or
-    /// after --for, whichever comes first (neither: until interrupted).
+    /// own so an interrupted recording keeps what it recorded; a failed round is skipped and
+    /// reported. Stops after --count rounds, after --for, or after --max-failures failed rounds in
+    /// a row, whichever comes first.
     #[arg(long, value_name = "INTERVAL", value_parser = parse_duration)]
     every: Option<Duration>,
     /// With --every: how many rounds to run, 1 to 1000000 (each records one snapshot, or is
