@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Runs the importer's fuzz targets (fuzz/fuzz_targets/: `import` on raw inputs, `import_archive` on
-# members packed into zip/tar.gz/gz) for FUZZ_SECONDS each (default 30; FUZZ_TARGETS picks targets),
-# installing cargo-fuzz when it is missing (FUZZ_NO_INSTALL=1: don't; the targets are then built
+# Runs the fuzz targets (fuzz/fuzz_targets/: `import` on raw inputs, `import_archive` on members
+# packed into zip/tar.gz/gz, `series` on a series' files or a zip of them) for FUZZ_SECONDS each
+# (default 30; FUZZ_TARGETS picks targets), installing cargo-fuzz when it is missing (FUZZ_NO_INSTALL=1: don't; the targets are then built
 # with plain cargo). Exits non-zero when the fuzzer finds a crash or a target does not build. See
 # fuzz/README.md.
 set -euo pipefail
@@ -10,7 +10,7 @@ seconds="${FUZZ_SECONDS:-30}"
 case "$seconds" in
   '' | *[!0-9]*) echo "FUZZ_SECONDS must be a whole number of seconds, got '$seconds'" >&2; exit 2 ;;
 esac
-targets="${FUZZ_TARGETS:-import import_archive}"
+targets="${FUZZ_TARGETS:-import import_archive series}"
 cd "$(dirname "$0")/../fuzz"
 # libFuzzer options: bounded time, memory and per-input time; inputs up to 1 MiB.
 fuzz_args=(-max_total_time="$seconds" -rss_limit_mb=2048 -timeout=20 -max_len=1048576 -print_final_stats=1)
@@ -20,7 +20,8 @@ seeds() {
   case "$1" in
     import) echo corpus-seed ;;
     import_archive) echo corpus-seed-archive ;;
-    *) echo "fuzz.sh: unknown target '$1' (import, import_archive)" >&2; exit 2 ;;
+    series) echo corpus-seed-series ;;
+    *) echo "fuzz.sh: unknown target '$1' (import, import_archive, series)" >&2; exit 2 ;;
   esac
 }
 

@@ -71,17 +71,32 @@ pub struct Args {
     force: bool,
     /// Record a series (docs/history.md): collect every INTERVAL (`60s`, `5m`, `1h`) and append
     /// each snapshot to the series directory -o (default pulsar-series), each committed on its
-    /// own so an interrupted recording keeps what it recorded. Stops after --count snapshots or
-    /// after --for, whichever comes first (neither: until interrupted).
+    /// own so an interrupted recording keeps what it recorded; a failed round is skipped and
+    /// reported. Stops after --count rounds, after --for, or after --max-failures failed rounds in
+    /// a row, whichever comes first.
     #[arg(long, value_name = "INTERVAL", value_parser = parse_duration)]
     every: Option<Duration>,
-    /// With --every: how many snapshots to record.
-    #[arg(long, value_name = "N", requires = "every")]
+    /// With --every: how many rounds to run, 1 to 1000000 (each records one snapshot, or is
+    /// skipped and reported when its collection fails).
+    #[arg(long, value_name = "N", requires = "every",
+          value_parser = clap::value_parser!(u64).range(1..=MAX_COUNT))]
     count: Option<u64>,
+    /// With --every: stop (exit 1) after N rounds in a row that recorded nothing, 1 to 1000000.
+    #[arg(long, value_name = "N", requires = "every", default_value_t = DEFAULT_MAX_FAILURES,
+          value_parser = clap::value_parser!(u32).range(1..=MAX_FAILURES_CAP))]
+    max_failures: u32,
     /// With --every: how long to record (`2h`, `90m`).
     #[arg(long = "for", value_name = "DURATION", requires = "every", value_parser = parse_duration)]
     for_duration: Option<Duration>,
 }
+
+/// The most rounds `--count` asks for (a year of one-minute rounds is 525,600).
+pub const MAX_COUNT: u64 = 1_000_000;
+/// Failed rounds in a row after which a recording stops, unless `--max-failures` says otherwise.
+pub const DEFAULT_MAX_FAILURES: u32 = 10;
+const MAX_FAILURES_CAP: i64 = 1_000_000;
+/// Reasons of skipped rounds kept for the closing summary (every one is reported as it happens).
+const KEPT_REASONS: usize = 5;
 
 /// `90`, `90s`, `5m`, `2h` → a duration (at least one second).
 fn parse_duration(text: &str) -> Result<Duration, String> {
@@ -204,7 +219,40 @@ fn collect_once(
     })
 }
 
+/// One round of a recording: collected, imported and appended (the bytes written), or why not.
+fn record_round(
+    args: &Args,
+    series: &mut crate::series_store::SeriesWriter,
+    client: &Client,
+    progress: &Progress,
+    opts: &Options,
+    redactor: &auth::Redactor,
+) -> Result<(u64, usize), String> {
+    let Gathered {
+        files,
+        any_success,
+        missing,
+    } = collect_once(client, progress, opts, redactor).map_err(|e| e.to_string())?;
+    if !any_success {
+        return Err("no request succeeded".to_string());
+    }
+    let mut snapshot = import_collected(&files, args.quiet).map_err(|e| e.to_string())?;
+    let now_ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX));
+    // The series orders snapshots by when they were collected.
+    snapshot.captured_at_ms = Some(now_ms);
+    let bytes = series.append(&snapshot).map_err(|e| {
+        // The round's files are not in the series; the next round starts clean.
+        series.abandon();
+        e.to_string()
+    })?;
+    Ok((bytes, missing))
+}
+
 /// `--every`: collections appended to the series in `dir`, each stamped with the time it ended.
+/// A round that fails (nothing answered, the answers do not import, the disk refused the write) is
+/// skipped and reported, and the recording goes on; `--max-failures` failed rounds in a row stop it.
 #[allow(clippy::too_many_arguments)]
 fn record_series(
     args: &Args,
@@ -215,51 +263,79 @@ fn record_series(
     opts: &Options,
     redactor: &auth::Redactor,
 ) -> Result<(), CliError> {
-    let mut series = crate::series_store::SeriesWriter::open(dir)?;
+    let mut series = crate::series_store::SeriesWriter::open(dir, 1)?;
     let start = std::time::Instant::now();
     let mut recorded = 0u64;
+    let mut skipped = 0u64;
+    let mut failures_in_a_row = 0u32;
+    let mut reasons: Vec<String> = Vec::new();
     let mut round = 0u32;
-    loop {
-        let Gathered {
-            files,
-            any_success,
-            missing,
-        } = collect_once(client, progress, opts, redactor)?;
-        if any_success {
-            let mut snapshot = import_collected(&files, args.quiet)?;
-            let now_ms = std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX));
-            // The series orders snapshots by when they were collected.
-            snapshot.captured_at_ms = Some(now_ms);
-            let bytes = series.append(&snapshot)?;
-            recorded += 1;
+    let mut moved_noted = false;
+    let stopped = loop {
+        round = round.saturating_add(1);
+        match record_round(args, &mut series, client, progress, opts, redactor) {
+            Ok((bytes, missing)) => {
+                recorded += 1;
+                failures_in_a_row = 0;
+                progress.note(&format!(
+                    "round {round}: snapshot {recorded} appended to {} ({bytes} bytes new; \
+                     {missing} item(s) could not be fetched)",
+                    dir.display()
+                ));
+            }
+            Err(why) => {
+                skipped += 1;
+                failures_in_a_row += 1;
+                progress.note(&format!("round {round} skipped: {why}"));
+                if reasons.len() < KEPT_REASONS {
+                    reasons.push(format!("round {round}: {why}"));
+                }
+            }
+        }
+        if !moved_noted && !series.still_at(dir) {
+            moved_noted = true;
             progress.note(&format!(
-                "snapshot {recorded} appended to {} ({bytes} bytes new; {missing} item(s) could \
-                 not be fetched)",
+                "{} no longer names the series directory opened at the start (it was moved or \
+                 replaced); the recording goes on into the directory opened at the start",
                 dir.display()
             ));
-        } else {
-            progress.note("no request succeeded this round; nothing appended");
         }
-        round = round.saturating_add(1);
-        if args.count.is_some_and(|n| recorded >= n) {
-            break;
+        if failures_in_a_row >= args.max_failures {
+            break true;
+        }
+        if args.count.is_some_and(|n| u64::from(round) >= n) {
+            break false;
         }
         let next = every.saturating_mul(round);
         if args.for_duration.is_some_and(|d| next >= d) {
-            break;
+            break false;
         }
         if let Some(wait) = next.checked_sub(start.elapsed()) {
             std::thread::sleep(wait);
         }
+    };
+    series.finish()?;
+    let summary = format!(
+        "{recorded} snapshot(s) recorded in {round} round(s), {skipped} skipped{}",
+        if reasons.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", reasons.join("; "))
+        }
+    );
+    if stopped {
+        return Err(CliError::Failed(format!(
+            "stopped after {} failed rounds in a row (--max-failures): {summary}",
+            args.max_failures
+        )));
     }
     if recorded == 0 {
         return Err(CliError::Failed(format!(
-            "no snapshot recorded: no request to {} succeeded",
+            "no snapshot recorded from {}: {summary}",
             args.connection.admin_url
         )));
     }
+    progress.note(&summary);
     Ok(())
 }
 

@@ -6,11 +6,11 @@
 use std::path::PathBuf;
 
 use lbplan_core::history::render::{render_csv, render_text};
-use lbplan_core::history::{ExplainOptions, HistoryReport, explain_files};
+use lbplan_core::history::{ExplainOptions, HistoryReport};
 
 use crate::exit::CliError;
 use crate::option_args::{parse_optional_profile, parse_settings};
-use crate::series_store::read_series;
+use crate::series_store::explain_series;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
@@ -44,8 +44,7 @@ pub fn explain_path(
     path: &std::path::Path,
     opts: &ExplainOptions,
 ) -> Result<HistoryReport, CliError> {
-    let files = read_series(path)?;
-    explain_files(&files, opts).map_err(|e| CliError::BadInput(format!("{}: {e}", path.display())))
+    explain_series(path, opts, &mut |_, _, _| {})
 }
 
 pub fn run(args: Args) -> Result<(), CliError> {

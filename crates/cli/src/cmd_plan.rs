@@ -15,6 +15,7 @@ use crate::exit::CliError;
 use crate::option_args::{parse_optional_profile, parse_settings};
 use crate::plan_text::render_text;
 use crate::snapshot_input::load_snapshot;
+use lbplan_core::plan::MAX_OUTLOOK_CYCLES;
 
 /// `--format`: the text report, or one of core's export formats.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -54,7 +55,9 @@ pub struct Args {
     #[arg(long)]
     manual_only: bool,
     /// Extra cycles to look ahead when the first cycle unloads nothing.
-    #[arg(long, default_value_t = 10)]
+    /// 0 to 1000 (`MAX_OUTLOOK_CYCLES`).
+    #[arg(long, default_value_t = 10,
+          value_parser = clap::value_parser!(u32).range(0..=i64::from(MAX_OUTLOOK_CYCLES)))]
     outlook_cycles: u32,
     /// Wrap the scripts with loadBalancerSheddingEnabled=false … true.
     #[arg(long)]

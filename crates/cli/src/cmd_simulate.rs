@@ -15,6 +15,7 @@ use lbplan_core::text::escape_lines;
 
 use crate::exit::{CliError, read_text};
 use crate::option_args::parse_settings;
+use crate::series_store::{RECORD_BATCH, SeriesWriter, check_series_dir};
 use crate::snapshot_input::load_snapshot;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -152,6 +153,10 @@ pub fn run(args: Args) -> Result<(), CliError> {
             .map(|c| RunConfig::parse(c).map_err(|e| CliError::BadInput(format!("--compare {e}"))))
             .collect::<Result<_, _>>()?
     };
+    if let Some(dir) = &args.record_series {
+        // A file where the directory should be is refused before the run, not after it.
+        check_series_dir(dir)?;
+    }
     if let Some(n) = args.cycles {
         check_cycles(n, "--cycles").map_err(|e| CliError::BadInput(e.to_string()))?;
     }
@@ -230,12 +235,27 @@ fn record_series(
             ));
         }
     };
-    let mut writer = crate::series_store::SeriesWriter::open(dir)?;
-    let (_, series) =
-        simulate::simulate_recording(snapshot, scenario, &config, opts, &mut |_, _| true)
-            .map_err(|e| CliError::BadInput(e.to_string()))?;
-    for s in &series {
-        writer.append(s)?;
+    let mut writer = SeriesWriter::open(dir, RECORD_BATCH)?;
+    // Each cycle's snapshot is written as it is taken (one held at a time); the batch commits
+    // make every `RECORD_BATCH` snapshots durable with one flush.
+    let mut failure = None;
+    simulate::simulate_recording_each(
+        snapshot,
+        scenario,
+        &config,
+        opts,
+        &mut |_, _| true,
+        &mut |s| match writer.append(&s) {
+            Ok(_) => true,
+            Err(e) => {
+                failure = Some(e);
+                false
+            }
+        },
+    )
+    .map_err(|e| CliError::BadInput(e.to_string()))?;
+    if let Some(e) = failure {
+        return Err(e);
     }
-    Ok(())
+    writer.finish()
 }

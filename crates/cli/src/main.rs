@@ -26,6 +26,7 @@ mod exit;
 mod input_files;
 mod option_args;
 mod output;
+mod pinned_dir;
 mod plan_text;
 mod series_store;
 mod snapshot_input;

@@ -130,6 +130,12 @@ struct Cluster {
 }
 
 fn start_cluster() -> Cluster {
+    start_cluster_with(false)
+}
+
+/// The fake cluster; with `bad_first_report` its first load report names a bundle of the
+/// namespace `acme/..`, which the importer refuses (a round whose answers do not import).
+fn start_cluster_with(bad_first_report: bool) -> Cluster {
     let la = TcpListener::bind("127.0.0.1:0").unwrap();
     let lb = TcpListener::bind("127.0.0.1:0").unwrap();
     // Broker C: a port that was bound and released, so connections are refused.
@@ -158,6 +164,10 @@ fn start_cluster() -> Cluster {
             "/clusters" => ok("clusters.json"),
             "/brokers/standalone" => ok("brokers.json"),
             "/brokers/leaderBroker" => ok("leader.json"),
+            "/broker-stats/load-report" if bad_first_report && hit == 1 => Answer::Json(
+                200,
+                sub(fixture("load-report.json")).replace("pulsar/pulsar/", "acme/../"),
+            ),
             "/broker-stats/load-report" => ok("load-report.json"),
             "/brokers/configuration/runtime" => ok("runtime-configuration.json"),
             "/brokers/configuration/values" => ok("dynamic-configuration.json"),
@@ -883,5 +893,203 @@ fn records_a_series_of_collections() {
     // The broker that reports a load is live at both instants.
     let load = &r["broker_load"][a.as_str()];
     assert_eq!(load.as_array().unwrap().len(), 2);
+    std::fs::remove_dir_all(&work).ok();
+}
+
+/// Runs `collect --every 1s` against `admin` into `series` with `extra` arguments.
+fn record_every(admin: &str, series: &Path, extra: &[&str], work: &Path) -> Ran {
+    let mut args = vec![
+        "collect",
+        "--admin-url",
+        admin,
+        "--namespace",
+        "public/default",
+        "--timeout",
+        "1",
+        "--attempts",
+        "1",
+        "--backoff-ms",
+        "10",
+        "--every",
+        "1s",
+        "-o",
+        series.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    run_lbplan(&args, None, work)
+}
+
+fn manifest_count(series: &Path) -> usize {
+    std::fs::read_dir(series.join("snapshots"))
+        .map(|d| {
+            d.filter(|e| {
+                e.as_ref()
+                    .unwrap()
+                    .file_name()
+                    .to_str()
+                    .unwrap()
+                    .ends_with(".json")
+            })
+            .count()
+        })
+        .unwrap_or(0)
+}
+
+/// A round whose answers do not import (a load report naming the namespace `acme/..`) is skipped
+/// and reported with its reason; the recording goes on and records the next round (it used to end
+/// the recording with exit 1).
+#[test]
+fn a_bad_round_is_skipped_and_reported() {
+    let cluster = start_cluster_with(true);
+    let [a, _, _] = cluster.ids.clone();
+    let work = temp_dir("bad-round");
+    let series = work.join("series");
+    let ran = record_every(&format!("http://{a}"), &series, &["--count", "2"], &work);
+    assert_eq!(ran.code, Some(0), "stderr:\n{}", ran.stderr);
+    assert_eq!(manifest_count(&series), 1);
+    assert!(
+        ran.stderr
+            .contains("round 1 skipped: the collected data does not import"),
+        "{}",
+        ran.stderr
+    );
+    assert!(
+        ran.stderr
+            .contains("1 snapshot(s) recorded in 2 round(s), 1 skipped"),
+        "{}",
+        ran.stderr
+    );
+    std::fs::remove_dir_all(&work).ok();
+}
+
+/// With the cluster down, `--count 2` ends after two rounds (it never ended: only recorded
+/// snapshots counted), exit 1 saying why; `--max-failures 2` ends a recording without `--count`.
+#[test]
+fn a_recording_of_a_cluster_that_is_down_ends() {
+    let port = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let admin = format!("http://127.0.0.1:{port}");
+    let work = temp_dir("down-every");
+    let ran = record_every(&admin, &work.join("a"), &["--count", "2"], &work);
+    assert_eq!(ran.code, Some(1), "{}", ran.stderr);
+    assert!(
+        ran.stderr
+            .contains("0 snapshot(s) recorded in 2 round(s), 2 skipped"),
+        "{}",
+        ran.stderr
+    );
+    assert!(
+        ran.stderr.contains("round 1 skipped: no request succeeded"),
+        "{}",
+        ran.stderr
+    );
+    let ran = record_every(&admin, &work.join("b"), &["--max-failures", "2"], &work);
+    assert_eq!(ran.code, Some(1), "{}", ran.stderr);
+    assert!(
+        ran.stderr
+            .contains("stopped after 2 failed rounds in a row (--max-failures)"),
+        "{}",
+        ran.stderr
+    );
+    std::fs::remove_dir_all(&work).ok();
+}
+
+/// `--count 0` (it recorded one snapshot) and a count over the cap are bad arguments (exit 2)
+/// stating the range; so is a file where the series directory should be, named.
+#[test]
+fn count_and_output_arguments_are_checked() {
+    let work = temp_dir("count");
+    for n in ["0", "1000001"] {
+        let ran = record_every(
+            "http://127.0.0.1:9",
+            &work.join("s"),
+            &["--count", n],
+            &work,
+        );
+        assert_eq!(ran.code, Some(2), "{n}: {}", ran.stderr);
+        assert!(ran.stderr.contains("1..=1000000"), "{n}: {}", ran.stderr);
+    }
+    let file = work.join("file");
+    std::fs::write(&file, b"x").unwrap();
+    let ran = record_every("http://127.0.0.1:9", &file, &["--count", "1"], &work);
+    assert_eq!(ran.code, Some(2), "{}", ran.stderr);
+    assert!(
+        ran.stderr.contains("file: is a file, not a directory"),
+        "{}",
+        ran.stderr
+    );
+    std::fs::remove_dir_all(&work).ok();
+}
+
+/// The series directory is opened once: moved away during the recording and replaced by a
+/// symlink to another directory, the later snapshots still go to the directory opened at the
+/// start, nothing to the link's target, and the move is reported.
+#[test]
+fn a_symlink_swapped_in_does_not_redirect_later_files() {
+    let cluster = start_cluster();
+    let [a, _, _] = cluster.ids.clone();
+    let work = temp_dir("swap");
+    let series = work.join("series");
+    let moved = work.join("moved");
+    let elsewhere = work.join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    let args = [
+        "collect".to_string(),
+        "--admin-url".into(),
+        format!("http://{a}"),
+        "--namespace".into(),
+        "public/default".into(),
+        "--timeout".into(),
+        "1".into(),
+        "--attempts".into(),
+        "1".into(),
+        "--every".into(),
+        "2s".into(),
+        "--count".into(),
+        "3".into(),
+        "-o".into(),
+        series.to_str().unwrap().to_string(),
+    ];
+    let err_p = work.join("stderr.txt");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_lbplan"))
+        .args(&args)
+        .env_remove("PULSAR_AUTH_TOKEN")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(std::fs::File::create(&err_p).unwrap())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    while manifest_count(&series) < 1 {
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "no first snapshot"
+        );
+        assert!(child.try_wait().unwrap().is_none(), "collect ended early");
+        thread::sleep(Duration::from_millis(20));
+    }
+    std::fs::rename(&series, &moved).unwrap();
+    std::os::unix::fs::symlink(&elsewhere, &series).unwrap();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "did not finish"
+        );
+        thread::sleep(Duration::from_millis(20));
+    };
+    let stderr = std::fs::read_to_string(&err_p).unwrap();
+    assert_eq!(status.code(), Some(0), "{stderr}");
+    assert_eq!(manifest_count(&moved), 3, "{stderr}");
+    assert_eq!(std::fs::read_dir(&elsewhere).unwrap().count(), 0);
+    assert!(
+        stderr.contains("no longer names the series directory opened at the start"),
+        "{stderr}"
+    );
     std::fs::remove_dir_all(&work).ok();
 }

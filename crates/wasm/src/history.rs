@@ -3,7 +3,7 @@
 //! snapshots with its cause, and the summary. Options are `plan()`'s `profile`, `settings` and
 //! `seed` (the replayed leader's).
 
-use lbplan_core::history::store::{Files, strip_common_dir, zip_members};
+use lbplan_core::history::store::{Files, MAX_MEMBER_BYTES, strip_common_dir, zip_members};
 use lbplan_core::history::{ExplainOptions, HistoryReport, explain_files};
 use serde_json::Value;
 
@@ -32,7 +32,7 @@ pub fn explain_history_files(files: Files, options: &Value) -> Result<HistoryRep
     options::refuse_unknown::<HistoryOptions>(&unknown, "")?;
     let files = match files.as_slice() {
         [(name, bytes)] if bytes.starts_with(b"PK") => {
-            zip_members(name, bytes, MAX_MEMBERS, MAX_ZIP_BYTES)
+            zip_members(name, bytes, MAX_MEMBERS, MAX_MEMBER_BYTES, MAX_ZIP_BYTES)
                 .map_err(|e| ApiError::whole(e.to_string()))?
         }
         _ => strip_common_dir(files),

@@ -91,8 +91,7 @@ pub fn profile(text: &str) -> Result<Profile, ApiError> {
 
 /// `options.outlookCycles` as a cycle count.
 pub fn outlook_cycles(n: u64) -> Result<u32, ApiError> {
-    u32::try_from(n)
-        .map_err(|_| ApiError::at("options.outlookCycles", "expected at most 4294967295"))
+    lbplan_core::plan::check_outlook_cycles(n).map_err(|e| ApiError::at("options.outlookCycles", e))
 }
 
 /// Operations in their text form (`unload-bundle=T/NS/0x…_0x…->HOST:PORT`, `set=KEY=VALUE`, …).

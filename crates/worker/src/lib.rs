@@ -17,7 +17,7 @@ use lbplan_core::plan::operations::Operation;
 use lbplan_core::plan::{Plan, PlanEngine, PlanRequest};
 use lbplan_core::simulate::{RunOptions, compare};
 
-use lbplan_core::history::store::{strip_common_dir, zip_members};
+use lbplan_core::history::store::{MAX_MEMBER_BYTES, strip_common_dir, zip_members};
 use lbplan_core::history::{ExplainOptions, explain_files_observed};
 use lbplan_core::rebalance::{Goal, RebalanceRequest, propose_with_fingerprint};
 use lbplan_core::view::timeline::TimelineBuilder;
@@ -381,7 +381,13 @@ fn history(
     let named: Vec<(String, Vec<u8>)> = job.files.into_iter().zip(bytes).collect();
     let files = match named.as_slice() {
         [(name, bytes)] if bytes.starts_with(b"PK") => {
-            match zip_members(name, bytes, MAX_ZIP_MEMBERS, MAX_ZIP_BYTES) {
+            match zip_members(
+                name,
+                bytes,
+                MAX_ZIP_MEMBERS,
+                MAX_MEMBER_BYTES,
+                MAX_ZIP_BYTES,
+            ) {
                 Ok(f) => f,
                 Err(e) => {
                     return Response::Explained {

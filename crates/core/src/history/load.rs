@@ -5,10 +5,10 @@
 use crate::model::Snapshot;
 use crate::plan::PlanError;
 
-use super::explain::{ExplainOptions, Explainer, explain};
+use super::explain::{ExplainOptions, Explainer};
 use super::report::HistoryReport;
-use super::series::{Series, SeriesError};
-use super::store::{Files, StoredSeries, is_stored_series, read_snapshot_file, snapshot_files};
+use super::series::SeriesError;
+use super::store::{Files, FilesSource, SeriesLimits, SeriesSource, SnapshotFiles, StoredSeries};
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum HistoryError {
@@ -30,11 +30,33 @@ pub fn explain_files_observed(
     opts: &ExplainOptions,
     seen: &mut dyn FnMut(usize, usize, &Snapshot),
 ) -> Result<HistoryReport, HistoryError> {
-    if is_stored_series(files) {
-        let mut stored = StoredSeries::open(files)?;
+    if files.len() > SeriesLimits::default().max_files {
+        return Err(HistoryError::Series(SeriesError::malformed(
+            "",
+            format!(
+                "the series has {} files, more than {} (cap on the number of files)",
+                files.len(),
+                SeriesLimits::default().max_files
+            ),
+        )));
+    }
+    let mut source = FilesSource::new(files);
+    explain_source(&mut source, SeriesLimits::default(), opts, seen)
+}
+
+/// Explains the series of `source` (a stored series or ordinary snapshot files), reading one
+/// snapshot at a time within `limits`.
+pub fn explain_source(
+    source: &mut dyn SeriesSource,
+    limits: SeriesLimits,
+    opts: &ExplainOptions,
+    seen: &mut dyn FnMut(usize, usize, &Snapshot),
+) -> Result<HistoryReport, HistoryError> {
+    let mut explainer: Option<Explainer> = None;
+    let mut index = 0;
+    if source.is_stored() {
+        let mut stored = StoredSeries::from_source(source, limits)?;
         let total = stored.len();
-        let mut explainer: Option<Explainer> = None;
-        let mut index = 0;
         while let Some(next) = stored.next_snapshot_with_changes() {
             let (s, changed) = next?;
             seen(index, total, &s);
@@ -47,18 +69,21 @@ pub fn explain_files_observed(
                 stored.recycle(done);
             }
         }
-        return explainer
-            .map(Explainer::finish)
-            .ok_or(HistoryError::Series(SeriesError::Empty));
+    } else {
+        let mut plain = SnapshotFiles::open(source, limits)?;
+        let total = plain.len();
+        while let Some(next) = plain.next_snapshot() {
+            let s = next?;
+            seen(index, total, &s);
+            index += 1;
+            let ex = match explainer.as_mut() {
+                Some(ex) => ex,
+                None => explainer.insert(Explainer::new(&s, opts)?),
+            };
+            ex.push(s)?;
+        }
     }
-    let mut named = Vec::new();
-    for (name, bytes) in snapshot_files(files) {
-        named.push((name.clone(), read_snapshot_file(name, bytes)?));
-    }
-    let series = Series::from_named(named)?;
-    let total = series.snapshots.len();
-    for (i, s) in series.snapshots.iter().enumerate() {
-        seen(i, total, s);
-    }
-    Ok(explain(&series, opts)?)
+    explainer
+        .map(Explainer::finish)
+        .ok_or(HistoryError::Series(SeriesError::Empty))
 }

@@ -29,14 +29,36 @@ impl SeriesError {
     }
 }
 
+/// The latest capture time a series accepts: the end of the year 9999 (ms since the epoch). Any
+/// two times of a series then differ by far less than `i64::MAX`, so no duration overflows.
+pub const MAX_TIME_MS: i64 = 253_402_300_799_999;
+
+/// Refuses a capture time before the epoch or after [`MAX_TIME_MS`], naming `name`: such a time
+/// is a corrupt or hostile snapshot, and would give negative or overflowing durations.
+pub fn check_time(name: &str, at_ms: i64) -> Result<(), SeriesError> {
+    if (0..=MAX_TIME_MS).contains(&at_ms) {
+        return Ok(());
+    }
+    Err(SeriesError::malformed(
+        name,
+        format!(
+            "$.captured_at_ms {at_ms} is outside 0 to {MAX_TIME_MS} (1970 to the end of the year \
+             9999): not a capture time"
+        ),
+    ))
+}
+
 impl Series {
     /// Orders named snapshots by capture time; `name` is how an error names each one.
     pub fn from_named(mut named: Vec<(String, Snapshot)>) -> Result<Self, SeriesError> {
         if named.is_empty() {
             return Err(SeriesError::Empty);
         }
-        if let Some((name, _)) = named.iter().find(|(_, s)| s.captured_at_ms.is_none()) {
-            return Err(SeriesError::NoTime { name: name.clone() });
+        for (name, s) in &named {
+            let at = s
+                .captured_at_ms
+                .ok_or_else(|| SeriesError::NoTime { name: name.clone() })?;
+            check_time(name, at)?;
         }
         named.sort_by_key(|(_, s)| s.captured_at_ms.unwrap_or(i64::MIN));
         Ok(Self {

@@ -16,6 +16,7 @@
 use crate::naming::BundleName;
 use std::collections::HashMap;
 use std::io::{Read, Write};
+use std::rc::Rc;
 
 use flate2::Compression;
 use flate2::bufread::GzDecoder;
@@ -59,6 +60,16 @@ pub struct SeriesLimits {
     /// most recently used older ones within this budget, so a report that comes back (a bundle
     /// moved away and back) is not decoded again.
     pub max_cached_bytes: u64,
+    /// What one snapshot expands to: its brokers, namespaces and runs of bundle data, each counted
+    /// as its part's JSON plus [`ENTRY_COST_BYTES`] however often the part is referenced (a
+    /// manifest listing one part 350,000 times is the snapshot file holding 350,000 copies).
+    pub max_snapshot_bytes: u64,
+    /// One ordinary snapshot file's bytes (a series of snapshot files, not a stored series).
+    pub max_file_bytes: u64,
+    /// Ordinary snapshot files whose bytes add up to at most this are kept between the pass that
+    /// learns their times and the pass that explains them; beyond it each is imported again when
+    /// its turn comes (one held at a time).
+    pub max_kept_bytes: u64,
 }
 
 impl Default for SeriesLimits {
@@ -70,6 +81,10 @@ impl Default for SeriesLimits {
             max_part_bytes: MAX_PART_BYTES,
             max_total_bytes: 64 << 30,
             max_cached_bytes: 256 << 20,
+            // What one snapshot file may be (the importer's cap per file).
+            max_snapshot_bytes: crate::import::DEFAULT_MAX_FILE_BYTES,
+            max_file_bytes: crate::import::DEFAULT_MAX_FILE_BYTES,
+            max_kept_bytes: 64 << 20,
         }
     }
 }
@@ -207,29 +222,133 @@ pub fn is_stored_series(files: &Files) -> bool {
     files.iter().any(|(p, _)| p == HEADER_FILE)
 }
 
-/// Reads snapshots of a stored series one at a time, in time order. Decoded parts are kept by id
+/// Why a [`SeriesSource`] did not hand over a file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ReadError {
+    /// No such file in the series.
+    Missing,
+    /// Larger than the cap asked for: refused from its size when known, else after reading one
+    /// byte past the cap (a zip member's header or a file's size may lie, the bytes do not).
+    TooLarge,
+    /// Anything else (an I/O error, a corrupt zip member), in words.
+    Other(String),
+}
+
+/// Where a series' files come from: a directory, a zip, or files already in memory. A reader asks
+/// for the names first and for each file's bytes only when it needs them, with a cap, so that it
+/// holds one snapshot's files at a time and never reads a file that is not part of the series.
+pub trait SeriesSource {
+    /// Whether the source is a stored series (a `series.json` at its root).
+    fn is_stored(&self) -> bool;
+    /// The file names directly under `snapshots/` (a stored series' manifests), unread.
+    fn manifest_names(&mut self) -> Result<Vec<String>, SeriesError>;
+    /// The paths of the ordinary snapshot files (every `.json`), unread.
+    fn snapshot_files(&mut self) -> Result<Vec<String>, SeriesError>;
+    /// The bytes of `path` (relative, `/`-separated), at most `cap` of them.
+    fn read(&mut self, path: &str, cap: u64) -> Result<Vec<u8>, ReadError>;
+}
+
+impl<S: SeriesSource + ?Sized> SeriesSource for &mut S {
+    fn is_stored(&self) -> bool {
+        (**self).is_stored()
+    }
+    fn manifest_names(&mut self) -> Result<Vec<String>, SeriesError> {
+        (**self).manifest_names()
+    }
+    fn snapshot_files(&mut self) -> Result<Vec<String>, SeriesError> {
+        (**self).snapshot_files()
+    }
+    fn read(&mut self, path: &str, cap: u64) -> Result<Vec<u8>, ReadError> {
+        (**self).read(path, cap)
+    }
+}
+
+/// Files already in memory (the dashboard's upload, a test) as a [`SeriesSource`].
+pub struct FilesSource<'a> {
+    files: &'a Files,
+    by_path: HashMap<&'a str, &'a [u8]>,
+}
+
+impl<'a> FilesSource<'a> {
+    pub fn new(files: &'a Files) -> Self {
+        let mut by_path = HashMap::with_capacity(files.len());
+        for (p, b) in files {
+            by_path.entry(p.as_str()).or_insert(b.as_slice());
+        }
+        Self { files, by_path }
+    }
+}
+
+impl SeriesSource for FilesSource<'_> {
+    fn is_stored(&self) -> bool {
+        self.by_path.contains_key(HEADER_FILE)
+    }
+
+    fn manifest_names(&mut self) -> Result<Vec<String>, SeriesError> {
+        let prefix = format!("{SNAPSHOTS_DIR}/");
+        Ok(self
+            .files
+            .iter()
+            .filter_map(|(p, _)| p.strip_prefix(&prefix))
+            .filter(|n| !n.contains('/'))
+            .map(str::to_string)
+            .collect())
+    }
+
+    fn snapshot_files(&mut self) -> Result<Vec<String>, SeriesError> {
+        Ok(self
+            .files
+            .iter()
+            .filter(|(p, _)| p.ends_with(".json"))
+            .map(|(p, _)| p.clone())
+            .collect())
+    }
+
+    fn read(&mut self, path: &str, cap: u64) -> Result<Vec<u8>, ReadError> {
+        let bytes = self.by_path.get(path).ok_or(ReadError::Missing)?;
+        if bytes.len() as u64 > cap {
+            return Err(ReadError::TooLarge);
+        }
+        Ok(bytes.to_vec())
+    }
+}
+
+/// Reads snapshots of a stored series one at a time, in time order: a manifest is read and
+/// parsed only when its snapshot is next (the order comes from the manifests' names,
+/// `<captured_at_ms>-<seq>.json`, checked against each envelope). Decoded parts are kept by id
 /// (bounded by `SeriesLimits::max_cached_bytes`), so a snapshot costs the gunzip and parse of the
 /// parts it changed only.
-pub struct StoredSeries<'a> {
+pub struct StoredSeries<S: SeriesSource> {
+    source: S,
     limits: SeriesLimits,
     /// What is left of `limits.max_total_bytes`.
     total_left: u64,
     /// Parts already counted against the budget.
     counted: std::collections::HashSet<String>,
-    manifests: Vec<(String, SnapshotManifest)>,
-    parts: HashMap<&'a str, &'a [u8]>,
+    /// Manifest file names in time order (with the time and sequence their names give).
+    names: Vec<(u64, u64, String)>,
     next: usize,
+    /// The manifest of the snapshot read last.
+    previous: Option<Rc<SnapshotManifest>>,
     brokers: PartCache<BrokerSnapshot>,
     bundles: PartCache<IndexMap<String, BundleData>>,
     namespaces: PartCache<NamespaceSnapshot>,
     /// The latest namespace index and `BundleData` run list, by part id (usually unchanged).
     index: Option<(String, IndexMap<String, String>)>,
     runs: Option<(String, Vec<String>)>,
-    /// Manifest positions of the snapshots handed out and not yet given back, oldest first.
-    handed_out: std::collections::VecDeque<usize>,
+    /// Manifests of the snapshots handed out and not yet given back, oldest first (a few at most:
+    /// a caller that never gives back does not make this grow).
+    handed_out: std::collections::VecDeque<Rc<SnapshotManifest>>,
     /// A snapshot given back by [`Self::recycle`]: the next one takes its unchanged values.
     spare: Option<Spare>,
 }
+
+/// Snapshots handed out and remembered for [`StoredSeries::recycle`].
+const MAX_HANDED_OUT: usize = 4;
+
+/// What one reference of a manifest (a broker, a namespace, a run of bundle data) costs in memory
+/// beyond its part's JSON: its map entry, key and struct.
+pub const ENTRY_COST_BYTES: u64 = 256;
 
 /// An envelope without brokers, bundle data or namespaces of its own: what parts assemble is the
 /// whole of those maps, so a spare snapshot's can stand in for them.
@@ -237,12 +356,10 @@ fn bare_envelope(envelope: &Snapshot) -> bool {
     envelope.brokers.is_empty() && envelope.bundle_data.is_empty() && envelope.namespaces.is_empty()
 }
 
-/// A snapshot given back, with the part ids it was assembled from.
+/// A snapshot given back, with the manifest it was assembled from.
 struct Spare {
     snapshot: Snapshot,
-    brokers: IndexMap<String, String>,
-    bundle_data: String,
-    namespaces: String,
+    manifest: Rc<SnapshotManifest>,
 }
 
 /// Decoded parts by id, bounded: the parts used by the latest snapshot, then the most recently
@@ -330,7 +447,65 @@ fn check_header(bytes: &[u8]) -> Result<(), SeriesError> {
     Ok(())
 }
 
-impl<'a> StoredSeries<'a> {
+/// The header's cap: it is a few dozen bytes.
+const MAX_HEADER_BYTES: u64 = 1 << 20;
+
+/// `<captured_at_ms>-<seq>.json` → (time, seq); `None` for any other name (not a manifest).
+pub fn manifest_order(name: &str) -> Option<(u64, u64)> {
+    let stem = name.strip_suffix(".json")?;
+    let (time, seq) = stem.split_once('-')?;
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    if !digits(time) || !digits(seq) {
+        return None;
+    }
+    Some((time.parse().ok()?, seq.parse().ok()?))
+}
+
+/// The length a part's id names (`<hash>-<length>`), checked against its JSON when it is read.
+fn named_len(id: &str) -> Option<u64> {
+    id.rsplit_once('-')
+        .and_then(|(hash, len)| (hash.len() == 16).then_some(len))
+        .and_then(|len| len.parse::<u64>().ok())
+}
+
+/// One snapshot's size as it is assembled: every reference counts its part's JSON and
+/// [`ENTRY_COST_BYTES`], whether or not the part was read before, so that a manifest listing one
+/// part many times is held to the same cap as a snapshot file holding that many copies.
+struct Expansion<'m> {
+    manifest: &'m str,
+    bytes: u64,
+    cap: u64,
+}
+
+impl Expansion<'_> {
+    fn add(&mut self, key: &str, part: &str) -> Result<(), SeriesError> {
+        let len = named_len(part).ok_or_else(|| {
+            SeriesError::malformed(
+                self.manifest,
+                format!("part id `{part}` is not `<hash>-<length>`"),
+            )
+        })?;
+        self.bytes = self
+            .bytes
+            .saturating_add(len)
+            .saturating_add(key.len() as u64)
+            .saturating_add(ENTRY_COST_BYTES);
+        if self.bytes > self.cap {
+            return Err(SeriesError::malformed(
+                self.manifest,
+                format!(
+                    "the snapshot expands to more than {} bytes (its brokers, namespaces and \
+                     bundle data, each entry counted as its part's JSON plus {ENTRY_COST_BYTES} \
+                     bytes: the cap on one snapshot)",
+                    self.cap
+                ),
+            ));
+        }
+        Ok(())
+    }
+}
+
+impl<'a> StoredSeries<FilesSource<'a>> {
     pub fn open(files: &'a Files) -> Result<Self, SeriesError> {
         Self::open_with(files, SeriesLimits::default())
     }
@@ -347,68 +522,53 @@ impl<'a> StoredSeries<'a> {
                 ),
             ));
         }
-        let header = files
-            .iter()
-            .find(|(p, _)| p == HEADER_FILE)
-            .ok_or_else(|| SeriesError::malformed(HEADER_FILE, "missing"))?;
-        check_header(&header.1)?;
-        let mut manifests = Vec::new();
-        let mut parts = HashMap::new();
-        let snapshots_prefix = format!("{SNAPSHOTS_DIR}/");
-        let parts_prefix = format!("{PARTS_DIR}/");
-        for (path, bytes) in files {
-            if let Some(name) = path.strip_prefix(&snapshots_prefix) {
-                if !name.ends_with(".json") || name.contains('/') {
-                    continue;
-                }
-                if bytes.len() as u64 > limits.max_manifest_bytes {
-                    return Err(SeriesError::malformed(
-                        path.clone(),
-                        format!(
-                            "{} bytes, more than a manifest may have ({})",
-                            bytes.len(),
-                            limits.max_manifest_bytes
-                        ),
-                    ));
-                }
-                let m: SnapshotManifest = serde_path_to_error::deserialize(
-                    &mut serde_json::Deserializer::from_slice(bytes),
-                )
-                .map_err(|e| {
-                    SeriesError::malformed(path.clone(), format!("{}: {}", e.path(), e.inner()))
-                })?;
-                if m.format_version != SERIES_FORMAT_VERSION {
-                    return Err(SeriesError::malformed(
-                        path.clone(),
-                        format!("$.format_version {} is not supported", m.format_version),
-                    ));
-                }
-                if m.envelope.captured_at_ms.is_none() {
-                    return Err(SeriesError::NoTime { name: path.clone() });
-                }
-                manifests.push((path.clone(), m));
-            } else if let Some(name) = path.strip_prefix(&parts_prefix)
-                && let Some(id) = name.strip_suffix(".json.gz")
-            {
-                parts.insert(id, bytes.as_slice());
-            }
+        StoredSeries::from_source(FilesSource::new(files), limits)
+    }
+}
+
+impl<S: SeriesSource> StoredSeries<S> {
+    /// Opens the stored series of `source`: its header is checked and its manifests listed (none
+    /// is read yet).
+    pub fn from_source(mut source: S, limits: SeriesLimits) -> Result<Self, SeriesError> {
+        let header = source
+            .read(HEADER_FILE, MAX_HEADER_BYTES)
+            .map_err(|e| match e {
+                ReadError::Missing => SeriesError::malformed(HEADER_FILE, "missing"),
+                ReadError::TooLarge => SeriesError::malformed(
+                    HEADER_FILE,
+                    format!("more than {MAX_HEADER_BYTES} bytes: not a series header"),
+                ),
+                ReadError::Other(why) => SeriesError::malformed(HEADER_FILE, why),
+            })?;
+        check_header(&header)?;
+        let listed = source.manifest_names()?;
+        if listed.len() > limits.max_files {
+            return Err(SeriesError::malformed(
+                SNAPSHOTS_DIR,
+                format!(
+                    "{} manifests, more than {} (cap on the number of files)",
+                    listed.len(),
+                    limits.max_files
+                ),
+            ));
         }
-        if manifests.is_empty() {
+        // Anything else in `snapshots/` (an editor's backup, a temporary file) is not read.
+        let mut names: Vec<(u64, u64, String)> = listed
+            .into_iter()
+            .filter_map(|n| manifest_order(&n).map(|(t, s)| (t, s, n)))
+            .collect();
+        if names.is_empty() {
             return Err(SeriesError::Empty);
         }
-        manifests.sort_by(|(pa, a), (pb, b)| {
-            a.envelope
-                .captured_at_ms
-                .cmp(&b.envelope.captured_at_ms)
-                .then_with(|| pa.cmp(pb))
-        });
+        names.sort_unstable();
         Ok(Self {
+            source,
             limits,
-            total_left: limits.max_total_bytes,
+            total_left: limits.max_total_bytes.saturating_sub(header.len() as u64),
             counted: std::collections::HashSet::new(),
-            manifests,
-            parts,
+            names,
             next: 0,
+            previous: None,
             brokers: PartCache::default(),
             bundles: PartCache::default(),
             namespaces: PartCache::default(),
@@ -420,11 +580,79 @@ impl<'a> StoredSeries<'a> {
     }
 
     pub fn len(&self) -> usize {
-        self.manifests.len()
+        self.names.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.manifests.is_empty()
+        self.names.is_empty()
+    }
+
+    /// `bytes` more read, against the one budget; `file` is named when it is exhausted.
+    fn spend(&mut self, file: &str, bytes: u64) -> Result<(), SeriesError> {
+        self.total_left = self.total_left.checked_sub(bytes).ok_or_else(|| {
+            SeriesError::malformed(
+                file,
+                format!(
+                    "the series' files decompress to more than {} bytes (cap on the total size \
+                     read, manifests and parts)",
+                    self.limits.max_total_bytes
+                ),
+            )
+        })?;
+        Ok(())
+    }
+
+    /// The manifest `name` (under `snapshots/`), read and checked: every read counts against the
+    /// budget (a manifest hard-linked under many names counts each time).
+    fn manifest(&mut self, name: &str, time: u64) -> Result<SnapshotManifest, SeriesError> {
+        let path = format!("{SNAPSHOTS_DIR}/{name}");
+        let cap = self.limits.max_manifest_bytes.min(self.total_left);
+        let bytes = self.source.read(&path, cap).map_err(|e| match e {
+            ReadError::Missing => SeriesError::malformed(path.clone(), "missing"),
+            ReadError::TooLarge if cap == self.limits.max_manifest_bytes => SeriesError::malformed(
+                path.clone(),
+                format!(
+                    "more than a manifest may have ({} bytes)",
+                    self.limits.max_manifest_bytes
+                ),
+            ),
+            ReadError::TooLarge => SeriesError::malformed(
+                path.clone(),
+                format!(
+                    "the series' files decompress to more than {} bytes (cap on the total size \
+                     read, manifests and parts)",
+                    self.limits.max_total_bytes
+                ),
+            ),
+            ReadError::Other(why) => SeriesError::malformed(path.clone(), why),
+        })?;
+        self.spend(&path, bytes.len() as u64)?;
+        let m: SnapshotManifest =
+            serde_path_to_error::deserialize(&mut serde_json::Deserializer::from_slice(&bytes))
+                .map_err(|e| {
+                    SeriesError::malformed(path.clone(), format!("{}: {}", e.path(), e.inner()))
+                })?;
+        if m.format_version != SERIES_FORMAT_VERSION {
+            return Err(SeriesError::malformed(
+                path,
+                format!("$.format_version {} is not supported", m.format_version),
+            ));
+        }
+        let at = m
+            .envelope
+            .captured_at_ms
+            .ok_or_else(|| SeriesError::NoTime { name: path.clone() })?;
+        super::series::check_time(&path, at)?;
+        if u64::try_from(at).ok() != Some(time) {
+            return Err(SeriesError::malformed(
+                path,
+                format!(
+                    "$.envelope.captured_at_ms is {at}, but the file's name says {time} (a \
+                     manifest is named by its capture time)"
+                ),
+            ));
+        }
+        Ok(m)
     }
 
     /// Part `id` decoded by `decode` (from the part's file name and JSON), with its gunzipped size.
@@ -435,9 +663,6 @@ impl<'a> StoredSeries<'a> {
         decode: fn(&str, &[u8]) -> Result<T, String>,
     ) -> Result<(T, u64), SeriesError> {
         let file = format!("{PARTS_DIR}/{}", part_file(id));
-        let gz: &'a [u8] = self.parts.get(id).copied().ok_or_else(|| {
-            SeriesError::malformed(manifest, format!("refers to {file}, which is missing"))
-        })?;
         // Never more than the part cap nor what is left of the budget is decompressed.
         let fresh = !self.counted.contains(id);
         let cap = if fresh {
@@ -445,20 +670,35 @@ impl<'a> StoredSeries<'a> {
         } else {
             self.limits.max_part_bytes
         };
-        // The id names the JSON's length: room for it at once, and the gzip read straight from the
-        // stored bytes (`bufread`: no intermediate buffer per part). The name is not trusted
-        // further than the cap and what deflate can expand the part's bytes to (≤ 1032×).
-        let named_len = id
-            .rsplit_once('-')
-            .and_then(|(_, len)| len.parse::<u64>().ok())
+        // A gzip is not larger than what it holds by more than its framing.
+        let gz = self
+            .source
+            .read(&file, self.limits.max_part_bytes.saturating_add(1 << 20))
+            .map_err(|e| match e {
+                ReadError::Missing => {
+                    SeriesError::malformed(manifest, format!("refers to {file}, which is missing"))
+                }
+                ReadError::TooLarge => SeriesError::malformed(
+                    file.clone(),
+                    format!(
+                        "larger than a part may be ({} bytes)",
+                        self.limits.max_part_bytes
+                    ),
+                ),
+                ReadError::Other(why) => SeriesError::malformed(file.clone(), why),
+            })?;
+        // The id names the JSON's length: room for it at once. The name is not trusted further
+        // than the cap and what deflate can expand the part's bytes to (≤ 1032×).
+        let named = named_len(id)
             .unwrap_or(0)
             .min(cap)
             .min((gz.len() as u64).saturating_mul(1032));
-        let mut json = Vec::with_capacity(usize::try_from(named_len).unwrap_or(0));
-        GzDecoder::new(gz)
+        let mut json = Vec::with_capacity(usize::try_from(named).unwrap_or(0));
+        GzDecoder::new(gz.as_slice())
             .take(cap.saturating_add(1))
             .read_to_end(&mut json)
             .map_err(|e| SeriesError::malformed(file.clone(), format!("not valid gzip: {e}")))?;
+        drop(gz);
         let len = json.len() as u64;
         if len > self.limits.max_part_bytes {
             return Err(SeriesError::malformed(
@@ -470,16 +710,7 @@ impl<'a> StoredSeries<'a> {
             ));
         }
         if fresh {
-            self.total_left = self.total_left.checked_sub(len).ok_or_else(|| {
-                SeriesError::malformed(
-                    file.clone(),
-                    format!(
-                        "the series' parts decompress to more than {} bytes (cap on the total \
-                         size read)",
-                        self.limits.max_total_bytes
-                    ),
-                )
-            })?;
+            self.spend(&file, len)?;
             self.counted.insert(id.to_string());
         }
         if part_id(&json) != id {
@@ -495,14 +726,8 @@ impl<'a> StoredSeries<'a> {
 
     /// The next snapshot in time order, `None` after the last.
     pub fn next_snapshot(&mut self) -> Option<Result<Snapshot, SeriesError>> {
-        let at = self.next;
-        let (name, m) = self.manifests.get(at)?.clone();
-        self.next += 1;
-        let assembled = self.assemble(&name, &m);
-        if assembled.is_ok() {
-            self.handed_out.push_back(at);
-        }
-        Some(assembled)
+        self.next_snapshot_with_changes()
+            .map(|next| next.map(|(s, _)| s))
     }
 
     /// [`Self::next_snapshot`] with the brokers whose part changed since the snapshot handed out
@@ -513,25 +738,40 @@ impl<'a> StoredSeries<'a> {
         &mut self,
     ) -> Option<Result<(Snapshot, Option<Vec<String>>), SeriesError>> {
         let at = self.next;
-        let changed = at
-            .checked_sub(1)
-            .and_then(|before| self.manifests.get(before))
-            .zip(self.manifests.get(at))
-            .and_then(|((_, before), (_, now))| {
-                let comparable = bare_envelope(&before.envelope)
-                    && bare_envelope(&now.envelope)
-                    && before.brokers.keys().eq(now.brokers.keys());
-                comparable.then(|| {
-                    now.brokers
-                        .iter()
-                        .zip(before.brokers.values())
-                        .filter(|((_, part), part_before)| part != part_before)
-                        .map(|((id, _), _)| id.clone())
-                        .collect()
-                })
-            });
-        self.next_snapshot()
-            .map(|snapshot| snapshot.map(|s| (s, changed)))
+        let (time, _, name) = self.names.get(at)?.clone();
+        Some(self.read_next(at, &name, time))
+    }
+
+    fn read_next(
+        &mut self,
+        at: usize,
+        name: &str,
+        time: u64,
+    ) -> Result<(Snapshot, Option<Vec<String>>), SeriesError> {
+        // A failed snapshot ends the series: nothing after it is read.
+        self.next = self.names.len();
+        let m = Rc::new(self.manifest(name, time)?);
+        let changed = self.previous.as_ref().and_then(|before| {
+            let comparable = bare_envelope(&before.envelope)
+                && bare_envelope(&m.envelope)
+                && before.brokers.keys().eq(m.brokers.keys());
+            comparable.then(|| {
+                m.brokers
+                    .iter()
+                    .zip(before.brokers.values())
+                    .filter(|((_, part), part_before)| part != part_before)
+                    .map(|((id, _), _)| id.clone())
+                    .collect()
+            })
+        });
+        let s = self.assemble(&format!("{SNAPSHOTS_DIR}/{name}"), &m, at)?;
+        self.next = at + 1;
+        if self.handed_out.len() >= MAX_HANDED_OUT {
+            self.handed_out.pop_front();
+        }
+        self.handed_out.push_back(Rc::clone(&m));
+        self.previous = Some(m);
+        Ok((s, changed))
     }
 
     /// Gives back the oldest snapshot handed out and not given back yet, unmodified, once the
@@ -540,10 +780,7 @@ impl<'a> StoredSeries<'a> {
     /// decoded parts. One snapshot is kept at a time (a second replaces the first), outside
     /// `SeriesLimits::max_cached_bytes`: it is the snapshot the caller held.
     pub fn recycle(&mut self, snapshot: Snapshot) {
-        let Some(at) = self.handed_out.pop_front() else {
-            return;
-        };
-        let Some((_, m)) = self.manifests.get(at) else {
+        let Some(m) = self.handed_out.pop_front() else {
             return;
         };
         // A snapshot that is not the one assembled from `m` is dropped, not reused; so is one
@@ -556,21 +793,32 @@ impl<'a> StoredSeries<'a> {
         }
         self.spare = Some(Spare {
             snapshot,
-            brokers: m.brokers.clone(),
-            bundle_data: m.bundle_data.clone(),
-            namespaces: m.namespaces.clone(),
+            manifest: m,
         });
     }
 
-    fn assemble(&mut self, name: &str, m: &SnapshotManifest) -> Result<Snapshot, SeriesError> {
-        let seq = self.next;
+    fn assemble(
+        &mut self,
+        name: &str,
+        m: &SnapshotManifest,
+        seq: usize,
+    ) -> Result<Snapshot, SeriesError> {
+        let mut size = Expansion {
+            manifest: name,
+            bytes: 0,
+            cap: self.limits.max_snapshot_bytes,
+        };
+        // What the manifest lists is counted before anything is built from it.
+        for (id, part) in &m.brokers {
+            size.add(id, part)?;
+        }
         let mut s = m.envelope.clone();
         let mut spare = self.spare.take().filter(|_| bare_envelope(&m.envelope));
         for (id, part) in &m.brokers {
             // Same part id, same value: moved from the spare snapshot.
             let reused = spare
                 .as_mut()
-                .filter(|sp| sp.brokers.get(id) == Some(part))
+                .filter(|sp| sp.manifest.brokers.get(id) == Some(part))
                 .and_then(|sp| sp.snapshot.brokers.swap_remove(id));
             let b = match reused {
                 Some(b) => {
@@ -595,9 +843,12 @@ impl<'a> StoredSeries<'a> {
                     .0
             }
         };
+        for (ns, part) in &index {
+            size.add(ns, part)?;
+        }
         let spare_namespaces = spare
             .as_mut()
-            .filter(|sp| sp.namespaces == m.namespaces)
+            .filter(|sp| sp.manifest.namespaces == m.namespaces)
             .map(|sp| std::mem::take(&mut sp.snapshot.namespaces));
         match spare_namespaces {
             Some(namespaces) => {
@@ -629,9 +880,12 @@ impl<'a> StoredSeries<'a> {
                     .0
             }
         };
+        for part in &runs {
+            size.add("", part)?;
+        }
         let spare_bundle_data = spare
             .as_mut()
-            .filter(|sp| sp.bundle_data == m.bundle_data)
+            .filter(|sp| sp.manifest.bundle_data == m.bundle_data)
             .map(|sp| std::mem::take(&mut sp.snapshot.bundle_data));
         match spare_bundle_data {
             Some(bundle_data) => {
@@ -697,22 +951,142 @@ fn import_why(e: crate::import::ImportError) -> String {
     }
 }
 
+/// Ordinary snapshot files of a series, read one at a time in time order. Their times are
+/// learnt by importing each file once; while the files read so far are small
+/// (`SeriesLimits::max_kept_bytes` in all) their snapshots are kept for the second pass, beyond
+/// that each is imported again when its turn comes, so that one snapshot is held at a time.
+pub struct SnapshotFiles<'s, S: SeriesSource + ?Sized> {
+    source: &'s mut S,
+    /// (time, path, the snapshot when kept), in time order.
+    order: std::vec::IntoIter<(i64, String, Option<Snapshot>)>,
+    len: usize,
+    total_left: u64,
+    limits: SeriesLimits,
+}
+
+impl<'s, S: SeriesSource + ?Sized> SnapshotFiles<'s, S> {
+    pub fn open(source: &'s mut S, limits: SeriesLimits) -> Result<Self, SeriesError> {
+        let paths = source.snapshot_files()?;
+        if paths.len() > limits.max_files {
+            return Err(SeriesError::malformed(
+                paths.first().map_or("", String::as_str),
+                format!(
+                    "{} snapshot files, more than {} (cap on the number of files)",
+                    paths.len(),
+                    limits.max_files
+                ),
+            ));
+        }
+        let mut total_left = limits.max_total_bytes;
+        let mut kept_bytes = 0u64;
+        let mut order = Vec::with_capacity(paths.len());
+        for path in paths {
+            let (snapshot, len) = read_one(source, &path, &limits, &mut total_left)?;
+            let at = snapshot
+                .captured_at_ms
+                .ok_or_else(|| SeriesError::NoTime { name: path.clone() })?;
+            super::series::check_time(&path, at)?;
+            kept_bytes = kept_bytes.saturating_add(len);
+            let keep = kept_bytes <= limits.max_kept_bytes;
+            if !keep {
+                for (_, _, kept) in order.iter_mut() {
+                    *kept = None;
+                }
+            }
+            order.push((at, path, keep.then_some(snapshot)));
+        }
+        if order.is_empty() {
+            return Err(SeriesError::Empty);
+        }
+        // Equal times keep the order given.
+        order.sort_by_key(|(at, _, _)| *at);
+        Ok(Self {
+            len: order.len(),
+            order: order.into_iter(),
+            source,
+            total_left,
+            limits,
+        })
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The next snapshot in time order, `None` after the last.
+    pub fn next_snapshot(&mut self) -> Option<Result<Snapshot, SeriesError>> {
+        let (at, path, kept) = self.order.next()?;
+        if let Some(s) = kept {
+            return Some(Ok(s));
+        }
+        Some(
+            read_one(self.source, &path, &self.limits, &mut self.total_left).and_then(|(s, _)| {
+                if s.captured_at_ms == Some(at) {
+                    Ok(s)
+                } else {
+                    Err(SeriesError::malformed(
+                        path,
+                        "changed while the series was read",
+                    ))
+                }
+            }),
+        )
+    }
+}
+
+/// One ordinary snapshot file read (within the per-file cap and what is left of the budget) and
+/// imported; its bytes' length.
+fn read_one<S: SeriesSource + ?Sized>(
+    source: &mut S,
+    path: &str,
+    limits: &SeriesLimits,
+    total_left: &mut u64,
+) -> Result<(Snapshot, u64), SeriesError> {
+    let cap = limits.max_file_bytes.min(*total_left);
+    let bytes = source.read(path, cap).map_err(|e| match e {
+        ReadError::Missing => SeriesError::malformed(path, "missing"),
+        ReadError::TooLarge if cap == limits.max_file_bytes => SeriesError::malformed(
+            path,
+            format!(
+                "larger than the cap of {} bytes per file",
+                limits.max_file_bytes
+            ),
+        ),
+        ReadError::TooLarge => SeriesError::malformed(
+            path,
+            format!(
+                "the series' files add up to more than {} bytes (cap on the total size read)",
+                limits.max_total_bytes
+            ),
+        ),
+        ReadError::Other(why) => SeriesError::malformed(path, why),
+    })?;
+    let len = bytes.len() as u64;
+    *total_left = total_left.saturating_sub(len);
+    Ok((read_snapshot_file(path, &bytes)?, len))
+}
+
 /// Every snapshot of `files` in time order: a stored series, or ordinary snapshot files (each
 /// `.json` file imported; its `captured_at_ms` places it).
 pub fn decode_all(files: &Files) -> Result<Series, SeriesError> {
+    let mut out = Vec::new();
     if is_stored_series(files) {
         let mut stored = StoredSeries::open(files)?;
-        let mut out = Vec::with_capacity(stored.len());
         while let Some(s) = stored.next_snapshot() {
             out.push(s?);
         }
-        return Ok(Series { snapshots: out });
+    } else {
+        let mut source = FilesSource::new(files);
+        let mut plain = SnapshotFiles::open(&mut source, SeriesLimits::default())?;
+        while let Some(s) = plain.next_snapshot() {
+            out.push(s?);
+        }
     }
-    let mut named = Vec::new();
-    for (path, bytes) in snapshot_files(files) {
-        named.push((path.clone(), read_snapshot_file(path, bytes)?));
-    }
-    Series::from_named(named)
+    Ok(Series { snapshots: out })
 }
 
 /// Ordinary snapshot files of `files` (every `.json`), in the order given.
@@ -728,48 +1102,186 @@ pub fn read_snapshot_file(path: &str, bytes: &[u8]) -> Result<Snapshot, SeriesEr
         .map_err(|e| SeriesError::malformed(path, e.to_string()))
 }
 
-/// The members of a zip (directories and unsafe paths skipped), at most `max_members` and
-/// `max_total_bytes` decompressed. A common top directory (a zipped series folder) is removed.
+/// A zip of a series (a stored series, possibly under one top directory, or snapshot files) read
+/// member by member on demand: its listing is checked when opened (member count, unsafe paths
+/// skipped, a name given twice and a second `series.json` refused), and each member is inflated
+/// only when asked for, never past the cap asked (its header's size is checked first and the
+/// inflation stops one byte past the cap, whatever the header said).
+pub struct ZipSource<'a> {
+    file: String,
+    zip: zip::ZipArchive<std::io::Cursor<&'a [u8]>>,
+    /// Member path (top directory of a zipped series folder removed) → index.
+    index: HashMap<String, usize>,
+    /// Paths in the zip's order.
+    paths: Vec<String>,
+}
+
+impl<'a> ZipSource<'a> {
+    pub fn open(file: &str, bytes: &'a [u8], max_members: usize) -> Result<Self, SeriesError> {
+        let bad = |e: zip::result::ZipError| {
+            SeriesError::malformed(file, format!("not a readable zip: {e}"))
+        };
+        let mut zip = zip::ZipArchive::new(std::io::Cursor::new(bytes)).map_err(bad)?;
+        // The zip reader keeps one member per name; the central directory says if one is twice.
+        if let Some(name) = crate::import::zip_names::first_duplicate(bytes) {
+            return Err(SeriesError::malformed(
+                file,
+                crate::import::zip_names::duplicate_message(&name),
+            ));
+        }
+        if zip.len() > max_members {
+            return Err(SeriesError::malformed(
+                file,
+                format!("{} members, more than {max_members}", zip.len()),
+            ));
+        }
+        let mut paths: Vec<(String, usize)> = Vec::new();
+        for i in 0..zip.len() {
+            let entry = zip.by_index_raw(i).map_err(bad)?;
+            if entry.is_dir() {
+                continue;
+            }
+            let Some(path) = entry.enclosed_name() else {
+                continue;
+            };
+            paths.push((path.to_string_lossy().replace('\\', "/"), i));
+        }
+        let headers: Vec<&str> = paths
+            .iter()
+            .map(|(p, _)| p.as_str())
+            .filter(|p| *p == HEADER_FILE || p.ends_with(&format!("/{HEADER_FILE}")))
+            .collect();
+        if headers.len() > 1 {
+            return Err(SeriesError::malformed(
+                file,
+                format!(
+                    "holds {} {HEADER_FILE} files ({}): a zip holds one series",
+                    headers.len(),
+                    headers.join(", ")
+                ),
+            ));
+        }
+        // A zipped series folder: its top directory is removed, and what is outside it ignored.
+        if let Some(root) = headers
+            .first()
+            .and_then(|h| h.strip_suffix(HEADER_FILE))
+            .filter(|root| !root.is_empty())
+            .map(str::to_string)
+        {
+            paths.retain(|(p, _)| p.starts_with(&root));
+            for (p, _) in paths.iter_mut() {
+                *p = p.get(root.len()..).unwrap_or_default().to_string();
+            }
+        }
+        let mut index = HashMap::with_capacity(paths.len());
+        for (p, i) in &paths {
+            if index.insert(p.clone(), *i).is_some() {
+                return Err(SeriesError::malformed(
+                    file,
+                    format!(
+                        "member {p} appears twice (a zip whose members share a name is refused: \
+                         which one is meant is not known)"
+                    ),
+                ));
+            }
+        }
+        Ok(Self {
+            file: file.to_string(),
+            zip,
+            index,
+            paths: paths.into_iter().map(|(p, _)| p).collect(),
+        })
+    }
+
+    /// Member paths, in the zip's order.
+    pub fn paths(&self) -> &[String] {
+        &self.paths
+    }
+}
+
+impl SeriesSource for ZipSource<'_> {
+    fn is_stored(&self) -> bool {
+        self.index.contains_key(HEADER_FILE)
+    }
+
+    fn manifest_names(&mut self) -> Result<Vec<String>, SeriesError> {
+        let prefix = format!("{SNAPSHOTS_DIR}/");
+        Ok(self
+            .paths
+            .iter()
+            .filter_map(|p| p.strip_prefix(&prefix))
+            .filter(|n| !n.contains('/'))
+            .map(str::to_string)
+            .collect())
+    }
+
+    fn snapshot_files(&mut self) -> Result<Vec<String>, SeriesError> {
+        Ok(self
+            .paths
+            .iter()
+            .filter(|p| p.ends_with(".json"))
+            .cloned()
+            .collect())
+    }
+
+    fn read(&mut self, path: &str, cap: u64) -> Result<Vec<u8>, ReadError> {
+        let i = *self.index.get(path).ok_or(ReadError::Missing)?;
+        let file = &self.file;
+        let entry = self
+            .zip
+            .by_index(i)
+            .map_err(|e| ReadError::Other(format!("{file}: member {path}: {e}")))?;
+        if entry.size() > cap {
+            return Err(ReadError::TooLarge);
+        }
+        let mut data = Vec::with_capacity(usize::try_from(entry.size()).unwrap_or(0));
+        entry
+            .take(cap.saturating_add(1))
+            .read_to_end(&mut data)
+            .map_err(|e| ReadError::Other(format!("{file}: member {path}: {e}")))?;
+        if data.len() as u64 > cap {
+            return Err(ReadError::TooLarge);
+        }
+        Ok(data)
+    }
+}
+
+/// What one member of a zipped series may inflate to: a part's gzip, a manifest or a snapshot file,
+/// each within the importer's per-file cap.
+pub const MAX_MEMBER_BYTES: u64 = crate::import::DEFAULT_MAX_FILE_BYTES;
+
+/// The members of a zip (directories and unsafe paths skipped), each at most `max_member_bytes`
+/// and all at most `max_total_bytes` decompressed, checked while inflating. A common top directory
+/// (a zipped series folder) is removed; a member name given twice and two `series.json` are
+/// refused.
 pub fn zip_members(
     file: &str,
     bytes: &[u8],
     max_members: usize,
+    max_member_bytes: u64,
     max_total_bytes: u64,
 ) -> Result<Files, SeriesError> {
-    let bad =
-        |e: zip::result::ZipError| SeriesError::malformed(file, format!("not a readable zip: {e}"));
-    let mut zip = zip::ZipArchive::new(std::io::Cursor::new(bytes)).map_err(bad)?;
-    if zip.len() > max_members {
-        return Err(SeriesError::malformed(
-            file,
-            format!("{} members, more than {max_members}", zip.len()),
-        ));
-    }
-    let mut out = Vec::new();
+    let mut zip = ZipSource::open(file, bytes, max_members)?;
+    let paths = zip.paths().to_vec();
+    let mut out = Vec::with_capacity(paths.len());
     let mut left = max_total_bytes;
-    for i in 0..zip.len() {
-        let entry = zip.by_index(i).map_err(bad)?;
-        if entry.is_dir() {
-            continue;
-        }
-        let Some(path) = entry.enclosed_name() else {
-            continue;
-        };
-        let path = path.to_string_lossy().replace('\\', "/");
-        let mut data = Vec::new();
-        entry
-            .take(left + 1)
-            .read_to_end(&mut data)
-            .map_err(|e| SeriesError::malformed(file, format!("member {path}: {e}")))?;
-        left = left.checked_sub(data.len() as u64).ok_or_else(|| {
-            SeriesError::malformed(
+    for path in paths {
+        let cap = max_member_bytes.min(left);
+        let data = zip.read(&path, cap).map_err(|e| match e {
+            ReadError::TooLarge if cap == max_member_bytes => SeriesError::malformed(
                 file,
-                format!("more than {max_total_bytes} bytes decompressed"),
-            )
+                format!("member {path} decompresses to more than {max_member_bytes} bytes (cap on one member)"),
+            ),
+            ReadError::TooLarge | ReadError::Missing => SeriesError::malformed(
+                file,
+                format!("more than {max_total_bytes} bytes decompressed (at member {path})"),
+            ),
+            ReadError::Other(why) => SeriesError::malformed(file, why),
         })?;
+        left = left.saturating_sub(data.len() as u64);
         out.push((path, data));
     }
-    Ok(strip_common_dir(out))
+    Ok(out)
 }
 
 /// Removes a directory every path starts with (`series/series.json` → `series.json`), when the

@@ -181,6 +181,14 @@ fn expand_zip(
         ImportError::file(file, format!("not a readable zip archive: {e}"))
     };
     let mut zip = zip::ZipArchive::new(Cursor::new(bytes)).map_err(bad)?;
+    // The zip reader keeps one member per name: a second one of the same name would be read in
+    // place of the first, silently.
+    if let Some(name) = super::zip_names::first_duplicate(bytes) {
+        return Err(ImportError::file(
+            file,
+            super::zip_names::duplicate_message(&name),
+        ));
+    }
     if zip.len() > budget.entries_left {
         return Err(ImportError::Limit(format!(
             "{file}: has {} entries, more than the {} left under the cap on the number of entries",

@@ -273,7 +273,10 @@ pub(crate) fn bundle_name(
     text: &str,
     p: &JPath<'_>,
 ) -> Result<BundleName, ImportError> {
-    parse_bundle_name(text).map_err(|_| not_a_bundle_name(ctx, text, p))
+    let name = parse_bundle_name(text).map_err(|_| not_a_bundle_name(ctx, text, p))?;
+    crate::naming::check_imported_namespace(BundleName::namespace_of(text))
+        .map_err(|e| ctx.err(p, format!("bundle \"{text}\": {e}")))?;
+    Ok(name)
 }
 
 /// [`bundle_name`]'s check, the name in Pulsar's canonical spelling (`BundleName`'s `Display`)
@@ -284,9 +287,11 @@ pub(crate) fn canonical_bundle_name(
     text: &str,
     p: &JPath<'_>,
 ) -> Result<String, ImportError> {
-    split_bundle(text)
-        .map(|(namespace, range)| bundle_key(namespace, range))
-        .ok_or_else(|| not_a_bundle_name(ctx, text, p))
+    let (namespace, range) =
+        BundleName::split(text).ok_or_else(|| not_a_bundle_name(ctx, text, p))?;
+    crate::naming::check_imported_namespace(namespace)
+        .map_err(|e| ctx.err(p, format!("bundle \"{text}\": {e}")))?;
+    Ok(bundle_key(namespace, range))
 }
 
 fn not_a_bundle_name(ctx: &Ctx<'_>, text: &str, p: &JPath<'_>) -> ImportError {
@@ -302,7 +307,7 @@ fn not_a_bundle_name(ctx: &Ctx<'_>, text: &str, p: &JPath<'_>) -> ImportError {
 /// A full bundle name's `(namespace, range)` borrowed from it: [`BundleName::split`], the one
 /// bundle-name parser, under the name the importer's modules call.
 pub(crate) fn split_bundle(name: &str) -> Option<(&str, BundleRange)> {
-    BundleName::split(name)
+    BundleName::split(name).filter(|(ns, _)| crate::naming::check_imported_namespace(ns).is_ok())
 }
 
 /// `namespace/0x%08x_0x%08x`, the canonical bundle name.

@@ -55,6 +55,7 @@ mod top_bundles;
 mod topic_list;
 mod typed;
 mod warning_groups;
+pub(crate) mod zip_names;
 
 use std::borrow::Cow;
 
@@ -454,12 +455,15 @@ fn unrecognised(file: &str, origin: Origin, diag: &mut Diag) -> Result<(), Impor
 
 /// The bundle a `BundleData` node's path names.
 fn bundle_path_name(file: &str, name: &str) -> Result<crate::naming::BundleName, ImportError> {
-    parse_bundle_name(name).map_err(|e| {
+    let bundle = parse_bundle_name(name).map_err(|e| {
         ImportError::file(
             file,
             format!("path does not end in <tenant>/<namespace>/0xXXXXXXXX_0xXXXXXXXX: {e}"),
         )
-    })
+    })?;
+    crate::naming::check_imported_namespace(crate::naming::BundleName::namespace_of(name))
+        .map_err(|e| ImportError::file(file, format!("the path names bundle `{name}`, but {e}")))?;
+    Ok(bundle)
 }
 
 fn policies_rank(loc: &Location) -> LayoutRank {

@@ -354,6 +354,7 @@ fn read_namespace(
     raw: Object<'_, RawNamespace<'_>>,
     p: &JPath<'_>,
 ) -> Result<NamespaceParts, ImportError> {
+    crate::naming::check_imported_namespace(ns).map_err(|e| ctx.err(p, e.to_string()))?;
     let m = raw.get(ctx, p, "a namespace")?;
     m.unknown.warn(ctx, p);
     let pb = p.key("bundles");

@@ -99,6 +99,8 @@ fn read_bundle_data(s: &mut Scan<'_>) -> Option<Vec<(String, BundleName, BundleD
     loop {
         let key = s.plain_str()?;
         let name = parse_bundle_name(key).ok()?;
+        // A name the rule refuses goes to the importer's reader, which says why.
+        crate::naming::check_imported_namespace(BundleName::namespace_of(key)).ok()?;
         s.expect(b':')?;
         out.push((key.to_string(), name, bundle(s)?));
         if !s.eat(b',') {

@@ -25,7 +25,8 @@ pub use namespace_bundles::{NamespaceBundles, validate_boundaries};
 pub use namespace_name::{NamespaceName, is_valid_name_part};
 pub use rules::{
     MAX_SEGMENT_LEN, NameError, NameKind, TopicParts, check_broker_id, check_bundle,
-    check_namespace, check_segment, check_topic, is_broker_id, is_named_entity, is_pulsar_name,
+    check_imported_namespace, check_namespace, check_segment, check_topic, is_broker_id,
+    is_named_entity, is_pulsar_name,
 };
 pub use system_namespace::{
     BrokerNamespace, SystemNamespaceKind, broker_namespace, is_sla_or_heartbeat_namespace,

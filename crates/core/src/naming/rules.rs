@@ -72,6 +72,11 @@ pub fn is_named_entity(s: &str) -> bool {
 /// One tenant, cluster or namespace segment: `NamedEntity.checkName`, non-empty, not `.`/`..`, no
 /// leading `-`, at most [`MAX_SEGMENT_LEN`] bytes.
 pub fn check_segment(kind: NameKind, s: &str) -> Result<(), NameError> {
+    segment(kind, s, true)
+}
+
+/// The segment rule with or without the leading-`-` part.
+fn segment(kind: NameKind, s: &str, leading_dash_refused: bool) -> Result<(), NameError> {
     if s.is_empty() {
         return Err(refuse(kind, s, "a name segment is empty"));
     }
@@ -82,7 +87,7 @@ pub fn check_segment(kind: NameKind, s: &str) -> Result<(), NameError> {
             "`.` and `..` are path dot segments: a URL with them reaches another endpoint",
         ));
     }
-    if s.starts_with('-') {
+    if leading_dash_refused && s.starts_with('-') {
         return Err(refuse(
             kind,
             s,
@@ -98,6 +103,29 @@ pub fn check_segment(kind: NameKind, s: &str) -> Result<(), NameError> {
             s,
             "only letters, digits and `-=:._` are allowed (NamedEntity.checkName)",
         ));
+    }
+    Ok(())
+}
+
+/// A namespace as read from an export (a snapshot, a broker's report, a metadata path): every
+/// segment (`tenant/namespace`, or a legacy `tenant/cluster/namespace`) passes [`check_segment`]
+/// but for the leading `-`, which Pulsar accepts (an export that must pass it to `pulsar-admin`
+/// refuses it there). So `acme/..`, `acme/` or `ac me/x` never enter a snapshot.
+pub fn check_imported_namespace(ns: &str) -> Result<(), NameError> {
+    let parts: Vec<&str> = ns.split('/').collect();
+    let kinds: &[NameKind] = match parts.len() {
+        2 => &[NameKind::Tenant, NameKind::Namespace],
+        3 => &[NameKind::Tenant, NameKind::Cluster, NameKind::Namespace],
+        _ => {
+            return Err(refuse(
+                NameKind::Namespace,
+                ns,
+                "expected tenant/namespace (or tenant/cluster/namespace)",
+            ));
+        }
+    };
+    for (part, kind) in parts.iter().zip(kinds) {
+        segment(*kind, part, false)?;
     }
     Ok(())
 }

@@ -41,6 +41,19 @@ pub struct PlanRequest {
     pub explain: Explain,
 }
 
+/// The most outlook cycles a plan or a rebalance check looks at (each is a whole leader cycle on
+/// the same load): the CLI's `--outlook-cycles` and the JavaScript API's `outlookCycles` refuse
+/// more, and the engine never runs more.
+pub const MAX_OUTLOOK_CYCLES: u32 = 1000;
+
+/// `n` if a plan may look that many cycles ahead; otherwise why not, stating the cap.
+pub fn check_outlook_cycles(n: u64) -> Result<u32, String> {
+    u32::try_from(n)
+        .ok()
+        .filter(|n| *n <= MAX_OUTLOOK_CYCLES)
+        .ok_or_else(|| format!("{n} outlook cycles: at most {MAX_OUTLOOK_CYCLES}"))
+}
+
 impl PlanRequest {
     /// One leader cycle with the detected profile, seed 0, a 10-cycle outlook.
     pub fn leader_cycle() -> Self {
@@ -245,9 +258,19 @@ pub(crate) fn plan_once(
 
     if req.leader_cycle {
         if ws.cfg.is_extensible() {
-            run_extensible_leader_cycle(&mut ws, req.outlook_cycles, &mut plan, &mut warnings);
+            run_extensible_leader_cycle(
+                &mut ws,
+                req.outlook_cycles.min(MAX_OUTLOOK_CYCLES),
+                &mut plan,
+                &mut warnings,
+            );
         } else {
-            run_leader_cycle(&mut ws, &mut view, req.outlook_cycles, &mut plan);
+            run_leader_cycle(
+                &mut ws,
+                &mut view,
+                req.outlook_cycles.min(MAX_OUTLOOK_CYCLES),
+                &mut plan,
+            );
         }
     }
     drop(view);

@@ -40,7 +40,10 @@ pub mod verify;
 pub(crate) mod working_view;
 
 pub use after_view::AfterStart;
-pub use driver::{PlanError, PlanRequest, make_plan, make_plan_with_fingerprint};
+pub use driver::{
+    MAX_OUTLOOK_CYCLES, PlanError, PlanRequest, check_outlook_cycles, make_plan,
+    make_plan_with_fingerprint,
+};
 pub use engine::PlanEngine;
 pub use explain::{DecisionDetail, DecisionRef, Explain, Explained, explain_decision};
 pub use model::{

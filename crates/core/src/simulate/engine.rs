@@ -97,7 +97,7 @@ pub fn simulate(
     opts: RunOptions,
     progress: &mut dyn FnMut(u32, u32) -> bool,
 ) -> Result<SimulationRun, SimulateError> {
-    run_simulation(snapshot, scenario, run, opts, progress, false).map(|(run, _)| run)
+    run_simulation(snapshot, scenario, run, opts, progress, None)
 }
 
 /// [`simulate`], also returning the snapshot the leader saw at each cycle, just before it shed
@@ -111,7 +111,26 @@ pub fn simulate_recording(
     opts: RunOptions,
     progress: &mut dyn FnMut(u32, u32) -> bool,
 ) -> Result<(SimulationRun, Vec<Snapshot>), SimulateError> {
-    run_simulation(snapshot, scenario, run, opts, progress, true)
+    let mut series = Vec::new();
+    let out = simulate_recording_each(snapshot, scenario, run, opts, progress, &mut |s| {
+        series.push(s);
+        true
+    })?;
+    Ok((out, series))
+}
+
+/// [`simulate_recording`], handing each cycle's snapshot to `each` as soon as it is taken instead
+/// of keeping them all (a recording of 100,000 cycles written cycle by cycle holds one snapshot at
+/// a time); `each` returning `false` stops the run (the result says `cancelled`).
+pub fn simulate_recording_each(
+    snapshot: &Snapshot,
+    scenario: &Scenario,
+    run: &RunConfig,
+    opts: RunOptions,
+    progress: &mut dyn FnMut(u32, u32) -> bool,
+    each: &mut dyn FnMut(Snapshot) -> bool,
+) -> Result<SimulationRun, SimulateError> {
+    run_simulation(snapshot, scenario, run, opts, progress, Some(each))
 }
 
 fn run_simulation(
@@ -120,8 +139,8 @@ fn run_simulation(
     run: &RunConfig,
     opts: RunOptions,
     progress: &mut dyn FnMut(u32, u32) -> bool,
-    record_series: bool,
-) -> Result<(SimulationRun, Vec<Snapshot>), SimulateError> {
+    mut record: Option<&mut dyn FnMut(Snapshot) -> bool>,
+) -> Result<SimulationRun, SimulateError> {
     if !(1..=MAX_CYCLES).contains(&opts.cycles) {
         return Err(SimulateError::Cycles {
             cycles: opts.cycles,
@@ -189,7 +208,9 @@ fn run_simulation(
         warnings: Vec::new(),
         changes: Vec::new(),
         decisions: Vec::new(),
-        series: record_series.then(|| SeriesRecorder::new(&work, &settings)),
+        series: record
+            .is_some()
+            .then(|| SeriesRecorder::new(&work, &settings)),
     };
     let target = scenario.metrics.balanced_std_fraction.unwrap_or(
         r.leader
@@ -219,7 +240,13 @@ fn run_simulation(
     for cycle in 0..opts.cycles {
         let m = r.cycle(cycle)?;
         out.cycles.push(m);
-        if !progress(cycle + 1, opts.cycles) {
+        let mut kept = true;
+        if let (Some(each), Some(series)) = (record.as_mut(), r.series.as_mut()) {
+            for s in std::mem::take(&mut series.snapshots) {
+                kept = kept && each(s);
+            }
+        }
+        if !kept || !progress(cycle + 1, opts.cycles) {
             out.cancelled = true;
             break;
         }
@@ -227,8 +254,7 @@ fn run_simulation(
     warnings.append(&mut r.warnings);
     out.warnings = warnings;
     out.summary = summarize(&out.cycles, target, consecutive, window, interval_ms);
-    let series = r.series.map(|s| s.snapshots).unwrap_or_default();
-    Ok((out, series))
+    Ok(out)
 }
 
 fn summarize(

@@ -19,7 +19,9 @@ pub use compare::{
     Comparison, builtin_scenario, builtin_scenario_names, compare, render_csv, render_cycles_csv,
     render_table, render_table_with,
 };
-pub use engine::{RunOptions, SimulateError, simulate, simulate_recording};
+pub use engine::{
+    RunOptions, SimulateError, simulate, simulate_recording, simulate_recording_each,
+};
 pub use error::ScenarioError;
 // The built-in clusters are the one synthetic generator's; the simulator names them.
 pub use crate::synthetic::{
