@@ -168,3 +168,87 @@ fn a_plans_predicted_usage_is_the_noise_free_simulations_next_cycle() {
     // The 1-core broker stays over capacity in the prediction and in the simulation alike.
     assert!(over_100 > 0);
 }
+
+/// Issue 39 item 4: the simulator's absurd states came from its own cost rule (a byte moved to a
+/// broker cost what that broker's CPU over its traffic said, which explodes on a broker busy with
+/// little traffic). With the one model a move carries work, never makes it: over 40 cycles of
+/// ThresholdShedder + LeastLongTermMessageRate (the pattern that moves the most), on mixed hardware
+/// with a busy broker, the cluster's CPU in cores and NIC in bytes/s stay what the snapshot reports.
+#[test]
+fn moves_carry_work_and_never_make_it() {
+    let scenario = Scenario::from_json_text(
+        r#"{"format_version": 1, "name": "still", "cycles": 40, "load": {"noise_fraction": 0.0}}"#,
+    )
+    .expect("scenario");
+    let config = RunConfig::parse(
+        "name=t;loadBalancerLoadSheddingStrategy=org.apache.pulsar.broker.loadbalance.impl.ThresholdShedder;\
+         loadBalancerLoadPlacementStrategy=org.apache.pulsar.broker.loadbalance.impl.LeastLongTermMessageRate",
+    )
+    .expect("config");
+    let snapshot = mixed_hardware(builtin_snapshot("demo").expect("demo"));
+    let opts = RunOptions {
+        cycles: 40,
+        seed: 0,
+        record_broker_usage: false,
+        record_ownership: false,
+    };
+    let (run, series) =
+        simulate_recording(&snapshot, &scenario, &config, opts, &mut |_, _| true).expect("run");
+    assert!(run.summary.total_unloads > 10, "{}", run.summary.total_unloads);
+    let total = |s: &Snapshot| {
+        s.brokers.values().fold([0.0; 3], |mut t, b| {
+            let l = &b.local_broker_data;
+            t[0] += l.cpu.usage;
+            t[1] += l.bandwidth_in.usage;
+            t[2] += l.bandwidth_out.usage;
+            t
+        })
+    };
+    let start = total(&snapshot);
+    for (cycle, s) in series.iter().enumerate() {
+        let now = total(s);
+        for r in 0..3 {
+            assert!(
+                (now[r] - start[r]).abs() <= 1e-9 * start[r].max(1.0),
+                "cycle {cycle}: resource {r} {} → {}",
+                start[r],
+                now[r]
+            );
+        }
+    }
+    // No broker is asked for more than the whole cluster's CPU work on its own cores.
+    let cores_min = snapshot
+        .brokers
+        .values()
+        .map(|b| b.local_broker_data.cpu.limit)
+        .fold(f64::INFINITY, f64::min);
+    assert!(run.summary.peak_max_usage_fraction <= start[0] / cores_min);
+}
+
+/// A cluster genuinely over capacity is still flagged: traffic growing 10 % a cycle outgrows
+/// every broker's NIC and CPU, and the run says from which cycle.
+#[test]
+fn a_cluster_over_capacity_is_still_flagged() {
+    let scenario = Scenario::from_json_text(
+        r#"{"format_version": 1, "name": "growth", "cycles": 40, "load": {"noise_fraction": 0.0, "growth_pct_per_cycle": 10}}"#,
+    )
+    .expect("scenario");
+    let opts = RunOptions {
+        cycles: 40,
+        seed: 0,
+        record_broker_usage: false,
+        record_ownership: false,
+    };
+    let snapshot = builtin_snapshot("demo").expect("demo");
+    let run = lbplan_core::simulate::simulate(
+        &snapshot,
+        &scenario,
+        &RunConfig::default(),
+        opts,
+        &mut |_, _| true,
+    )
+    .expect("run");
+    assert!(run.summary.cycles_over_capacity > 0);
+    assert!(run.summary.first_cycle_over_capacity.is_some());
+    assert!(run.summary.over_capacity_text().is_some());
+}

@@ -6,8 +6,9 @@
 //! into a percentage against that broker's own limits. Every prediction reads it: a plan's after
 //! state and verdict, what-ifs, the rebalance search, the simulator's reports (whose own load model
 //! only changes traffic over time) and `history`'s measure of the model against what a cluster did.
-//! See `docs/plan-model.md` §4.
+//! [`explain`] says what each predicted number rests on. See `docs/plan-model.md` §4.
 
+pub mod explain;
 pub mod work;
 
 pub use work::{
