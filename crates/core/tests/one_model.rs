@@ -8,7 +8,9 @@
 
 use lbplan_core::model::{ResourceUsage, Snapshot};
 use lbplan_core::plan::{PlanRequest, make_plan};
-use lbplan_core::simulate::{RunConfig, RunOptions, Scenario, builtin_snapshot, simulate_recording};
+use lbplan_core::simulate::{
+    RunConfig, RunOptions, Scenario, builtin_snapshot, simulate_recording,
+};
 use lbplan_core::synthetic::{SyntheticSpec, generate};
 
 /// The noise-free scenario of issue 21, one cycle further: cycle 1's reports follow cycle 0's moves.
@@ -69,7 +71,10 @@ fn without_last_stats(mut s: Snapshot) -> Snapshot {
 fn snapshots() -> Vec<(String, Snapshot)> {
     let mut out = Vec::new();
     for name in ["demo", "pr-16059"] {
-        out.push((format!("builtin:{name}"), builtin_snapshot(name).expect(name)));
+        out.push((
+            format!("builtin:{name}"),
+            builtin_snapshot(name).expect(name),
+        ));
     }
     for seed in 1..=3u64 {
         let spec = SyntheticSpec {
@@ -78,8 +83,14 @@ fn snapshots() -> Vec<(String, Snapshot)> {
         };
         let g = generate(&spec, seed).expect("synthetic snapshot");
         out.push((format!("generated {seed}"), g.clone()));
-        out.push((format!("generated {seed}, no lastStats"), without_last_stats(g.clone())));
-        out.push((format!("generated {seed}, mixed hardware"), mixed_hardware(g)));
+        out.push((
+            format!("generated {seed}, no lastStats"),
+            without_last_stats(g.clone()),
+        ));
+        out.push((
+            format!("generated {seed}, mixed hardware"),
+            mixed_hardware(g),
+        ));
     }
     let demo = builtin_snapshot("demo").expect("demo");
     out.push(("demo, mixed hardware".to_string(), mixed_hardware(demo)));
@@ -126,14 +137,11 @@ fn a_plans_predicted_usage_is_the_noise_free_simulations_next_cycle() {
                 record_broker_usage: false,
                 record_ownership: false,
             };
-            let (_, series) = simulate_recording(
-                &snapshot,
-                &sc,
-                &RunConfig::default(),
-                opts,
-                &mut |_, _| true,
-            )
-            .expect("simulation");
+            let (_, series) =
+                simulate_recording(&snapshot, &sc, &RunConfig::default(), opts, &mut |_, _| {
+                    true
+                })
+                .expect("simulation");
             let next = series.get(1).expect("cycle 1 recorded");
             for after in &plan.brokers_after {
                 let b = next
@@ -163,7 +171,10 @@ fn a_plans_predicted_usage_is_the_noise_free_simulations_next_cycle() {
         }
     }
     // Every kind of snapshot planned unloads somewhere, and the comparison covered them all.
-    assert!(plans_with_unloads >= 20, "{plans_with_unloads} plans with unloads");
+    assert!(
+        plans_with_unloads >= 20,
+        "{plans_with_unloads} plans with unloads"
+    );
     assert!(compared >= 1000, "{compared} usages compared");
     // The 1-core broker stays over capacity in the prediction and in the simulation alike.
     assert!(over_100 > 0);
@@ -194,7 +205,11 @@ fn moves_carry_work_and_never_make_it() {
     };
     let (run, series) =
         simulate_recording(&snapshot, &scenario, &config, opts, &mut |_, _| true).expect("run");
-    assert!(run.summary.total_unloads > 10, "{}", run.summary.total_unloads);
+    assert!(
+        run.summary.total_unloads > 10,
+        "{}",
+        run.summary.total_unloads
+    );
     let total = |s: &Snapshot| {
         s.brokers.values().fold([0.0; 3], |mut t, b| {
             let l = &b.local_broker_data;
@@ -251,4 +266,165 @@ fn a_cluster_over_capacity_is_still_flagged() {
     assert!(run.summary.cycles_over_capacity > 0);
     assert!(run.summary.first_cycle_over_capacity.is_some());
     assert!(run.summary.over_capacity_text().is_some());
+}
+
+/// Brokers at known speeds: every broker's CPU is 5 % idle plus `factor × ρ × throughput`, and the
+/// simulator runs them with those factors (`load.cpu_cost_factors`), so a bundle moved to a slow
+/// broker costs it more cores. The series it records (30 cycles, 30 % noise, the default
+/// strategies moving bundles) is what `lbplan history --calibrate` fits: the fit recovers the
+/// factors.
+#[test]
+fn calibration_recovers_the_brokers_known_speeds() {
+    use lbplan_core::load::calibration::fit;
+    let mut snapshot = builtin_snapshot("demo").expect("demo");
+    let factors = [2.0, 0.5, 1.5];
+    let ids: Vec<String> = snapshot.brokers.keys().cloned().collect();
+    let bytes =
+        |l: &lbplan_core::model::LocalBrokerData| l.msg_throughput_in + l.msg_throughput_out;
+    let total: f64 = snapshot
+        .brokers
+        .values()
+        .map(|b| bytes(&b.local_broker_data))
+        .sum();
+    // ρ: cpu units (percent of a core) per byte/s, so the average broker is at 30 % of 8 cores.
+    let rho = 0.25 * 800.0 / (total / ids.len() as f64);
+    let mut spec = String::from(
+        r#"{"format_version": 1, "cycles": 30, "load": {"noise_fraction": 0.3, "cpu_cost_factors": {"#,
+    );
+    for (i, b) in snapshot.brokers.values_mut().enumerate() {
+        let f = factors.get(i).copied().unwrap_or(1.0);
+        let l = &mut b.local_broker_data;
+        l.cpu.usage = 0.05 * l.cpu.limit + f * rho * bytes(l);
+    }
+    for (i, f) in factors.iter().enumerate() {
+        spec.push_str(&format!(
+            "{}\"{}\": {f}",
+            if i > 0 { ", " } else { "" },
+            ids[i]
+        ));
+    }
+    spec.push_str("}}}");
+    let scenario = Scenario::from_json_text(&spec).expect("scenario");
+    let opts = RunOptions {
+        cycles: 30,
+        seed: 0,
+        record_broker_usage: false,
+        record_ownership: false,
+    };
+    let (run, series) = simulate_recording(
+        &snapshot,
+        &scenario,
+        &RunConfig::default(),
+        opts,
+        &mut |_, _| true,
+    )
+    .expect("run");
+    assert!(run.summary.total_unloads > 0);
+    let calibration = fit(&series);
+    assert!(
+        calibration.not_fitted.is_empty(),
+        "{:?}",
+        calibration.not_fitted
+    );
+    for (i, id) in ids.iter().enumerate() {
+        let want = factors.get(i).copied().unwrap_or(1.0);
+        let got = calibration.cpu_cost_factors[id];
+        assert!(
+            (got - want).abs() < 1e-6,
+            "{id}: fitted {got}, ran at {want}"
+        );
+    }
+    // Planned with the calibration, a move to a slow broker costs it more cores, and the plan's
+    // prediction is the next cycle of the simulation with the same factors.
+    let model = calibration.model();
+    let still = spec.replace("\"noise_fraction\": 0.3", "\"noise_fraction\": 0.0");
+    let mut still = Scenario::from_json_text(&still).expect("scenario");
+    still.cycles = Some(2);
+    let (mut planned, mut moved_to_other_speed) = (0, 0);
+    for at in &series {
+        let plan = lbplan_core::plan::PlanEngine::new(at.clone())
+            .with_load_model(model.clone())
+            .plan(&PlanRequest {
+                outlook_cycles: 0,
+                ..PlanRequest::leader_cycle()
+            })
+            .expect("plan");
+        if plan.unloads.is_empty() {
+            continue;
+        }
+        planned += 1;
+        let opts = RunOptions {
+            cycles: 2,
+            seed: 0,
+            record_broker_usage: false,
+            record_ownership: false,
+        };
+        let (_, next) =
+            simulate_recording(at, &still, &RunConfig::default(), opts, &mut |_, _| true)
+                .expect("run");
+        for u in &plan.unloads {
+            let to = u.to.as_deref().unwrap_or("");
+            if (model.cpu_factor(&u.from) - model.cpu_factor(to)).abs() > 0.1 {
+                moved_to_other_speed += 1;
+            }
+        }
+        for after in &plan.brokers_after {
+            let sim = next[1].brokers[&after.broker]
+                .local_broker_data
+                .cpu
+                .percent_usage();
+            assert!(
+                close(after.cpu_pct, sim),
+                "{}: plan {} simulation {sim}",
+                after.broker,
+                after.cpu_pct
+            );
+        }
+    }
+    assert!(
+        planned > 0 && moved_to_other_speed > 0,
+        "{planned} {moved_to_other_speed}"
+    );
+}
+
+/// `history` measures the model on every move of a series: on a noise-free simulated series (the
+/// same loads, the model the simulator writes its reports with) every prediction is the next
+/// snapshot's report.
+#[test]
+fn history_measures_the_model_on_every_move() {
+    use lbplan_core::history::{ExplainOptions, Series, explain};
+    let scenario = Scenario::from_json_text(
+        r#"{"format_version": 1, "name": "still", "cycles": 12, "load": {"noise_fraction": 0.0}}"#,
+    )
+    .expect("scenario");
+    let config = RunConfig::parse(
+        "name=t;loadBalancerLoadSheddingStrategy=org.apache.pulsar.broker.loadbalance.impl.ThresholdShedder;\
+         loadBalancerLoadPlacementStrategy=org.apache.pulsar.broker.loadbalance.impl.LeastLongTermMessageRate",
+    )
+    .expect("config");
+    let opts = RunOptions {
+        cycles: 12,
+        seed: 0,
+        record_broker_usage: false,
+        record_ownership: false,
+    };
+    let snapshot = mixed_hardware(builtin_snapshot("demo").expect("demo"));
+    let (_, series) =
+        simulate_recording(&snapshot, &scenario, &config, opts, &mut |_, _| true).expect("run");
+    let series = Series { snapshots: series };
+    let report = explain(&series, &ExplainOptions::default()).expect("history");
+    let m = &report.load_model;
+    assert!(m.moves > 5, "{m:?}");
+    let cpu = m
+        .resources
+        .iter()
+        .find(|r| r.resource == "cpu")
+        .expect("cpu");
+    assert_eq!(cpu.within_3_points_fraction, 1.0, "{m:?}");
+    assert!(cpu.mean_abs_error_points < 1e-3, "{m:?}");
+    assert!(
+        m.lines()[1].contains("within ±3 points on 100 %"),
+        "{:?}",
+        m.lines()
+    );
 }

@@ -10,8 +10,8 @@ use std::collections::HashMap;
 use serde::Serialize;
 
 use crate::model::Snapshot;
-use crate::units::percent_usage as units_percent;
 use crate::plan::load_model::{OwnerWork, owner_work};
+use crate::units::percent_usage as units_percent;
 
 use super::work::{Amounts, CPU, LoadModel, MEMORY, NIC_IN, NIC_OUT, ShareBasis};
 
@@ -73,7 +73,8 @@ impl UsageExplanation {
     /// average) = 1.09 cores = 109.0 %".
     pub fn text(&self) -> String {
         let u = self.unit;
-        let kept = self.before - self.baseline - self.moved_out.iter().map(|m| m.amount).sum::<f64>();
+        let kept =
+            self.before - self.baseline - self.moved_out.iter().map(|m| m.amount).sum::<f64>();
         let mut s = format!(
             "{} {}: limit {}; {} idle baseline + {} its bundles keep",
             self.broker,
@@ -90,7 +91,10 @@ impl UsageExplanation {
                 if n == 1 { "" } else { "s" },
                 fmt(sum(&self.moved_in), u),
                 if n > 1 {
-                    format!(", {} each on average", fmt(sum(&self.moved_in) / n as f64, u))
+                    format!(
+                        ", {} each on average",
+                        fmt(sum(&self.moved_in) / n as f64, u)
+                    )
                 } else {
                     String::new()
                 }
@@ -111,7 +115,9 @@ impl UsageExplanation {
             self.before_pct
         ));
         if let Some((lo, hi)) = self.range_pct {
-            s.push_str(&format!("; between {lo:.1} % and {hi:.1} % under other assumptions"));
+            s.push_str(&format!(
+                "; between {lo:.1} % and {hi:.1} % under other assumptions"
+            ));
         }
         if !self.weak.is_empty() {
             s.push_str(&format!("; weak: {}", self.weak.join("; ")));
@@ -167,7 +173,10 @@ pub fn explain_moves(
             let after_raw = main.after(broker, r, before);
             let pct = |raw: f64| units_percent(raw, limit);
             let after_pct = pct(after_raw);
-            let mut candidates: Vec<f64> = alts.iter().map(|p| pct(p.after(broker, r, before))).collect();
+            let mut candidates: Vec<f64> = alts
+                .iter()
+                .map(|p| pct(p.after(broker, r, before)))
+                .collect();
             if r == MEMORY {
                 // Heap does not follow traffic: from none of it moving to the traffic share.
                 candidates.push(pct(before));
@@ -189,7 +198,8 @@ pub fn explain_moves(
             let mut weak = Vec::new();
             if r == MEMORY {
                 weak.push(
-                    "heap is not proportional to traffic (garbage collection decides it)".to_string(),
+                    "heap is not proportional to traffic (garbage collection decides it)"
+                        .to_string(),
                 );
             }
             for (bundle, _, _) in main
@@ -284,7 +294,8 @@ impl Prediction {
                 ShareBasis::BundleCount => {
                     p.weakness.insert(
                         bundle.to_string(),
-                        "its owner's bundles report no traffic: one n-th of the owner's usage".into(),
+                        "its owner's bundles report no traffic: one n-th of the owner's usage"
+                            .into(),
                     );
                 }
             }
@@ -303,10 +314,11 @@ impl Prediction {
                     p.touched.push(b.to_string());
                 }
             }
-            p.outs
-                .entry(from.to_string())
-                .or_default()
-                .push((bundle.to_string(), to.to_string(), work));
+            p.outs.entry(from.to_string()).or_default().push((
+                bundle.to_string(),
+                to.to_string(),
+                work,
+            ));
             p.ins.entry(to.to_string()).or_default().push((
                 bundle.to_string(),
                 from.to_string(),
@@ -371,7 +383,11 @@ mod tests {
         let ex = explain_plan(&snapshot, &plan, &LoadModel::default());
         assert!(!ex.is_empty());
         for e in &ex {
-            let after = plan.brokers_after.iter().find(|b| b.broker == e.broker).unwrap();
+            let after = plan
+                .brokers_after
+                .iter()
+                .find(|b| b.broker == e.broker)
+                .unwrap();
             let pct = match e.resource {
                 "cpu" => after.cpu_pct,
                 "memory" => after.memory_pct,
@@ -379,7 +395,12 @@ mod tests {
                 "bandwidth_in" => after.bandwidth_in_pct,
                 _ => after.bandwidth_out_pct,
             };
-            assert!((pct - e.after_pct).abs() < 1e-3, "{}: {pct} vs {}", e.text(), e.after_pct);
+            assert!(
+                (pct - e.after_pct).abs() < 1e-3,
+                "{}: {pct} vs {}",
+                e.text(),
+                e.after_pct
+            );
             let ins: f64 = e.moved_in.iter().map(|m| m.amount).sum();
             let outs: f64 = e.moved_out.iter().map(|m| m.amount).sum();
             assert!((e.before - outs + ins - e.after).abs() < 1e-6 * e.after.max(1.0));
@@ -392,7 +413,14 @@ mod tests {
         }
         // A destination's cpu line names its limit in cores and each bundle that comes in.
         let to = plan.unloads[0].to.clone().unwrap();
-        let line = ex.iter().find(|e| e.broker == to && e.resource == "cpu").unwrap().text();
-        assert!(line.contains("limit 8.00 cores") && line.contains("in ("), "{line}");
+        let line = ex
+            .iter()
+            .find(|e| e.broker == to && e.resource == "cpu")
+            .unwrap()
+            .text();
+        assert!(
+            line.contains("limit 8.00 cores") && line.contains("in ("),
+            "{line}"
+        );
     }
 }

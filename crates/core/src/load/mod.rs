@@ -6,12 +6,16 @@
 //! into a percentage against that broker's own limits. Every prediction reads it: a plan's after
 //! state and verdict, what-ifs, the rebalance search, the simulator's reports (whose own load model
 //! only changes traffic over time) and `history`'s measure of the model against what a cluster did.
-//! [`explain`] says what each predicted number rests on. See `docs/plan-model.md` §4.
+//! [`explain`] says what each predicted number rests on, [`accuracy`] measures the model on a
+//! recorded series, [`calibration`] fits per-broker CPU cost factors from one. See
+//! `docs/plan-model.md` §4.
 
+pub mod accuracy;
+pub mod calibration;
 pub mod explain;
 pub mod work;
 
 pub use work::{
-    Amounts, BundleShare, LoadModel, OwnerEstimate, OwnerTraffic, ShareBasis, Work,
-    estimate_owner, resource_names,
+    Amounts, BundleShare, LoadModel, OwnerEstimate, OwnerTraffic, ShareBasis, Work, estimate_owner,
+    resource_names,
 };

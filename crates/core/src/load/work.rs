@@ -25,7 +25,13 @@ pub const NIC_OUT: usize = 4;
 
 /// The resources' names, in [`Amounts`] order, as the plan JSON and the texts name them.
 pub fn resource_names() -> [&'static str; 5] {
-    ["cpu", "memory", "direct_memory", "bandwidth_in", "bandwidth_out"]
+    [
+        "cpu",
+        "memory",
+        "direct_memory",
+        "bandwidth_in",
+        "bandwidth_out",
+    ]
 }
 
 /// The idle CPU a broker burns with no bundle, as a fraction of its limit: the part of a report's
@@ -159,12 +165,12 @@ impl BundleShare {
             bytes,
         ) {
             Some(x) => (x, ShareBasis::Throughput),
-            None => match share(finite(s.msg_rate_in) + finite(s.msg_rate_out), owner.msg_rate) {
+            None => match share(
+                finite(s.msg_rate_in) + finite(s.msg_rate_out),
+                owner.msg_rate,
+            ) {
                 Some(x) => (x, ShareBasis::MessageRate),
-                None => (
-                    1.0 / (owner.bundles.max(1) as f64),
-                    ShareBasis::BundleCount,
-                ),
+                None => (1.0 / (owner.bundles.max(1) as f64), ShareBasis::BundleCount),
             },
         };
         Self {
@@ -336,7 +342,10 @@ mod tests {
         ];
         let t = OwnerTraffic::of(&bundles);
         let s = BundleShare::of(&bundles[0], &t);
-        assert_eq!((s.basis, s.overall, s.nic_in), (ShareBasis::MessageRate, 0.25, 0.25));
+        assert_eq!(
+            (s.basis, s.overall, s.nic_in),
+            (ShareBasis::MessageRate, 0.25, 0.25)
+        );
         let bundles = [NamespaceBundleStats::default(); 5];
         let t = OwnerTraffic::of(&bundles);
         let s = BundleShare::of(&bundles[0], &t);
@@ -352,7 +361,10 @@ mod tests {
         m.cpu_factors.insert("slow".into(), 2.0);
         m.cpu_factors.insert("bad".into(), f64::NAN);
         let w = [100.0, 10.0, 10.0, 10.0, 10.0];
-        assert_eq!(m.carried(&w, "fast", "slow"), [200.0, 10.0, 10.0, 10.0, 10.0]);
+        assert_eq!(
+            m.carried(&w, "fast", "slow"),
+            [200.0, 10.0, 10.0, 10.0, 10.0]
+        );
         assert_eq!(m.carried(&w, "slow", "bad"), [50.0, 10.0, 10.0, 10.0, 10.0]);
     }
 }

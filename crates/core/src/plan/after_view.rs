@@ -24,8 +24,7 @@ use super::balance::{broker_view, broker_views};
 use crate::load::LoadModel;
 
 use super::load_model::{
-    BundleLoad, WorkBook, bundle_load, bundle_load_from, move_bundle_with, owner_of,
-    owner_work_of,
+    BundleLoad, WorkBook, bundle_load, bundle_load_from, move_bundle_with, owner_of, owner_work_of,
 };
 use super::model::BrokerLoadView;
 use super::settings::{

@@ -5,9 +5,7 @@
 //! its share of its owner's usage above the owner's idle baseline, in raw units, so the
 //! destination's percentages follow from its own limits. See `docs/plan-model.md` §4.
 
-use crate::load::{
-    Amounts, BundleShare, LoadModel, OwnerEstimate, OwnerTraffic, estimate_owner,
-};
+use crate::load::{Amounts, BundleShare, LoadModel, OwnerEstimate, OwnerTraffic, estimate_owner};
 use crate::model::{
     BundleData, BundleStatsTotals, LocalBrokerData, NamespaceBundleStats, ResourceUsage, Snapshot,
 };
@@ -206,7 +204,14 @@ pub fn move_bundle(
         .into_iter()
         .find(|b| b.bundle == bundle)?
         .work;
-    move_bundle_with(snapshot, bundle, from, to, &work, &model.carried(&work, from, to))
+    move_bundle_with(
+        snapshot,
+        bundle,
+        from,
+        to,
+        &work,
+        &model.carried(&work, from, to),
+    )
 }
 
 /// Moves `bundle` from `from` to `to`: its traffic, `out` of `from`'s usage (its work as it costs
@@ -318,15 +323,36 @@ mod tests {
         let mut base = Snapshot::default();
         base.brokers.insert(
             "a:8080".into(),
-            broker(300.0, &[("t/n/0x00000000_0x80000000", 3e6), ("t/n/0x80000000_0xffffffff", 1e6)]),
+            broker(
+                300.0,
+                &[
+                    ("t/n/0x00000000_0x80000000", 3e6),
+                    ("t/n/0x80000000_0xffffffff", 1e6),
+                ],
+            ),
         );
-        base.brokers.insert("b:8080".into(), broker(40.0, &[("t/n2/0x00000000_0xffffffff", 1e6)]));
+        base.brokers.insert(
+            "b:8080".into(),
+            broker(40.0, &[("t/n2/0x00000000_0xffffffff", 1e6)]),
+        );
         let model = LoadModel::default();
         let mut book = WorkBook::default();
-        let (on, w) = book.work_on(&base, || None, "t/n/0x00000000_0x80000000", "a:8080", &model);
+        let (on, w) = book.work_on(
+            &base,
+            || None,
+            "t/n/0x00000000_0x80000000",
+            "a:8080",
+            &model,
+        );
         assert_eq!((on.as_str(), w[0]), ("a:8080", 210.0));
         // Asked again from another broker (after a move), the same work, estimated on a.
-        let (on, w) = book.work_on(&base, || None, "t/n/0x00000000_0x80000000", "b:8080", &model);
+        let (on, w) = book.work_on(
+            &base,
+            || None,
+            "t/n/0x00000000_0x80000000",
+            "b:8080",
+            &model,
+        );
         assert_eq!((on.as_str(), w[0]), ("a:8080", 210.0));
         // A bundle the snapshot does not have: estimated from the current report given.
         let (on, w) = book.work_on(&base, || None, "t/n/x", "b:8080", &model);

@@ -4,8 +4,8 @@
 //! usage), computed once against the snapshot as a plan's moves compute it, so a move costs O(1)
 //! instead of a snapshot edit and the search's numbers are the final plan's.
 
-use crate::model::{ResourceUsage, Snapshot, SystemResourceUsage};
 use crate::load::LoadModel;
+use crate::model::{ResourceUsage, Snapshot, SystemResourceUsage};
 use crate::plan::load_model::owner_work;
 use crate::units::{ResourceWeights, modular_weighted_max_fraction};
 

@@ -13,6 +13,7 @@ use std::collections::HashMap;
 
 use indexmap::IndexMap;
 
+use crate::load::{Amounts, LoadModel};
 use crate::model::{
     BundleData, BundleStatsTotals, LocalBrokerData, NamespaceBundleStats, ResourceUsage, Snapshot,
     TimeAverageBrokerData,
@@ -22,7 +23,6 @@ use crate::modular::pipeline::{PipelineTrace, PlacementContext};
 use crate::naming::BundleName;
 use crate::plan::leader_memory::{LeaderMemory, Tick};
 use crate::plan::leader_state::LeaderState;
-use crate::load::{Amounts, LoadModel};
 use crate::plan::load_model::{BundleLoad, bundle_load, owner_work_of};
 use crate::plan::splits::{SplitResult, apply_split, compute_split};
 use crate::plan::splitter_task::{SplitHost, long_term_of};
