@@ -98,56 +98,70 @@ impl Calibration {
 
 /// Fits every broker's line over `snapshots` and the factors relative to the median broker.
 pub fn fit<'a>(snapshots: impl IntoIterator<Item = &'a Snapshot>) -> Calibration {
-    let mut samples: IndexMap<String, Vec<(f64, f64)>> = IndexMap::new();
+    let mut f = Fitter::default();
     for s in snapshots {
+        f.push(s);
+    }
+    f.finish()
+}
+
+/// [`fit`] one snapshot at a time (a stored series is read as a stream): each broker's
+/// (throughput, CPU) points.
+#[derive(Clone, Debug, Default)]
+pub struct Fitter {
+    samples: IndexMap<String, Vec<(f64, f64)>>,
+}
+
+impl Fitter {
+    pub fn push(&mut self, s: &Snapshot) {
         for (id, b) in &s.brokers {
             let l = &b.local_broker_data;
             let x = (l.msg_throughput_in + l.msg_throughput_out) / 1e6;
             let y = l.cpu.usage / 100.0;
             if x.is_finite() && y.is_finite() {
-                samples.entry(id.clone()).or_default().push((x, y));
+                self.samples.entry(id.clone()).or_default().push((x, y));
             }
         }
     }
-    let mut fits = Vec::new();
-    let mut not_fitted = IndexMap::new();
-    for (broker, pts) in samples {
-        match line(&pts) {
-            Ok((slope, intercept, r2)) => fits.push(BrokerFit {
-                broker,
-                samples: pts.len(),
-                cores_per_mb_per_sec: slope,
-                idle_cores: intercept,
-                r_squared: r2,
-            }),
-            Err(why) => {
-                not_fitted.insert(broker, why.to_string());
+
+    pub fn finish(self) -> Calibration {
+        let mut fits = Vec::new();
+        let mut not_fitted = IndexMap::new();
+        for (broker, pts) in self.samples {
+            match line(&pts) {
+                Ok((slope, intercept, r2)) => fits.push(BrokerFit {
+                    broker,
+                    samples: pts.len(),
+                    cores_per_mb_per_sec: slope,
+                    idle_cores: intercept,
+                    r_squared: r2,
+                }),
+                Err(why) => {
+                    not_fitted.insert(broker, why.to_string());
+                }
             }
         }
-    }
-    let mut slopes: Vec<f64> = fits.iter().map(|f| f.cores_per_mb_per_sec).collect();
-    slopes.sort_by(f64::total_cmp);
-    let median = match slopes.len() {
-        0 => 0.0,
-        n if n % 2 == 1 => slopes.get(n / 2).copied().unwrap_or(0.0),
-        n => {
-            (slopes.get(n / 2 - 1).copied().unwrap_or(0.0)
-                + slopes.get(n / 2).copied().unwrap_or(0.0))
-                / 2.0
+        let mut slopes: Vec<f64> = fits.iter().map(|f| f.cores_per_mb_per_sec).collect();
+        slopes.sort_by(f64::total_cmp);
+        let at = |i: usize| slopes.get(i).copied().unwrap_or(0.0);
+        let median = match slopes.len() {
+            0 => 0.0,
+            n if n % 2 == 1 => at(n / 2),
+            n => (at(n / 2 - 1) + at(n / 2)) / 2.0,
+        };
+        let cpu_cost_factors = if median > 0.0 {
+            fits.iter()
+                .map(|f| (f.broker.clone(), f.cores_per_mb_per_sec / median))
+                .collect()
+        } else {
+            IndexMap::new()
+        };
+        Calibration {
+            format_version: CALIBRATION_FORMAT_VERSION,
+            cpu_cost_factors,
+            fits,
+            not_fitted,
         }
-    };
-    let cpu_cost_factors = if median > 0.0 {
-        fits.iter()
-            .map(|f| (f.broker.clone(), f.cores_per_mb_per_sec / median))
-            .collect()
-    } else {
-        IndexMap::new()
-    };
-    Calibration {
-        format_version: CALIBRATION_FORMAT_VERSION,
-        cpu_cost_factors,
-        fits,
-        not_fitted,
     }
 }
 
