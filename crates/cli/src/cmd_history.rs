@@ -1,5 +1,8 @@
 //! `lbplan history SERIES [--format text|json|csv] [--set KEY=VALUE]... [--profile P] [--seed N]
-//! [-o FILE]`: what the leader did between the snapshots of a series, and why. SERIES is a stored
+//! [--calibrate] [-o FILE]`: what the leader did between the snapshots of a series, and why, and
+//! how far the load model's predictions were from what the next snapshots showed; `--calibrate`
+//! writes the per-broker CPU cost factors fitted from the series instead (`lbplan plan
+//! --calibration FILE` reads them). SERIES is a stored
 //! series directory (`lbplan collect --every`, `lbplan simulate --record-series`), a zip of one, or
 //! a directory or zip of ordinary snapshot files. See `docs/history.md`.
 
@@ -7,6 +10,7 @@ use std::path::PathBuf;
 
 use lbplan_core::history::render::{render_csv, render_text};
 use lbplan_core::history::{ExplainOptions, HistoryReport};
+use lbplan_core::load::calibration::Fitter;
 
 use crate::exit::CliError;
 use crate::option_args::{parse_optional_profile, parse_settings};
@@ -34,17 +38,22 @@ pub struct Args {
     /// Seed of the replayed leader's random picks (the simulator's `--seed` to replay its series).
     #[arg(long, default_value_t = lbplan_core::simulate::DEFAULT_SEED)]
     seed: u64,
+    /// Write the calibration (per-broker CPU cost factors fitted from the series, JSON) instead of
+    /// the report: `lbplan plan --calibration FILE` predicts with it.
+    #[arg(long)]
+    calibrate: bool,
     /// Write the output to a file instead of stdout (whole or not at all).
     #[arg(short = 'o', long)]
     output: Option<PathBuf>,
 }
 
-/// Explains the series at `path`.
-pub fn explain_path(
+/// Explains the series at `path`, showing each snapshot to `seen` as it is read.
+fn explain_path_observed(
     path: &std::path::Path,
     opts: &ExplainOptions,
+    seen: &mut dyn FnMut(&lbplan_core::model::Snapshot),
 ) -> Result<HistoryReport, CliError> {
-    explain_series(path, opts, &mut |_, _, _| {})
+    explain_series(path, opts, &mut |_, _, s| seen(s))
 }
 
 pub fn run(args: Args) -> Result<(), CliError> {
@@ -54,7 +63,18 @@ pub fn run(args: Args) -> Result<(), CliError> {
         settings: parse_settings(&args.settings)?,
         seed: args.seed,
     };
-    let report = explain_path(&args.series, &opts)?;
+    let mut fitter = Fitter::default();
+    let report = explain_path_observed(&args.series, &opts, &mut |s| {
+        if args.calibrate {
+            fitter.push(s);
+        }
+    })?;
+    if args.calibrate {
+        let text = serde_json::to_string_pretty(&fitter.finish())
+            .map_err(|e| CliError::Failed(e.to_string()))?
+            + "\n";
+        return crate::output::emit(args.output.as_deref(), text.as_bytes());
+    }
     let text = match args.format {
         Format::Json => {
             serde_json::to_string_pretty(&report).map_err(|e| CliError::Failed(e.to_string()))?

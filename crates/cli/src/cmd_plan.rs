@@ -1,15 +1,19 @@
 //! `lbplan plan SNAPSHOT [--profile 4.x|5.0] [--set KEY=VALUE]... [--seed N] [--op OPERATION]...
-//! [--format text|json|pulsar-admin|curl] [--verbose] [--i-know] [--diff-baseline]`: one leader cycle (plus manual what-ifs) on a
+//! [--format text|json|pulsar-admin|curl] [--verbose] [--i-know] [--diff-baseline]
+//! [--calibration FILE] [--explain-usage]`: one leader cycle (plus manual what-ifs) on a
 //! snapshot. A plan whose verdict is `worse` is said so on stderr when exported as a script, and the
 //! script refuses to apply unless run with `--i-know` (or exported with `--i-know`).
 
 use std::path::PathBuf;
 
+use lbplan_core::load::LoadModel;
+use lbplan_core::load::calibration::Calibration;
+use lbplan_core::load::explain::explain_plan;
 use lbplan_core::plan::diff::{describe, diff_plans};
 use lbplan_core::plan::export::ExportOptions;
 use lbplan_core::plan::export_format::{ExportError, ExportFormat, export_plan};
 use lbplan_core::plan::operations::Operation;
-use lbplan_core::plan::{PlanRequest, make_plan};
+use lbplan_core::plan::{PlanEngine, PlanRequest};
 
 use crate::exit::CliError;
 use crate::option_args::{parse_optional_profile, parse_settings};
@@ -77,9 +81,30 @@ pub struct Args {
     /// Text: list every split (by default the first few per namespace, with the count).
     #[arg(short = 'v', long)]
     verbose: bool,
+    /// Predict usages with the per-broker CPU cost factors of a calibration file
+    /// (`lbplan history --calibrate -o FILE`).
+    #[arg(long, value_name = "FILE")]
+    calibration: Option<PathBuf>,
+    /// Text: after the plan, the arithmetic of every predicted usage of a broker the plan changes
+    /// (limit, idle baseline, the work of the bundles in and out), weak estimates flagged.
+    #[arg(long)]
+    explain_usage: bool,
     /// Write the output to a file instead of stdout (whole or not at all).
     #[arg(short = 'o', long)]
     output: Option<PathBuf>,
+}
+
+/// The calibration file's model (the default model without one).
+fn load_model(path: Option<&std::path::Path>) -> Result<LoadModel, CliError> {
+    let Some(path) = path else {
+        return Ok(LoadModel::default());
+    };
+    let bytes = crate::input_files::read_path(path, 16 * 1024 * 1024)?;
+    let text = String::from_utf8(bytes)
+        .map_err(|_| CliError::BadInput(format!("{}: not UTF-8", path.display())))?;
+    Calibration::from_json_text(&text)
+        .map(|c| c.model())
+        .map_err(|e| CliError::BadInput(format!("{}: {e}", path.display())))
 }
 
 pub fn run(args: Args) -> Result<(), CliError> {
@@ -100,7 +125,11 @@ pub fn run(args: Args) -> Result<(), CliError> {
         outlook_cycles: args.outlook_cycles,
         explain: lbplan_core::plan::Explain::Full,
     };
-    let plan = make_plan(&snapshot, &request).map_err(|e| CliError::BadInput(e.to_string()))?;
+    let model = load_model(args.calibration.as_deref())?;
+    let mut engine = PlanEngine::new(snapshot).with_load_model(model.clone());
+    let plan = engine
+        .plan(&request)
+        .map_err(|e| CliError::BadInput(e.to_string()))?;
     if args.diff_baseline {
         let baseline = PlanRequest {
             settings: Vec::new(),
@@ -108,8 +137,9 @@ pub fn run(args: Args) -> Result<(), CliError> {
             leader_cycle: true,
             ..request
         };
-        let base =
-            make_plan(&snapshot, &baseline).map_err(|e| CliError::BadInput(e.to_string()))?;
+        let base = engine
+            .plan(&baseline)
+            .map_err(|e| CliError::BadInput(e.to_string()))?;
         let diff = diff_plans(&base, &plan).map_err(|e| CliError::Failed(e.to_string()))?;
         let text = match args.format {
             Format::Text => {
@@ -168,11 +198,38 @@ pub fn run(args: Args) -> Result<(), CliError> {
         }
     }
     let text = match args.format {
-        Format::Text => render_text(&plan, args.verbose),
+        Format::Text => {
+            let mut t = render_text(&plan, args.verbose);
+            if args.explain_usage {
+                t.push_str(&usage_text(engine.snapshot(), &plan, &model));
+            }
+            t
+        }
         Format::Export(f) => export_plan(&plan, f, opts).map_err(|e| match e {
             ExportError::Name(e) => CliError::BadInput(format!("{}: {e}", args.snapshot.display())),
             ExportError::Json(e) => CliError::Failed(e.to_string()),
         })?,
     };
     crate::output::emit(args.output.as_deref(), text.as_bytes())
+}
+
+/// `--explain-usage`: each predicted usage of a broker the plan changes, with its arithmetic.
+fn usage_text(
+    snapshot: &lbplan_core::model::Snapshot,
+    plan: &lbplan_core::plan::Plan,
+    model: &LoadModel,
+) -> String {
+    let mut out = String::from(
+        "\nPredicted usage, with what it rests on (the one load model, docs/plan-model.md §4):\n",
+    );
+    let lines = explain_plan(snapshot, plan, model);
+    if lines.is_empty() {
+        out.push_str("  no broker's usage changes\n");
+    }
+    for e in lines {
+        out.push_str("  ");
+        out.push_str(&lbplan_core::text::escape_control(&e.text()));
+        out.push('\n');
+    }
+    out
 }

@@ -430,7 +430,7 @@ export interface HistoryCause {
   why?: string;
 }
 
-/** `explainHistory()`'s result (`format_version` 1): see docs/history.md. */
+/** `explainHistory()`'s result (`format_version` 2): see docs/history.md. */
 export interface HistoryReport {
   format_version: number;
   shedding_strategy: string;
@@ -450,6 +450,10 @@ export interface HistoryReport {
   predicted_not_seen: { step: number; at_ms: number; bundle: string; from: string; to: string;
     reason: string }[];
   broker_load: Record<string, (number | null)[]>;
+  /** The one load model checked on every move: predicted source/destination usage vs the next snapshot. */
+  load_model: { moves: number; steps_with_moves: number;
+    resources: { resource: string; predictions: number; mean_abs_error_points: number;
+      p90_abs_error_points: number; within_3_points_fraction: number; mean_error_points: number }[] };
   warnings: string[];
 }
 

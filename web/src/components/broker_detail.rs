@@ -38,6 +38,7 @@ pub fn broker_detail_view(p: &BrokerDetailProps) -> Html {
         <section class="panel broker-detail" data-testid="broker-detail" aria-label={format!("Broker {}", d.broker)}>
             <h2>{ format!("Why is {} at {}?", d.broker, format::pct(d.weighted_max_pct)) }</h2>
             <button type="button" class="close" onclick={close} aria-label="Close the broker detail">{ "×" }</button>
+            <p class="small" data-testid="broker-capacity">{ format!("Capacity: {}", d.capacity) }</p>
             if let Some(r) = driving {
                 <p data-testid="broker-driving">{ format!("Its weighted maximum is {}: {} × weight {} = {}.",
                     format::pct(d.weighted_max_pct), r.resource, r.weight, format::pct(r.weighted_pct)) }</p>
@@ -67,6 +68,12 @@ pub fn broker_detail_view(p: &BrokerDetailProps) -> Html {
                     { for e.moves_out.iter().map(|(b, to)| html! { <li>{ format!("{b} → {}", to.as_deref().unwrap_or("(next lookup)")) }</li> }) }
                     { for e.moves_in.iter().map(|(b, from)| html! { <li>{ format!("{b} ← {from}") }</li> }) }
                 </ul>
+                if !e.usage_explained.is_empty() {
+                    <h4>{ "What the predicted usage rests on" }</h4>
+                    <ul class="small" data-testid="broker-usage-explained">
+                        { for e.usage_explained.iter().map(|line| html! { <li>{ line }</li> }) }
+                    </ul>
+                }
             }
             <h3>{ format!("Bundles by their share of its traffic ({})", d.bundles.len()) }</h3>
             <table class="data">

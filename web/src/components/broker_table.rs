@@ -161,6 +161,7 @@ fn row(i: usize, r: &BrokerRow, props: &BrokerTableProps) -> Html {
             <td class="num">{ r.bundle_count }</td>
             <td class="num">{ format::count(r.topic_count) }</td>
             <td>{ &r.version }</td>
+            <td class="capacity">{ &r.capacity }</td>
         </tr>
     }
 }

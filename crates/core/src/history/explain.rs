@@ -99,6 +99,8 @@ pub struct Explainer {
     previous: Option<(Snapshot, i64, LeaderStep)>,
     grace_ms: i64,
     balanced_std_fraction: f64,
+    /// The one load model's predictions on each step's moves against the next snapshot.
+    accuracy: crate::load::accuracy::AccuracyCheck,
 }
 
 impl Explainer {
@@ -129,6 +131,7 @@ impl Explainer {
             previous: None,
             grace_ms,
             balanced_std_fraction,
+            accuracy: crate::load::accuracy::AccuracyCheck::new(crate::load::LoadModel::default()),
         })
     }
 
@@ -177,6 +180,7 @@ impl Explainer {
                 &mut self.pending,
                 &mut self.report,
             );
+            self.accuracy.step(&before, &snapshot);
             done = Some(before);
         }
         self.previous = Some((snapshot, at, step));
@@ -185,6 +189,7 @@ impl Explainer {
 
     pub fn finish(mut self) -> HistoryReport {
         self.report.warnings = self.leader.warnings().to_vec();
+        self.report.load_model = self.accuracy.finish();
         self.report.broker_load = super::metrics::broker_load_over_time(&self.usages);
         self.report.summary = summarize(
             &self.report,

@@ -103,6 +103,9 @@ pub fn render_text(r: &HistoryReport) -> String {
         s.time_without_balance_ms as f64 / 60_000.0,
         pct(s.balanced_std_fraction)
     );
+    for line in r.load_model.lines() {
+        let _ = writeln!(out, "{line}");
+    }
     for w in &r.warnings {
         let _ = writeln!(out, "warning: {}", escape_control(w));
     }

@@ -7,8 +7,9 @@ use serde::{Deserialize, Serialize};
 use super::diff::Change;
 use super::explain::Cause;
 
-/// Version of the history report's JSON.
-pub const HISTORY_FORMAT_VERSION: u32 = 1;
+/// Version of the history report's JSON (2: `load_model`, the one load model's error on the
+/// series' moves).
+pub const HISTORY_FORMAT_VERSION: u32 = 2;
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct HistoryReport {
@@ -26,6 +27,9 @@ pub struct HistoryReport {
     /// brokerId → weighted max usage (`loadBalancerResourceWeights`, 0–1) at each snapshot,
     /// `null` where the broker was not live.
     pub broker_load: IndexMap<String, Vec<Option<f64>>>,
+    /// The one load model checked on every move of the series (`load::accuracy`).
+    #[serde(default)]
+    pub load_model: crate::load::accuracy::ModelAccuracy,
     pub warnings: Vec<String>,
 }
 

@@ -21,7 +21,11 @@ use crate::model::{BrokerSnapshot, Snapshot};
 use crate::units::ResourceWeights;
 
 use super::balance::{broker_view, broker_views};
-use super::load_model::{BundleLoad, bundle_load, bundle_load_from, move_bundle, owner_of};
+use crate::load::LoadModel;
+
+use super::load_model::{
+    BundleLoad, WorkBook, bundle_load, bundle_load_from, move_bundle_with, owner_of, owner_work_of,
+};
 use super::model::BrokerLoadView;
 use super::settings::{
     apply_nic_speed_override, nic_speed_limit_kbps, nic_speed_override_warning, set_nic_limits,
@@ -49,16 +53,27 @@ pub(crate) struct AfterView<'s> {
     /// The NIC-speed override's limit (Kbps) when it is in force and `whole` was not made: the
     /// loaded reports are read with it.
     nic_limit_kbps: Option<f64>,
+    /// The one load model the moves follow, and each moved bundle's work estimated on `base`.
+    model: LoadModel,
+    book: WorkBook,
 }
 
 impl<'s> AfterView<'s> {
-    /// The view of `base` before any change.
+    /// The view of `base` before any change, under the default load model.
+    #[cfg(test)]
     pub(crate) fn new(base: &'s Snapshot, start: AfterStart) -> Self {
+        Self::with_model(base, start, LoadModel::default())
+    }
+
+    /// The view of `base` before any change; moves follow `model`.
+    pub(crate) fn with_model(base: &'s Snapshot, start: AfterStart, model: LoadModel) -> Self {
         let mut view = Self {
             base,
             whole: None,
             changed: IndexMap::new(),
             nic_limit_kbps: None,
+            model,
+            book: WorkBook::default(),
         };
         if start == AfterStart::WholeCopy {
             view.to_mut();
@@ -166,16 +181,40 @@ impl<'s> AfterView<'s> {
         }
     }
 
-    /// `load_model::move_bundle` on the view: the two brokers' copies change.
+    /// The work `bundle` carries out of `from` and into `to` ([`WorkBook`]: estimated once, on
+    /// the loaded snapshot).
+    fn work_of(&mut self, bundle: &str, from: &str, to: &str) -> ([f64; 5], [f64; 5]) {
+        let mut book = std::mem::take(&mut self.book);
+        let current = || {
+            let b = self.broker(from)?;
+            let local = &b.local_broker_data;
+            let loads = local
+                .bundles
+                .iter()
+                .map(|x| (x.clone(), self.bundle_load(from, x)))
+                .collect();
+            Some(owner_work_of(from, local, loads, &self.model))
+        };
+        let (on, work) = book.work_on(self.base, current, bundle, from, &self.model);
+        self.book = book;
+        (
+            self.model.carried(&work, &on, from),
+            self.model.carried(&work, &on, to),
+        )
+    }
+
+    /// `load_model::move_bundle_with` on the view, the bundle's work from the [`WorkBook`]: the
+    /// two brokers' copies change.
     pub(crate) fn move_bundle(&mut self, bundle: &str, from: &str, to: &str) -> Option<BundleLoad> {
-        if let Some(whole) = &mut self.whole {
-            return move_bundle(whole, bundle, from, to);
-        }
-        if from == to || !self.base.brokers.contains_key(to) {
+        if from == to || !self.has_broker(to) {
             return None;
         }
+        let (out, into) = self.work_of(bundle, from, to);
+        if let Some(whole) = &mut self.whole {
+            return move_bundle_with(whole, bundle, from, to, &out, &into);
+        }
         let mut part = self.part(bundle, &[from, to]);
-        let load = move_bundle(&mut part, bundle, from, to);
+        let load = move_bundle_with(&mut part, bundle, from, to, &out, &into);
         self.put_back(&mut part);
         load
     }
@@ -249,6 +288,7 @@ fn override_nic(b: &mut BrokerSnapshot, limit_kbps: f64) {
 mod tests {
     use super::*;
     use crate::plan::balance::broker_views;
+    use crate::plan::load_model::owner_work;
     use crate::rng::SplitMix64;
     use crate::simulate::builtin_snapshot;
 
@@ -288,6 +328,8 @@ mod tests {
                 );
             }
             let mut rng = SplitMix64::new(17);
+            let model = LoadModel::default();
+            let mut book = WorkBook::default();
             for step in 0..30 {
                 if step == whole_at {
                     assert!(*view.to_mut() == copy);
@@ -304,9 +346,17 @@ mod tests {
                     view.bundle_load(&from, &bundle),
                     bundle_load(&copy, &from, &bundle)
                 );
+                let (on, w) = book.work_on(
+                    &base,
+                    || owner_work(&copy, &from, &model),
+                    &bundle,
+                    &from,
+                    &model,
+                );
+                let (out, into) = (model.carried(&w, &on, &from), model.carried(&w, &on, &to));
                 assert_eq!(
                     view.move_bundle(&bundle, &from, &to),
-                    move_bundle(&mut copy, &bundle, &from, &to)
+                    move_bundle_with(&mut copy, &bundle, &from, &to, &out, &into)
                 );
                 for (name, b) in &copy.brokers {
                     // Unchanged brokers are the loaded ones, their limits not overridden.

@@ -183,6 +183,7 @@ pub(crate) fn plan_once(
     req: &PlanRequest,
     fingerprint: String,
     after_start: AfterStart,
+    model: &crate::load::LoadModel,
 ) -> Result<Plan, PlanError> {
     let mut settings = req.settings.clone();
     for op in &req.operations {
@@ -194,7 +195,7 @@ pub(crate) fn plan_once(
     let mut warnings = resolved.warnings;
     let cfg = resolved.config;
     let profile = resolved.profile;
-    let mut after = AfterView::new(snapshot, after_start);
+    let mut after = AfterView::with_model(snapshot, after_start, model.clone());
     warnings.extend(after.override_nic_speed(&cfg));
     let work = after.rest();
     // The leader's view is read by manual placements and the modular cycle.

@@ -6,6 +6,7 @@
 
 use std::borrow::Cow;
 
+use crate::load::LoadModel;
 use crate::model::Snapshot;
 
 use super::after_view::AfterStart;
@@ -24,6 +25,8 @@ pub struct PlanEngine<'s> {
     view: Option<KeptView>,
     /// How each plan's "after" view starts (the overlay unless [`Self::with_after_start`] says).
     after_start: AfterStart,
+    /// The one load model its plans predict with (a calibration's CPU cost factors, if any).
+    load_model: LoadModel,
 }
 
 impl PlanEngine<'static> {
@@ -43,7 +46,18 @@ impl<'s> PlanEngine<'s> {
             fingerprint,
             view: None,
             after_start: AfterStart::Overlay,
+            load_model: LoadModel::default(),
         }
+    }
+
+    /// This engine with its plans' predictions made by `model` (`lbplan plan --calibration`).
+    pub fn with_load_model(mut self, model: LoadModel) -> Self {
+        self.load_model = model;
+        self
+    }
+
+    pub fn load_model(&self) -> &LoadModel {
+        &self.load_model
     }
 
     /// This engine with its plans' "after" views started as `start` says: a whole copy is the
@@ -80,9 +94,10 @@ impl<'s> PlanEngine<'s> {
         let view = &mut self.view;
         let fingerprint = &self.fingerprint;
         let start = self.after_start;
-        let mut plan = plan_once(snapshot, view, req, fingerprint.clone(), start)?;
+        let model = &self.load_model;
+        let mut plan = plan_once(snapshot, view, req, fingerprint.clone(), start, model)?;
         super::verdict::add_alternatives(&mut plan, req, |alt| {
-            plan_once(snapshot, view, alt, fingerprint.clone(), start)
+            plan_once(snapshot, view, alt, fingerprint.clone(), start, model)
         });
         Ok(plan)
     }
@@ -97,6 +112,7 @@ impl<'s> PlanEngine<'s> {
             req,
             self.fingerprint.clone(),
             start,
+            &self.load_model,
         )
     }
 }

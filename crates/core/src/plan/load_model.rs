@@ -1,11 +1,11 @@
 //! How load moves when a bundle moves: the model behind every plan's "after" view.
 //!
 //! A bundle carries its traffic (message rates and throughput from its owner's latest `lastStats`,
-//! else its short-term `BundleData`) and a share of its owner's resource usage equal to its share of
-//! the owner's throughput (or of its message rate when the broker reports no throughput, or 1/n of its
-//! bundles when it reports neither). CPU, heap, direct memory and NIC usage are moved in their raw
-//! units, so the destination's percentages follow from its own limits. See `docs/plan-model.md`.
+//! else its short-term `BundleData`) and the work the one load model ([`crate::load`]) gives it:
+//! its share of its owner's usage above the owner's idle baseline, in raw units, so the
+//! destination's percentages follow from its own limits. See `docs/plan-model.md` §4.
 
+use crate::load::{Amounts, BundleShare, LoadModel, OwnerEstimate, OwnerTraffic, estimate_owner};
 use crate::model::{
     BundleData, BundleStatsTotals, LocalBrokerData, NamespaceBundleStats, ResourceUsage, Snapshot,
 };
@@ -69,49 +69,112 @@ pub fn owner_of(snapshot: &Snapshot, bundle: &str) -> Option<String> {
         .map(|(id, _)| id.clone())
 }
 
-fn share(part: f64, whole: f64) -> Option<f64> {
-    (whole > 0.0 && part.is_finite()).then(|| (part / whole).clamp(0.0, 1.0))
+/// A bundle of an owner with the work the one model gives it ([`crate::load`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct BundleWork {
+    pub bundle: String,
+    pub load: BundleLoad,
+    pub share: BundleShare,
+    /// Its work as it costs on the owner, in the report's units.
+    pub work: Amounts,
 }
 
-/// The raw resource usage a bundle carries: cpu, memory, direct memory, NIC in, NIC out.
-pub type Amounts = [f64; 5];
-
-/// The share of its owner's resource usage a bundle carries: of CPU, heap and direct memory its
-/// share of the owner's throughput (in + out), else of its message rate when the owner reports no
-/// throughput, else 1/n of its n bundles; of each NIC direction its share of that direction's
-/// throughput, else the overall share. The one rule plans ([`move_bundle`]) and the rebalance
-/// search's ledger (`rebalance::ledger`) move load by.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct UsageShare {
-    pub overall: f64,
-    pub bandwidth_in: f64,
-    pub bandwidth_out: f64,
+/// An owner's report split by the one model: its baseline and each of its bundles' work.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OwnerWork {
+    pub owner: String,
+    pub estimate: OwnerEstimate,
+    pub bundles: Vec<BundleWork>,
 }
 
-impl UsageShare {
-    /// The share of `owner`'s usage the bundle with traffic `s` carries.
-    pub fn of(s: &NamespaceBundleStats, owner: &LocalBrokerData) -> Self {
-        let bundle_count = owner.bundles.len() as f64;
-        let overall = share(s.total_msg_throughput(), owner.total_msg_throughput())
-            .or_else(|| share(s.total_msg_rate(), owner.total_msg_rate()))
-            .unwrap_or(1.0 / bundle_count.max(1.0));
-        Self {
-            overall,
-            bandwidth_in: share(s.msg_throughput_in, owner.msg_throughput_in).unwrap_or(overall),
-            bandwidth_out: share(s.msg_throughput_out, owner.msg_throughput_out).unwrap_or(overall),
-        }
+/// `owner`'s bundles in `snapshot` (its report's `bundles`, each read with [`bundle_load`]), their
+/// work and the owner's baseline; `None` for a broker the snapshot does not have.
+pub fn owner_work(snapshot: &Snapshot, owner: &str, model: &LoadModel) -> Option<OwnerWork> {
+    let local = &snapshot.brokers.get(owner)?.local_broker_data;
+    let loads: Vec<(String, BundleLoad)> = local
+        .bundles
+        .iter()
+        .map(|b| (b.clone(), bundle_load(snapshot, owner, b)))
+        .collect();
+    Some(owner_work_of(owner, local, loads, model))
+}
+
+/// [`owner_work`] from a report and its bundles' traffic as read.
+pub fn owner_work_of(
+    owner: &str,
+    local: &LocalBrokerData,
+    loads: Vec<(String, BundleLoad)>,
+    model: &LoadModel,
+) -> OwnerWork {
+    let traffic = OwnerTraffic::of(loads.iter().map(|(_, l)| &l.stats));
+    let estimate = estimate_owner(local, traffic, model);
+    let bundles = loads
+        .into_iter()
+        .map(|(bundle, load)| {
+            let share = BundleShare::of(&load.stats, &traffic);
+            BundleWork {
+                bundle,
+                load,
+                share,
+                work: share.work(&estimate.busy),
+            }
+        })
+        .collect();
+    OwnerWork {
+        owner: owner.to_string(),
+        estimate,
+        bundles,
     }
+}
 
-    /// The raw usage of `owner` this share is (a negative usage counts as none).
-    pub fn amounts(&self, owner: &LocalBrokerData) -> Amounts {
-        let amount = |u: ResourceUsage, f: f64| u.usage.max(0.0) * f;
-        [
-            amount(owner.cpu, self.overall),
-            amount(owner.memory, self.overall),
-            amount(owner.direct_memory, self.overall),
-            amount(owner.bandwidth_in, self.bandwidth_in),
-            amount(owner.bandwidth_out, self.bandwidth_out),
-        ]
+/// Bundles' work as estimated once on the snapshot a plan starts from, so a bundle carries the same
+/// work however many times the plan moves it (and the simulator, which estimates it the same way
+/// once, agrees). A bundle the snapshot does not know (a split's child) is estimated from the
+/// report of the broker it leaves.
+#[derive(Clone, Debug, Default)]
+pub struct WorkBook {
+    /// bundle → (the broker its work was estimated on, the work there).
+    works: std::collections::HashMap<String, (String, Amounts)>,
+}
+
+impl WorkBook {
+    /// The work `bundle` carries as it costs on `on`: estimated from `base` (its owner there), else
+    /// from `current` (the report of `from`, the broker it leaves, as it is now).
+    pub fn work_on(
+        &mut self,
+        base: &Snapshot,
+        current: impl FnOnce() -> Option<OwnerWork>,
+        bundle: &str,
+        from: &str,
+        model: &LoadModel,
+    ) -> (String, Amounts) {
+        if let Some(w) = self.works.get(bundle) {
+            return w.clone();
+        }
+        let base_owner = if base
+            .brokers
+            .get(from)
+            .is_some_and(|b| b.local_broker_data.bundles.iter().any(|x| x == bundle))
+        {
+            Some(from.to_string())
+        } else {
+            owner_of(base, bundle)
+        };
+        let estimated = match base_owner.and_then(|o| owner_work(base, &o, model)) {
+            Some(ow) => Some(ow),
+            None => current(),
+        };
+        if let Some(ow) = estimated {
+            for b in ow.bundles {
+                self.works
+                    .entry(b.bundle)
+                    .or_insert_with(|| (ow.owner.clone(), b.work));
+            }
+        }
+        self.works
+            .get(bundle)
+            .cloned()
+            .unwrap_or_else(|| (from.to_string(), [0.0; 5]))
     }
 }
 
@@ -125,13 +188,41 @@ fn usages_mut(local: &mut LocalBrokerData) -> [&mut ResourceUsage; 5] {
     ]
 }
 
-/// Moves `bundle` from `from` to `to` in the snapshot, with its traffic and its share of resource usage.
-/// Returns the load moved, or `None` when `from` does not own the bundle or `to` is unknown.
+/// Moves `bundle` from `from` to `to` in the snapshot with its traffic and the work the one model
+/// gives it, estimated on `from`'s report as it is now (the default model). Returns the load moved,
+/// or `None` when `from` does not own the bundle or `to` is unknown. A plan moves with
+/// [`move_bundle_with`] and a [`WorkBook`], so a bundle keeps its work when moved twice.
 pub fn move_bundle(
     snapshot: &mut Snapshot,
     bundle: &str,
     from: &str,
     to: &str,
+) -> Option<BundleLoad> {
+    let model = LoadModel::default();
+    let work = owner_work(snapshot, from, &model)?
+        .bundles
+        .into_iter()
+        .find(|b| b.bundle == bundle)?
+        .work;
+    move_bundle_with(
+        snapshot,
+        bundle,
+        from,
+        to,
+        &work,
+        &model.carried(&work, from, to),
+    )
+}
+
+/// Moves `bundle` from `from` to `to`: its traffic, `out` of `from`'s usage (its work as it costs
+/// there) and `into` `to`'s (as it costs there). Usage never goes below zero.
+pub fn move_bundle_with(
+    snapshot: &mut Snapshot,
+    bundle: &str,
+    from: &str,
+    to: &str,
+    out: &Amounts,
+    into: &Amounts,
 ) -> Option<BundleLoad> {
     if from == to || !snapshot.brokers.contains_key(to) {
         return None;
@@ -141,9 +232,8 @@ pub fn move_bundle(
     let local = &mut src.local_broker_data;
     let position = local.bundles.iter().position(|b| b == bundle)?;
     let s = load.stats;
-    let moved = UsageShare::of(&s, local).amounts(local);
-    for (u, m) in usages_mut(local).into_iter().zip(moved) {
-        u.usage -= m;
+    for (u, m) in usages_mut(local).into_iter().zip(out) {
+        u.usage = (u.usage - m).max(0.0_f64.min(u.usage));
     }
     local.bundles.remove(position);
     local.last_stats.shift_remove(bundle);
@@ -155,7 +245,7 @@ pub fn move_bundle(
 
     let dst = snapshot.brokers.get_mut(to)?;
     let local = &mut dst.local_broker_data;
-    for (u, m) in usages_mut(local).into_iter().zip(moved) {
+    for (u, m) in usages_mut(local).into_iter().zip(into) {
         u.usage += m;
     }
     local.bundles.push(bundle.to_string());
@@ -200,7 +290,7 @@ mod tests {
     }
 
     #[test]
-    fn moving_a_bundle_moves_its_share_of_usage() {
+    fn moving_a_bundle_moves_its_share_of_the_busy_usage() {
         let mut snap = Snapshot::default();
         snap.brokers.insert(
             "a:8080".into(),
@@ -217,9 +307,10 @@ mod tests {
         assert_eq!(moved.map(|m| m.bytes_per_sec()), Some(3e6));
         let a = &snap.brokers["a:8080"].local_broker_data;
         let b = &snap.brokers["b:8080"].local_broker_data;
-        // The bundle had 3/4 of a's throughput: 3/4 of 300 cpu units and of 8000 Kbps move.
-        assert_eq!(a.cpu.usage, 75.0);
-        assert_eq!(b.cpu.usage, 265.0);
+        // 4 cores: 5 % of 400 is a's idle baseline, 280 of its 300 is busy; the bundle has 3/4
+        // of a's throughput, so 210 cpu units and 3/4 of 8000 Kbps move.
+        assert_eq!(a.cpu.usage, 90.0);
+        assert_eq!(b.cpu.usage, 250.0);
         assert_eq!(a.bandwidth_in.usage, 2000.0);
         assert_eq!(b.bandwidth_in.usage, 14000.0);
         assert_eq!(a.bundles.len(), 1);
@@ -227,60 +318,44 @@ mod tests {
         assert!(move_bundle(&mut snap, "t/n/0x00000000_0x80000000", "a:8080", "b:8080").is_none());
     }
 
-    fn owner(thr: (f64, f64), rate: (f64, f64), bundles: usize) -> LocalBrokerData {
-        LocalBrokerData {
-            cpu: ResourceUsage::new(200.0, 400.0),
-            memory: ResourceUsage::new(1024.0, 4096.0),
-            direct_memory: ResourceUsage::new(-5.0, 4096.0),
-            bandwidth_in: ResourceUsage::new(800.0, 1e6),
-            bandwidth_out: ResourceUsage::new(600.0, 1e6),
-            msg_throughput_in: thr.0,
-            msg_throughput_out: thr.1,
-            msg_rate_in: rate.0,
-            msg_rate_out: rate.1,
-            bundles: (0..bundles).map(|i| format!("t/n/{i}")).collect(),
-            ..LocalBrokerData::default()
-        }
-    }
-
-    fn traffic(thr: (f64, f64), rate: (f64, f64)) -> NamespaceBundleStats {
-        NamespaceBundleStats {
-            msg_throughput_in: thr.0,
-            msg_throughput_out: thr.1,
-            msg_rate_in: rate.0,
-            msg_rate_out: rate.1,
-            ..NamespaceBundleStats::default()
-        }
-    }
-
     #[test]
-    fn a_bundle_carries_its_share_of_throughput_else_rate_else_one_nth() {
-        // Throughput: (1000 + 500) / (3000 + 3000) = 1/4 of cpu 200 and memory 1024; NIC in
-        // 1000/3000 of 800, NIC out 500/3000 of 600; a negative usage carries nothing.
-        let o = owner((3000.0, 3000.0), (10.0, 10.0), 4);
-        let share = UsageShare::of(&traffic((1000.0, 500.0), (1.0, 1.0)), &o);
-        assert_eq!(share.overall, 0.25);
-        let a = share.amounts(&o);
-        assert_eq!(a[0], 50.0);
-        assert_eq!(a[1], 256.0);
-        assert_eq!(a[2], 0.0);
-        assert_eq!(a[3], 800.0 * (1000.0 / 3000.0));
-        assert_eq!(a[4], 600.0 * (500.0 / 3000.0));
-        // No throughput on the owner: the message-rate share, 5 / (15 + 5), for every resource.
-        let o = owner((0.0, 0.0), (15.0, 5.0), 4);
-        let a = UsageShare::of(&traffic((0.0, 0.0), (4.0, 1.0)), &o).amounts(&o);
-        assert_eq!(a, [50.0, 256.0, 0.0, 200.0, 150.0]);
-        // Neither: 1/n of the owner's 5 bundles.
-        let o = owner((0.0, 0.0), (0.0, 0.0), 5);
-        let share = UsageShare::of(&traffic((0.0, 0.0), (0.0, 0.0)), &o);
-        assert_eq!(share.overall, 0.2);
-        assert_eq!(share.amounts(&o), [40.0, 204.8, 0.0, 160.0, 120.0]);
-        // A bundle reporting more than its owner's total carries all of it, not more.
-        let o = owner((100.0, 100.0), (1.0, 1.0), 2);
-        let share = UsageShare::of(&traffic((900.0, 0.0), (1.0, 1.0)), &o);
-        assert_eq!(
-            (share.overall, share.bandwidth_in, share.bandwidth_out),
-            (1.0, 1.0, 0.0)
+    fn a_work_book_keeps_a_bundles_work_from_the_snapshot_it_started_on() {
+        let mut base = Snapshot::default();
+        base.brokers.insert(
+            "a:8080".into(),
+            broker(
+                300.0,
+                &[
+                    ("t/n/0x00000000_0x80000000", 3e6),
+                    ("t/n/0x80000000_0xffffffff", 1e6),
+                ],
+            ),
         );
+        base.brokers.insert(
+            "b:8080".into(),
+            broker(40.0, &[("t/n2/0x00000000_0xffffffff", 1e6)]),
+        );
+        let model = LoadModel::default();
+        let mut book = WorkBook::default();
+        let (on, w) = book.work_on(
+            &base,
+            || None,
+            "t/n/0x00000000_0x80000000",
+            "a:8080",
+            &model,
+        );
+        assert_eq!((on.as_str(), w[0]), ("a:8080", 210.0));
+        // Asked again from another broker (after a move), the same work, estimated on a.
+        let (on, w) = book.work_on(
+            &base,
+            || None,
+            "t/n/0x00000000_0x80000000",
+            "b:8080",
+            &model,
+        );
+        assert_eq!((on.as_str(), w[0]), ("a:8080", 210.0));
+        // A bundle the snapshot does not have: estimated from the current report given.
+        let (on, w) = book.work_on(&base, || None, "t/n/x", "b:8080", &model);
+        assert_eq!((on.as_str(), w), ("b:8080", [0.0; 5]));
     }
 }

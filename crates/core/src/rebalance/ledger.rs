@@ -1,14 +1,15 @@
 //! A light copy of the cluster's load for the search: each broker's five resource usages and limits,
-//! and each bundle's owner and the raw usage it carries. The amounts are the plan's
-//! ([`crate::plan::load_model::UsageShare`]: a bundle takes its share of its owner's throughput,
-//! else message rate, else 1/n), computed once against the snapshot, so a move costs O(1) instead
-//! of a snapshot edit; the final plan re-applies the chosen moves with the real model.
+//! and each bundle's owner and the work it carries. The work is the one load model's
+//! ([`crate::plan::load_model::owner_work`], [`crate::load`]: a bundle's share of its owner's busy
+//! usage), computed once against the snapshot as a plan's moves compute it, so a move costs O(1)
+//! instead of a snapshot edit and the search's numbers are the final plan's.
 
+use crate::load::LoadModel;
 use crate::model::{ResourceUsage, Snapshot, SystemResourceUsage};
-use crate::plan::load_model::{UsageShare, bundle_load};
+use crate::plan::load_model::owner_work;
 use crate::units::{ResourceWeights, modular_weighted_max_fraction};
 
-pub use crate::plan::load_model::Amounts;
+pub use crate::load::Amounts;
 
 #[derive(Clone, Debug)]
 pub struct BundleEntry {
@@ -52,14 +53,16 @@ impl Ledger {
         for (pos, (name, b)) in snapshot.brokers.iter().enumerate() {
             let local = &b.local_broker_data;
             let mut owned = Vec::with_capacity(local.bundles.len());
-            for bundle in &local.bundles {
-                let s = bundle_load(snapshot, name, bundle).stats;
+            let works = owner_work(snapshot, name, &LoadModel::default())
+                .map(|w| w.bundles)
+                .unwrap_or_default();
+            for w in works {
                 owned.push(bundles.len());
                 bundles.push(BundleEntry {
-                    name: bundle.clone(),
+                    bytes_per_sec: w.load.stats.total_msg_throughput(),
+                    name: w.bundle,
                     owner: pos,
-                    amounts: UsageShare::of(&s, local).amounts(local),
-                    bytes_per_sec: s.total_msg_throughput(),
+                    amounts: w.work,
                 });
             }
             brokers.push(BrokerEntry {

@@ -1,5 +1,7 @@
-//! The simulated cluster: who owns which bundle, what each bundle carries this cycle, what each
-//! broker costs per byte, and the leader's `LoadData` / `PlacementContext`, all kept up to date
+//! The simulated cluster: who owns which bundle, the traffic and work each bundle carries this
+//! cycle (the one load model's, `crate::load`: a bundle's work estimated once from its owner's
+//! report and scaled with its traffic), each broker's idle baseline, and the leader's `LoadData` /
+//! `PlacementContext`, all kept up to date
 //! incrementally (reports are rewritten in place each cycle instead of rebuilding `LoadData` from
 //! a snapshot, which is what makes 1,000 cycles on 10,000 bundles cheap).
 //!
@@ -11,6 +13,7 @@ use std::collections::HashMap;
 
 use indexmap::IndexMap;
 
+use crate::load::{Amounts, LoadModel};
 use crate::model::{
     BundleData, BundleStatsTotals, LocalBrokerData, NamespaceBundleStats, ResourceUsage, Snapshot,
     TimeAverageBrokerData,
@@ -20,15 +23,12 @@ use crate::modular::pipeline::{PipelineTrace, PlacementContext};
 use crate::naming::BundleName;
 use crate::plan::leader_memory::{LeaderMemory, Tick};
 use crate::plan::leader_state::LeaderState;
-use crate::plan::load_model::bundle_load;
+use crate::plan::load_model::{BundleLoad, bundle_load, owner_work_of};
 use crate::plan::splits::{SplitResult, apply_split, compute_split};
 use crate::plan::splitter_task::{SplitHost, long_term_of};
 
 use super::load_model::{HeapCurve, bundle_factor, global_factor, name_key, scaled};
 use super::scenario::{LoadSpec, SpikeTarget};
-
-/// Kbps per byte/s: 8 bits, 1000 bits per kilobit (the fallback NIC cost).
-const KBPS_PER_BYTE_PER_SEC: f64 = 8.0 / 1000.0;
 
 /// A bundle of the simulation (tombstoned, not removed, when split so indices stay valid).
 #[derive(Clone, Debug)]
@@ -42,19 +42,14 @@ pub(crate) struct SimBundle {
     pub owner: Option<usize>,
     /// Traffic this cycle.
     pub current: NamespaceBundleStats,
+    /// Work at factor 1 (the one load model's estimate on its snapshot owner, CPU divided by that
+    /// broker's cost factor), and this cycle's (scaled with the traffic).
+    pub base_work: Amounts,
+    pub work: Amounts,
     pub alive: bool,
     /// Position in `LoadData::bundle_data` once its owner's report is the model's (before that the
     /// leader may have no data for it: `usize::MAX`, which finds nothing).
     pub data_pos: usize,
-}
-
-/// How a broker turns traffic into resource usage, derived from the initial snapshot.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub(crate) struct BrokerCost {
-    pub cpu_idle: f64,
-    pub cpu_per_byte: f64,
-    pub bw_in_per_byte: f64,
-    pub bw_out_per_byte: f64,
 }
 
 #[derive(Clone, Debug)]
@@ -63,7 +58,10 @@ pub(crate) struct SimBroker {
     pub live: bool,
     /// Owned bundle indices, in the order of the report's `bundles` and `lastStats`.
     pub owned: Vec<usize>,
-    pub cost: BrokerCost,
+    /// Usage none of its bundles explains (the one load model's idle baseline).
+    pub baseline: Amounts,
+    /// Its CPU cost factor (`LoadSpec::cpu_cost_factors`, 1 by default).
+    pub cpu_factor: f64,
     pub heap: Option<HeapCurve>,
     /// Limits and static fields of the report (usages are recomputed).
     pub template: LocalBrokerData,
@@ -103,11 +101,6 @@ pub(crate) struct MembershipChange {
     pub settle_passes: u64,
 }
 
-fn median(mut v: Vec<f64>) -> Option<f64> {
-    v.sort_by(f64::total_cmp);
-    v.get(v.len() / 2).copied()
-}
-
 impl SimCluster {
     /// The leader's `LoadData`.
     pub fn data(&self) -> &LoadData {
@@ -128,6 +121,7 @@ impl SimCluster {
         let mut brokers: Vec<SimBroker> = Vec::new();
         let mut leader = LeaderState::new(snapshot);
         let data = leader.data();
+        let model: LoadModel = load.model();
         for (bi, (id, b)) in snapshot.brokers.iter().enumerate() {
             let local = &b.local_broker_data;
             let names = local.bundles.iter().chain(
@@ -151,6 +145,8 @@ impl SimCluster {
                     spikes: Vec::new(),
                     owner: Some(bi),
                     current: base,
+                    base_work: [0.0; 5],
+                    work: [0.0; 5],
                     alive: true,
                     data_pos: data
                         .bundle_data
@@ -158,6 +154,22 @@ impl SimCluster {
                         .unwrap_or(usize::MAX),
                 });
                 owned.push(idx);
+            }
+            // The one load model's split of the report: baseline and each owned bundle's work.
+            let loads = owned
+                .iter()
+                .filter_map(|&i| bundles.get(i))
+                .map(|b| (b.name.clone(), BundleLoad { stats: b.base }))
+                .collect();
+            let split = owner_work_of(id, local, loads, &model);
+            let cpu_factor = model.cpu_factor(id);
+            for (&i, w) in owned.iter().zip(&split.bundles) {
+                if let Some(b) = bundles.get_mut(i) {
+                    let mut work = w.work;
+                    work[0] /= cpu_factor;
+                    b.base_work = work;
+                    b.work = work;
+                }
             }
             let mut template = local.clone();
             template.bundles.clear();
@@ -168,12 +180,8 @@ impl SimCluster {
                 id: id.clone(),
                 live: true,
                 owned,
-                cost: BrokerCost {
-                    cpu_idle: 0.0,
-                    cpu_per_byte: 0.0,
-                    bw_in_per_byte: 0.0,
-                    bw_out_per_byte: 0.0,
-                },
+                baseline: split.estimate.baseline,
+                cpu_factor,
                 heap: load
                     .heap
                     .as_ref()
@@ -183,7 +191,6 @@ impl SimCluster {
                 verbatim: true,
             });
         }
-        derive_costs(&mut brokers, &bundles, load.idle_cpu_fraction);
         // Spikes: membership resolved once, on the initial bundles.
         for (si, spike) in load.spikes.iter().enumerate() {
             let path = format!("$.load.spikes[{si}]");
@@ -265,6 +272,7 @@ impl SimCluster {
         for b in self.bundles.iter_mut().filter(|b| b.alive) {
             let f = global * bundle_factor(load, &b.spikes, seed, b.key, cycle);
             b.current = scaled(&b.base, f);
+            b.work = b.base_work.map(|w| w * f);
         }
     }
 
@@ -333,10 +341,14 @@ impl SimCluster {
         let local = &mut bd.local;
         let mut totals = BundleStatsTotals::default();
         let mut ta = TimeAverageBrokerData::default();
+        let mut work = [0.0; 5];
         for (k, &idx) in broker.owned.iter().enumerate() {
             let Some(sb) = self.bundles.get(idx) else {
                 continue;
             };
+            for (sum, w) in work.iter_mut().zip(sb.work) {
+                *sum += w;
+            }
             let s = sb.current;
             if let Some((_, slot)) = local.last_stats.get_index_mut(k) {
                 *slot = s;
@@ -351,11 +363,11 @@ impl SimCluster {
         }
         totals.write_to(local);
         local.num_bundles = broker.owned.len() as i64;
-        let (thr_in, thr_out) = (totals.msg_throughput_in, totals.msg_throughput_out);
-        let c = broker.cost;
-        local.cpu.usage = c.cpu_idle + c.cpu_per_byte * (thr_in + thr_out);
-        local.bandwidth_in.usage = c.bw_in_per_byte * thr_in;
-        local.bandwidth_out.usage = c.bw_out_per_byte * thr_out;
+        // The one load model: baseline plus the work of the bundles it hosts, CPU at its factor.
+        if let Some(cpu) = work.first_mut() {
+            *cpu *= broker.cpu_factor;
+        }
+        write_usages(local, &broker.baseline, &work);
         if let Some(h) = &broker.heap {
             local.memory.usage = local.memory.limit * h.fraction_at(cycle);
         }
@@ -536,9 +548,7 @@ impl SimCluster {
         b.verbatim = false;
         b.owned.clear();
         let mut local = b.template.clone();
-        local.cpu.usage = b.cost.cpu_idle;
-        local.bandwidth_in.usage = 0.0;
-        local.bandwidth_out.usage = 0.0;
+        write_usages(&mut local, &b.baseline, &[0.0; 5]);
         local.msg_rate_in = 0.0;
         local.msg_rate_out = 0.0;
         local.msg_throughput_in = 0.0;
@@ -562,19 +572,20 @@ impl SimCluster {
         self.membership.came_up = true;
     }
 
-    /// A new broker with `like`'s limits and cost coefficients, down until `bring_up`.
+    /// A new broker with `like`'s limits, idle CPU and CPU cost factor (its own factor when the
+    /// scenario names it), down until `bring_up`.
     pub fn add_broker(&mut self, id: &str, like: usize, seed: u64, load: &LoadSpec) -> usize {
-        let (template, cost) = match self.brokers.get(like) {
-            Some(l) => (l.template.clone(), l.cost),
-            None => (
-                LocalBrokerData::default(),
-                BrokerCost {
-                    cpu_idle: 0.0,
-                    cpu_per_byte: 0.0,
-                    bw_in_per_byte: KBPS_PER_BYTE_PER_SEC,
-                    bw_out_per_byte: KBPS_PER_BYTE_PER_SEC,
-                },
+        let (template, idle_cpu, like_factor) = match self.brokers.get(like) {
+            Some(l) => (
+                l.template.clone(),
+                l.baseline.first().copied().unwrap_or(0.0),
+                l.cpu_factor,
             ),
+            None => (LocalBrokerData::default(), 0.0, 1.0),
+        };
+        let cpu_factor = match load.cpu_cost_factors.get(id) {
+            Some(_) => load.model().cpu_factor(id),
+            None => like_factor,
         };
         let mut template = template;
         template.broker_id = None;
@@ -589,7 +600,8 @@ impl SimCluster {
             id: id.to_string(),
             live: false,
             owned: Vec::new(),
-            cost,
+            baseline: [idle_cpu, 0.0, 0.0, 0.0, 0.0],
+            cpu_factor,
             heap: load
                 .heap
                 .as_ref()
@@ -647,6 +659,7 @@ impl SimCluster {
             let idx = self.bundles.len();
             let base = scaled(&p.base, *f);
             let current = scaled(&p.current, *f);
+            let (base_work, work) = (p.base_work.map(|w| w * f), p.work.map(|w| w * f));
             let topics = |v: i64| (v as f64 * f).round() as i64;
             let fix = |s: NamespaceBundleStats| NamespaceBundleStats {
                 topics: topics(s.topics),
@@ -661,6 +674,8 @@ impl SimCluster {
                 spikes: p.spikes.clone(),
                 owner: None,
                 current: fix(current),
+                base_work,
+                work,
                 alive: true,
                 data_pos: 0,
             });
@@ -749,38 +764,17 @@ fn namespace_bundle_count(layout: &Snapshot, namespace: &str) -> Option<i64> {
         .map(|n| i64::from(n.bundles.num_bundles))
 }
 
-/// Per-broker cost coefficients from the initial reports: CPU = idle baseline + cost per byte/s of
-/// total throughput; NIC in/out = Kbps per byte/s of inbound/outbound throughput. A broker without
-/// traffic takes the median coefficient of the others.
-fn derive_costs(brokers: &mut [SimBroker], bundles: &[SimBundle], idle_fraction: f64) {
-    let mut derived: Vec<(Option<f64>, Option<f64>, Option<f64>)> = Vec::new();
-    for b in brokers.iter_mut() {
-        let (mut tin, mut tout) = (0.0, 0.0);
-        for &i in &b.owned {
-            if let Some(x) = bundles.get(i) {
-                tin += x.base.msg_throughput_in;
-                tout += x.base.msg_throughput_out;
-            }
-        }
-        let t = &b.template;
-        let cpu_usage = t.cpu.usage.max(0.0);
-        b.cost.cpu_idle = cpu_usage.min(idle_fraction * t.cpu.limit.max(0.0));
-        let cpu = (tin + tout > 0.0 && cpu_usage > b.cost.cpu_idle)
-            .then(|| (cpu_usage - b.cost.cpu_idle) / (tin + tout));
-        let bin = (tin > 0.0 && t.bandwidth_in.usage > 0.0).then(|| t.bandwidth_in.usage / tin);
-        let bout =
-            (tout > 0.0 && t.bandwidth_out.usage > 0.0).then(|| t.bandwidth_out.usage / tout);
-        derived.push((cpu, bin, bout));
-    }
-    let med_cpu = median(derived.iter().filter_map(|d| d.0).collect()).unwrap_or(0.0);
-    let med_in =
-        median(derived.iter().filter_map(|d| d.1).collect()).unwrap_or(KBPS_PER_BYTE_PER_SEC);
-    let med_out =
-        median(derived.iter().filter_map(|d| d.2).collect()).unwrap_or(KBPS_PER_BYTE_PER_SEC);
-    for (b, d) in brokers.iter_mut().zip(derived) {
-        b.cost.cpu_per_byte = d.0.unwrap_or(med_cpu);
-        b.cost.bw_in_per_byte = d.1.unwrap_or(med_in);
-        b.cost.bw_out_per_byte = d.2.unwrap_or(med_out);
+/// A report's five usages: `baseline + work`, in the report's units.
+fn write_usages(local: &mut LocalBrokerData, baseline: &Amounts, work: &Amounts) {
+    let usages: [&mut ResourceUsage; 5] = [
+        &mut local.cpu,
+        &mut local.memory,
+        &mut local.direct_memory,
+        &mut local.bandwidth_in,
+        &mut local.bandwidth_out,
+    ];
+    for ((u, b), w) in usages.into_iter().zip(baseline).zip(work) {
+        u.usage = b + w;
     }
 }
 

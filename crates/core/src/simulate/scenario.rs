@@ -2,6 +2,7 @@
 //! events at given cycles, the convergence criteria and the configurations to compare. Parsing
 //! names the JSON path of anything malformed.
 
+use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -45,8 +46,13 @@ pub struct LoadSpec {
     pub noise_fraction: f64,
     /// Java-heap sawtooth per broker; `None` keeps each broker's heap as the snapshot reports it.
     pub heap: Option<HeapModel>,
-    /// CPU a broker uses with no traffic, as a fraction of its limit (capped at its initial usage).
+    /// CPU a broker uses with no traffic, as a fraction of its limit (capped at its initial usage):
+    /// the one load model's idle baseline (`load::LoadModel::idle_cpu_fraction`).
     pub idle_cpu_fraction: f64,
+    /// Per-broker CPU cost factors (brokerId → the cores one unit of work needs there relative to
+    /// a factor-1 broker): brokers of different speeds, as `lbplan history --calibrate` fits them.
+    #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
+    pub cpu_cost_factors: IndexMap<String, f64>,
 }
 
 /// `1 + amplitude × sin(2π (minutes + phase) / period)`.
@@ -142,7 +148,17 @@ impl LoadSpec {
 }
 
 /// 5 % of a broker's CPU limit is taken as its idle baseline unless the scenario says otherwise.
-pub const DEFAULT_IDLE_CPU_FRACTION: f64 = 0.05;
+pub const DEFAULT_IDLE_CPU_FRACTION: f64 = crate::load::work::DEFAULT_IDLE_CPU_FRACTION;
+
+impl LoadSpec {
+    /// The one load model this scenario's reports are written with.
+    pub fn model(&self) -> crate::load::LoadModel {
+        crate::load::LoadModel {
+            idle_cpu_fraction: self.idle_cpu_fraction,
+            cpu_factors: self.cpu_cost_factors.clone(),
+        }
+    }
+}
 
 fn positive(x: f64, path: String, what: &str) -> Result<f64, ScenarioError> {
     if x > 0.0 {
@@ -216,6 +232,8 @@ struct RawLoad {
     heap: Option<Obj<RawHeap>>,
     #[serde(default)]
     idle_cpu_fraction: Option<Finite>,
+    #[serde(default)]
+    cpu_cost_factors: Option<IndexMap<String, Finite>>,
 }
 
 #[derive(Deserialize)]
@@ -334,6 +352,15 @@ fn parse_load(raw: RawLoad, path: &str) -> Result<LoadSpec, ScenarioError> {
             ));
         }
         load.idle_cpu_fraction = i;
+    }
+    for (broker, factor) in raw.cpu_cost_factors.into_iter().flatten() {
+        let Some(x) = f(Some(factor)).filter(|x| *x > 0.0) else {
+            return Err(ScenarioError::malformed(
+                format!("{path}.cpu_cost_factors.{broker}"),
+                "a CPU cost factor must be > 0",
+            ));
+        };
+        load.cpu_cost_factors.insert(broker, x);
     }
     if let Some(Obj(w)) = raw.daily_wave {
         let p = format!("{path}.daily_wave");
@@ -644,7 +671,7 @@ mod tests {
             err(r#"{"format_version":1,"load":{"nois_fraction":0.1}}"#),
             "$.load.nois_fraction: unknown field `nois_fraction`, expected one of \
              `growth_pct_per_cycle`, `daily_wave`, `spikes`, `noise_fraction`, `heap`, \
-             `idle_cpu_fraction`"
+             `idle_cpu_fraction`, `cpu_cost_factors`"
         );
         assert_eq!(
             err(

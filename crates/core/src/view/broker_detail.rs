@@ -47,11 +47,17 @@ pub struct PlanEffect {
     /// Bundles the plan moves here (bundle, source).
     pub moves_in: Vec<(String, String)>,
     pub splits: Vec<String>,
+    /// Each predicted usage of this broker with its arithmetic (the one load model,
+    /// `load::explain`): "cpu: limit 8.00 cores; 0.40 cores idle baseline + …", weak flags and
+    /// range included; empty when the plan does not change its usage.
+    pub usage_explained: Vec<String>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct BrokerDetail {
     pub broker: String,
+    /// Its limits: "8 cores · NIC 2.0 Gbps · heap 4.0 GiB · direct 4.0 GiB".
+    pub capacity: String,
     pub weighted_max_pct: f64,
     pub resources: Vec<ResourceRow>,
     /// Largest share first.
@@ -168,9 +174,24 @@ pub fn broker_detail(
             .filter(|s| s.broker == broker)
             .map(|s| s.bundle.clone())
             .collect(),
+        usage_explained: crate::load::explain::explain_plan(
+            snapshot,
+            p,
+            &crate::load::LoadModel::default(),
+        )
+        .into_iter()
+        .filter(|e| e.broker == broker)
+        .map(|e| {
+            let text = e.text();
+            text.strip_prefix(broker)
+                .map(|t| t.trim_start().to_string())
+                .unwrap_or(text)
+        })
+        .collect(),
     });
     Some(BrokerDetail {
         broker: broker.to_string(),
+        capacity: super::brokers::capacity_text(data),
         weighted_max_pct,
         resources,
         bundles,
@@ -250,6 +271,26 @@ mod tests {
         ];
         s.brokers.insert("b1:8080".into(), b);
         s
+    }
+
+    /// The demo plan sends two bundles to broker-10: its detail says its capacity and the
+    /// arithmetic of each predicted usage (issue 39), the cpu line as `lbplan plan
+    /// --explain-usage` prints it.
+    #[test]
+    fn a_destination_explains_its_predicted_usage() {
+        let snapshot = crate::simulate::builtin_snapshot("demo").unwrap();
+        let config = LoadBalancerConfig::for_profile(crate::config::Profile::Pulsar4x);
+        let plan = crate::plan::make_plan(&snapshot, &crate::plan::PlanRequest::leader_cycle())
+            .unwrap();
+        let d = broker_detail(&snapshot, &config, "broker-10.demo.svc:8080", Some(&plan)).unwrap();
+        assert_eq!(d.capacity, "8 cores · NIC 2.0 Gbps · heap 4.0 GiB · direct 4.0 GiB");
+        let e = d.plan.unwrap();
+        assert_eq!(e.moves_in.len(), 2);
+        assert_eq!(e.usage_explained.len(), 5);
+        let cpu = &e.usage_explained[0];
+        assert!(cpu.starts_with("cpu: limit 8.00 cores;"), "{cpu}");
+        assert!(cpu.contains("+ 2 bundles in") && cpu.contains("= 47.6 %"), "{cpu}");
+        assert!(e.usage_explained[1].contains("weak: heap"));
     }
 
     #[test]

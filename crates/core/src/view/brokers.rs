@@ -65,6 +65,10 @@ pub struct BrokerRow {
     pub bundle_count: usize,
     pub topic_count: i64,
     pub version: String,
+    /// What the broker has (issue 39: mixed hardware visible at a glance): CPU cores (its report's
+    /// CPU limit ÷ 100), and the limits of its NIC and memory, as [`capacity_text`] words them.
+    pub cpu_cores: f64,
+    pub capacity: String,
     /// The weighted max against the configuration and the cluster's average weighted max.
     pub usage_level: UsageLevel,
 }
@@ -75,11 +79,12 @@ pub fn broker_rows(snapshot: &Snapshot, config: &LoadBalancerConfig) -> Vec<Brok
     let mut rows: Vec<BrokerRow> = broker_views(snapshot, &config.resource_weights())
         .into_iter()
         .map(|v| {
-            let version = snapshot
-                .brokers
-                .get(&v.broker)
-                .and_then(|b| b.local_broker_data.broker_version_string.clone())
+            let local = snapshot.brokers.get(&v.broker).map(|b| &b.local_broker_data);
+            let version = local
+                .and_then(|l| l.broker_version_string.clone())
                 .unwrap_or_default();
+            let cpu_cores = local.map_or(0.0, |l| l.cpu.limit / 100.0);
+            let capacity = local.map(capacity_text).unwrap_or_default();
             BrokerRow {
                 cpu_pct: v.cpu_pct,
                 memory_pct: v.memory_pct,
@@ -94,6 +99,8 @@ pub fn broker_rows(snapshot: &Snapshot, config: &LoadBalancerConfig) -> Vec<Brok
                 bundle_count: v.bundle_count,
                 topic_count: v.topic_count,
                 version,
+                cpu_cores,
+                capacity,
                 broker: v.broker,
                 usage_level: UsageLevel::Normal,
             }
@@ -108,6 +115,24 @@ pub fn broker_rows(snapshot: &Snapshot, config: &LoadBalancerConfig) -> Vec<Brok
         r.usage_level = usage_level(r.weighted_max_pct, average_pct, config);
     }
     rows
+}
+
+/// A broker's limits in one short text: "8 cores · NIC 2.0 Gbps · heap 4.0 GiB · direct 4.0 GiB"
+/// (NIC: the larger of its in and out limits, as reported; Kbps → Gbps).
+pub fn capacity_text(l: &crate::model::LocalBrokerData) -> String {
+    let cores = l.cpu.limit / 100.0;
+    let cores = if (cores - cores.round()).abs() < 1e-9 {
+        format!("{cores:.0}")
+    } else {
+        format!("{cores:.1}")
+    };
+    let nic_gbps = l.bandwidth_in.limit.max(l.bandwidth_out.limit) / 1e6;
+    let unit = if cores == "1" { "core" } else { "cores" };
+    format!(
+        "{cores} {unit} · NIC {nic_gbps:.1} Gbps · heap {:.1} GiB · direct {:.1} GiB",
+        l.memory.limit / 1024.0,
+        l.direct_memory.limit / 1024.0
+    )
 }
 
 /// A sortable column of the overview table.
@@ -127,10 +152,12 @@ pub enum BrokerColumn {
     Bundles,
     Topics,
     Version,
+    /// CPU cores (sorts by cores; shows [`BrokerRow::capacity`]).
+    Capacity,
 }
 
 impl BrokerColumn {
-    pub const ALL: [BrokerColumn; 14] = [
+    pub const ALL: [BrokerColumn; 15] = [
         BrokerColumn::Broker,
         BrokerColumn::WeightedMax,
         BrokerColumn::Cpu,
@@ -145,6 +172,7 @@ impl BrokerColumn {
         BrokerColumn::Bundles,
         BrokerColumn::Topics,
         BrokerColumn::Version,
+        BrokerColumn::Capacity,
     ];
 
     pub fn title(self) -> &'static str {
@@ -163,6 +191,7 @@ impl BrokerColumn {
             BrokerColumn::Bundles => "Bundles",
             BrokerColumn::Topics => "Topics",
             BrokerColumn::Version => "Version",
+            BrokerColumn::Capacity => "Capacity",
         }
     }
 
@@ -184,6 +213,7 @@ impl BrokerColumn {
             BrokerColumn::ThroughputOut => r.throughput_out_bytes_per_sec,
             BrokerColumn::Bundles => r.bundle_count as f64,
             BrokerColumn::Topics => r.topic_count as f64,
+            BrokerColumn::Capacity => r.cpu_cores,
             BrokerColumn::Broker | BrokerColumn::Version => 0.0,
         }
     }
@@ -249,6 +279,25 @@ mod tests {
             (rows[0].broker.as_str(), rows[0].bundle_count),
             ("a:8080", 3)
         );
+    }
+
+    /// The demo's brokers are 8-core, 2 Gbps, 4 GiB heap and 4 GiB direct memory
+    /// (`SyntheticSpec::demo`); a 1-core broker of the mixed cluster sorts last by capacity.
+    #[test]
+    fn capacity_shows_each_brokers_limits() {
+        let mut demo = crate::simulate::builtin_snapshot("demo").unwrap();
+        let config = LoadBalancerConfig::for_profile(Profile::Pulsar4x);
+        let rows = broker_rows(&demo, &config);
+        assert_eq!(
+            rows[0].capacity,
+            "8 cores · NIC 2.0 Gbps · heap 4.0 GiB · direct 4.0 GiB"
+        );
+        let first = demo.brokers.keys().next().unwrap().clone();
+        demo.brokers[&first].local_broker_data.cpu.limit = 100.0;
+        let mut rows = broker_rows(&demo, &config);
+        sort_rows(&mut rows, BrokerColumn::Capacity, true);
+        assert_eq!(rows.last().unwrap().broker, first);
+        assert!(rows.last().unwrap().capacity.starts_with("1 core · "));
     }
 
     /// Pulsar's defaults: `loadBalancerBrokerOverloadedThresholdPercentage=85`,

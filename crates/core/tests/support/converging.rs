@@ -4,14 +4,15 @@
 //! rate: a 1-core broker, where each bundle's CPU weighs 8× what it did on its 8-core source.
 //!
 //! The numbers (weighted max = the largest of cpu, NIC in, NIC out; memory weighs 0):
-//! * 4 hot brokers: NIC out 52.9 %, cpu 200 of 800 (25 %); 5 mid: NIC out 46.9 %, cpu 20 %;
+//! * 4 hot brokers: NIC out 52.9 %, cpu 240 of 800 (30 %); 5 mid: NIC out 46.9 %, cpu 20 %;
 //!   5 cool: NIC out 26.9 %, cpu 15 %; `tiny-1`: cpu 2.9 of 100, NIC out 1 %.
 //! * average = (4 × 52.9 + 5 × 46.9 + 5 × 26.9 + 2.9) / 15 = 38.9 %; ThresholdShedder (threshold
 //!   10 %) sheds the hot brokers only (52.9 ≥ 48.9 > 46.9), each needing 52.9 − 38.9 − 10 + 5 = 9 %
 //!   of its throughput: 2 of its 16 equal bundles (6.25 % each).
 //! * every broker serves 16 bundles of `t/ns`, so the even-distribution filter keeps all 15;
 //!   `tiny-1`'s bundles carry 1 msg/s each way, the others' 100 or more.
-//! * a moved bundle takes 1/16 of its source's cpu, 12.5 (percent of a core): on `tiny-1` 8 of them
+//! * a moved bundle takes 1/16 of its source's busy cpu (the one load model: 240 less the idle
+//!   baseline of 5 % of 800), 12.5 (percent of a core, 0.125 cores): on `tiny-1`, 1 core, 8 of them
 //!   make 2.9 + 100 = 102.9 %.
 //! * LeastResourceUsageWithWeight (difference threshold 10 %) picks at random among the brokers at or
 //!   below 38.9 − 10 = 28.9 %: the 5 cool ones and `tiny-1`.
@@ -52,7 +53,7 @@ pub fn snapshot() -> Snapshot {
             prefix: "hot",
             count: 4,
             cores: 8.0,
-            cpu_fraction: 0.25,
+            cpu_fraction: 0.30,
             nic_out_fraction: 0.529,
             rate_each_way: 200.0,
         },
