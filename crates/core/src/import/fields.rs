@@ -6,7 +6,7 @@ use super::diag::{ImportError, WarningKind};
 use super::json::{Ctx, JPath};
 use super::typed::{Leaf, Object, Unknown, json_object};
 use crate::model::{BrokerLoadData, LocalBrokerData, NamespaceBundleStats, ResourceUsage};
-use crate::naming::{BundleName, BundleRange, parse_bundle_name, push_boundary};
+use crate::naming::{BundleName, BundleRange, is_named_entity, parse_bundle_name, push_boundary};
 use crate::units::percent_usage;
 
 /// A `ResourceUsage` as read.
@@ -273,7 +273,9 @@ pub(crate) fn bundle_name(
     text: &str,
     p: &JPath<'_>,
 ) -> Result<BundleName, ImportError> {
-    parse_bundle_name(text).map_err(|_| not_a_bundle_name(ctx, text, p))
+    let b = parse_bundle_name(text).map_err(|_| not_a_bundle_name(ctx, text, p))?;
+    pulsar_namespace(ctx, &b.namespace, text, p)?;
+    Ok(b)
 }
 
 /// [`bundle_name`]'s check, the name in Pulsar's canonical spelling (`BundleName`'s `Display`)
@@ -284,9 +286,32 @@ pub(crate) fn canonical_bundle_name(
     text: &str,
     p: &JPath<'_>,
 ) -> Result<String, ImportError> {
-    split_bundle(text)
-        .map(|(namespace, range)| bundle_key(namespace, range))
-        .ok_or_else(|| not_a_bundle_name(ctx, text, p))
+    let (namespace, range) = split_bundle(text).ok_or_else(|| not_a_bundle_name(ctx, text, p))?;
+    pulsar_namespace(ctx, namespace, text, p)?;
+    Ok(bundle_key(namespace, range))
+}
+
+/// The one name check of the importer: a bundle's namespace passes Pulsar's own rule
+/// (`NamedEntity.checkName` on each segment, `naming::is_named_entity`). Pulsar refuses to create
+/// any other name, so a `$(…)` or a quote in one did not come from a cluster: refused here, before
+/// it can reach a table, a script or a URL.
+fn pulsar_namespace(
+    ctx: &Ctx<'_>,
+    namespace: &str,
+    text: &str,
+    p: &JPath<'_>,
+) -> Result<(), ImportError> {
+    if namespace.split('/').all(is_named_entity) {
+        return Ok(());
+    }
+    Err(ctx.err(
+        p,
+        format!(
+            "bundle \"{}\": namespace `{}` breaks Pulsar's name rule (NamedEntity.checkName: only letters, digits and -=:._), so no cluster has it",
+            text.escape_default(),
+            namespace.escape_default()
+        ),
+    ))
 }
 
 fn not_a_bundle_name(ctx: &Ctx<'_>, text: &str, p: &JPath<'_>) -> ImportError {
