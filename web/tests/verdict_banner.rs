@@ -55,6 +55,7 @@ async fn a_worse_plan_shows_the_banner_and_its_fix_applies_as_an_edit() {
             on_apply_setting: Some(Callback::from(move |kv| record.borrow_mut().push(kv))),
             diff: None,
             explain: None,
+            on_find: None,
         },
     )
     .render();
