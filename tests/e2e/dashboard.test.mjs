@@ -154,14 +154,17 @@ test('run plan, a manual move, export, and reload restores it', async () => {
 
     // Moves are grouped by the broker they leave: one header row per source (a button that opens
     // or closes the group), each counting its rows, in one virtualised list.
+    // The group names a broker by its short name (core's rule), the full id on hover.
     const groups = await page.locator('[data-testid=plan-move-group]').evaluateAll((gs) => gs.map((g) => {
-      const broker = g.querySelector('[data-testid=plan-group-name]').textContent;
+      const name = g.querySelector('[data-testid=plan-group-name]');
+      const broker = name.title;
       return {
         broker,
+        short: name.textContent,
         open: g.querySelector('button').getAttribute('aria-expanded'),
         summary: g.textContent,
         rows: [...document.querySelectorAll('[data-testid=plan-move]')].filter((r) => r.dataset.from === broker)
-          .map((r) => r.querySelector('td').textContent),
+          .map((r) => r.querySelector('[data-testid=plan-move-from]').textContent),
       };
     }));
     const moveRows = await page.locator('[data-testid=plan-move]').count();
@@ -170,7 +173,8 @@ test('run plan, a manual move, export, and reload restores it', async () => {
     for (const g of groups) {
       assert.equal(g.open, 'true', g.summary);
       assert.ok(g.summary.includes(`${g.rows.length} move`), g.summary);
-      assert.ok(g.rows.every((r) => r.startsWith(`${g.broker} → `)), JSON.stringify(g));
+      assert.ok(g.broker.startsWith(`${g.short}.demo.svc`), JSON.stringify(g));
+      assert.ok(g.rows.every((r) => r === g.short), JSON.stringify(g));
     }
     // The list tells assistive tech its size: every row (headers and moves) is counted.
     assert.equal(await page.getAttribute('[data-testid=plan-moves]', 'aria-rowcount'), String(groups.length + moveRows + 1));
@@ -206,7 +210,7 @@ test('run plan, a manual move, export, and reload restores it', async () => {
     // The filter narrows the moves to one source broker.
     await page.fill('[data-testid=plan-filter]', groups[0].broker);
     await page.waitForFunction((b) => [...document.querySelectorAll('[data-testid=plan-move]')]
-      .every((r) => r.querySelector('td').textContent.includes(b)), groups[0].broker);
+      .every((r) => r.dataset.from === b), groups[0].broker);
     assert.ok(await page.locator('[data-testid=plan-move]').count() >= groups[0].rows.length);
     await page.fill('[data-testid=plan-filter]', '');
     await page.waitForFunction((n) => document.querySelectorAll('[data-testid=plan-move]').length === n, moveRows);
@@ -222,8 +226,12 @@ test('run plan, a manual move, export, and reload restores it', async () => {
     await page.selectOption('[data-testid=move-destination]', dest);
     await page.click('[data-testid=move-bundle]');
     await page.waitForSelector('[data-testid=plan-move][data-origin=manual]', { timeout: 20_000 });
-    const manual = await page.textContent('[data-testid=plan-move][data-origin=manual]');
-    assert.ok(manual.includes(`${owner} → ${dest}`), manual);
+    const manual = page.locator('[data-testid=plan-move][data-origin=manual]');
+    assert.equal(await manual.getAttribute('data-from'), owner);
+    assert.equal(await manual.getAttribute('data-to'), dest);
+    // From and To are columns of their own, each the short name, the full id on hover.
+    assert.equal(await manual.locator('[data-testid=plan-move-to]').getAttribute('title'), dest);
+    assert.ok(dest.startsWith(`${(await manual.locator('[data-testid=plan-move-to]').textContent()).trim()}.`), dest);
     assert.equal(await page.locator('[data-testid=operations] li').count(), 1);
     // The plan now says what the edit changes against the plan without it.
     const diff = page.locator('[data-testid=plan-diff]');
@@ -651,6 +659,157 @@ test('rebalance: a proposal toward the goal that Pulsar leaves alone, its trade-
     for (const text of await moves.allTextContents()) assert.match(text, /→ \S+.*rebalance toward max\/mean<=1\.15/s);
     await page.waitForSelector('[data-testid=rebalance-tradeoff]');
     await screenshotOf(page, '[data-testid=rebalance-panel]', 'rebalance.png');
+    assertClean();
+  } finally {
+    await context.close();
+  }
+});
+
+/** The demo cluster with Kubernetes-style broker ids (`pulsar-broker-04.pulsar-broker.pulsar.svc.cluster.local:8080`). */
+function longIdDemo() {
+  const text = JSON.stringify(demo).replace(/broker-(\d\d)\.demo\.svc:8080/g,
+    'pulsar-broker-$1.pulsar-broker.pulsar.svc.cluster.local:8080');
+  return { name: 'k8s-snapshot.json', mimeType: 'application/json', buffer: Buffer.from(text) };
+}
+
+/** The elements of `selector` whose text is cut (ellipsised) in their box. */
+async function cutTexts(page, selector) {
+  return page.locator(selector).evaluateAll((els) => els
+    .filter((e) => e.scrollWidth > e.clientWidth + 1)
+    .map((e) => e.textContent));
+}
+
+test('long Kubernetes broker ids: short names in the tables, the destination visible, the full id on hover', async () => {
+  const context = await env.browser.newContext({ viewport: { width: 1440, height: 1000 } });
+  const { page, diagnostics, assertClean } = await recordingPage(context);
+  try {
+    await page.goto(env.baseUrl, { waitUntil: 'load' });
+    await waitForRows(page, diagnostics);
+    await page.setInputFiles('[data-testid=snapshot-input]', [longIdDemo()]);
+    await page.waitForFunction(() => document.querySelector('[data-testid=broker-row]')?.dataset.broker?.includes('svc.cluster.local'),
+      null, { timeout: 20_000 });
+    // Brokers: each row shows the part that differs, the full id on hover and focus.
+    const names = await page.locator('[data-testid=broker-select]').evaluateAll((bs) => bs.map((b) => ({
+      text: b.textContent, title: b.title, id: b.closest('tr').dataset.broker,
+    })));
+    assert.equal(names.length, DEMO_BROKERS);
+    for (const n of names) {
+      assert.match(n.text, /^pulsar-broker-\d\d$/, JSON.stringify(n));
+      assert.equal(n.id, `${n.text}.pulsar-broker.pulsar.svc.cluster.local:8080`);
+      assert.ok(n.title.startsWith(n.id), JSON.stringify(n));
+    }
+    assert.deepEqual(await cutTexts(page, '[data-testid=broker-row] th'), []);
+    await screenshotOf(page, '[data-testid=broker-table]', 'brokers-long-ids.png');
+
+    // The plan: From and To are columns of their own; the destination is there, not cut away.
+    await page.click('[data-testid=run-plan]');
+    await page.waitForSelector('[data-testid=plan-move]', { timeout: 20_000 });
+    const moves = await page.locator('[data-testid=plan-move]').evaluateAll((rs) => rs.map((r) => ({
+      to: r.querySelector('[data-testid=plan-move-to]').textContent.trim(),
+      toTitle: r.querySelector('[data-testid=plan-move-to]').title,
+      from: r.querySelector('[data-testid=plan-move-from]').textContent,
+      data: [r.dataset.from, r.dataset.to],
+    })));
+    assert.ok(moves.length > 0);
+    for (const m of moves) {
+      assert.match(m.to, /^pulsar-broker-\d\d$/, JSON.stringify(m));
+      assert.equal(m.toTitle, m.data[1]);
+      assert.equal(m.data[0], `${m.from}.pulsar-broker.pulsar.svc.cluster.local:8080`);
+    }
+    assert.deepEqual(await cutTexts(page, '[data-testid=plan-move-to], [data-testid=plan-move-from]'), []);
+    assert.deepEqual(await cutTexts(page, '[data-testid=plan-usage-row] th'), []);
+    await screenshotOf(page, '[data-testid=plan]', 'plan-long-ids.png');
+    assertClean();
+  } finally {
+    await context.close();
+  }
+});
+
+test('Find reads what it is given: a bundle, a range, a short broker name; plan rows link to their bundle', async () => {
+  const { context, page, diagnostics, assertClean } = await openDashboard();
+  try {
+    await waitForRows(page, diagnostics);
+    await page.waitForSelector('[data-testid=bundle-map][data-draw-ms]', { timeout: 10_000 });
+    const find = async (q) => {
+      await page.fill('[data-testid=map-search]', q);
+      await page.press('[data-testid=map-search]', 'Enter');
+      await page.waitForFunction((q) => document.querySelector('[data-testid=map-search-result]')?.textContent.length > 0
+        && document.querySelector('[data-testid=map-search]').value === q, q);
+      return page.textContent('[data-testid=map-search-result]');
+    };
+    const chip = async () => (await page.textContent('[data-testid=bundle-chip]')).trim();
+    // Issue 41: this bundle name was hashed as a topic and selected 0x50000000_0x58000000.
+    const bundle = 'globex/clickstream/0xf0000000_0xf8000000';
+    const owner = Object.entries(demo.brokers).find(([, b]) => b.local_broker_data.bundles.includes(bundle))[0];
+    assert.equal(await find(bundle), `bundle ${bundle}, owned by ${owner}`);
+    await page.waitForFunction((b) => document.querySelector('[data-testid=bundle-chip]')?.textContent.trim() === b, bundle);
+    assert.equal((await page.textContent('[data-testid=selection-owner]')).trim(), owner);
+    await screenshotOf(page, '.map-panel', 'map-find-bundle.png');
+
+    // A bare range: the bundle, or the namespaces that have it to choose from.
+    const range = ['0x00000000', '0x10000000'];
+    const having = Object.entries(demo.namespaces).filter(([, n]) => {
+      const b = n.bundles.boundaries;
+      return b.some((x, k) => x === range[0] && b[k + 1] === range[1]);
+    }).map(([ns]) => `${ns}/${range[0]}_${range[1]}`);
+    assert.ok(having.length >= 1);
+    const note = await find(`${range[0]}_${range[1]}`);
+    if (having.length === 1) {
+      assert.match(note, new RegExp(`^bundle ${having[0]}`));
+    } else {
+      assert.equal(note, `${having.length} namespaces have a bundle ${range[0]}_${range[1]}: pick one`);
+      const offered = await page.locator('[data-testid=map-search-choice]').evaluateAll((cs) => cs.map((c) => c.dataset.query));
+      assert.deepEqual([...offered].sort(), [...having].sort());
+      await page.locator('[data-testid=map-search-choice]').nth(1).click();
+      await page.waitForFunction((b) => document.querySelector('[data-testid=bundle-chip]')?.textContent.trim() === b, offered[1]);
+    }
+    // A broker by the short name the tables show.
+    assert.equal(await find('broker-04'), 'namespaces with bundles on broker-04 (broker-04.demo.svc:8080)');
+    // Ambiguous: several brokers match, the choice is offered.
+    assert.match(await find('broker-0'), /^\d+ brokers match `broker-0`: pick one/);
+    assert.ok(await page.locator('[data-testid=map-search-choice]').count() >= 2);
+
+    // A plan row's bundle links to it on the map.
+    await page.click('[data-testid=run-plan]');
+    await page.waitForSelector('[data-testid=plan-move] [data-testid=find-bundle]', { timeout: 20_000 });
+    const link = page.locator('[data-testid=plan-move] [data-testid=find-bundle]').last();
+    const linked = await link.getAttribute('data-bundle');
+    await link.click();
+    await page.waitForFunction((b) => document.querySelector('[data-testid=bundle-chip]')?.textContent.trim() === b, linked);
+    assert.equal(await page.inputValue('[data-testid=map-search]'), linked);
+    assert.ok((await chip()) === linked);
+    assertClean();
+  } finally {
+    await context.close();
+  }
+});
+
+test('every judgement shown: the verdict\'s warnings on a better plan, a what-if judged against its baseline', async () => {
+  const { context, page, diagnostics, assertClean } = await openDashboard();
+  try {
+    await waitForRows(page, diagnostics);
+    await page.click('[data-testid=run-plan]');
+    await page.waitForSelector('[data-testid=verdict-banner]', { timeout: 20_000 });
+    assert.equal(await page.getAttribute('[data-testid=verdict-banner]', 'data-outcome'), 'better');
+    // broker-05 stays at 60.2 %: over an overloaded threshold of 50 %, a warning even on a better plan.
+    const overloaded = page.locator('[data-testid=top-loadBalancerBrokerOverloadedThresholdPercentage] input');
+    await overloaded.fill('50');
+    await overloaded.press('Tab');
+    await page.waitForSelector('[data-testid=verdict-warnings] li', { timeout: 20_000 });
+    assert.equal(await page.getAttribute('[data-testid=verdict-banner]', 'data-outcome'), 'better');
+    assert.match(await page.textContent('[data-testid=verdict-warnings]'),
+      /broker-05\.demo\.svc:8080 stays over loadBalancerBrokerOverloadedThresholdPercentage \(60\.2%\)/);
+    // The edit decides nothing differently: the same balance as the baseline.
+    await page.waitForSelector('[data-testid=plan-vs-baseline]', { timeout: 20_000 });
+    assert.equal(await page.getAttribute('[data-testid=plan-vs-baseline]', 'data-outcome'), 'no-change');
+    // A wider shedding margin moves less: worse than the baseline, and called so.
+    const margin = page.locator('[data-testid=top-loadBalancerBrokerThresholdShedderPercentage] input');
+    await margin.fill('20');
+    await margin.press('Tab');
+    await page.waitForFunction(() => document.querySelector('[data-testid=plan-vs-baseline]')?.dataset.outcome === 'worse',
+      null, { timeout: 20_000 });
+    assert.match(await page.textContent('[data-testid=plan-vs-baseline]'), /^Worse than the baseline: max 60\.2% → /);
+    await screenshotOf(page, '[data-testid=plan]', 'plan-judged-against-baseline.png');
     assertClean();
   } finally {
     await context.close();

@@ -160,6 +160,15 @@ pub fn app(props: &AppProps) -> Html {
             }));
         })
     };
+    // A bundle link (plan rows, broker detail) asks the map's Find for it: (serial, query).
+    let map_find = use_state(|| None::<(u32, AttrValue)>);
+    let on_find = {
+        let map_find = map_find.clone();
+        Callback::from(move |bundle: String| {
+            let serial = map_find.as_ref().map_or(0, |(n, _)| n.wrapping_add(1));
+            map_find.set(Some((serial, AttrValue::from(bundle))));
+        })
+    };
     let broker_detail = derived::use_broker_detail(
         loaded.clone(),
         (*selected_broker).clone(),
@@ -254,13 +263,13 @@ pub fn app(props: &AppProps) -> Html {
                         selected={(*selected_broker).clone()}
                         on_select={{ let sb = selected_broker.clone(); Callback::from(move |b| sb.set(b)) }} />
                     if let Some(detail) = (*broker_detail).clone() {
-                        <BrokerDetailView detail={detail}
+                        <BrokerDetailView detail={detail} on_find={Some(on_find.clone())}
                             on_close={{ let sb = selected_broker.clone(); Callback::from(move |_| sb.set(None)) }} />
                     }
                     </div>
                     <div class="map-row" data-section="map" tabindex="-1">
                         <BundleMapView map={l.map.clone()} highlighted={marks.0.clone()} after_owners={marks.1.clone()}
-                            selected={state.selected} dark={dark}
+                            selected={state.selected} dark={dark} find={(*map_find).clone()}
                             on_select={{ let d = d.clone(); Callback::from(move |s| d.dispatch(Action::Select(s))) }} />
                         <WhatIf map={l.map.clone()} selected={state.selected} on_op={on_op.clone()}
                             on_error={on_error.clone()} readonly={readonly} split_algorithms={config_views.1.clone()} />
@@ -284,7 +293,7 @@ pub fn app(props: &AppProps) -> Html {
                         </section>
                     </div>
                     if let Some(plan) = state.plan.clone() {
-                        <PlanView plan={plan.clone()} diff={state.plan_diff.clone()}
+                        <PlanView plan={plan.clone()} diff={state.plan_diff.clone()} on_find={Some(on_find.clone())}
                             on_apply_setting={(!readonly).then(|| on_set.clone())}
                             on_propose_rebalance={(!readonly).then(|| on_propose_rebalance.clone())}
                             explain={explain_source.clone()} />

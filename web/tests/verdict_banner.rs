@@ -63,6 +63,7 @@ async fn a_worse_plan_shows_the_banner_and_its_fix_applies_as_an_edit() {
             on_propose_rebalance: Some(Callback::from(move |g| propose.borrow_mut().push(g))),
             diff: None,
             explain: None,
+            on_find: None,
         },
     )
     .render();

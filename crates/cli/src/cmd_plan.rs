@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use lbplan_core::load::LoadModel;
 use lbplan_core::load::calibration::Calibration;
 use lbplan_core::load::explain::explain_plan;
-use lbplan_core::plan::diff::{describe, diff_plans};
+use lbplan_core::plan::diff::{against_baseline, describe, diff_plans};
 use lbplan_core::plan::export::ExportOptions;
 use lbplan_core::plan::export_format::{ExportError, ExportFormat, export_plan};
 use lbplan_core::plan::operations::Operation;
@@ -143,7 +143,10 @@ pub fn run(args: Args) -> Result<(), CliError> {
         let diff = diff_plans(&base, &plan).map_err(|e| CliError::Failed(e.to_string()))?;
         let text = match args.format {
             Format::Text => {
-                let mut t = describe(&diff).join("\n");
+                // The what-if judged against its baseline first, as the dashboard shows it.
+                let mut t = against_baseline(&diff).headline;
+                t.push('\n');
+                t.push_str(&describe(&diff).join("\n"));
                 t.push('\n');
                 t
             }

@@ -128,7 +128,7 @@ fn render(p: &Proposal) -> String {
     );
     let _ = writeln!(
         out,
-        "  max/mean {:.3} → {:.3}   max {:.1} % → {:.1} %   std {:.1} → {:.1} points",
+        "  max/mean {:.3} → {:.3}   max {:.1} % → {:.1} %   std {:.1} % → {:.1} %",
         b.max_over_mean,
         a.max_over_mean,
         b.max_usage_fraction * 100.0,
@@ -140,7 +140,7 @@ fn render(p: &Proposal) -> String {
     for n in &p.notes {
         let _ = writeln!(out, "  note: {n}");
     }
-    let _ = writeln!(out, "Trade-off (moves → max/mean, std, MB/s moved):");
+    let _ = writeln!(out, "Trade-off (moves → max/mean, std %, MiB/s moved):");
     // At most ~12 rows: the start, evenly spaced points, the chosen size and the end.
     let len = p.curve.len();
     let stride = (len / 10).max(1);
@@ -154,7 +154,7 @@ fn render(p: &Proposal) -> String {
             c.moves,
             c.max_over_mean,
             c.std_usage_fraction * 100.0,
-            c.bytes_moved_per_sec / 1e6,
+            c.bytes_moved_per_sec / (1024.0 * 1024.0),
             if c.meets_goal { "  meets goal" } else { "" },
             if c.moves == p.chosen_moves {
                 "  ← chosen"

@@ -186,13 +186,19 @@ pub fn run(args: Args) -> Result<(), CliError> {
         }
         true
     };
+    // Which configuration a series records, decided before the run: a refusal must not come after
+    // minutes of simulation.
+    let recorded = match &args.record_series {
+        Some(_) => Some(recorded_config(&configs, !args.compare.is_empty())?),
+        None => None,
+    };
     let result = simulate::compare(&snapshot, &scenario, &configs, opts, &mut progress);
     if show_progress {
         let _ = writeln!(std::io::stderr());
     }
     let comparison = result.map_err(|e| CliError::BadInput(e.to_string()))?;
-    if let Some(dir) = &args.record_series {
-        record_series(dir, &snapshot, &scenario, &configs, opts)?;
+    if let (Some(dir), Some(config)) = (&args.record_series, &recorded) {
+        record_series(dir, &snapshot, &scenario, config, opts)?;
     }
     let text = match args.format {
         Format::Json => {
@@ -217,24 +223,38 @@ pub fn run(args: Args) -> Result<(), CliError> {
     crate::output::emit(args.output.as_deref(), text.as_bytes())
 }
 
+/// The one configuration `--record-series` records: the one `--compare` given, else the scenario's
+/// first (a built-in scenario such as `pr-16059` compares several; the README records it as is),
+/// else the defaults. Several `--compare` options are refused: a series is one leader's history.
+fn recorded_config(configs: &[RunConfig], given: bool) -> Result<RunConfig, CliError> {
+    match configs {
+        [] => Ok(RunConfig::default()),
+        [one] => Ok(one.clone()),
+        [first, ..] if !given => {
+            crate::output::message(
+                "note: ",
+                &format!(
+                    "--record-series records one configuration: the scenario's first, `{}` (give one --compare to record another)",
+                    first.name
+                ),
+            );
+            Ok(first.clone())
+        }
+        many => Err(CliError::BadInput(format!(
+            "--record-series records one configuration, and {} --compare options were given: give one (or none)",
+            many.len()
+        ))),
+    }
+}
+
 /// Runs the one configuration again, recording the leader's view at each cycle into `dir`.
 fn record_series(
     dir: &Path,
     snapshot: &Snapshot,
     scenario: &Scenario,
-    configs: &[RunConfig],
+    config: &RunConfig,
     opts: RunOptions,
 ) -> Result<(), CliError> {
-    let config = match configs {
-        [] => RunConfig::default(),
-        [one] => one.clone(),
-        _ => {
-            return Err(CliError::BadInput(
-                "--record-series records one configuration: give one --compare (or none)"
-                    .to_string(),
-            ));
-        }
-    };
     let mut writer = SeriesWriter::open(dir, RECORD_BATCH)?;
     // Each cycle's snapshot is written as it is taken (one held at a time); the batch commits
     // make every `RECORD_BATCH` snapshots durable with one flush.
@@ -242,7 +262,7 @@ fn record_series(
     simulate::simulate_recording_each(
         snapshot,
         scenario,
-        &config,
+        config,
         opts,
         &mut |_, _| true,
         &mut |s| match writer.append(&s) {

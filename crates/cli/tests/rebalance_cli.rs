@@ -92,3 +92,68 @@ fn bad_arguments_exit_2() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("nope:1"));
 }
+
+/// Issue 41: the short names the texts print (`broker-04`) are accepted where a broker is asked
+/// for; a name that is no broker gets a "did you mean".
+#[test]
+fn short_broker_names_are_read_back() {
+    let out = lbplan(&[
+        "rebalance",
+        DEMO,
+        "--drain",
+        "broker-04",
+        "--format",
+        "json",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let plan: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let unloads = plan["unloads"].as_array().unwrap();
+    assert!(!unloads.is_empty());
+    // The plan keeps full ids.
+    assert!(
+        unloads
+            .iter()
+            .any(|u| u["from"] == "broker-04.demo.svc:8080")
+    );
+    let out = lbplan(&["rebalance", DEMO, "--drain", "broker-4"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("--drain `broker-4`: no such broker in the snapshot; did you mean `broker-04.demo.svc:8080`?"),
+        "{err}"
+    );
+    let out = lbplan(&[
+        "plan",
+        DEMO,
+        "--manual-only",
+        "--op",
+        "unload-bundle=globex/clickstream/0xf0000000_0xf8000000->broker-03",
+        "--format",
+        "json",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let plan: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(plan["unloads"][0]["to"], "broker-03.demo.svc:8080");
+}
+
+/// Issue 41: one unit and one notation for percentages: MiB/s (not MB/s) and `%` for the std.
+#[test]
+fn text_units_are_mib_and_percent() {
+    let out = lbplan(&["rebalance", DEMO]);
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(!text.contains("MB/s"), "{text}");
+    assert!(!text.contains("points"), "{text}");
+    assert!(
+        text.contains("Trade-off (moves → max/mean, std %, MiB/s moved):"),
+        "{text}"
+    );
+}

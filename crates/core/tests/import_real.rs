@@ -178,6 +178,44 @@ fn partitioned_lookup_alone_is_no_data() {
         .unwrap_err()
         .to_string();
     assert!(e.starts_with("nothing to import"), "{e}");
+    // Issue 41: the message names the file and what it looks like, not "none is recognised".
+    assert!(
+        e.contains("lookup.txt: `pulsar-admin topics partitioned-lookup` output"),
+        "{e}"
+    );
+    assert!(!e.contains("recognised export"), "{e}");
+}
+
+/// A lone `BundlesData` (`pulsar-admin namespaces bundles` output) without the namespace path
+/// that says whose it is: the message names the file and how to name it.
+#[test]
+fn bundles_data_alone_names_the_file() {
+    let layout = read("layout-named/my-tenant/my-namespace/bundles.json");
+    let e = import_given(&[("bundles.json", &layout)])
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.starts_with("nothing to import: no data the planner reads in the 1 input(s): bundles.json: `pulsar-admin namespaces bundles` output (BundlesData), but nothing tells which namespace it is for"),
+        "{e}"
+    );
+}
+
+/// A namespace Pulsar's `NamedEntity` rule forbids (`$(…)`) is refused at import, naming the file
+/// and the JSON path.
+#[test]
+fn a_namespace_pulsar_forbids_is_refused() {
+    let report = String::from_utf8(read("layout-named/broker-1:8080.json")).unwrap();
+    let hostile = report.replace("my-tenant/my-namespace", "$(touch pwned)/ns");
+    let e = import_given(&[("broker-1:8080.json", hostile.as_bytes())])
+        .unwrap_err()
+        .to_string();
+    assert!(e.starts_with("broker-1:8080.json: $."), "{e}");
+    assert!(
+        e.contains(
+            "namespace `$(touch pwned)/ns` breaks Pulsar's name rule (NamedEntity.checkName"
+        ),
+        "{e}"
+    );
 }
 
 /// Names Pulsar would refuse never enter a snapshot: a topic line with a space, a layout path

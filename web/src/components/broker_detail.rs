@@ -1,12 +1,14 @@
 //! "Why is this broker hot?": the selected broker's resources with their weights (which one decides
 //! its weighted maximum, which do not count and why), its bundles ranked by their share of its
-//! traffic, and what the plan does to it — all computed by core's `view::broker_detail`.
+//! traffic, and what the plan does to it — all computed by core's `view::broker_detail`. Each
+//! bundle links to the bundle on the map.
 
 use std::rc::Rc;
 
 use lbplan_core::view::broker_detail::BrokerDetail;
 use yew::prelude::*;
 
+use super::plan_view::find_button;
 use crate::format;
 
 /// Bundles listed before "show all".
@@ -16,6 +18,9 @@ const TOP_BUNDLES: usize = 10;
 pub struct BrokerDetailProps {
     pub detail: Rc<BrokerDetail>,
     pub on_close: Callback<()>,
+    /// Shows a bundle on the map; `None`: no map.
+    #[prop_or_default]
+    pub on_find: Option<Callback<String>>,
 }
 
 impl PartialEq for BrokerDetailProps {
@@ -65,8 +70,8 @@ pub fn broker_detail_view(p: &BrokerDetailProps) -> Html {
                     e.moves_out.len(), if e.moves_out.len() == 1 { "" } else { "s" }, e.moves_in.len(),
                     e.splits.len(), if e.splits.len() == 1 { "" } else { "s" }) }</p>
                 <ul class="mono small">
-                    { for e.moves_out.iter().map(|(b, to)| html! { <li>{ format!("{b} → {}", to.as_deref().unwrap_or("(next lookup)")) }</li> }) }
-                    { for e.moves_in.iter().map(|(b, from)| html! { <li>{ format!("{b} ← {from}") }</li> }) }
+                    { for e.moves_out.iter().map(|(b, to)| html! { <li>{ format!("{b} → {}", to.as_deref().unwrap_or("(next lookup)")) }{ find_button(b, p.on_find.as_ref()) }</li> }) }
+                    { for e.moves_in.iter().map(|(b, from)| html! { <li>{ format!("{b} ← {from}") }{ find_button(b, p.on_find.as_ref()) }</li> }) }
                 </ul>
                 if !e.usage_explained.is_empty() {
                     <h4>{ "What the predicted usage rests on" }</h4>
@@ -81,7 +86,7 @@ pub fn broker_detail_view(p: &BrokerDetailProps) -> Html {
                 <tbody>
                     { for d.bundles.iter().take(shown).map(|b| html! {
                         <tr data-testid="broker-bundle">
-                            <th scope="row" class="mono">{ &b.bundle }</th>
+                            <th scope="row" class="mono">{ &b.bundle }{ find_button(&b.bundle, p.on_find.as_ref()) }</th>
                             <td class="num">{ format::pct(b.share * 100.0) }</td>
                             <td class="num">{ format::bytes_per_sec(b.bytes_per_sec) }</td>
                             <td class="num">{ format::rate(b.msg_per_sec) }</td>

@@ -1,10 +1,12 @@
 //! The cluster overview: one row per broker with the five resource usages, the weighted max the
 //! strategies compare, rates, throughput, bundle and topic counts and version; sortable by any column
 //! (the header buttons, keyboard included); virtualised, so 1,000 brokers keep a few dozen rows in the page. Rows accept a bundle dragged from the selection panel;
-//! a broker's name is a button that selects it ("why is this broker hot?").
+//! a broker's name is a button that selects it ("why is this broker hot?"). Names are the short
+//! display names of core's one rule (`naming::BrokerNames`), the full id on hover and focus.
 
 use std::rc::Rc;
 
+use lbplan_core::naming::BrokerNames;
 use lbplan_core::view::brokers::{BrokerColumn, BrokerRow, sort_rows};
 use lbplan_core::view::palette::{broker_colour, css_hex};
 use yew::prelude::*;
@@ -86,9 +88,18 @@ pub fn broker_table(props: &BrokerTableProps) -> Html {
             </th>
         }
     };
+    // The short names, once per snapshot's rows (not per sort or render).
+    let names = use_memo(Rc::as_ptr(&props.rows) as usize, {
+        let rows = props.rows.clone();
+        move |_| BrokerNames::new(rows.iter().map(|r| r.broker.as_str()))
+    });
     let row = {
-        let (rows, props) = (rows.clone(), props.clone());
-        Callback::from(move |i: usize| rows.get(i).map(|r| row(i, r, &props)).unwrap_or_default())
+        let (rows, props, names) = (rows.clone(), props.clone(), names.clone());
+        Callback::from(move |i: usize| {
+            rows.get(i)
+                .map(|r| row(i, r, &props, &names))
+                .unwrap_or_default()
+        })
     };
     html! {
         <section class="panel">
@@ -100,7 +111,8 @@ pub fn broker_table(props: &BrokerTableProps) -> Html {
     }
 }
 
-fn row(i: usize, r: &BrokerRow, props: &BrokerTableProps) -> Html {
+fn row(i: usize, r: &BrokerRow, props: &BrokerTableProps, names: &BrokerNames) -> Html {
+    let short = names.short(&r.broker).to_string();
     let on_drop = &props.on_drop_bundle;
     let readonly = props.readonly;
     let selected = props.selected.as_deref() == Some(r.broker.as_str());
@@ -111,11 +123,11 @@ fn row(i: usize, r: &BrokerRow, props: &BrokerTableProps) -> Html {
             let onclick = Callback::from(move |_| cb.emit((!selected).then(|| broker.clone())));
             html! {
                 <button type="button" class="link mono" data-testid="broker-select" aria-pressed={selected.to_string()}
-                    title="Why is this broker at this usage? (its bundles, the deciding resource, what the plan does)"
-                    {onclick}>{ &r.broker }</button>
+                    title={format!("{}: why is this broker at this usage? (its bundles, the deciding resource, what the plan does)", r.broker)}
+                    {onclick}>{ short }</button>
             }
         }
-        None => html! { { &r.broker } },
+        None => html! { <span title={r.broker.clone()} tabindex="0">{ short }</span> },
     };
     let width = r.weighted_max_pct.clamp(0.0, 100.0);
     let level = r.usage_level.css_class();

@@ -1,6 +1,9 @@
 //! The bundle map on a canvas: one row per namespace across the hash range, each bundle coloured by
 //! its owner and shaded by load — or, at cluster scale, one band per tenant or namespace split
-//! among its owners (level of detail); a search box that lands a topic on its bundle. Geometry, the
+//! among its owners (level of detail); a search box (Find) read by core's classifier: a bundle or a
+//! range selects that bundle, a topic lands on its bundle, a broker (full or short name), namespace
+//! or tenant narrows the map, and ambiguous input offers its choices. Other views link a bundle
+//! here through the `find` property. Geometry, the
 //! level of detail, search, hit testing and rasterising come from the core (`view::bundle_map`,
 //! `view::map_levels`, `view::map_search`); this component keeps the viewport and filter, turns
 //! input into their changes and puts the core's pixels on the canvas once per animation frame.
@@ -8,10 +11,11 @@
 use std::rc::Rc;
 
 use gloo::render::{AnimationFrame, request_animation_frame};
+use lbplan_core::naming::BrokerNames;
 use lbplan_core::naming::BundleRange;
 use lbplan_core::view::bundle_map::{BundleMap, MapFilter, RenderStyle, Viewport};
 use lbplan_core::view::map_levels::{self, GroupMix, MapGroup, MapLevel};
-use lbplan_core::view::map_search::{self, MapSearch};
+use lbplan_core::view::map_search::{self, Choice, MapSearch};
 use lbplan_core::view::palette::{broker_colour, css_hex};
 use wasm_bindgen::{Clamped, JsCast};
 use yew::prelude::*;
@@ -35,6 +39,9 @@ pub struct BundleMapProps {
     /// The canvas's `data-testid` (the simulation's replay map uses its own).
     #[prop_or(AttrValue::Static("bundle-map"))]
     pub testid: AttrValue,
+    /// A search asked for by another view (a bundle link): run once per serial.
+    #[prop_or_default]
+    pub find: Option<(u32, AttrValue)>,
 }
 
 impl PartialEq for BundleMapProps {
@@ -49,6 +56,7 @@ impl PartialEq for BundleMapProps {
             && self.selected == o.selected
             && self.dark == o.dark
             && self.testid == o.testid
+            && self.find == o.find
     }
 }
 
@@ -64,6 +72,8 @@ pub enum Msg {
     Key(String),
     Tenant(String),
     Search(String),
+    /// One of the choices an ambiguous search offered.
+    Choose(String),
     Broker(String),
     ToggleAfter,
     ToggleSystem,
@@ -98,6 +108,14 @@ pub struct BundleMapView {
     mixes_dirty: bool,
     /// What the last search found (or why not), shown under the toolbar.
     search_note: Option<(bool, String)>,
+    /// The choices an ambiguous search offers (each a query that selects exactly it).
+    choices: Vec<Choice>,
+    /// The serial of the last `find` run.
+    find_serial: Option<u32>,
+    search_input: NodeRef,
+    panel: NodeRef,
+    /// Display names of the map's brokers (core's one rule), once per map.
+    names: Rc<BrokerNames>,
 }
 
 impl BundleMapView {
@@ -138,43 +156,78 @@ impl BundleMapView {
         self.level != MapLevel::Bundles
     }
 
-    /// Runs a search: the filter that shows the result, and for a topic the viewport on its bundle
-    /// and the bundle selected.
+    /// Shows `query` in the Find box (a choice or a link ran it, not typing).
+    fn set_query(&self, query: &str) {
+        if let Some(input) = self.search_input.cast::<web_sys::HtmlInputElement>() {
+            input.set_value(query);
+        }
+    }
+
+    /// Puts a segment in view (at the bundle level) and selects it.
+    fn land_on(&mut self, ctx: &Context<Self>, map: &BundleMap, segment: usize) {
+        if let (Some(pos), Some((lo, hi))) = (
+            self.rows
+                .iter()
+                .position(|r| map.segment_row.get(segment) == Some(r)),
+            map.segment_fractions(segment),
+        ) && !self.aggregated()
+        {
+            self.vp.focus(pos, self.rows.len(), lo, hi);
+        }
+        ctx.props().on_select.emit(Some(segment));
+    }
+
+    /// Runs a search (core's classifier): the filter that shows the result, and for a bundle or a
+    /// topic the viewport on the bundle and the bundle selected; ambiguous input lists its choices.
     fn search(&mut self, ctx: &Context<Self>, map: &BundleMap, query: &str) {
         let found = map_search::search(map, query);
         self.filter = found.filter(&self.filter);
         self.refilter(map);
-        self.search_note = match &found {
+        self.choices.clear();
+        let owner_of = |segment: usize| {
+            map.segments
+                .get(segment)
+                .and_then(|s| map.owner_name(s.owner))
+                .unwrap_or("no broker")
+                .to_string()
+        };
+        self.search_note = match found {
             MapSearch::Clear => None,
-            MapSearch::NoMatch(why) => Some((false, why.clone())),
+            MapSearch::NoMatch(why) => Some((false, why)),
+            MapSearch::Choices { why, choices, more } => {
+                self.choices = choices;
+                Some((
+                    true,
+                    if more > 0 {
+                        format!("{why}: pick one ({more} more not listed; type more of the name)")
+                    } else {
+                        format!("{why}: pick one")
+                    },
+                ))
+            }
+            MapSearch::Bundle { bundle, segment } => {
+                let owner = owner_of(segment);
+                self.land_on(ctx, map, segment);
+                Some((true, format!("bundle {bundle}, owned by {owner}")))
+            }
             MapSearch::Topic {
                 topic,
                 hash,
                 segment,
                 ..
             } => {
-                let bundle = map.bundle_name(*segment).unwrap_or_default();
-                let owner = map
-                    .segments
-                    .get(*segment)
-                    .and_then(|s| map.owner_name(s.owner))
-                    .unwrap_or("no broker");
-                if let (Some(pos), Some((lo, hi))) = (
-                    self.rows
-                        .iter()
-                        .position(|r| map.segment_row.get(*segment) == Some(r)),
-                    map.segment_fractions(*segment),
-                ) && !self.aggregated()
-                {
-                    self.vp.focus(pos, self.rows.len(), lo, hi);
-                }
-                ctx.props().on_select.emit(Some(*segment));
+                let bundle = map.bundle_name(segment).unwrap_or_default();
+                let owner = owner_of(segment);
+                self.land_on(ctx, map, segment);
                 Some((
                     true,
                     format!("{topic} (hash {hash:#010x}) → {bundle}, owned by {owner}"),
                 ))
             }
-            MapSearch::Broker(b) => Some((true, format!("namespaces with bundles on {b}"))),
+            MapSearch::Broker(b) => Some((
+                true,
+                format!("namespaces with bundles on {} ({b})", self.names.short(&b)),
+            )),
             MapSearch::Namespace(n) => Some((true, format!("namespace {n}"))),
             MapSearch::Tenant(t) => Some((true, format!("tenant {t}"))),
             MapSearch::Substring(q) => Some((true, format!("namespaces containing “{q}”"))),
@@ -322,6 +375,11 @@ impl Component for BundleMapView {
             mixes: Vec::new(),
             mixes_dirty: true,
             search_note: None,
+            choices: Vec::new(),
+            find_serial: None,
+            search_input: NodeRef::default(),
+            panel: NodeRef::default(),
+            names: Rc::new(BrokerNames::new(map.brokers.iter().map(String::as_str))),
         };
         view.refilter(&map);
         view
@@ -336,7 +394,19 @@ impl Component for BundleMapView {
             self.hover = None;
             self.hover_band = None;
             self.search_note = None;
+            self.choices.clear();
+            self.names = Rc::new(BrokerNames::new(map.brokers.iter().map(String::as_str)));
             self.refilter(&map);
+        }
+        if let Some((serial, query)) = ctx.props().find.clone()
+            && self.find_serial != Some(serial)
+        {
+            self.find_serial = Some(serial);
+            self.set_query(&query);
+            self.search(ctx, &map, &query);
+            if let Some(panel) = self.panel.cast::<web_sys::Element>() {
+                panel.scroll_into_view();
+            }
         }
         // The plan (moves, owners after it) or the selection may have changed.
         self.mixes_dirty = true;
@@ -428,6 +498,10 @@ impl Component for BundleMapView {
                 self.refilter(&map);
             }
             Msg::Search(q) => self.search(ctx, &map, &q),
+            Msg::Choose(q) => {
+                self.set_query(&q);
+                self.search(ctx, &map, &q);
+            }
             Msg::Broker(b) => {
                 self.filter.broker = Some(b).filter(|b| !b.is_empty());
                 self.refilter(&map);
@@ -555,7 +629,7 @@ impl Component for BundleMapView {
                      css={vec![("left", format!("{left:.0}px")), ("top", format!("{:.0}px", y + 14.0))]}>
                     <div class="mono">{ name }</div>
                     <div>{ format!("range {range}") }</div>
-                    <div>{ "owner " }<Swatch colour={css_hex(broker_colour(owner))} />{ owner }</div>
+                    <div title={owner.to_string()}>{ "owner " }<Swatch colour={css_hex(broker_colour(owner))} />{ self.names.short(owner).to_string() }</div>
                     <div>{ format!("{} msg/s · {}", format::rate(f64::from(s.msg_per_sec)), format::bytes_per_sec(f64::from(s.bytes_per_sec))) }</div>
                     <div>{ format!("{} topics", s.topics) }</div>
                 </Styled>
@@ -573,7 +647,7 @@ impl Component for BundleMapView {
                     <div class="mono">{ &group.label }</div>
                     <div>{ format!("{} namespace{} · {} bundles · {}", group.rows.len(), if group.rows.len() == 1 { "" } else { "s" },
                         mix.bundles, format::bytes_per_sec(mix.bytes_per_sec)) }</div>
-                    <div>{ "owner " }<Swatch colour={css_hex(broker_colour(owner))} />{ owner }
+                    <div title={owner.to_string()}>{ "owner " }<Swatch colour={css_hex(broker_colour(owner))} />{ self.names.short(owner).to_string() }
                         { format!(": {:.1} % ({} bundles, {})", share.share * 100.0, share.bundles, format::bytes_per_sec(share.bytes_per_sec)) }</div>
                     <div>{ format!("{} owners", mix.shares.len()) }</div>
                     if mix.moved > 0 { <div>{ format!("{} bundles moved by the plan", mix.moved) }</div> }
@@ -598,7 +672,7 @@ impl Component for BundleMapView {
             if shown_bundles == 1 { "" } else { "s" }
         );
         html! {
-            <section class="panel map-panel">
+            <section class="panel map-panel" ref={self.panel.clone()}>
                 <h2>{ "Bundle map" }</h2>
                 <div class="map-toolbar" role="toolbar" aria-label="Bundle map">
                     <button type="button" onclick={link.callback(|_| Msg::Zoom(1.5))} title="Zoom in (+)">{ "Zoom +" }</button>
@@ -610,8 +684,9 @@ impl Component for BundleMapView {
                             on_change={link.callback(Msg::Tenant)} />
                     </label>
                     <label>{ "Find " }
-                        <input type="search" data-testid="map-search" placeholder="topic, namespace or broker"
-                            aria-label="Find a topic (lands on its bundle), a namespace, a tenant or a broker"
+                        <input type="search" data-testid="map-search" placeholder="bundle, topic, namespace or broker"
+                            ref={self.search_input.clone()}
+                            aria-label="Find a bundle (tenant/ns/0x…_0x… or a range), a topic (lands on its bundle), a namespace, a tenant or a broker"
                             onchange={link.callback(|e: Event| {
                                 Msg::Search(e.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok()).map(|i| i.value()).unwrap_or_default())
                             })} />
@@ -620,7 +695,7 @@ impl Component for BundleMapView {
                         <select onchange={link.callback(move |e: Event| Msg::Broker(select_value(e)))}>
                             <option value="" selected={self.filter.broker.is_none()}>{ "all" }</option>
                             { for map.brokers.iter().map(|b| html! {
-                                <option value={b.clone()} selected={self.filter.broker.as_deref() == Some(b.as_str())}>{ b }</option>
+                                <option value={b.clone()} title={b.clone()} selected={self.filter.broker.as_deref() == Some(b.as_str())}>{ self.names.short(b).to_string() }</option>
                             }) }
                         </select>
                     </label>
@@ -653,6 +728,17 @@ impl Component for BundleMapView {
                 </div>
                 if let Some((found, note)) = &self.search_note {
                     <p class={classes!("small", "map-search-result", (!found).then_some("error-text"))} data-testid="map-search-result" role="status">{ note }</p>
+                }
+                if !self.choices.is_empty() {
+                    <div class="map-choices" data-testid="map-search-choices" role="group" aria-label="What the search could mean">
+                        { for self.choices.iter().map(|c| {
+                            let q = c.query.clone();
+                            html! {
+                                <button type="button" class="link mono small" data-testid="map-search-choice" data-query={c.query.clone()}
+                                    onclick={link.callback(move |_| Msg::Choose(q.clone()))}>{ c.label.clone() }</button>
+                            }
+                        }) }
+                    </div>
                 }
                 <div class="map-wrap">
                     <canvas data-testid={ctx.props().testid.clone()} ref={self.canvas.clone()} tabindex="0"

@@ -7,7 +7,8 @@
 use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 
-use lbplan_core::plan::diff::{PlanDiff, describe};
+use lbplan_core::plan::diff::{PlanDiff, against_baseline, describe};
+use lbplan_core::plan::summary::broker_names;
 use lbplan_core::plan::summary::unload_bytes_per_sec;
 use lbplan_core::plan::{BalanceSummary, DecisionDetail, DecisionRef, Plan, SkipScope};
 use lbplan_core::reason::DecisionReason;
@@ -34,6 +35,9 @@ pub struct PlanViewProps {
     /// What the edits change against the plan without them (`None` without edits).
     #[prop_or_default]
     pub diff: Option<Rc<PlanDiff>>,
+    /// Shows a bundle on the map (its name as Find would read it); `None`: no map to show it on.
+    #[prop_or_default]
+    pub on_find: Option<Callback<String>>,
     /// Asks the plan worker for one decision's detail, for a plan made without them
     /// (`explain: summary`); `None`: the plan carries its details.
     #[prop_or_default]
@@ -46,6 +50,7 @@ impl PartialEq for PlanViewProps {
             && self.on_apply_setting == o.on_apply_setting
             && self.on_propose_rebalance == o.on_propose_rebalance
             && self.explain == o.explain
+            && self.on_find == o.on_find
             && match (&self.diff, &o.diff) {
                 (Some(a), Some(b)) => Rc::ptr_eq(a, b),
                 (None, None) => true,
@@ -98,10 +103,14 @@ fn reason_detail(reason: &str, decided: &DecisionReason) -> Html {
 fn baseline_diff(d: &PlanDiff) -> Html {
     let mut lines = describe(d).into_iter();
     let head = lines.next().unwrap_or_default();
+    let judged = against_baseline(d);
+    let outcome = judged.outcome.name().replace(' ', "-");
     html! {
         <details class="plan-diff" data-testid="plan-diff" open=true
             data-identical={d.identical_decisions.to_string()}>
             <summary>{ format!("What your edits change: {head}") }</summary>
+            <p class={classes!("verdict", outcome.clone())} data-testid="plan-vs-baseline" data-outcome={outcome.clone()}>
+                { judged.headline }</p>
             <ul class="mono small">
                 { for lines.map(|l| html! { <li>{ l }</li> }) }
             </ul>
@@ -212,7 +221,7 @@ fn list_row(
                     &l.on_toggle,
                     html! {
                         <>
-                            <span class="mono" data-testid="plan-group-name">{ g.name.clone() }</span>
+                            <span class="mono" data-testid="plan-group-name" title={g.key.split_once(':').map(|(_, n)| n.to_string())}>{ g.name.clone() }</span>
                             { g.tail.clone() }
                             { after_tail(g) }
                         </>
@@ -242,6 +251,19 @@ fn pick_button(bundle: &str, picked: bool, pick: Picked, on_pick: &Callback<Pick
     }
 }
 
+/// The link from a bundle name to the bundle on the map (Find with the bundle's name).
+pub fn find_button(bundle: &str, on_find: Option<&Callback<String>>) -> Html {
+    let Some(cb) = on_find.cloned() else {
+        return html! {};
+    };
+    let b = bundle.to_string();
+    html! {
+        <button type="button" class="find-bundle" data-testid="find-bundle" data-bundle={b.clone()}
+            title={format!("Show {b} on the bundle map")} aria-label={format!("Show {b} on the bundle map")}
+            onclick={Callback::from(move |_| cb.emit(b.clone()))}>{ "⌖" }</button>
+    }
+}
+
 #[function_component(PlanView)]
 pub fn plan_view(p: &PlanViewProps) -> Html {
     let filter = use_state(String::new);
@@ -249,6 +271,14 @@ pub fn plan_view(p: &PlanViewProps) -> Html {
     // Groups the user opened or closed (against their default), by "move:broker" / "split:namespace".
     let toggled = use_state(HashSet::<String>::new);
     let picked = use_state(|| None::<Picked>);
+    // The plan's brokers by core's one display rule, once per plan; full ids on hover and focus.
+    let names = use_memo(Rc::as_ptr(&p.plan) as usize, {
+        let plan = p.plan.clone();
+        move |_| match &*plan {
+            Ok(plan) => broker_names(plan),
+            Err(_) => lbplan_core::naming::BrokerNames::default(),
+        }
+    });
     let on_filter = {
         let filter = filter.clone();
         Callback::from(move |e: InputEvent| {
@@ -314,11 +344,11 @@ pub fn plan_view(p: &PlanViewProps) -> Html {
                 let to: Vec<&str> = g
                     .destinations
                     .iter()
-                    .map(|d| d.unwrap_or("(chosen by Pulsar)"))
+                    .map(|d| d.map_or("(chosen by Pulsar)", |d| names.short(d)))
                     .collect();
                 GroupView {
                     key: format!("move:{}", g.from),
-                    name: g.from.to_string(),
+                    name: names.short(g.from).to_string(),
                     tail: format!(
                         " · {n} move{} · {} MiB/s → ",
                         if n == 1 { "" } else { "s" },
@@ -401,23 +431,29 @@ pub fn plan_view(p: &PlanViewProps) -> Html {
             groups: move_view.clone(),
             rows: move_rows.clone(),
             plan: p.plan.clone(),
-            columns: 4,
+            columns: 5,
             testid: "plan-move-group",
             on_toggle: on_toggle.clone(),
         },
         |g| html! { <span class="mono">{ g.after.clone() }</span> },
         {
             let on_pick = on_pick.clone();
+            let (names, on_find) = (names.clone(), p.on_find.clone());
             move |plan: &Plan, at: usize, i: usize| {
                 let Some(u) = plan.unloads.get(at) else {
                     return html! {};
                 };
                 let is_picked = picked_move == Some(at);
+                let to = u.to.as_deref();
                 html! {
                     <tr data-testid="plan-move" data-origin={u.origin.clone()} data-from={u.from.clone()}
+                        data-to={to.unwrap_or_default().to_string()}
                         aria-rowindex={aria_row(i)} class={classes!(is_picked.then_some("selected"))}>
-                        <th scope="row">{ pick_button(&u.bundle, is_picked, Picked::Move(u.bundle.clone()), &on_pick) }</th>
-                        <td class="mono">{ format!("{} → {}", u.from, u.to.as_deref().unwrap_or("(chosen by Pulsar)")) }
+                        <th scope="row">{ pick_button(&u.bundle, is_picked, Picked::Move(u.bundle.clone()), &on_pick) }
+                            { find_button(&u.bundle, on_find.as_ref()) }</th>
+                        <td class="mono" data-testid="plan-move-from" title={u.from.clone()}>{ names.short(&u.from).to_string() }</td>
+                        <td class="mono" data-testid="plan-move-to" title={to.unwrap_or("the next lookup chooses").to_string()}>
+                            { to.map_or("(chosen by Pulsar)", |t| names.short(t)).to_string() }
                             if !u.pass_destination { <span class="muted small">{ " predicted" }</span> }
                         </td>
                         <td class="num">{ mib(unload_bytes_per_sec(u)) }</td>
@@ -439,6 +475,7 @@ pub fn plan_view(p: &PlanViewProps) -> Html {
         |_| html! {},
         {
             let on_pick = on_pick.clone();
+            let (names, on_find) = (names.clone(), p.on_find.clone());
             move |plan: &Plan, at: usize, i: usize| {
                 let Some(s) = plan.splits.get(at) else {
                     return html! {};
@@ -447,9 +484,10 @@ pub fn plan_view(p: &PlanViewProps) -> Html {
                 html! {
                     <tr data-testid="plan-split" aria-rowindex={aria_row(i)} class={classes!(is_picked.then_some("selected"))}>
                         <th scope="row">{ pick_button(&s.bundle, is_picked, Picked::Split(s.bundle.clone()), &on_pick) }
+                            { find_button(&s.bundle, on_find.as_ref()) }
                             if s.permanent { <span class="tag permanent" title="Pulsar cannot merge bundles back">{ "permanent" }</span> }
                         </th>
-                        <td class="mono">{ s.broker.clone() }</td>
+                        <td class="mono" title={s.broker.clone()}>{ names.short(&s.broker).to_string() }</td>
                         <td>{ s.algorithm.clone() }</td>
                         <td class="mono small">{ s.new_bundles.join(", ") }</td>
                         <td class="reason">{ s.reason_text.clone() }</td>
@@ -459,7 +497,7 @@ pub fn plan_view(p: &PlanViewProps) -> Html {
         },
     );
     let usage_row = {
-        let usage = usage.clone();
+        let (usage, names) = (usage.clone(), names.clone());
         Callback::from(move |i: usize| {
             let Some(r) = usage.get(i) else {
                 return html! {};
@@ -474,7 +512,7 @@ pub fn plan_view(p: &PlanViewProps) -> Html {
             };
             html! {
                 <tr data-testid="plan-usage-row" data-broker={r.broker.clone()} aria-rowindex={aria_row(i)}>
-                    <th scope="row" class="mono">{ r.broker.clone() }</th>
+                    <th scope="row" class="mono" title={r.broker.clone()}>{ names.short(&r.broker).to_string() }</th>
                     <td class="ubar-cell">{ bar(r.before_pct, "before") }{ bar(r.after_pct, "after") }</td>
                     <td class="num">{ r.moves_out }</td>
                     <td class="num">{ r.moves_in }</td>
@@ -539,17 +577,19 @@ pub fn plan_view(p: &PlanViewProps) -> Html {
                 <h3>{ format!("Moves ({} from {} broker{}{})", plan.unloads.len(), move_view.len(),
                     if move_view.len() == 1 { "" } else { "s" },
                     if filtering { format!(", {} shown", moves_shown) } else { String::new() }) }</h3>
-                <VirtualRows total={move_rows.len()} row_height={PLAN_ROW_PX} height={LIST_PX} columns={4}
+                <VirtualRows total={move_rows.len()} row_height={PLAN_ROW_PX} height={LIST_PX} columns={5}
                     label="Moves, grouped by the broker they leave" class="data plan-table moves"
                     testid="plan-moves" scroll_testid="plan-moves-scroll" row={move_row} reveal={reveal_move}
                     head={html! { <>
-                        <th scope="col" class="c-bundle">{ "Bundle" }</th><th scope="col" class="c-route">{ "From → to" }</th>
+                        <th scope="col" class="c-bundle">{ "Bundle" }</th><th scope="col" class="c-from">{ "From" }</th>
+                        <th scope="col" class="c-to">{ "To" }</th>
                         <th scope="col" class="num c-rate">{ "MiB/s" }</th><th scope="col" class="c-reason">{ "Reason" }</th>
                     </> }} />
                 if let Some(u) = picked_move {
                     <div class="plan-detail" data-testid="plan-detail" data-bundle={u.bundle.clone()} aria-live="polite">
                         <h4><span class="mono">{ &u.bundle }</span>
-                            <span class="mono">{ format!(" {} → {}", u.from, u.to.as_deref().unwrap_or("(chosen by Pulsar)")) }</span>
+                            <span class="mono" title={format!("{} → {}", u.from, u.to.as_deref().unwrap_or("(chosen by Pulsar)"))}>
+                                { format!(" {} → {}", names.short(&u.from), u.to.as_deref().map_or("(chosen by Pulsar)", |t| names.short(t))) }</span>
                             { format!(" · {} MiB/s · {}", mib(unload_bytes_per_sec(u)), u.origin) }</h4>
                         { reason_detail(&u.reason_text, &u.reason) }
                         <PipelineDisclosure key={format!("u:{}:{}", plan_serial_key, u.bundle)}
@@ -572,7 +612,7 @@ pub fn plan_view(p: &PlanViewProps) -> Html {
                     </> }} />
                 if let Some(s) = picked_split {
                     <div class="plan-detail" data-testid="plan-split-detail" data-bundle={s.bundle.clone()} aria-live="polite">
-                        <h4><span class="mono">{ &s.bundle }</span>{ " on " }<span class="mono">{ &s.broker }</span>
+                        <h4><span class="mono">{ &s.bundle }</span>{ " on " }<span class="mono" title={s.broker.clone()}>{ names.short(&s.broker).to_string() }</span>
                             { format!(" · {} · {}", s.algorithm, s.origin) }</h4>
                         if !s.new_bundles.is_empty() {
                             <p class="mono small">{ format!("New bundles: {}", s.new_bundles.join(", ")) }</p>
@@ -597,10 +637,11 @@ pub fn plan_view(p: &PlanViewProps) -> Html {
                             { match &s.scope {
                                 SkipScope::Cycle => html! { { &s.why } },
                                 SkipScope::Broker { broker } => html! {
-                                    <>{ "on " }<span class="mono">{ broker }</span>{ format!(": {}", s.why) }</>
+                                    <>{ "on " }<span class="mono" title={broker.clone()}>{ names.short(broker).to_string() }</span>{ format!(": {}", s.why) }</>
                                 },
                                 SkipScope::Bundle { bundle, broker } => html! {
-                                    <><span class="mono">{ bundle }</span>{ " on " }<span class="mono">{ broker }</span>{ format!(": {}", s.why) }</>
+                                    <><span class="mono">{ bundle }</span>{ find_button(bundle, p.on_find.as_ref()) }{ " on " }
+                                    <span class="mono" title={broker.clone()}>{ names.short(broker).to_string() }</span>{ format!(": {}", s.why) }</>
                                 },
                             } }
                         </li>

@@ -1,11 +1,14 @@
 //! The plan's verdict at the top of the plan view: a warning banner when the plan leaves the cluster
 //! worse balanced (why, the pattern behind it, a button that applies the setting the core found
 //! to avoid it, as an edit, and "Propose a rebalance instead", which prefills the rebalance panel
-//! for the same cluster and settings), a one-line verdict otherwise. The texts are the core's
+//! for the same cluster and settings), a one-line verdict otherwise, with the core's warnings
+//! (`plan::verdict::warnings`) under it whenever there are any. The texts are the core's
 //! (`plan::verdict`); this only lays them out.
 
 use lbplan_core::config::simple_class_name;
-use lbplan_core::plan::verdict::{Outcome, Verdict, describe_alternative, describe_pattern};
+use lbplan_core::plan::verdict::{
+    Outcome, Verdict, describe_alternative, describe_pattern, warnings,
+};
 use yew::prelude::*;
 
 #[derive(Clone, PartialEq, Properties)]
@@ -38,10 +41,20 @@ pub fn verdict_banner(p: &VerdictBannerProps) -> Html {
     let v = &p.verdict;
     let class = outcome_class(v.outcome);
     if !v.is_worse() {
+        // A plan that is not worse still carries the core's warnings (brokers that stay over the
+        // threshold, unloads converging on one broker, a destination shed again): the same list
+        // the CLI prints under its verdict.
+        let warned = warnings(v);
         return html! {
-            <p class={classes!("verdict", class)} data-testid="verdict-banner" data-outcome={class}>
+            <div class={classes!("verdict", class)} data-testid="verdict-banner" data-outcome={class}
+                data-warnings={warned.len().to_string()}>
                 <span data-testid="verdict-headline">{ &v.headline }</span>
-            </p>
+                if !warned.is_empty() {
+                    <ul class="verdict-warnings small" data-testid="verdict-warnings" role="status">
+                        { for warned.iter().map(|w| html! { <li>{ format!("⚠ {w}") }</li> }) }
+                    </ul>
+                }
+            </div>
         };
     }
     let suggestion = v.suggestion().cloned();

@@ -4,7 +4,7 @@
 
 use std::rc::Rc;
 
-use lbplan_core::naming::{BundleName, BundleRange, parse_hex_boundary};
+use lbplan_core::naming::{BrokerNames, BundleName, BundleRange, parse_hex_boundary};
 use lbplan_core::plan::operations::Operation;
 use lbplan_core::split::SplitAlgorithm;
 use lbplan_core::view::bundle_map::BundleMap;
@@ -45,6 +45,8 @@ pub fn what_if(p: &WhatIfProps) -> Html {
     let new_broker = use_state(String::new);
     let remove = use_state(String::new);
     let map = &p.map;
+    // Brokers offered by their display names (core's one rule), the full id as the value.
+    let names = BrokerNames::new(map.brokers.iter().map(String::as_str));
     let selected = p.selected.and_then(|s| {
         let seg = map.segments.get(s)?;
         Some((map.bundle_name(s)?, *seg))
@@ -171,7 +173,7 @@ pub fn what_if(p: &WhatIfProps) -> Html {
                                 <select onchange={setter(&dest)} data-testid="move-destination">
                                     <option value="" selected={dest.is_empty()}>{ "choose a broker" }</option>
                                     { for map.brokers.iter().filter(|b| **b != owner).map(|b| html! {
-                                        <option value={b.clone()} selected={*dest == *b}>{ b }</option>
+                                        <option value={b.clone()} title={b.clone()} selected={*dest == *b}>{ names.short(b).to_string() }</option>
                                     }) }
                                 </select>
                             </label>
@@ -229,7 +231,7 @@ pub fn what_if(p: &WhatIfProps) -> Html {
                     <label>{ " Remove broker " }
                         <select onchange={setter(&remove)} data-testid="remove-broker-name">
                             <option value="" selected={remove.is_empty()}>{ "choose" }</option>
-                            { for map.brokers.iter().map(|b| html! { <option value={b.clone()} selected={*remove == *b}>{ b }</option> }) }
+                            { for map.brokers.iter().map(|b| html! { <option value={b.clone()} title={b.clone()} selected={*remove == *b}>{ names.short(b).to_string() }</option> }) }
                         </select>
                     </label>
                     <button type="button" onclick={on_remove} data-testid="remove-broker">{ "Remove" }</button>

@@ -13,6 +13,33 @@ fn pct(f: f64) -> String {
     format!("{:.1} %", f * 100.0)
 }
 
+/// `part` of `whole` as a percentage, or `n/a` when there is nothing to count (a series of one
+/// snapshot has no moves: "100.0 %" of nothing would read as a perfect score).
+fn share(part: usize, whole: usize) -> String {
+    if whole == 0 {
+        "n/a".to_string()
+    } else {
+        pct(part as f64 / whole as f64)
+    }
+}
+
+/// A byte count in the binary unit that keeps its digits (`2.7 TiB`), as the rates are written.
+fn bytes(b: f64) -> String {
+    const UNITS: [&str; 6] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
+    let mut value = b;
+    let mut unit = 0;
+    while value.abs() >= 1024.0 && unit + 1 < UNITS.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    let name = UNITS.get(unit).copied().unwrap_or("B");
+    if unit == 0 {
+        format!("{value:.0} {name}")
+    } else {
+        format!("{value:.1} {name}")
+    }
+}
+
 /// A change in words (`bundle moved A → B`); the dashboard's move list reads it too.
 pub fn change_text(c: &Change) -> String {
     match c {
@@ -57,6 +84,13 @@ pub fn cause_text(c: &Cause) -> String {
 pub fn render_text(r: &HistoryReport) -> String {
     let s = &r.summary;
     let mut out = String::new();
+    if s.snapshots < 2 {
+        let _ = writeln!(
+            out,
+            "{} snapshot: a history compares consecutive snapshots, so there is nothing to report yet (record a series: lbplan collect --every 60s, docs/history.md)",
+            s.snapshots
+        );
+    }
     let _ = writeln!(
         out,
         "{} snapshots over {:.1} h; leader replayed with {} + {}",
@@ -71,9 +105,12 @@ pub fn render_text(r: &HistoryReport) -> String {
          destination as predicted {} ({}), by a broker leaving {}, unexplained changes {}",
         s.moves_seen,
         s.moves_predicted,
-        pct(s.predicted_fraction()),
+        share(
+            s.moves_predicted,
+            s.moves_seen.saturating_sub(s.moves_by_broker_left)
+        ),
         s.destination_agreements,
-        pct(s.destination_fraction()),
+        share(s.destination_agreements, s.moves_predicted),
         s.moves_by_broker_left,
         s.unexplained
     );
@@ -92,14 +129,14 @@ pub fn render_text(r: &HistoryReport) -> String {
     let _ = writeln!(
         out,
         "churn: {:.1} unloads/h, {} bundles moved more than once, ping-pong {} within the grace \
-         period ({} min) and {} within an hour, {:.3e} bytes moved, {:.1} min without balance \
+         period ({} min) and {} within an hour, {} moved, {:.1} min without balance \
          (std ≥ {})",
         s.unloads_per_hour,
         s.bundles_moved_more_than_once,
         s.ping_pong_within_grace,
         s.grace_period_ms / 60_000,
         s.ping_pong_within_hour,
-        s.bytes_moved,
+        bytes(s.bytes_moved),
         s.time_without_balance_ms as f64 / 60_000.0,
         pct(s.balanced_std_fraction)
     );
@@ -208,4 +245,40 @@ pub fn render_csv(r: &HistoryReport) -> String {
         out.push('\n');
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::history::report::HistorySummary;
+
+    #[test]
+    fn one_snapshot_reports_nothing_as_a_score() {
+        // Issue 41: `history` on one snapshot printed "predicted by the leader 0 (100.0 % …)".
+        let r = HistoryReport {
+            times_ms: vec![1_700_000_000_000],
+            summary: HistorySummary {
+                snapshots: 1,
+                ..HistorySummary::default()
+            },
+            ..HistoryReport::default()
+        };
+        let text = render_text(&r);
+        assert!(!text.contains("100.0 %"), "{text}");
+        assert!(text.starts_with("1 snapshot: a history compares consecutive snapshots"));
+        assert!(
+            text.contains("predicted by the leader 0 (n/a of moves"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn bytes_read_in_binary_units() {
+        assert_eq!(bytes(0.0), "0 B");
+        assert_eq!(bytes(1536.0), "1.5 KiB");
+        // The issue's 2.946e12 bytes.
+        assert_eq!(bytes(2.946e12), "2.7 TiB");
+        assert_eq!(share(3, 4), "75.0 %");
+        assert_eq!(share(0, 0), "n/a");
+    }
 }

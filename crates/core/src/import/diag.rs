@@ -227,6 +227,16 @@ impl Diag {
         self.warnings.insert(key, w);
     }
 
+    /// The skipped inputs (what each looked like and why it was not used), as their warnings
+    /// read: what an import that recognised nothing says instead of "no recognised export".
+    pub(crate) fn skipped(&self) -> Vec<String> {
+        self.warnings
+            .values()
+            .filter(|w| matches!(w.kind, WarningKind::IgnoredFile | WarningKind::NotModelled))
+            .map(ToString::to_string)
+            .collect()
+    }
+
     pub(crate) fn finish(self) -> Vec<ImportWarning> {
         let mut out: Vec<ImportWarning> = self.warnings.into_values().collect();
         if self.dropped > 0 {

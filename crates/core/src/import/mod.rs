@@ -188,6 +188,23 @@ pub fn import_with(
         process(input, opts, &mut budget, &mut c, &mut diag)?;
     }
     if c.recognised == 0 {
+        // Inputs recognised but not usable alone (a partitioned lookup, a `BundlesData` without
+        // its namespace path) say so, naming the file: "none is recognised" would be wrong.
+        let skipped = diag.skipped();
+        if !skipped.is_empty() {
+            let more = skipped.len().saturating_sub(5);
+            let shown: Vec<&str> = skipped.iter().take(5).map(String::as_str).collect();
+            return Err(ImportError::Empty(format!(
+                "no data the planner reads in the {} input(s): {}{}",
+                inputs.len(),
+                shown.join("; "),
+                if more > 0 {
+                    format!("; and {more} more skipped")
+                } else {
+                    String::new()
+                }
+            )));
+        }
         return Err(ImportError::Empty(format!(
             "none of the {} input(s) is a recognised export (expected {})",
             inputs.len(),

@@ -1,8 +1,10 @@
 //! Pulsar naming: bundle ranges and names, namespace and topic names, topic → bundle hashing (CRC-32)
 //! and lookup, the default bundle partitioning (§4 of the reference), brokers' heartbeat and SLA-monitor
 //! namespaces, plus Java map iteration order for the decisions that depend on it, and the one rule
-//! every name must pass before it leaves the planner (`rules`).
+//! every name must pass before it leaves the planner (`rules`), and the one rule that shortens broker
+//! ids for display and reads short names back (`broker_names`).
 
+mod broker_names;
 mod bundle_range;
 mod crc32;
 pub mod java_map_order;
@@ -12,6 +14,7 @@ mod rules;
 mod system_namespace;
 mod topic_name;
 
+pub use broker_names::{BrokerNames, MAX_SUGGESTIONS, Resolved};
 pub use bundle_range::{
     BundleName, BundleRange, NamingError, boundary_text, default_boundaries, parse_bundle_name,
     parse_hex_boundary, push_boundary,

@@ -5,6 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::model::{BalanceSummary, Plan};
+use super::verdict::{self, Change, MetricChange, Outcome};
 
 /// Version of the diff JSON (`lbplan plan --diff-baseline --format json`).
 pub const PLAN_DIFF_FORMAT_VERSION: u32 = 1;
@@ -168,6 +169,55 @@ fn move_text(m: &Move) -> String {
     )
 }
 
+/// A what-if judged against its baseline: the what-if's balance after, compared with the
+/// baseline's balance after by the verdict's own measures and tolerances.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AgainstBaseline {
+    /// `worse` when the what-if's busiest broker ends busier and the load less even than the
+    /// baseline leaves it, or when nothing improves and a measure worsens.
+    pub outcome: Outcome,
+    /// `Worse than the baseline: max 60.1% → 71.0%, …`.
+    pub headline: String,
+    pub metrics: Vec<MetricChange>,
+}
+
+/// Judges the what-if of `diff` against its baseline.
+pub fn against_baseline(diff: &PlanDiff) -> AgainstBaseline {
+    let metrics = verdict::metrics(&diff.baseline.after, &diff.what_if.after);
+    let change_of = |name: &str| {
+        metrics
+            .iter()
+            .find(|m| m.metric == name)
+            .map_or(Change::NoChange, |m| m.change)
+    };
+    let any = |c: Change| metrics.iter().any(|m| m.change == c);
+    let outcome = if (change_of("max_usage_fraction") == Change::Worse
+        && change_of("max_over_mean") == Change::Worse)
+        || (any(Change::Worse) && !any(Change::Better))
+    {
+        Outcome::Worse
+    } else if any(Change::Better) && any(Change::Worse) {
+        Outcome::Mixed
+    } else if any(Change::Better) {
+        Outcome::Better
+    } else {
+        Outcome::NoChange
+    };
+    let numbers: Vec<String> = metrics.iter().map(verdict::metric_text).collect();
+    let numbers = numbers.join(", ");
+    let headline = match outcome {
+        Outcome::Better => format!("Better than the baseline: {numbers}"),
+        Outcome::Worse => format!("Worse than the baseline: {numbers}"),
+        Outcome::Mixed => format!("Mixed against the baseline: {numbers}"),
+        Outcome::NoChange => format!("Same balance as the baseline: {numbers}"),
+    };
+    AgainstBaseline {
+        outcome,
+        headline,
+        metrics,
+    }
+}
+
 /// The diff as text lines: a summary line, the balance of both plans, then each change.
 pub fn describe(diff: &PlanDiff) -> Vec<String> {
     let mut lines = vec![if diff.identical_decisions {
@@ -207,4 +257,59 @@ pub fn describe(diff: &PlanDiff) -> Vec<String> {
     lines.extend(diff.splits_added.iter().map(|s| format!("+ split {s}")));
     lines.extend(diff.splits_removed.iter().map(|s| format!("- split {s}")));
     lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn balance(max: f64, ratio: f64, std: f64) -> BalanceSummary {
+        BalanceSummary {
+            broker_count: 12,
+            max_usage_fraction: max,
+            mean_usage_fraction: max / ratio,
+            max_over_mean: ratio,
+            std_usage_fraction: std,
+            ..BalanceSummary::default()
+        }
+    }
+
+    fn diff(baseline_after: BalanceSummary, what_if_after: BalanceSummary) -> PlanDiff {
+        let before = balance(0.792, 1.9, 0.2);
+        PlanDiff {
+            format_version: PLAN_DIFF_FORMAT_VERSION,
+            moves_added: Vec::new(),
+            moves_removed: Vec::new(),
+            moves_changed: Vec::new(),
+            splits_added: Vec::new(),
+            splits_removed: Vec::new(),
+            baseline: BalanceChange {
+                before: before.clone(),
+                after: baseline_after,
+            },
+            what_if: BalanceChange {
+                before,
+                after: what_if_after,
+            },
+            identical_decisions: false,
+        }
+    }
+
+    #[test]
+    fn a_what_if_is_judged_against_the_baseline_not_the_snapshot() {
+        // Both plans improve on the snapshot (79.2 %); the what-if less than the baseline.
+        let j = against_baseline(&diff(balance(0.60, 1.3, 0.1), balance(0.71, 1.6, 0.15)));
+        assert_eq!(j.outcome, Outcome::Worse);
+        assert_eq!(
+            j.headline,
+            "Worse than the baseline: max 60.0% → 71.0%, max/mean 1.30 → 1.60, std 10.0% → 15.0%"
+        );
+        let j = against_baseline(&diff(balance(0.71, 1.6, 0.15), balance(0.60, 1.3, 0.1)));
+        assert_eq!(j.outcome, Outcome::Better);
+        // Within the printed digits: the same.
+        let j = against_baseline(&diff(balance(0.60, 1.3, 0.1), balance(0.6002, 1.301, 0.1)));
+        assert_eq!(j.outcome, Outcome::NoChange);
+        let j = against_baseline(&diff(balance(0.60, 1.3, 0.1), balance(0.65, 1.2, 0.1)));
+        assert_eq!(j.outcome, Outcome::Mixed);
+    }
 }

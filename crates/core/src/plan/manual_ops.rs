@@ -6,6 +6,7 @@
 use crate::model::{BrokerSnapshot, LocalBrokerData, ResourceUsage};
 use crate::modular::LoadData;
 use crate::modular::pipeline::{PlacementContext, SelectionPath, select_broker_for_bundle};
+use crate::naming::BrokerNames;
 use crate::reason::{DecisionReason, ReasonKind};
 use crate::split::SplitAlgorithm;
 
@@ -121,14 +122,18 @@ pub(super) fn apply_operation(
                 .owner_of(bundle)
                 .ok_or_else(|| op_error(op, "no broker in the snapshot owns this bundle"))?;
             match destination_broker {
-                Some(to) => {
+                Some(typed) => {
+                    // A short name (`broker-03`, as the texts print it) is read back by the one
+                    // rule; a name that is no broker says which it may have meant.
+                    let resolved = if ws.after.has_broker(typed) {
+                        typed.clone()
+                    } else {
+                        BrokerNames::new(ws.after.brokers().map(|(id, _)| id.as_str()))
+                            .resolve_or_explain(typed, "destination broker")
+                            .map_err(|e| op_error(op, e))?
+                    };
+                    let to = &resolved;
                     check_broker(to).map_err(|e| op_error(op, e.to_string()))?;
-                    if !ws.after.has_broker(to) {
-                        return Err(op_error(
-                            op,
-                            format!("destination broker `{to}` is not in the snapshot"),
-                        ));
-                    }
                     if *to == from {
                         return Err(op_error(op, format!("`{to}` already owns the bundle")));
                     }

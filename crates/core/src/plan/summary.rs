@@ -6,6 +6,7 @@
 use indexmap::IndexMap;
 
 use super::model::{Plan, PlannedUnload};
+use crate::naming::BrokerNames;
 use crate::reason::ReasonKind;
 
 const KIB: f64 = 1024.0;
@@ -113,27 +114,16 @@ pub fn moves_by_source(plan: &Plan) -> IndexMap<&str, Vec<&PlannedUnload>> {
     groups
 }
 
-/// A broker id as short as stays unambiguous in this plan: the host's first label
-/// (`broker-04.demo.svc:8080` → `broker-04`) when no other broker of the plan shares it, the
-/// whole id otherwise (and for IP addresses, whose first label says nothing).
-pub fn short_broker(plan: &Plan, broker: &str) -> String {
-    let label = |id: &str| -> Option<String> {
-        let host = id.rsplit_once(':').map_or(id, |(h, _)| h);
-        if host.starts_with('[') || host.parse::<std::net::Ipv4Addr>().is_ok() {
-            return None;
-        }
-        host.split('.').next().map(str::to_string)
-    };
-    let Some(mine) = label(broker) else {
-        return broker.to_string();
-    };
-    let clash = plan
-        .brokers_before
-        .iter()
-        .map(|b| b.broker.as_str())
-        .chain(plan.brokers_after.iter().map(|b| b.broker.as_str()))
-        .any(|other| other != broker && label(other).as_deref() == Some(mine.as_str()));
-    if clash { broker.to_string() } else { mine }
+/// The display names of a plan's brokers (before and after): the one rule of
+/// [`crate::naming::BrokerNames`] (`broker-04.demo.svc:8080` → `broker-04`).
+pub fn broker_names(plan: &Plan) -> BrokerNames {
+    BrokerNames::new(
+        plan.brokers_before
+            .iter()
+            .chain(&plan.brokers_after)
+            .map(|b| b.broker.as_str())
+            .chain(plan.unloads.iter().map(|u| u.from.as_str())),
+    )
 }
 
 fn whole_pct(fraction: f64) -> String {
@@ -150,6 +140,7 @@ pub fn one_line(plan: &Plan) -> String {
         n => format!("{} moves", count(n as f64)),
     };
     if !plan.unloads.is_empty() {
+        let names = broker_names(plan);
         let total: f64 = plan.unloads.iter().map(unload_bytes_per_sec).sum();
         let routes: Vec<String> = moves_by_source(plan)
             .iter()
@@ -158,12 +149,12 @@ pub fn one_line(plan: &Plan) -> String {
                 for u in us {
                     let name =
                         u.to.as_deref()
-                            .map_or_else(|| "?".to_string(), |t| short_broker(plan, t));
+                            .map_or_else(|| "?".to_string(), |t| names.short(t).to_string());
                     if !to.contains(&name) {
                         to.push(name);
                     }
                 }
-                format!("{} → {}", short_broker(plan, from), to.join(", "))
+                format!("{} → {}", names.short(from), to.join(", "))
             })
             .collect();
         text.push_str(&format!(", {}: {}", rate(total), routes.join("; ")));

@@ -19,6 +19,10 @@ use crate::config::{LEAST_RESOURCE_USAGE_WITH_WEIGHT, simple_class_name};
 const USAGE_TOLERANCE_FRACTION: f64 = 0.0005;
 const RATIO_TOLERANCE: f64 = 0.005;
 
+/// Unloads to one destination that make a converging pattern when they are most of the plan's,
+/// even if the destination does not end up the busiest.
+const CONCENTRATED: usize = 4;
+
 /// The argument that makes a guarded script run anyway.
 pub const I_KNOW_FLAG: &str = "--i-know";
 
@@ -164,7 +168,7 @@ fn compare(metric: &str, before: f64, after: f64, tolerance: f64) -> MetricChang
     }
 }
 
-fn metrics(before: &BalanceSummary, after: &BalanceSummary) -> Vec<MetricChange> {
+pub(crate) fn metrics(before: &BalanceSummary, after: &BalanceSummary) -> Vec<MetricChange> {
     vec![
         compare(
             "max_usage_fraction",
@@ -224,15 +228,20 @@ fn patterns(plan: &Plan, threshold: f64) -> Vec<Pattern> {
         }
     }
     let with_destination: usize = per_destination.values().sum();
-    // Converging only matters when it made the hot spot: the destination ends up the busiest broker
-    // or overloaded (two bundles to the least loaded broker of a healthy cluster are no pattern).
+    // Converging matters when it made the hot spot: the destination ends up the busiest broker or
+    // overloaded (two bundles to the least loaded broker of a healthy cluster are no pattern) — or
+    // when most of a cycle's unloads go to one broker (at least `CONCENTRATED` of them, more than
+    // half): on 1,000 brokers 25 of 29 moves to one broker do not make it the busiest yet, but they
+    // are the same pattern, and the next cycle sheds it.
     let busiest_after = plan.balance_after.max_usage_fraction;
     let mut converging: Vec<(&str, usize)> = per_destination
         .iter()
         .map(|(d, n)| (*d, *n))
         .filter(|(d, n)| {
             let after = usage_of(&plan.brokers_after, d);
-            *n >= 2 && (after >= busiest_after || after > threshold)
+            let hot = *n >= 2 && (after >= busiest_after || after > threshold);
+            let concentrated = *n >= CONCENTRATED && *n * 2 > with_destination;
+            hot || concentrated
         })
         .collect();
     converging.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(b.0)));
@@ -366,7 +375,7 @@ pub fn judge(plan: &Plan, overloaded_threshold_fraction: f64) -> Verdict {
     verdict
 }
 
-fn metric_text(m: &MetricChange) -> String {
+pub(crate) fn metric_text(m: &MetricChange) -> String {
     match m.metric.as_str() {
         "max_over_mean" => format!("max/mean {:.2} → {:.2}", m.before, m.after),
         "std_usage_fraction" => format!("std {} → {}", pct(m.before), pct(m.after)),
@@ -438,14 +447,15 @@ pub fn describe_alternative(a: &Alternative, seed: u64) -> String {
     }
 }
 
-/// The verdict as lines of text, headline first (the CLI report and the script's header).
-pub fn verdict_lines(v: &Verdict, seed: u64) -> Vec<String> {
-    let mut lines = vec![v.headline.clone()];
-    lines.extend(v.reasons.iter().map(|r| format!("- {r}")));
+/// The verdict's warnings, whatever its outcome: why it is worse, brokers that stay over the
+/// overloaded threshold, and the patterns (converging destination, shed again). Every front end
+/// shows these (the CLI's report, the script's header, the dashboard's banner).
+pub fn warnings(v: &Verdict) -> Vec<String> {
+    let mut lines: Vec<String> = v.reasons.clone();
     if v.outcome != Outcome::Worse {
         for b in &v.overloaded {
             lines.push(format!(
-                "- {} stays over loadBalancerBrokerOverloadedThresholdPercentage ({})",
+                "{} stays over loadBalancerBrokerOverloadedThresholdPercentage ({})",
                 b.broker,
                 pct(b.after_fraction)
             ));
@@ -454,8 +464,15 @@ pub fn verdict_lines(v: &Verdict, seed: u64) -> Vec<String> {
     lines.extend(
         v.patterns
             .iter()
-            .map(|p| format!("- pattern: {}", describe_pattern(p))),
+            .map(|p| format!("pattern: {}", describe_pattern(p))),
     );
+    lines
+}
+
+/// The verdict as lines of text, headline first (the CLI report and the script's header).
+pub fn verdict_lines(v: &Verdict, seed: u64) -> Vec<String> {
+    let mut lines = vec![v.headline.clone()];
+    lines.extend(warnings(v).into_iter().map(|w| format!("- {w}")));
     lines.extend(
         v.alternatives
             .iter()
@@ -654,5 +671,90 @@ mod tests {
         );
         let v = judge(&p, 0.85);
         assert_eq!(v.outcome, Outcome::Mixed);
+    }
+
+    #[test]
+    fn a_better_plan_still_carries_its_warnings() {
+        // Issue 41: the CLI warned "3 of 4 unloads converge on broker-10" while the dashboard said
+        // only "Better": the warnings are one list, whatever the outcome.
+        let v = Verdict {
+            outcome: Outcome::Better,
+            headline: "Better: max 79.2% → 60.1%".into(),
+            overloaded: vec![BrokerOverLimit {
+                broker: "broker-04".into(),
+                before_fraction: Some(0.92),
+                after_fraction: 0.88,
+                new: false,
+            }],
+            patterns: vec![
+                Pattern::ConvergingDestination {
+                    destination: "broker-10".into(),
+                    unloads: 3,
+                    of_unloads: 4,
+                    before_fraction: 0.2,
+                    after_fraction: 0.6,
+                },
+                Pattern::ShedAgain {
+                    broker: "broker-10".into(),
+                    received: 3,
+                    shed: 1,
+                    at_cycle: 2,
+                },
+            ],
+            ..Verdict::default()
+        };
+        let w = warnings(&v);
+        assert_eq!(w.len(), 3);
+        assert_eq!(
+            w[0],
+            "broker-04 stays over loadBalancerBrokerOverloadedThresholdPercentage (88.0%)"
+        );
+        assert!(w[1].starts_with("pattern: 3 of 4 unloads converge on broker-10 (20.0% → 60.0%)"));
+        assert_eq!(
+            w[2],
+            "pattern: broker-10 receives 3 bundle(s) and is shed again at cycle 2 per the outlook (1 unload(s))"
+        );
+        // The CLI's lines are the same warnings under the headline.
+        let lines = verdict_lines(&v, 0);
+        assert_eq!(lines[0], v.headline);
+        assert_eq!(lines[1], format!("- {}", w[0]));
+        assert_eq!(lines.len(), 4);
+    }
+
+    #[test]
+    fn most_unloads_to_one_broker_is_a_pattern_even_when_it_stays_cool() {
+        // Issue 41: on 1,000 brokers, 25 of 29 moves went to one broker with no warning (it ends
+        // at 40 %, well below the busiest broker's 80 %). Shape: 5 of 6 unloads to `dst`.
+        let before = vec![
+            view("hot:8080", 0.9),
+            view("dst:8080", 0.1),
+            view("other:8080", 0.8),
+        ];
+        let after = vec![
+            view("hot:8080", 0.6),
+            view("dst:8080", 0.4),
+            view("other:8080", 0.8),
+        ];
+        let mut p = plan(before, after);
+        p.unloads = (0..6)
+            .map(|k| unload("hot:8080", if k < 5 { "dst:8080" } else { "other:8080" }))
+            .collect();
+        let v = judge(&p, 0.85);
+        assert_eq!(v.outcome, Outcome::Better);
+        assert_eq!(
+            v.patterns,
+            [Pattern::ConvergingDestination {
+                destination: "dst:8080".into(),
+                unloads: 5,
+                of_unloads: 6,
+                before_fraction: 0.1,
+                after_fraction: 0.4,
+            }]
+        );
+        assert!(warnings(&v)[0].starts_with("pattern: 5 of 6 unloads converge on dst:8080"));
+        // Three of four to a cool broker is below the bar (a small plan spreads little).
+        p.unloads.truncate(4);
+        p.unloads[3] = unload("hot:8080", "other:8080");
+        assert!(judge(&p, 0.85).patterns.is_empty());
     }
 }

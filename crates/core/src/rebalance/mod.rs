@@ -13,6 +13,7 @@ pub mod stick;
 
 use crate::config::Profile;
 use crate::model::Snapshot;
+use crate::naming::BrokerNames;
 use crate::plan::fingerprint::snapshot_fingerprint;
 use crate::plan::operations::Operation;
 use crate::plan::settings::resolve_config;
@@ -57,7 +58,9 @@ impl RebalanceRequest {
 pub enum RebalanceError {
     #[error(transparent)]
     Plan(#[from] PlanError),
-    #[error("--drain `{0}`: no such broker in the snapshot")]
+    /// A `--drain` name that is no broker of the snapshot (or names several), with the ids it may
+    /// have meant.
+    #[error("{0}")]
     UnknownDrainBroker(String),
 }
 
@@ -87,10 +90,24 @@ pub fn propose_with_fingerprint(
     fingerprint: String,
     progress: Progress<'_>,
 ) -> Result<Proposal, RebalanceError> {
-    for d in &req.limits.drain {
-        if !snapshot.brokers.contains_key(d) {
-            return Err(RebalanceError::UnknownDrainBroker(d.clone()));
-        }
+    if req
+        .limits
+        .drain
+        .iter()
+        .any(|d| !snapshot.brokers.contains_key(d))
+    {
+        // Short names (`broker-04`, as the texts print them) are read back by the one rule.
+        let names = BrokerNames::new(snapshot.brokers.keys().map(String::as_str));
+        let drain = req
+            .limits
+            .drain
+            .iter()
+            .map(|d| names.resolve_or_explain(d, "--drain"))
+            .collect::<Result<Vec<String>, String>>()
+            .map_err(RebalanceError::UnknownDrainBroker)?;
+        let mut resolved = req.clone();
+        resolved.limits.drain = drain;
+        return propose_with_fingerprint(snapshot, &resolved, fingerprint, progress);
     }
     let resolved = resolve_config(snapshot, req.profile, &req.settings).map_err(PlanError::from)?;
     let cfg = resolved.config;

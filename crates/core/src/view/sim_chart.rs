@@ -6,6 +6,7 @@
 use crate::simulate::{Comparison, SimulationRun};
 
 use super::palette::broker_colour;
+use crate::naming::BrokerNames;
 
 /// Colours of the compared configurations, in order (then repeated).
 pub const RUN_COLOURS: [[u8; 3]; 4] = [[37, 99, 235], [220, 38, 38], [22, 163, 74], [147, 51, 234]];
@@ -298,11 +299,20 @@ pub fn broker_usage_chart(run: &SimulationRun) -> Option<Chart> {
 /// simulation's per-broker chart and the History view's load lines.
 pub fn usage_lines_chart(title: &str, lines: Vec<(String, Vec<f64>)>) -> Chart {
     let steps = lines.iter().map(|(_, v)| v.len()).max().unwrap_or(0);
+    // The legend names brokers by the one display rule (colours stay keyed by the full id).
+    let labels: Vec<String> = {
+        let names = BrokerNames::new(lines.iter().map(|(b, _)| b.as_str()));
+        lines
+            .iter()
+            .map(|(b, _)| names.short(b).to_string())
+            .collect()
+    };
     let mut series: Vec<Series> = lines
         .into_iter()
-        .map(|(b, values)| Series {
+        .zip(labels)
+        .map(|((b, values), label)| Series {
             rgb: broker_colour(&b),
-            label: b,
+            label,
             values,
             in_legend: false,
         })
@@ -416,10 +426,9 @@ mod tests {
             .filter(|s| s.in_legend)
             .map(|s| s.label.as_str())
             .collect();
-        assert_eq!(
-            named,
-            ["b2:8080", "b3:8080", "b4:8080", "b5:8080", "b6:8080"]
-        );
+        // The legend names them by the display rule (the shared port dropped), colours by id.
+        assert_eq!(named, ["b2", "b3", "b4", "b5", "b6"]);
+        assert_eq!(c.series[6].rgb, broker_colour("b6:8080"));
         assert!(c.series[0].values[1].is_nan());
         // Highest value 0.61 (b6 at cycle 1): steps of 0.2 up to 0.8.
         assert_eq!(c.y_max, 0.8);
