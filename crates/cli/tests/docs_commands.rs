@@ -21,6 +21,10 @@ const SKIPPED: &[(&str, &str)] = &[
     ("lbplan collect ", "reads a live cluster's admin API"),
     ("lbplan apply ", "calls a live cluster's admin API"),
     (
+        "lbplan verify ",
+        "compares a plan with the snapshot collected from a live cluster after it was applied",
+    ),
+    (
         "lbplan import snap",
         "reads the directory `lbplan collect` wrote from a live cluster",
     ),

@@ -212,7 +212,7 @@ fn a_namespace_pulsar_forbids_is_refused() {
     assert!(e.starts_with("broker-1:8080.json: $."), "{e}");
     assert!(
         e.contains(
-            "namespace `$(touch pwned)/ns` breaks Pulsar's name rule (NamedEntity.checkName"
+            "tenant `$(touch pwned)` is not a valid Pulsar name: only letters, digits and `-=:._` are allowed (NamedEntity.checkName)"
         ),
         "{e}"
     );

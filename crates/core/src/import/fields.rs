@@ -6,7 +6,7 @@ use super::diag::{ImportError, WarningKind};
 use super::json::{Ctx, JPath};
 use super::typed::{Leaf, Object, Unknown, json_object};
 use crate::model::{BrokerLoadData, LocalBrokerData, NamespaceBundleStats, ResourceUsage};
-use crate::naming::{BundleName, BundleRange, is_named_entity, parse_bundle_name, push_boundary};
+use crate::naming::{BundleName, BundleRange, parse_bundle_name, push_boundary};
 use crate::units::percent_usage;
 
 /// A `ResourceUsage` as read.
