@@ -22,6 +22,9 @@ use yew::{Callback, Reducible};
 
 wasm_bindgen_test_configure!(run_in_browser);
 
+/// What "Propose a rebalance instead" hands the app: the goal and the move limit.
+type Proposed = (String, Option<usize>);
+
 fn text_of(root: &web_sys::Element, selector: &str) -> String {
     root.query_selector(selector)
         .unwrap()
@@ -49,7 +52,7 @@ async fn a_worse_plan_shows_the_banner_and_its_fix_applies_as_an_edit() {
     document.body().unwrap().append_child(&root).unwrap();
     let applied: Rc<RefCell<Vec<(String, String)>>> = Rc::default();
     let record = applied.clone();
-    let proposed: Rc<RefCell<Vec<(String, Option<usize>)>>> = Rc::default();
+    let proposed: Rc<RefCell<Vec<Proposed>>> = Rc::default();
     let propose = proposed.clone();
     let unloads = match &*plan {
         Ok(p) => p.unloads.len(),
