@@ -280,16 +280,22 @@ mod tests {
     fn a_destination_explains_its_predicted_usage() {
         let snapshot = crate::simulate::builtin_snapshot("demo").unwrap();
         let config = LoadBalancerConfig::for_profile(crate::config::Profile::Pulsar4x);
-        let plan = crate::plan::make_plan(&snapshot, &crate::plan::PlanRequest::leader_cycle())
-            .unwrap();
+        let plan =
+            crate::plan::make_plan(&snapshot, &crate::plan::PlanRequest::leader_cycle()).unwrap();
         let d = broker_detail(&snapshot, &config, "broker-10.demo.svc:8080", Some(&plan)).unwrap();
-        assert_eq!(d.capacity, "8 cores · NIC 2.0 Gbps · heap 4.0 GiB · direct 4.0 GiB");
+        assert_eq!(
+            d.capacity,
+            "8 cores · NIC 2.0 Gbps · heap 4.0 GiB · direct 4.0 GiB"
+        );
         let e = d.plan.unwrap();
         assert_eq!(e.moves_in.len(), 2);
         assert_eq!(e.usage_explained.len(), 5);
         let cpu = &e.usage_explained[0];
         assert!(cpu.starts_with("cpu: limit 8.00 cores;"), "{cpu}");
-        assert!(cpu.contains("+ 2 bundles in") && cpu.contains("= 47.6 %"), "{cpu}");
+        assert!(
+            cpu.contains("+ 2 bundles in") && cpu.contains("= 47.6 %"),
+            "{cpu}"
+        );
         assert!(e.usage_explained[1].contains("weak: heap"));
     }
 

@@ -79,7 +79,10 @@ pub fn broker_rows(snapshot: &Snapshot, config: &LoadBalancerConfig) -> Vec<Brok
     let mut rows: Vec<BrokerRow> = broker_views(snapshot, &config.resource_weights())
         .into_iter()
         .map(|v| {
-            let local = snapshot.brokers.get(&v.broker).map(|b| &b.local_broker_data);
+            let local = snapshot
+                .brokers
+                .get(&v.broker)
+                .map(|b| &b.local_broker_data);
             let version = local
                 .and_then(|l| l.broker_version_string.clone())
                 .unwrap_or_default();
