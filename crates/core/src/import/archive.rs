@@ -196,6 +196,28 @@ fn expand_zip(
             budget.entries_left
         )));
     }
+    // What the directory says the members decompress to, before any is inflated: a bomb whose
+    // headers tell the truth (10 GB of zeros in 10 MB) is refused at once instead of after
+    // inflating and reading a gigabyte of it. Headers that lie are caught while inflating.
+    let mut declared: u64 = 0;
+    for i in 0..zip.len() {
+        let entry = zip.by_index_raw(i).map_err(bad)?;
+        if !entry.is_dir() && member_path(entry.name()).is_some() {
+            if entry.size() > opts.max_file_bytes {
+                let path = member_path(entry.name()).unwrap_or_default();
+                return Err(too_big(file, &path, opts.max_file_bytes));
+            }
+            declared = declared.saturating_add(entry.size());
+        }
+    }
+    if declared > budget.total_bytes_left {
+        return Err(ImportError::Limit(format!(
+            "{file}: its members decompress to {declared} bytes (as its directory states), more \
+             than the {} left under the cap of {} bytes on the import (decompressed archive \
+             members included)",
+            budget.total_bytes_left, opts.max_total_bytes
+        )));
+    }
     for i in 0..zip.len() {
         let entry = zip.by_index(i).map_err(bad)?;
         if entry.is_dir() {
