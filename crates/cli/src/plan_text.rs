@@ -126,7 +126,7 @@ fn render_brokers(out: &mut String, plan: &Plan, names: &BrokerNames, verbose: b
     };
     let width = shown
         .iter()
-        .map(|p| e(&names.short(&p.broker)).chars().count())
+        .map(|p| e(&names.short(p.broker)).chars().count())
         .max()
         .unwrap_or(0)
         .clamp("broker".len(), NAME_WIDTH_MAX);
@@ -145,7 +145,7 @@ fn render_brokers(out: &mut String, plan: &Plan, names: &BrokerNames, verbose: b
     );
     let row = |v: &BrokerLoadView| pct(v.weighted_max_usage_fraction);
     for pair in &shown {
-        let name = e(&names.short(&pair.broker));
+        let name = e(&names.short(pair.broker));
         let Some(b) = pair.after else {
             let _ = writeln!(
                 out,
