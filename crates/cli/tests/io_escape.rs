@@ -75,7 +75,7 @@ fn the_text_plan_escapes_a_broker_id() {
     // The row is whole: as many columns as another broker's row.
     let other = text
         .lines()
-        .find(|l| l.starts_with("broker-00.demo.svc:8080 "))
+        .find(|l| l.starts_with("broker-00.demo.svc "))
         .unwrap_or_else(|| panic!("no row for broker-00 in:\n{text}"));
     assert_eq!(
         row.split_whitespace().count(),

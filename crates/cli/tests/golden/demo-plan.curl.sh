@@ -173,23 +173,23 @@ report_skipped() {
   fi
 }
 # Steps, with what the plan predicts each does:
-#   1 of 3: move globex/clickstream/0xf0000000_0xf8000000: broker-04.demo.svc:8080 → broker-10.demo.svc:8080; predicted usage broker-04.demo.svc:8080 79.2% → 42.5%, broker-10.demo.svc:8080 22.3% → 49.3% (weighted max, after the whole plan)
-#   2 of 3: move globex/clickstream/0x98000000_0xa0000000: broker-04.demo.svc:8080 → broker-10.demo.svc:8080; predicted usage broker-04.demo.svc:8080 79.2% → 42.5%, broker-10.demo.svc:8080 22.3% → 49.3% (weighted max, after the whole plan)
-#   3 of 3: move acme/orders/0x00000000_0x10000000: broker-04.demo.svc:8080 → broker-00.demo.svc:8080; predicted usage broker-04.demo.svc:8080 79.2% → 42.5%, broker-00.demo.svc:8080 29.1% → 38.8% (weighted max, after the whole plan)
+#   1 of 3: move globex/clickstream/0xf0000000_0xf8000000: broker-04.demo.svc:8080 → broker-10.demo.svc:8080; predicted usage broker-04.demo.svc:8080 79.2% → 44.8%, broker-10.demo.svc:8080 22.3% → 47.6% (weighted max, after the whole plan)
+#   2 of 3: move globex/clickstream/0x98000000_0xa0000000: broker-04.demo.svc:8080 → broker-10.demo.svc:8080; predicted usage broker-04.demo.svc:8080 79.2% → 44.8%, broker-10.demo.svc:8080 22.3% → 47.6% (weighted max, after the whole plan)
+#   3 of 3: move acme/orders/0x00000000_0x10000000: broker-04.demo.svc:8080 → broker-00.demo.svc:8080; predicted usage broker-04.demo.svc:8080 79.2% → 44.8%, broker-00.demo.svc:8080 29.1% → 38.2% (weighted max, after the whole plan)
 
 apply() {
   require_cluster
-  lbplan_step 1 3 'move globex/clickstream/0xf0000000_0xf8000000: broker-04.demo.svc:8080 → broker-10.demo.svc:8080; predicted usage broker-04.demo.svc:8080 79.2% → 42.5%, broker-10.demo.svc:8080 22.3% → 49.3% (weighted max, after the whole plan)'
+  lbplan_step 1 3 'move globex/clickstream/0xf0000000_0xf8000000: broker-04.demo.svc:8080 → broker-10.demo.svc:8080; predicted usage broker-04.demo.svc:8080 79.2% → 44.8%, broker-10.demo.svc:8080 22.3% → 47.6% (weighted max, after the whole plan)'
   # unload globex/clickstream/0xf0000000_0xf8000000 from broker-04.demo.svc:8080 to broker-10.demo.svc:8080: ThresholdShedder: broker usage 79.2% ≥ average 34.9% + threshold 10.0%; must shed 20.7 MiB/s, bundle carries 10.4 MiB/s; the even-distribution filter (loadBalancerDistributeBundlesEvenlyEnabled) left 1 of 12 brokers, so LeastLongTermMessageRate chose broker-10.demo.svc:8080
   if still_owned 'globex/clickstream/0xf0000000_0xf8000000' 'broker-04.demo.svc:8080' 'broker-04.demo.svc%3A8080'; then
     lbplan_do call PUT '/admin/v2/namespaces/globex/clickstream/0xf0000000_0xf8000000/unload?destinationBroker=broker-10.demo.svc%3A8080'
   fi
-  lbplan_step 2 3 'move globex/clickstream/0x98000000_0xa0000000: broker-04.demo.svc:8080 → broker-10.demo.svc:8080; predicted usage broker-04.demo.svc:8080 79.2% → 42.5%, broker-10.demo.svc:8080 22.3% → 49.3% (weighted max, after the whole plan)'
+  lbplan_step 2 3 'move globex/clickstream/0x98000000_0xa0000000: broker-04.demo.svc:8080 → broker-10.demo.svc:8080; predicted usage broker-04.demo.svc:8080 79.2% → 44.8%, broker-10.demo.svc:8080 22.3% → 47.6% (weighted max, after the whole plan)'
   # unload globex/clickstream/0x98000000_0xa0000000 from broker-04.demo.svc:8080 to broker-10.demo.svc:8080: ThresholdShedder: broker usage 79.2% ≥ average 34.9% + threshold 10.0%; must shed 20.7 MiB/s, bundle carries 9.0 MiB/s; the even-distribution filter (loadBalancerDistributeBundlesEvenlyEnabled) left 1 of 12 brokers, so LeastLongTermMessageRate chose broker-10.demo.svc:8080
   if still_owned 'globex/clickstream/0x98000000_0xa0000000' 'broker-04.demo.svc:8080' 'broker-04.demo.svc%3A8080'; then
     lbplan_do call PUT '/admin/v2/namespaces/globex/clickstream/0x98000000_0xa0000000/unload?destinationBroker=broker-10.demo.svc%3A8080'
   fi
-  lbplan_step 3 3 'move acme/orders/0x00000000_0x10000000: broker-04.demo.svc:8080 → broker-00.demo.svc:8080; predicted usage broker-04.demo.svc:8080 79.2% → 42.5%, broker-00.demo.svc:8080 29.1% → 38.8% (weighted max, after the whole plan)'
+  lbplan_step 3 3 'move acme/orders/0x00000000_0x10000000: broker-04.demo.svc:8080 → broker-00.demo.svc:8080; predicted usage broker-04.demo.svc:8080 79.2% → 44.8%, broker-00.demo.svc:8080 29.1% → 38.2% (weighted max, after the whole plan)'
   # unload acme/orders/0x00000000_0x10000000 from broker-04.demo.svc:8080 to broker-00.demo.svc:8080: ThresholdShedder: broker usage 79.2% ≥ average 34.9% + threshold 10.0%; must shed 20.7 MiB/s, bundle carries 6.2 MiB/s; LeastLongTermMessageRate chose broker-00.demo.svc:8080 (least long-term message rate 19,191 msg/s (1 of 4 candidates tie)) after the even-distribution filter (loadBalancerDistributeBundlesEvenlyEnabled) left 4 of 12 brokers; runner-up broker-09.demo.svc:8080 at 19,256 msg/s
   if still_owned 'acme/orders/0x00000000_0x10000000' 'broker-04.demo.svc:8080' 'broker-04.demo.svc%3A8080'; then
     lbplan_do call PUT '/admin/v2/namespaces/acme/orders/0x00000000_0x10000000/unload?destinationBroker=broker-00.demo.svc%3A8080'
