@@ -462,3 +462,59 @@ fn an_extreme_capture_time_is_refused_naming_the_file() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A recording killed at an arbitrary moment (here once its first batch is committed, during the
+/// next one: `kill -9`, as a crash or a lost machine would end it) leaves a series whose every
+/// visible snapshot reads back whole, and the next recording continues it.
+#[test]
+fn a_recording_killed_mid_batch_leaves_a_readable_series_that_continues() {
+    let dir = scratch("killed");
+    let series = dir.join("s");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_lbplan"))
+        .args([
+            "simulate",
+            "builtin:demo",
+            "--cycles",
+            "400",
+            "--no-progress",
+            "--record-series",
+            series.to_str().unwrap(),
+        ])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let committed = |s: &Path| {
+        std::fs::read_dir(s.join("snapshots"))
+            .map(|d| {
+                d.filter(|e| {
+                    e.as_ref()
+                        .unwrap()
+                        .file_name()
+                        .to_str()
+                        .unwrap()
+                        .ends_with(".json")
+                })
+                .count()
+            })
+            .unwrap_or(0)
+    };
+    // Wait (bounded) until the first batch is visible, then a little into the next one.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(300);
+    while committed(&series) < 64
+        && child.try_wait().unwrap().is_none()
+        && std::time::Instant::now() < deadline
+    {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let _ = child.kill();
+    let _ = child.wait();
+    let visible = manifests(&series).len() as u64;
+    assert!(visible >= 64, "{visible} snapshots visible");
+    assert_eq!(snapshots_explained(&history(&series)), visible);
+    record(&series, "1");
+    assert_eq!(manifests(&series).len() as u64, visible + 1);
+    assert_eq!(snapshots_explained(&history(&series)), visible + 1);
+    let _ = std::fs::remove_dir_all(&dir);
+}
