@@ -273,7 +273,12 @@ pub fn search(map: &BundleMap, query: &str) -> MapSearch {
     if let [one] = brokers.as_slice() {
         return MapSearch::Broker((*one).clone());
     }
-    let namespaces = map.rows.iter().any(|r| r.namespace.contains(q));
+    // A broker's own heartbeat and SLA-monitor namespaces carry its id: matching them too is no
+    // reason to withhold the choice of brokers.
+    let namespaces = map.rows.iter().any(|r| {
+        r.namespace.contains(q)
+            && !(brokers.len() > 1 && crate::naming::is_sla_or_heartbeat_namespace(&r.namespace))
+    });
     if brokers.len() > 1 && !namespaces {
         return choices(
             format!("{} brokers match `{q}`", brokers.len()),
