@@ -35,6 +35,7 @@ async fn draws_and_selects() {
             on_select: Callback::from(move |s| seen.set(Some(s))),
             dark: false,
             testid: "bundle-map".into(),
+            find: None,
         },
     )
     .render();
