@@ -275,7 +275,19 @@ fn record_series(
     )
     .map_err(|e| CliError::BadInput(e.to_string()))?;
     if let Some(e) = failure {
-        return Err(e);
+        // The snapshots completed before the failed one are whole: make them durable too, then
+        // say what the series holds, so a full disk is a pause, not a loss.
+        let committed = writer.commit();
+        let kept = writer.committed();
+        let how = match committed {
+            Ok(()) => String::new(),
+            Err(c) => format!(" (the last batch could not be committed: {c})"),
+        };
+        return Err(CliError::Failed(format!(
+            "{e}\nrecording stopped: {} holds {kept} snapshots, each readable{how}; free the \
+             space and record into the same directory to continue the series",
+            dir.display()
+        )));
     }
     writer.finish()
 }

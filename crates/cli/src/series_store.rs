@@ -253,9 +253,13 @@ impl SeriesWriter {
         let encoded = encode_snapshot(snapshot, self.next_seq, &|id| known.contains(id))
             .map_err(|e| CliError::Failed(format!("encoding a snapshot: {e}")))?;
         let mut written = 0u64;
+        let parts_before = self.pending_parts.len();
         for (name, bytes) in &encoded.parts {
             let temp = self.temp_name(name);
-            write_new(&self.parts_dir, &temp, bytes)?;
+            if let Err(e) = write_new(&self.parts_dir, &temp, bytes) {
+                self.undo_parts_since(parts_before);
+                return Err(e);
+            }
             self.pending_parts.push((temp, name.clone()));
             written += bytes.len() as u64;
             if let Some(id) = name.strip_suffix(".json.gz") {
@@ -263,7 +267,10 @@ impl SeriesWriter {
             }
         }
         let temp = self.temp_name(&encoded.manifest_name);
-        write_new(&self.snapshots_dir, &temp, &encoded.manifest)?;
+        if let Err(e) = write_new(&self.snapshots_dir, &temp, &encoded.manifest) {
+            self.undo_parts_since(parts_before);
+            return Err(e);
+        }
         self.pending_manifests
             .push((temp, encoded.manifest_name.clone()));
         written += encoded.manifest.len() as u64;
@@ -308,6 +315,24 @@ impl SeriesWriter {
         self.snapshots_dir
             .sync()
             .map_err(|e| failed(&self.dir.shown(SNAPSHOTS_DIR), e))
+    }
+
+    /// Removes the parts written for a snapshot whose append failed (a full disk, an I/O error):
+    /// the batch's earlier snapshots stay whole and can still be committed, and no part that no
+    /// manifest names is left behind to take the space.
+    fn undo_parts_since(&mut self, first: usize) {
+        for (temp, name) in self.pending_parts.split_off(first.min(self.pending_parts.len())) {
+            let _ = self.parts_dir.remove(&temp);
+            if let Some(id) = name.strip_suffix(".json.gz") {
+                self.parts.remove(id);
+            }
+        }
+    }
+
+    /// Snapshots of the series that are durable under their real names (committed batches).
+    pub fn committed(&self) -> u64 {
+        self.next_seq
+            .saturating_sub(self.pending_manifests.len() as u64)
     }
 
     /// Forgets the snapshots not yet committed (after a failed write): their temporary files are

@@ -518,3 +518,68 @@ fn a_recording_killed_mid_batch_leaves_a_readable_series_that_continues() {
     assert_eq!(snapshots_explained(&history(&series)), visible + 1);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A recording that meets a full disk (a small tmpfs, mounted in a private mount namespace so
+/// the test needs no privileges it cannot get) stops with exit 1, names the file the disk refused
+/// and says how many snapshots the series holds; those all read back, and once space is freed the
+/// next recording continues the series.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_recording_that_fills_the_disk_keeps_its_snapshots_and_continues_once_freed() {
+    let dir = scratch("full");
+    let mnt = dir.join("mnt");
+    let out = dir.join("out");
+    std::fs::create_dir_all(&mnt).unwrap();
+    std::fs::create_dir_all(&out).unwrap();
+    let bin = env!("CARGO_BIN_EXE_lbplan");
+    // Inside the namespace: fill the disk, record until it is full, read back, free, continue.
+    let script = format!(
+        "mount -t tmpfs -o size=18m tmpfs '{m}' || exit 97
+head -c 2000000 /dev/zero > '{m}/filler'
+'{bin}' simulate builtin:demo --cycles 400 --no-progress --record-series '{m}/s' \
+  > /dev/null 2> '{o}/record.err'; echo $? > '{o}/record.rc'
+ls '{m}/s/snapshots' | grep -c 'json$' > '{o}/visible'
+'{bin}' history '{m}/s' --format json > '{o}/h1.json' 2> '{o}/h1.err'
+rm '{m}/filler'
+'{bin}' simulate builtin:demo --cycles 1 --no-progress --record-series '{m}/s' \
+  > /dev/null 2> '{o}/again.err'; echo $? > '{o}/again.rc'
+'{bin}' history '{m}/s' --format json > '{o}/h2.json' 2> '{o}/h2.err'",
+        m = mnt.display(),
+        o = out.display(),
+    );
+    let status = Command::new("unshare")
+        .args(["-rm", "sh", "-c", &script])
+        .status();
+    match status {
+        Ok(s) if s.code() == Some(97) || s.code() == Some(1) && !out.join("record.rc").exists() => {
+            eprintln!("skipped: this machine does not allow a private tmpfs mount");
+            let _ = std::fs::remove_dir_all(&dir);
+            return;
+        }
+        Err(e) => {
+            eprintln!("skipped: unshare is not available ({e})");
+            let _ = std::fs::remove_dir_all(&dir);
+            return;
+        }
+        Ok(_) => {}
+    }
+    let read = |name: &str| std::fs::read_to_string(out.join(name)).unwrap();
+    assert_eq!(read("record.rc").trim(), "1", "{}", read("record.err"));
+    let err = read("record.err");
+    assert!(err.contains("No space left on device"), "{err}");
+    let visible: u64 = read("visible").trim().parse().unwrap();
+    assert!(
+        err.contains(&format!("holds {visible} snapshots, each readable")),
+        "{err}"
+    );
+    // At least one batch of 64 was made durable before the disk filled (18 MiB holds ~130).
+    assert!(visible >= 64, "{visible} snapshots visible");
+    let count = |name: &str| {
+        let v: serde_json::Value = serde_json::from_str(&read(name)).unwrap();
+        v["summary"]["snapshots"].as_u64().unwrap()
+    };
+    assert_eq!(count("h1.json"), visible, "{}", read("h1.err"));
+    assert_eq!(read("again.rc").trim(), "0", "{}", read("again.err"));
+    assert_eq!(count("h2.json"), visible + 1, "{}", read("h2.err"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
