@@ -321,7 +321,10 @@ impl SeriesWriter {
     /// the batch's earlier snapshots stay whole and can still be committed, and no part that no
     /// manifest names is left behind to take the space.
     fn undo_parts_since(&mut self, first: usize) {
-        for (temp, name) in self.pending_parts.split_off(first.min(self.pending_parts.len())) {
+        for (temp, name) in self
+            .pending_parts
+            .split_off(first.min(self.pending_parts.len()))
+        {
             let _ = self.parts_dir.remove(&temp);
             if let Some(id) = name.strip_suffix(".json.gz") {
                 self.parts.remove(id);

@@ -11,7 +11,7 @@ use std::io::Write;
 use lbplan_core::history::store::{
     ENTRY_COST_BYTES, Files, FilesSource, HEADER_FILE, PARTS_DIR, SNAPSHOTS_DIR, SeriesLimits,
     SeriesSource, SnapshotFiles, StoredSeries, ZipSource, encode_snapshot, header_bytes,
-    manifest_order, zip_members,
+    manifest_order,
 };
 use lbplan_core::history::{ExplainOptions, MAX_TIME_MS, explain_files, explain_source};
 use lbplan_core::model::Snapshot;
@@ -385,9 +385,9 @@ fn a_zip_naming_a_member_twice_or_holding_two_series_is_refused() {
     );
 }
 
-/// Members are inflated on demand and stop one byte past the cap: a member whose header claims
-/// more than the cap is refused from the header; one that inflates past the cap (16 KiB of zeros
-/// in a few dozen bytes, here against a 4 KiB cap) is refused after inflating no more than the cap.
+/// Members are inflated on demand and stop one byte past the cap asked: 16 KiB of spaces in a
+/// few dozen bytes is refused against a 4 KiB cap, read whole against 16 KiB; an upload's zip is
+/// read the same way, so a manifest inflating past the manifest cap is refused naming it.
 #[test]
 fn zip_members_are_capped_per_member_while_inflating() {
     let zeros = vec![b' '; 16 << 10];
@@ -395,18 +395,20 @@ fn zip_members_are_capped_per_member_while_inflating() {
         ("series.json", &header_bytes()),
         ("snapshots/big.json", &zeros),
     ]);
-    let err = zip_members("s.zip", &bytes, 100, 4096, 1 << 30)
-        .unwrap_err()
-        .to_string();
-    assert_eq!(
-        err,
-        "s.zip: member snapshots/big.json decompresses to more than 4096 bytes (cap on one member)"
-    );
-    let err = zip_members("s.zip", &bytes, 100, 1 << 20, 10_000)
-        .unwrap_err()
-        .to_string();
+    let huge = vec![b' '; usize::try_from(SeriesLimits::default().max_manifest_bytes).unwrap() + 1];
+    let bomb = zip_of(&[
+        ("series.json", &header_bytes()),
+        ("snapshots/001796083200000-000000.json", &huge),
+    ]);
+    let err = lbplan_core::history::explain_uploaded(
+        vec![("s.zip".to_string(), bomb)],
+        &ExplainOptions::default(),
+        &mut |_, _, _| {},
+    )
+    .unwrap_err()
+    .to_string();
     assert!(
-        err.starts_with("s.zip: more than 10000 bytes decompressed"),
+        err.contains("s.zip") && err.contains("001796083200000-000000.json"),
         "{err}"
     );
     // The source reads one member when asked, within the cap asked.
@@ -431,5 +433,38 @@ fn the_importer_refuses_a_zip_naming_a_member_twice() {
     assert!(
         err.contains("dump.zip") && err.contains("member a.json appears twice"),
         "{err}"
+    );
+}
+
+/// An upload of one zip holding a series folder (`s/series.json`, `s/snapshots/…`, `s/parts/…`,
+/// as `zip -r` of the directory writes it) explains exactly as the folder's files do: members are
+/// read as the series needs them, the common top directory removed.
+#[test]
+fn an_uploaded_zip_of_a_series_folder_explains_as_its_files() {
+    let demo = builtin_snapshot("demo").unwrap();
+    let mut later = demo.clone();
+    later.captured_at_ms = demo.captured_at_ms.map(|t| t + 60_000);
+    let files = store(&[demo, later]);
+    let members: Vec<(String, Vec<u8>)> = files
+        .iter()
+        .map(|(p, b)| (format!("s/{p}"), b.clone()))
+        .collect();
+    let refs: Vec<(&str, &[u8])> = members
+        .iter()
+        .map(|(p, b)| (p.as_str(), b.as_slice()))
+        .collect();
+    let zip = zip_of(&refs);
+    let opts = ExplainOptions::default();
+    let from_zip = lbplan_core::history::explain_uploaded(
+        vec![("s.zip".to_string(), zip)],
+        &opts,
+        &mut |_, _, _| {},
+    )
+    .unwrap();
+    let from_files = explain_files(&files, &opts).unwrap();
+    assert_eq!(from_zip.summary.snapshots, 2);
+    assert_eq!(
+        serde_json::to_string(&from_zip).unwrap(),
+        serde_json::to_string(&from_files).unwrap()
     );
 }

@@ -3,8 +3,8 @@
 //! snapshots with its cause, and the summary. Options are `plan()`'s `profile`, `settings` and
 //! `seed` (the replayed leader's).
 
-use lbplan_core::history::store::{Files, MAX_MEMBER_BYTES, strip_common_dir, zip_members};
-use lbplan_core::history::{ExplainOptions, HistoryReport, explain_files};
+use lbplan_core::history::store::Files;
+use lbplan_core::history::{ExplainOptions, HistoryReport, explain_uploaded};
 use serde_json::Value;
 
 use serde::Deserialize;
@@ -22,27 +22,16 @@ struct HistoryOptions {
     seed: Option<SafeInt>,
 }
 
-/// A zip is at most this many members and decompressed bytes (a browser holds it all in memory).
-const MAX_MEMBERS: usize = 2_000_000;
-const MAX_ZIP_BYTES: u64 = 4 << 30;
-
 /// The logic behind `explainHistory`.
 pub fn explain_history_files(files: Files, options: &Value) -> Result<HistoryReport, ApiError> {
     let (o, unknown) = options::read::<HistoryOptions>(options)?;
     options::refuse_unknown::<HistoryOptions>(&unknown, "")?;
-    let files = match files.as_slice() {
-        [(name, bytes)] if bytes.starts_with(b"PK") => {
-            zip_members(name, bytes, MAX_MEMBERS, MAX_MEMBER_BYTES, MAX_ZIP_BYTES)
-                .map_err(|e| ApiError::whole(e.to_string()))?
-        }
-        _ => strip_common_dir(files),
-    };
     let opts = ExplainOptions {
         profile: o.profile.map(|Text(p)| profile(&p)).transpose()?,
         settings: o.settings.map(|Settings(s)| s).unwrap_or_default(),
         seed: o.seed.map_or(0, |SafeInt(s)| s),
     };
-    explain_files(&files, &opts).map_err(|e| ApiError::whole(e.to_string()))
+    explain_uploaded(files, &opts, &mut |_, _, _| {}).map_err(|e| ApiError::whole(e.to_string()))
 }
 
 #[cfg(test)]

@@ -17,8 +17,7 @@ use lbplan_core::plan::operations::Operation;
 use lbplan_core::plan::{Plan, PlanEngine, PlanRequest};
 use lbplan_core::simulate::{RunOptions, compare};
 
-use lbplan_core::history::store::{MAX_MEMBER_BYTES, strip_common_dir, zip_members};
-use lbplan_core::history::{ExplainOptions, explain_files_observed};
+use lbplan_core::history::{ExplainOptions, explain_uploaded};
 use lbplan_core::rebalance::{Goal, RebalanceRequest, propose_with_fingerprint};
 use lbplan_core::view::timeline::TimelineBuilder;
 use protocol::{
@@ -356,10 +355,6 @@ fn plan_request(job: &PlanJob<'_>) -> Result<PlanRequest, String> {
     })
 }
 
-/// A zip is at most this many members and decompressed bytes (the worker holds it all in memory).
-const MAX_ZIP_MEMBERS: usize = 2_000_000;
-const MAX_ZIP_BYTES: u64 = 4 << 30;
-
 /// The series' files: `job.files` names the bytes that came beside the request, in order.
 fn history(
     job: HistoryJob,
@@ -379,26 +374,6 @@ fn history(
         };
     }
     let named: Vec<(String, Vec<u8>)> = job.files.into_iter().zip(bytes).collect();
-    let files = match named.as_slice() {
-        [(name, bytes)] if bytes.starts_with(b"PK") => {
-            match zip_members(
-                name,
-                bytes,
-                MAX_ZIP_MEMBERS,
-                MAX_MEMBER_BYTES,
-                MAX_ZIP_BYTES,
-            ) {
-                Ok(f) => f,
-                Err(e) => {
-                    return Response::Explained {
-                        id,
-                        result: Err(e.to_string()),
-                    };
-                }
-            }
-        }
-        _ => strip_common_dir(named),
-    };
     let opts = ExplainOptions {
         profile: job.profile,
         settings: job.settings,
@@ -406,7 +381,8 @@ fn history(
     };
     let mut builder = TimelineBuilder::new();
     let mut last = f64::NEG_INFINITY;
-    let result = explain_files_observed(&files, &opts, &mut |i, total, s| {
+    // A zip is read member by member as the series needs them (core's `explain_uploaded`).
+    let result = explain_uploaded(named, &opts, &mut |i, total, s| {
         builder.push(s);
         let t = now_ms();
         let done = u32::try_from(i + 1).unwrap_or(u32::MAX);

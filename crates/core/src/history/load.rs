@@ -8,7 +8,10 @@ use crate::plan::PlanError;
 use super::explain::{ExplainOptions, Explainer};
 use super::report::HistoryReport;
 use super::series::SeriesError;
-use super::store::{Files, FilesSource, SeriesLimits, SeriesSource, SnapshotFiles, StoredSeries};
+use super::store::{
+    Files, FilesSource, SeriesLimits, SeriesSource, SnapshotFiles, StoredSeries, ZipSource,
+    strip_common_dir,
+};
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum HistoryError {
@@ -42,6 +45,49 @@ pub fn explain_files_observed(
     }
     let mut source = FilesSource::new(files);
     explain_source(&mut source, SeriesLimits::default(), opts, seen)
+}
+
+/// Explains what was uploaded as a series (the dashboard's and the JavaScript API's one entry
+/// point): one zip — a zipped series folder or zipped snapshot files — read like a directory, each
+/// member inflated only when the reader needs it and within the same limits, so a zip costs its
+/// compressed bytes plus one snapshot at a time; or the files of a folder (a common top directory
+/// removed).
+pub fn explain_uploaded(
+    files: Files,
+    opts: &ExplainOptions,
+    seen: &mut dyn FnMut(usize, usize, &Snapshot),
+) -> Result<HistoryReport, HistoryError> {
+    match files.as_slice() {
+        [(name, bytes)] if bytes.starts_with(b"PK") => {
+            let limits = SeriesLimits::default();
+            let mut zip = ZipSource::open(name, bytes, limits.max_files)?;
+            explain_source(&mut zip, limits, opts, seen).map_err(|e| in_zip(name, e))
+        }
+        _ => explain_files_observed(&strip_common_dir(files), opts, seen),
+    }
+}
+
+/// Names the zip in an error about one of its members (`s.zip: snapshots/…: why`).
+fn in_zip(zip: &str, e: HistoryError) -> HistoryError {
+    let inside = |file: String| {
+        if file.starts_with(zip) {
+            file
+        } else {
+            format!("{zip}: {file}")
+        }
+    };
+    match e {
+        HistoryError::Series(SeriesError::Malformed { file, why }) => {
+            HistoryError::Series(SeriesError::Malformed {
+                file: inside(file),
+                why,
+            })
+        }
+        HistoryError::Series(SeriesError::NoTime { name }) => {
+            HistoryError::Series(SeriesError::NoTime { name: inside(name) })
+        }
+        other => other,
+    }
 }
 
 /// Explains the series of `source` (a stored series or ordinary snapshot files), reading one

@@ -14,7 +14,9 @@ pub mod store;
 
 pub use diff::{Change, diff};
 pub use explain::{Cause, ExplainOptions, Explainer, explain};
-pub use load::{HistoryError, explain_files, explain_files_observed, explain_source};
+pub use load::{
+    HistoryError, explain_files, explain_files_observed, explain_source, explain_uploaded,
+};
 pub use report::{HISTORY_FORMAT_VERSION, HistoryReport};
 pub use series::{MAX_TIME_MS, Series, SeriesError, check_time};
 pub use store::SERIES_FORMAT_VERSION;

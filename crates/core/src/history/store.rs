@@ -1246,44 +1246,6 @@ impl SeriesSource for ZipSource<'_> {
     }
 }
 
-/// What one member of a zipped series may inflate to: a part's gzip, a manifest or a snapshot file,
-/// each within the importer's per-file cap.
-pub const MAX_MEMBER_BYTES: u64 = crate::import::DEFAULT_MAX_FILE_BYTES;
-
-/// The members of a zip (directories and unsafe paths skipped), each at most `max_member_bytes`
-/// and all at most `max_total_bytes` decompressed, checked while inflating. A common top directory
-/// (a zipped series folder) is removed; a member name given twice and two `series.json` are
-/// refused.
-pub fn zip_members(
-    file: &str,
-    bytes: &[u8],
-    max_members: usize,
-    max_member_bytes: u64,
-    max_total_bytes: u64,
-) -> Result<Files, SeriesError> {
-    let mut zip = ZipSource::open(file, bytes, max_members)?;
-    let paths = zip.paths().to_vec();
-    let mut out = Vec::with_capacity(paths.len());
-    let mut left = max_total_bytes;
-    for path in paths {
-        let cap = max_member_bytes.min(left);
-        let data = zip.read(&path, cap).map_err(|e| match e {
-            ReadError::TooLarge if cap == max_member_bytes => SeriesError::malformed(
-                file,
-                format!("member {path} decompresses to more than {max_member_bytes} bytes (cap on one member)"),
-            ),
-            ReadError::TooLarge | ReadError::Missing => SeriesError::malformed(
-                file,
-                format!("more than {max_total_bytes} bytes decompressed (at member {path})"),
-            ),
-            ReadError::Other(why) => SeriesError::malformed(file, why),
-        })?;
-        left = left.saturating_sub(data.len() as u64);
-        out.push((path, data));
-    }
-    Ok(out)
-}
-
 /// Removes a directory every path starts with (`series/series.json` → `series.json`), when the
 /// files do not already have a `series.json` at their root.
 pub fn strip_common_dir(mut files: Files) -> Files {
