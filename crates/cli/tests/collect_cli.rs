@@ -1093,3 +1093,74 @@ fn a_symlink_swapped_in_does_not_redirect_later_files() {
     );
     std::fs::remove_dir_all(&work).ok();
 }
+
+/// A long recording whose disk fills (a small tmpfs in a private mount namespace, filled after
+/// the first snapshot) skips the rounds the disk refuses, naming the file and the reason, and
+/// records again once space is freed: the series then holds every recorded round, all readable.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_recording_survives_a_full_disk_and_goes_on_once_space_is_freed() {
+    let cluster = start_cluster();
+    let [a, _, _] = cluster.ids.clone();
+    let work = temp_dir("full-disk");
+    let mnt = work.join("mnt");
+    let out = work.join("out");
+    std::fs::create_dir_all(&mnt).unwrap();
+    std::fs::create_dir_all(&out).unwrap();
+    let bin = env!("CARGO_BIN_EXE_lbplan");
+    let collect = format!(
+        "'{bin}' collect --admin-url http://{a} --namespace public/default --timeout 1 \
+         --attempts 1 --backoff-ms 10 -o '{m}/s'",
+        m = mnt.display()
+    );
+    let script = format!(
+        "unset PULSAR_AUTH_TOKEN
+mount -t tmpfs -o size=2m tmpfs '{m}' || exit 97
+{collect} --every 1s --count 1 2> '{o}/first.err' || exit 96
+head -c 4000000 /dev/zero > '{m}/filler' 2> /dev/null
+{collect} --every 1s --count 4 2> '{o}/record.err' & pid=$!
+i=0
+while ! grep -q 'round 1 skipped' '{o}/record.err' && [ $i -lt 600 ]; do sleep 0.1; i=$((i+1)); done
+rm '{m}/filler'
+wait $pid; echo $? > '{o}/record.rc'
+'{bin}' history '{m}/s' --format json > '{o}/h.json' 2> '{o}/h.err'",
+        m = mnt.display(),
+        o = out.display(),
+    );
+    let status = Command::new("unshare")
+        .args(["-rm", "sh", "-c", &script])
+        .status();
+    match status {
+        Ok(s) if s.code() == Some(97) => {
+            eprintln!("skipped: this machine does not allow a private tmpfs mount");
+            std::fs::remove_dir_all(&work).ok();
+            return;
+        }
+        Err(e) => {
+            eprintln!("skipped: unshare is not available ({e})");
+            std::fs::remove_dir_all(&work).ok();
+            return;
+        }
+        Ok(s) => assert_ne!(s.code(), Some(96), "the first round did not record"),
+    }
+    let read = |name: &str| std::fs::read_to_string(out.join(name)).unwrap_or_default();
+    let err = read("record.err");
+    assert_eq!(read("record.rc").trim(), "0", "{err}");
+    assert!(
+        err.contains("round 1 skipped") && err.contains("No space left on device"),
+        "{err}"
+    );
+    // The first recording's snapshot, then the rounds after the space was freed (round 1, and
+    // perhaps round 2 if it started before the filler was removed, were refused).
+    let h: serde_json::Value = serde_json::from_str(&read("h.json")).unwrap_or_default();
+    let seen = h["summary"]["snapshots"].as_u64().unwrap_or(0);
+    let summary = " snapshot(s) recorded in 4 round(s)";
+    let recorded = err
+        .lines()
+        .filter_map(|l| l.split_once(summary))
+        .find_map(|(before, _)| before.split_whitespace().last()?.parse::<u64>().ok())
+        .unwrap_or(0);
+    assert!((2..=3).contains(&recorded), "{err}");
+    assert_eq!(seen, 1 + recorded, "{}\n{err}", read("h.err"));
+    std::fs::remove_dir_all(&work).ok();
+}
