@@ -35,6 +35,12 @@ test('a recorded series: moves with causes, a reason on click, the slider, the m
     ]);
     // The simulator's own leader made every move: the replayed leader explains them all.
     assert.match(await page.textContent('[data-testid=history-explained]'), /^100\.0 %/);
+    // The load model checked against the series: one row per resource the model predicts, each
+    // with as many predictions as sources and destinations of the steps with moves.
+    const model = await page.locator('[data-testid=history-model-row]').evaluateAll(
+      (rows) => rows.map((r) => [r.dataset.resource, Number(r.children[1].textContent)]));
+    assert.deepEqual(model.map(([r]) => r), ['cpu', 'memory', 'direct_memory', 'bandwidth_in', 'bandwidth_out']);
+    assert.ok(model.every(([, n]) => n > 0 && n === model[0][1]), JSON.stringify(model));
     const causes = await page.locator('[data-testid=history-change]').evaluateAll(
       (els) => els.map((e) => e.dataset.cause));
     assert.ok(causes.length > 0 && causes.length <= 100, `a page of at most 100 rows: ${causes.length}`);

@@ -11,6 +11,7 @@ pub mod header;
 pub mod history;
 pub mod history_view;
 pub mod loader_bar;
+pub mod model_accuracy;
 pub mod namespace_list;
 pub mod nav;
 pub mod pipeline_detail;
