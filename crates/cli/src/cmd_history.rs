@@ -1,5 +1,5 @@
 //! `lbplan history SERIES [--format text|json|csv] [--set KEY=VALUE]... [--profile P] [--seed N]
-//! [--calibrate] [-o FILE]`: what the leader did between the snapshots of a series, and why, and
+//! [--calibrate | --calibration FILE] [-o FILE]`: what the leader did between the snapshots of a series, and why, and
 //! how far the load model's predictions were from what the next snapshots showed; `--calibrate`
 //! writes the per-broker CPU cost factors fitted from the series instead (`lbplan plan
 //! --calibration FILE` reads them). SERIES is a stored
@@ -42,6 +42,10 @@ pub struct Args {
     /// the report: `lbplan plan --calibration FILE` predicts with it.
     #[arg(long)]
     calibrate: bool,
+    /// Check the load model with the per-broker CPU cost factors of a calibration file (from
+    /// `--calibrate`, e.g. of an earlier series) instead of the default model.
+    #[arg(long, value_name = "FILE", conflicts_with = "calibrate")]
+    calibration: Option<PathBuf>,
     /// Write the output to a file instead of stdout (whole or not at all).
     #[arg(short = 'o', long)]
     output: Option<PathBuf>,
@@ -62,6 +66,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
         profile,
         settings: parse_settings(&args.settings)?,
         seed: args.seed,
+        load_model: crate::calibration_file::load_model(args.calibration.as_deref())?,
     };
     let mut fitter = Fitter::default();
     let report = explain_path_observed(&args.series, &opts, &mut |s| {

@@ -7,7 +7,6 @@
 use std::path::PathBuf;
 
 use lbplan_core::load::LoadModel;
-use lbplan_core::load::calibration::Calibration;
 use lbplan_core::load::explain::explain_plan;
 use lbplan_core::plan::diff::{against_baseline, describe, diff_plans};
 use lbplan_core::plan::export::ExportOptions;
@@ -94,19 +93,6 @@ pub struct Args {
     output: Option<PathBuf>,
 }
 
-/// The calibration file's model (the default model without one).
-fn load_model(path: Option<&std::path::Path>) -> Result<LoadModel, CliError> {
-    let Some(path) = path else {
-        return Ok(LoadModel::default());
-    };
-    let bytes = crate::input_files::read_path(path, 16 * 1024 * 1024)?;
-    let text = String::from_utf8(bytes)
-        .map_err(|_| CliError::BadInput(format!("{}: not UTF-8", path.display())))?;
-    Calibration::from_json_text(&text)
-        .map(|c| c.model())
-        .map_err(|e| CliError::BadInput(format!("{}: {e}", path.display())))
-}
-
 pub fn run(args: Args) -> Result<(), CliError> {
     let snapshot = load_snapshot(&args.snapshot)?;
     let profile = parse_optional_profile(args.profile.as_deref())?;
@@ -125,7 +111,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
         outlook_cycles: args.outlook_cycles,
         explain: lbplan_core::plan::Explain::Full,
     };
-    let model = load_model(args.calibration.as_deref())?;
+    let model = crate::calibration_file::load_model(args.calibration.as_deref())?;
     let mut engine = PlanEngine::new(snapshot).with_load_model(model.clone());
     let plan = engine
         .plan(&request)

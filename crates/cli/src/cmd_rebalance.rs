@@ -71,6 +71,10 @@ pub struct Args {
     /// text, json (the plan), pulsar-admin, curl or proposal-json.
     #[arg(long, value_parser = parse_format, default_value = "text")]
     format: Format,
+    /// Predict usages with the per-broker CPU cost factors of a calibration file
+    /// (`lbplan history --calibrate -o FILE`): the search and the final plan use them.
+    #[arg(long, value_name = "FILE")]
+    calibration: Option<PathBuf>,
     /// Write the output to a file instead of stdout (whole or not at all).
     #[arg(short = 'o', long)]
     output: Option<PathBuf>,
@@ -91,6 +95,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
         settings,
         seed: args.seed,
         outlook_cycles: args.outlook_cycles,
+        load_model: crate::calibration_file::load_model(args.calibration.as_deref())?,
         ..RebalanceRequest::new(goal)
     };
     let proposal = propose(&snapshot, &req)

@@ -74,6 +74,11 @@ pub struct Args {
     /// to), for `lbplan history`. One configuration only.
     #[arg(long, value_name = "DIR")]
     record_series: Option<PathBuf>,
+    /// Per-broker CPU cost factors from a calibration file (`lbplan history --calibrate -o FILE`):
+    /// a broker that needs more CPU per byte gets it in the simulation and in the predictions. A
+    /// scenario's own `load.cpu_cost_factors` win for the brokers they name.
+    #[arg(long, value_name = "FILE")]
+    calibration: Option<PathBuf>,
 }
 
 fn load_scenario(arg: &str) -> Result<Scenario, CliError> {
@@ -145,6 +150,15 @@ pub fn run(args: Args) -> Result<(), CliError> {
         })?;
     let snapshot = load_snapshot_arg(&snapshot_arg)?;
     scenario.settings.extend(parse_settings(&args.settings)?);
+    if let Some(c) = crate::calibration_file::read(args.calibration.as_deref())? {
+        for (broker, factor) in c.cpu_cost_factors {
+            scenario
+                .load
+                .cpu_cost_factors
+                .entry(broker)
+                .or_insert(factor);
+        }
+    }
     let configs: Vec<RunConfig> = if args.compare.is_empty() {
         scenario.compare.clone()
     } else {

@@ -6,6 +6,7 @@
 mod apply_live;
 mod apply_signal;
 mod atomic_write;
+mod calibration_file;
 mod cmd_apply;
 mod cmd_collect;
 mod cmd_config;

@@ -149,6 +149,29 @@ fn two_brokers_hand_computed() {
 }
 
 /// Re-plans with the proposal applied and the leader running 1 + 10 cycles: no unload at all.
+/// The same two brokers, calibrated: b2 needs twice b1's CPU for the same work
+/// (`lbplan history --calibrate`). Moving B's 15 units costs b2 30: b1 65 %, b2 50 %, mean 57.5,
+/// 65 / 57.5 ≈ 1.13 meets the goal after one move (the default model needed two). The search
+/// and the final plan predict with the same factors, so the plan's after-usages are these.
+#[test]
+fn two_brokers_calibrated_hand_computed() {
+    let mut req = request("max/mean<=1.15");
+    req.load_model.cpu_factors.insert(b("b1:8080"), 1.0);
+    req.load_model.cpu_factors.insert(b("b2:8080"), 2.0);
+    let p = propose(&two_brokers(), &req).unwrap();
+    let moved: Vec<(&str, &str)> = p
+        .plan
+        .unloads
+        .iter()
+        .map(|u| (u.bundle.as_str(), u.to.as_deref().unwrap()))
+        .collect();
+    assert_eq!(moved, vec![("t/ns/0x40000000_0x80000000", "b2:8080")]);
+    assert!(p.goal_met);
+    assert!((usage_after(&p.plan, "b1:8080") - 0.65).abs() < 1e-9);
+    assert!((usage_after(&p.plan, "b2:8080") - 0.50).abs() < 1e-9);
+    assert!((p.plan.balance_after.max_over_mean - 65.0 / 57.5).abs() < 1e-9);
+}
+
 fn assert_fixed_point(snapshot: &Snapshot, operations: &[String]) {
     let req = PlanRequest {
         profile: Some(Profile::Pulsar4x),

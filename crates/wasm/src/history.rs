@@ -30,6 +30,7 @@ pub fn explain_history_files(files: Files, options: &Value) -> Result<HistoryRep
         profile: o.profile.map(|Text(p)| profile(&p)).transpose()?,
         settings: o.settings.map(|Settings(s)| s).unwrap_or_default(),
         seed: o.seed.map_or(0, |SafeInt(s)| s),
+        ..ExplainOptions::default()
     };
     explain_uploaded(files, &opts, &mut |_, _, _| {}).map_err(|e| ApiError::whole(e.to_string()))
 }

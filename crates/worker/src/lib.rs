@@ -378,6 +378,7 @@ fn history(
         profile: job.profile,
         settings: job.settings,
         seed: job.seed,
+        ..ExplainOptions::default()
     };
     let mut builder = TimelineBuilder::new();
     let mut last = f64::NEG_INFINITY;

@@ -67,6 +67,8 @@ pub struct ExplainOptions {
     pub settings: Vec<(String, String)>,
     /// Seed of the replayed leader's random picks.
     pub seed: u64,
+    /// The load model checked against the series (a calibration's factors, else the default).
+    pub load_model: crate::load::LoadModel,
 }
 
 /// What is waiting between snapshots: bundles that lost their owner, and why.
@@ -131,7 +133,7 @@ impl Explainer {
             previous: None,
             grace_ms,
             balanced_std_fraction,
-            accuracy: crate::load::accuracy::AccuracyCheck::new(crate::load::LoadModel::default()),
+            accuracy: crate::load::accuracy::AccuracyCheck::new(opts.load_model.clone()),
         })
     }
 

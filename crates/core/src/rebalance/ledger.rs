@@ -34,6 +34,8 @@ pub struct Ledger {
     pub brokers: Vec<BrokerEntry>,
     pub bundles: Vec<BundleEntry>,
     pub weights: ResourceWeights,
+    /// Converts a moved bundle's work to its destination's cost (per-broker CPU factors).
+    model: LoadModel,
 }
 
 fn parts(u: &mut SystemResourceUsage) -> [&mut ResourceUsage; 5] {
@@ -47,13 +49,13 @@ fn parts(u: &mut SystemResourceUsage) -> [&mut ResourceUsage; 5] {
 }
 
 impl Ledger {
-    pub fn new(snapshot: &Snapshot, weights: ResourceWeights) -> Ledger {
+    pub fn new(snapshot: &Snapshot, weights: ResourceWeights, model: &LoadModel) -> Ledger {
         let mut brokers = Vec::with_capacity(snapshot.brokers.len());
         let mut bundles = Vec::new();
         for (pos, (name, b)) in snapshot.brokers.iter().enumerate() {
             let local = &b.local_broker_data;
             let mut owned = Vec::with_capacity(local.bundles.len());
-            let works = owner_work(snapshot, name, &LoadModel::default())
+            let works = owner_work(snapshot, name, model)
                 .map(|w| w.bundles)
                 .unwrap_or_default();
             for w in works {
@@ -75,6 +77,7 @@ impl Ledger {
             brokers,
             bundles,
             weights,
+            model: model.clone(),
         }
     }
 
@@ -97,6 +100,15 @@ impl Ledger {
         modular_weighted_max_fraction(&u, &self.weights)
     }
 
+    /// `amounts` of work on broker `from` as they cost on `to` (positions): the load model's rule,
+    /// so the search predicts what the final plan does.
+    pub fn carried(&self, amounts: &Amounts, from: usize, to: usize) -> Amounts {
+        match (self.brokers.get(from), self.brokers.get(to)) {
+            (Some(f), Some(t)) => self.model.carried(amounts, &f.name, &t.name),
+            _ => *amounts,
+        }
+    }
+
     /// Moves a bundle (by position) to `to`.
     pub fn apply_move(&mut self, bundle: usize, to: usize) {
         let Some(entry) = self.bundles.get_mut(bundle) else {
@@ -106,8 +118,17 @@ impl Ledger {
         if from == to || to >= self.brokers.len() {
             return;
         }
-        entry.owner = to;
         let amounts = entry.amounts;
+        let arrived = match (self.brokers.get(from), self.brokers.get(to)) {
+            (Some(f), Some(t)) => self.model.carried(&amounts, &f.name, &t.name),
+            _ => amounts,
+        };
+        // Re-borrowed: `carried` needed the brokers while the entry was held.
+        let Some(entry) = self.bundles.get_mut(bundle) else {
+            return;
+        };
+        entry.owner = to;
+        entry.amounts = arrived;
         if let Some(b) = self.brokers.get_mut(from) {
             for (r, a) in parts(&mut b.usage).into_iter().zip(&amounts) {
                 r.usage = (r.usage - a).max(0.0);
@@ -115,7 +136,7 @@ impl Ledger {
             b.bundles.retain(|&x| x != bundle);
         }
         if let Some(b) = self.brokers.get_mut(to) {
-            for (r, a) in parts(&mut b.usage).into_iter().zip(&amounts) {
+            for (r, a) in parts(&mut b.usage).into_iter().zip(&arrived) {
                 r.usage += a;
             }
             b.bundles.push(bundle);

@@ -38,6 +38,9 @@ pub struct RebalanceRequest {
     pub outlook_cycles: u32,
     /// At most this many proposals (prefixes of the search) are checked against the leader.
     pub max_checks: usize,
+    /// How a moved bundle's work lands on its destination (per-broker CPU cost factors from a
+    /// calibration, else the default model): the search and the final plan predict with it.
+    pub load_model: crate::load::LoadModel,
 }
 
 impl RebalanceRequest {
@@ -50,6 +53,7 @@ impl RebalanceRequest {
             seed: 0,
             outlook_cycles: 10,
             max_checks: 4,
+            load_model: crate::load::LoadModel::default(),
         }
     }
 }
@@ -112,7 +116,7 @@ pub fn propose_with_fingerprint(
     let resolved = resolve_config(snapshot, req.profile, &req.settings).map_err(PlanError::from)?;
     let cfg = resolved.config;
     progress("search", 0, 1);
-    let mut ledger = ledger::Ledger::new(snapshot, cfg.resource_weights());
+    let mut ledger = ledger::Ledger::new(snapshot, cfg.resource_weights(), &req.load_model);
     let mut constraints = constraints::Constraints::new(snapshot, &cfg);
     let mut found = search::search(&mut ledger, &mut constraints, &req.goal, &req.limits);
     progress("search", 1, 1);
@@ -140,7 +144,8 @@ pub fn propose_with_fingerprint(
     // One plan engine for the split trial, the leader checks and the final plan: the leader's
     // view of the snapshot is built once, each plan borrows it and gives it back.
     let mut engine =
-        PlanEngine::with_fingerprint(std::borrow::Cow::Borrowed(snapshot), fingerprint);
+        PlanEngine::with_fingerprint(std::borrow::Cow::Borrowed(snapshot), fingerprint)
+            .with_load_model(req.load_model.clone());
     let mut notes = found.notes.clone();
     // How many of `notes` come from the search (an alternative chosen below replaces them).
     let search_notes = notes.len();
@@ -230,7 +235,7 @@ pub fn propose_with_fingerprint(
         let mut best: Option<(usize, f64, search::SearchResult, stick::StickCheck, String)> = None;
         for (i, alt) in alts.iter().enumerate() {
             progress("alternatives", i, alts.len());
-            let mut l = ledger::Ledger::new(snapshot, cfg.resource_weights());
+            let mut l = ledger::Ledger::new(snapshot, cfg.resource_weights(), &req.load_model);
             let mut cons = constraints::Constraints::new(snapshot, &cfg);
             let r = search::search_with(&mut l, &mut cons, &alt.goal, &req.limits, &alt.hints);
             let meets = r.steps.last().map_or_else(

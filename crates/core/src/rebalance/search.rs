@@ -136,7 +136,7 @@ fn best_destination(
         {
             continue;
         }
-        let after = ledger.usage_with(to, amounts, 1.0);
+        let after = ledger.usage_with(to, &ledger.carried(amounts, from, to), 1.0);
         if best.is_none_or(|(_, b)| after < b) {
             best = Some((to, after));
         }
