@@ -45,6 +45,10 @@ pub struct Args {
     /// At most this many unloads.
     #[arg(long)]
     max_moves: Option<usize>,
+    /// Take exactly this many of the search's moves (a point of the trade-off table) instead of
+    /// the fewest that meet the goal and that Pulsar leaves alone.
+    #[arg(long, value_name = "K")]
+    moves: Option<usize>,
     /// At most this many unloads into or out of any one broker.
     #[arg(long)]
     max_moves_per_broker: Option<usize>,
@@ -96,6 +100,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
         seed: args.seed,
         outlook_cycles: args.outlook_cycles,
         load_model: crate::calibration_file::load_model(args.calibration.as_deref())?,
+        chosen_moves: args.moves,
         ..RebalanceRequest::new(goal)
     };
     let proposal = propose(&snapshot, &req)
@@ -123,6 +128,17 @@ fn render(p: &Proposal) -> String {
     let mut out = String::new();
     let b = &p.balance_before;
     let a = &p.plan.balance_after;
+    // A drain's outcome is what the operator acts on (stop the broker or not): it comes first.
+    for d in &p.drain_status {
+        let mark = if d.empty { "DRAINED" } else { "NOT DRAINED" };
+        let _ = writeln!(out, "{mark}: {}", d.headline);
+        for bundle in d.bundles_left.iter().take(10) {
+            let _ = writeln!(out, "  still there: {bundle}");
+        }
+        if d.bundles_left.len() > 10 {
+            let _ = writeln!(out, "  … and {} more", d.bundles_left.len() - 10);
+        }
+    }
     let _ = writeln!(
         out,
         "Rebalance toward {}: {} move(s) of {} found; goal {}.",
@@ -166,6 +182,12 @@ fn render(p: &Proposal) -> String {
             } else {
                 ""
             }
+        );
+    }
+    if p.curve.len() > 2 {
+        let _ = writeln!(
+            out,
+            "  (another point: --moves K takes exactly K of these moves)"
         );
     }
     out.push('\n');

@@ -77,7 +77,8 @@ fn scripts_and_proposal_json() {
     ]);
     assert!(out.status.success());
     let p: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(p["format_version"], 1);
+    assert_eq!(p["format_version"], 2);
+    assert_eq!(p["drain_status"], serde_json::json!([]));
     assert_eq!(p["chosen_moves"], 2);
     assert_eq!(p["curve"].as_array().unwrap().len(), 3);
     assert!(p["notes"][0].as_str().unwrap().contains("--max-moves 2"));
@@ -154,6 +155,46 @@ fn text_units_are_mib_and_percent() {
     assert!(!text.contains("points"), "{text}");
     assert!(
         text.contains("Trade-off (moves → max/mean, std %, MiB/s moved):"),
+        "{text}"
+    );
+}
+
+/// A drain's outcome leads the text: a capped drain of the demo's broker-04 (it owns more than
+/// one movable bundle) says first that it is not drained and what is still there; uncapped, that
+/// it is drained and may be stopped.
+#[test]
+fn drain_status_comes_first() {
+    let out = lbplan(&[
+        "rebalance",
+        DEMO,
+        "--drain",
+        "broker-04",
+        "--max-moves",
+        "1",
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let first = text.lines().next().unwrap_or_default();
+    assert!(
+        first.starts_with("NOT DRAINED: broker-04.demo.svc:8080 still owns ")
+            && first.ends_with(" bundle(s) after these moves: do not stop it yet"),
+        "{text}"
+    );
+    assert!(
+        text.lines()
+            .nth(1)
+            .unwrap_or_default()
+            .starts_with("  still there: "),
+        "{text}"
+    );
+    let out = lbplan(&["rebalance", DEMO, "--drain", "broker-04"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.starts_with("DRAINED: broker-04.demo.svc:8080 is empty after these moves"),
         "{text}"
     );
 }

@@ -266,6 +266,29 @@ fn drain_empties_the_broker_but_its_heartbeat_stays() {
     );
     // Drained to the lower of b1 (80 %) and b3 (10 %).
     assert_eq!(p.plan.unloads[0].to.as_deref(), Some("b3:8080"));
+    // Said first: b2 is empty but for its heartbeat bundle, which stays.
+    let status = &p.drain_status;
+    assert_eq!(status.len(), 1);
+    assert!(status[0].empty && status[0].bundles_left.is_empty());
+    assert_eq!(status[0].system_bundles, 1);
+    assert_eq!(
+        status[0].headline,
+        "b2:8080 is empty after these moves but for its own 1 heartbeat/SLA-monitor bundle(s), \
+         which stay and move when it stops: it can be stopped once they are done"
+    );
+    // Drained under a move cap that stops short, by its short name: not empty, and said so.
+    let mut capped = request("max/mean<=10");
+    capped.limits.drain = vec![b("b1")];
+    capped.limits.max_moves = Some(1);
+    let p = propose(&s, &capped).unwrap();
+    let status = &p.drain_status;
+    assert_eq!(status.len(), 1);
+    assert!(!status[0].empty);
+    assert_eq!(status[0].bundles_left.len(), 2);
+    assert_eq!(
+        status[0].headline,
+        "b1:8080 still owns 2 bundle(s) after these moves: do not stop it yet"
+    );
     assert!(matches!(
         propose(
             &s,
@@ -781,4 +804,50 @@ proptest! {
         let settings = vec![("failureDomainsEnabled".to_string(), c.domains.to_string())];
         same_destinations_as_the_full_view(&build(&c), &settings);
     }
+}
+
+/// A point picked on the trade-off curve is that plan: the demo's proposal with one move fewer
+/// than the goal needs carries exactly those moves, the search's first ones, its balance is the
+/// curve's at that point, and it says the goal is not met.
+#[test]
+fn a_point_picked_on_the_curve_is_that_plan() {
+    let snap = lbplan_core::synthetic::demo().unwrap();
+    let chosen = propose(&snap, &request("max/mean<=1.15")).unwrap();
+    assert!(chosen.chosen_moves >= 2, "{}", chosen.chosen_moves);
+    let k = chosen.chosen_moves - 1;
+    let picked = propose(
+        &snap,
+        &RebalanceRequest {
+            chosen_moves: Some(k),
+            ..request("max/mean<=1.15")
+        },
+    )
+    .unwrap();
+    assert_eq!(picked.chosen_moves, k);
+    let bundles: Vec<&str> = picked
+        .plan
+        .unloads
+        .iter()
+        .map(|u| u.bundle.as_str())
+        .collect();
+    let first: Vec<&str> = chosen
+        .steps
+        .iter()
+        .take(k)
+        .map(|s| s.bundle.as_str())
+        .collect();
+    assert_eq!(bundles, first);
+    let at = &chosen.curve[k];
+    assert!((picked.plan.balance_after.max_over_mean - at.max_over_mean).abs() < 1e-9);
+    assert!(!at.meets_goal && !picked.goal_met);
+    // Beyond what the search found: capped.
+    let all = propose(
+        &snap,
+        &RebalanceRequest {
+            chosen_moves: Some(10_000),
+            ..request("max/mean<=1.15")
+        },
+    )
+    .unwrap();
+    assert_eq!(all.chosen_moves, chosen.steps.len());
 }

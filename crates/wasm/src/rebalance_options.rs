@@ -1,4 +1,5 @@
-//! The options object of `rebalance()` (`goal`, `maxMoves`, `maxMovesPerBroker`, `drain`, plus
+//! The options object of `rebalance()` (`goal`, `maxMoves`, `maxMovesPerBroker`, `drain`,
+//! `chosenMoves`, plus
 //! `plan()`'s `profile`, `settings`, `seed`, `outlookCycles`) turned into a core
 //! [`RebalanceRequest`], each bad field named by its path.
 
@@ -18,6 +19,7 @@ struct RebalanceOptions {
     max_moves: Option<SafeInt>,
     max_moves_per_broker: Option<SafeInt>,
     drain: Option<List<Text>>,
+    chosen_moves: Option<SafeInt>,
     profile: Option<Text>,
     settings: Option<Settings>,
     seed: Option<SafeInt>,
@@ -64,6 +66,7 @@ pub fn rebalance_request(options: &Value) -> Result<RebalanceRequest, ApiError> 
     };
     req.limits.max_moves = count(o.max_moves, "maxMoves")?;
     req.limits.max_moves_per_broker = count(o.max_moves_per_broker, "maxMovesPerBroker")?;
+    req.chosen_moves = count(o.chosen_moves, "chosenMoves")?;
     if let Some(d) = o.drain {
         req.limits.drain = d
             .items("options.drain", "an array of broker ids")?

@@ -504,6 +504,8 @@ export interface RebalanceOptions {
   maxMovesPerBroker?: number;
   /** Brokers to empty before maintenance (heartbeat and SLA namespaces stay). */
   drain?: string[];
+  /** A point picked on the trade-off curve: exactly this many of the search's moves. */
+  chosenMoves?: number;
   profile?: "4.x" | "5.0" | "master-90cba329";
   settings?: Record<string, string | number | boolean>;
   seed?: number;
@@ -547,9 +549,20 @@ export interface StickCheck {
 }
 
 /** What `rebalance()` returns (`format_version` 1); `plan` is an ordinary plan. */
+/** A broker to drain after the chosen moves (`empty`: only its heartbeat/SLA-monitor bundles stay). */
+export interface DrainStatus {
+  broker: string;
+  bundles_left: string[];
+  system_bundles: number;
+  empty: boolean;
+  headline: string;
+}
+
 export interface Proposal {
   format_version: number;
   goal: string;
+  /** Each broker to drain, said first (format 2). */
+  drain_status: DrainStatus[];
   goal_met: boolean;
   balance_before: BalanceSummary;
   steps: RebalanceStep[];

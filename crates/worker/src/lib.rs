@@ -235,6 +235,7 @@ impl WorkerState {
             settings: job.settings,
             seed: job.seed,
             outlook_cycles: job.outlook_cycles,
+            chosen_moves: job.chosen_moves,
             ..RebalanceRequest::new(goal)
         };
         // Phases: the search, each check, the final plan.

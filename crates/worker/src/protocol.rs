@@ -177,6 +177,9 @@ pub struct RebalanceJob<'a> {
     pub limits: Limits,
     pub seed: u64,
     pub outlook_cycles: u32,
+    /// A point picked on the trade-off curve: exactly this many of the search's moves.
+    #[serde(default)]
+    pub chosen_moves: Option<usize>,
 }
 
 /// One plan (`lbplan_core::plan::make_plan`) of the snapshot `snapshot_id`.

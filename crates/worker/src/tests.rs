@@ -323,6 +323,7 @@ fn a_rebalance_reports_its_phases_then_the_proposal() {
                 limits: lbplan_core::rebalance::Limits::default(),
                 seed: 0,
                 outlook_cycles: 10,
+                chosen_moves: None,
             },
         )))
         .unwrap()

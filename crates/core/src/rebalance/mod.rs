@@ -5,6 +5,7 @@
 
 pub mod alternatives;
 pub mod constraints;
+pub mod drain;
 pub mod goal;
 pub mod ledger;
 pub mod proposal;
@@ -38,6 +39,9 @@ pub struct RebalanceRequest {
     pub outlook_cycles: u32,
     /// At most this many proposals (prefixes of the search) are checked against the leader.
     pub max_checks: usize,
+    /// Exactly this many of the search's moves (a point picked on the trade-off curve), instead of
+    /// the cheapest prefix that meets the goal and is left alone; capped at the moves found.
+    pub chosen_moves: Option<usize>,
     /// How a moved bundle's work lands on its destination (per-broker CPU cost factors from a
     /// calibration, else the default model): the search and the final plan predict with it.
     pub load_model: crate::load::LoadModel,
@@ -53,6 +57,7 @@ impl RebalanceRequest {
             seed: 0,
             outlook_cycles: 10,
             max_checks: 4,
+            chosen_moves: None,
             load_model: crate::load::LoadModel::default(),
         }
     }
@@ -181,10 +186,17 @@ pub fn propose_with_fingerprint(
         ops
     };
 
-    // Candidate sizes, cheapest first: from the first prefix meeting the goal up to every move.
-    let start = first_meeting.unwrap_or(n);
+    // Candidate sizes, cheapest first: from the first prefix meeting the goal up to every move;
+    // a point picked on the curve is the one size checked.
+    let start = req
+        .chosen_moves
+        .map_or(first_meeting.unwrap_or(n), |k| k.min(n));
     let mut sizes: Vec<usize> = Vec::new();
-    let checks = req.max_checks.max(1);
+    let checks = if req.chosen_moves.is_some() {
+        1
+    } else {
+        req.max_checks.max(1)
+    };
     for i in 0..checks {
         let k = if checks == 1 {
             start
@@ -224,8 +236,12 @@ pub fn propose_with_fingerprint(
         .unwrap_or(start);
     let mut stick_check = chosen_index.and_then(|i| tried.get(i).cloned());
 
-    // No greedy prefix is left alone: steered re-searches, the cheapest fixed point wins.
-    if let Some(c) = stick_check.clone().filter(|c| !c.fixed_point) {
+    // No greedy prefix is left alone: steered re-searches, the cheapest fixed point wins (not for
+    // a picked point: the operator asked for that prefix and is told what the leader would do).
+    if let Some(c) = stick_check
+        .clone()
+        .filter(|c| !c.fixed_point && req.chosen_moves.is_none())
+    {
         let greedy_meets = curve.get(chosen_moves).is_some_and(|p| p.meets_goal);
         let alts = alternatives::alternatives(
             found.steps.get(..chosen_moves).unwrap_or(&found.steps),
@@ -352,8 +368,15 @@ pub fn propose_with_fingerprint(
             plan.balance_after.max_over_mean
         ));
     }
+    let drain_status = drain::drain_status(
+        snapshot,
+        found.steps.get(..chosen_moves).unwrap_or(&found.steps),
+        &req.limits.drain,
+        &constraints,
+    );
     Ok(Proposal {
         format_version: proposal::PROPOSAL_FORMAT_VERSION,
+        drain_status,
         goal: goal_text,
         goal_met,
         balance_before: found.start,

@@ -8,8 +8,9 @@ use super::search::{Step, StepKind, TooBig};
 use super::stick::StickCheck;
 use crate::plan::{BalanceSummary, Plan, UnloadDetail};
 
-/// Version of the proposal JSON (`lbplan rebalance --format proposal-json`, the worker's answer).
-pub const PROPOSAL_FORMAT_VERSION: u32 = 1;
+/// Version of the proposal JSON (`lbplan rebalance --format proposal-json`, the worker's answer;
+/// 2: `drain_status`).
+pub const PROPOSAL_FORMAT_VERSION: u32 = 2;
 
 /// One point of the trade-off: the balance after the first `moves` moves of the search.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -27,6 +28,9 @@ pub struct Proposal {
     pub format_version: u32,
     /// The goal as given (normalised), e.g. `max/mean<=1.15`.
     pub goal: String,
+    /// Each broker to drain after the chosen moves (empty, or what it still owns): said first.
+    #[serde(default)]
+    pub drain_status: Vec<super::drain::DrainStatus>,
     /// The chosen moves meet the goal (by the plan's own load model).
     pub goal_met: bool,
     pub balance_before: BalanceSummary,
