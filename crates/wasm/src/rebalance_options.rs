@@ -86,7 +86,8 @@ mod tests {
     fn reads_every_option_and_names_bad_ones() {
         let r = rebalance_request(&json!({
             "goal": "std<=5%", "maxMoves": 10, "maxMovesPerBroker": 2,
-            "drain": ["b1:8080"], "settings": {"failureDomainsEnabled": true}, "outlookCycles": 3
+            "drain": ["b1:8080"], "settings": {"failureDomainsEnabled": true}, "outlookCycles": 3,
+            "chosenMoves": 4
         }))
         .unwrap();
         assert_eq!(r.goal, Goal::StdPercent(5.0));
@@ -94,6 +95,7 @@ mod tests {
         assert_eq!(r.limits.max_moves_per_broker, Some(2));
         assert_eq!(r.limits.drain, vec!["b1:8080".to_string()]);
         assert_eq!(r.outlook_cycles, 3);
+        assert_eq!(r.chosen_moves, Some(4));
         assert_eq!(
             rebalance_request(&Value::Null).unwrap().goal,
             Goal::MaxOverMean(1.15)
@@ -112,7 +114,7 @@ mod tests {
         assert_eq!(
             e.to_string(),
             "options.maxMove: unknown option (expected one of goal, maxMoves, maxMovesPerBroker, \
-             drain, profile, settings, seed, outlookCycles)"
+             drain, chosenMoves, profile, settings, seed, outlookCycles)"
         );
         let e = rebalance_request(&json!({"drain": "b1:8080"})).unwrap_err();
         assert_eq!(
