@@ -660,6 +660,39 @@ test('rebalance: a proposal toward the goal that Pulsar leaves alone, its trade-
     for (const to of await moves.evaluateAll((rows) => rows.map((r) => r.dataset.to))) assert.ok(to, 'a destination');
     await page.waitForSelector('[data-testid=rebalance-tradeoff]');
     await screenshotOf(page, '[data-testid=rebalance-panel]', 'rebalance.png');
+    // A point picked on the curve is that plan: one move fewer than the goal needs.
+    const chosen = parseInt(m[1], 10);
+    assert.ok(chosen >= 2, summary);
+    const fewer = chosen - 1;
+    const point = page.locator(`[data-testid=rebalance-point][data-moves="${fewer}"] [data-testid=rebalance-pick]`);
+    if (await point.count() === 1) {
+      await point.click();
+    } else {
+      // Not among the table's rows: the same through the form's own limit is the same search.
+      await page.fill('[data-testid=rebalance-max-moves]', String(fewer));
+      await page.dispatchEvent('[data-testid=rebalance-max-moves]', 'change');
+      await page.click('[data-testid=run-rebalance]');
+    }
+    await page.waitForFunction((k) => document.querySelector('[data-testid=rebalance-summary]')?.textContent
+      .startsWith(`${k} move(s)`), fewer, { timeout: 60_000 });
+    assert.equal(await moves.count(), fewer);
+    assert.match(await page.textContent('[data-testid=rebalance-summary]'), /goal not met/);
+    // A drain picked by its short name (a typo first: "did you mean"), said first in the result.
+    await page.fill('[data-testid=rebalance-max-moves]', '');
+    await page.dispatchEvent('[data-testid=rebalance-max-moves]', 'change');
+    await page.fill('[data-testid=rebalance-drain-input]', 'broker-4');
+    await page.dispatchEvent('[data-testid=rebalance-drain-input]', 'change');
+    assert.match(await page.textContent('[data-testid=rebalance-drain-error]'), /did you mean `broker-04\.demo\.svc:8080`/);
+    await page.fill('[data-testid=rebalance-drain-input]', 'broker-04');
+    await page.dispatchEvent('[data-testid=rebalance-drain-input]', 'change');
+    assert.deepEqual(await page.locator('[data-testid=rebalance-drain-chip]').evaluateAll((cs) => cs.map((c) => c.dataset.broker)),
+      ['broker-04.demo.svc:8080']);
+    await page.click('[data-testid=run-rebalance]');
+    await page.waitForSelector('[data-testid=rebalance-drain-status]', { timeout: 60_000 });
+    const first = page.locator('[data-testid=rebalance-result] > *').first();
+    assert.equal(await first.getAttribute('data-testid'), 'rebalance-drain-status');
+    assert.equal(await first.getAttribute('data-empty'), 'true');
+    assert.match(await first.textContent(), /^Drained\. broker-04\.demo\.svc:8080 is empty after these moves/);
     assertClean();
   } finally {
     await context.close();

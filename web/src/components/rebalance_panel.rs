@@ -7,6 +7,7 @@
 use std::rc::Rc;
 
 use lbplan_core::config::Profile;
+use lbplan_core::naming::BrokerNames;
 use lbplan_core::plan::Plan;
 use lbplan_core::rebalance::{CurvePoint, Goal, Limits, Proposal};
 use lbplan_worker::protocol::{RebalanceJob, Request, WORKER_PROTOCOL_VERSION};
@@ -100,7 +101,8 @@ pub fn rebalance_panel(props: &RebalanceProps) -> Html {
         });
     }
 
-    let on_run = {
+    // One way to propose: the form's limits, and a point picked on the curve when there is one.
+    let run = {
         let (goal, max_moves, per_broker, drain, status, job_id) = (
             goal.clone(),
             max_moves.clone(),
@@ -110,7 +112,7 @@ pub fn rebalance_panel(props: &RebalanceProps) -> Html {
             job_id.clone(),
         );
         let props = props.clone();
-        Callback::from(move |_: MouseEvent| {
+        Callback::from(move |chosen: Option<usize>| {
             let limits = match (
                 count(&max_moves, "max moves"),
                 count(&per_broker, "max moves per broker"),
@@ -134,27 +136,53 @@ pub fn rebalance_panel(props: &RebalanceProps) -> Html {
                 *n = n.wrapping_add(1).max(FIRST_REBALANCE_ID);
                 *n
             };
-            start_job(&props, &status, &job_id, id, (*goal).clone(), limits);
+            start_job(&props, &status, &job_id, id, (*goal).clone(), limits, chosen);
         })
     };
+    let on_run = run.reform(|_: MouseEvent| None);
+    let on_pick = run.reform(Some);
 
-    let brokers: Vec<String> = props.loaded.snapshot.brokers.keys().cloned().collect();
-    let on_drain = {
-        let drain = drain.clone();
+    // The drain picker: a name typed or chosen from the list (short or full, read back by core's
+    // one naming rule, with "did you mean"), each chosen broker a removable chip.
+    let names = {
+        let loaded = props.loaded.clone();
+        use_memo(props.loaded.id, move |_| {
+            BrokerNames::new(loaded.snapshot.brokers.keys().map(String::as_str))
+        })
+    };
+    let drain_error = use_state(|| None::<String>);
+    let on_add_drain = {
+        let (drain, drain_error, names) = (drain.clone(), drain_error.clone(), names.clone());
         Callback::from(move |e: Event| {
             use wasm_bindgen::JsCast;
-            let Some(select) = e
+            let Some(input) = e
                 .target()
-                .and_then(|t| t.dyn_into::<web_sys::HtmlSelectElement>().ok())
+                .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
             else {
                 return;
             };
-            let options = select.selected_options();
-            let chosen: Vec<String> = (0..options.length())
-                .filter_map(|i| options.item(i))
-                .filter_map(|o| o.get_attribute("value"))
-                .collect();
-            drain.set(chosen);
+            let typed = input.value();
+            if typed.trim().is_empty() {
+                return;
+            }
+            match names.resolve_or_explain(typed.trim(), "Drain") {
+                Ok(id) => {
+                    if !drain.contains(&id) {
+                        let mut next = (*drain).clone();
+                        next.push(id);
+                        drain.set(next);
+                    }
+                    drain_error.set(None);
+                    input.set_value("");
+                }
+                Err(why) => drain_error.set(Some(why)),
+            }
+        })
+    };
+    let remove_drain = |id: &str| {
+        let (drain, id) = (drain.clone(), id.to_string());
+        Callback::from(move |_: MouseEvent| {
+            drain.set(drain.iter().filter(|d| **d != id).cloned().collect());
         })
     };
     let text_input = |state: &UseStateHandle<String>| {
@@ -173,7 +201,7 @@ pub fn rebalance_panel(props: &RebalanceProps) -> Html {
         Status::Failed(e) => {
             html! { <p class="error" role="alert" data-testid="rebalance-error">{ e.clone() }</p> }
         }
-        Status::Done(p) => view_proposal(p, props),
+        Status::Done(p) => view_proposal(p, props, &on_pick),
     };
 
     html! {
@@ -187,11 +215,28 @@ pub fn rebalance_panel(props: &RebalanceProps) -> Html {
                     data-testid="rebalance-max-moves" onchange={text_input(&max_moves)} /></label>
                 <label>{ "Max moves per broker " }<input type="number" min="0" value={(*per_broker).clone()}
                     data-testid="rebalance-max-per-broker" onchange={text_input(&per_broker)} /></label>
-                <label>{ "Drain " }<select multiple=true data-testid="rebalance-drain" onchange={on_drain}>
-                    { for brokers.iter().map(|b| html! {
-                        <option value={b.clone()} selected={drain.contains(b)}>{ b.clone() }</option>
+                <label>{ "Drain " }<input type="search" list="rebalance-brokers" autocomplete="off"
+                    data-testid="rebalance-drain-input" placeholder="broker to empty (short or full name)"
+                    onchange={on_add_drain} /></label>
+                <datalist id="rebalance-brokers">
+                    { for props.loaded.snapshot.brokers.keys().map(|b| html! {
+                        <option value={names.short(b).to_string()} label={b.clone()} />
                     }) }
-                </select></label>
+                </datalist>
+                if !drain.is_empty() {
+                    <ul class="chips small" data-testid="rebalance-drain-chips" aria-label="Brokers to drain">
+                        { for drain.iter().map(|d| html! {
+                            <li data-testid="rebalance-drain-chip" data-broker={d.clone()} title={d.clone()}>
+                                { names.short(d).to_string() }
+                                <button type="button" aria-label={format!("Do not drain {}", names.short(d))}
+                                    onclick={remove_drain(d)}>{ "×" }</button>
+                            </li>
+                        }) }
+                    </ul>
+                }
+                if let Some(why) = &*drain_error {
+                    <p class="error small" role="alert" data-testid="rebalance-drain-error">{ why.clone() }</p>
+                }
                 <button type="button" class="primary" data-testid="run-rebalance" onclick={on_run}
                     disabled={matches!(*status, Status::Running { .. })}>{ "Propose" }</button>
             </div>
@@ -209,6 +254,7 @@ fn start_job(
     id: u32,
     goal: String,
     limits: Limits,
+    chosen_moves: Option<usize>,
 ) {
     let hub = &props.plan_worker;
     // A worker started after the last one died is given the snapshot's files first.
@@ -246,6 +292,7 @@ fn start_job(
         limits,
         seed: 0,
         outlook_cycles: 10,
+        chosen_moves,
     }));
     match serde_json::to_string(&request) {
         Ok(text) => {
@@ -258,13 +305,28 @@ fn start_job(
     }
 }
 
-fn view_proposal(p: &Rc<Proposal>, props: &RebalanceProps) -> Html {
+fn view_proposal(p: &Rc<Proposal>, props: &RebalanceProps, on_pick: &Callback<usize>) -> Html {
     let b = &p.balance_before;
     let a = &p.plan.balance_after;
     let fixed = p.stick.as_ref().is_some_and(|s| s.fixed_point);
     let plan: Rc<Result<Plan, String>> = Rc::new(Ok(p.plan.clone()));
     html! {
         <div class="rebalance-result" data-testid="rebalance-result">
+            // A drain's outcome is what the operator acts on (stop the broker or not): first.
+            { for p.drain_status.iter().map(|d| html! {
+                <div class={classes!("drain-status", if d.empty { "ok" } else { "warn" })}
+                    data-testid="rebalance-drain-status" data-empty={d.empty.to_string()}>
+                    <p><strong>{ if d.empty { "Drained. " } else { "Not drained. " } }</strong>{ d.headline.clone() }</p>
+                    if !d.bundles_left.is_empty() {
+                        <ul class="small mono">
+                            { for d.bundles_left.iter().take(10).map(|b| html! { <li>{ b.clone() }</li> }) }
+                            if d.bundles_left.len() > 10 {
+                                <li>{ format!("… and {} more", d.bundles_left.len() - 10) }</li>
+                            }
+                        </ul>
+                    }
+                </div>
+            }) }
             <p data-testid="rebalance-summary">
                 <strong>{ format!("{} move(s)", p.chosen_moves) }</strong>
                 { format!(
@@ -284,7 +346,7 @@ fn view_proposal(p: &Rc<Proposal>, props: &RebalanceProps) -> Html {
                     { for p.notes.iter().map(|n| html! { <li>{ n.clone() }</li> }) }
                 </ul>
             }
-            { tradeoff_chart(&p.curve, p.chosen_moves, &p.goal) }
+            { tradeoff_chart(&p.curve, p.chosen_moves, &p.goal, on_pick) }
             <PlanView plan={plan.clone()} />
             <ExportPanel plan={plan} readonly={props.readonly}
                 admin_base_url={props.admin_base_url.clone()}
@@ -299,7 +361,7 @@ const PAD: f64 = 32.0;
 
 /// Moves (x) against max/mean (y), with the goal's line when it is a max/mean goal and the chosen
 /// size marked: where a smaller plan stops.
-fn tradeoff_chart(curve: &[CurvePoint], chosen: usize, goal: &str) -> Html {
+fn tradeoff_chart(curve: &[CurvePoint], chosen: usize, goal: &str, on_pick: &Callback<usize>) -> Html {
     if curve.len() < 2 {
         return html! {};
     }
@@ -322,6 +384,13 @@ fn tradeoff_chart(curve: &[CurvePoint], chosen: usize, goal: &str) -> Html {
         _ => None,
     };
     let chosen_point = curve.iter().find(|c| c.moves == chosen);
+    // About ten points: evenly spaced, the chosen one and the last.
+    let shown: Vec<&CurvePoint> = curve
+        .iter()
+        .enumerate()
+        .filter(|(i, c)| i % (curve.len() / 8).max(1) == 0 || c.moves == chosen || i + 1 == curve.len())
+        .map(|(_, c)| c)
+        .collect();
     html! {
         <figure class="tradeoff" data-testid="rebalance-tradeoff">
             // Drawn at its own size (never stretched to the panel's width, which blew the 11 px
@@ -335,6 +404,17 @@ fn tradeoff_chart(curve: &[CurvePoint], chosen: usize, goal: &str) -> Html {
                         stroke="#2a9d8f" stroke-dasharray="4 3" stroke-width="1" />
                 }
                 <polyline points={points.join(" ")} fill="none" stroke="#e76f51" stroke-width="2" />
+                // The table's points, each one click from its plan.
+                { for shown.iter().filter(|c| c.moves != chosen).map(|c| {
+                    let k = c.moves;
+                    html! {
+                        <circle class="pick" cx={x(k).to_string()} cy={y(c.max_over_mean).to_string()} r="5"
+                            fill="transparent" stroke="#e76f51" stroke-width="1"
+                            onclick={on_pick.reform(move |_: MouseEvent| k)}>
+                            <title>{ format!("Plan {k} moves: max/mean {:.3}", c.max_over_mean) }</title>
+                        </circle>
+                    }
+                }) }
                 if let Some(c) = chosen_point {
                     <circle cx={x(c.moves).to_string()} cy={y(c.max_over_mean).to_string()} r="4" fill="#264653" />
                 }
@@ -344,18 +424,29 @@ fn tradeoff_chart(curve: &[CurvePoint], chosen: usize, goal: &str) -> Html {
                 <text x="4" y={(H - PAD + 12.0).to_string()} font-size="11" fill="currentColor">{ format!("{min_y:.2}") }</text>
             </svg>
             <figcaption class="small muted">
-                { format!("Each move's resulting max/mean (std in the table below); the dot is the proposal ({chosen} moves), the dashed line the goal.") }
+                { format!("Each move's resulting max/mean (std in the table below); the dot is the proposal ({chosen} moves), the dashed line the goal. Click a point, or a row's button, for the plan of that many moves.") }
             </figcaption>
             <table class="small">
-                <thead><tr><th>{ "moves" }</th><th>{ "max/mean" }</th><th>{ "std" }</th><th>{ "moved" }</th></tr></thead>
+                <thead><tr><th>{ "moves" }</th><th>{ "max/mean" }</th><th>{ "std" }</th><th>{ "moved" }</th><th></th></tr></thead>
                 <tbody>
-                    { for curve.iter().enumerate().filter(|(i, c)| i % (curve.len() / 8).max(1) == 0 || c.moves == chosen || i + 1 == curve.len()).map(|(_, c)| html! {
-                        <tr class={classes!((c.moves == chosen).then_some("chosen"))}>
-                            <td class="num">{ c.moves }</td>
-                            <td class="num">{ format!("{:.3}", c.max_over_mean) }</td>
-                            <td class="num">{ format::pct(c.std_usage_fraction * 100.0) }</td>
-                            <td class="num">{ format::bytes_per_sec(c.bytes_moved_per_sec) }</td>
-                        </tr>
+                    { for shown.iter().map(|c| {
+                        let k = c.moves;
+                        html! {
+                            <tr class={classes!((k == chosen).then_some("chosen"))} data-testid="rebalance-point" data-moves={k.to_string()}>
+                                <td class="num">{ k }</td>
+                                <td class="num">{ format!("{:.3}", c.max_over_mean) }</td>
+                                <td class="num">{ format::pct(c.std_usage_fraction * 100.0) }</td>
+                                <td class="num">{ format::bytes_per_sec(c.bytes_moved_per_sec) }</td>
+                                <td>
+                                    if k == chosen {
+                                        <span class="muted">{ "this plan" }</span>
+                                    } else {
+                                        <button type="button" class="link" data-testid="rebalance-pick"
+                                            onclick={on_pick.reform(move |_: MouseEvent| k)}>{ format!("Plan {k} moves") }</button>
+                                    }
+                                </td>
+                            </tr>
+                        }
                     }) }
                 </tbody>
             </table>
