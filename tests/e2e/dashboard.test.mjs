@@ -658,6 +658,8 @@ test('rebalance: a proposal toward the goal that Pulsar leaves alone, its trade-
     assert.equal(await moves.count(), parseInt(m[1], 10));
     for (const text of await moves.allTextContents()) assert.match(text, /rebalance toward max\/mean<=1\.15/);
     for (const to of await moves.evaluateAll((rows) => rows.map((r) => r.dataset.to))) assert.ok(to, 'a destination');
+    // A proposal's moves are listed in the order they are applied (its steps chain).
+    assert.equal(await page.inputValue('[data-testid=rebalance-panel] [data-testid=plan-sort]'), 'applied');
     await page.waitForSelector('[data-testid=rebalance-tradeoff]');
     await screenshotOf(page, '[data-testid=rebalance-panel]', 'rebalance.png');
     // A point picked on the curve is that plan: one move fewer than the goal needs.

@@ -42,6 +42,10 @@ pub struct PlanViewProps {
     /// (`explain: summary`); `None`: the plan carries its details.
     #[prop_or_default]
     pub explain: Option<ExplainSource>,
+    /// Moves listed in the order they are applied at first (a rebalance's steps chain), instead
+    /// of by traffic.
+    #[prop_or_default]
+    pub applied_order: bool,
 }
 
 impl PartialEq for PlanViewProps {
@@ -50,6 +54,7 @@ impl PartialEq for PlanViewProps {
             && self.on_apply_setting == o.on_apply_setting
             && self.on_propose_rebalance == o.on_propose_rebalance
             && self.explain == o.explain
+            && self.applied_order == o.applied_order
             && self.on_find == o.on_find
             && match (&self.diff, &o.diff) {
                 (Some(a), Some(b)) => Rc::ptr_eq(a, b),
@@ -260,14 +265,26 @@ pub fn find_button(bundle: &str, on_find: Option<&Callback<String>>) -> Html {
     html! {
         <button type="button" class="find-bundle" data-testid="find-bundle" data-bundle={b.clone()}
             title={format!("Show {b} on the bundle map")} aria-label={format!("Show {b} on the bundle map")}
-            onclick={Callback::from(move |_| cb.emit(b.clone()))}>{ "⌖" }</button>
+            onclick={Callback::from(move |_| cb.emit(b.clone()))}>
+            // A crosshair drawn, not a glyph: U+2316 is missing from common system fonts (an empty box).
+            <svg viewBox="0 0 16 16" width="12" height="12" aria-hidden="true" focusable="false">
+                <circle cx="8" cy="8" r="5" fill="none" stroke="currentColor" stroke-width="1.5" />
+                <path d="M8 0v5M8 11v5M0 8h5M11 8h5" stroke="currentColor" stroke-width="1.5" />
+            </svg>
+        </button>
     }
 }
 
 #[function_component(PlanView)]
 pub fn plan_view(p: &PlanViewProps) -> Html {
     let filter = use_state(String::new);
-    let sort = use_state(|| MoveSort::Throughput);
+    let sort = use_state(|| {
+        if p.applied_order {
+            MoveSort::Applied
+        } else {
+            MoveSort::Throughput
+        }
+    });
     // Groups the user opened or closed (against their default), by "move:broker" / "split:namespace".
     let toggled = use_state(HashSet::<String>::new);
     let picked = use_state(|| None::<Picked>);
@@ -569,6 +586,7 @@ pub fn plan_view(p: &PlanViewProps) -> Html {
                             <option value="throughput" selected={*sort == MoveSort::Throughput}>{ "traffic" }</option>
                             <option value="bundle" selected={*sort == MoveSort::Bundle}>{ "bundle" }</option>
                             <option value="destination" selected={*sort == MoveSort::Destination}>{ "destination" }</option>
+                            <option value="applied" selected={*sort == MoveSort::Applied}>{ "order applied" }</option>
                         </select>
                     </label>
                 </div>

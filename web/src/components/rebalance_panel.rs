@@ -136,7 +136,15 @@ pub fn rebalance_panel(props: &RebalanceProps) -> Html {
                 *n = n.wrapping_add(1).max(FIRST_REBALANCE_ID);
                 *n
             };
-            start_job(&props, &status, &job_id, id, (*goal).clone(), limits, chosen);
+            start_job(
+                &props,
+                &status,
+                &job_id,
+                id,
+                (*goal).clone(),
+                limits,
+                chosen,
+            );
         })
     };
     let on_run = run.reform(|_: MouseEvent| None);
@@ -347,7 +355,7 @@ fn view_proposal(p: &Rc<Proposal>, props: &RebalanceProps, on_pick: &Callback<us
                 </ul>
             }
             { tradeoff_chart(&p.curve, p.chosen_moves, &p.goal, on_pick) }
-            <PlanView plan={plan.clone()} />
+            <PlanView plan={plan.clone()} applied_order=true />
             <ExportPanel plan={plan} readonly={props.readonly}
                 admin_base_url={props.admin_base_url.clone()}
                 auth_headers={props.auth_headers.clone()} on_export={props.on_export.clone()} />
@@ -361,7 +369,12 @@ const PAD: f64 = 32.0;
 
 /// Moves (x) against max/mean (y), with the goal's line when it is a max/mean goal and the chosen
 /// size marked: where a smaller plan stops.
-fn tradeoff_chart(curve: &[CurvePoint], chosen: usize, goal: &str, on_pick: &Callback<usize>) -> Html {
+fn tradeoff_chart(
+    curve: &[CurvePoint],
+    chosen: usize,
+    goal: &str,
+    on_pick: &Callback<usize>,
+) -> Html {
     if curve.len() < 2 {
         return html! {};
     }
@@ -388,7 +401,9 @@ fn tradeoff_chart(curve: &[CurvePoint], chosen: usize, goal: &str, on_pick: &Cal
     let shown: Vec<&CurvePoint> = curve
         .iter()
         .enumerate()
-        .filter(|(i, c)| i % (curve.len() / 8).max(1) == 0 || c.moves == chosen || i + 1 == curve.len())
+        .filter(|(i, c)| {
+            i % (curve.len() / 8).max(1) == 0 || c.moves == chosen || i + 1 == curve.len()
+        })
         .map(|(_, c)| c)
         .collect();
     html! {

@@ -353,6 +353,12 @@ pub fn propose_with_fingerprint(
     };
     let mut plan = engine.plan(&plan_req)?;
     proposal::label_unloads(&mut plan, &found.steps, &goal_text);
+    // The patterns warn that Pulsar would move things again (a destination that converges, a
+    // receiver shed later); the check ran the leader on this very plan and it moved nothing, so
+    // on the tool's own proposal they would be warnings the check has already answered.
+    if stick_check.as_ref().is_some_and(|c| c.fixed_point) {
+        plan.verdict.patterns.clear();
+    }
     progress("plan", 1, 1);
     let goal_met = req.goal.is_met(&plan.balance_after);
     if !goal_met && notes.is_empty() && found.too_big.is_none() {

@@ -62,6 +62,9 @@ pub enum MoveSort {
     Throughput,
     Bundle,
     Destination,
+    /// The plan's own order: the order the moves are applied in (a rebalance's steps chain: a
+    /// broker that receives a bundle may give one away later).
+    Applied,
 }
 
 impl MoveSort {
@@ -70,6 +73,7 @@ impl MoveSort {
             "throughput" => Some(MoveSort::Throughput),
             "bundle" => Some(MoveSort::Bundle),
             "destination" => Some(MoveSort::Destination),
+            "applied" => Some(MoveSort::Applied),
             _ => None,
         }
     }
@@ -98,6 +102,24 @@ fn matches(query: &str, fields: &[&str]) -> bool {
 /// order; only the moves whose bundle, source, destination or origin contains `filter`.
 pub fn move_groups<'a>(plan: &'a Plan, filter: &str, sort: MoveSort) -> Vec<MoveGroup<'a>> {
     let query = filter.trim();
+    // Each move's place in the plan (for the applied order), by address: moves are borrowed from
+    // `plan.unloads`.
+    let position: rustc_hash::FxHashMap<*const PlannedUnload, usize> = if sort == MoveSort::Applied
+    {
+        plan.unloads
+            .iter()
+            .enumerate()
+            .map(|(i, u)| (std::ptr::from_ref(u), i))
+            .collect()
+    } else {
+        rustc_hash::FxHashMap::default()
+    };
+    let at = |u: &PlannedUnload| {
+        position
+            .get(&std::ptr::from_ref(u))
+            .copied()
+            .unwrap_or(usize::MAX)
+    };
     let mut groups: Vec<MoveGroup<'a>> = moves_by_source(plan)
         .into_iter()
         .filter_map(|(from, moves)| {
@@ -123,6 +145,7 @@ pub fn move_groups<'a>(plan: &'a Plan, filter: &str, sort: MoveSort) -> Vec<Move
                 MoveSort::Destination => {
                     moves.sort_by(|a, b| a.to.cmp(&b.to).then_with(|| a.bundle.cmp(&b.bundle)))
                 }
+                MoveSort::Applied => moves.sort_by_key(|u| at(u)),
             }
             let mut destinations: Vec<Option<&str>> = Vec::new();
             for u in &moves {
@@ -139,11 +162,15 @@ pub fn move_groups<'a>(plan: &'a Plan, filter: &str, sort: MoveSort) -> Vec<Move
             })
         })
         .collect();
-    groups.sort_by(|a, b| {
-        b.bytes_per_sec
-            .total_cmp(&a.bytes_per_sec)
-            .then_with(|| a.from.cmp(b.from))
-    });
+    if sort == MoveSort::Applied {
+        groups.sort_by_key(|g| g.moves.first().map_or(usize::MAX, |u| at(u)));
+    } else {
+        groups.sort_by(|a, b| {
+            b.bytes_per_sec
+                .total_cmp(&a.bytes_per_sec)
+                .then_with(|| a.from.cmp(b.from))
+        });
+    }
     groups
 }
 
@@ -386,6 +413,22 @@ mod tests {
         let to_b3 = move_groups(&p, "B3", MoveSort::Throughput);
         assert_eq!(to_b3.iter().map(|g| g.moves.len()).sum::<usize>(), 2);
         assert!(move_groups(&p, "nothing", MoveSort::Throughput).is_empty());
+        // In the order applied: b1's group first (its first move is the plan's first), its moves
+        // in plan order, then b2's.
+        let applied = move_groups(&p, "", MoveSort::Applied);
+        assert_eq!(
+            applied.iter().map(|g| g.from).collect::<Vec<_>>(),
+            vec!["b1", "b2"]
+        );
+        assert_eq!(
+            applied[0]
+                .moves
+                .iter()
+                .map(|u| u.bundle.as_str())
+                .collect::<Vec<_>>(),
+            vec!["t/a/0x00000000_0x40000000", "t/b/0x00000000_0xffffffff"]
+        );
+        assert_eq!(MoveSort::parse("applied"), Some(MoveSort::Applied));
     }
 
     #[test]
