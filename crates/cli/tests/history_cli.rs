@@ -54,7 +54,7 @@ fn a_recorded_simulation_is_explained_by_the_leader_and_the_leave() {
     let manifests = std::fs::read_dir(dir.join("snapshots")).unwrap().count();
     assert_eq!(manifests, 44);
     let r = history_json(&dir);
-    assert_eq!(r["format_version"], 2);
+    assert_eq!(r["format_version"], 3);
     let s = &r["summary"];
     assert_eq!(s["snapshots"], 44);
     assert_eq!(s["broker_leaves"], 1);
@@ -72,6 +72,34 @@ fn a_recorded_simulation_is_explained_by_the_leader_and_the_leave() {
     assert_eq!(
         text.lines().count() - 1,
         r["changes"].as_array().unwrap().len()
+    );
+    // The answers: every move is one broker's "in" and another's "out"; the broker that left
+    // gave away the bundles its leave moved.
+    let brokers = r["answers"]["brokers"].as_array().unwrap();
+    let sum = |k: &str| brokers.iter().map(|b| b[k].as_u64().unwrap()).sum::<u64>();
+    assert_eq!(sum("bundles_in"), seen);
+    assert_eq!(sum("bundles_out"), seen);
+    let left = r["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["change"]["kind"] == "broker_left")
+        .find_map(|c| c["change"]["broker"].as_str().map(str::to_string))
+        .expect("a broker_left change");
+    let gone = brokers
+        .iter()
+        .find(|b| b["broker"] == left.as_str())
+        .unwrap();
+    assert!(gone["bundles_out"].as_u64().unwrap() >= by_leave);
+    // The text fits a 120-column terminal, with a per-broker section; the full reasons stay in
+    // the JSON and CSV.
+    let out = lbplan(&["history", dir.to_str().unwrap()]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    let wide: Vec<&str> = text.lines().filter(|l| l.chars().count() > 120).collect();
+    assert!(wide.is_empty(), "{wide:#?}");
+    assert!(
+        text.contains("\nper broker (bundles received / given away"),
+        "{text}"
     );
     let _ = std::fs::remove_dir_all(&dir);
 }

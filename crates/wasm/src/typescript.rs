@@ -430,7 +430,7 @@ export interface HistoryCause {
   why?: string;
 }
 
-/** `explainHistory()`'s result (`format_version` 2): see docs/history.md. */
+/** `explainHistory()`'s result (`format_version` 3): see docs/history.md. */
 export interface HistoryReport {
   format_version: number;
   shedding_strategy: string;
@@ -454,6 +454,15 @@ export interface HistoryReport {
   load_model: { moves: number; steps_with_moves: number;
     resources: { resource: string; predictions: number; mean_abs_error_points: number;
       p90_abs_error_points: number; within_3_points_fraction: number; mean_error_points: number }[] };
+  /** What the leader did, answered (format 3): per broker, every ping-pong, bursts and their likely trigger. */
+  answers: {
+    brokers: { broker: string; bundles_in: number; bundles_out: number; out_by_leader: number;
+      bytes_in_per_sec: number; bytes_out_per_sec: number }[];
+    ping_pong: { bundle: string; brokers: string[]; left_at_ms: number; back_at_ms: number;
+      step: number; within_grace: boolean }[];
+    bursts: { step: number; from_ms: number; at_ms: number; moves: number; usual_moves: number;
+      trigger: string }[];
+  };
   warnings: string[];
 }
 

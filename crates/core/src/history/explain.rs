@@ -199,6 +199,7 @@ impl Explainer {
             self.grace_ms,
             self.balanced_std_fraction,
         );
+        self.report.answers = super::answers::answer(&self.report);
         self.report
     }
 }

@@ -10,7 +10,7 @@ use super::diff::Change;
 use super::explain::Cause;
 use super::report::{HistoryReport, HistorySummary};
 
-const HOUR_MS: i64 = 3_600_000;
+pub const HOUR_MS: i64 = 3_600_000;
 
 /// brokerId → usage at each snapshot (`None` where it was not live), brokers in first-seen order.
 pub fn broker_load_over_time(
@@ -39,6 +39,72 @@ fn std_dev(values: impl Iterator<Item = f64> + Clone) -> f64 {
     let mean = values.clone().sum::<f64>() / n as f64;
     let var = values.map(|v| (v - mean) * (v - mean)).sum::<f64>() / n as f64;
     var.sqrt()
+}
+
+/// A bundle that changed owner between two snapshots: `Moved`, or `Unassigned` then `Assigned`
+/// (its owner let it go and a lookup placed it). The one reading of "a move" for the summary and
+/// the answers.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SeenMove<'a> {
+    /// Index of the change in `report.changes` (the `Moved` or the `Assigned`).
+    pub change: usize,
+    pub step: usize,
+    pub at_ms: i64,
+    pub bundle: &'a str,
+    pub from: &'a str,
+    pub to: &'a str,
+}
+
+/// Every move of the series, in order.
+pub fn seen_moves(report: &HistoryReport) -> Vec<SeenMove<'_>> {
+    let mut out = Vec::new();
+    let mut unowned_from: HashMap<&str, &str> = HashMap::new();
+    for (i, c) in report.changes.iter().enumerate() {
+        let moved = match &c.change {
+            Change::Moved { bundle, from, to } => {
+                Some((bundle.as_str(), from.as_str(), to.as_str()))
+            }
+            Change::Unassigned { bundle, from } => {
+                unowned_from.insert(bundle.as_str(), from.as_str());
+                None
+            }
+            Change::Assigned { bundle, to } => unowned_from
+                .remove(bundle.as_str())
+                .map(|from| (bundle.as_str(), from, to.as_str())),
+            _ => None,
+        };
+        if let Some((bundle, from, to)) = moved {
+            out.push(SeenMove {
+                change: i,
+                step: c.step,
+                at_ms: c.at_ms,
+                bundle,
+                from,
+                to,
+            });
+        }
+    }
+    out
+}
+
+/// Each move back to a broker its bundle left earlier within `window_ms` (A → B → A): the
+/// positions in `moves` of the return and of the latest such leaving move.
+pub fn returns(moves: &[SeenMove<'_>], window_ms: i64) -> Vec<(usize, usize)> {
+    let mut by_bundle: HashMap<&str, Vec<usize>> = HashMap::new();
+    let mut out = Vec::new();
+    for (k, m) in moves.iter().enumerate() {
+        let earlier = by_bundle.entry(m.bundle).or_default();
+        let left = earlier.iter().rev().copied().find(|&j| {
+            moves
+                .get(j)
+                .is_some_and(|e| e.from == m.to && m.at_ms.saturating_sub(e.at_ms) <= window_ms)
+        });
+        if let Some(j) = left {
+            out.push((k, j));
+        }
+        earlier.push(k);
+    }
+    out
 }
 
 pub fn summarize(
@@ -126,21 +192,10 @@ pub fn summarize(
     } else {
         0.0
     };
-    for list in moves.values() {
-        if list.len() > 1 {
-            s.bundles_moved_more_than_once += 1;
-        }
-        for (k, &(at, _, to)) in list.iter().enumerate() {
-            // A move back to a broker this bundle left earlier (A → B → A).
-            let back = |window: i64| {
-                list.iter()
-                    .take(k)
-                    .any(|&(t, from, _)| from == to && at.saturating_sub(t) <= window)
-            };
-            s.ping_pong_within_grace += usize::from(back(grace_ms));
-            s.ping_pong_within_hour += usize::from(back(HOUR_MS));
-        }
-    }
+    let seen = seen_moves(report);
+    s.bundles_moved_more_than_once = moves.values().filter(|list| list.len() > 1).count();
+    s.ping_pong_within_grace = returns(&seen, grace_ms).len();
+    s.ping_pong_within_hour = returns(&seen, HOUR_MS).len();
     for (i, at) in usages.iter().enumerate() {
         let (Some(t0), Some(t1)) = (times.get(i), times.get(i + 1)) else {
             continue;

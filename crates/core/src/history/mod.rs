@@ -3,6 +3,7 @@
 //! attributed to the leader's shedding (replayed with its state carried along the series), an
 //! automatic split, a broker leaving, or listed as unexplained. See `docs/history.md`.
 
+pub mod answers;
 pub mod diff;
 pub mod explain;
 pub mod load;

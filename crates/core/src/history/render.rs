@@ -1,13 +1,12 @@
 //! The history report as text (a summary, then every change with its cause) and as CSV (one row
 //! per change). JSON is the report's serde form.
 
-use std::fmt::Write as _;
-
 use crate::text::escape_control;
 
 use super::diff::Change;
 use super::explain::Cause;
 use super::report::HistoryReport;
+use crate::naming::BrokerNames;
 
 fn pct(f: f64) -> String {
     format!("{:.1} %", f * 100.0)
@@ -81,99 +80,242 @@ pub fn cause_text(c: &Cause) -> String {
     }
 }
 
+/// Text lines are kept within this many columns (a terminal's width); JSON and CSV carry every
+/// reason in full.
+const TEXT_WIDTH: usize = 120;
+
+/// `s` cut to `width` characters, an ellipsis marking the cut.
+fn fit(s: &str, width: usize) -> String {
+    if s.chars().count() <= width {
+        return s.to_string();
+    }
+    let mut out: String = s.chars().take(width.saturating_sub(1)).collect();
+    out.push('…');
+    out
+}
+
+/// A change in few words with the brokers' short names (the text report's one line per change).
+fn change_brief(c: &Change, names: &BrokerNames) -> String {
+    match c {
+        Change::Moved { bundle, from, to } => {
+            format!("{bundle}  {} → {}", names.short(from), names.short(to))
+        }
+        Change::Assigned { bundle, to } => format!("{bundle}  → {} (assigned)", names.short(to)),
+        Change::Unassigned { bundle, from } => {
+            format!("{bundle}  {} → (unowned)", names.short(from))
+        }
+        Change::BrokerJoined { broker } => format!("broker {} joined", names.short(broker)),
+        Change::BrokerLeft { broker, bundles } => {
+            format!("broker {} left ({bundles} bundles)", names.short(broker))
+        }
+        other => change_text(other),
+    }
+}
+
+/// A cause in few words (the full reason is in the JSON and CSV).
+fn cause_brief(c: &Cause, names: &BrokerNames) -> String {
+    match c {
+        Cause::LeaderShedding {
+            predicted_to,
+            destination_agrees,
+            ..
+        } => {
+            if *destination_agrees {
+                "leader shedding".to_string()
+            } else {
+                format!(
+                    "leader shedding, predicted to {}",
+                    names.short(predicted_to)
+                )
+            }
+        }
+        Cause::AutomaticSplit { .. } => "automatic split".to_string(),
+        Cause::BrokerLeft { broker } => format!("{} left", names.short(broker)),
+        Cause::NamespaceCreated { .. } => "namespace created".to_string(),
+        Cause::Observed => "observed".to_string(),
+        Cause::Unexplained { why } => format!("UNEXPLAINED: {why}"),
+    }
+}
+
+/// Minutes since the series' first snapshot.
+fn minutes(r: &HistoryReport, at_ms: i64) -> f64 {
+    (at_ms - r.times_ms.first().copied().unwrap_or(0)) as f64 / 60_000.0
+}
+
+/// The report as text within [`TEXT_WIDTH`] columns: the summary, the answers (per broker,
+/// ping-pong, bursts), the load model's check, then one line per change.
 pub fn render_text(r: &HistoryReport) -> String {
     let s = &r.summary;
-    let mut out = String::new();
+    let names = BrokerNames::new(r.broker_load.keys().map(String::as_str));
+    let mut lines: Vec<String> = Vec::new();
     if s.snapshots < 2 {
-        let _ = writeln!(
-            out,
-            "{} snapshot: a history compares consecutive snapshots, so there is nothing to report yet (record a series: lbplan collect --every 60s, docs/history.md)",
+        lines.push(format!(
+            "{} snapshot: a history compares consecutive snapshots, so there is nothing to report yet",
             s.snapshots
-        );
+        ));
+        lines.push("  (record a series: lbplan collect --every 60s, docs/history.md)".to_string());
     }
-    let _ = writeln!(
-        out,
-        "{} snapshots over {:.1} h; leader replayed with {} + {}",
+    lines.push(format!(
+        "{} snapshots over {:.1} h; leader replayed: {} + {}",
         s.snapshots,
         s.duration_ms as f64 / 3_600_000.0,
-        r.shedding_strategy,
-        r.placement_strategy
-    );
-    let _ = writeln!(
-        out,
-        "moves seen {}: predicted by the leader {} ({} of moves not caused by a broker leaving), \
-         destination as predicted {} ({}), by a broker leaving {}, unexplained changes {}",
+        crate::config::simple_class_name(&r.shedding_strategy),
+        crate::config::simple_class_name(&r.placement_strategy)
+    ));
+    lines.push(format!(
+        "moves seen {}: predicted by the leader {} ({} of moves not caused by a broker leaving),",
         s.moves_seen,
         s.moves_predicted,
         share(
             s.moves_predicted,
             s.moves_seen.saturating_sub(s.moves_by_broker_left)
-        ),
+        )
+    ));
+    lines.push(format!(
+        "  destination as predicted {} ({}), by a broker leaving {}, unexplained changes {}",
         s.destination_agreements,
         share(s.destination_agreements, s.moves_predicted),
         s.moves_by_broker_left,
         s.unexplained
-    );
-    let _ = writeln!(
-        out,
-        "splits {} (predicted {}), brokers joined {} left {}, namespaces created {} deleted {}, \
-         predicted unloads not seen {}",
+    ));
+    lines.push(format!(
+        "splits {} (predicted {}), brokers joined {} left {}, namespaces created {} deleted {},",
         s.splits_seen,
         s.splits_predicted,
         s.broker_joins,
         s.broker_leaves,
         s.namespaces_created,
-        s.namespaces_deleted,
+        s.namespaces_deleted
+    ));
+    lines.push(format!(
+        "  predicted unloads not seen {}",
         s.predicted_not_seen
-    );
-    let _ = writeln!(
-        out,
-        "churn: {:.1} unloads/h, {} bundles moved more than once, ping-pong {} within the grace \
-         period ({} min) and {} within an hour, {} moved, {:.1} min without balance \
-         (std ≥ {})",
+    ));
+    lines.push(format!(
+        "churn: {:.1} unloads/h, {} bundles moved more than once, {} moved, {:.1} min without balance (std ≥ {})",
         s.unloads_per_hour,
         s.bundles_moved_more_than_once,
-        s.ping_pong_within_grace,
-        s.grace_period_ms / 60_000,
-        s.ping_pong_within_hour,
         bytes(s.bytes_moved),
         s.time_without_balance_ms as f64 / 60_000.0,
         pct(s.balanced_std_fraction)
-    );
-    for line in r.load_model.lines() {
-        let _ = writeln!(out, "{line}");
-    }
+    ));
+    lines.push(format!(
+        "  ping-pong {} within the grace period ({} min) and {} within an hour",
+        s.ping_pong_within_grace,
+        s.grace_period_ms / 60_000,
+        s.ping_pong_within_hour
+    ));
+    lines.extend(r.load_model.lines());
     for w in &r.warnings {
-        let _ = writeln!(out, "warning: {}", escape_control(w));
+        lines.push(format!("warning: {}", escape_control(w)));
     }
+    answers_text(r, &names, &mut lines);
     if !r.changes.is_empty() {
-        let _ = writeln!(out, "\nchanges:");
+        lines.push(String::new());
+        lines.push("changes (the full reasons: --format json or csv):".to_string());
     }
     for c in &r.changes {
-        let _ = writeln!(
-            out,
-            "  #{:<4} +{:>6.1} min  {} — {}",
+        lines.push(format!(
+            "  #{:<4} +{:>6.1} min  {}  {}",
             c.step,
-            (c.at_ms - r.times_ms.first().copied().unwrap_or(0)) as f64 / 60_000.0,
-            escape_control(&change_text(&c.change)),
-            escape_control(&cause_text(&c.cause))
-        );
+            minutes(r, c.at_ms),
+            escape_control(&change_brief(&c.change, &names)),
+            escape_control(&cause_brief(&c.cause, &names))
+        ));
     }
     if !r.predicted_not_seen.is_empty() {
-        let _ = writeln!(out, "\npredicted by the leader, not seen:");
+        lines.push(String::new());
+        lines.push("predicted by the leader, not seen:".to_string());
         for p in &r.predicted_not_seen {
-            let _ = writeln!(
-                out,
-                "  #{:<4} {} {} → {}: {}",
+            lines.push(format!(
+                "  #{:<4} {}  {} → {}",
                 p.step,
                 escape_control(&p.bundle),
-                escape_control(&p.from),
-                escape_control(&p.to),
-                escape_control(&p.reason)
-            );
+                escape_control(names.short(&p.from)),
+                escape_control(names.short(&p.to))
+            ));
         }
     }
+    let mut out = String::new();
+    for line in lines {
+        out.push_str(&fit(&line, TEXT_WIDTH));
+        out.push('\n');
+    }
     out
+}
+
+/// Per broker, ping-pong and bursts, each bounded (the JSON lists them all).
+fn answers_text(r: &HistoryReport, names: &BrokerNames, lines: &mut Vec<String>) {
+    let a = &r.answers;
+    if !a.brokers.is_empty() {
+        lines.push(String::new());
+        lines.push(format!(
+            "per broker (bundles received / given away, with their traffic){}:",
+            if a.brokers.len() > 10 {
+                format!("; 10 of {}", a.brokers.len())
+            } else {
+                String::new()
+            }
+        ));
+        let width = a
+            .brokers
+            .iter()
+            .take(10)
+            .map(|b| names.short(&b.broker).chars().count())
+            .max()
+            .unwrap_or(0);
+        for b in a.brokers.iter().take(10) {
+            lines.push(format!(
+                "  {:<width$}  in {:>5} {:>12}   out {:>5} {:>12}  ({} by the leader)",
+                escape_control(names.short(&b.broker)),
+                b.bundles_in,
+                format!("{}/s", bytes(b.bytes_in_per_sec)),
+                b.bundles_out,
+                format!("{}/s", bytes(b.bytes_out_per_sec)),
+                b.out_by_leader
+            ));
+        }
+    }
+    if !a.ping_pong.is_empty() {
+        lines.push(String::new());
+        lines.push(format!(
+            "ping-pong (back on a broker it left within an hour){}:",
+            if a.ping_pong.len() > 20 {
+                format!("; 20 of {}", a.ping_pong.len())
+            } else {
+                String::new()
+            }
+        ));
+        for p in a.ping_pong.iter().take(20) {
+            let path: Vec<&str> = p.brokers.iter().map(|b| names.short(b)).collect();
+            lines.push(format!(
+                "  {}  {}  left +{:.1} min, back +{:.1} min{}",
+                escape_control(&p.bundle),
+                escape_control(&path.join(" → ")),
+                minutes(r, p.left_at_ms),
+                minutes(r, p.back_at_ms),
+                if p.within_grace {
+                    " (within the grace period)"
+                } else {
+                    ""
+                }
+            ));
+        }
+    }
+    if !a.bursts.is_empty() {
+        lines.push(String::new());
+        lines.push("bursts (steps with far more moves than usual):".to_string());
+        for b in &a.bursts {
+            lines.push(format!(
+                "  snapshot {} (+{:.1} min): {} moves (usually {:.0}); likely trigger:",
+                b.step + 1,
+                minutes(r, b.at_ms),
+                b.moves,
+                b.usual_moves
+            ));
+            lines.push(format!("    {}", escape_control(&b.trigger)));
+        }
+    }
 }
 
 fn csv_field(s: &str) -> String {

@@ -8,8 +8,8 @@ use super::diff::Change;
 use super::explain::Cause;
 
 /// Version of the history report's JSON (2: `load_model`, the one load model's error on the
-/// series' moves).
-pub const HISTORY_FORMAT_VERSION: u32 = 2;
+/// series' moves; 3: `answers`, per broker, ping-pong and bursts).
+pub const HISTORY_FORMAT_VERSION: u32 = 3;
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct HistoryReport {
@@ -30,6 +30,9 @@ pub struct HistoryReport {
     /// The one load model checked on every move of the series (`load::accuracy`).
     #[serde(default)]
     pub load_model: crate::load::accuracy::ModelAccuracy,
+    /// What the leader did, answered: per broker, ping-pong, bursts (`history::answers`).
+    #[serde(default)]
+    pub answers: super::answers::HistoryAnswers,
     pub warnings: Vec<String>,
 }
 

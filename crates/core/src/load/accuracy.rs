@@ -47,7 +47,7 @@ impl ModelAccuracy {
             return vec!["load model: no move between consecutive snapshots to check it on".into()];
         }
         let mut out = vec![format!(
-            "load model, checked on {} move(s) in {} step(s): predicted usage of each source and destination against the next snapshot",
+            "load model, checked on {} move(s) in {} step(s): each source's and destination's predicted usage vs the next snapshot",
             self.moves, self.steps_with_moves
         )];
         for r in &self.resources {
