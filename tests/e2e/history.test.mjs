@@ -41,6 +41,14 @@ test('a recorded series: moves with causes, a reason on click, the slider, the m
       (rows) => rows.map((r) => [r.dataset.resource, Number(r.children[1].textContent)]));
     assert.deepEqual(model.map(([r]) => r), ['cpu', 'memory', 'direct_memory', 'bandwidth_in', 'bandwidth_out']);
     assert.ok(model.every(([, n]) => n > 0 && n === model[0][1]), JSON.stringify(model));
+    // What the leader did: the brokers with the most moves (10 of the 11 that moved bundles), each
+    // move one broker's "received" and another's "given away"; no bundle went back and forth.
+    const brokers = await page.locator('[data-testid=history-broker]').evaluateAll(
+      (rows) => rows.map((r) => [Number(r.children[1].textContent), Number(r.children[3].textContent)]));
+    assert.equal(brokers.length, 10);
+    assert.match(await page.textContent('[data-testid=history-brokers] caption'), /of 11$/);
+    assert.ok(brokers.every(([i, o]) => i + o > 0), JSON.stringify(brokers));
+    assert.match(await page.textContent('[data-testid=history-ping-pong-count]'), /^No ping-pong/);
     const causes = await page.locator('[data-testid=history-change]').evaluateAll(
       (els) => els.map((e) => e.dataset.cause));
     assert.ok(causes.length > 0 && causes.length <= 100, `a page of at most 100 rows: ${causes.length}`);

@@ -22,6 +22,7 @@ use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
 use super::event_value;
+use super::history_answers::HistoryAnswersView;
 use super::model_accuracy::ModelAccuracyView;
 use super::sim_chart::{SimChartView, hidpi_context};
 use crate::format::{bytes_per_sec, pct};
@@ -312,6 +313,7 @@ impl HistoryTimeline {
         html! {
             <>
                 { headline }
+                <HistoryAnswersView answers={r.answers.clone()} times_ms={r.times_ms.clone()} on_step={on_step.clone()} />
                 <ModelAccuracyView accuracy={r.load_model.clone()} />
                 { slider }
                 <p class="muted small">{ "x = time, y = the 32-bit hash range; colour = owning broker, darker = busier bundle. A striped band is a bundle moving back and forth; a band that divides is a split. Click a map to move the instant." }</p>

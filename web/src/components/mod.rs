@@ -9,6 +9,7 @@ pub mod error_banner;
 pub mod export_panel;
 pub mod header;
 pub mod history;
+pub mod history_answers;
 pub mod history_view;
 pub mod loader_bar;
 pub mod model_accuracy;
