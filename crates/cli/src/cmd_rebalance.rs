@@ -183,6 +183,9 @@ fn render(p: &Proposal) -> String {
                 ""
             }
         );
+        if let Some(why) = &c.rises_because {
+            let _ = writeln!(out, "         rises: {why}");
+        }
     }
     if p.curve.len() > 2 {
         let _ = writeln!(

@@ -859,3 +859,32 @@ fn a_point_picked_on_the_curve_is_that_plan() {
     .unwrap();
     assert_eq!(all.chosen_moves, chosen.steps.len());
 }
+
+/// A step that raises max/mean says why: draining b2 (50 %, one bundle carrying its 45 busy units)
+/// into b1 (50 %) takes b1 to 95 % — max/mean 1.0 → 1.9 — because a drain moves every bundle
+/// wherever it can go. The other points of the curve carry no reason.
+#[test]
+fn a_rise_in_the_curve_is_explained() {
+    let mut s = empty_snapshot();
+    s.brokers.insert(
+        b("b1:8080"),
+        broker(50.0, &[(b("t/ns/0x00000000_0x80000000"), 10.0 * MB)]),
+    );
+    s.brokers.insert(
+        b("b2:8080"),
+        broker(50.0, &[(b("t/ns/0x80000000_0xffffffff"), 10.0 * MB)]),
+    );
+    let mut req = request("max/mean<=10");
+    req.limits.drain = vec![b("b2:8080")];
+    let p = propose(&s, &req).unwrap();
+    assert_eq!(p.curve.len(), 2);
+    assert!((p.curve[0].max_over_mean - 1.0).abs() < 1e-9);
+    assert!((p.curve[1].max_over_mean - 1.9).abs() < 1e-9);
+    assert_eq!(p.curve[0].rises_because, None);
+    assert_eq!(
+        p.curve[1].rises_because.as_deref(),
+        Some(
+            "draining b2:8080: its bundles must leave even where that raises a broker (b1:8080 to 95.0 %)"
+        )
+    );
+}

@@ -544,6 +544,8 @@ export interface CurvePoint {
   std_usage_fraction: number;
   max_usage_fraction: number;
   meets_goal: boolean;
+  /** Why this step raises max/mean, when it does (a drain's forced move, the mean falling). */
+  rises_because?: string;
 }
 
 /** Whether the configured leader moves anything after a proposal (same load). */

@@ -453,6 +453,9 @@ fn tradeoff_chart(
                                 <td class="num">{ format::pct(c.std_usage_fraction * 100.0) }</td>
                                 <td class="num">{ format::bytes_per_sec(c.bytes_moved_per_sec) }</td>
                                 <td>
+                                    if let Some(why) = &c.rises_because {
+                                        <span class="small warn" data-testid="rebalance-rise" title={why.clone()}>{ format!("↑ {why}; ") }</span>
+                                    }
                                     if k == chosen {
                                         <span class="muted">{ "this plan" }</span>
                                     } else {

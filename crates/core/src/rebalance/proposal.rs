@@ -21,6 +21,9 @@ pub struct CurvePoint {
     pub std_usage_fraction: f64,
     pub max_usage_fraction: f64,
     pub meets_goal: bool,
+    /// Why this step raises max/mean when it does (the curve is otherwise non-increasing).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rises_because: Option<String>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -62,14 +65,41 @@ pub fn curve(
         std_usage_fraction: b.std_usage_fraction,
         max_usage_fraction: b.max_usage_fraction,
         meets_goal: met(b),
+        rises_because: None,
     };
     let mut out = vec![point(0, 0.0, start)];
     let mut bytes = 0.0;
+    let mut previous = start.max_over_mean;
     for (i, s) in steps.iter().enumerate() {
         bytes += s.bytes_per_sec;
-        out.push(point(i + 1, bytes, &s.balance_after));
+        let mut p = point(i + 1, bytes, &s.balance_after);
+        if p.max_over_mean > previous + 1e-9 {
+            p.rises_because = Some(rise_reason(s));
+        }
+        previous = p.max_over_mean;
+        out.push(p);
     }
     out
+}
+
+/// Why a step of the search raises max/mean: a drain moves every bundle of the drained broker,
+/// even where that raises the busiest broker; a balancing step lowers the busiest broker, so its
+/// rise is the mean falling — a broker's load is its busiest resource (moving work can lower the
+/// sum of those), and with CPU cost factors a bundle can cost less where it lands.
+fn rise_reason(s: &Step) -> String {
+    match s.kind {
+        StepKind::Drain => format!(
+            "draining {}: its bundles must leave even where that raises a broker ({} to {:.1} %)",
+            s.from,
+            s.to,
+            s.to_usage_after * 100.0
+        ),
+        StepKind::Balance => format!(
+            "{} → {} lowers the busiest broker but the mean load falls more (a broker's load is its \
+             busiest resource; the move lowers the sum of those)",
+            s.from, s.to
+        ),
+    }
 }
 
 /// Gives the plan's unloads that carry a proposal step the step's reason (`origin` `rebalance`).
