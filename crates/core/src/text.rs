@@ -105,3 +105,14 @@ mod tests {
         );
     }
 }
+
+/// `s` cut to `width` characters, an ellipsis marking the cut (text reports kept within a
+/// terminal's width).
+pub fn fit_width(s: &str, width: usize) -> String {
+    if s.chars().count() <= width {
+        return s.to_string();
+    }
+    let mut out: String = s.chars().take(width.saturating_sub(1)).collect();
+    out.push('…');
+    out
+}

@@ -126,49 +126,29 @@ pub fn summarize(
         predicted_not_seen: report.predicted_not_seen.len(),
         ..HistorySummary::default()
     };
-    // bundle → its moves (at, from, to), in order.
-    let mut moves: HashMap<&str, Vec<(i64, &str, &str)>> = HashMap::new();
-    let mut unowned_from: HashMap<&str, &str> = HashMap::new();
     for c in &report.changes {
         if matches!(c.cause, Cause::Unexplained { .. }) {
             s.unexplained += 1;
         }
-        let moved = match &c.change {
-            Change::Moved { bundle, from, to } => {
-                Some((bundle.as_str(), from.as_str(), to.as_str()))
-            }
-            Change::Unassigned { bundle, from } => {
-                unowned_from.insert(bundle.as_str(), from.as_str());
-                None
-            }
-            Change::Assigned { bundle, to } => unowned_from
-                .remove(bundle.as_str())
-                .map(|from| (bundle.as_str(), from, to.as_str())),
+        match &c.change {
             Change::Split { .. } => {
                 s.splits_seen += 1;
                 if matches!(c.cause, Cause::AutomaticSplit { .. }) {
                     s.splits_predicted += 1;
                 }
-                None
             }
-            Change::BrokerJoined { .. } => {
-                s.broker_joins += 1;
-                None
-            }
-            Change::BrokerLeft { .. } => {
-                s.broker_leaves += 1;
-                None
-            }
-            Change::NamespaceCreated { .. } => {
-                s.namespaces_created += 1;
-                None
-            }
-            Change::NamespaceDeleted { .. } => {
-                s.namespaces_deleted += 1;
-                None
-            }
-        };
-        let Some((bundle, from, to)) = moved else {
+            Change::BrokerJoined { .. } => s.broker_joins += 1,
+            Change::BrokerLeft { .. } => s.broker_leaves += 1,
+            Change::NamespaceCreated { .. } => s.namespaces_created += 1,
+            Change::NamespaceDeleted { .. } => s.namespaces_deleted += 1,
+            _ => {}
+        }
+    }
+    let seen = seen_moves(report);
+    // bundle → how many times it moved.
+    let mut moves: HashMap<&str, usize> = HashMap::new();
+    for m in &seen {
+        let Some(c) = report.changes.get(m.change) else {
             continue;
         };
         s.moves_seen += 1;
@@ -184,7 +164,7 @@ pub fn summarize(
         }
         let seconds = (c.at_ms.saturating_sub(c.from_ms)) as f64 / 1000.0;
         s.bytes_moved += c.throughput_bytes_per_sec * seconds;
-        moves.entry(bundle).or_default().push((c.at_ms, from, to));
+        *moves.entry(m.bundle).or_default() += 1;
     }
     let unloads = s.moves_seen.saturating_sub(s.moves_by_broker_left);
     s.unloads_per_hour = if duration_ms > 0 {
@@ -192,8 +172,7 @@ pub fn summarize(
     } else {
         0.0
     };
-    let seen = seen_moves(report);
-    s.bundles_moved_more_than_once = moves.values().filter(|list| list.len() > 1).count();
+    s.bundles_moved_more_than_once = moves.values().filter(|&&n| n > 1).count();
     s.ping_pong_within_grace = returns(&seen, grace_ms).len();
     s.ping_pong_within_hour = returns(&seen, HOUR_MS).len();
     for (i, at) in usages.iter().enumerate() {

@@ -84,16 +84,6 @@ pub fn cause_text(c: &Cause) -> String {
 /// reason in full.
 const TEXT_WIDTH: usize = 120;
 
-/// `s` cut to `width` characters, an ellipsis marking the cut.
-fn fit(s: &str, width: usize) -> String {
-    if s.chars().count() <= width {
-        return s.to_string();
-    }
-    let mut out: String = s.chars().take(width.saturating_sub(1)).collect();
-    out.push('…');
-    out
-}
-
 /// A change in few words with the brokers' short names (the text report's one line per change).
 fn change_brief(c: &Change, names: &BrokerNames) -> String {
     match c {
@@ -238,7 +228,7 @@ pub fn render_text(r: &HistoryReport) -> String {
     }
     let mut out = String::new();
     for line in lines {
-        out.push_str(&fit(&line, TEXT_WIDTH));
+        out.push_str(&crate::text::fit_width(&line, TEXT_WIDTH));
         out.push('\n');
     }
     out

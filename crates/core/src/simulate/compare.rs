@@ -147,16 +147,6 @@ const COLUMNS: [Column; 17] = [
 /// The default table's columns (indices into [`COLUMNS`]).
 const NARROW: [usize; 9] = [0, 3, 5, 8, 9, 12, 13, 15, 16];
 
-/// Cuts `s` to `width` characters, ending with `…` when cut.
-fn fit(s: &str, width: usize) -> String {
-    if s.chars().count() <= width {
-        return s.to_string();
-    }
-    let mut out: String = s.chars().take(width.saturating_sub(1)).collect();
-    out.push('…');
-    out
-}
-
 /// An aligned text table of the runs' summaries: [`TABLE_MAX_COLUMNS`] wide at most (configuration
 /// names cut with `…` when needed), or every column with `wide`.
 pub fn render_table_with(c: &Comparison, wide: bool) -> String {
@@ -186,7 +176,7 @@ pub fn render_table_with(c: &Comparison, wide: bool) -> String {
             *w = room;
             for r in &mut rows {
                 if let Some(name) = r.first_mut() {
-                    *name = fit(name, room);
+                    *name = crate::text::fit_width(name, room);
                 }
             }
         }
