@@ -23,8 +23,11 @@ fn bundle(rate: f64) -> BundleData {
     }
 }
 
-/// Brokers in iteration order: (name, cpu %, msg rate in = out, bundles with their rate).
-fn cluster(brokers: &[(&str, f64, f64, &[(&str, f64)])]) -> LoadData {
+/// A broker: name, cpu %, msg rate in (= out), its bundles with their rate (in + out).
+type BrokerRow<'a> = (&'a str, f64, f64, &'a [(&'a str, f64)]);
+
+/// Brokers in iteration order.
+fn cluster(brokers: &[BrokerRow<'_>]) -> LoadData {
     let mut data = LoadData::default();
     for (name, cpu, rate, bundles) in brokers {
         let local = LocalBrokerData {

@@ -603,7 +603,7 @@ mod tests {
             let mut java = v.clone();
             java_sort(&mut java, |a, b| a.0.cmp(&b.0)).unwrap();
             let mut rust = v;
-            rust.sort_by(|a, b| a.0.cmp(&b.0));
+            rust.sort_by_key(|a| a.0);
             assert_eq!(java, rust, "n = {n}");
         }
     }
