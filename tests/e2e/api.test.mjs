@@ -68,7 +68,7 @@ test('importFiles: a real load report (Pulsar LocalBrokerDataTest) becomes a sna
   assert.ok(warnings.some((w) => w.kind === 'default_bundle_data'), JSON.stringify(warnings));
   // The snapshot is plain data: it survives JSON and plans.
   const again = JSON.parse(JSON.stringify(snapshot));
-  assert.equal(api.plan(again).format_version, 5);
+  assert.equal(api.plan(again).format_version, 6);
 });
 
 test('importFiles: our own snapshot re-imports unchanged in its counts', () => {
@@ -98,8 +98,8 @@ test('importFiles: errors name the file and the JSON path', () => {
 test('plan: the demo cluster sheds its hot broker', () => {
   const d = demo();
   const plan = api.plan(d);
-  assert.equal(plan.format_version, 5);
-  assert.equal(plan.profile, '4.x');
+  assert.equal(plan.format_version, 6);
+  assert.equal(plan.profile, '4.0.7');
   assert.equal(plan.load_manager, 'modular');
   assert.ok(plan.unloads.length > 0, 'the demo has a hot broker to unload from');
   for (const u of plan.unloads) {
@@ -124,7 +124,7 @@ test('plan: options (profile, settings, operations, leaderCycle)', () => {
     seed: 7,
     outlookCycles: 0,
   });
-  assert.equal(manual.profile, '5.0');
+  assert.equal(manual.profile, '5.0.0');
   assert.equal(manual.seed, 7);
   assert.deepEqual(manual.operations, [`unload-bundle=${bundle}->broker-01.demo.svc:8080`]);
   assert.equal(manual.unloads.length, 1);
@@ -213,7 +213,7 @@ test('simulate: a scenario over cycles, with progress and cancel', () => {
     compare: ['name=threshold', { name: 'uniform', settings: {
       loadBalancerLoadSheddingStrategy: 'org.apache.pulsar.broker.loadbalance.impl.UniformLoadShedder' } }],
   }, (done, total) => { calls.push([done, total]); });
-  assert.equal(c.format_version, 2);
+  assert.equal(c.format_version, 3);
   assert.equal(c.scenario, 'steady');
   assert.equal(c.cycles, 4);
   assert.deepEqual(c.runs.map((r) => r.config.name), ['threshold', 'uniform']);

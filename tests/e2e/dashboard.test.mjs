@@ -58,7 +58,7 @@ test('opens on the demo cluster: overview, bundle map, no console errors', async
     assert.equal(await page.locator('[data-testid=broker-row]').count(), DEMO_BROKERS, diagnostics());
     assert.equal(await page.textContent('[data-testid=broker-count]'), String(DEMO_BROKERS));
     assert.equal(await page.textContent('[data-testid=cluster-name]'), demo.cluster);
-    assert.equal(await page.textContent('[data-testid=profile]'), '4.x');
+    assert.equal(await page.textContent('[data-testid=profile]'), '4.0.7');
     assert.equal(await page.locator('[data-testid=namespace-row]').count(), Object.keys(demo.namespaces).length);
     // The bundle map drew a frame (the component records its draw time on the canvas).
     await page.waitForSelector('[data-testid=bundle-map][data-draw-ms]', { timeout: 10_000 });
@@ -286,7 +286,7 @@ test('a share link restores settings and edits in a fresh browser', async () => 
     await waitForRows(second.page, second.diagnostics);
     await second.page.waitForSelector('[data-testid=operations] li');
     assert.match(await second.page.textContent('[data-testid=operations]'), /remove-broker=/);
-    assert.equal(await second.page.textContent('[data-testid=profile]'), '5.0');
+    assert.equal(await second.page.textContent('[data-testid=profile]'), '5.0.0');
     // The 5.0 profile's AvgShedder shows its outlook or its plan in the plan view.
     await second.page.waitForSelector('[data-testid=plan]');
     second.assertClean();

@@ -98,7 +98,7 @@ test('two planners in the demo portal: independent, isolated, CSP-clean, own ass
     await page.waitForFunction(() => window.__plannerEvents.some((e) => e.type === 'plan-ready' && e.id === 'planner-prod'));
     const plans = await events(page, 'plan-ready', 'planner-prod');
     const plan = plans.at(-1).detail;
-    assert.equal(plan.format_version, 5);
+    assert.equal(plan.format_version, 6);
     assert.ok(plan.unloads.length > 0, 'the demo plan unloads from the hot broker');
     assert.equal(await page.locator('#planner-prod [data-testid=plan-move]').count(), plan.unloads.length);
     await page.waitForSelector('[data-testid=event-log] li[data-planner=planner-prod][data-event=plan-ready]');
@@ -110,7 +110,7 @@ test('two planners in the demo portal: independent, isolated, CSP-clean, own ass
     await page.waitForFunction(() => window.__plannerEvents.some((e) => e.type === 'export-requested'));
     const [exported] = await events(page, 'export-requested', 'planner-prod');
     assert.equal(exported.detail.format, 'pulsar-admin');
-    assert.equal(exported.detail.plan.format_version, 5);
+    assert.equal(exported.detail.plan.format_version, 6);
     assert.equal(exported.detail.text, await page.locator('#planner-prod [data-testid=export-commands]').textContent());
     assert.ok(exported.detail.text.includes('namespaces unload'), exported.detail.text);
     await page.waitForSelector('[data-testid=event-log] li[data-planner=planner-prod][data-event=export-requested]');

@@ -92,8 +92,9 @@ impl Options {
                 self.profile = match s.as_deref() {
                     None => None,
                     Some(p) => Some(
-                        Profile::parse(p)
-                            .ok_or(format!("profile `{p}`: expected 3.x, 4.x or 5.0"))?,
+                        lbplan_core::release::resolve_version(p)
+                            .map(|m| Profile::of_release(m.release))
+                            .map_err(|e| format!("profile: {e}"))?,
                     ),
                 }
             }

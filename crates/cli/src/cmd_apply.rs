@@ -241,7 +241,11 @@ fn listing(session: &Session, args: &Args, pauses: bool) -> String {
             unset_shedding_call().path
         );
     }
-    for (b, batch) in session.batches(args.batch as usize).iter().enumerate() {
+    let batch_plan = session.batch_plan(args.batch as usize);
+    for note in &batch_plan.notes {
+        let _ = writeln!(out, "# {note}");
+    }
+    for (b, batch) in batch_plan.batches.iter().enumerate() {
         let _ = writeln!(out, "batch {}:", b + 1);
         for i in batch {
             if let Some(s) = session.steps.get(*i) {
@@ -570,7 +574,11 @@ impl Run<'_> {
         mut owners: LiveOwners,
     ) -> Result<(), CliError> {
         let total = session.journal.steps.len();
-        for batch in session.batches(size) {
+        let plan = session.batch_plan(size);
+        for note in &plan.notes {
+            say(note);
+        }
+        for batch in plan.batches {
             let drift = drifted(&session.steps, &batch, &owners);
             if let Some(d) = drift.first() {
                 session.record_drift(d);

@@ -7,7 +7,7 @@
 use std::path::PathBuf;
 
 use lbplan_core::config::{LoadBalancerConfig, Profile};
-use lbplan_core::plan::settings::detect_profile;
+use lbplan_core::plan::settings::{detect_profile, release_basis};
 use lbplan_core::text::escape_control;
 use lbplan_core::view::settings::{ValueSource, setting_rows};
 
@@ -17,7 +17,8 @@ use crate::snapshot_input::load_snapshot;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// Profile: 3.x, 4.x, 5.0 or master-90cba329 (default 4.x; with --snapshot, the brokers' version).
+    /// The Pulsar release: 4.0.7, a line (3.x, 4.x, 4.1, 4.2, 5.0: its newest known patch) or
+    /// master-90cba329 (default 4.x; with --snapshot, the leader's brokerVersionString).
     #[arg(long)]
     profile: Option<String>,
     /// A snapshot (or anything the importer reads): print its effective configuration and how it
@@ -43,14 +44,13 @@ pub fn run(args: Args) -> Result<(), CliError> {
     let (detected, mixed) = detect_profile(&snapshot);
     let profile = chosen.unwrap_or(detected);
     let rows = setting_rows(&snapshot, Some(profile), &[]);
-    let how = if chosen.is_some() {
-        "chosen with --profile"
-    } else {
-        "from the brokers' brokerVersionString"
-    };
+    let how = release_basis(&snapshot, chosen)
+        .map(|b| b.why)
+        .unwrap_or_else(|e| e.to_string());
     let mut text = format!(
-        "# Effective load-balancing configuration of {} (profile {profile}, {how})\n",
-        escape_control(&path.display().to_string())
+        "# Effective load-balancing configuration of {} (profile {profile}, {})\n",
+        escape_control(&path.display().to_string()),
+        escape_control(&how)
     );
     if let (Some(w), None) = (mixed, chosen) {
         text.push_str(&format!("# warning: {}\n", escape_control(&w)));

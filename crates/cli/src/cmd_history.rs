@@ -32,7 +32,8 @@ pub struct Args {
     /// A broker.conf override for the replayed leader, KEY=VALUE (repeatable).
     #[arg(long = "set", value_name = "KEY=VALUE")]
     settings: Vec<String>,
-    /// Profile of the replayed leader (4.x, 5.0, master-90cba329); default: detected.
+    /// The Pulsar release: 4.0.7, 4.1.0-SNAPSHOT, a line (3.x, 4.x, 4.1, 4.2, 5.0: its newest known
+    /// patch) or master-90cba329; default: the leader's brokerVersionString (else the majority's).
     #[arg(long)]
     profile: Option<String>,
     /// Seed of the replayed leader's random picks (the simulator's `--seed` to replay its series).

@@ -15,7 +15,7 @@ use lbplan_core::plan::operations::Operation;
 use lbplan_core::plan::{PlanEngine, PlanRequest};
 
 use crate::exit::CliError;
-use crate::option_args::{parse_optional_profile, parse_settings};
+use crate::option_args::{apply_leader, parse_optional_profile, parse_settings};
 use crate::plan_text::render_text;
 use crate::snapshot_input::load_snapshot;
 use lbplan_core::plan::MAX_OUTLOOK_CYCLES;
@@ -40,9 +40,15 @@ fn parse_format(s: &str) -> Result<Format, String> {
 pub struct Args {
     /// A snapshot (`lbplan import -o`), or any file the importer accepts; `-` reads standard input.
     snapshot: PathBuf,
-    /// 3.x, 4.x, 5.0 or master-90cba329; default: from the brokers' brokerVersionString.
+    /// The Pulsar release to plan as: 4.0.7, 4.1.0-SNAPSHOT, a line (3.x, 4.x, 4.1, 4.2, 5.0: its
+    /// newest known patch) or master-90cba329; default: the leader's brokerVersionString (else the
+    /// majority's).
     #[arg(long)]
     profile: Option<String>,
+    /// The leader broker (HOST:PORT) whose release decides during a rolling upgrade; default: the
+    /// snapshot's leader_broker.
+    #[arg(long, value_name = "BROKER")]
+    leader: Option<String>,
     /// A broker.conf override, KEY=VALUE (repeatable).
     #[arg(long = "set", value_name = "KEY=VALUE")]
     settings: Vec<String>,
@@ -94,7 +100,8 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<(), CliError> {
-    let snapshot = load_snapshot(&args.snapshot)?;
+    let mut snapshot = load_snapshot(&args.snapshot)?;
+    apply_leader(&mut snapshot, args.leader.as_deref())?;
     let profile = parse_optional_profile(args.profile.as_deref())?;
     let settings = parse_settings(&args.settings)?;
     let operations = args

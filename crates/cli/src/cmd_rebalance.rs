@@ -55,7 +55,8 @@ pub struct Args {
     /// Brokers to empty before maintenance (repeatable; heartbeat and SLA namespaces stay).
     #[arg(long, value_name = "BROKER", num_args = 1..)]
     drain: Vec<String>,
-    /// 4.x, 5.0 or master-90cba329; default: from the brokers' brokerVersionString.
+    /// The Pulsar release: 4.0.7, 4.1.0-SNAPSHOT, a line (3.x, 4.x, 4.1, 4.2, 5.0: its newest known
+    /// patch) or master-90cba329; default: the leader's brokerVersionString (else the majority's).
     #[arg(long)]
     profile: Option<String>,
     /// A broker.conf override, KEY=VALUE (repeatable).

@@ -19,6 +19,7 @@ mod cmd_rebalance;
 mod cmd_replay;
 mod cmd_simulate;
 mod cmd_size;
+mod cmd_upgrade;
 mod cmd_verify;
 // Shared admin REST client (credentials, origins, limits): `collect` and `apply`.
 mod collect;
@@ -75,6 +76,9 @@ enum Command {
     Simulate(cmd_simulate::Args),
     /// Explain a recorded series of snapshots: every move, split, join and leave, and its cause.
     History(cmd_history::Args),
+    /// Preview an upgrade to another Pulsar release: the behaviour that differs, this cycle's
+    /// decisions that change and why, simulated cycles, and the broker.conf lines that keep today's.
+    Upgrade(cmd_upgrade::Args),
 }
 
 fn main() {
@@ -84,6 +88,7 @@ fn main() {
     };
     let result = match cli.command {
         Command::Config(args) => cmd_config::run(args),
+        Command::Upgrade(args) => cmd_upgrade::run(args),
         Command::Replay(args) => cmd_replay::run(args),
         Command::Import(args) => cmd_import::run(args),
         Command::Hash(args) => cmd_hash::run(args),

@@ -197,6 +197,14 @@ pub fn render_text(plan: &Plan, verbose: bool) -> String {
         e(&plan.load_manager),
         plan.seed
     );
+    if let Some(basis) = &plan.release_basis {
+        let _ = writeln!(
+            out,
+            "Behaviour of Pulsar {}: {}",
+            e(&basis.release),
+            e(&basis.why)
+        );
+    }
     let _ = writeln!(
         out,
         "Shedding: {}   Placement: {}",

@@ -221,7 +221,7 @@ fn now_ms() -> i64 {
         .as_millis() as i64
 }
 
-/// A plan of a snapshot captured a minute ago, judged better, made with the 4.x profile (the fake
+/// A plan of a snapshot captured a minute ago, judged better, made as Pulsar 4.0.3 (the fake
 /// broker runs 4.0.3): the safety policy lets it through.
 fn work_dir(tag: &str) -> PathBuf {
     work_dir_with(tag, |_| {})
@@ -236,7 +236,7 @@ fn work_dir_with(tag: &str, edit: impl FnOnce(&mut serde_json::Value)) -> PathBu
         "snapshot_fingerprint": "fp-apply",
         "cluster": "test",
         "snapshot_captured_at_ms": now_ms() - 60_000,
-        "profile": "4.x",
+        "profile": "4.0.3",
         "verdict": {"outcome": "better",
                     "headline": "Better: max 79.2% → 60.2%, max/mean 2.27 → 1.73, std 17.1% → 11.6%"},
         "brokers_before": [
@@ -788,7 +788,7 @@ fn a_worse_plan_is_refused_without_i_know_and_the_verdict_comes_first() {
         "Verdict: worse — Worse: max 99.6% → 1032.0%, max/mean 1.31 → 6.45, std 14.0% → 250.1%"
     );
     assert!(ran.stdout.contains("Cluster: test\n"), "{}", ran.stdout);
-    assert!(ran.stdout.contains("Profile: 4.x\n"), "{}", ran.stdout);
+    assert!(ran.stdout.contains("Profile: 4.0.3\n"), "{}", ran.stdout);
     assert!(
         ran.stdout
             .contains("HAZARD: the plan is judged WORSE: Worse: max 99.6% → 1032.0%"),
@@ -866,7 +866,7 @@ fn a_stale_or_future_snapshot_or_another_profile_is_refused_naming_what_differs(
             "profile",
             -60_000,
             "3.0.2",
-            "the plan was made with the 4.x profile, the cluster's version is 3.x",
+            "the plan was made with the 4.0.3 profile, the cluster's version is 3.0.2",
         ),
     ];
     for (tag, offset, version, message) in cases {

@@ -37,10 +37,12 @@ fn the_demo_differs_from_4x_in_its_nic_speed_only() {
     ]));
     let lines: Vec<&str> = text.lines().collect();
     assert!(
-        lines[0].contains("(profile 4.x, from the brokers' brokerVersionString)"),
+        lines[0].contains(
+            "(profile 4.0.7, the leader broker-00.demo.svc:8080 reports 4.0.7; the leader's release decides shedding and placement)"
+        ),
         "{text}"
     );
-    assert_eq!(lines[1], "# 1 key differs from the 4.x defaults:");
+    assert_eq!(lines[1], "# 1 key differs from the 4.0.7 defaults:");
     assert!(
         lines[2].starts_with("#   loadBalancerOverrideBrokerNicSpeedGbps=2")
             && lines[2].ends_with("(default: unset)"),
@@ -78,7 +80,7 @@ fn a_chosen_profile_compares_against_its_defaults() {
         "5.0",
     ]));
     assert!(
-        text.contains("(profile 5.0, chosen with --profile)"),
+        text.contains("(profile 5.0.0, profile 5.0.0 chosen by the operator (the snapshot's brokers imply 4.0.7"),
         "{text}"
     );
     // 5.0's default shedder is AvgShedder; the snapshot does not set it, so it is effective.

@@ -151,8 +151,8 @@ fn dash_reads_standard_input() {
             );
         } else {
             assert_eq!(
-                doc["format_version"], 5,
-                "the plan document's format (version 5: its cluster and capture time)"
+                doc["format_version"], 6,
+                "the plan document's format (version 6: the release used and why)"
             );
         }
     }

@@ -43,22 +43,25 @@ fn plan(profile: &str, version: &str) -> std::process::Output {
 
 #[test]
 fn avg_shedder_placement_with_threshold_shedder_tells_each_profiles_truth() {
-    for (profile, version) in [("3.x", "3.3.1"), ("4.x", "4.0.7")] {
+    // Before apache/pulsar#26031 (4.0.12, 4.2.3, 5.0.0-M1) the broker falls back.
+    for (profile, version) in [("3.3.1", "3.3.1"), ("4.0.7", "4.0.7"), ("4.0.11", "4.0.7")] {
         let o = plan(profile, version);
         let stderr = String::from_utf8_lossy(&o.stderr);
         assert_eq!(o.status.code(), Some(2), "{profile}: {stderr}");
         assert!(
             stderr.contains(&format!(
-                "on Pulsar {profile} the broker logs a warning and falls back to SimpleLoadManagerImpl, so this cluster is not running the modular load manager at all"
+                "on Pulsar {profile} (before apache/pulsar#26031: 4.0.12, 4.2.3, 5.0.0-M1) the broker logs a warning and falls back to SimpleLoadManagerImpl, so this cluster is not running the modular load manager at all"
             )),
             "{profile}: {stderr}"
         );
         assert!(!stderr.contains("refuses to start"), "{stderr}");
     }
-    let o = plan("master-90cba329", "4.0.7");
-    let stderr = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(2), "{stderr}");
-    assert!(stderr.contains("Pulsar refuses to start"), "{stderr}");
+    for profile in ["master-90cba329", "4.0.12", "4.x"] {
+        let o = plan(profile, "4.0.7");
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{stderr}");
+        assert!(stderr.contains("Pulsar refuses to start"), "{stderr}");
+    }
 
     let o = plan("5.0", "5.0.0");
     assert_eq!(o.status.code(), Some(0));

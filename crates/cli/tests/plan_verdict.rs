@@ -99,7 +99,7 @@ fn json_has_the_verdict() {
     let dir = scratch("json");
     let out = stdout(&lbplan(&converging_snapshot(&dir), &["--format", "json"]));
     let plan: serde_json::Value = serde_json::from_str(&out).unwrap();
-    assert_eq!(plan["format_version"], 5);
+    assert_eq!(plan["format_version"], 6);
     let v = &plan["verdict"];
     assert_eq!(v["outcome"], "worse");
     assert_eq!(v["overloaded"][0]["broker"], converging::TINY);

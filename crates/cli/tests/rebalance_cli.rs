@@ -35,7 +35,7 @@ fn json_is_a_plan_with_destinations() {
         String::from_utf8_lossy(&out.stderr)
     );
     let plan: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(plan["format_version"], 5);
+    assert_eq!(plan["format_version"], 6);
     let unloads = plan["unloads"].as_array().unwrap();
     assert!(!unloads.is_empty());
     for u in unloads {

@@ -185,7 +185,7 @@ fn json_is_deterministic_and_csv_has_one_row_per_config() {
     assert!(a.status.success(), "{}", stderr(&a));
     assert_eq!(a.stdout, b.stdout);
     let v: serde_json::Value = serde_json::from_slice(&a.stdout).unwrap();
-    assert_eq!(v["format_version"], 2);
+    assert_eq!(v["format_version"], 3);
     assert_eq!(v["scenario"], "hot-spike");
     assert_eq!(v["seed"], 9);
     assert_eq!(v["runs"][0]["config"]["name"], "tlr");

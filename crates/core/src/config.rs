@@ -8,6 +8,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
+use crate::release::{Behaviour, Line, Release, Stage, resolve_version};
 use crate::units::ResourceWeights;
 
 pub const THRESHOLD_SHEDDER: &str = "org.apache.pulsar.broker.loadbalance.impl.ThresholdShedder";
@@ -26,28 +27,48 @@ pub const MODULAR_LOAD_MANAGER: &str =
 pub const EXTENSIBLE_LOAD_MANAGER: &str =
     "org.apache.pulsar.broker.loadbalance.extensions.ExtensibleLoadManagerImpl";
 
-/// Which Pulsar behaviour to follow where versions differ (§13 of the reference).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub enum Profile {
-    /// Pulsar 3.x (3.0 LTS to 3.3): 4.x defaults, but OverloadShedder, LeastLongTermMessageRate and
-    /// the placement overload check compare the *unweighted* max usage (before PIP-358); AvgShedder
-    /// only from 3.0.6 / 3.2.4 / 3.3.1 ([`avg_shedder_available`]); no `brokerId` in reports.
-    #[serde(rename = "3.x")]
-    Pulsar3x,
-    /// Pulsar 4.0.x (the LTS line): ThresholdShedder + LeastLongTermMessageRate, 4 bundles,
-    /// UniformLoadShedder's +1000 slack, AvgShedder remembers destinations by `BundleData` value.
-    #[serde(rename = "4.x")]
-    Pulsar4x,
-    /// Pulsar 5.0: AvgShedder for shedding and placement, 32 bundles, destinations by bundle name.
-    #[serde(rename = "5.0")]
-    Pulsar50,
-    /// Master at commit 90cba329 (2026-07-21), the code the conformance oracle ran: 4.x defaults,
-    /// no UniformLoadShedder slack, V1 heartbeat names not filtered.
-    #[serde(rename = "master-90cba329")]
-    Master90cba329,
+/// Which Pulsar release's behaviour to follow where releases differ (§13 of the reference): a
+/// release of the table in [`crate::release`]. The line names (`3.x`, `4.x`, `4.1`, `4.2`, `5.0`)
+/// are aliases for the newest known patch of the line; `master-90cba329` is the commit the
+/// conformance oracle ran. Strategies read [`Profile::behaviour`]'s flags, never the version.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Profile {
+    release: Release,
 }
 
+// The constants keep the names of the enum variants they replace, so callers read unchanged.
+#[allow(non_upper_case_globals)]
 impl Profile {
+    /// The newest 3.x release known (3.3.9): unweighted overload checks (before PIP-358).
+    pub const Pulsar3x: Profile = Profile {
+        release: Release {
+            line: Line::V3_3,
+            patch: 9,
+            stage: Stage::Final,
+        },
+    };
+    /// The newest 4.0.x (LTS) release known (4.0.14).
+    pub const Pulsar4x: Profile = Profile {
+        release: Release {
+            line: Line::V4_0,
+            patch: 14,
+            stage: Stage::Final,
+        },
+    };
+    /// Pulsar 5.0.0: AvgShedder for shedding and placement, 32 bundles, destinations by name.
+    pub const Pulsar50: Profile = Profile {
+        release: Release {
+            line: Line::V5_0,
+            patch: 0,
+            stage: Stage::Final,
+        },
+    };
+    /// Master at commit 90cba329 (2026-07-21), the code the conformance oracle ran.
+    pub const Master90cba329: Profile = Profile {
+        release: Release::MASTER_90CBA329,
+    };
+
+    /// The line aliases (and the oracle's commit), as the CLI lists them.
     pub const ALL: [Profile; 4] = [
         Profile::Pulsar3x,
         Profile::Pulsar4x,
@@ -55,56 +76,77 @@ impl Profile {
         Profile::Master90cba329,
     ];
 
-    pub fn name(self) -> &'static str {
-        match self {
-            Profile::Pulsar3x => "3.x",
-            Profile::Pulsar4x => "4.x",
-            Profile::Pulsar50 => "5.0",
-            Profile::Master90cba329 => "master-90cba329",
-        }
+    /// The profile of a release.
+    pub fn of_release(release: Release) -> Profile {
+        Profile { release }
     }
 
+    pub fn release(self) -> Release {
+        self.release
+    }
+
+    /// The release's flags, read from the table.
+    pub fn behaviour(self) -> Behaviour {
+        Behaviour::of(self.release)
+    }
+
+    /// `4.0.7`, `5.0.0`, `master-90cba329`.
+    pub fn name(self) -> String {
+        self.release.name()
+    }
+
+    /// A line alias, a full version (`4.0.7`, `4.1.0-SNAPSHOT`, the nearest known release for an
+    /// unknown one) or `master-90cba329`; `None` for text that is no version
+    /// ([`crate::release::resolve_version`] says why).
     pub fn parse(text: &str) -> Option<Profile> {
-        match text.trim() {
-            "3.x" | "3" | "3.0" => Some(Profile::Pulsar3x),
-            "4.x" | "4" | "4.0" => Some(Profile::Pulsar4x),
-            "5.0" | "5" | "5.x" => Some(Profile::Pulsar50),
-            "master-90cba329" | "oracle" => Some(Profile::Master90cba329),
-            _ => None,
-        }
+        resolve_version(text)
+            .ok()
+            .map(|m| Profile::of_release(m.release))
     }
 
-    /// The profile a broker's `brokerVersionString` implies: 5.x and later → 5.0, 4.x → 4.x, 3.x
-    /// and older → 3.x (older than 3.0 is not modelled: [`version_older_than_modelled`] says so),
-    /// anything unreadable → 4.x.
+    /// The profile a broker's `brokerVersionString` implies (the nearest known release; an
+    /// unreadable version → 4.x's newest).
     pub fn from_broker_version(version: &str) -> Profile {
-        match version_numbers(version).first() {
-            Some(&m) if m >= 5 => Profile::Pulsar50,
-            Some(&m) if m <= 3 => Profile::Pulsar3x,
-            _ => Profile::Pulsar4x,
-        }
+        Profile::parse(version).unwrap_or(Profile::Pulsar4x)
     }
 
-    /// UniformLoadShedder accepts `metric <= need + 1000` (3.x and branch-4.0; not on master).
+    /// UniformLoadShedder accepts `metric <= need + 1000` (before apache/pulsar#21906).
     pub fn uniform_shedder_slack(self) -> bool {
-        matches!(self, Profile::Pulsar3x | Profile::Pulsar4x)
+        !self.behaviour().uniform_slack_removed
     }
 
     /// OverloadShedder, LeastLongTermMessageRate and the placement overload check compare the
-    /// weighted max usage (PIP-358, June 2024); before it (3.x) the unweighted max.
+    /// weighted max usage (PIP-358, #22888); before it the unweighted max.
     pub fn weighted_overload_checks(self) -> bool {
-        !matches!(self, Profile::Pulsar3x)
+        self.behaviour().weighted_overload_checks
     }
 
     /// AvgShedder keys its planned destinations by bundle name (apache/pulsar#26246) rather than by
     /// `BundleData` value.
     pub fn avg_shedder_destinations_by_name(self) -> bool {
-        matches!(self, Profile::Pulsar50)
+        self.behaviour().avg_shedder_destinations_by_name
     }
 
-    /// V1 heartbeat/SLA names (`pulsar/<cluster>/<host:port>`) are excluded from shedding.
+    /// The shedding filter uses the patterns from before PIP-457: V1 heartbeat/SLA names
+    /// (`pulsar/<cluster>/<host:port>`, `sla-monitor/<cluster>/<host:port>`) are excluded from
+    /// shedding, and `sla-monitor/<host:port>` is not.
     pub fn filters_v1_heartbeat_names(self) -> bool {
-        matches!(self, Profile::Pulsar3x | Profile::Pulsar4x)
+        !self.behaviour().pip457_name_patterns
+    }
+}
+
+impl Serialize for Profile {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.name())
+    }
+}
+
+impl<'de> Deserialize<'de> for Profile {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(d)?;
+        resolve_version(&text)
+            .map(|m| Profile::of_release(m.release))
+            .map_err(serde::de::Error::custom)
     }
 }
 
@@ -124,7 +166,8 @@ pub fn version_older_than_modelled(version: &str) -> bool {
 }
 
 /// Whether Pulsar `version` has `AvgShedder` (reference §13: since 3.0.6 / 3.2.4 / 3.3.1, and in
-/// every 3.4+ and later release); an unreadable version is taken to have it.
+/// every 3.4+ and later release); an unreadable version is taken to have it. 3.1 and 3.2 are not
+/// lines of the release table, hence this reading of the number itself.
 pub fn avg_shedder_available(version: &str) -> bool {
     let n = version_numbers(version);
     let at = |i: usize| n.get(i).copied().unwrap_or(0);
@@ -141,7 +184,7 @@ pub fn avg_shedder_available(version: &str) -> bool {
 
 impl fmt::Display for Profile {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
+        f.write_str(&self.name())
     }
 }
 
@@ -184,6 +227,9 @@ pub enum ConfigError {
         key: String,
         suggestion: Option<&'static str>,
     },
+    /// The release to plan as cannot be told (a version that does not parse, an unknown leader).
+    #[error("{0}")]
+    Release(crate::release::basis::ReleaseError),
 }
 
 fn did_you_mean(suggestion: Option<&str>) -> String {
@@ -410,12 +456,20 @@ impl LoadBalancerConfig {
     /// The defaults of a profile (§13.1).
     pub fn for_profile(profile: Profile) -> Self {
         let mut cfg = Self::base_defaults();
-        if profile == Profile::Pulsar50 {
+        let b = profile.behaviour();
+        if b.defaults_5_0 {
+            // apache/pulsar#26609 / #26610 and the 5.0 upgrade guide.
             cfg.load_balancer_load_shedding_strategy = AVG_SHEDDER.to_string();
             cfg.load_balancer_load_placement_strategy = AVG_SHEDDER.to_string();
             cfg.default_number_of_namespace_bundles = 32;
+            cfg.max_unload_percentage = 0.5;
+            cfg.load_balancer_distribute_bundles_evenly_enabled = false;
         }
-        cfg.weighted_overload_checks = profile.weighted_overload_checks();
+        if !b.direct_memory_weight_zero {
+            // apache/pulsar#22821 (3.3.1, 4.0.0): 3.0.x still weighs direct memory fully.
+            cfg.load_balancer_direct_memory_resource_weight = 1.0;
+        }
+        cfg.weighted_overload_checks = b.weighted_overload_checks;
         cfg
     }
 
@@ -630,10 +684,12 @@ mod tests {
             LoadBalancerConfig::check_key("loadBalancerSheddingEnabled"),
             Ok(())
         );
+        // 5.0.1 is not a known release: the nearest known, 5.0.0.
         assert_eq!(Profile::from_broker_version("5.0.1"), Profile::Pulsar50);
         assert_eq!(
-            Profile::from_broker_version("4.0.13-SNAPSHOT"),
-            Profile::Pulsar4x
+            Profile::from_broker_version("4.0.13-SNAPSHOT").name(),
+            "4.0.13"
         );
+        assert_eq!(Profile::from_broker_version("4.0.14"), Profile::Pulsar4x);
     }
 }

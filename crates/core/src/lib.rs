@@ -16,6 +16,7 @@ pub mod naming;
 pub mod plan;
 pub mod reason;
 pub mod rebalance;
+pub mod release;
 pub mod replay;
 pub mod rng;
 pub mod simulate;

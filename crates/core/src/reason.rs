@@ -46,6 +46,9 @@ pub enum ReasonKind {
     SheddingDisabled,
     SingleBroker,
     TransferShedderSkipped,
+    /// Java's TimSort threw "Comparison method violates its general contract!" on AvgShedder's
+    /// `(int)` comparator (before apache/pulsar#24954): the shedding run aborts.
+    SortContractViolation,
     // Splits.
     SplitThresholdsExceeded,
     ManualSplit,

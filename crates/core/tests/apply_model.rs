@@ -110,7 +110,7 @@ fn a_plan_of_another_format_version_is_refused_with_its_path() {
     v["format_version"] = json!(1);
     assert_eq!(
         read_plan(&v.to_string()).unwrap_err().to_string(),
-        "$.format_version: expected 2 to 5, found 1"
+        "$.format_version: expected 2 to 6, found 1"
     );
     let mut v = plan_json();
     v["unloads"][0]["from"] = json!(7);

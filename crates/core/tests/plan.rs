@@ -153,13 +153,15 @@ fn plans_are_deterministic() {
     let a = serde_json::to_string(&make_plan(&snap, &request(Profile::Pulsar4x)).unwrap()).unwrap();
     let b = serde_json::to_string(&make_plan(&snap, &request(Profile::Pulsar4x)).unwrap()).unwrap();
     assert_eq!(a, b);
-    assert!(a.starts_with("{\"format_version\":5,\"snapshot_fingerprint\":\"fnv1a64:"));
+    assert!(a.starts_with("{\"format_version\":6,\"snapshot_fingerprint\":\"fnv1a64:"));
 }
 
 #[test]
 fn profile_is_detected_from_broker_versions() {
     let plan = make_plan(&threshold_snapshot("5.0.0"), &PlanRequest::leader_cycle()).unwrap();
-    assert_eq!(plan.profile, "5.0");
+    assert_eq!(plan.profile, "5.0.0");
+    let basis = plan.release_basis.as_ref().unwrap();
+    assert_eq!(basis.source, lbplan_core::release::BasisSource::Majority);
     assert_eq!(plan.shedding_strategy, lbplan_core::config::AVG_SHEDDER);
     assert_eq!(plan.placement_strategy, lbplan_core::config::AVG_SHEDDER);
 }
@@ -168,7 +170,11 @@ fn profile_is_detected_from_broker_versions() {
 fn avg_shedder_waits_for_its_hit_count_and_the_outlook_says_when() {
     // 5.0 profile: AvgShedder for both roles. Scores 90 vs 10 differ by 80 ≥ the high threshold (40):
     // the high hit count reaches loadBalancerAvgShedderHitCountHighThreshold (2) at the 2nd cycle (§7.4).
-    let plan = make_plan(&threshold_snapshot("5.0.0"), &request(Profile::Pulsar50)).unwrap();
+    // First at master's maxUnloadPercentage 0.2 (5.0.0 defaults to 0.5, below).
+    let mut req = request(Profile::Pulsar50);
+    req.settings
+        .push(("maxUnloadPercentage".into(), "0.2".into()));
+    let plan = make_plan(&threshold_snapshot("5.0.0"), &req).unwrap();
     assert!(plan.unloads.is_empty(), "{:#?}", plan.unloads);
     // At the 2nd cycle the pair triggers: thrNeed = (200 MB/s − 4 KB/s) × maxUnloadPercentage (0.2) ≈ 40 MB/s,
     // rateNeed = (2000 − 20) × 0.2 = 396 ≤ minUnloadMessage → the throughput metric; AvgShedder takes a
@@ -186,11 +192,9 @@ fn avg_shedder_waits_for_its_hit_count_and_the_outlook_says_when() {
         "{}",
         outlook.summary
     );
-    // With maxUnloadPercentage 0.5 (the value the 5.0 documentation recommends beside AvgShedder) the need is
+    // With maxUnloadPercentage 0.5 (5.0.0's default, #26609 and the 5.0 upgrade guide) the need is
     // ≈ 100 MB/s: the 120 MB/s bundle is skipped, the 80 MB/s bundle is taken.
-    let mut req = request(Profile::Pulsar50);
-    req.settings
-        .push(("maxUnloadPercentage".into(), "0.5".into()));
+    let req = request(Profile::Pulsar50);
     let plan = make_plan(&threshold_snapshot("5.0.0"), &req).unwrap();
     let outlook = plan.outlook.expect("outlook");
     assert_eq!(outlook.acts_at_cycle, Some(2));
@@ -470,7 +474,7 @@ fn unload_reason_names_the_rule_its_numbers_and_the_runner_up() {
     snap.bundle_data
         .insert(b3_bundle.into(), bundle_data(1000.0, 50.0));
     let plan = make_plan(&snap, &request(Profile::Pulsar4x)).unwrap();
-    assert_eq!(plan.format_version, 5);
+    assert_eq!(plan.format_version, 6);
     let u = &plan.unloads[0];
     let r = &u.reason;
     assert_eq!(r.kind, ReasonKind::ThresholdShedder);
@@ -820,7 +824,7 @@ fn a_cycle_level_skip_is_scoped_to_the_cycle_with_no_names() {
         r#"{"scope":"cycle","why":"no shedding: loadBalancerEnabled or loadBalancerSheddingEnabled is false","reason":{"kind":"shedding_disabled","loadBalancerEnabled":true,"loadBalancerSheddingEnabled":false}}"#
     );
     let json = serde_json::to_value(&plan).unwrap();
-    assert_eq!(json["format_version"], 5);
+    assert_eq!(json["format_version"], 6);
     assert!(
         json["skipped"][0].get("bundle").is_none() && json["skipped"][0].get("broker").is_none()
     );

@@ -114,9 +114,14 @@ fn request(settings: &[(&str, &str)]) -> PlanRequest {
 
 #[test]
 fn three_x_versions_select_the_3x_profile_and_older_ones_are_warned() {
-    for v in ["3.0.2", "3.1.0", "3.3.1-SNAPSHOT"] {
+    // Each version plans as its release (3.1 is no modelled line: the nearest known, 3.0.17).
+    for (v, release) in [
+        ("3.0.2", "3.0.2"),
+        ("3.1.0", "3.0.17"),
+        ("3.3.1-SNAPSHOT", "3.3.1"),
+    ] {
         let plan = make_plan(&snapshot(v), &request(&[])).unwrap();
-        assert_eq!(plan.profile, "3.x", "{v}");
+        assert_eq!(plan.profile, release, "{v}");
         // 3.x keeps the 4.x defaults (§13: ThresholdShedder since 2.10, 4 bundles).
         assert_eq!(plan.shedding_strategy, config::THRESHOLD_SHEDDER);
         assert_eq!(
@@ -125,17 +130,17 @@ fn three_x_versions_select_the_3x_profile_and_older_ones_are_warned() {
         );
     }
     let plan = make_plan(&snapshot("2.10.1"), &request(&[])).unwrap();
-    assert_eq!(plan.profile, "3.x");
+    assert_eq!(plan.profile, "3.0.0");
     assert!(
-        plan.warnings
-            .iter()
-            .any(|w| w.contains("broker version(s) 2.10.1 older than any modelled profile")),
+        plan.warnings.iter().any(|w| w.contains(
+            "Pulsar 2.10.1 is not a release the planner knows: using the nearest known, 3.0.0"
+        )),
         "{:?}",
         plan.warnings
     );
     assert!(version_older_than_modelled("2.10.1"));
     assert!(!version_older_than_modelled("3.0.0"));
-    assert_eq!(Profile::from_broker_version("4.0.7"), Profile::Pulsar4x);
+    assert_eq!(Profile::from_broker_version("4.0.7").name(), "4.0.7");
     assert_eq!(Profile::parse("3.x"), Some(Profile::Pulsar3x));
     // §13: the UniformLoadShedder +1000 slack and the V1 heartbeat filter are in 3.x as in 4.0.x.
     assert!(Profile::Pulsar3x.uniform_shedder_slack());
@@ -155,11 +160,11 @@ fn overload_shedder_compares_the_unweighted_max_on_3x() {
         ("loadBalancerCPUResourceWeight", "0.5"),
     ];
     let plan4 = make_plan(&snapshot("4.0.7"), &request(&settings)).unwrap();
-    assert_eq!(plan4.profile, "4.x");
+    assert_eq!(plan4.profile, "4.0.7");
     assert!(plan4.unloads.is_empty(), "{:#?}", plan4.unloads);
 
     let plan3 = make_plan(&snapshot("3.0.2"), &request(&settings)).unwrap();
-    assert_eq!(plan3.profile, "3.x");
+    assert_eq!(plan3.profile, "3.0.2");
     assert_eq!(plan3.unloads.len(), 1, "{:#?}", plan3.unloads);
     let u = &plan3.unloads[0];
     assert_eq!(u.bundle, "t/ns/0x00000000_0x10000000");
@@ -218,13 +223,14 @@ fn avg_shedder_placement_with_threshold_shedder_per_profile() {
         ("loadBalancerLoadSheddingStrategy", "ThresholdShedder"),
         ("loadBalancerLoadPlacementStrategy", "AvgShedder"),
     ];
-    for (version, profile) in [("3.3.1", "3.x"), ("4.0.7", "4.x")] {
+    // Before apache/pulsar#26031 (4.0.12, 4.2.3, 5.0.0-M1).
+    for version in ["3.3.1", "4.0.7", "4.0.11"] {
         let e = make_plan(&snapshot(version), &request(&mixed))
             .unwrap_err()
             .to_string();
         assert!(
             e.contains(&format!(
-                "on Pulsar {profile} the broker logs a warning and falls back to SimpleLoadManagerImpl, so this cluster is not running the modular load manager at all"
+                "on Pulsar {version} (before apache/pulsar#26031: 4.0.12, 4.2.3, 5.0.0-M1) the broker logs a warning and falls back to SimpleLoadManagerImpl, so this cluster is not running the modular load manager at all"
             )),
             "{e}"
         );
@@ -233,6 +239,11 @@ fn avg_shedder_placement_with_threshold_shedder_per_profile() {
     let mut req = request(&mixed);
     req.profile = Some(Profile::Master90cba329);
     let e = make_plan(&snapshot("4.0.7"), &req).unwrap_err().to_string();
+    assert!(e.contains("Pulsar refuses to start"), "{e}");
+    // From 4.0.12 the 4.0 line fails fast too.
+    let e = make_plan(&snapshot("4.0.12"), &request(&mixed))
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("Pulsar refuses to start"), "{e}");
     let plan = make_plan(&snapshot("5.0.0"), &request(&mixed)).unwrap();
     assert_eq!(

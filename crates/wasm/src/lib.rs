@@ -377,7 +377,7 @@ pub struct SnapshotSummary {
     pub brokers: usize,
     pub namespaces: usize,
     pub bundles: usize,
-    /// The profile most brokers' `brokerVersionString` imply (core's `detect_profile`; 4.x when absent).
+    /// The release the leader's (else the majority's) `brokerVersionString` implies (core's `detect_profile`; 4.x's newest when absent).
     pub profile: String,
 }
 
@@ -422,7 +422,8 @@ mod tests {
         // 5 tenant namespaces + 12 heartbeat namespaces; 124 + 12 bundles.
         assert_eq!(s.namespaces, 17);
         assert_eq!(s.bundles, 136);
-        assert_eq!(s.profile, "4.x");
+        // The leader broker-00 reports 4.0.7.
+        assert_eq!(s.profile, "4.0.7");
     }
 
     #[test]
@@ -447,7 +448,8 @@ mod tests {
         assert_eq!(summarize(&v.to_string()).unwrap().brokers, 1);
     }
 
-    /// The first broker runs 5.0.0, the other two 4.0.7: the majority (4.x) is the profile.
+    /// No leader known; the first broker runs 5.0.0, the other two 4.0.7: the majority (4.0.7) is
+    /// the profile.
     #[test]
     fn summary_profile_is_the_majority_not_the_first_broker() {
         let v = |version: &str| serde_json::json!({"local_broker_data": {"brokerVersionString": version}});
@@ -456,19 +458,19 @@ mod tests {
             "brokers": {"a:8080": v("5.0.0"), "b:8080": v("4.0.7"), "c:8080": v("4.0.7")}
         });
         let summary = summarize(&snapshot.to_string()).unwrap();
-        assert_eq!(summary.profile, "4.x");
+        assert_eq!(summary.profile, "4.0.7");
         let snapshot = serde_json::json!({
             "format_version": 1,
             "brokers": {"a:8080": v("4.0.7"), "b:8080": v("5.0.0"), "c:8080": v("5.0.0")}
         });
-        assert_eq!(summarize(&snapshot.to_string()).unwrap().profile, "5.0");
+        assert_eq!(summarize(&snapshot.to_string()).unwrap().profile, "5.0.0");
     }
 
     #[test]
     fn plans_the_demo_and_exports_it() {
         let snapshot: Value = serde_json::from_str(DEMO).unwrap();
         let plan = plan_value(&snapshot, &Value::Null).unwrap();
-        assert_eq!(plan.format_version, 5);
+        assert_eq!(plan.format_version, 6);
         assert_eq!(
             serde_json::to_value(&plan).unwrap()["verdict"]["outcome"],
             "better"

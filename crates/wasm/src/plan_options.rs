@@ -79,14 +79,13 @@ pub fn decision_ref(decision: &Value) -> Result<DecisionRef, ApiError> {
     })
 }
 
-/// `options.profile`: one of the profiles core knows.
+/// `options.profile`: a Pulsar release (`4.0.7`), a line alias (`4.x`, its newest patch) or
+/// `master-90cba329`, resolved by core (an unknown version plans as the nearest known release and
+/// the plan's `release_basis` says so).
 pub fn profile(text: &str) -> Result<Profile, ApiError> {
-    Profile::parse(text).ok_or_else(|| {
-        ApiError::at(
-            "options.profile",
-            format!("unknown profile `{text}` (expected 3.x, 4.x, 5.0 or master-90cba329)"),
-        )
-    })
+    lbplan_core::release::resolve_version(text)
+        .map(|m| Profile::of_release(m.release))
+        .map_err(|e| ApiError::at("options.profile", e.to_string()))
 }
 
 /// `options.outlookCycles` as a cycle count.
@@ -185,7 +184,7 @@ mod tests {
         assert_eq!(path(json!({"seed": -1})), "options.seed");
         assert_eq!(path(json!({"seed": 1.5})), "options.seed");
         assert_eq!(path(json!({"seed": 9007199254740992u64})), "options.seed");
-        assert_eq!(path(json!({"profile": "2.10"})), "options.profile");
+        assert_eq!(path(json!({"profile": "banana"})), "options.profile");
         assert_eq!(path(json!({"settings": {"a": [1]}})), "options.settings.a");
         assert_eq!(
             path(json!({"operations": ["nonsense"]})),
@@ -199,10 +198,10 @@ mod tests {
              outlookCycles, explain)"
         );
         assert_eq!(
-            plan_request(&json!({"profile": "2.10"}))
+            plan_request(&json!({"profile": "banana"}))
                 .unwrap_err()
                 .message,
-            "unknown profile `2.10` (expected 3.x, 4.x, 5.0 or master-90cba329)"
+            "`banana` is not a Pulsar version (expected e.g. 4.0.7, 4.1.0-SNAPSHOT, 5.0.0-M1, a line such as 4.x, 4.1 or 5.0, or master-90cba329)"
         );
         assert_eq!(
             plan_request(&json!({"operations": "unload-namespace=a/b"}))

@@ -213,11 +213,14 @@ pub fn simulation_input(snapshot: &Value, options: &Value) -> Result<SimulationI
     })
 }
 
-/// A profile given as any value: a string naming one of core's profiles.
+/// A profile given as any value: a string naming a Pulsar release or a line (core resolves it).
 fn profile(v: &Value, path: &str) -> Result<Profile, ApiError> {
-    v.as_str()
-        .and_then(Profile::parse)
-        .ok_or_else(|| ApiError::at(path, "expected 3.x, 4.x, 5.0 or master-90cba329"))
+    let text = v
+        .as_str()
+        .ok_or_else(|| ApiError::at(path, "expected a Pulsar version such as 4.0.7 or 4.x"))?;
+    lbplan_core::release::resolve_version(text)
+        .map(|m| Profile::of_release(m.release))
+        .map_err(|e| ApiError::at(path, e.to_string()))
 }
 
 /// Runs the simulation; `progress(done, total)` returning `false` stops it (the run says
@@ -309,8 +312,8 @@ mod tests {
         })
         .unwrap();
         assert_eq!(
-            c.format_version, 2,
-            "comparison format 2: bytes moved, over-capacity counts"
+            c.format_version, 3,
+            "comparison format 3: each run's release and why"
         );
         assert_eq!(c.cycles, 5);
         assert_eq!(c.seed, 3);

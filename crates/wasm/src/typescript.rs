@@ -60,7 +60,9 @@ export interface ImportResult {
   warnings: ImportWarning[];
 }
 
-export type Profile = "3.x" | "4.x" | "5.0" | "master-90cba329";
+/** A Pulsar release (`4.0.7`, `5.0.0-M2`), a line (`3.x`, `4.x`, `4.1`, `4.2`, `5.0`: its newest
+ * known patch) or `master-90cba329`. */
+export type Profile = string;
 
 /** Options of `plan()` (and `simulate()`); every field is optional. */
 export interface PlanOptions {
@@ -515,7 +517,7 @@ export interface RebalanceOptions {
   drain?: string[];
   /** A point picked on the trade-off curve: exactly this many of the search's moves. */
   chosenMoves?: number;
-  profile?: "4.x" | "5.0" | "master-90cba329";
+  profile?: Profile;
   settings?: Record<string, string | number | boolean>;
   seed?: number;
   /** Leader cycles looked at after the first when checking whether Pulsar would undo it (10). */

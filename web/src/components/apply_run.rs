@@ -312,7 +312,7 @@ async fn run_batches(
         "calls"
     };
     let mut sent = 0;
-    for group in session.batches(batch) {
+    for group in session.batches_noting_cuts(batch) {
         if let Some(d) = drifted(&session.steps, &group, owners).first() {
             session.record_drift(d);
             report(Progress::Journal(session.journal.clone()));

@@ -1,4 +1,5 @@
-//! Settings: the profile (3.x, 4.x, 5.0 or detected), then the settings an operator reaches for
+//! Settings: the Pulsar release (detected from the leader's version, a line's newest, or any known
+//! release, with why), then the settings an operator reaches for
 //! first (core's `TOP_SETTINGS`: the strategies, the two thresholds, shedding and splitting on/off),
 //! each with a line saying what it decides, then every `broker.conf` key with Pulsar's default and
 //! the effective value. Booleans are switches. A change is an operation in the edit history
@@ -9,6 +10,8 @@ use std::rc::Rc;
 use lbplan_core::config::{ConfigType, Profile, simple_class_name};
 use lbplan_core::model::Snapshot;
 use lbplan_core::plan::operations::Operation;
+use lbplan_core::plan::settings::release_basis;
+use lbplan_core::release::{LINE_ALIASES, releases_by_line};
 use lbplan_core::view::settings::{
     PLACEMENT_STRATEGIES, SHEDDING_STRATEGIES, SettingRow, TOP_SETTINGS, ValueSource,
     effective_profile, setting_rows,
@@ -68,6 +71,17 @@ pub fn settings_panel(p: &SettingsProps) -> Html {
         .collect();
     let rows = setting_rows(&p.snapshot, p.profile, &overrides);
     let effective = effective_profile(&p.snapshot, p.profile);
+    // Which release's behaviour the plan uses and why (leader, majority, the operator's choice).
+    let basis_text = match release_basis(&p.snapshot, p.profile) {
+        Ok(b) => {
+            let mut t = format!("Behaviour of Pulsar {}: {}", b.release, b.why);
+            for w in &b.warnings {
+                t.push_str(&format!("; {w}"));
+            }
+            t
+        }
+        Err(e) => e.to_string(),
+    };
     let get = |k: &str| {
         rows.iter()
             .find(|r| r.key == k)
@@ -144,13 +158,25 @@ pub fn settings_panel(p: &SettingsProps) -> Html {
             <h2>{ "Settings" }</h2>
             <div class="settings-top">
                 <label class="setting">
-                    <span>{ "Profile" }</span>
+                    <span>{ "Pulsar release" }</span>
                     <select onchange={on_profile} disabled={p.readonly} data-testid="profile-select">
                         <option value="auto" selected={p.profile.is_none()}>{ format!("auto ({effective})") }</option>
-                        <option value="3.x" selected={p.profile == Some(Profile::Pulsar3x)}>{ "3.x" }</option>
-                        <option value="4.x" selected={p.profile == Some(Profile::Pulsar4x)}>{ "4.x" }</option>
-                        <option value="5.0" selected={p.profile == Some(Profile::Pulsar50)}>{ "5.0" }</option>
+                        <optgroup label="newest of a line">
+                            { for LINE_ALIASES.iter().map(|a| html! {
+                                <option value={a.to_string()}>{ a.to_string() }</option>
+                            }) }
+                        </optgroup>
+                        { for releases_by_line().into_iter().map(|(line, releases)| html! {
+                            <optgroup label={line.label()}>
+                                { for releases.into_iter().map(|r| {
+                                    let name = r.name();
+                                    let selected = p.profile.map(|x| x.release()) == Some(r);
+                                    html! { <option value={name.clone()} {selected}>{ name }</option> }
+                                }) }
+                            </optgroup>
+                        }) }
                     </select>
+                    <span class="why small" data-testid="release-basis">{ basis_text }</span>
                 </label>
             </div>
             <div class="settings-top top-settings">{ top }</div>

@@ -35,7 +35,7 @@ pub enum StrategyConfigError {
     /// apache/pulsar#26031: up to 4.x the broker logs a warning and falls back to
     /// `SimpleLoadManagerImpl`, which this planner does not model (5.0 fails fast instead).
     #[error(
-        "loadBalancerLoadPlacementStrategy `{placement}` is a shedding strategy but differs from loadBalancerLoadSheddingStrategy `{shedding}`: on Pulsar {profile} the broker logs a warning and falls back to SimpleLoadManagerImpl, so this cluster is not running the modular load manager at all (SimpleLoadManagerImpl is not modelled: no plan); set both to AvgShedder, or the placement to LeastLongTermMessageRate or LeastResourceUsageWithWeight"
+        "loadBalancerLoadPlacementStrategy `{placement}` is a shedding strategy but differs from loadBalancerLoadSheddingStrategy `{shedding}`: on Pulsar {profile} (before apache/pulsar#26031: 4.0.12, 4.2.3, 5.0.0-M1) the broker logs a warning and falls back to SimpleLoadManagerImpl, so this cluster is not running the modular load manager at all (SimpleLoadManagerImpl is not modelled: no plan); set both to AvgShedder, or the placement to LeastLongTermMessageRate or LeastResourceUsageWithWeight"
     )]
     FallsBackToSimpleLoadManager {
         shedding: String,
@@ -43,7 +43,7 @@ pub enum StrategyConfigError {
         profile: Profile,
     },
     #[error(
-        "loadBalancerLoadPlacementStrategy `{placement}` is a shedding strategy but differs from loadBalancerLoadSheddingStrategy `{shedding}`: Pulsar refuses to start"
+        "loadBalancerLoadPlacementStrategy `{placement}` is a shedding strategy but differs from loadBalancerLoadSheddingStrategy `{shedding}`: Pulsar refuses to start (apache/pulsar#26031, since 4.0.12, 4.2.3, 5.0.0-M1)"
     )]
     PlacementShedderMismatch { shedding: String, placement: String },
     #[error("unknown loadBalancerLoadSheddingStrategy `{0}`")]
@@ -75,7 +75,8 @@ pub fn resolve_strategy_names(
     let shedding = config::qualify_strategy_name(&cfg.load_balancer_load_shedding_strategy);
     let mut placement = config::qualify_strategy_name(&cfg.load_balancer_load_placement_strategy);
     let mut warnings = Vec::new();
-    if profile == Profile::Pulsar50 && is_classic_shedder(&shedding) && placement == AVG_SHEDDER {
+    let behaviour = profile.behaviour();
+    if behaviour.defaults_5_0 && is_classic_shedder(&shedding) && placement == AVG_SHEDDER {
         // 5.0 made AvgShedder the default placement; paired with a classic shedder it would be a
         // startup error, so the broker falls back and logs a warning.
         warnings.push(format!(
@@ -89,7 +90,7 @@ pub fn resolve_strategy_names(
     }
     if placement == AVG_SHEDDER
         && shedding != AVG_SHEDDER
-        && matches!(profile, Profile::Pulsar3x | Profile::Pulsar4x)
+        && !behaviour.fail_fast_on_misconfiguration
     {
         return Err(StrategyConfigError::FallsBackToSimpleLoadManager {
             shedding,
@@ -562,7 +563,9 @@ mod tests {
     fn avg_shedder_sheds_towards_its_planned_destination() {
         // As oracle handmade-avgplace_2_after_shed: scores 90 vs 10 (gap 80 >= high threshold 40);
         // the high hit count reaches 2 in the second cycle, then the bundle goes to the low broker.
-        let cfg = LoadBalancerConfig::pulsar_5_0();
+        // The oracle ran master's maxUnloadPercentage 0.2 (5.0.0 defaults to 0.5).
+        let mut cfg = LoadBalancerConfig::pulsar_5_0();
+        cfg.max_unload_percentage = 0.2;
         let mut set = StrategySet::from_config(&cfg, Profile::Pulsar50).unwrap();
         assert!(set.is_shared());
         let mut data = two_brokers();
@@ -625,20 +628,22 @@ mod tests {
 
     #[test]
     fn avg_shedder_placement_with_other_shedder_falls_back_or_is_a_startup_error() {
-        // apache/pulsar#26031: up to 4.x the broker falls back to SimpleLoadManagerImpl; the
-        // oracle's master refuses to start.
+        // apache/pulsar#26031 (4.0.12, 4.2.3, 5.0.0-M1): before it the broker falls back to
+        // SimpleLoadManagerImpl; from it (and on the oracle's master) it refuses to start.
         let mut cfg = LoadBalancerConfig::pulsar_4x();
         cfg.load_balancer_load_placement_strategy = AVG_SHEDDER.into();
-        for profile in [Profile::Pulsar3x, Profile::Pulsar4x] {
+        for before in ["3.x", "4.0.11", "4.1.3", "4.2.2"] {
             assert!(matches!(
-                resolve_strategy_names(&cfg, profile),
+                resolve_strategy_names(&cfg, Profile::parse(before).unwrap()),
                 Err(StrategyConfigError::FallsBackToSimpleLoadManager { .. })
             ));
         }
-        assert!(matches!(
-            resolve_strategy_names(&cfg, Profile::Master90cba329),
-            Err(StrategyConfigError::PlacementShedderMismatch { .. })
-        ));
+        for after in ["4.0.12", "4.x", "4.2.3", "master-90cba329"] {
+            assert!(matches!(
+                resolve_strategy_names(&cfg, Profile::parse(after).unwrap()),
+                Err(StrategyConfigError::PlacementShedderMismatch { .. })
+            ));
+        }
         let both = LoadBalancerConfig::pulsar_5_0();
         let r = resolve_strategy_names(&both, Profile::Pulsar50).unwrap();
         assert!(r.shared_instance);

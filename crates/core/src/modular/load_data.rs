@@ -65,6 +65,22 @@ pub fn is_heartbeat_or_sla_namespace(namespace: &str, include_v1_names: bool) ->
     false
 }
 
+/// `getBundleDataForLoadShedding()`'s filter, `NamespaceService.isSLAOrHeartbeatNamespace`, as the
+/// release decides it. Before PIP-457 (`pre_pip457`; apache/pulsar#25275 / #25304, 4.2.0 and
+/// 5.0.0-M1) the patterns are `pulsar/[^/]+/([^:]+:\d+)`, `pulsar/([^:]+:\d+)` and
+/// `sla-monitor/[^/]+/([^:]+:\d+)`: the SLA pattern needs the cluster segment, so a V2 name
+/// `sla-monitor/<host:port>` is NOT hidden and its bundles can be shed. After PIP-457 the V2 forms
+/// of both are hidden (the V1 forms are not, as the conformance vectors of master show).
+pub fn hidden_from_shedding(namespace: &str, pre_pip457: bool) -> bool {
+    if pre_pip457
+        && let Some(rest) = namespace.strip_prefix("sla-monitor/")
+        && !rest.contains('/')
+    {
+        return false;
+    }
+    is_heartbeat_or_sla_namespace(namespace, pre_pip457)
+}
+
 /// The namespace part of a full bundle name (text before the last `/`).
 pub fn namespace_of_bundle(bundle: &str) -> &str {
     crate::naming::BundleName::namespace_of(bundle)
@@ -77,7 +93,7 @@ impl LoadData {
         include_v1_names: bool,
     ) -> impl Iterator<Item = (&String, &BundleData)> {
         self.bundle_data.iter().filter(move |(name, _)| {
-            !is_heartbeat_or_sla_namespace(namespace_of_bundle(name), include_v1_names)
+            !hidden_from_shedding(namespace_of_bundle(name), include_v1_names)
         })
     }
 }
@@ -85,6 +101,18 @@ impl LoadData {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// 4.0's `SLA_NAMESPACE_PATTERN` is `sla-monitor/[^/]+/([^:]+:\d+)`: the V2 name does not match
+    /// it, so 4.0 sheds its bundles; PIP-457 (4.2.0) hides it.
+    #[test]
+    fn v2_sla_names_are_shed_before_pip457_only() {
+        assert!(!hidden_from_shedding("sla-monitor/10.0.0.1:8080", true));
+        assert!(hidden_from_shedding("sla-monitor/10.0.0.1:8080", false));
+        assert!(hidden_from_shedding("sla-monitor/use/10.0.0.1:8080", true));
+        assert!(hidden_from_shedding("pulsar/10.0.0.1:8080", true));
+        assert!(hidden_from_shedding("pulsar/use/10.0.0.1:8080", true));
+        assert!(!hidden_from_shedding("pulsar/use/10.0.0.1:8080", false));
+    }
 
     #[test]
     fn heartbeat_patterns() {

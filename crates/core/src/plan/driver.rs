@@ -195,6 +195,7 @@ pub(crate) fn plan_once(
     let mut warnings = resolved.warnings;
     let cfg = resolved.config;
     let profile = resolved.profile;
+    let release_basis = Some(resolved.basis);
     let mut after = AfterView::with_model(snapshot, after_start, model.clone());
     warnings.extend(after.override_nic_speed(&cfg));
     let work = after.rest();
@@ -218,7 +219,8 @@ pub(crate) fn plan_once(
         snapshot_fingerprint: fingerprint,
         cluster: snapshot.cluster.clone(),
         snapshot_captured_at_ms: snapshot.captured_at_ms,
-        profile: profile.name().to_string(),
+        profile: profile.name(),
+        release_basis,
         load_manager: if cfg.is_extensible() {
             "extensible"
         } else {

@@ -12,8 +12,10 @@ use crate::reason::DecisionReason;
 /// the one-line text of unloads and splits moved to `reason_text`; 4: a skipped decision says its
 /// `scope` — `cycle`, `broker` or `bundle` — with `broker` and `bundle` present only where they
 /// apply, instead of empty `bundle` / `from` strings; 5: the plan names its `cluster` and its
-/// snapshot's `snapshot_captured_at_ms`, which the apply policy's age check reads).
-pub const PLAN_FORMAT_VERSION: u32 = 5;
+/// snapshot's `snapshot_captured_at_ms`, which the apply policy's age check reads; 6: `profile` is
+/// the Pulsar release whose behaviour was used (`4.0.7`; the line names resolve to their newest
+/// patch) and `release_basis` says why — the leader's version, the majority's, or the operator's).
+pub const PLAN_FORMAT_VERSION: u32 = 6;
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Plan {
@@ -27,8 +29,12 @@ pub struct Plan {
     /// a plan older than its `--max-age` without an acknowledgement (see [`super::safety`]).
     #[serde(default)]
     pub snapshot_captured_at_ms: Option<i64>,
-    /// `4.x`, `5.0` or `master-90cba329`.
+    /// The Pulsar release whose behaviour the plan used: `4.0.7`, `5.0.0`, `master-90cba329`.
     pub profile: String,
+    /// Why that release: the leader's `brokerVersionString`, the majority's, or the operator's
+    /// choice; the brokers on other versions (absent from plans before format 6).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub release_basis: Option<crate::release::ReleaseBasis>,
     /// `modular` or `extensible`.
     pub load_manager: String,
     pub shedding_strategy: String,

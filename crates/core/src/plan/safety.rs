@@ -192,9 +192,17 @@ pub fn assess(context: &PlanContext, limits: &Limits) -> Assessment {
             }
         }
     };
+    // Another release matters only where the release table says it decides differently.
+    let decides_differently = |cluster: &str, plan: &str| match (
+        crate::config::Profile::parse(cluster),
+        crate::config::Profile::parse(plan),
+    ) {
+        (Some(c), Some(p)) => c.behaviour() != p.behaviour(),
+        _ => cluster != plan,
+    };
     if let Some(cluster) = &limits.cluster_profile
         && !context.profile.is_empty()
-        && *cluster != context.profile
+        && decides_differently(cluster, &context.profile)
     {
         hazards.push(Hazard::OtherProfile {
             plan: context.profile.clone(),

@@ -19,63 +19,74 @@ fn qualify_load_manager(name: &str) -> &str {
     }
 }
 use crate::model::{ResourceUsage, Snapshot};
+use crate::release::basis::ReleaseError;
+use crate::release::{BasisSource, ReleaseBasis, resolve_release};
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct ResolvedConfig {
     pub profile: Profile,
+    /// Which release's behaviour the plan uses, and why (leader, majority, operator).
+    pub basis: ReleaseBasis,
     pub config: LoadBalancerConfig,
     pub warnings: Vec<String>,
 }
 
-/// The profile most brokers report (`brokerVersionString`), with a warning for a mixed cluster and
-/// for brokers older than any modelled profile (before 3.0: planned as 3.x). Ties go to the newer
-/// profile only when it has strictly more brokers (4.x wins a 3.x/4.x tie, as it did before 3.x).
+/// The profile the snapshot's versions imply ([`resolve_release`]: the leader's release, else the
+/// majority's), with the basis's warnings (mixed versions, approximations) as one note. A version
+/// that does not parse is reported in the note and planned as 4.x's newest; [`resolve_config`]
+/// refuses it instead.
 pub fn detect_profile(snapshot: &Snapshot) -> (Profile, Option<String>) {
-    let order = [Profile::Pulsar3x, Profile::Pulsar4x, Profile::Pulsar50];
-    let mut counts = [0usize; 3];
-    let mut older: Vec<&str> = Vec::new();
-    for b in snapshot.brokers.values() {
-        if let Some(v) = &b.local_broker_data.broker_version_string {
-            let p = Profile::from_broker_version(v);
-            if let Some(i) = order.iter().position(|o| *o == p)
-                && let Some(c) = counts.get_mut(i)
+    match resolve_release(snapshot, None, None) {
+        Ok((release, basis)) => {
+            let mut notes = basis.warnings;
+            if basis.source == BasisSource::Majority && !basis.other_versions.is_empty() {
+                notes.insert(0, basis.why.clone());
+            }
+            let older: Vec<&str> = snapshot
+                .brokers
+                .values()
+                .filter_map(|b| b.local_broker_data.broker_version_string.as_deref())
+                .filter(|v| version_older_than_modelled(v))
+                .collect();
+            if let Some(v) = older.first() {
+                notes.push(format!(
+                    "broker version {v} is older than any modelled release (3.0.0 is the oldest): \
+                     Pulsar before 3.0 differs more (memory in the weighted max, other defaults)"
+                ));
+            }
+            (
+                Profile::of_release(release),
+                (!notes.is_empty()).then(|| notes.join("; ")),
+            )
+        }
+        Err(e) => (
+            Profile::Pulsar4x,
+            Some(format!("{e}; planned as {}", Profile::Pulsar4x)),
+        ),
+    }
+}
+
+/// Why the plan used `profile`: the snapshot's basis when the profile was detected, else the
+/// operator's choice (noting when it differs from what the leader runs).
+pub fn release_basis(
+    snapshot: &Snapshot,
+    chosen: Option<Profile>,
+) -> Result<ReleaseBasis, ReleaseError> {
+    match chosen {
+        None => resolve_release(snapshot, None, None).map(|(_, b)| b),
+        Some(p) => {
+            let mut basis = resolve_release(snapshot, Some(&p.name()), None)?.1;
+            basis.why = format!("profile {p} chosen by the operator");
+            if let Ok((detected, _)) = resolve_release(snapshot, None, None)
+                && detected != p.release()
             {
-                *c += 1;
+                basis.why.push_str(&format!(
+                    " (the snapshot's brokers imply {detected}, which decides differently where the release table differs)"
+                ));
             }
-            if version_older_than_modelled(v) && !older.contains(&v.as_str()) {
-                older.push(v);
-            }
+            Ok(basis)
         }
     }
-    let [v3, v4, v5] = counts;
-    let profile = if v5 > v4 && v5 > v3 {
-        Profile::Pulsar50
-    } else if v3 > v4 {
-        Profile::Pulsar3x
-    } else {
-        Profile::Pulsar4x
-    };
-    let mut notes = Vec::new();
-    if counts.iter().filter(|&&n| n > 0).count() > 1 {
-        let parts: Vec<String> = [(v3, "3.x"), (v4, "4.x"), (v5, "5.x")]
-            .iter()
-            .filter(|(n, _)| *n > 0)
-            .map(|(n, name)| format!("{n} on {name}"))
-            .collect();
-        notes.push(format!(
-            "mixed broker versions ({}): planning with the {profile} profile; choose one with --profile",
-            parts.join(", ")
-        ));
-    }
-    if !older.is_empty() {
-        notes.push(format!(
-            "broker version(s) {} older than any modelled profile (3.x is the oldest): planned with \
-             the 3.x profile, but Pulsar before 3.0 differs more (memory in the weighted max, \
-             other defaults)",
-            older.join(", ")
-        ));
-    }
-    (profile, (!notes.is_empty()).then(|| notes.join("; ")))
 }
 
 /// Pulsar releases before AvgShedder (3.0.0–3.0.5, 3.1, 3.2.0–3.2.3, 3.3.0) cannot create it: the
@@ -144,12 +155,12 @@ pub fn resolve_config(
     overrides: &[(String, String)],
 ) -> Result<ResolvedConfig, ConfigError> {
     let mut warnings = Vec::new();
+    let basis = release_basis(snapshot, profile).map_err(ConfigError::Release)?;
     let profile = match profile {
         Some(p) => p,
         None => {
-            let (p, w) = detect_profile(snapshot);
-            warnings.extend(w);
-            p
+            warnings.extend(basis.warnings.iter().cloned());
+            Profile::parse(&basis.release).unwrap_or(Profile::Pulsar4x)
         }
     };
     let mut config = LoadBalancerConfig::for_profile(profile);
@@ -185,12 +196,14 @@ pub fn resolve_config(
         LoadBalancerConfig::check_key(key)?;
         config.set_text(key, value)?;
     }
-    // Only when planning as 3.x: an operator who chose another profile asked for its behaviour.
-    if profile == Profile::Pulsar3x {
+    // Only when planning as a 3.x release (3.1 / 3.2 brokers resolve to 3.0.17, hence the brokers'
+    // own versions are read too): an operator who chose another release asked for its behaviour.
+    if !profile.behaviour().weighted_overload_checks {
         without_missing_avg_shedder(snapshot, &mut config, &mut warnings);
     }
     Ok(ResolvedConfig {
         profile,
+        basis,
         config,
         warnings,
     })
@@ -247,8 +260,9 @@ mod tests {
         b
     }
 
-    /// Reference §13.1: `brokerVersionString` tells the profile. The majority decides, not the first
-    /// broker (the JS API's summary used to read only the first).
+    /// Reference §13.1: `brokerVersionString` tells the profile. Without a known leader the
+    /// majority decides, not the first broker (the JS API's summary used to read only the first);
+    /// with one, the leader's release decides.
     #[test]
     fn the_majority_of_broker_versions_decides_the_profile() {
         let mut s = Snapshot::default();
@@ -257,18 +271,20 @@ mod tests {
         s.brokers.insert("c:8080".into(), broker(Some("4.0.7")));
         s.brokers.insert("d:8080".into(), broker(None));
         let (profile, warning) = detect_profile(&s);
-        assert_eq!(profile, Profile::Pulsar4x);
-        assert_eq!(
-            warning.as_deref(),
-            Some(
-                "mixed broker versions (2 on 4.x, 1 on 5.x): planning with the 4.x profile; choose one with --profile"
-            )
+        assert_eq!(profile.name(), "4.0.7");
+        let warning = warning.unwrap();
+        assert!(
+            warning.contains("2 of 3 broker(s) report 4.0.7"),
+            "{warning}"
         );
-        s.brokers
-            .insert("e:8080".into(), broker(Some("5.1.0-SNAPSHOT")));
+        assert!(warning.contains("1 on 5.0.0 (a:8080)"), "{warning}");
+        s.brokers.insert("e:8080".into(), broker(Some("5.0.0")));
         s.brokers.insert("f:8080".into(), broker(Some("5.0.0")));
         assert_eq!(detect_profile(&s).0, Profile::Pulsar50);
-        // No versions at all: 4.x, without a warning.
+        // The leader decides over the majority.
+        s.leader_broker = Some("b:8080".into());
+        assert_eq!(detect_profile(&s).0.name(), "4.0.7");
+        // No versions at all: 4.x's newest, without a warning.
         assert_eq!(
             detect_profile(&Snapshot::default()),
             (Profile::Pulsar4x, None)

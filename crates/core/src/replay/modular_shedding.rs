@@ -20,7 +20,7 @@ use crate::model::{
 };
 use crate::modular::load_data::namespace_of_bundle;
 use crate::modular::shedding::{SheddingSelection, shedder_by_name};
-use crate::modular::{BrokerData, LoadData, is_heartbeat_or_sla_namespace};
+use crate::modular::{BrokerData, LoadData};
 
 /// The oracle files were decided by master at 90cba329; replay follows that commit.
 const REPLAY_PROFILE: Profile = Profile::Master90cba329;
@@ -226,7 +226,7 @@ fn bundle_data(b: &BundleDataInput) -> BundleData {
 pub(crate) mod java_order {
     use indexmap::IndexMap;
 
-    use super::{is_heartbeat_or_sla_namespace, namespace_of_bundle};
+    use super::namespace_of_bundle;
     use crate::config::Profile;
     use crate::model::BundleData;
     use crate::naming::{concurrent_hash_map_order, hash_map_order};
@@ -247,9 +247,9 @@ pub(crate) mod java_order {
     ) -> IndexMap<String, BundleData> {
         let all = concurrent_hash_map(entries);
         let v1 = profile.filters_v1_heartbeat_names();
-        let (hidden, visible): (Vec<_>, Vec<_>) = all
-            .into_iter()
-            .partition(|(name, _)| is_heartbeat_or_sla_namespace(namespace_of_bundle(name), v1));
+        let (hidden, visible): (Vec<_>, Vec<_>) = all.into_iter().partition(|(name, _)| {
+            crate::modular::load_data::hidden_from_shedding(namespace_of_bundle(name), v1)
+        });
         let keys: Vec<&str> = visible.iter().map(|(k, _)| k.as_str()).collect();
         let order = hash_map_order(&keys);
         let mut out = reorder(visible, &order);

@@ -15,8 +15,9 @@ use super::scenario::Scenario;
 
 /// Version of the comparison JSON this crate writes.
 /// 2: `total_bytes_moved` (bytes over the cycles' durations) replaces `total_bytes_moved_per_sec`
-/// (a sum of rates); over-capacity counts and `identical_runs` added.
-pub const COMPARISON_FORMAT_VERSION: u32 = 2;
+/// (a sum of rates); over-capacity counts and `identical_runs` added. 3: each run's `profile` is
+/// the Pulsar release used (`4.0.7`) and `release_basis` says why.
+pub const COMPARISON_FORMAT_VERSION: u32 = 3;
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Comparison {

@@ -158,6 +158,7 @@ fn run_simulation(
     let mut warnings = resolved.warnings;
     let cfg = resolved.config;
     let profile = resolved.profile;
+    let release_basis = Some(resolved.basis);
     warnings.extend(apply_nic_speed_override(&mut work, &cfg));
     if cfg.is_extensible() {
         warnings.push(
@@ -225,7 +226,8 @@ fn run_simulation(
         .max(1);
     let mut out = SimulationRun {
         config: run.clone(),
-        profile: profile.name().to_string(),
+        profile: profile.name(),
+        release_basis,
         shedding_strategy: r.leader.resolution().shedding.clone(),
         placement_strategy: r.leader.resolution().placement.clone(),
         ..SimulationRun::default()

@@ -120,7 +120,11 @@ impl RunSummary {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct SimulationRun {
     pub config: RunConfig,
+    /// The Pulsar release whose behaviour the run used (`4.0.7`, `5.0.0`).
     pub profile: String,
+    /// Why that release (leader's version, majority, operator); absent before comparison format 3.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub release_basis: Option<crate::release::ReleaseBasis>,
     pub shedding_strategy: String,
     pub placement_strategy: String,
     pub warnings: Vec<String>,

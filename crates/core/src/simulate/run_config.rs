@@ -97,11 +97,11 @@ impl RunConfig {
                     }
                 }
                 "profile" => {
-                    out.profile = Some(Profile::parse(value).ok_or_else(|| {
-                        err(format!(
-                            "unknown profile `{value}` (expected 3.x, 4.x, 5.0 or master-90cba329)"
-                        ))
-                    })?)
+                    out.profile = Some(
+                        crate::release::resolve_version(value)
+                            .map(|m| Profile::of_release(m.release))
+                            .map_err(|e| err(e.to_string()))?,
+                    )
                 }
                 _ => out.settings.push((key.to_string(), value.to_string())),
             }

@@ -8,6 +8,7 @@ use super::candidates::no_candidate_reason;
 use super::candidates::{
     Candidate, java_double_compare, ranked_candidates, short_term_rate, short_term_throughput,
 };
+use super::java_sort::{int_truncating_compare, java_sort};
 use super::{LoadSheddingStrategy, NotShed, ShedReason, SheddingSelection, TrafficMetric};
 use crate::config::{LoadBalancerConfig, Profile};
 use crate::model::{BundleData, TimeAverageMessageData};
@@ -210,8 +211,32 @@ impl LoadSheddingStrategy for AvgShedder {
             let score = broker.local.max_resource_usage_with_weight(&weights) * 100.0;
             self.broker_score_pct.insert(name.clone(), score);
         }
-        // Stable sort by `Double.compare` of the scores (ties keep iteration order).
-        order.sort_by(|a, b| java_double_compare(self.score(a), self.score(b)));
+        if self.profile.behaviour().avg_shedder_exact_comparator {
+            // Stable sort by `Double.compare` of the scores (ties keep iteration order).
+            order.sort_by(|a, b| java_double_compare(self.score(a), self.score(b)));
+        } else {
+            // Before apache/pulsar#24954 (4.0.8 / 4.1.2 / 4.2.0): `sorted((o1, o2) -> (int)
+            // (o1.getValue() - o2.getValue()))`, run by Java's TimSort; scores within one point
+            // compare equal, and an inconsistent order can make TimSort throw, which aborts the run.
+            let scores = &self.broker_score_pct;
+            let score = |b: &str| scores.get(b).copied().unwrap_or(0.0);
+            if java_sort(&mut order, |a, b| {
+                int_truncating_compare(score(a), score(b))
+            })
+            .is_err()
+            {
+                self.not_shed.push(NotShed {
+                    broker: String::new(),
+                    why: "AvgShedder sheds nothing this cycle: sorting the brokers by (int)(score difference) \
+                          violated the comparator contract and Java's TimSort threw \
+                          IllegalArgumentException (fixed by apache/pulsar#24954)"
+                        .to_string(),
+                    reason: DecisionReason::new(ReasonKind::SortContractViolation)
+                        .with("brokers", order.len()),
+                });
+                return Vec::new();
+            }
+        }
 
         let pairs = self.find_pairs(&order, low_threshold, high_threshold);
         if pairs.is_empty() {
@@ -480,7 +505,17 @@ mod tests {
         let bundle = data.bundle_data["t/ns/a"];
         let cfg = LoadBalancerConfig::for_profile(Profile::Pulsar4x);
         let candidates = vec!["b1:8080".to_string(), "b2:8080".to_string()];
-        for (profile, shared) in [(Profile::Pulsar4x, true), (Profile::Pulsar50, false)] {
+        // apache/pulsar#26246: 4.0.14, 4.2.5, 5.0.0-M2.
+        let sides = [
+            ("4.0.13", true),
+            ("4.0.14", false),
+            ("4.2.4", true),
+            ("4.2.5", false),
+            ("5.0.0-M1", true),
+            ("5.0.0", false),
+        ];
+        for (version, shared) in sides {
+            let profile = Profile::parse(version).unwrap();
             let mut s = AvgShedder::new(profile);
             let mut picker = SeededPicker::new(3);
             let first = s

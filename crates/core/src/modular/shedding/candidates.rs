@@ -5,7 +5,7 @@ use std::cmp::Ordering;
 
 use crate::model::{BundleData, LocalBrokerData};
 use crate::modular::LoadData;
-use crate::modular::is_heartbeat_or_sla_namespace;
+use crate::modular::load_data::hidden_from_shedding;
 use crate::modular::load_data::namespace_of_bundle;
 use crate::reason::{DecisionReason, ReasonKind};
 
@@ -119,7 +119,7 @@ pub(crate) fn ranked_candidates_counted<'a>(
 /// for every bundle of every broker the shedders look at).
 fn is_heartbeat_or_sla_bundle(name: &str, include_v1_heartbeat_names: bool) -> bool {
     (name.starts_with("pulsar/") || name.starts_with("sla-monitor/"))
-        && is_heartbeat_or_sla_namespace(namespace_of_bundle(name), include_v1_heartbeat_names)
+        && hidden_from_shedding(namespace_of_bundle(name), include_v1_heartbeat_names)
 }
 
 /// `LocalBrokerData.getBundles().size() > 1` (a set): whether the report names at least two

@@ -8,6 +8,7 @@ use crate::config::{self, LoadBalancerConfig, Profile};
 
 mod avg;
 mod candidates;
+pub mod java_sort;
 mod overload;
 mod threshold;
 mod uniform;

@@ -6,6 +6,7 @@
 //! reader ([`plan_read`]). `lbplan apply` and the dashboard's Apply both run this
 //! model; they only do the IO (HTTP, files, waiting). See `docs/apply.md`.
 
+pub mod affinity_batches;
 pub mod check;
 pub mod journal;
 pub mod plan_read;

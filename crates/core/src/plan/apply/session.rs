@@ -7,9 +7,10 @@
 
 use serde::Serialize;
 
+use super::affinity_batches::{AffinityBatches, affinity_batches, affinity_by_range};
 use super::check::{Drift, LiveOwners, Outcome, already_applied, drifted, verify};
 use super::journal::{Journal, JournalError, StepStatus};
-use super::{ApplyPlan, ApplyStep, StepKind, batches};
+use super::{ApplyPlan, ApplyStep, StepKind};
 use crate::plan::export::{ExportError, StepCall};
 
 /// What a run does.
@@ -54,6 +55,9 @@ pub struct Session {
     /// For a rollback: bundles the run split, which stay split (Pulsar cannot merge bundles).
     pub permanent_splits: Vec<String>,
     pub journal: Journal,
+    /// Whether the plan's release keys destination affinity by range (before apache/pulsar#25518):
+    /// then [`Session::batches`] never sends two same-range destination unloads together.
+    pub affinity_by_range: bool,
 }
 
 impl Session {
@@ -65,6 +69,7 @@ impl Session {
             pending: (0..plan.steps.len()).collect(),
             permanent_splits: Vec::new(),
             journal: Journal::new(plan, admin_url),
+            affinity_by_range: affinity_by_range(&plan.context.profile),
         }
     }
 
@@ -78,6 +83,7 @@ impl Session {
             pending: journal.resume_indices(),
             permanent_splits: Vec::new(),
             journal,
+            affinity_by_range: affinity_by_range(&plan.context.profile),
         })
     }
 
@@ -116,6 +122,7 @@ impl Session {
                 .collect(),
             steps,
             journal,
+            affinity_by_range: affinity_by_range(&plan.context.profile),
         })
     }
 
@@ -136,9 +143,28 @@ impl Session {
         self.pending.iter().filter_map(|&p| self.steps.get(p))
     }
 
-    /// The pending positions cut into batches of `size`.
+    /// The pending positions cut into batches of `size`; on a release before apache/pulsar#25518
+    /// also before a second destination unload of a range already in the batch
+    /// ([`affinity_batches`]).
     pub fn batches(&self, size: usize) -> Vec<Vec<usize>> {
-        batches(&self.pending, size)
+        self.batch_plan(size).batches
+    }
+
+    /// The batches and, for each batch cut by the release's range-keyed affinity, why.
+    pub fn batch_plan(&self, size: usize) -> AffinityBatches {
+        affinity_batches(&self.steps, &self.pending, size, self.affinity_by_range)
+    }
+
+    /// [`Session::batches`], with the reason of each early cut written on its step in the journal
+    /// (the dashboard's Apply shows the journal).
+    pub fn batches_noting_cuts(&mut self, size: usize) -> Vec<Vec<usize>> {
+        let plan = self.batch_plan(size);
+        for (pos, note) in &plan.cuts {
+            if let Some(index) = self.steps.get(*pos).map(|s| s.index) {
+                self.note(index, note);
+            }
+        }
+        plan.batches
     }
 
     /// The check before the first call. In a resume, a step the cluster already shows as applied

@@ -1,0 +1,258 @@
+//! Upgrade preview: what changes when the cluster moves from the release it runs to a target
+//! release. This cycle's decisions under both (each change attributed to the table rows that differ
+//! and touch the strategies in use), the first cycles simulated under each (moves, bytes moved,
+//! ping-pong, time to balance), and the `broker.conf` lines that keep today's defaults.
+
+use serde::{Deserialize, Serialize};
+
+use super::basis::ReleaseBasis;
+use super::table::{CHANGES, Change};
+use crate::config::{
+    AVG_SHEDDER, LEAST_LONG_TERM_MESSAGE_RATE, LoadBalancerConfig, OVERLOAD_SHEDDER, Profile,
+    UNIFORM_LOAD_SHEDDER, qualify_strategy_name,
+};
+use crate::model::Snapshot;
+use crate::plan::diff::{PlanDiff, diff_plans};
+use crate::plan::{PlanError, PlanRequest, make_plan};
+use crate::simulate::metrics::RunSummary;
+use crate::simulate::{RunConfig, RunOptions, builtin_scenario, compare};
+
+/// Version of the upgrade preview JSON (`lbplan upgrade --format json`).
+pub const UPGRADE_FORMAT_VERSION: u32 = 1;
+
+/// A table row whose flag differs between the two releases.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ReleaseChange {
+    /// `apache/pulsar#24954`.
+    pub prs: String,
+    pub summary: String,
+    /// `gained` (the target carries it, today's release does not) or `lost` (a downgrade).
+    pub direction: String,
+    /// Whether it touches this cluster's strategies or keys (the decisions below may show it).
+    pub applies: bool,
+}
+
+/// The first cycles simulated under one release.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SimulatedUpgrade {
+    pub release: String,
+    pub shedding_strategy: String,
+    pub placement_strategy: String,
+    pub summary: RunSummary,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct UpgradePreview {
+    pub format_version: u32,
+    /// Today's release and why (the leader's version, the majority's, an override).
+    pub from: ReleaseBasis,
+    pub to: String,
+    pub changes: Vec<ReleaseChange>,
+    /// This cycle's decisions today against after the upgrade (`baseline` = today).
+    pub decisions: PlanDiff,
+    /// The PRs each changed decision is attributed to: the differing rows that apply.
+    pub attributed_to: Vec<String>,
+    /// The first `cycles` simulated today and after the upgrade (the `steady` scenario).
+    pub simulated: Vec<SimulatedUpgrade>,
+    pub cycles: u32,
+    /// `broker.conf` lines that keep today's defaults after the upgrade (keys the snapshot does not
+    /// set whose default differs).
+    pub keep_today: Vec<String>,
+    pub warnings: Vec<String>,
+}
+
+/// Whether `change` touches a cluster running `shedding` / `placement` (qualified class names).
+fn applies(change: Change, shedding: &str, placement: &str, snapshot: &Snapshot) -> bool {
+    let uses = |class: &str| shedding == class || placement == class;
+    match change {
+        Change::UniformSlackRemoved => shedding == UNIFORM_LOAD_SHEDDER,
+        Change::AvgShedderExactComparator | Change::AvgShedderDestinationsByName => {
+            uses(AVG_SHEDDER)
+        }
+        Change::AvgShedderAvailable => uses(AVG_SHEDDER),
+        Change::WeightedOverloadChecks => {
+            shedding == OVERLOAD_SHEDDER || placement == LEAST_LONG_TERM_MESSAGE_RATE
+        }
+        Change::Pip457NamePatterns => snapshot
+            .bundle_data
+            .keys()
+            .any(|b| b.starts_with("sla-monitor/") || b.starts_with("pulsar/")),
+        Change::FailFastOnMisconfiguration => placement == AVG_SHEDDER && shedding != AVG_SHEDDER,
+        Change::AffinityByFullBundleName
+        | Change::Defaults50
+        | Change::DirectMemoryWeightZero
+        | Change::FormerLeaderStopsShedding => true,
+        Change::SkipSplitOfMissingBundle | Change::OverrideBrokerNics => false,
+    }
+}
+
+/// The preview of upgrading the cluster of `snapshot` (today: `from`, else its leader's release)
+/// to `to`, with `cycles` simulated cycles (0: none).
+pub fn upgrade_preview(
+    snapshot: &Snapshot,
+    from: Option<Profile>,
+    to: Profile,
+    cycles: u32,
+) -> Result<UpgradePreview, PlanError> {
+    let today_req = PlanRequest {
+        profile: from,
+        ..PlanRequest::leader_cycle()
+    };
+    let today = make_plan(snapshot, &today_req)?;
+    let from_profile = Profile::parse(&today.profile).unwrap_or(Profile::Pulsar4x);
+    let after = make_plan(
+        snapshot,
+        &PlanRequest {
+            profile: Some(to),
+            ..PlanRequest::leader_cycle()
+        },
+    )?;
+    let decisions = diff_plans(&today, &after).map_err(|e| PlanError::Operation {
+        op: "upgrade".to_string(),
+        why: e.to_string(),
+    })?;
+    let (b_from, b_to) = (from_profile.behaviour(), to.behaviour());
+    let shedding = qualify_strategy_name(&today.shedding_strategy);
+    let placement = qualify_strategy_name(&today.placement_strategy);
+    let changes: Vec<ReleaseChange> = CHANGES
+        .iter()
+        .filter(|r| b_from.has(r.change) != b_to.has(r.change))
+        .map(|r| ReleaseChange {
+            prs: r.pr_label(),
+            summary: r.summary.to_string(),
+            direction: if b_to.has(r.change) { "gained" } else { "lost" }.to_string(),
+            applies: applies(r.change, &shedding, &placement, snapshot),
+        })
+        .collect();
+    let attributed_to = if decisions.identical_decisions {
+        Vec::new()
+    } else {
+        changes
+            .iter()
+            .filter(|c| c.applies)
+            .map(|c| c.prs.clone())
+            .collect()
+    };
+    let (d_from, d_to) = (
+        LoadBalancerConfig::for_profile(from_profile),
+        LoadBalancerConfig::for_profile(to),
+    );
+    let keep_today = LoadBalancerConfig::KEYS
+        .iter()
+        .filter(|(key, _)| !snapshot.broker_conf.contains_key(*key))
+        .filter_map(|(key, _)| {
+            let (a, b) = (d_from.get_text(key)?, d_to.get_text(key)?);
+            (a != b).then(|| format!("{key}={a}"))
+        })
+        .collect();
+    let mut warnings = Vec::new();
+    let simulated = if cycles == 0 {
+        Vec::new()
+    } else {
+        simulate_both(snapshot, from_profile, to, cycles, &mut warnings)
+    };
+    Ok(UpgradePreview {
+        format_version: UPGRADE_FORMAT_VERSION,
+        from: today.release_basis.clone().unwrap_or_else(|| ReleaseBasis {
+            release: today.profile.clone(),
+            source: super::BasisSource::Override,
+            why: String::new(),
+            leader_broker: None,
+            other_versions: Vec::new(),
+            warnings: Vec::new(),
+        }),
+        to: to.name(),
+        changes,
+        decisions,
+        attributed_to,
+        simulated,
+        cycles,
+        keep_today,
+        warnings,
+    })
+}
+
+fn simulate_both(
+    snapshot: &Snapshot,
+    from: Profile,
+    to: Profile,
+    cycles: u32,
+    warnings: &mut Vec<String>,
+) -> Vec<SimulatedUpgrade> {
+    let Some(Ok(scenario)) = builtin_scenario("steady") else {
+        warnings.push("the built-in steady scenario is missing: no simulation".to_string());
+        return Vec::new();
+    };
+    let configs: Vec<RunConfig> = [from, to]
+        .iter()
+        .map(|p| RunConfig {
+            name: p.name(),
+            profile: Some(*p),
+            ..RunConfig::default()
+        })
+        .collect();
+    let opts = RunOptions {
+        cycles,
+        seed: 0,
+        record_broker_usage: false,
+        record_ownership: false,
+    };
+    match compare(snapshot, &scenario, &configs, opts, &mut |_, _| true) {
+        Ok(c) => c
+            .runs
+            .into_iter()
+            .map(|r| SimulatedUpgrade {
+                release: r.profile,
+                shedding_strategy: r.shedding_strategy,
+                placement_strategy: r.placement_strategy,
+                summary: r.summary,
+            })
+            .collect(),
+        Err(e) => {
+            warnings.push(format!("simulation: {e}"));
+            Vec::new()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The demo's brokers report 4.0.7: upgrading to 5.0.0 gains the 5.0 defaults (#26609 /
+    /// #26610), whose broker.conf lines keep ThresholdShedder, LeastLongTermMessageRate, 0.2, even
+    /// distribution and 4 bundles.
+    #[test]
+    fn demo_to_5_0_lists_the_changes_and_the_lines_that_keep_today() {
+        let snap = crate::synthetic::demo().unwrap();
+        let p = upgrade_preview(&snap, None, Profile::parse("5.0.0").unwrap(), 0).unwrap();
+        assert_eq!(p.from.release, "4.0.7");
+        assert_eq!(p.to, "5.0.0");
+        let prs: Vec<&str> = p.changes.iter().map(|c| c.prs.as_str()).collect();
+        for pr in [
+            "apache/pulsar#21906",
+            "apache/pulsar#24954",
+            "apache/pulsar#25275 / #25304",
+            "apache/pulsar#26609 / #26610",
+        ] {
+            assert!(prs.contains(&pr), "{pr} in {prs:?}");
+        }
+        for line in [
+            "loadBalancerLoadSheddingStrategy=org.apache.pulsar.broker.loadbalance.impl.ThresholdShedder",
+            "maxUnloadPercentage=0.2",
+            "loadBalancerDistributeBundlesEvenlyEnabled=true",
+            "defaultNumberOfNamespaceBundles=4",
+        ] {
+            assert!(
+                p.keep_today.iter().any(|l| l == line),
+                "{line} in {:?}",
+                p.keep_today
+            );
+        }
+        // 4.0.7 → 4.0.8 gains only #24954 (and nothing in between applies to ThresholdShedder).
+        let p = upgrade_preview(&snap, None, Profile::parse("4.0.8").unwrap(), 0).unwrap();
+        assert_eq!(p.changes.len(), 1);
+        assert!(!p.changes[0].applies);
+        assert!(p.keep_today.is_empty());
+    }
+}
