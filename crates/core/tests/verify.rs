@@ -8,7 +8,8 @@
 use std::collections::BTreeMap;
 
 use lbplan_core::plan::verify::{
-    BundleStatus, USAGE_TOLERANCE_FRACTION, VerifyError, VerifyOptions, verify, verify_with,
+    BundleStatus, USAGE_TOLERANCE_FRACTION, VerifyError, VerifyOptions, live_after, verify,
+    verify_with,
 };
 use lbplan_core::plan::{PlanRequest, make_plan};
 
@@ -275,4 +276,63 @@ fn a_snapshot_of_another_cluster_or_older_than_the_plan_is_refused() {
         verify(&plan, &older),
         Err(VerifyError::Older { .. })
     ));
+}
+
+#[test]
+fn the_dashboards_live_after_takes_the_owners_read_live_and_the_fresh_reports() {
+    let demo = lbplan_core::synthetic::demo().unwrap();
+    let plan = make_plan(&demo, &PlanRequest::leader_cycle()).unwrap();
+    let mut live: BTreeMap<String, String> = BTreeMap::new();
+    for (id, b) in &demo.brokers {
+        for bundle in &b.local_broker_data.bundles {
+            live.insert(bundle.clone(), id.clone());
+        }
+    }
+    for u in &plan.unloads {
+        live.insert(u.bundle.clone(), u.to.clone().unwrap());
+    }
+    // The broker behind the admin URL answered its own fresh report (its webServiceUrl names it).
+    let first = &plan.unloads[0];
+    let to = first.to.clone().unwrap();
+    let mut fresh = demo.brokers[&to].local_broker_data.clone();
+    fresh.web_service_url = Some(format!("http://{to}"));
+    let applied_at = demo.captured_at_ms.unwrap() + 60_000;
+    fresh.last_update = applied_at + 2_000;
+    let after = live_after(&demo, &live, &[fresh], applied_at + 5_000);
+    assert_eq!(after.captured_at_ms, Some(applied_at + 5_000));
+    assert!(
+        after.brokers[&to]
+            .local_broker_data
+            .bundles
+            .contains(&first.bundle)
+    );
+    assert!(
+        !after.brokers[&first.from]
+            .local_broker_data
+            .bundles
+            .contains(&first.bundle)
+    );
+    let report = verify_with(
+        &plan,
+        &after,
+        &VerifyOptions {
+            applied_at_ms: Some(applied_at),
+            live_owners: Some(live),
+        },
+    )
+    .unwrap();
+    assert!(
+        report
+            .bundles
+            .iter()
+            .all(|b| b.status == BundleStatus::AsPredicted)
+    );
+    let dest = report.brokers.iter().find(|b| b.broker == to).unwrap();
+    assert!(!dest.not_yet_reported, "the fresh report is compared");
+    let source = report
+        .brokers
+        .iter()
+        .find(|b| b.broker == first.from)
+        .unwrap();
+    assert!(source.not_yet_reported, "its report predates the apply");
 }

@@ -431,6 +431,84 @@ fi
     out
 }
 
+/// The profile check as the exported scripts run it (before `apply` and `dry-run`, after the
+/// format's primitives): the brokers' version read from the admin API (`broker_version`:
+/// `pulsar-admin brokers version`, or `GET /admin/v2/brokers/version`, what `lbplan apply` reads)
+/// is mapped to a profile by [`Profile::from_broker_version`] — written out here as a `case` on
+/// the major version, so the rule has one home — and a plan made with another profile refuses to
+/// apply (exit 3) without `--i-know`, with [`Hazard::OtherProfile`]'s text. A version that cannot
+/// be read is said and not checked, as `lbplan apply` does.
+pub fn script_profile_check(plan: &Plan) -> String {
+    use crate::config::Profile;
+    let name = |v: &str| Profile::from_broker_version(v).name();
+    // Majors 0..=9 grouped by profile; 10 and above as 10; no number as the rule says.
+    let mut arms: Vec<(Vec<u32>, &str)> = Vec::new();
+    for major in 0..10u32 {
+        let p = name(&format!("{major}.0.0"));
+        match arms.last_mut() {
+            Some((majors, q)) if *q == p => majors.push(major),
+            _ => arms.push((vec![major], p)),
+        }
+    }
+    let mut case = String::new();
+    let _ = writeln!(case, "    '') lbplan_profile={} ;;", shell_quote(name("")));
+    for (majors, p) in &arms {
+        let list: Vec<String> = majors.iter().map(u32::to_string).collect();
+        let _ = writeln!(
+            case,
+            "    {}) lbplan_profile={} ;;",
+            list.join(" | "),
+            shell_quote(p)
+        );
+    }
+    let _ = writeln!(
+        case,
+        "    *) lbplan_profile={} ;;",
+        shell_quote(name("10.0.0"))
+    );
+    // The hazard's own words, the cluster's profile filled in when the script runs.
+    const AT: &str = "\u{1}";
+    let hazard = Hazard::OtherProfile {
+        plan: one_line(&plan.profile),
+        cluster: AT.to_string(),
+    }
+    .describe();
+    let hazard = hazard
+        .split(AT)
+        .map(shell_quote)
+        .collect::<Vec<_>>()
+        .join("\"$lbplan_profile\"");
+    format!(
+        r#"# The profile check (as `lbplan apply`): the brokers' version implies a profile; a plan made
+# with another one refuses to apply without {flag}.
+lbplan_check_profile() {{
+  local lbplan_version lbplan_major lbplan_profile
+  lbplan_version=$(broker_version 2>/dev/null | tr -d '"[:space:]') || lbplan_version=""
+  case "$lbplan_version" in
+    '' | *[!-+.0-9A-Za-z_]*)
+      echo "cannot read the brokers' version: the plan's profile is not checked" >&2
+      return 0
+      ;;
+  esac
+  lbplan_major=${{lbplan_version%%[!0-9]*}}
+  case "$lbplan_major" in
+{case}  esac
+  echo "Cluster's version: $lbplan_version (profile $lbplan_profile)" >&2
+  if [ "$lbplan_profile" != {plan_profile} ]; then
+    echo "HAZARD: "{hazard} >&2
+    if [ "$lbplan_i_know" != 1 ] && [ "$LBPLAN_DRY_RUN" != 1 ]; then
+      echo 'lbplan: refused without an acknowledgement (see HAZARD above); refusing to apply it.' >&2
+      echo 'Acknowledge with {flag} to carry it out anyway: bash '"$0"' {flag}' >&2
+      exit 3
+    fi
+  fi
+}}
+"#,
+        flag = I_KNOW_FLAG,
+        plan_profile = shell_quote(&one_line(&plan.profile)),
+    )
+}
+
 /// `2026-12-07 04:46:30 UTC` for ms since the epoch (proleptic Gregorian calendar).
 pub fn utc(ms: i64) -> String {
     let secs = ms.div_euclid(1000);

@@ -30,7 +30,7 @@ pub const VERIFY_FORMAT_VERSION: u32 = 2;
 /// What the caller knows about the apply that the snapshot after does not.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct VerifyOptions {
-    /// When the apply's last batch was verified (ms since the epoch). A broker the plan touched
+    /// When the apply's first call was sent (ms since the epoch). A broker the plan touched
     /// whose load report (`lastUpdate`) is older has not reported since the apply. Without it,
     /// the plan's snapshot time is the bound (a report no newer than the plan's own snapshot
     /// certainly predates the apply).
@@ -348,6 +348,45 @@ pub fn verify_with(
         complete,
         summary,
     })
+}
+
+/// The snapshot after an apply as a front end reading one admin URL sees it (the dashboard's
+/// Verify): the snapshot the plan was made from, each broker's bundle list replaced by the owners
+/// read live (`ownedNamespaces`), and each fresh load report it could read
+/// (`GET /admin/v2/broker-stats/load-report`, served by the broker behind the URL; matched to a
+/// broker by its `webServiceUrl` or `webServiceUrlTls` host:port) in place of the broker's old
+/// one. The other brokers keep their old reports, whose `lastUpdate` predates the apply, so
+/// [`verify_with`] says they have not reported since. Brokers absent from the live owners keep
+/// no bundle.
+pub fn live_after(
+    before: &Snapshot,
+    owners: &BTreeMap<String, String>,
+    fresh_reports: &[crate::model::LocalBrokerData],
+    captured_at_ms: i64,
+) -> Snapshot {
+    let mut after = before.clone();
+    after.captured_at_ms = Some(captured_at_ms);
+    let authority = |url: &Option<String>| {
+        url.as_deref()
+            .and_then(|u| u.split_once("://"))
+            .map(|(_, rest)| rest.split('/').next().unwrap_or("").to_string())
+    };
+    for (id, broker) in after.brokers.iter_mut() {
+        if let Some(fresh) = fresh_reports.iter().find(|r| {
+            authority(&r.web_service_url).as_deref() == Some(id.as_str())
+                || authority(&r.web_service_url_tls).as_deref() == Some(id.as_str())
+        }) {
+            broker.local_broker_data = fresh.clone();
+        }
+        let data = &mut broker.local_broker_data;
+        data.bundles = owners
+            .iter()
+            .filter(|(_, o)| *o == id)
+            .map(|(b, _)| b.clone())
+            .collect();
+        data.num_bundles = i64::try_from(data.bundles.len()).unwrap_or(i64::MAX);
+    }
+    after
 }
 
 fn pct(f: Option<f64>) -> String {
