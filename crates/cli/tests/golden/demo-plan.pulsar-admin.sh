@@ -49,6 +49,7 @@ dynamic_config() { "$PULSAR_ADMIN" brokers get-all-dynamic-config; }
 set_shedding() { "$PULSAR_ADMIN" brokers update-dynamic-config --config loadBalancerSheddingEnabled --value "$1"; }
 unset_shedding() { "$PULSAR_ADMIN" brokers delete-dynamic-config --config loadBalancerSheddingEnabled; }
 owned_bundles() { "$PULSAR_ADMIN" brokers namespaces --url "$1" -- "$PULSAR_CLUSTER"; }
+broker_version() { "$PULSAR_ADMIN" brokers version; }
 SKIPPED=()
 SHEDDING_RESTORE=""
 LBPLAN_DRY_RUN=${LBPLAN_DRY_RUN:-0}
@@ -153,6 +154,35 @@ report_skipped() {
     exit 3
   fi
 }
+# The profile check (as `lbplan apply`): the brokers' version implies a profile; a plan made
+# with another one refuses to apply without --i-know.
+lbplan_check_profile() {
+  local lbplan_version lbplan_major lbplan_profile
+  lbplan_version=$(broker_version 2>/dev/null | tr -d '"[:space:]') || lbplan_version=""
+  case "$lbplan_version" in
+    '' | *[!-+.0-9A-Za-z_]*)
+      echo "cannot read the brokers' version: the plan's profile is not checked" >&2
+      return 0
+      ;;
+  esac
+  lbplan_major=${lbplan_version%%[!0-9]*}
+  case "$lbplan_major" in
+    '') lbplan_profile='4.x' ;;
+    0 | 1 | 2 | 3) lbplan_profile='3.x' ;;
+    4) lbplan_profile='4.x' ;;
+    5 | 6 | 7 | 8 | 9) lbplan_profile='5.0' ;;
+    *) lbplan_profile='5.0' ;;
+  esac
+  echo "Cluster's version: $lbplan_version (profile $lbplan_profile)" >&2
+  if [ "$lbplan_profile" != '4.x' ]; then
+    echo "HAZARD: "'the plan was made with the 4.x profile, the cluster'\''s version is '"$lbplan_profile"': re-plan with --profile '"$lbplan_profile"'' >&2
+    if [ "$lbplan_i_know" != 1 ] && [ "$LBPLAN_DRY_RUN" != 1 ]; then
+      echo 'lbplan: refused without an acknowledgement (see HAZARD above); refusing to apply it.' >&2
+      echo 'Acknowledge with --i-know to carry it out anyway: bash '"$0"' --i-know' >&2
+      exit 3
+    fi
+  fi
+}
 # Steps, with what the plan predicts each does:
 #   1 of 3: move globex/clickstream/0xf0000000_0xf8000000: broker-04.demo.svc:8080 → broker-10.demo.svc:8080; predicted usage broker-04.demo.svc:8080 79.2% → 44.8%, broker-10.demo.svc:8080 22.3% → 47.6% (weighted max, after the whole plan)
 #   2 of 3: move globex/clickstream/0x98000000_0xa0000000: broker-04.demo.svc:8080 → broker-10.demo.svc:8080; predicted usage broker-04.demo.svc:8080 79.2% → 44.8%, broker-10.demo.svc:8080 22.3% → 47.6% (weighted max, after the whole plan)
@@ -203,8 +233,8 @@ rollback() {
 }
 
 case "${1:-apply}" in
-  apply) apply ;;
-  dry-run) LBPLAN_DRY_RUN=1; apply ;;
+  apply) lbplan_check_profile; apply ;;
+  dry-run) LBPLAN_DRY_RUN=1; lbplan_check_profile; apply ;;
   rollback) rollback ;;
   *) echo "usage: $0 [apply|dry-run|rollback] [--i-know]" >&2; exit 2 ;;
 esac
