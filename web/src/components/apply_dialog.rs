@@ -11,14 +11,16 @@
 use std::cell::Cell;
 use std::rc::Rc;
 
+use lbplan_core::model::Snapshot;
 use lbplan_core::plan::Plan;
 use lbplan_core::plan::apply::{ApplyPlan, DEFAULT_MAX_AGE_MS, Journal, Mode, Session, StepStatus};
 use lbplan_core::plan::export::{ExportOptions, RestCall, rest_calls};
-use lbplan_core::plan::safety::{Assessment, Limits};
+use lbplan_core::plan::safety::{Assessment, Limits, assess};
+use lbplan_core::plan::verify::Verification;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
-use super::apply_run::{self, Progress, Target};
+use super::apply_run::{self, DryRun, Progress, Target};
 
 use crate::loader::{download, read_file_list};
 
@@ -33,6 +35,9 @@ pub struct ApplyProps {
     pub auth: Option<js_sys::Function>,
     /// Pause automatic shedding around the run (the export panel's checkbox, on by default).
     pub pause: bool,
+    /// The snapshot the plan was made from: Verify reads the cluster after the apply against it.
+    #[prop_or_default]
+    pub snapshot: Option<Rc<Snapshot>>,
 }
 
 impl PartialEq for ApplyProps {
@@ -41,6 +46,11 @@ impl PartialEq for ApplyProps {
             && self.base == o.base
             && self.auth == o.auth
             && self.pause == o.pause
+            && match (&self.snapshot, &o.snapshot) {
+                (Some(a), Some(b)) => Rc::ptr_eq(a, b),
+                (None, None) => true,
+                _ => false,
+            }
     }
 }
 
@@ -63,14 +73,27 @@ pub struct Confirming {
 }
 
 /// Core's policy for a run starting now: the dashboard's clock, the default age limit. The
-/// cluster's version is not read before the confirmation, so the profile is not compared here
-/// (`lbplan apply` compares it).
+/// cluster's version is read by the dry run, which re-assesses with the profile it implies
+/// ([`reassess`]), as `lbplan apply` compares it.
 fn assess_now(ap: &ApplyPlan) -> Assessment {
     ap.assess(&Limits {
         now_ms: js_sys::Date::now() as i64,
         max_age_ms: DEFAULT_MAX_AGE_MS,
         cluster_profile: None,
     })
+}
+
+/// The same policy once the dry run read the brokers' version: a plan of another profile needs
+/// the typed acknowledgement too.
+fn reassess(a: &Assessment, cluster_profile: Option<String>) -> Assessment {
+    assess(
+        &a.context,
+        &Limits {
+            now_ms: js_sys::Date::now() as i64,
+            max_age_ms: a.max_age_ms,
+            cluster_profile,
+        },
+    )
 }
 
 /// A path as an operator reads it: percent-escapes decoded (`b1%3A8080` → `b1:8080`).
@@ -89,9 +112,18 @@ pub struct ApplyState {
     /// Why the journal file the operator chose cannot be used.
     pub journal_error: Option<String>,
     pub finished: Option<String>,
-    /// The confirmation's dry run: running, then what it found.
+    /// The confirmation's dry run (started when it opens): running, then what it found. Send is
+    /// enabled only after a dry run that passed on exactly the calls confirmed.
     pub dry_running: bool,
-    pub dry_run: Option<String>,
+    pub dry_run: Option<DryRun>,
+    /// Counts the confirmations opened (each starts its own dry run).
+    pub confirmations: u32,
+    /// The mode of the last run and when its first batch started (ms), for Verify: a broker's
+    /// report older than that predates the moves.
+    pub last_run: Option<(Mode, i64)>,
+    /// Verify after the run: running, then core's report or why not.
+    pub verifying: bool,
+    pub verification: Option<Result<Verification, String>>,
 }
 
 pub enum ApplyAction {
@@ -101,11 +133,15 @@ pub enum ApplyAction {
     Start,
     Result(CallResult),
     Journal(Journal),
+    /// The run's batch started at this time (ms).
+    BatchStarted(i64),
     /// A journal file read (or why not).
     Loaded(Result<Journal, String>),
     Finished(String),
     DryRunStarted,
-    DryRun(String),
+    DryRun(DryRun),
+    VerifyStarted,
+    Verified(Box<Result<Verification, String>>),
 }
 
 impl Reducible for ApplyState {
@@ -122,11 +158,14 @@ impl Reducible for ApplyState {
                 s = ApplyState {
                     confirming: Some(c),
                     journal,
+                    confirmations: s.confirmations.wrapping_add(1),
                     ..Default::default()
                 }
             }
             ApplyAction::Cancel => s.confirming = None,
             ApplyAction::Start => {
+                s.last_run = s.confirming.as_ref().map(|c| (c.session.mode, 0));
+                s.verification = None;
                 s.running = true;
                 s.results.clear();
                 s.journal_error = None;
@@ -134,6 +173,14 @@ impl Reducible for ApplyState {
             }
             ApplyAction::Result(r) => s.results.push(r),
             ApplyAction::Journal(j) => s.journal = Some(j),
+            ApplyAction::BatchStarted(at) => {
+                // The first batch's start: a report written before it predates every move.
+                if let Some((_, t)) = s.last_run.as_mut()
+                    && *t == 0
+                {
+                    *t = at;
+                }
+            }
             ApplyAction::Loaded(Ok(j)) => {
                 s.journal = Some(j);
                 s.journal_error = None;
@@ -145,14 +192,33 @@ impl Reducible for ApplyState {
                 s.dry_running = true;
                 s.dry_run = None;
             }
-            ApplyAction::DryRun(m) => {
+            ApplyAction::DryRun(d) => {
                 s.dry_running = false;
-                s.dry_run = Some(m);
+                // The brokers' version read: the profile check joins the policy.
+                if let Some(c) = s.confirming.as_mut()
+                    && d.cluster_profile.is_some()
+                {
+                    c.assessment = reassess(&c.assessment, d.cluster_profile.clone());
+                }
+                s.dry_run = Some(d);
             }
             ApplyAction::Finished(m) => {
                 s.running = false;
                 s.confirming = None;
                 s.finished = Some(m);
+                if let Some((_, at)) = s.last_run.as_mut()
+                    && *at == 0
+                {
+                    *at = js_sys::Date::now() as i64;
+                }
+            }
+            ApplyAction::VerifyStarted => {
+                s.verifying = true;
+                s.verification = None;
+            }
+            ApplyAction::Verified(r) => {
+                s.verifying = false;
+                s.verification = Some(*r);
             }
         }
         Rc::new(s)
@@ -218,6 +284,45 @@ fn policy_view(a: &Assessment, mode: Mode, ack: &UseStateHandle<String>) -> Html
     }
 }
 
+/// Runs the dry run of the confirmation shown (reads only) and records what it found.
+fn start_dry_run(apply: &UseReducerHandle<ApplyState>, target: Target) {
+    let Some(confirming) = apply.confirming.clone() else {
+        return;
+    };
+    let dispatcher = apply.dispatcher();
+    dispatcher.dispatch(ApplyAction::DryRunStarted);
+    yew::platform::spawn_local(async move {
+        let found = apply_run::dry_run(target, confirming.session, confirming.calls).await;
+        dispatcher.dispatch(ApplyAction::DryRun(found));
+    });
+}
+
+/// Core's verification report, with its text and JSON downloads.
+fn verification_view(v: &Result<Verification, String>) -> Html {
+    match v {
+        Err(e) => {
+            html! { <p class="error-text" data-testid="apply-verify-error">{ format!("Cannot verify: {e}") }</p> }
+        }
+        Ok(r) => {
+            let text = r.to_text();
+            let json = serde_json::to_string_pretty(r).unwrap_or_default();
+            html! {
+                <div class="apply-verify" data-testid="apply-verification"
+                    data-as-predicted={r.as_predicted.to_string()} data-complete={r.complete.to_string()}>
+                    <p class={classes!("strong", (!r.as_predicted).then_some("error-text"))} data-testid="apply-verify-summary">{ &r.summary }</p>
+                    <pre class="export-text small" data-testid="apply-verify-text">{ text.clone() }</pre>
+                    <button type="button" data-testid="apply-verify-download-text" onclick={
+                        Callback::from(move |_| download("apply-verify.txt", &text, "text/plain"))
+                    }>{ "Download report (text)" }</button>
+                    <button type="button" data-testid="apply-verify-download-json" onclick={
+                        Callback::from(move |_| download("apply-verify.json", &json, "application/json"))
+                    }>{ "Download report (JSON)" }</button>
+                </div>
+            }
+        }
+    }
+}
+
 #[function_component(ApplyDialog)]
 pub fn apply_dialog(p: &ApplyProps) -> Html {
     let ack = use_state(String::new);
@@ -225,6 +330,30 @@ pub fn apply_dialog(p: &ApplyProps) -> Html {
     let wait_s = use_state(|| 5_u32);
     let apply = use_reducer(ApplyState::default);
     let stop = use_mut_ref(|| Rc::new(Cell::new(false)));
+    // Each confirmation starts with its dry run: Send stays disabled until it passed.
+    {
+        let (apply, target) = (
+            apply.clone(),
+            Target {
+                base: p.base.to_string(),
+                auth: p.auth.clone(),
+            },
+        );
+        use_effect_with(apply.confirmations, move |_| {
+            if apply.confirming.is_some() && !apply.dry_running && apply.dry_run.is_none() {
+                start_dry_run(&apply, target);
+            }
+        });
+    }
+    // Another plan: a confirmation (and its dry run) of the previous one is dropped.
+    {
+        let apply = apply.clone();
+        use_effect_with(Rc::as_ptr(&p.plan) as usize, move |_| {
+            if apply.confirming.is_some() && !apply.running {
+                apply.dispatch(ApplyAction::Cancel);
+            }
+        });
+    }
     let Ok(plan) = &*p.plan else {
         return html! {};
     };
@@ -332,6 +461,14 @@ pub fn apply_dialog(p: &ApplyProps) -> Html {
             if confirming.session.mode != Mode::Rollback && !a.acknowledges(&ack) {
                 return;
             }
+            // The dry run must have passed on exactly these calls.
+            if !apply
+                .dry_run
+                .as_ref()
+                .is_some_and(|d| d.passed && d.calls == confirming.calls)
+            {
+                return;
+            }
             a.acknowledged = a.needs_acknowledgement();
             confirming.session.journal.safety = Some(a);
             let flag = Rc::new(Cell::new(false));
@@ -360,6 +497,7 @@ pub fn apply_dialog(p: &ApplyProps) -> Html {
                             }))
                         }
                         Progress::Journal(j) => d.dispatch(ApplyAction::Journal(j)),
+                        Progress::BatchStarted(at) => d.dispatch(ApplyAction::BatchStarted(at)),
                     },
                 )
                 .await;
@@ -372,18 +510,43 @@ pub fn apply_dialog(p: &ApplyProps) -> Html {
         let auth = p.auth.clone();
         let base = base.to_string();
         Callback::from(move |_| {
-            let Some(confirming) = apply.confirming.clone() else {
+            start_dry_run(
+                &apply,
+                Target {
+                    base: base.clone(),
+                    auth: auth.clone(),
+                },
+            )
+        })
+    };
+    // Verify (after an apply or a resume): the cluster read through the same admin URL and
+    // compared with the plan by core's `plan::verify`.
+    let can_verify = !apply.running
+        && p.snapshot.is_some()
+        && matches!(apply.last_run, Some((mode, _)) if mode != Mode::Rollback)
+        && apply
+            .journal
+            .as_ref()
+            .is_some_and(|j| j.steps.iter().any(|s| s.status == StepStatus::Done));
+    let on_verify = {
+        let apply = apply.clone();
+        let auth = p.auth.clone();
+        let base = base.to_string();
+        let (plan, snapshot) = (plan.clone(), p.snapshot.clone());
+        Callback::from(move |_| {
+            let (Some(snapshot), Some((_, at))) = (snapshot.clone(), apply.last_run) else {
                 return;
             };
             let dispatcher = apply.dispatcher();
-            dispatcher.dispatch(ApplyAction::DryRunStarted);
+            dispatcher.dispatch(ApplyAction::VerifyStarted);
             let target = Target {
                 base: base.clone(),
                 auth: auth.clone(),
             };
+            let plan = plan.clone();
             yew::platform::spawn_local(async move {
-                let found = apply_run::dry_run(target, confirming.session).await;
-                dispatcher.dispatch(ApplyAction::DryRun(found));
+                let r = apply_run::verify(target, plan, snapshot, at).await;
+                dispatcher.dispatch(ApplyAction::Verified(Box::new(r)));
             });
         })
     };
@@ -395,6 +558,12 @@ pub fn apply_dialog(p: &ApplyProps) -> Html {
         let stop = stop.clone();
         Callback::from(move |_| stop.borrow().set(true))
     };
+    // Send needs a dry run that passed on exactly the calls confirmed.
+    let dry_ok = apply
+        .confirming
+        .as_ref()
+        .zip(apply.dry_run.as_ref())
+        .is_some_and(|(c, d)| d.passed && d.calls == c.calls);
     html! {
         <div class="apply">
             <h3>{ "Apply to the cluster" }</h3>
@@ -437,12 +606,18 @@ pub fn apply_dialog(p: &ApplyProps) -> Html {
                                 <div class="muted">{ &c.note }</div></li> }) }
                         </ol>
                         <p class="small">
-                            <button type="button" data-testid="apply-dry-run" onclick={on_dry_run} disabled={apply.dry_running}>{ "Dry run: check the owners, send nothing" }</button>
+                            <button type="button" data-testid="apply-dry-run" onclick={on_dry_run} disabled={apply.dry_running}>{ "Dry run again: check the owners, send nothing" }</button>
                             if apply.dry_running { <span class="busy small" role="status">{ " reading the owners…" }</span> }
-                            if let Some(m) = &apply.dry_run { <span data-testid="apply-dry-run-result">{ format!(" {m}") }</span> }
+                            if let Some(d) = &apply.dry_run {
+                                <span data-testid="apply-dry-run-result" data-passed={d.passed.to_string()}
+                                    class={classes!((!d.passed).then_some("error-text"))}>{ format!(" {}", d.text) }</span>
+                            }
                         </p>
+                        if !dry_ok {
+                            <p class="muted small" data-testid="apply-needs-dry-run">{ "Send is enabled once a dry run of these calls has read the owners and found no drift." }</p>
+                        }
                         <button type="button" data-testid="apply-confirm-ok" onclick={on_ok}
-                            disabled={session.mode != Mode::Rollback && !assessment.acknowledges(&ack)}>{ "Send the calls" }</button>
+                            disabled={!dry_ok || (session.mode != Mode::Rollback && !assessment.acknowledges(&ack))}>{ "Send the calls" }</button>
                         <button type="button" onclick={on_cancel}>{ "Cancel" }</button>
                     </div>
                 }
@@ -493,6 +668,14 @@ pub fn apply_dialog(p: &ApplyProps) -> Html {
                     disabled={apply.running} onchange={on_load} /></label>
             if let Some(e) = &apply.journal_error { <p class="error-text" data-testid="apply-journal-error">{ e }</p> }
             if let Some(m) = &apply.finished { <p data-testid="apply-finished">{ m }</p> }
+            if can_verify {
+                <p class="small">
+                    <button type="button" data-testid="apply-verify" onclick={on_verify} disabled={apply.verifying}>
+                        { "Verify: did the cluster do what the plan said?" }</button>
+                    if apply.verifying { <span class="busy small" role="status">{ " reading the cluster…" }</span> }
+                </p>
+            }
+            if let Some(v) = &apply.verification { { verification_view(v) } }
         </div>
     }
 }

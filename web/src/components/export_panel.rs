@@ -29,6 +29,9 @@ pub struct ExportProps {
     /// (`explain: summary`, the plan worker's) is never exported; the export waits for the Full one.
     #[prop_or_default]
     pub on_need_full: Option<Callback<()>>,
+    /// The snapshot the plan was made from (Apply's Verify compares the cluster after with it).
+    #[prop_or_default]
+    pub snapshot: Option<Rc<lbplan_core::model::Snapshot>>,
 }
 
 impl PartialEq for ExportProps {
@@ -38,6 +41,11 @@ impl PartialEq for ExportProps {
             && self.admin_base_url == o.admin_base_url
             && self.auth_headers == o.auth_headers
             && self.on_need_full == o.on_need_full
+            && match (&self.snapshot, &o.snapshot) {
+                (Some(a), Some(b)) => Rc::ptr_eq(a, b),
+                (None, None) => true,
+                _ => false,
+            }
     }
 }
 
@@ -143,7 +151,7 @@ pub fn export_panel(p: &ExportProps) -> Html {
     let on_download = export(ExportKind::Download);
     // Apply lives in its own component; it needs the host's admin endpoint.
     let apply_ui = p.admin_base_url.clone().map(|base| {
-        html! { <ApplyDialog plan={p.plan.clone()} base={base} auth={p.auth_headers.clone()} pause={*pause} /> }
+        html! { <ApplyDialog plan={p.plan.clone()} base={base} auth={p.auth_headers.clone()} pause={*pause} snapshot={p.snapshot.clone()} /> }
     });
     html! {
         <section class="panel export" data-testid="export">
