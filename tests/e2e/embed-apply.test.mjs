@@ -455,6 +455,10 @@ test('An interrupted Apply resumes from its downloaded journal in a new page, th
     assert.deepEqual(back.map((c) => [c.method, c.path, c.destinationBroker]),
       [...plan.unloads].reverse().map(backCall).map((c) => ['PUT', c.path, c.destinationBroker]));
     for (const u of plan.unloads) assert.equal(server.owners.get(u.bundle), u.from, `${u.bundle} is back on ${u.from}`);
+    // The resume and the rollback each paused shedding and put it back, as the CLI does.
+    assert.equal(server.sheddingCalls.at(-1), 'DELETE /admin/v2/brokers/configuration/loadBalancerSheddingEnabled');
+    assert.equal(server.sheddingCalls.filter((c) => c.startsWith('DELETE')).length,
+      server.sheddingCalls.filter((c) => c.endsWith('/false')).length, server.sheddingCalls.join('\n'));
     assert.deepEqual(await journalStatuses(page2),
       [...plan.splits.map(() => 'done'), ...plan.unloads.map(() => 'rolled_back')]);
     await page2.screenshot({ path: path.join(ARTIFACTS, 'apply-resume.png'), fullPage: true });

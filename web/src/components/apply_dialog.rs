@@ -359,13 +359,13 @@ pub fn apply_dialog(p: &ApplyProps) -> Html {
     };
     let base = p.base.clone();
     let calls = rest_calls(
-        &plan,
+        plan,
         ExportOptions {
             pause_automatic_shedding: p.pause,
             ..ExportOptions::default()
         },
     );
-    let apply_plan = ApplyPlan::from_plan(&plan).map_err(|e| e.to_string());
+    let apply_plan = ApplyPlan::from_plan(plan).map_err(|e| e.to_string());
     let on_apply = {
         let apply = apply.clone();
         let ack = ack.clone();
