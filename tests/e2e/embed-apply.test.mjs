@@ -52,7 +52,7 @@ function bundleOf(pathname) {
  * lands each unload on a broker other than the one asked for. Mutating calls are in `adminCalls`,
  * reads in `adminReads`; `seed(plan)` puts each bundle on the broker the plan's snapshot has.
  */
-async function adminServer({ failAt, ignoreDestination = false, version = null } = {}) {
+async function adminServer({ failAt, ignoreDestination = false, version = '4.0.3' } = {}) {
   const calls = [];
   const reads = [];
   const shedding = [];
@@ -72,7 +72,7 @@ async function adminServer({ failAt, ignoreDestination = false, version = null }
         reads.push(req.url);
         if (url.pathname === '/admin/v2/brokers/configuration/runtime') return json({ clusterName: 'test' });
         if (url.pathname === '/admin/v2/brokers/configuration/values') return json({});
-        // `pulsar-admin brokers version`: Pulsar answers the bare version string (404 unless set).
+        // `pulsar-admin brokers version`: Pulsar answers the bare version string.
         if (url.pathname === '/admin/v2/brokers/version' && version) {
           return res.writeHead(200, { ...headers, 'content-type': 'text/plain' }).end(version);
         }
