@@ -31,7 +31,8 @@ test('a worse plan\'s banner proposes a rebalance, prefilled for the same cluste
     const banner = page.locator('[data-testid=verdict-banner][data-outcome=worse]');
     await banner.waitFor({ timeout: 30_000 }).catch(async () =>
       assert.fail(`no worse verdict: ${await page.locator('[data-testid=verdict-banner]').allTextContents()}\n${diagnostics()}`));
-    assert.match(await banner.locator('[data-testid=verdict-headline]').textContent(), /tiny-1/);
+    // The CLI's numbers for this cluster (crates/cli/tests/plan_verdict.rs): max 52.9 % → 102.9 %.
+    assert.match(await banner.locator('[data-testid=verdict-headline]').textContent(), /max 52\.9% → 102\.9%/);
     const moves = await page.locator('[data-testid=plan-move]').count();
     assert.equal(moves, 8, 'the leader plan moves 8 bundles');
     const to = await page.locator('[data-testid=plan-move]').evaluateAll((rows) => [...new Set(rows.map((r) => r.dataset.to))]);
