@@ -24,6 +24,8 @@ function fakeAdmin(req, res, url) {
     if (p === '/admin/v2/brokers/configuration/runtime') return json({ clusterName: 'test' }), true;
     if (p === '/admin/v2/brokers/configuration/values') return json({}), true;
     if (p === '/admin/v2/brokers/test') return json(Object.keys(demo.brokers)), true;
+    // The dry run reads the brokers' version (the profile check): Pulsar answers the bare string.
+    if (p === '/admin/v2/brokers/version') return res.writeHead(200, { 'content-type': 'text/plain' }).end('4.0.3'), true;
     const m = p.match(/^\/admin\/v2\/brokers\/test\/([^/]+)\/ownedNamespaces$/);
     if (m) {
       const b = decodeURIComponent(m[1]);

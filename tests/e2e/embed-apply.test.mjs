@@ -11,7 +11,12 @@
 // exactly the remaining calls, then rolls the unloads back with the inverse calls. The safety
 // policy: the confirmation starts with the verdict, states the (old) demo snapshot's age and refuses
 // until the word it names is typed; the journal records the acknowledgement; shedding is paused by
-// default and put back even after a failure. Screenshots go to test-artifacts/.
+// default and put back even after a failure. The dry run starts when the confirmation opens and Send
+// stays disabled until it passed (drift keeps it disabled); it reads the brokers' version, and a
+// plan of another profile needs the typed acknowledgement. After an apply, Verify reads the owners
+// and the load report of the broker behind the admin URL (`broker-stats/load-report`, a
+// `LocalBrokerData` written after the moves) and shows core's verification, downloadable as text
+// and JSON. Screenshots go to test-artifacts/.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -47,7 +52,7 @@ function bundleOf(pathname) {
  * lands each unload on a broker other than the one asked for. Mutating calls are in `adminCalls`,
  * reads in `adminReads`; `seed(plan)` puts each bundle on the broker the plan's snapshot has.
  */
-async function adminServer({ failAt, ignoreDestination = false } = {}) {
+async function adminServer({ failAt, ignoreDestination = false, version = '4.0.3' } = {}) {
   const calls = [];
   const reads = [];
   const shedding = [];
@@ -67,6 +72,14 @@ async function adminServer({ failAt, ignoreDestination = false } = {}) {
         reads.push(req.url);
         if (url.pathname === '/admin/v2/brokers/configuration/runtime') return json({ clusterName: 'test' });
         if (url.pathname === '/admin/v2/brokers/configuration/values') return json({});
+        // `pulsar-admin brokers version`: Pulsar answers the bare version string.
+        if (url.pathname === '/admin/v2/brokers/version' && version) {
+          return res.writeHead(200, { ...headers, 'content-type': 'text/plain' }).end(version);
+        }
+        // The broker behind the admin URL serves its own LocalBrokerData, written after the moves.
+        if (url.pathname === '/admin/v2/broker-stats/load-report' && server.reportOf) {
+          return json(server.reportOf([...owners].filter(([, o]) => o === server.reportOf.broker).map(([b]) => b)));
+        }
         if (url.pathname === '/admin/v2/brokers/test') return json([...brokers]);
         const m = url.pathname.match(/^\/admin\/v2\/brokers\/test\/([^/]+)\/ownedNamespaces$/);
         if (m) {
@@ -310,13 +323,14 @@ test('Apply refuses a plan whose bundle moved behind its back, before any call',
     await dry.waitFor({ timeout: 10_000 });
     assert.match(await dry.textContent(), /1 bundle\(s\) drifted, the run would be refused/);
     assert.ok((await dry.textContent()).includes(moved.bundle));
+    assert.equal(await dry.getAttribute('data-passed'), 'false');
+    // Drift found: Send stays disabled, acknowledged or not.
     await acknowledge(page);
-    await page.locator('#planner-prod [data-testid=apply-confirm-ok]').click();
-    await page.waitForSelector('#planner-prod [data-testid=apply-finished]', { timeout: 20_000 });
-    assert.match(await page.locator('#planner-prod [data-testid=apply-finished]').textContent(), /Refused/);
+    assert.ok(await page.locator('#planner-prod [data-testid=apply-confirm-ok]').isDisabled(),
+      'Send stays disabled after a dry run that found drift');
+    assert.ok(await page.locator('#planner-prod [data-testid=apply-needs-dry-run]').isVisible());
+    await page.waitForTimeout(300);
     assert.equal(server.adminCalls.length, 0, 'nothing may be sent when a bundle drifted');
-    const drifted = await page.locator('#planner-prod [data-testid=apply-journal-step][data-status=drifted]').count();
-    assert.equal(drifted, 1);
     await assertNoTokenKept(page);
   } finally {
     await page.screenshot({ path: path.join(ARTIFACTS, 'embed-apply-drift.png'), fullPage: true });
@@ -441,6 +455,10 @@ test('An interrupted Apply resumes from its downloaded journal in a new page, th
     assert.deepEqual(back.map((c) => [c.method, c.path, c.destinationBroker]),
       [...plan.unloads].reverse().map(backCall).map((c) => ['PUT', c.path, c.destinationBroker]));
     for (const u of plan.unloads) assert.equal(server.owners.get(u.bundle), u.from, `${u.bundle} is back on ${u.from}`);
+    // The resume and the rollback each paused shedding and put it back, as the CLI does.
+    assert.equal(server.sheddingCalls.at(-1), 'DELETE /admin/v2/brokers/configuration/loadBalancerSheddingEnabled');
+    assert.equal(server.sheddingCalls.filter((c) => c.startsWith('DELETE')).length,
+      server.sheddingCalls.filter((c) => c.endsWith('/false')).length, server.sheddingCalls.join('\n'));
     assert.deepEqual(await journalStatuses(page2),
       [...plan.splits.map(() => 'done'), ...plan.unloads.map(() => 'rolled_back')]);
     await page2.screenshot({ path: path.join(ARTIFACTS, 'apply-resume.png'), fullPage: true });
@@ -449,6 +467,106 @@ test('An interrupted Apply resumes from its downloaded journal in a new page, th
   } finally {
     if (!page.isClosed()) await page.close();
     await page2?.close();
+    await closeServer(server);
+  }
+});
+
+test('Send waits for the dry run, which reads the brokers\' version: another profile needs the typed word', { skip }, async () => {
+  const server = await adminServer({ version: '3.0.6' });
+  const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+  const w = await watch(page);
+  try {
+    const plan = await planWithApply(page, server, w);
+    assert.equal(plan.profile, '4.x');
+    await page.locator('#planner-prod [data-testid=apply-plan]').click();
+    const confirm = page.locator('#planner-prod [data-testid=apply-confirm]');
+    await confirm.waitFor({ timeout: 10_000 });
+    // The dry run starts by itself; its result names the brokers' version and profile.
+    const dry = confirm.locator('[data-testid=apply-dry-run-result]');
+    await dry.waitFor({ timeout: 10_000 });
+    assert.match(await dry.textContent(), /no bundle drifted\. Nothing was sent\. The brokers run Pulsar 3\.0\.6 \(profile 3\.x\)\./);
+    assert.equal(await dry.getAttribute('data-passed'), 'true');
+    assert.ok(server.adminReads.some((u) => u === '/admin/v2/brokers/version'), server.adminReads.join('\n'));
+    // Core's policy with the cluster's profile: the plan's 4.x against 3.x is a hazard.
+    const hazards = await confirm.locator('[data-testid=apply-hazard]').allTextContents();
+    assert.ok(hazards.includes("the plan was made with the 4.x profile, the cluster's version is 3.x: re-plan with --profile 3.x"),
+      hazards.join('\n'));
+    assert.ok(await confirm.locator('[data-testid=apply-confirm-ok]').isDisabled(), 'refused until acknowledged');
+    await acknowledge(page);
+    await confirm.locator('[data-testid=apply-confirm-ok]').click();
+    await page.waitForSelector('#planner-prod [data-testid=apply-finished]', { timeout: 20_000 });
+    assert.match(await page.locator('#planner-prod [data-testid=apply-finished]').textContent(), /verified/);
+    assert.equal(server.adminCalls.length, expectedCalls(plan).length);
+  } finally {
+    await page.close();
+    await closeServer(server);
+  }
+});
+
+test('Verify after an apply: the owners read live and the fresh report of the broker behind the admin URL', { skip }, async () => {
+  const server = await adminServer();
+  const page = await browser.newPage({ viewport: { width: 1400, height: 1000 }, acceptDownloads: true });
+  const w = await watch(page);
+  try {
+    const plan = await planWithApply(page, server, w);
+    const served = plan.unloads[0].to;
+    const predicted = plan.brokers_after.find((b) => b.broker === served).weighted_max_usage_fraction;
+    // The served broker's report after the moves: its CPU at the plan's prediction, everything
+    // else small (the demo's weights are Pulsar's defaults, 1.0).
+    server.reportOf = (bundles) => ({
+      webServiceUrl: `http://${served}`, pulsarServiceUrl: `pulsar://${served.replace(/:\d+$/, ':6650')}`,
+      persistentTopicsEnabled: true, nonPersistentTopicsEnabled: true,
+      cpu: { usage: predicted * 800, limit: 800 }, memory: { usage: 40, limit: 4096 },
+      directMemory: { usage: 40, limit: 4096 }, bandwidthIn: { usage: 0, limit: 0 }, bandwidthOut: { usage: 0, limit: 0 },
+      msgThroughputIn: 0, msgThroughputOut: 0, msgRateIn: 0, msgRateOut: 0,
+      lastUpdate: Date.now(), lastStats: {}, numTopics: 0, numBundles: bundles.length, numConsumers: 0, numProducers: 0,
+      bundles, lastBundleGains: [], lastBundleLosses: [], brokerVersionString: '4.0.3', loadReportType: 'LocalBrokerData',
+    });
+    server.reportOf.broker = served;
+    assert.equal(await page.locator('#planner-prod [data-testid=apply-verify]').count(), 0, 'no Verify before a run');
+    await confirmRun(page, 'apply-plan', 'apply');
+    assert.match(await page.locator('#planner-prod [data-testid=apply-finished]').textContent(), /verified/);
+    await page.locator('#planner-prod [data-testid=apply-verify]').click();
+    const report = page.locator('#planner-prod [data-testid=apply-verification]');
+    await report.waitFor({ timeout: 20_000 });
+    assert.ok(server.adminReads.includes('/admin/v2/broker-stats/load-report'), server.adminReads.join('\n'));
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.locator('#planner-prod [data-testid=apply-verify-download-json]').click(),
+    ]);
+    const file = path.join(ARTIFACTS, 'apply-verify.json');
+    await download.saveAs(file);
+    const v = JSON.parse(fs.readFileSync(file, 'utf8'));
+    assert.equal(v.format_version, 2);
+    assert.equal(v.owners_read_live, true);
+    assert.equal(v.plan_snapshot_fingerprint, plan.snapshot_fingerprint);
+    // Every unload where predicted (the server moved each as asked), every split done.
+    for (const u of plan.unloads) {
+      const b = v.bundles.find((x) => x.bundle === u.bundle);
+      assert.equal(b.status, 'as_predicted', JSON.stringify(b));
+      assert.equal(b.found, u.to);
+    }
+    for (const s of plan.splits) assert.equal(v.bundles.find((x) => x.bundle === s.bundle).status, 'split');
+    // The served broker reported after the apply and is compared; the other brokers the plan
+    // moved load to or from still have the demo's reports: not yet reported since the apply.
+    const dest = v.brokers.find((b) => b.broker === served);
+    assert.equal(dest.not_yet_reported, false);
+    assert.ok(Math.abs(dest.actual - predicted) < 0.001, JSON.stringify(dest));
+    assert.equal(dest.within_tolerance, true);
+    const touched = new Set(plan.unloads.flatMap((u) => [u.from, u.to]).concat(plan.splits.map((s) => s.broker)));
+    touched.delete(served);
+    for (const name of touched) {
+      assert.equal(v.brokers.find((b) => b.broker === name).not_yet_reported, true, name);
+    }
+    assert.equal(v.not_yet_reported, touched.size);
+    assert.equal(v.moved_back, 0);
+    assert.match(v.summary, /^AS PREDICTED SO FAR: /);
+    assert.match(await report.locator('[data-testid=apply-verify-text]').textContent(), /not yet reported since the apply/);
+    await page.screenshot({ path: path.join(ARTIFACTS, 'embed-apply-verify-report.png'), fullPage: true });
+    await assertNoTokenKept(page);
+    await w.assertClean();
+  } finally {
+    await page.close();
     await closeServer(server);
   }
 });

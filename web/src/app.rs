@@ -298,6 +298,7 @@ pub fn app(props: &AppProps) -> Html {
                             on_propose_rebalance={(!readonly).then(|| on_propose_rebalance.clone())}
                             explain={explain_source.clone()} />
                         <ExportPanel plan={plan} readonly={readonly} on_need_full={on_need_full.clone()}
+                            snapshot={loaded.as_ref().map(|l| l.snapshot.clone())}
                             admin_base_url={options.admin_base_url.clone().map(AttrValue::from)}
                             auth_headers={options.auth_headers.clone()} on_export={on_export.clone()} />
                     }

@@ -73,6 +73,39 @@ pub struct Args {
     /// Seconds one request may take.
     #[arg(long, value_name = "SECS", default_value_t = 30.0)]
     timeout: f64,
+    /// After the last batch of a successful run, collect a fresh snapshot (as `lbplan collect`,
+    /// same credential rules) and print `lbplan verify`'s report: each bundle where predicted,
+    /// each broker's usage against the prediction, brokers not yet reported since the apply.
+    /// Exit status 1 when something is not as predicted.
+    #[arg(long, requires = "execute")]
+    verify: bool,
+    /// With --verify: wait this long before collecting (`60s`, `5m`; at most 15m, Pulsar's
+    /// default loadBalancerReportUpdateMaxIntervalMinutes), so the brokers' load reports can
+    /// follow the moves.
+    #[arg(long, value_name = "DURATION", requires = "verify", default_value = "0s",
+          value_parser = parse_verify_after)]
+    verify_after: Duration,
+    /// With --verify: the report's format.
+    #[arg(long, value_enum, requires = "verify", default_value = "text")]
+    format: crate::cmd_verify::Format,
+    /// With --verify: write the report here instead of stdout (a symlink planted at the path is
+    /// replaced, never followed).
+    #[arg(short, long, value_name = "FILE", requires = "verify")]
+    output: Option<PathBuf>,
+}
+
+/// The longest `--verify-after`: Pulsar's default `loadBalancerReportUpdateMaxIntervalMinutes`,
+/// after which every broker has reported at least once.
+const MAX_VERIFY_AFTER: Duration = Duration::from_secs(15 * 60);
+
+fn parse_verify_after(text: &str) -> Result<Duration, String> {
+    parse_wait(text).and_then(|d| {
+        if d <= MAX_VERIFY_AFTER {
+            Ok(d)
+        } else {
+            Err(format!("`{}`: at most 15m", text.trim()))
+        }
+    })
 }
 
 /// `30s`, `500ms`, `2m`, or a number of seconds.
@@ -119,6 +152,10 @@ fn parse_age(text: &str) -> Result<Duration, String> {
         .map(Duration::from_secs)
         .ok_or_else(|| format!("`{t}`: expected at most 30d"))
 }
+
+/// When the run's first call was sent (ms since the epoch): a broker's load report written
+/// before it predates the moves (`--verify`'s "not yet reported since the apply").
+static FIRST_BATCH_AT_MS: std::sync::atomic::AtomicI64 = std::sync::atomic::AtomicI64::new(0);
 
 /// Now, in ms since the epoch (core has no clock: the policy is given it).
 fn now_ms() -> i64 {
@@ -270,7 +307,7 @@ fn call_line_raw(c: &lbplan_core::plan::export::RestCall) -> String {
     format!("{} {}", c.method, c.path)
 }
 
-fn build_admin(args: &Args) -> Result<(Admin, Redactor, String), CliError> {
+fn build_admin(args: &Args) -> Result<(Admin, Redactor, &'static str), CliError> {
     let endpoint = args.connection.endpoint()?;
     let timeout = Duration::try_from_secs_f64(args.timeout)
         .ok()
@@ -294,7 +331,7 @@ fn build_admin(args: &Args) -> Result<(Admin, Redactor, String), CliError> {
             credential_to_brokers: args.connection.send_credential_to_brokers,
         },
         connection.redactor,
-        connection.source.to_string(),
+        connection.source,
     ))
 }
 
@@ -353,6 +390,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
             None
         }
     };
+    let verify_redactor = redactor.clone();
     let mut assessment = ap.assess(&limits(&args, cluster_profile));
     assessment.acknowledged = args.i_know;
     output::to_stdout(policy_text(&assessment, session.mode).as_bytes())?;
@@ -401,7 +439,86 @@ pub fn run(args: Args) -> Result<(), CliError> {
         "journal {}: {done} done, {failed} failed or drifted, {pending} pending",
         jf.path.display()
     ));
+    if args.verify && result.is_ok() && session.mode != Mode::Rollback {
+        return verify_after_apply(&args, &admin, &verify_redactor, source, &plan);
+    }
+    if args.verify && session.mode == Mode::Rollback {
+        say("--verify compares a plan with the cluster after it; a rollback is not verified");
+    }
     result
+}
+
+/// `--verify`: waits `--verify-after`, reads the owners live, collects a fresh snapshot through
+/// `collect`'s code path (the same client, so the same credential rules) and prints core's
+/// verification of the plan against it (`plan::verify::verify_with`: brokers whose reports
+/// predate the apply are "not yet reported", the owners read live place the bundles).
+fn verify_after_apply(
+    args: &Args,
+    admin: &Admin,
+    redactor: &Redactor,
+    source: &'static str,
+    plan: &lbplan_core::plan::Plan,
+) -> Result<(), CliError> {
+    let applied_at_ms = match FIRST_BATCH_AT_MS.load(std::sync::atomic::Ordering::Relaxed) {
+        0 => now_ms(),
+        t => t,
+    };
+    if !args.verify_after.is_zero() {
+        say(&format!(
+            "verify: waiting {:?} for the brokers' load reports to follow the moves",
+            args.verify_after
+        ));
+        if !apply_signal::sleep(args.verify_after) {
+            return Err(CliError::Failed(
+                "interrupted before the verification; run `lbplan collect` and `lbplan verify` \
+                 later"
+                    .to_string(),
+            ));
+        }
+    }
+    let cluster = match &args.cluster {
+        Some(c) => c.clone(),
+        None => admin.cluster_name().map_err(CliError::Failed)?,
+    };
+    let owners = admin
+        .live_owners(&cluster)
+        .map_err(|e| CliError::Failed(format!("verify: cannot read the bundles' owners: {e}")))?;
+    say(&format!("verify: collecting a fresh snapshot of {cluster}"));
+    let opts = crate::collect::gather::Options {
+        admin_base: admin.base.clone(),
+        broker_scheme: admin.scheme.clone(),
+        namespaces: Vec::new(),
+        cluster: Some(cluster),
+        concurrency: 4,
+        credential: source,
+        credential_to_brokers: admin.credential_to_brokers,
+    };
+    let progress = crate::collect::progress::Progress::new(false, redactor.clone());
+    let gathered = crate::cmd_collect::collect_once(&admin.client, &progress, &opts, redactor)?;
+    if !gathered.any_success {
+        return Err(CliError::Failed(
+            "verify: no request of the collection succeeded".to_string(),
+        ));
+    }
+    if gathered.missing > 0 {
+        say(&format!(
+            "verify: {} item(s) of the snapshot could not be fetched (see the import warnings)",
+            gathered.missing
+        ));
+    }
+    let mut after = crate::cmd_collect::import_collected(&gathered.files, false)?;
+    // The snapshot is of now: it was collected after the apply.
+    after.captured_at_ms = Some(now_ms());
+    let report = lbplan_core::plan::verify::verify_with(
+        plan,
+        &after,
+        &lbplan_core::plan::verify::VerifyOptions {
+            applied_at_ms: Some(applied_at_ms),
+            live_owners: Some(owners),
+        },
+    )
+    .map_err(|e| CliError::Failed(format!("verify: {e}")))?;
+    crate::cmd_verify::write_report(&report, args.format, args.output.as_deref())
 }
 
 /// How the journal's shedding setting is put back, for the messages.
@@ -579,6 +696,12 @@ impl Run<'_> {
             say(note);
         }
         for batch in plan.batches {
+            let _ = FIRST_BATCH_AT_MS.compare_exchange(
+                0,
+                now_ms(),
+                std::sync::atomic::Ordering::Relaxed,
+                std::sync::atomic::Ordering::Relaxed,
+            );
             let drift = drifted(&session.steps, &batch, &owners);
             if let Some(d) = drift.first() {
                 session.record_drift(d);

@@ -122,7 +122,7 @@ fn parse_duration(text: &str) -> Result<Duration, String> {
 }
 
 /// The collected tree through the importer (its warnings to stderr unless `quiet`).
-fn import_collected(
+pub(crate) fn import_collected(
     files: &BTreeMap<String, Vec<u8>>,
     quiet: bool,
 ) -> Result<lbplan_core::model::Snapshot, CliError> {
@@ -173,15 +173,15 @@ pub(crate) fn admin_base(text: &str) -> Result<(String, String, Url), CliError> 
 
 /// One collection's files (report included, credential redacted), whether any request
 /// succeeded, and how many items could not be fetched.
-struct Gathered {
-    files: BTreeMap<String, Vec<u8>>,
-    any_success: bool,
-    missing: usize,
+pub(crate) struct Gathered {
+    pub(crate) files: BTreeMap<String, Vec<u8>>,
+    pub(crate) any_success: bool,
+    pub(crate) missing: usize,
 }
 
 /// One collection: the metadata-store files (report included, credential redacted), whether any
 /// request succeeded, and how many items could not be fetched.
-fn collect_once(
+pub(crate) fn collect_once(
     client: &Client,
     progress: &Progress,
     opts: &Options,

@@ -8,7 +8,7 @@
 use std::path::PathBuf;
 
 use lbplan_core::plan::apply::read_plan;
-use lbplan_core::plan::verify::verify;
+use lbplan_core::plan::verify::{Verification, verify};
 
 use crate::atomic_write::{self, Existing};
 use crate::exit::{CliError, read_text};
@@ -16,7 +16,7 @@ use crate::output;
 use crate::snapshot_input::load_snapshot;
 
 #[derive(Clone, Copy, clap::ValueEnum)]
-enum Format {
+pub(crate) enum Format {
     Text,
     Json,
 }
@@ -42,16 +42,26 @@ pub fn run(args: Args) -> Result<(), CliError> {
     let after = load_snapshot(&args.snapshot)?;
     let report = verify(&plan, &after)
         .map_err(|e| CliError::BadInput(format!("{}: {e}", args.snapshot.display())))?;
-    let body = match args.format {
+    write_report(&report, args.format, args.output.as_deref())
+}
+
+/// Writes the report (text or JSON) to `output` (atomically, never through a planted symlink) or
+/// stdout; `Err` (exit status 1) when something is not as predicted. Shared with `apply --verify`.
+pub(crate) fn write_report(
+    report: &Verification,
+    format: Format,
+    to: Option<&std::path::Path>,
+) -> Result<(), CliError> {
+    let body = match format {
         Format::Text => report.to_text(),
         Format::Json => {
-            let mut s = serde_json::to_string_pretty(&report)
+            let mut s = serde_json::to_string_pretty(report)
                 .map_err(|e| CliError::Failed(format!("cannot write the report: {e}")))?;
             s.push('\n');
             s
         }
     };
-    match &args.output {
+    match to {
         Some(path) => atomic_write::write_file(path, body.as_bytes(), Existing::ReplaceEntry)
             .map_err(|e| CliError::Failed(e.to_string()))?,
         None => output::to_stdout(body.as_bytes())?,
@@ -59,6 +69,6 @@ pub fn run(args: Args) -> Result<(), CliError> {
     if report.as_predicted {
         Ok(())
     } else {
-        Err(CliError::Failed(report.summary))
+        Err(CliError::Failed(report.summary.clone()))
     }
 }

@@ -20,6 +20,7 @@ if [ -n "${FAKE_FAIL_ON:-}" ] && [[ "$*" == *"$FAKE_FAIL_ON"* ]]; then echo "fak
 case "$1 $2" in
   "brokers get-all-dynamic-config") cat "$FAKE_DIR/dynamic-config" 2>/dev/null || true ;;
   "brokers namespaces") cat "$FAKE_DIR/owned/$4" ;;
+  "brokers version") cat "$FAKE_DIR/version" 2>/dev/null || true ;;
 esac
 "#;
 
@@ -33,6 +34,7 @@ for a in "$@"; do [ "$prev" = -X ] && method=$a; prev=$a; done
 if [ -n "${FAKE_FAIL_ON:-}" ] && [[ "$method $url" == *"$FAKE_FAIL_ON"* ]]; then echo "curl: (22) 500" >&2; exit 22; fi
 case "$method $url" in
   "GET "*/admin/v2/brokers/configuration/values) cat "$FAKE_DIR/dynamic-config" 2>/dev/null || echo '{}' ;;
+  "GET "*/admin/v2/brokers/version) cat "$FAKE_DIR/version" 2>/dev/null || true ;;
   "GET "*/ownedNamespaces) seg=${url%/ownedNamespaces}; seg=${seg##*/}; cat "$FAKE_DIR/owned/$(printf '%b' "${seg//%/\\x}")" ;;
 esac
 "#;
@@ -98,6 +100,11 @@ impl Fake {
             .unwrap_or_default()
             .lines()
             .map(str::to_string)
+            // The profile check's version read is asserted on its own (see
+            // `a_plan_of_another_profile_refuses_to_apply_without_i_know`).
+            .filter(|l| {
+                !l.ends_with("|brokers|version") && !l.ends_with("/admin/v2/brokers/version")
+            })
             .collect()
     }
 
@@ -319,7 +326,8 @@ fn curl_never_puts_the_token_in_argv_or_in_the_trace() {
     assert!(!trace.contains("OTHER-SECRET"), "{trace}");
     // curl got the header on stdin, once per call.
     let header = format!("Authorization: Bearer {TOKEN}\n");
-    assert_eq!(fake.read("curl-stdin"), header.repeat(7));
+    // (8: the brokers' version is read too, for the profile check.)
+    assert_eq!(fake.read("curl-stdin"), header.repeat(8));
 
     // The same from the environment.
     let fake = Fake::new("token-env");
@@ -337,7 +345,7 @@ fn curl_never_puts_the_token_in_argv_or_in_the_trace() {
     assert_eq!(out.status.code(), Some(0), "{out:?}");
     assert!(!String::from_utf8_lossy(&out.stderr).contains(TOKEN));
     assert!(fake.log().iter().all(|l| !l.contains(TOKEN)));
-    assert_eq!(fake.read("curl-stdin"), header.repeat(4));
+    assert_eq!(fake.read("curl-stdin"), header.repeat(5));
 }
 
 #[test]
@@ -514,5 +522,74 @@ fn a_stale_plan_or_one_of_unknown_age_refuses_to_apply_without_i_know() {
             &[("PULSAR_ADMIN_URL", "http://admin:8080")],
         );
         assert!(!String::from_utf8_lossy(&out.stderr).contains("refusing to apply"));
+    }
+}
+
+#[test]
+fn a_plan_of_another_profile_refuses_to_apply_without_i_know() {
+    // The plan was made with the 4.x profile; the brokers run Pulsar 3.0.6 (`pulsar-admin brokers
+    // version` prints the bare version; the REST answer is the same string).
+    for format in [ScriptFormat::PulsarAdmin, ScriptFormat::Curl] {
+        let fake = Fake::new(&format!("profile-{format:?}"));
+        fake.owned("b1:8080", B1_OWNS_BOTH);
+        fake.file("version", "3.0.6\n");
+        let script = export_script(&two_unloads(), format, PAUSE).unwrap();
+        let env = [("PULSAR_ADMIN_URL", "http://admin:8080")];
+        let out = fake.run(&script, &[], &env);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(3), "{format:?}: {stderr}");
+        assert!(
+            stderr.contains("Cluster's version: 3.0.6 (release 3.0.6)"),
+            "{stderr}"
+        );
+        assert!(
+            stderr.contains(
+                "HAZARD: the plan was made with the 4.x profile, the cluster's version is 3.0.6: re-plan with --profile 3.0.6"
+            ),
+            "{stderr}"
+        );
+        assert!(
+            fake.log().is_empty(),
+            "nothing else was called: {:?}",
+            fake.log()
+        );
+        // The dry run shows the hazard and goes on (it sends nothing).
+        let out = fake.run(&script, &["dry-run"], &env);
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+        assert!(
+            String::from_utf8_lossy(&out.stderr)
+                .contains("HAZARD: the plan was made with the 4.x profile")
+        );
+        // Acknowledged, it runs.
+        let out = fake.run(&script, &["apply", "--i-know"], &env);
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+        assert!(
+            fake.log().iter().any(|l| l.contains("unload")),
+            "{:?}",
+            fake.log()
+        );
+        // The plan's own release (4.x is 4.0.14), a release this build's table does not know, or
+        // a version that cannot be read, passes (the last two said).
+        for (version, says) in [
+            ("4.0.14\n", "Cluster's version: 4.0.14 (release 4.0.14)"),
+            (
+                "9.9.9\n",
+                "Cluster's version: 9.9.9, a release this plan's table does not know: the profile is not checked",
+            ),
+            (
+                "",
+                "cannot read the brokers' version: the plan's profile is not checked",
+            ),
+        ] {
+            let fake = Fake::new(&format!("profile-ok-{format:?}-{}", version.len()));
+            fake.owned("b1:8080", B1_OWNS_BOTH);
+            fake.file("version", version);
+            let out = fake.run(&script, &[], &env);
+            assert_eq!(out.status.code(), Some(0), "{out:?}");
+            assert!(
+                String::from_utf8_lossy(&out.stderr).contains(says),
+                "{out:?}"
+            );
+        }
     }
 }

@@ -18,6 +18,7 @@ pub mod rebalance_options;
 pub mod simulation;
 pub mod snapshot_input;
 mod typescript;
+pub mod verify;
 
 use lbplan_core::import::{ImportInput, ImportWarning, import};
 use lbplan_core::model::Snapshot;
@@ -72,6 +73,10 @@ extern "C" {
     pub type JsHistoryOptions;
     #[wasm_bindgen(typescript_type = "HistoryReport")]
     pub type JsHistoryReport;
+    #[wasm_bindgen(typescript_type = "VerifyOptions")]
+    pub type JsVerifyOptions;
+    #[wasm_bindgen(typescript_type = "Verification")]
+    pub type JsVerification;
 }
 
 /// What `importFiles` returns.
@@ -361,6 +366,25 @@ pub fn export_plan_js(
         export::export_plan(&plan, &format, &options)
     };
     run().map_err(js_error)
+}
+
+/// Did the cluster do what the plan said? The plan against a snapshot taken after it was applied
+/// (core's `plan::verify`, as `lbplan verify`): each bundle where predicted or back on its source,
+/// each broker's usage against the prediction or "not yet reported since the apply".
+#[wasm_bindgen(js_name = verifyPlan)]
+pub fn verify_plan_js(
+    plan: &JsPlan,
+    after: &JsSnapshot,
+    options: Option<JsVerifyOptions>,
+) -> Result<JsVerification, JsError> {
+    init();
+    let run = || -> Result<JsValue, ApiError> {
+        let plan = from_js(plan, "plan")?;
+        let after = from_js(after, "after")?;
+        let options = options_from_js(options.as_deref())?;
+        to_js(&verify::verify_plan(&plan, &after, &options)?)
+    };
+    run().map(JsCast::unchecked_into).map_err(js_error)
 }
 
 /// Core's export format names, for messages.

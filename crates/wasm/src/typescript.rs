@@ -489,6 +489,44 @@ export interface ExportOptions {
   iKnow?: boolean;
 }
 
+export interface VerifyOptions {
+  /** When the apply's first call was sent (ms since the epoch): a broker the plan touched whose
+   *  load report (`lastUpdate`) is older has not reported since the apply. Default: the plan's
+   *  snapshot time. */
+  appliedAtMs?: number;
+  /** Each bundle's owner read live after the apply (`ownedNamespaces`), `{bundle: broker}`. */
+  liveOwners?: Record<string, string>;
+}
+
+/** `verifyPlan`'s report (core's `plan::verify::Verification`, `format_version` 2). */
+export interface Verification {
+  format_version: number;
+  cluster: string | null;
+  plan_snapshot_fingerprint: string;
+  plan_snapshot_captured_at_ms: number | null;
+  after_snapshot_fingerprint: string;
+  after_snapshot_captured_at_ms: number | null;
+  tolerance_fraction: number;
+  applied_at_ms: number | null;
+  owners_read_live: boolean;
+  report_update_max_interval_minutes: number;
+  report_update_threshold_percentage: number;
+  bundles: {
+    bundle: string; kind: "unload" | "split"; from: string; predicted: string | null; found: string | null;
+    status: "as_predicted" | "moved" | "on_source" | "elsewhere" | "not_found" | "split" | "not_split";
+  }[];
+  brokers: {
+    broker: string; before: number | null; predicted: number | null; actual: number | null;
+    difference: number | null; within_tolerance: boolean; reported_at_ms: number | null;
+    not_yet_reported: boolean;
+  }[];
+  moved_back: number;
+  not_yet_reported: number;
+  as_predicted: boolean;
+  complete: boolean;
+  summary: string;
+}
+
 /** A namespace's bundle layout for `hashTopic`: a bundle count (Pulsar's default partition),
  *  a list of boundaries (`"0x40000000"` or numbers), or a `BundlesData` object. */
 export type BundleLayout = number | Array<string | number> | BundlesData;

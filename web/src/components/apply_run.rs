@@ -11,13 +11,17 @@
 use std::cell::Cell;
 use std::rc::Rc;
 
+use lbplan_core::config::Profile;
+use lbplan_core::model::{LocalBrokerData, Snapshot};
+use lbplan_core::plan::Plan;
 use lbplan_core::plan::apply::{
     Journal, LiveOwners, Mode, Session, SheddingBefore, StepStatus, drifted,
 };
 use lbplan_core::plan::export::{
-    RestCall, active_brokers_call, dynamic_config_call, owned_bundles_call, runtime_config_call,
-    set_shedding_call,
+    RestCall, active_brokers_call, broker_version_call, dynamic_config_call, owned_bundles_call,
+    runtime_config_call, set_shedding_call,
 };
+use lbplan_core::plan::verify::{Verification, VerifyOptions, live_after, verify_with};
 use serde_json::Value;
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
@@ -35,6 +39,8 @@ pub enum Progress {
     /// A call that changes the cluster, with its HTTP status (0: no response) and message.
     Call(RestCall, u16, String),
     Journal(Journal),
+    /// A batch's calls start now (ms since the epoch): Verify's bound for "reported since".
+    BatchStarted(i64),
 }
 
 async fn headers_from(auth: Option<js_sys::Function>) -> Result<web_sys::Headers, String> {
@@ -153,19 +159,50 @@ async fn sleep_ms(ms: u32) {
     let _ = JsFuture::from(promise).await;
 }
 
-/// The dry run the confirmation offers before anything is sent: the same reads and pre-flight
+/// What a dry run found: the line shown, whether Send may be enabled (the reads succeeded and
+/// no bundle drifted), the calls it checked (Send is for exactly these) and the profile the
+/// brokers' version implies (core's `Profile::from_broker_version`), when it could be read.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DryRun {
+    pub text: String,
+    pub passed: bool,
+    pub calls: Vec<RestCall>,
+    pub cluster_profile: Option<String>,
+}
+
+/// The brokers' version (`GET /admin/v2/brokers/version`: the bare string, or a JSON string
+/// through some proxies), as `lbplan apply` reads it.
+async fn broker_version(target: &Target) -> Option<String> {
+    let (status, text) = send(target, &broker_version_call()).await;
+    let v = text.trim().trim_matches('"').trim();
+    ((200..300).contains(&status)
+        && !v.is_empty()
+        && v.len() <= 100
+        && !v.chars().any(char::is_control))
+    .then(|| v.to_string())
+}
+
+/// The dry run the confirmation runs before Send can be pressed: the same reads and pre-flight
 /// check as the run (cluster name, every active broker's owned bundles, drift, steps a resume
-/// finds already applied), on a copy of the session; nothing that changes the cluster is sent.
-pub async fn dry_run(target: Target, session: Session) -> String {
+/// finds already applied) on a copy of the session, and the brokers' version for the profile
+/// check; nothing that changes the cluster is sent.
+pub async fn dry_run(target: Target, session: Session, calls: Vec<RestCall>) -> DryRun {
     let mut session = session;
+    let failed = |text: String| DryRun {
+        text,
+        passed: false,
+        calls: calls.clone(),
+        cluster_profile: None,
+    };
     let cluster = match cluster_name(&target).await {
         Ok(c) => c,
-        Err(e) => return format!("Dry run: cannot read the cluster's name ({e})."),
+        Err(e) => return failed(format!("Dry run: cannot read the cluster's name ({e}).")),
     };
     let owners = match live_owners(&target, &cluster).await {
         Ok(o) => o,
-        Err(e) => return format!("Dry run: cannot read the owners ({e})."),
+        Err(e) => return failed(format!("Dry run: cannot read the owners ({e}).")),
     };
+    let version = broker_version(&target).await;
     let pre = session.preflight(&owners);
     let mut out = format!(
         "Dry run on cluster {cluster}: {} call(s) would be sent",
@@ -182,12 +219,67 @@ pub async fn dry_run(target: Target, session: Session) -> String {
     } else {
         let names: Vec<String> = pre.drift.iter().map(|d| d.describe()).collect();
         out.push_str(&format!(
-            "; {} bundle(s) drifted, the run would be refused: {}. Nothing was sent.",
+            "; {} bundle(s) drifted, the run would be refused: {}. Nothing was sent. Re-plan from a fresh snapshot.",
             pre.drift.len(),
             names.join("; ")
         ));
     }
-    out
+    match &version {
+        Some(v) => out.push_str(&format!(
+            " The brokers run Pulsar {v} (profile {}).",
+            Profile::from_broker_version(v).name()
+        )),
+        None => out.push_str(
+            " The brokers' version could not be read: the plan's profile is not checked.",
+        ),
+    }
+    DryRun {
+        text: out,
+        passed: pre.drift.is_empty(),
+        calls,
+        cluster_profile: version.map(|v| Profile::from_broker_version(&v).name().to_string()),
+    }
+}
+
+/// The dashboard's Verify after an apply: the owners read live through the same admin URL, the
+/// fresh load report of the broker behind it (`GET /admin/v2/broker-stats/load-report`; the
+/// other brokers' reports can only be read at their own addresses, so they count as not yet
+/// reported), and core's `plan::verify` on the snapshot `live_after` builds from them.
+pub async fn verify(
+    target: Target,
+    plan: Plan,
+    before: Rc<Snapshot>,
+    applied_at_ms: i64,
+) -> Result<Verification, String> {
+    let cluster = cluster_name(&target)
+        .await
+        .map_err(|e| format!("cannot read the cluster's name ({e})"))?;
+    let owners = live_owners(&target, &cluster)
+        .await
+        .map_err(|e| format!("cannot read the owners ({e})"))?;
+    let report = RestCall {
+        method: "GET",
+        path: "/admin/v2/broker-stats/load-report".to_string(),
+        body: None,
+        note: "the load report of the broker behind the admin URL".to_string(),
+    };
+    let (status, text) = send(&target, &report).await;
+    let fresh: Vec<LocalBrokerData> = if (200..300).contains(&status) && text.len() <= 64 << 20 {
+        serde_json::from_str(&text).ok().into_iter().collect()
+    } else {
+        Vec::new()
+    };
+    let now = js_sys::Date::now() as i64;
+    let after = live_after(&before, &owners, &fresh, now);
+    verify_with(
+        &plan,
+        &after,
+        &VerifyOptions {
+            applied_at_ms: Some(applied_at_ms),
+            live_owners: Some(owners),
+        },
+    )
+    .map_err(|e| e.to_string())
 }
 
 /// Runs a guarded apply, resume or rollback; returns the line the panel shows at the end.
@@ -313,6 +405,7 @@ async fn run_batches(
     };
     let mut sent = 0;
     for group in session.batches_noting_cuts(batch) {
+        report(Progress::BatchStarted(js_sys::Date::now() as i64));
         if let Some(d) = drifted(&session.steps, &group, owners).first() {
             session.record_drift(d);
             report(Progress::Journal(session.journal.clone()));

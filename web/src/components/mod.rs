@@ -1,6 +1,7 @@
 //! The dashboard's components, one per file; each renders what it is given (computed by the core)
 //! and reports user intent through callbacks.
 
+pub mod apply_dialog;
 pub mod apply_run;
 pub mod broker_detail;
 pub mod broker_table;

@@ -357,6 +357,7 @@ fn view_proposal(p: &Rc<Proposal>, props: &RebalanceProps, on_pick: &Callback<us
             { tradeoff_chart(&p.curve, p.chosen_moves, &p.goal, on_pick) }
             <PlanView plan={plan.clone()} applied_order=true />
             <ExportPanel plan={plan} readonly={props.readonly}
+                snapshot={Some(props.loaded.snapshot.clone())}
                 admin_base_url={props.admin_base_url.clone()}
                 auth_headers={props.auth_headers.clone()} on_export={props.on_export.clone()} />
         </div>

@@ -68,6 +68,7 @@ dynamic_config() { call GET /admin/v2/brokers/configuration/values; }
 set_shedding() { call POST "/admin/v2/brokers/configuration/loadBalancerSheddingEnabled/$1"; }
 unset_shedding() { call DELETE /admin/v2/brokers/configuration/loadBalancerSheddingEnabled; }
 owned_bundles() { call GET "/admin/v2/brokers/$PULSAR_CLUSTER/$1/ownedNamespaces"; }
+broker_version() { call GET /admin/v2/brokers/version; }
 SKIPPED=()
 SHEDDING_RESTORE=""
 LBPLAN_DRY_RUN=${LBPLAN_DRY_RUN:-0}
@@ -172,6 +173,37 @@ report_skipped() {
     exit 3
   fi
 }
+# The profile check (as `lbplan apply`): the brokers' version is a Pulsar release; one that
+# decides differently from the plan's (4.0.7) refuses to apply without --i-know.
+lbplan_check_profile() {
+  local lbplan_version lbplan_release lbplan_same
+  lbplan_version=$(broker_version 2>/dev/null | tr -d '"[:space:]') || lbplan_version=""
+  case "$lbplan_version" in
+    '' | *[!-+.0-9A-Za-z_]*)
+      echo "cannot read the brokers' version: the plan's profile is not checked" >&2
+      return 0
+      ;;
+  esac
+  lbplan_release=${lbplan_version%%[!0-9.]*}
+  lbplan_same=unknown
+  case "$lbplan_release" in
+    4.0.0 | 4.0.1 | 4.0.2 | 4.0.3 | 4.0.4 | 4.0.5 | 4.0.6 | 4.0.7) lbplan_same=1 ;;
+    3.0.0 | 3.0.1 | 3.0.2 | 3.0.3 | 3.0.4 | 3.0.5 | 3.0.6 | 3.0.7 | 3.0.8 | 3.0.9 | 3.0.10 | 3.0.11 | 3.0.12 | 3.0.13 | 3.0.14 | 3.0.15 | 3.0.16 | 3.0.17 | 3.3.0 | 3.3.1 | 3.3.2 | 3.3.3 | 3.3.4 | 3.3.5 | 3.3.6 | 3.3.7 | 3.3.8 | 3.3.9 | 4.0.8 | 4.0.9 | 4.0.10 | 4.0.11 | 4.0.12 | 4.0.13 | 4.0.14 | 4.1.0 | 4.1.1 | 4.1.2 | 4.1.3 | 4.2.0 | 4.2.1 | 4.2.2 | 4.2.3 | 4.2.4 | 4.2.5 | 5.0.0) lbplan_same=0 ;;
+  esac
+  if [ "$lbplan_same" = unknown ]; then
+    echo "Cluster's version: $lbplan_version, a release this plan's table does not know: the profile is not checked" >&2
+    return 0
+  fi
+  echo "Cluster's version: $lbplan_version (release $lbplan_release)" >&2
+  if [ "$lbplan_same" != 1 ]; then
+    echo "HAZARD: "'the plan was made with the 4.0.7 profile, the cluster'\''s version is '"$lbplan_release"': re-plan with --profile '"$lbplan_release"'' >&2
+    if [ "$lbplan_i_know" != 1 ] && [ "$LBPLAN_DRY_RUN" != 1 ]; then
+      echo 'lbplan: refused without an acknowledgement (see HAZARD above); refusing to apply it.' >&2
+      echo 'Acknowledge with --i-know to carry it out anyway: bash '"$0"' --i-know' >&2
+      exit 3
+    fi
+  fi
+}
 # Steps, with what the plan predicts each does:
 #   1 of 3: move globex/clickstream/0xf0000000_0xf8000000: broker-04.demo.svc:8080 → broker-10.demo.svc:8080; predicted usage broker-04.demo.svc:8080 79.2% → 44.8%, broker-10.demo.svc:8080 22.3% → 47.6% (weighted max, after the whole plan)
 #   2 of 3: move globex/clickstream/0x98000000_0xa0000000: broker-04.demo.svc:8080 → broker-10.demo.svc:8080; predicted usage broker-04.demo.svc:8080 79.2% → 44.8%, broker-10.demo.svc:8080 22.3% → 47.6% (weighted max, after the whole plan)
@@ -220,8 +252,8 @@ rollback() {
 }
 
 case "${1:-apply}" in
-  apply) apply ;;
-  dry-run) LBPLAN_DRY_RUN=1; apply ;;
+  apply) lbplan_check_profile; apply ;;
+  dry-run) LBPLAN_DRY_RUN=1; lbplan_check_profile; apply ;;
   rollback) rollback ;;
   *) echo "usage: $0 [apply|dry-run|rollback] [--i-know]" >&2; exit 2 ;;
 esac

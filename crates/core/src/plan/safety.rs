@@ -439,6 +439,99 @@ fi
     out
 }
 
+/// The known releases that decide as `plan_profile`'s release (the same flags in the release
+/// table) and those that do not: the one rule `lbplan apply`'s check applies, listed for a script.
+pub fn releases_deciding_as(plan_profile: &str) -> (Vec<String>, Vec<String>) {
+    use crate::config::Profile;
+    use crate::release::Release;
+    let Some(plan) = Profile::parse(plan_profile) else {
+        return (Vec::new(), Vec::new());
+    };
+    let mine = plan.behaviour();
+    Release::known()
+        .into_iter()
+        // The script reads the version's numbers only (`5.0.0-M1` is `5.0.0` to it).
+        .filter(|r| r.line.numbers().is_some() && r.stage == crate::release::Stage::Final)
+        .map(|r| (r.name(), Profile::of_release(r).behaviour() == mine))
+        .fold(
+            (Vec::new(), Vec::new()),
+            |(mut same, mut other), (name, eq)| {
+                if eq {
+                    same.push(name);
+                } else {
+                    other.push(name);
+                }
+                (same, other)
+            },
+        )
+}
+
+/// The profile check as the exported scripts run it (before `apply` and `dry-run`, after the
+/// format's primitives): the brokers' version read from the admin API (`broker_version`:
+/// `pulsar-admin brokers version`, or `GET /admin/v2/brokers/version`, what `lbplan apply` reads)
+/// is matched against the known releases that decide as the plan's release and those that do not
+/// ([`releases_deciding_as`], the release table's rule — written out here as a `case`, so the rule
+/// has one home); another behaviour refuses to apply (exit 3) without `--i-know`, with
+/// [`Hazard::OtherProfile`]'s text. A version that cannot be read, or that this build's table
+/// does not know, is said and not checked.
+pub fn script_profile_check(plan: &Plan) -> String {
+    let (same, other) = releases_deciding_as(&plan.profile);
+    let arm = |names: &[String], what: &str| -> String {
+        if names.is_empty() {
+            String::new()
+        } else {
+            format!("    {}) lbplan_same={what} ;;\n", names.join(" | "))
+        }
+    };
+    let case = format!("{}{}", arm(&same, "1"), arm(&other, "0"));
+    // The hazard's own words, the cluster's version filled in when the script runs.
+    const AT: &str = "\u{1}";
+    let hazard = Hazard::OtherProfile {
+        plan: one_line(&plan.profile),
+        cluster: AT.to_string(),
+    }
+    .describe();
+    let hazard = hazard
+        .split(AT)
+        .map(shell_quote)
+        .collect::<Vec<_>>()
+        .join("\"$lbplan_release\"");
+    format!(
+        r#"# The profile check (as `lbplan apply`): the brokers' version is a Pulsar release; one that
+# decides differently from the plan's ({plan_profile}) refuses to apply without {flag}.
+lbplan_check_profile() {{
+  local lbplan_version lbplan_release lbplan_same
+  lbplan_version=$(broker_version 2>/dev/null | tr -d '"[:space:]') || lbplan_version=""
+  case "$lbplan_version" in
+    '' | *[!-+.0-9A-Za-z_]*)
+      echo "cannot read the brokers' version: the plan's profile is not checked" >&2
+      return 0
+      ;;
+  esac
+  lbplan_release=${{lbplan_version%%[!0-9.]*}}
+  lbplan_same=unknown
+  case "$lbplan_release" in
+{case}  esac
+  if [ "$lbplan_same" = unknown ]; then
+    echo "Cluster's version: $lbplan_version, a release this plan's table does not know: the profile is not checked" >&2
+    return 0
+  fi
+  echo "Cluster's version: $lbplan_version (release $lbplan_release)" >&2
+  if [ "$lbplan_same" != 1 ]; then
+    echo "HAZARD: "{hazard} >&2
+    if [ "$lbplan_i_know" != 1 ] && [ "$LBPLAN_DRY_RUN" != 1 ]; then
+      echo 'lbplan: refused without an acknowledgement (see HAZARD above); refusing to apply it.' >&2
+      echo 'Acknowledge with {flag} to carry it out anyway: bash '"$0"' {flag}' >&2
+      exit 3
+    fi
+  fi
+}}
+"#,
+        flag = I_KNOW_FLAG,
+        plan_profile = one_line(&plan.profile),
+    )
+}
+
 /// `2026-12-07 04:46:30 UTC` for ms since the epoch (proleptic Gregorian calendar).
 pub fn utc(ms: i64) -> String {
     let secs = ms.div_euclid(1000);

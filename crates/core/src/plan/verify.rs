@@ -4,7 +4,14 @@
 //! broker's weighted max usage now against the plan's prediction, within the load model's stated
 //! error. `lbplan verify`, `lbplan apply --verify` and the dashboard's Apply print the same
 //! report, as text an operator can paste into a change ticket or as JSON.
+//!
+//! Ownership is visible at once (a broker's `ownedNamespaces` changes with the unload), but a
+//! broker's load report is only rewritten when `loadBalancerReportUpdateMaxIntervalMinutes` has
+//! passed or its load changed by more than `loadBalancerReportUpdateThresholdPercentage`: a broker
+//! the plan touched whose report predates the apply is "not yet reported since the apply", not
+//! wrong, and the report says so.
 
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use serde::Serialize;
@@ -13,11 +20,26 @@ use super::driver::{PlanRequest, make_plan};
 use super::fingerprint::snapshot_fingerprint;
 use super::model::Plan;
 use super::safety::utc;
-use crate::config::Profile;
+use crate::config::{LoadBalancerConfig, Profile};
 use crate::model::Snapshot;
 
-/// Version of the verification report's JSON.
-pub const VERIFY_FORMAT_VERSION: u32 = 1;
+/// Version of the verification report's JSON (2: brokers not yet reported since the apply,
+/// `applied_at_ms`, `owners_read_live`, `complete`).
+pub const VERIFY_FORMAT_VERSION: u32 = 2;
+
+/// What the caller knows about the apply that the snapshot after does not.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct VerifyOptions {
+    /// When the apply's first call was sent (ms since the epoch). A broker the plan touched
+    /// whose load report (`lastUpdate`) is older has not reported since the apply. Without it,
+    /// the plan's snapshot time is the bound (a report no newer than the plan's own snapshot
+    /// certainly predates the apply).
+    pub applied_at_ms: Option<i64>,
+    /// Each bundle's owner read live after the apply (`ownedNamespaces`, as the apply's own
+    /// verification reads it): where the bundles are, even before the brokers' next reports list
+    /// them. Without it, the owners are the load reports' bundle lists.
+    pub live_owners: Option<BTreeMap<String, String>>,
+}
 
 /// The load model's stated error on a broker's weighted max usage after a plan, in fraction
 /// points: a move carries the bundle's last reported rates to the destination and leaves the
@@ -78,8 +100,14 @@ pub struct BrokerCheck {
     pub actual: Option<f64>,
     /// `actual - predicted`, when both are known.
     pub difference: Option<f64>,
-    /// Whether the difference is within [`USAGE_TOLERANCE_FRACTION`].
+    /// Whether the difference is within [`USAGE_TOLERANCE_FRACTION`] (false while not yet
+    /// reported: nothing to compare yet).
     pub within_tolerance: bool,
+    /// The `lastUpdate` of the broker's load report in the snapshot after (`None`: not stated).
+    pub reported_at_ms: Option<i64>,
+    /// The plan moved load to or from this broker and its report predates the apply: its usage
+    /// is not compared yet (not counted as a failure).
+    pub not_yet_reported: bool,
 }
 
 /// The report.
@@ -92,12 +120,24 @@ pub struct Verification {
     pub after_snapshot_fingerprint: String,
     pub after_snapshot_captured_at_ms: Option<i64>,
     pub tolerance_fraction: f64,
+    /// The bound a broker's report must be newer than to count as reported since the apply.
+    pub applied_at_ms: Option<i64>,
+    /// Whether the bundles' owners were read live (`ownedNamespaces`) rather than from the reports.
+    pub owners_read_live: bool,
+    /// How a broker's report is refreshed (`loadBalancerReportUpdateMaxIntervalMinutes`,
+    /// `loadBalancerReportUpdateThresholdPercentage`), for the "not yet reported" note.
+    pub report_update_max_interval_minutes: i64,
+    pub report_update_threshold_percentage: i64,
     pub bundles: Vec<BundleCheck>,
     pub brokers: Vec<BrokerCheck>,
     /// Bundles on their source again (moved back by the leader, or never moved).
     pub moved_back: usize,
-    /// Whether everything is as predicted.
+    /// Brokers the plan touched that have not reported since the apply.
+    pub not_yet_reported: usize,
+    /// Whether nothing differs from the prediction (brokers not yet reported are not counted).
     pub as_predicted: bool,
+    /// Whether every comparison could be made (no broker waits for its next report).
+    pub complete: bool,
     /// One line.
     pub summary: String,
 }
@@ -121,8 +161,31 @@ fn owner_in(after: &Snapshot, bundle: &str) -> Option<String> {
         .map(|(id, _)| id.clone())
 }
 
-/// Compares `plan` with `after`, a snapshot of the same cluster taken after the plan was applied.
+/// Compares `plan` with `after`, a snapshot of the same cluster taken after the plan was applied,
+/// knowing nothing else about the apply (`lbplan verify`).
 pub fn verify(plan: &Plan, after: &Snapshot) -> Result<Verification, VerifyError> {
+    verify_with(plan, after, &VerifyOptions::default())
+}
+
+/// An `Int` load-balancing key as the plan's run saw it: its setting, else the profile's default.
+fn plan_setting(plan: &Plan, key: &str) -> i64 {
+    let mut config =
+        LoadBalancerConfig::for_profile(Profile::parse(&plan.profile).unwrap_or(Profile::Pulsar4x));
+    for (k, v) in &plan.settings {
+        let _ = config.set_text(k, v);
+    }
+    config
+        .get_text(key)
+        .and_then(|t| t.parse().ok())
+        .unwrap_or_default()
+}
+
+/// [`verify`] with what the caller knows about the apply: when it ended, and the owners it read.
+pub fn verify_with(
+    plan: &Plan,
+    after: &Snapshot,
+    options: &VerifyOptions,
+) -> Result<Verification, VerifyError> {
     if let (Some(p), Some(a)) = (&plan.cluster, &after.cluster)
         && p != a
     {
@@ -139,9 +202,13 @@ pub fn verify(plan: &Plan, after: &Snapshot) -> Result<Verification, VerifyError
             after: utc(a),
         });
     }
+    let owner = |bundle: &str| match &options.live_owners {
+        Some(live) => live.get(bundle).cloned(),
+        None => owner_in(after, bundle),
+    };
     let mut bundles = Vec::new();
     for s in &plan.splits {
-        let found = owner_in(after, &s.bundle);
+        let found = owner(&s.bundle);
         bundles.push(BundleCheck {
             bundle: s.bundle.clone(),
             kind: "split".to_string(),
@@ -156,7 +223,7 @@ pub fn verify(plan: &Plan, after: &Snapshot) -> Result<Verification, VerifyError
         });
     }
     for u in &plan.unloads {
-        let found = owner_in(after, &u.bundle);
+        let found = owner(&u.bundle);
         let status = match (&found, &u.to) {
             (None, _) => BundleStatus::NotFound,
             (Some(f), _) if *f == u.from => BundleStatus::OnSource,
@@ -199,11 +266,27 @@ pub fn verify(plan: &Plan, after: &Snapshot) -> Result<Verification, VerifyError
             .find(|b| b.broker == name)
             .map(|b| b.weighted_max_usage_fraction)
     };
+    // The brokers the plan moves load to or from: their reports must follow the apply.
+    let touched = |name: &str| {
+        plan.unloads
+            .iter()
+            .any(|u| u.from == name || u.to.as_deref() == Some(name))
+            || plan.splits.iter().any(|s| s.broker == name)
+    };
+    let applied_at_ms = options.applied_at_ms.or(plan.snapshot_captured_at_ms);
     let brokers: Vec<BrokerCheck> = names
         .into_iter()
         .map(|name| {
             let predicted = usage(&plan.brokers_after, name);
             let actual = usage(&now.brokers_before, name);
+            let reported_at_ms = after
+                .brokers
+                .get(name)
+                .map(|b| b.local_broker_data.last_update)
+                .filter(|t| *t > 0);
+            let not_yet_reported = touched(name)
+                && actual.is_some()
+                && matches!((reported_at_ms, applied_at_ms), (Some(r), Some(a)) if r <= a);
             let difference = predicted.zip(actual).map(|(p, a)| a - p);
             BrokerCheck {
                 broker: name.to_string(),
@@ -211,8 +294,10 @@ pub fn verify(plan: &Plan, after: &Snapshot) -> Result<Verification, VerifyError
                 predicted,
                 actual,
                 difference,
-                within_tolerance: difference
-                    .is_some_and(|d| d.abs() <= USAGE_TOLERANCE_FRACTION + 1e-9),
+                within_tolerance: !not_yet_reported
+                    && difference.is_some_and(|d| d.abs() <= USAGE_TOLERANCE_FRACTION + 1e-9),
+                reported_at_ms,
+                not_yet_reported,
             }
         })
         .collect();
@@ -222,13 +307,16 @@ pub fn verify(plan: &Plan, after: &Snapshot) -> Result<Verification, VerifyError
         .count();
     let bundles_ok = bundles.iter().filter(|b| b.ok()).count();
     let brokers_ok = brokers.iter().filter(|b| b.within_tolerance).count();
-    let as_predicted = bundles_ok == bundles.len() && brokers_ok == brokers.len();
+    let not_yet_reported = brokers.iter().filter(|b| b.not_yet_reported).count();
+    let as_predicted =
+        bundles_ok == bundles.len() && brokers_ok + not_yet_reported == brokers.len();
+    let complete = not_yet_reported == 0;
     let summary = format!(
-        "{}: {bundles_ok} of {} bundle(s) where predicted, {brokers_ok} of {} broker(s) within {:.0} points of the predicted usage, {moved_back} bundle(s) on their source again",
-        if as_predicted {
-            "AS PREDICTED"
-        } else {
-            "NOT AS PREDICTED"
+        "{}: {bundles_ok} of {} bundle(s) where predicted, {brokers_ok} of {} broker(s) within {:.0} points of the predicted usage, {not_yet_reported} not yet reported since the apply, {moved_back} bundle(s) on their source again",
+        match (as_predicted, complete) {
+            (false, _) => "NOT AS PREDICTED",
+            (true, false) => "AS PREDICTED SO FAR",
+            (true, true) => "AS PREDICTED",
         },
         bundles.len(),
         brokers.len(),
@@ -242,12 +330,63 @@ pub fn verify(plan: &Plan, after: &Snapshot) -> Result<Verification, VerifyError
         after_snapshot_fingerprint: snapshot_fingerprint(after),
         after_snapshot_captured_at_ms: after.captured_at_ms,
         tolerance_fraction: USAGE_TOLERANCE_FRACTION,
+        applied_at_ms,
+        owners_read_live: options.live_owners.is_some(),
+        report_update_max_interval_minutes: plan_setting(
+            plan,
+            "loadBalancerReportUpdateMaxIntervalMinutes",
+        ),
+        report_update_threshold_percentage: plan_setting(
+            plan,
+            "loadBalancerReportUpdateThresholdPercentage",
+        ),
         bundles,
         brokers,
         moved_back,
+        not_yet_reported,
         as_predicted,
+        complete,
         summary,
     })
+}
+
+/// The snapshot after an apply as a front end reading one admin URL sees it (the dashboard's
+/// Verify): the snapshot the plan was made from, each broker's bundle list replaced by the owners
+/// read live (`ownedNamespaces`), and each fresh load report it could read
+/// (`GET /admin/v2/broker-stats/load-report`, served by the broker behind the URL; matched to a
+/// broker by its `webServiceUrl` or `webServiceUrlTls` host:port) in place of the broker's old
+/// one. The other brokers keep their old reports, whose `lastUpdate` predates the apply, so
+/// [`verify_with`] says they have not reported since. Brokers absent from the live owners keep
+/// no bundle.
+pub fn live_after(
+    before: &Snapshot,
+    owners: &BTreeMap<String, String>,
+    fresh_reports: &[crate::model::LocalBrokerData],
+    captured_at_ms: i64,
+) -> Snapshot {
+    let mut after = before.clone();
+    after.captured_at_ms = Some(captured_at_ms);
+    let authority = |url: &Option<String>| {
+        url.as_deref()
+            .and_then(|u| u.split_once("://"))
+            .map(|(_, rest)| rest.split('/').next().unwrap_or("").to_string())
+    };
+    for (id, broker) in after.brokers.iter_mut() {
+        if let Some(fresh) = fresh_reports.iter().find(|r| {
+            authority(&r.web_service_url).as_deref() == Some(id.as_str())
+                || authority(&r.web_service_url_tls).as_deref() == Some(id.as_str())
+        }) {
+            broker.local_broker_data = fresh.clone();
+        }
+        let data = &mut broker.local_broker_data;
+        data.bundles = owners
+            .iter()
+            .filter(|(_, o)| *o == id)
+            .map(|(b, _)| b.clone())
+            .collect();
+        data.num_bundles = i64::try_from(data.bundles.len()).unwrap_or(i64::MAX);
+    }
+    after
 }
 
 fn pct(f: Option<f64>) -> String {
@@ -274,7 +413,15 @@ impl Verification {
             self.after_snapshot_fingerprint,
             time(self.after_snapshot_captured_at_ms)
         );
-        let _ = writeln!(out, "Bundles:");
+        let _ = writeln!(
+            out,
+            "Bundles ({}):",
+            if self.owners_read_live {
+                "owners read live after the apply, ownedNamespaces"
+            } else {
+                "owners as the brokers' load reports list them"
+            }
+        );
         for b in &self.bundles {
             let what = match &b.status {
                 BundleStatus::AsPredicted => "as predicted".to_string(),
@@ -303,6 +450,17 @@ impl Verification {
             self.tolerance_fraction * 100.0
         );
         for b in &self.brokers {
+            if b.not_yet_reported {
+                let _ = writeln!(
+                    out,
+                    "  WAIT {}: {} → {}, not yet reported since the apply (its load report is of {})",
+                    b.broker,
+                    pct(b.before),
+                    pct(b.predicted),
+                    b.reported_at_ms.map(utc).unwrap_or_default()
+                );
+                continue;
+            }
             let _ = writeln!(
                 out,
                 "  {} {}: {} → {}, actual {}{}",
@@ -314,6 +472,18 @@ impl Verification {
                 b.difference
                     .map(|d| format!(" ({:+.1} points)", d * 100.0))
                     .unwrap_or_default()
+            );
+        }
+        if self.not_yet_reported > 0 {
+            let _ = writeln!(
+                out,
+                "{} broker(s) not yet reported since the apply{}: a broker rewrites its load report after loadBalancerReportUpdateMaxIntervalMinutes ({} min) or when its load changes by more than loadBalancerReportUpdateThresholdPercentage ({} %); verify again later for their usage.",
+                self.not_yet_reported,
+                self.applied_at_ms
+                    .map(|t| format!(" (at {})", utc(t)))
+                    .unwrap_or_default(),
+                self.report_update_max_interval_minutes,
+                self.report_update_threshold_percentage
             );
         }
         out

@@ -12,6 +12,7 @@ dynamic_config() { "$PULSAR_ADMIN" brokers get-all-dynamic-config; }
 set_shedding() { "$PULSAR_ADMIN" brokers update-dynamic-config --config loadBalancerSheddingEnabled --value "$1"; }
 unset_shedding() { "$PULSAR_ADMIN" brokers delete-dynamic-config --config loadBalancerSheddingEnabled; }
 owned_bundles() { "$PULSAR_ADMIN" brokers namespaces --url "$1" -- "$PULSAR_CLUSTER"; }
+broker_version() { "$PULSAR_ADMIN" brokers version; }
 "#;
 
 pub(super) fn render_step(step: &Step, out: &mut String) {

@@ -36,6 +36,7 @@ dynamic_config() { call GET /admin/v2/brokers/configuration/values; }
 set_shedding() { call POST "/admin/v2/brokers/configuration/loadBalancerSheddingEnabled/$1"; }
 unset_shedding() { call DELETE /admin/v2/brokers/configuration/loadBalancerSheddingEnabled; }
 owned_bundles() { call GET "/admin/v2/brokers/$PULSAR_CLUSTER/$1/ownedNamespaces"; }
+broker_version() { call GET /admin/v2/brokers/version; }
 "#;
 
 /// One admin REST call of a plan, as the curl export and the dashboard's Apply flow make it.

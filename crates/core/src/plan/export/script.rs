@@ -261,6 +261,7 @@ pub(super) fn render(
     out.push_str(&crate::plan::safety::script_guard(plan, opts.i_know));
     out.push_str(primitives);
     out.push_str(SHARED);
+    out.push_str(&crate::plan::safety::script_profile_check(plan));
     // Each acting step's expected effect (bundle, from → to, predicted usage), in the apply order.
     let effects: Vec<String> = super::step_calls(plan)
         .map(|calls| {
@@ -295,6 +296,6 @@ pub(super) fn render(
         &permanent,
         &[],
     );
-    out.push_str("\ncase \"${1:-apply}\" in\n  apply) apply ;;\n  dry-run) LBPLAN_DRY_RUN=1; apply ;;\n  rollback) rollback ;;\n  *) echo \"usage: $0 [apply|dry-run|rollback] [--i-know]\" >&2; exit 2 ;;\nesac\n");
+    out.push_str("\ncase \"${1:-apply}\" in\n  apply) lbplan_check_profile; apply ;;\n  dry-run) LBPLAN_DRY_RUN=1; lbplan_check_profile; apply ;;\n  rollback) rollback ;;\n  *) echo \"usage: $0 [apply|dry-run|rollback] [--i-know]\" >&2; exit 2 ;;\nesac\n");
     out
 }
