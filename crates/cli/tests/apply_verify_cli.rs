@@ -269,7 +269,8 @@ fn start(silent: &[usize], move_back: bool) -> Fake {
     }
 }
 
-/// The plan the fake cluster's snapshot gives (format 5, better, 4.x, a minute old).
+/// The plan the fake cluster's snapshot gives (format 5, better, its brokers' release 4.0.3, a
+/// minute old).
 fn work_dir(tag: &str, fake: &Fake) -> PathBuf {
     let d = std::env::temp_dir().join(format!("lbplan-apply-verify-{tag}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
@@ -280,7 +281,7 @@ fn work_dir(tag: &str, fake: &Fake) -> PathBuf {
         "snapshot_fingerprint": "fp-apply-verify",
         "cluster": "test",
         "snapshot_captured_at_ms": now_ms() - 60_000,
-        "profile": "4.x",
+        "profile": "4.0.3",
         "verdict": {"outcome": "better", "headline": "Better: max 79.2% → 60.2%"},
         "brokers_before": [
             {"broker": b1, "weighted_max_usage_fraction": 0.792},
