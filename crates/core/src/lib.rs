@@ -9,6 +9,7 @@ pub mod extensible;
 pub mod history;
 pub mod import;
 pub mod isolation;
+pub mod leader;
 pub mod load;
 pub mod model;
 pub mod modular;

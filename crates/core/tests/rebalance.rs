@@ -688,9 +688,9 @@ fn same_destinations_as_the_full_view(
     snap: &Snapshot,
     settings: &[(String, String)],
 ) -> IndexMap<String, Vec<bool>> {
+    use lbplan_core::leader::view::load_data_from_snapshot;
     use lbplan_core::modular::pipeline::allowed_destination_positions;
     use lbplan_core::plan::driver::placement_context;
-    use lbplan_core::plan::leader_view::load_data_from_snapshot;
     use lbplan_core::plan::settings::resolve_config;
     use lbplan_core::rebalance::constraints::Constraints;
 

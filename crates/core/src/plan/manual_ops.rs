@@ -11,7 +11,6 @@ use crate::reason::{DecisionReason, ReasonKind};
 use crate::split::SplitAlgorithm;
 
 use super::driver::{PlanError, Workspace, op_error, placement_context};
-use super::leader_view::load_data_from_snapshot;
 use super::load_model::owner_of;
 use super::model::{
     PlacedOperation, Plan, PlannedUnload, SkipScope, SkippedDecision, SplitDetail, UnloadDetail,
@@ -20,8 +19,9 @@ use super::names::{check_broker, check_namespace, check_topic};
 use super::operations::Operation;
 use super::reasons::{describe_placement, with_placement};
 use super::splits::{apply_split, compute_split};
-use super::splitter_task::planned_split;
 use super::working_view::WorkingView;
+use crate::leader::splitter_task::planned_split;
+use crate::leader::view::load_data_from_snapshot;
 
 /// Places `bundle` as a lookup after an unload would (`selectBrokerForAssignment`), on the leader view
 /// `data`, and moves it in the workspace snapshot.

@@ -10,11 +10,13 @@ use crate::reason::{DecisionReason, ReasonKind};
 
 use super::after_view::AfterView;
 use super::driver::Workspace;
-use super::leader_state::LeaderState;
 use super::model::{Outlook, Plan, PlannedUnload, SkipScope, SkippedDecision, UnloadDetail};
 use super::reasons::{describe_skip, shedding_reason, skip_reason, unload_reason};
-use super::splitter_task::{LongTermCursor, auto_splits_step, decide as decide_auto_splits};
 use super::working_view::WorkingView;
+use crate::leader::splitter_task::{
+    LongTermCursor, auto_splits_step, decide as decide_auto_splits,
+};
+use crate::leader::state::LeaderState;
 
 /// A whole cycle off: which of the two switches is off.
 pub(super) fn shedding_disabled_reason(cfg: &LoadBalancerConfig) -> DecisionReason {

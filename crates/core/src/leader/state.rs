@@ -23,10 +23,10 @@ use crate::modular::LoadData;
 use crate::modular::pipeline::PlacementContext;
 use crate::modular::placement_context::BundleRangeCache;
 
-use super::driver::{anti_affinity_groups, placement_context};
-use super::leader_view::load_data_from_snapshot;
 use super::positions::Positions;
 use super::stored_bundles::StoredBundles;
+use super::view::load_data_from_snapshot;
+use crate::plan::driver::{anti_affinity_groups, placement_context};
 
 /// The leader's view of one snapshot, updatable to the next.
 pub struct LeaderState {
@@ -801,8 +801,8 @@ impl LeaderState {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::leader::step::CarriedLeader;
     use crate::model::{BrokerSnapshot, ResourceUsage};
-    use crate::plan::leader_step::CarriedLeader;
     use crate::rng::SplitMix64;
     use crate::simulate::builtin_snapshot;
 

@@ -15,14 +15,14 @@ use crate::model::Snapshot;
 use crate::modular::leader::SheddingCycleReport;
 use crate::split::ModularSplitCandidate;
 
-use super::driver::{PlanError, placement_context};
-use super::leader_memory::LeaderMemory;
-use super::leader_state::LeaderState;
-use super::leader_view::load_data_from_snapshot;
-use super::settings::{apply_nic_speed_override, resolve_config};
+use super::memory::LeaderMemory;
 use super::splitter_task::long_term_after;
+use super::state::LeaderState;
+use super::view::load_data_from_snapshot;
 use crate::modular::LoadData;
 use crate::modular::pipeline::{PipelineTrace, PlacementContext};
+use crate::plan::driver::{PlanError, placement_context};
+use crate::plan::settings::{apply_nic_speed_override, resolve_config};
 
 /// What one carried cycle decided.
 #[derive(Clone, Debug, Default, PartialEq)]
