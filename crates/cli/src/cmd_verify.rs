@@ -7,7 +7,7 @@
 
 use std::path::PathBuf;
 
-use lbplan_core::plan::apply::read_plan;
+use lbplan_core::act::apply::read_plan;
 use lbplan_core::plan::verify::verify;
 
 use crate::atomic_write::{self, Existing};

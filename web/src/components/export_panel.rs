@@ -1,22 +1,22 @@
 //! Export and apply: the plan as a `pulsar-admin` script, curl calls (with rollback and the "pause
 //! automatic shedding" option) or JSON, with copy and download; and, when the host gave an
 //! `adminBaseUrl`, the Apply flow: a confirmation listing every REST call, then the guarded run of
-//! [`super::apply_run`] (core's `plan::apply`: owners checked for drift first, calls in batches,
+//! [`super::apply_run`] (core's `act::apply`: owners checked for drift first, calls in batches,
 //! each verified after a wait, stop at the first failure, drift or Stop, shedding restored), each
 //! status and the journal shown and offered as a download. A journal (the one of the run just
 //! stopped, or one loaded from a file) can be resumed (the steps not done) or rolled back (the done
-//! unloads moved back to their sources) through the same core `plan::apply::Session` as
+//! unloads moved back to their sources) through the same core `act::apply::Session` as
 //! `lbplan apply --resume/--rollback`, with the same checks. Nothing that changes the cluster is
 //! sent without that confirmation.
 
 use std::cell::Cell;
 use std::rc::Rc;
 
+use lbplan_core::act::apply::{ApplyPlan, DEFAULT_MAX_AGE_MS, Journal, Mode, Session, StepStatus};
+use lbplan_core::act::export::{ExportOptions, RestCall, rest_calls};
+use lbplan_core::act::export_format::{ExportFormat, export_plan};
+use lbplan_core::act::safety::{Assessment, Limits};
 use lbplan_core::plan::Plan;
-use lbplan_core::plan::apply::{ApplyPlan, DEFAULT_MAX_AGE_MS, Journal, Mode, Session, StepStatus};
-use lbplan_core::plan::export::{ExportOptions, RestCall, rest_calls};
-use lbplan_core::plan::export_format::{ExportFormat, export_plan};
-use lbplan_core::plan::safety::{Assessment, Limits};
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 

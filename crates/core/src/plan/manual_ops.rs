@@ -15,11 +15,11 @@ use super::load_model::owner_of;
 use super::model::{
     PlacedOperation, Plan, PlannedUnload, SkipScope, SkippedDecision, SplitDetail, UnloadDetail,
 };
-use super::names::{check_broker, check_namespace, check_topic};
 use super::operations::Operation;
 use super::reasons::{describe_placement, with_placement};
 use super::splits::{apply_split, compute_split};
 use super::working_view::WorkingView;
+use crate::act::names::{check_broker, check_namespace, check_topic};
 use crate::leader::splitter_task::planned_split;
 use crate::leader::view::load_data_from_snapshot;
 

@@ -2,7 +2,6 @@
 //! reason, each broker's load before and after, a verdict on the outcome, and exports to `pulsar-admin` / admin REST calls.
 
 pub(crate) mod after_view;
-pub mod apply;
 pub mod balance;
 pub mod broker_pairs;
 pub mod detail;
@@ -10,8 +9,6 @@ pub mod diff;
 pub mod driver;
 pub mod engine;
 pub mod explain;
-pub mod export;
-pub mod export_format;
 pub mod extensible_cycle;
 pub mod fingerprint;
 pub mod load_model;
@@ -19,10 +16,8 @@ pub mod locate;
 mod manual_ops;
 pub mod model;
 mod modular_cycle;
-pub mod names;
 pub mod operations;
 pub mod reasons;
-pub mod safety;
 pub mod settings;
 pub mod sizing;
 pub mod splits;

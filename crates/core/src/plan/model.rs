@@ -24,7 +24,7 @@ pub struct Plan {
     #[serde(default)]
     pub cluster: Option<String>,
     /// When the snapshot was captured (ms since the epoch; `null` when unknown): an apply refuses
-    /// a plan older than its `--max-age` without an acknowledgement (see [`super::safety`]).
+    /// a plan older than its `--max-age` without an acknowledgement (see [`crate::act::safety`]).
     #[serde(default)]
     pub snapshot_captured_at_ms: Option<i64>,
     /// `4.x`, `5.0` or `master-90cba329`.

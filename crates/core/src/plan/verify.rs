@@ -12,7 +12,7 @@ use serde::Serialize;
 use super::driver::{PlanRequest, make_plan};
 use super::fingerprint::snapshot_fingerprint;
 use super::model::Plan;
-use super::safety::utc;
+use crate::act::safety::utc;
 use crate::config::Profile;
 use crate::model::Snapshot;
 
