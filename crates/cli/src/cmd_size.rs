@@ -9,7 +9,7 @@
 use std::path::PathBuf;
 
 use lbplan_core::import::MAX_BUNDLES_PER_NAMESPACE;
-use lbplan_core::plan::sizing::{
+use lbplan_core::naming::sizing::{
     DEFAULT_BUNDLE_COUNTS, SizingRow, size_namespace, synthetic_topics,
 };
 use lbplan_core::text::escape_lines;

@@ -7,10 +7,10 @@
 use std::time::Duration;
 
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
+use lbplan_core::config::settings::resolve_config;
 use lbplan_core::leader::splitter_task::auto_splits_step;
 use lbplan_core::leader::view::load_data_from_snapshot;
 use lbplan_core::plan::Plan;
-use lbplan_core::plan::settings::resolve_config;
 use lbplan_core::synthetic::{SyntheticSpec, generate};
 
 fn bench(c: &mut Criterion) {

@@ -187,9 +187,9 @@ impl LeaderMemory {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::settings::resolve_config;
     use crate::leader::splitter_task::long_term_of;
     use crate::leader::state::LeaderState;
-    use crate::plan::settings::resolve_config;
     use crate::simulate::builtin_snapshot;
 
     fn memory_on(

@@ -1133,7 +1133,7 @@ mod tests {
         observer: &mut dyn OrderRepairObserver,
         mut each: impl FnMut(&mut LeaderState, &Snapshot, usize),
     ) -> (Snapshot, Vec<String>) {
-        use crate::plan::load_model::move_bundle;
+        use crate::load::bundle_load::move_bundle;
         let mut s = start(name);
         let mut rng = SplitMix64::new(seed);
         let mut touched: Vec<String> = Vec::new();
@@ -1204,9 +1204,9 @@ mod tests {
     /// with `forget_placements`. Each time the view equals a fresh build.
     #[test]
     fn targeted_updates_and_forgotten_placements_equal_a_fresh_build() {
+        use crate::config::settings::resolve_config;
         use crate::modular::pipeline::{SelectionPath, select_broker_for_bundle};
         use crate::plan::driver::build_strategies;
-        use crate::plan::settings::resolve_config;
         use crate::rng::SeededPicker;
         for (name, steps, seed) in [
             ("demo", 80, 21),

@@ -19,10 +19,10 @@ use super::memory::LeaderMemory;
 use super::splitter_task::long_term_after;
 use super::state::LeaderState;
 use super::view::load_data_from_snapshot;
+use crate::config::settings::{apply_nic_speed_override, resolve_config};
 use crate::modular::LoadData;
 use crate::modular::pipeline::{PipelineTrace, PlacementContext};
 use crate::plan::driver::{PlanError, placement_context};
-use crate::plan::settings::{apply_nic_speed_override, resolve_config};
 
 /// What one carried cycle decided.
 #[derive(Clone, Debug, Default, PartialEq)]

@@ -15,14 +15,14 @@ use super::after_view::{AfterStart, AfterView};
 use super::balance::summarize;
 use super::engine::PlanEngine;
 use super::explain::{Explain, leave_out};
-use super::fingerprint::snapshot_fingerprint;
 use super::manual_ops::apply_operation;
 use super::model::{PLAN_FORMAT_VERSION, Plan};
 use super::modular_cycle::run_leader_cycle;
 use super::operations::Operation;
-use super::settings::resolve_config;
 use super::transfer_cycle::run_extensible_leader_cycle;
 use super::working_view::{KeptView, WorkingView};
+use crate::config::settings::resolve_config;
+use crate::model::fingerprint::snapshot_fingerprint;
 
 /// What the operator asks for.
 #[derive(Clone, Debug, PartialEq)]
@@ -165,7 +165,7 @@ pub fn make_plan(snapshot: &Snapshot, req: &PlanRequest) -> Result<Plan, PlanErr
 
 /// [`make_plan`] with the snapshot's fingerprint already known: callers that keep one snapshot loaded
 /// and plan on it repeatedly (the web app, the worker) compute
-/// `plan::fingerprint::snapshot_fingerprint(&snapshot)` once and pass it here. The value is copied into
+/// `model::fingerprint::snapshot_fingerprint(&snapshot)` once and pass it here. The value is copied into
 /// `Plan::snapshot_fingerprint` as given.
 pub fn make_plan_with_fingerprint(
     snapshot: &Snapshot,

@@ -11,10 +11,10 @@ use crate::model::Snapshot;
 
 use super::after_view::AfterStart;
 use super::driver::{PlanError, PlanRequest, plan_once};
-use super::fingerprint::snapshot_fingerprint;
 use super::model::Plan;
-use super::settings::resolve_config;
 use super::working_view::KeptView;
+use crate::config::settings::resolve_config;
+use crate::model::fingerprint::snapshot_fingerprint;
 
 /// A loaded snapshot ready to be planned on repeatedly.
 pub struct PlanEngine<'s> {
@@ -230,7 +230,7 @@ mod tests {
                 .map(|r| {
                     PlanEngine::with_fingerprint(
                         std::borrow::Cow::Borrowed(&snapshot),
-                        crate::plan::fingerprint::snapshot_fingerprint(&snapshot),
+                        crate::model::fingerprint::snapshot_fingerprint(&snapshot),
                     )
                     .with_after_start(AfterStart::WholeCopy)
                     .plan(r)

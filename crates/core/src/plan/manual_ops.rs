@@ -11,7 +11,6 @@ use crate::reason::{DecisionReason, ReasonKind};
 use crate::split::SplitAlgorithm;
 
 use super::driver::{PlanError, Workspace, op_error, placement_context};
-use super::load_model::owner_of;
 use super::model::{
     PlacedOperation, Plan, PlannedUnload, SkipScope, SkippedDecision, SplitDetail, UnloadDetail,
 };
@@ -22,6 +21,7 @@ use super::working_view::WorkingView;
 use crate::act::names::{check_broker, check_namespace, check_topic};
 use crate::leader::splitter_task::planned_split;
 use crate::leader::view::load_data_from_snapshot;
+use crate::load::bundle_load::owner_of;
 
 /// Places `bundle` as a lookup after an unload would (`selectBrokerForAssignment`), on the leader view
 /// `data`, and moves it in the workspace snapshot.

@@ -18,7 +18,7 @@ pub const PLAN_FORMAT_VERSION: u32 = 5;
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Plan {
     pub format_version: u32,
-    /// Fingerprint of the snapshot the plan was made from (see [`super::fingerprint`]).
+    /// Fingerprint of the snapshot the plan was made from (see [`crate::model::fingerprint`]).
     pub snapshot_fingerprint: String,
     /// The cluster the snapshot was taken from, when it says (`null` otherwise).
     #[serde(default)]

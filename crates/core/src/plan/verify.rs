@@ -10,11 +10,11 @@ use std::fmt::Write as _;
 use serde::Serialize;
 
 use super::driver::{PlanRequest, make_plan};
-use super::fingerprint::snapshot_fingerprint;
 use super::model::Plan;
 use crate::act::safety::utc;
 use crate::config::Profile;
 use crate::model::Snapshot;
+use crate::model::fingerprint::snapshot_fingerprint;
 
 /// Version of the verification report's JSON.
 pub const VERIFY_FORMAT_VERSION: u32 = 1;

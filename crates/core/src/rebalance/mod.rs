@@ -12,11 +12,11 @@ pub mod search;
 pub mod stick;
 
 use crate::config::Profile;
+use crate::config::settings::resolve_config;
 use crate::model::Snapshot;
+use crate::model::fingerprint::snapshot_fingerprint;
 use crate::naming::BrokerNames;
-use crate::plan::fingerprint::snapshot_fingerprint;
 use crate::plan::operations::Operation;
-use crate::plan::settings::resolve_config;
 use crate::plan::{PlanEngine, PlanError, PlanRequest};
 
 pub use goal::{Goal, GoalError};

@@ -9,6 +9,7 @@
 use std::collections::BTreeMap;
 
 use super::error::ScenarioError;
+use crate::config::settings::{apply_nic_speed_override, resolve_config};
 use crate::config::{self, LoadBalancerConfig};
 use crate::leader::memory::{LeaderMemory, Tick};
 use crate::leader::splitter_task;
@@ -17,7 +18,6 @@ use crate::modular::leader::StrategyConfigError;
 use crate::modular::pipeline::{PipelineTrace, SelectionPath};
 use crate::plan::balance::UsageSpread;
 use crate::plan::reasons::shedding_reason;
-use crate::plan::settings::{apply_nic_speed_override, resolve_config};
 use crate::split::ModularSplitCandidate;
 
 use super::cluster::{SimCluster, broker_usages};

@@ -5,9 +5,9 @@
 //! resource that decides that maximum, and what a plan does to the broker.
 
 use crate::config::LoadBalancerConfig;
+use crate::load::bundle_load::bundle_load;
 use crate::model::Snapshot;
 use crate::plan::Plan;
-use crate::plan::load_model::bundle_load;
 use crate::units::percent_usage;
 
 /// One resource of the broker's report.
