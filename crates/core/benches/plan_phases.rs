@@ -12,12 +12,12 @@ use std::borrow::Cow;
 use std::time::Instant;
 
 use lbplan_core::config::settings::resolve_config;
+use lbplan_core::leader::context::{build_strategies, placement_context};
 use lbplan_core::leader::view::load_data_from_snapshot;
 use lbplan_core::model::Snapshot;
 use lbplan_core::model::fingerprint::snapshot_fingerprint;
 use lbplan_core::modular::leader::do_load_shedding;
 use lbplan_core::plan::balance::broker_views;
-use lbplan_core::plan::driver::{build_strategies, placement_context};
 use lbplan_core::plan::operations::Operation;
 use lbplan_core::plan::{
     AfterStart, DecisionRef, Explain, PlanEngine, PlanRequest, explain_decision, make_plan,

@@ -22,7 +22,7 @@ use crate::rng::SeededPicker;
 use crate::split::ModularSplitCandidate;
 
 use super::splitter_task;
-use crate::plan::driver::build_strategies;
+use crate::leader::context::build_strategies;
 
 /// What the leader keeps from one cycle to the next.
 pub struct LeaderMemory {

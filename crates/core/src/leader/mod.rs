@@ -2,6 +2,7 @@
 //! between cycles (bundle positions, stored bundle data), its memory across cycles and the one `tick`
 //! (shedding, placement, splits, the grace list, the picker) that plans, history and the simulator step.
 
+pub mod context;
 pub mod memory;
 mod positions;
 pub mod splitter_task;

@@ -26,7 +26,7 @@ use crate::modular::placement_context::BundleRangeCache;
 use super::positions::Positions;
 use super::stored_bundles::StoredBundles;
 use super::view::load_data_from_snapshot;
-use crate::plan::driver::{anti_affinity_groups, placement_context};
+use crate::leader::context::{anti_affinity_groups, placement_context};
 
 /// The leader's view of one snapshot, updatable to the next.
 pub struct LeaderState {
@@ -248,7 +248,7 @@ impl LeaderState {
 
     /// A placement context for one cycle: the kept inputs and range cache moved in, the per-cycle
     /// parts (candidate cache, round-robin selector, preallocations) fresh, as
-    /// `plan::driver::placement_context` builds it. Give it back with [`Self::restore_context`].
+    /// `leader::context::placement_context` builds it. Give it back with [`Self::restore_context`].
     pub fn take_context(&mut self) -> PlacementContext {
         let mut ctx = PlacementContext::new();
         ctx.isolation = std::mem::take(&mut self.isolation);
@@ -1205,8 +1205,8 @@ mod tests {
     #[test]
     fn targeted_updates_and_forgotten_placements_equal_a_fresh_build() {
         use crate::config::settings::resolve_config;
+        use crate::leader::context::build_strategies;
         use crate::modular::pipeline::{SelectionPath, select_broker_for_bundle};
-        use crate::plan::driver::build_strategies;
         use crate::rng::SeededPicker;
         for (name, steps, seed) in [
             ("demo", 80, 21),

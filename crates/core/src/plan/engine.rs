@@ -10,11 +10,30 @@ use crate::load::LoadModel;
 use crate::model::Snapshot;
 
 use super::after_view::AfterStart;
-use super::driver::{PlanError, PlanRequest, plan_once};
+use super::driver::plan_once;
 use super::model::Plan;
+use super::request::{PlanError, PlanRequest};
 use super::working_view::KeptView;
 use crate::config::settings::resolve_config;
 use crate::model::fingerprint::snapshot_fingerprint;
+
+/// Plans `req` on `snapshot`; the plan names the snapshot by [`snapshot_fingerprint`] (computed here,
+/// which on a large snapshot costs more than the leader cycle: see [`make_plan_with_fingerprint`]).
+pub fn make_plan(snapshot: &Snapshot, req: &PlanRequest) -> Result<Plan, PlanError> {
+    make_plan_with_fingerprint(snapshot, req, snapshot_fingerprint(snapshot))
+}
+
+/// [`make_plan`] with the snapshot's fingerprint already known: callers that keep one snapshot loaded
+/// and plan on it repeatedly (the web app, the worker) compute
+/// `model::fingerprint::snapshot_fingerprint(&snapshot)` once and pass it here. The value is copied into
+/// `Plan::snapshot_fingerprint` as given.
+pub fn make_plan_with_fingerprint(
+    snapshot: &Snapshot,
+    req: &PlanRequest,
+    fingerprint: String,
+) -> Result<Plan, PlanError> {
+    PlanEngine::with_fingerprint(std::borrow::Cow::Borrowed(snapshot), fingerprint).plan(req)
+}
 
 /// A loaded snapshot ready to be planned on repeatedly.
 pub struct PlanEngine<'s> {

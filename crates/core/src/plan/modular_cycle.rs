@@ -9,9 +9,9 @@ use crate::modular::pipeline::{PipelineTrace, PlacementContext};
 use crate::reason::{DecisionReason, ReasonKind};
 
 use super::after_view::AfterView;
-use super::driver::Workspace;
 use super::model::{Outlook, Plan, PlannedUnload, SkipScope, SkippedDecision, UnloadDetail};
 use super::reasons::{describe_skip, shedding_reason, skip_reason, unload_reason};
+use super::request::Workspace;
 use super::working_view::WorkingView;
 use crate::leader::splitter_task::{
     LongTermCursor, auto_splits_step, decide as decide_auto_splits,

@@ -5,9 +5,9 @@
 use crate::config::LoadBalancerConfig;
 use crate::reason::{DecisionReason, ReasonKind};
 
-use super::driver::Workspace;
 use super::model::{Outlook, Plan, PlannedUnload, SkipScope, SkippedDecision, UnloadDetail};
 use super::modular_cycle::shedding_disabled_reason;
+use super::request::Workspace;
 
 /// A TransferShedder cycle that decided nothing, as a cycle-level skip.
 fn transfer_skip(

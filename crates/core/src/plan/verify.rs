@@ -9,8 +9,9 @@ use std::fmt::Write as _;
 
 use serde::Serialize;
 
-use super::driver::{PlanRequest, make_plan};
+use super::engine::make_plan;
 use super::model::Plan;
+use super::request::PlanRequest;
 use crate::act::safety::utc;
 use crate::config::Profile;
 use crate::model::Snapshot;
