@@ -9,6 +9,14 @@ use crate::modular::leader::{StrategyConfigError, StrategySet, resolve_strategy_
 use crate::modular::pipeline::PlacementContext;
 use crate::modular::shedding::{AvgShedder, shedder_by_name};
 
+/// How far apart the leader's shedding cycles are: `loadBalancerSheddingIntervalMinutes` (at least one
+/// minute), in milliseconds. Plans' outlooks and the simulator's clock both step by it.
+pub fn cycle_interval_ms(cfg: &LoadBalancerConfig) -> i64 {
+    cfg.load_balancer_shedding_interval_minutes
+        .max(1)
+        .saturating_mul(60_000)
+}
+
 pub fn build_strategies(
     cfg: &LoadBalancerConfig,
     profile: Profile,

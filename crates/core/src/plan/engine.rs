@@ -1,4 +1,4 @@
-//! The plan engine kept per loaded snapshot (issue 17): the snapshot, its fingerprint and the
+//! The plan engine kept per loaded snapshot: the snapshot, its fingerprint and the
 //! leader's view of it ([`LeaderState`]), built once; each plan asked of it — a leader cycle, manual
 //! what-ifs, other settings or strategies, the verdict's alternatives — runs on the kept view and
 //! gives it back as it was, so a plan costs its cycle and its changes, not a rebuild of every
@@ -11,6 +11,7 @@ use crate::model::Snapshot;
 
 use super::after_view::AfterStart;
 use super::driver::plan_once;
+use super::explain::{DecisionDetail, DecisionRef, Explain, pick_detail};
 use super::model::Plan;
 use super::request::{PlanError, PlanRequest};
 use super::working_view::KeptView;
@@ -134,6 +135,21 @@ impl<'s> PlanEngine<'s> {
             &self.load_model,
         )
     }
+}
+
+/// The detail of the decision `which` in the plan `req` asks for, whatever `req.explain` says:
+/// `req` planned again at Full on `engine` (the kept view; the verdict's alternatives, which no
+/// decision depends on, are not planned). `Ok(None)` when the plan has no such decision.
+pub fn explain_decision(
+    engine: &mut PlanEngine<'_>,
+    req: &PlanRequest,
+    which: &DecisionRef,
+) -> Result<Option<DecisionDetail>, PlanError> {
+    let full = PlanRequest {
+        explain: Explain::Full,
+        ..req.clone()
+    };
+    Ok(pick_detail(engine.plan_decisions(&full)?, which))
 }
 
 #[cfg(test)]

@@ -24,8 +24,8 @@ pub mod verify;
 pub(crate) mod working_view;
 
 pub use after_view::AfterStart;
-pub use engine::{PlanEngine, make_plan, make_plan_with_fingerprint};
-pub use explain::{DecisionDetail, DecisionRef, Explain, Explained, explain_decision};
+pub use engine::{PlanEngine, explain_decision, make_plan, make_plan_with_fingerprint};
+pub use explain::{DecisionDetail, DecisionRef, Explain, Explained};
 pub use model::{
     BalanceSummary, BrokerLoadView, PLAN_FORMAT_VERSION, PlacedOperation, Plan, PlannedSplit,
     PlannedUnload, SkipScope, SkippedDecision, SplitDetail, UnloadDetail,

@@ -83,9 +83,7 @@ struct Run<'a> {
 }
 
 fn interval_ms_of(cfg: &LoadBalancerConfig) -> i64 {
-    cfg.load_balancer_shedding_interval_minutes
-        .max(1)
-        .saturating_mul(60_000)
+    crate::leader::context::cycle_interval_ms(cfg)
 }
 
 /// Runs one configuration of a scenario on a snapshot. `progress(done, total)` is called after each
