@@ -132,14 +132,14 @@ fn main() {
         time("make_plan_with_fp what-if", || {
             make_plan_with_fingerprint(&snapshot, &whatif, fp0.clone()).expect("plans")
         });
-        // The same what-if with the whole snapshot copied for its "after" view (before round 8).
+        // The same what-if with the whole snapshot copied for its "after" view (as plans made it before the overlay).
         time("make_plan_with_fp what-if, whole-copy after view", || {
             PlanEngine::with_fingerprint(Cow::Borrowed(&snapshot), fp0.clone())
                 .with_after_start(AfterStart::WholeCopy)
                 .plan(&whatif)
                 .expect("plans")
         });
-        // The kept engine (round 6): built once per loaded snapshot, then plans on its kept view.
+        // The kept engine: built once per loaded snapshot, then plans on its kept view.
         let mut engine = time("engine: build (view)", || {
             let mut e = PlanEngine::with_fingerprint(Cow::Borrowed(&snapshot), fp0.clone());
             e.prepare();

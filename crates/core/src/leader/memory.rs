@@ -1,4 +1,4 @@
-//! The modular leader's memory between its cycles, and the cycle itself (issue 17's one leader
+//! The modular leader's memory between its cycles, and the cycle itself (the one leader
 //! engine): the resolved configuration, the strategies with their persistent state
 //! (ThresholdShedder's averages, AvgShedder's hit counts, LeastResourceUsageWithWeight's history),
 //! the seeded picker, the recently-unloaded grace list and the broker list the strategies were last

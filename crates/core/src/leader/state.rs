@@ -1,7 +1,7 @@
 //! The leader's view kept alive across snapshots: the modular leader's `LoadData` and the inputs
 //! of its placement context (isolation policies, anti-affinity groups, failure domains, the
 //! broker → namespace → bundle-range cache), built once from a snapshot and then updated with
-//! what changed in the next one. This is the seed of the one leader engine (issue 17): `history`
+//! what changed in the next one. It is the one leader engine's view: `history`
 //! steps it through a recorded series instead of rebuilding the view per snapshot.
 //!
 //! Invariant (tested against random sequences of changes): after any update, the view is the one

@@ -38,7 +38,7 @@ pub enum AfterStart {
     /// The loaded snapshot borrowed, the changed brokers laid over it: what plans use.
     #[default]
     Overlay,
-    /// A whole copy of the snapshot up front, as plans made it before the overlay (round 8): the
+    /// A whole copy of the snapshot up front, as plans made it before the overlay: the
     /// reference the engine's tests compare the overlay with, and what `benches/plan_phases.rs`
     /// times the overlay against.
     WholeCopy,

@@ -1,4 +1,4 @@
-//! Rebalance proposals Pulsar will not undo (`lbplan rebalance`, issue 20): a goal-driven list of
+//! Rebalance proposals Pulsar will not undo (`lbplan rebalance`): a goal-driven list of
 //! unloads with destinations (and a split when one bundle is too big to move anywhere) that respects
 //! Pulsar's placement constraints, its trade-off curve, and a check that the configured leader's own
 //! shedding leaves the result alone. See `docs/rebalance.md`.

@@ -274,7 +274,7 @@ mod tests {
     }
 
     /// The demo plan sends two bundles to broker-10: its detail says its capacity and the
-    /// arithmetic of each predicted usage (issue 39), the cpu line as `lbplan plan
+    /// arithmetic of each predicted usage, the cpu line as `lbplan plan
     /// --explain-usage` prints it.
     #[test]
     fn a_destination_explains_its_predicted_usage() {
