@@ -26,7 +26,8 @@ use crate::atomic_write::{self, Existing};
 use crate::collect::auth::Redactor;
 use crate::collect::http::HttpOptions;
 use crate::connection_args::ConnectionArgs;
-use crate::exit::{CliError, read_text};
+use crate::exit::CliError;
+use crate::input_files::read_text;
 use crate::output;
 
 #[derive(clap::Args)]

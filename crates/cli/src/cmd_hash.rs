@@ -17,7 +17,8 @@ use lbplan_core::plan::summary::{count, rate};
 use lbplan_core::text::escape_control;
 use serde_json::Value;
 
-use crate::exit::{CliError, read_text};
+use crate::exit::CliError;
+use crate::input_files::read_text;
 use crate::snapshot_input::load_snapshot;
 
 /// `--bundles`' upper bound, as clap's range wants it.

@@ -14,7 +14,8 @@ use lbplan_core::naming::sizing::{
 };
 use lbplan_core::text::escape_lines;
 
-use crate::exit::{CliError, read_text};
+use crate::exit::CliError;
+use crate::input_files::read_text;
 use crate::snapshot_input::load_snapshot;
 
 /// Most topic names `--topic-count` (times `--partitions`) may generate: 2^20, as many as bundles

@@ -11,7 +11,8 @@ use lbplan_core::act::apply::read_plan;
 use lbplan_core::plan::verify::verify;
 
 use crate::atomic_write::{self, Existing};
-use crate::exit::{CliError, read_text};
+use crate::exit::CliError;
+use crate::input_files::read_text;
 use crate::output;
 use crate::snapshot_input::load_snapshot;
 
