@@ -10,7 +10,7 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use lbplan_core::plan::fingerprint::snapshot_fingerprint;
+use lbplan_core::model::fingerprint::snapshot_fingerprint;
 use lbplan_core::plan::{PlanRequest, make_plan, make_plan_with_fingerprint};
 use lbplan_core::synthetic::{SyntheticSpec, generate, to_json};
 use lbplan_core::view::bundle_map::{BundleMap, MapFilter, RenderStyle, Viewport};

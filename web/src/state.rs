@@ -8,8 +8,8 @@ use std::rc::Rc;
 
 use lbplan_core::config::Profile;
 use lbplan_core::model::Snapshot;
+use lbplan_core::model::fingerprint::snapshot_fingerprint;
 use lbplan_core::plan::diff::{PlanDiff, diff_plans};
-use lbplan_core::plan::fingerprint::snapshot_fingerprint;
 use lbplan_core::plan::operations::Operation;
 use lbplan_core::plan::{Explain, Plan, PlanRequest, make_plan_with_fingerprint};
 use lbplan_core::view::bundle_map::{BundleMap, BundleMapBuilder};

@@ -67,6 +67,7 @@ async fn a_worse_plan_shows_the_banner_and_its_fix_applies_as_an_edit() {
             diff: None,
             explain: None,
             on_find: None,
+            applied_order: false,
         },
     )
     .render();

@@ -2,10 +2,10 @@
 //! ([`crate::collect::http`]): the cluster's name, its active brokers, who owns each bundle now
 //! (every active broker's `ownedNamespaces`), the `loadBalancerSheddingEnabled` override, and the
 //! broker's version (the profile the apply policy compares with the plan's). The
-//! paths come from the exports' one list ([`lbplan_core::plan::export`]).
+//! paths come from the exports' one list ([`lbplan_core::act::export`]).
 
-use lbplan_core::plan::apply::LiveOwners;
-use lbplan_core::plan::export::{
+use lbplan_core::act::apply::LiveOwners;
+use lbplan_core::act::export::{
     RestCall, active_brokers_call, broker_version_call, dynamic_config_call, owned_bundles_call,
     runtime_config_call,
 };

@@ -5,20 +5,20 @@
 //! against the plan first (a drifted bundle refuses the run), the calls go in batches, each batch
 //! is verified after `--wait` (destination honoured, or where the bundle went), the run stops at
 //! the first failure or drift, and a journal is written after every step. The model (steps, drift,
-//! verification, journal) is core's [`lbplan_core::plan::apply`]; this module does the IO. Same
+//! verification, journal) is core's [`lbplan_core::act::apply`]; this module does the IO. Same
 //! credential rules as `collect`. See `docs/apply.md`.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use lbplan_core::config::Profile;
-use lbplan_core::plan::apply::{
+use lbplan_core::act::apply::{
     ApplyPlan, Journal, LiveOwners, Mode, Session, SessionError, SheddingBefore, StepStatus,
     drifted, read_plan,
 };
-use lbplan_core::plan::export::{StepCall, set_shedding_call, unset_shedding_call};
-use lbplan_core::plan::safety::{Assessment, Limits};
+use lbplan_core::act::export::{StepCall, set_shedding_call, unset_shedding_call};
+use lbplan_core::act::safety::{Assessment, Limits};
+use lbplan_core::config::Profile;
 
 use crate::apply_live::Admin;
 use crate::apply_signal;
@@ -26,7 +26,8 @@ use crate::atomic_write::{self, Existing};
 use crate::collect::auth::Redactor;
 use crate::collect::http::HttpOptions;
 use crate::connection_args::ConnectionArgs;
-use crate::exit::{CliError, read_text};
+use crate::exit::CliError;
+use crate::input_files::read_text;
 use crate::output;
 
 #[derive(clap::Args)]
@@ -303,7 +304,7 @@ fn listing(session: &Session, args: &Args, pauses: bool) -> String {
     out
 }
 
-fn call_line_raw(c: &lbplan_core::plan::export::RestCall) -> String {
+fn call_line_raw(c: &lbplan_core::act::export::RestCall) -> String {
     format!("{} {}", c.method, c.path)
 }
 

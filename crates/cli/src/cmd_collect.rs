@@ -13,13 +13,11 @@ use collect::auth;
 use collect::gather::{self, Options};
 use collect::http::{Client, HttpOptions};
 use collect::names::parse_namespace;
-use collect::origins;
 use collect::progress::Progress;
 use collect::report;
 use collect::writer;
 
 use lbplan_core::import::{ImportInput, import};
-use url::Url;
 
 use crate::cmd_import::write_snapshot;
 use crate::connection_args::ConnectionArgs;
@@ -149,26 +147,6 @@ fn write_json(
     quiet: bool,
 ) -> Result<(), CliError> {
     write_snapshot(&import_collected(files, quiet)?, output)
-}
-
-/// `--admin-url` checked and normalised: `(base without trailing slash, scheme, URL)`. A URL that
-/// does not parse (`http://[::1`, port 99999) is a bad argument, not a failed collection.
-pub(crate) fn admin_base(text: &str) -> Result<(String, String, Url), CliError> {
-    // Never echo credentials a user put in the URL.
-    let shown = match text.split_once("://") {
-        Some((s, rest)) => match rest.split('/').next().unwrap_or("").rsplit_once('@') {
-            Some((_, host)) => format!("{s}://***@{host}"),
-            None => text.to_string(),
-        },
-        None => text.to_string(),
-    };
-    let bad = |why: &str| CliError::BadInput(format!("--admin-url `{shown}`: {why}"));
-    let url = origins::parse_http_url(text).map_err(|e| bad(&e))?;
-    if url.query().is_some() || url.fragment().is_some() {
-        return Err(bad("expected no query string or fragment"));
-    }
-    let base = url.as_str().trim_end_matches('/').to_string();
-    Ok((base, url.scheme().to_string(), url))
 }
 
 /// One collection's files (report included, credential redacted), whether any request

@@ -6,8 +6,8 @@
 
 use std::path::PathBuf;
 
+use lbplan_core::config::settings::{detect_profile, release_basis};
 use lbplan_core::config::{LoadBalancerConfig, Profile};
-use lbplan_core::plan::settings::{detect_profile, release_basis};
 use lbplan_core::text::escape_control;
 use lbplan_core::view::settings::{ValueSource, setting_rows};
 

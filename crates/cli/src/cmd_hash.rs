@@ -2,7 +2,7 @@
 //! name, CRC-32 (hex and decimal) and bundle, as Pulsar's `ConsistentHashingTopicBundleAssigner`
 //! computes them. `lbplan hash --snapshot S TOPIC...` answers "who owns this topic": the bundle from
 //! the snapshot's layout of each topic's namespace, the broker owning it and the bundle's load
-//! (core's `plan::locate`). FILE is a `BundlesData` JSON (`pulsar-admin namespaces bundles`), a JSON list of
+//! (core's `load::locate`). FILE is a `BundlesData` JSON (`pulsar-admin namespaces bundles`), a JSON list of
 //! boundaries, or boundaries separated by spaces, commas or newlines. A namespace has at most
 //! [`MAX_BUNDLES_PER_NAMESPACE`] bundles here, the importer's cap: Pulsar itself accepts up to 2^32,
 //! which would be 16 GiB of boundaries.
@@ -10,14 +10,15 @@
 use std::path::{Path, PathBuf};
 
 use lbplan_core::import::MAX_BUNDLES_PER_NAMESPACE;
+use lbplan_core::load::locate::{TopicLocation, locate_topic};
 use lbplan_core::model::BundlesData;
 use lbplan_core::naming::{NamespaceBundles, NamespaceName, TopicName, parse_hex_boundary};
-use lbplan_core::plan::locate::{TopicLocation, locate_topic};
 use lbplan_core::plan::summary::{count, rate};
 use lbplan_core::text::escape_control;
 use serde_json::Value;
 
-use crate::exit::{CliError, read_text};
+use crate::exit::CliError;
+use crate::input_files::read_text;
 use crate::snapshot_input::load_snapshot;
 
 /// `--bundles`' upper bound, as clap's range wants it.

@@ -7,8 +7,8 @@
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
-use lbplan_core::plan::export::ExportOptions;
-use lbplan_core::plan::export_format::{ExportError, ExportFormat, export_plan};
+use lbplan_core::act::export::ExportOptions;
+use lbplan_core::act::export_format::{ExportError, ExportFormat, export_plan};
 use lbplan_core::rebalance::{Goal, Limits, Proposal, RebalanceRequest, propose};
 
 use crate::exit::CliError;

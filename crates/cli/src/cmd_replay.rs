@@ -4,7 +4,8 @@ use std::path::PathBuf;
 
 use lbplan_core::replay::{Picks, replay};
 
-use crate::exit::{CliError, read_json};
+use crate::exit::CliError;
+use crate::input_files::read_json;
 
 #[derive(clap::Args)]
 pub struct Args {

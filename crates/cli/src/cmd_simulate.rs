@@ -13,7 +13,8 @@ use lbplan_core::simulate::{
 };
 use lbplan_core::text::escape_lines;
 
-use crate::exit::{CliError, read_text};
+use crate::exit::CliError;
+use crate::input_files::read_text;
 use crate::option_args::parse_settings;
 use crate::series_store::{RECORD_BATCH, SeriesWriter, check_series_dir};
 use crate::snapshot_input::load_snapshot;

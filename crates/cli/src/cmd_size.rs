@@ -9,12 +9,13 @@
 use std::path::PathBuf;
 
 use lbplan_core::import::MAX_BUNDLES_PER_NAMESPACE;
-use lbplan_core::plan::sizing::{
+use lbplan_core::naming::sizing::{
     DEFAULT_BUNDLE_COUNTS, SizingRow, size_namespace, synthetic_topics,
 };
 use lbplan_core::text::escape_lines;
 
-use crate::exit::{CliError, read_text};
+use crate::exit::CliError;
+use crate::input_files::read_text;
 use crate::snapshot_input::load_snapshot;
 
 /// Most topic names `--topic-count` (times `--partitions`) may generate: 2^20, as many as bundles

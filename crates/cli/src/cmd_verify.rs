@@ -7,11 +7,12 @@
 
 use std::path::PathBuf;
 
-use lbplan_core::plan::apply::read_plan;
+use lbplan_core::act::apply::read_plan;
 use lbplan_core::plan::verify::{Verification, verify};
 
 use crate::atomic_write::{self, Existing};
-use crate::exit::{CliError, read_text};
+use crate::exit::CliError;
+use crate::input_files::read_text;
 use crate::output;
 use crate::snapshot_input::load_snapshot;
 

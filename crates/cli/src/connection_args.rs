@@ -8,13 +8,32 @@ use std::path::PathBuf;
 
 use url::Url;
 
-use crate::cmd_collect::admin_base;
 use crate::collect::auth::{self, Redactor, TOKEN_ENV};
 use crate::collect::http::{Client, HttpOptions, load_trust_certs};
 use crate::collect::limits::Limits;
 use crate::collect::origins;
 use crate::exit::CliError;
 use url::Origin;
+
+/// `--admin-url` checked and normalised: `(base without trailing slash, scheme, URL)`. A URL that
+/// does not parse (`http://[::1`, port 99999) is a bad argument, not a failed collection.
+pub(crate) fn admin_base(text: &str) -> Result<(String, String, Url), CliError> {
+    // Never echo credentials a user put in the URL.
+    let shown = match text.split_once("://") {
+        Some((s, rest)) => match rest.split('/').next().unwrap_or("").rsplit_once('@') {
+            Some((_, host)) => format!("{s}://***@{host}"),
+            None => text.to_string(),
+        },
+        None => text.to_string(),
+    };
+    let bad = |why: &str| CliError::BadInput(format!("--admin-url `{shown}`: {why}"));
+    let url = origins::parse_http_url(text).map_err(|e| bad(&e))?;
+    if url.query().is_some() || url.fragment().is_some() {
+        return Err(bad("expected no query string or fragment"));
+    }
+    let base = url.as_str().trim_end_matches('/').to_string();
+    Ok((base, url.scheme().to_string(), url))
+}
 
 /// A CA bundle is at most a few hundred KiB; 4 MiB leaves room and bounds `/dev/zero`.
 const TRUST_CERTS_MAX_BYTES: u64 = 4 * 1024 * 1024;

@@ -4,9 +4,6 @@
 
 use std::fmt;
 
-use lbplan_core::import::DEFAULT_MAX_FILE_BYTES;
-
-use crate::input_files::read_path;
 use crate::output;
 
 /// A command failure: `BadInput` (exit 2) names the file and what was wrong; `Failed` is exit 1.
@@ -63,19 +60,4 @@ pub fn usage(e: clap::Error) -> i32 {
         Ok(()) => 0,
         Err(err) => report(Err(err)),
     }
-}
-
-/// Reads a file (or `-`, standard input) as UTF-8 text, naming the file in every error. Only
-/// regular files are read, at most the importer's per-file cap.
-pub fn read_text(path: &std::path::Path) -> Result<String, CliError> {
-    let bytes = read_path(path, DEFAULT_MAX_FILE_BYTES)?;
-    String::from_utf8(bytes)
-        .map_err(|e| CliError::BadInput(format!("{}: not UTF-8 text ({e})", path.display())))
-}
-
-/// Reads and parses a JSON file, naming the file and position in errors.
-pub fn read_json(path: &std::path::Path) -> Result<serde_json::Value, CliError> {
-    let text = read_text(path)?;
-    serde_json::from_str(&text)
-        .map_err(|e| CliError::BadInput(format!("{}: invalid JSON: {e}", path.display())))
 }

@@ -17,10 +17,10 @@ use lbplan_core::history::store::{
     Files, HEADER_FILE, PARTS_DIR, SNAPSHOTS_DIR, StoredSeries, encode_snapshot, header_bytes,
 };
 use lbplan_core::history::{ExplainOptions, Explainer, HistoryReport};
+use lbplan_core::leader::context::placement_context;
+use lbplan_core::leader::step::CarriedLeader;
+use lbplan_core::leader::view::load_data_from_snapshot;
 use lbplan_core::model::Snapshot;
-use lbplan_core::plan::driver::placement_context;
-use lbplan_core::plan::leader_step::CarriedLeader;
-use lbplan_core::plan::leader_view::load_data_from_snapshot;
 use lbplan_core::simulate::builtin_snapshot;
 
 const SNAPSHOTS: usize = 1_440;

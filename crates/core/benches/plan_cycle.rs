@@ -13,14 +13,14 @@
 use std::time::{Duration, Instant};
 
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
+use lbplan_core::config::settings::resolve_config;
+use lbplan_core::leader::context::{build_strategies, placement_context};
+use lbplan_core::leader::view::load_data_from_snapshot;
 use lbplan_core::model::Snapshot;
+use lbplan_core::model::fingerprint::snapshot_fingerprint;
 use lbplan_core::modular::LoadData;
 use lbplan_core::modular::leader::{SheddingCycleReport, StrategySet, do_load_shedding};
 use lbplan_core::modular::pipeline::{PipelineTrace, PlacementContext};
-use lbplan_core::plan::driver::{build_strategies, placement_context};
-use lbplan_core::plan::fingerprint::snapshot_fingerprint;
-use lbplan_core::plan::leader_view::load_data_from_snapshot;
-use lbplan_core::plan::settings::resolve_config;
 use lbplan_core::plan::{PlanRequest, make_plan, make_plan_with_fingerprint};
 use lbplan_core::rng::SeededPicker;
 use lbplan_core::synthetic::{SyntheticSpec, generate};

@@ -11,14 +11,14 @@
 use std::borrow::Cow;
 use std::time::Instant;
 
+use lbplan_core::config::settings::resolve_config;
+use lbplan_core::leader::context::{build_strategies, placement_context};
+use lbplan_core::leader::view::load_data_from_snapshot;
 use lbplan_core::model::Snapshot;
+use lbplan_core::model::fingerprint::snapshot_fingerprint;
 use lbplan_core::modular::leader::do_load_shedding;
 use lbplan_core::plan::balance::broker_views;
-use lbplan_core::plan::driver::{build_strategies, placement_context};
-use lbplan_core::plan::fingerprint::snapshot_fingerprint;
-use lbplan_core::plan::leader_view::load_data_from_snapshot;
 use lbplan_core::plan::operations::Operation;
-use lbplan_core::plan::settings::resolve_config;
 use lbplan_core::plan::{
     AfterStart, DecisionRef, Explain, PlanEngine, PlanRequest, explain_decision, make_plan,
     make_plan_with_fingerprint,
@@ -132,14 +132,14 @@ fn main() {
         time("make_plan_with_fp what-if", || {
             make_plan_with_fingerprint(&snapshot, &whatif, fp0.clone()).expect("plans")
         });
-        // The same what-if with the whole snapshot copied for its "after" view (before round 8).
+        // The same what-if with the whole snapshot copied for its "after" view (as plans made it before the overlay).
         time("make_plan_with_fp what-if, whole-copy after view", || {
             PlanEngine::with_fingerprint(Cow::Borrowed(&snapshot), fp0.clone())
                 .with_after_start(AfterStart::WholeCopy)
                 .plan(&whatif)
                 .expect("plans")
         });
-        // The kept engine (round 6): built once per loaded snapshot, then plans on its kept view.
+        // The kept engine: built once per loaded snapshot, then plans on its kept view.
         let mut engine = time("engine: build (view)", || {
             let mut e = PlanEngine::with_fingerprint(Cow::Borrowed(&snapshot), fp0.clone());
             e.prepare();

@@ -10,7 +10,7 @@
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use lbplan_core::plan::fingerprint::snapshot_fingerprint;
+use lbplan_core::model::fingerprint::snapshot_fingerprint;
 use lbplan_core::rebalance::{
     Goal, RebalanceRequest, propose, propose_with_fingerprint, propose_with_progress,
 };

@@ -4,11 +4,13 @@
 //! time is passed in (cycle index or milliseconds), randomness comes from a [`rng::Picker`] the caller
 //! owns, so every result is reproducible from (snapshot, config, seed).
 
+pub mod act;
 pub mod config;
 pub mod extensible;
 pub mod history;
 pub mod import;
 pub mod isolation;
+pub mod leader;
 pub mod load;
 pub mod model;
 pub mod modular;

@@ -1,12 +1,12 @@
-//! The guarded apply's model (`plan::apply`): steps and their admin REST calls (the paths of
+//! The guarded apply's model (`act::apply`): steps and their admin REST calls (the paths of
 //! Pulsar's admin API, reference §10), batches, the drift check, the verification rule, the
 //! journal and its resume and rollback lists.
 
-use lbplan_core::plan::apply::{
+use lbplan_core::act::apply::{
     ApplyPlan, Journal, JournalError, LiveOwners, Outcome, SheddingBefore, StepKind, StepStatus,
     already_applied, batches, drifted, read_plan, verify,
 };
-use lbplan_core::plan::export::{owned_bundles_call, set_shedding_call, unset_shedding_call};
+use lbplan_core::act::export::{owned_bundles_call, set_shedding_call, unset_shedding_call};
 use serde_json::json;
 
 const SPLIT: &str = "public/default/0x00000000_0x40000000";
@@ -292,7 +292,7 @@ fn shedding_before_is_written_once_and_a_pause_left_behind_is_restored() {
         "pulsar-admin brokers update-dynamic-config --config loadBalancerSheddingEnabled --value true   (or: curl -X POST 'http://127.0.0.1:8080/admin/v2/brokers/configuration/loadBalancerSheddingEnabled/true')"
     );
     // A resume without --pause-shedding keeps (and then restores) the pause left behind.
-    let s = lbplan_core::plan::apply::Session::resume(&p, j.clone()).unwrap();
+    let s = lbplan_core::act::apply::Session::resume(&p, j.clone()).unwrap();
     assert!(s.pauses_shedding(false));
     j.shedding_restored = true;
     assert!(!j.shedding_left_paused());

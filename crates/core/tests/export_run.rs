@@ -10,7 +10,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use lbplan_core::plan::export::{ExportOptions, ScriptFormat, export_script};
+use lbplan_core::act::export::{ExportOptions, ScriptFormat, export_script};
 use lbplan_core::plan::{PLAN_FORMAT_VERSION, Plan, PlannedUnload};
 
 const FAKE_PULSAR_ADMIN: &str = r#"#!/usr/bin/env bash

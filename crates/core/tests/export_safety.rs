@@ -5,15 +5,15 @@
 //! heartbeat namespace alone, and each unload first checks the bundle's owner.
 
 use indexmap::IndexMap;
+use lbplan_core::act::export::{
+    ExportError, ExportOptions, ScriptFormat, export_script, rest_calls,
+};
 use lbplan_core::config::Profile;
 use lbplan_core::model::{
     BrokerSnapshot, BundleData, LocalBrokerData, NamespaceBundleStats, ResourceUsage,
     SNAPSHOT_FORMAT_VERSION, Snapshot, TimeAverageMessageData,
 };
 use lbplan_core::naming::NameKind;
-use lbplan_core::plan::export::{
-    ExportError, ExportOptions, ScriptFormat, export_script, rest_calls,
-};
 use lbplan_core::plan::operations::Operation;
 use lbplan_core::plan::{PLAN_FORMAT_VERSION, Plan, PlanRequest, PlannedUnload, make_plan};
 

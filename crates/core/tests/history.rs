@@ -340,7 +340,7 @@ fn a_broker_part_is_checked_by_the_snapshot_reader() {
     // The part is renamed after its new content, and the manifest follows.
     let new_id = format!(
         "{:016x}-{}",
-        lbplan_core::plan::fingerprint::fnv1a64(json.as_bytes()),
+        lbplan_core::model::fingerprint::fnv1a64(json.as_bytes()),
         json.len()
     );
     let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());

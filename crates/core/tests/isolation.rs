@@ -13,6 +13,7 @@ use indexmap::IndexMap;
 use lbplan_core::config::{LoadBalancerConfig, Profile};
 use lbplan_core::extensible::{CandidateBrokers, PolicyInputs, is_transferable_with_filters};
 use lbplan_core::isolation::IsolationPolicies;
+use lbplan_core::leader::view::load_data_from_snapshot;
 use lbplan_core::model::{
     AutoFailoverPolicy, BrokerSnapshot, BundleData, LocalBrokerData, NamespaceBundleStats,
     NamespaceIsolationPolicy, NamespaceSnapshot, ResourceUsage, SNAPSHOT_FORMAT_VERSION, Snapshot,
@@ -23,7 +24,6 @@ use lbplan_core::modular::pipeline::{
 };
 use lbplan_core::modular::placement::LeastLongTermMessageRate;
 use lbplan_core::naming::{NamespaceBundles, default_boundaries};
-use lbplan_core::plan::leader_view::load_data_from_snapshot;
 use lbplan_core::plan::{PlanRequest, make_plan};
 use lbplan_core::rng::SeededPicker;
 

@@ -3,7 +3,7 @@
 //! snapshot at hand that the plan unloads from: the dashboard's demo, the built-in scenarios'
 //! clusters, generated clusters (with and without `lastStats`, with mixed hardware: a 1-core broker,
 //! brokers of 2 and 32 cores, a broker busy with little traffic) under several strategies. The
-//! plan predicts with `plan::load_model` and the simulator writes its reports with its cluster's
+//! plan predicts with `load::bundle_load` and the simulator writes its reports with its cluster's
 //! model; both are `lbplan_core::load`.
 
 use lbplan_core::model::{ResourceUsage, Snapshot};

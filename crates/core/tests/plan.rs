@@ -3,13 +3,13 @@
 //! comments from the reference (§7, §8) and `docs/plan-model.md`.
 
 use indexmap::IndexMap;
+use lbplan_core::act::export::{ExportOptions, ScriptFormat, export_script};
 use lbplan_core::config::Profile;
 use lbplan_core::model::{
     BrokerSnapshot, BundleData, LocalBrokerData, NamespaceBundleStats, NamespaceSnapshot,
     ResourceUsage, SNAPSHOT_FORMAT_VERSION, Snapshot, TimeAverageMessageData,
 };
 use lbplan_core::naming::{NamespaceBundles, default_boundaries};
-use lbplan_core::plan::export::{ExportOptions, ScriptFormat, export_script};
 use lbplan_core::plan::operations::Operation;
 use lbplan_core::plan::{PlanRequest, SkipScope, make_plan};
 

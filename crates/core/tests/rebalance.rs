@@ -742,10 +742,10 @@ fn same_destinations_as_the_full_view(
     snap: &Snapshot,
     settings: &[(String, String)],
 ) -> IndexMap<String, Vec<bool>> {
+    use lbplan_core::config::settings::resolve_config;
+    use lbplan_core::leader::context::placement_context;
+    use lbplan_core::leader::view::load_data_from_snapshot;
     use lbplan_core::modular::pipeline::allowed_destination_positions;
-    use lbplan_core::plan::driver::placement_context;
-    use lbplan_core::plan::leader_view::load_data_from_snapshot;
-    use lbplan_core::plan::settings::resolve_config;
     use lbplan_core::rebalance::constraints::Constraints;
 
     let cfg = resolve_config(snap, Some(Profile::Pulsar4x), settings)

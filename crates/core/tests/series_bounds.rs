@@ -123,7 +123,7 @@ fn a_namespace_index_mapping_many_namespaces_to_one_part_is_counted_per_entry() 
     let big_json = serde_json::to_vec(&big).unwrap();
     let big_id = format!(
         "{:016x}-{}",
-        lbplan_core::plan::fingerprint::fnv1a64(&big_json),
+        lbplan_core::model::fingerprint::fnv1a64(&big_json),
         big_json.len()
     );
     let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());

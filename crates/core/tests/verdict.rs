@@ -7,10 +7,10 @@
 #[path = "support/converging.rs"]
 mod converging;
 
+use lbplan_core::act::export::{ExportOptions, ScriptFormat, export_script};
 use lbplan_core::config::{
     LEAST_LONG_TERM_MESSAGE_RATE, LEAST_RESOURCE_USAGE_WITH_WEIGHT, THRESHOLD_SHEDDER,
 };
-use lbplan_core::plan::export::{ExportOptions, ScriptFormat, export_script};
 use lbplan_core::plan::operations::Operation;
 use lbplan_core::plan::verdict::{Change, Outcome, Pattern, judge};
 use lbplan_core::plan::{Plan, PlanRequest, make_plan};

@@ -1,8 +1,8 @@
 //! `exportPlan`: a plan object (as `plan()` returned it, possibly stored and reloaded) rendered as a
-//! `pulsar-admin` script, curl REST calls (core `plan::export`), or the plan JSON document.
+//! `pulsar-admin` script, curl REST calls (core `act::export`), or the plan JSON document.
 
-use lbplan_core::plan::export::ExportOptions;
-use lbplan_core::plan::export_format::{
+use lbplan_core::act::export::ExportOptions;
+use lbplan_core::act::export_format::{
     ExportFormat, UnknownExportFormat, export_plan as export_in,
 };
 use lbplan_core::plan::{PLAN_FORMAT_VERSION, Plan};

@@ -20,10 +20,10 @@ pub mod snapshot_input;
 mod typescript;
 pub mod verify;
 
+use lbplan_core::act::export_format::ExportFormat;
+use lbplan_core::config::settings::detect_profile;
 use lbplan_core::import::{ImportInput, ImportWarning, import};
 use lbplan_core::model::Snapshot;
-use lbplan_core::plan::export_format::ExportFormat;
-use lbplan_core::plan::settings::detect_profile;
 use lbplan_core::plan::{DecisionDetail, Plan, PlanEngine, explain_decision, make_plan};
 use serde::Serialize;
 use serde_json::Value;

@@ -630,7 +630,7 @@ export interface Proposal {
 
 #[cfg(test)]
 mod tests {
-    use lbplan_core::plan::export_format::ExportFormat;
+    use lbplan_core::act::export_format::ExportFormat;
 
     /// The declared union is core's list of export formats, in its order. (The section itself is
     /// consumed by `wasm_bindgen`, so the test reads this file's text.)

@@ -11,7 +11,7 @@
 
 use lbplan_core::import::{ImportInput, ImportOptions, import_with};
 use lbplan_core::model::Snapshot;
-use lbplan_core::plan::fingerprint::snapshot_fingerprint;
+use lbplan_core::model::fingerprint::snapshot_fingerprint;
 use lbplan_core::view::snapshot_chunks::{DEFAULT_CHUNK_BYTES, write_chunks};
 
 use crate::WorkerState;

@@ -5,9 +5,9 @@
 
 use std::rc::Rc;
 
+use lbplan_core::config::settings::resolve_config;
 use lbplan_core::config::{LoadBalancerConfig, Profile};
 use lbplan_core::plan::Plan;
-use lbplan_core::plan::settings::resolve_config;
 use lbplan_core::split::{SplitAlgorithm, operator_split_algorithms};
 use lbplan_core::view::broker_detail::BrokerDetail;
 use lbplan_core::view::brokers::{BrokerRow, broker_rows};

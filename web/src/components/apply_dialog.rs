@@ -11,11 +11,11 @@
 use std::cell::Cell;
 use std::rc::Rc;
 
+use lbplan_core::act::apply::{ApplyPlan, DEFAULT_MAX_AGE_MS, Journal, Mode, Session, StepStatus};
+use lbplan_core::act::export::{ExportOptions, RestCall, rest_calls};
+use lbplan_core::act::safety::{Assessment, Limits, assess};
 use lbplan_core::model::Snapshot;
 use lbplan_core::plan::Plan;
-use lbplan_core::plan::apply::{ApplyPlan, DEFAULT_MAX_AGE_MS, Journal, Mode, Session, StepStatus};
-use lbplan_core::plan::export::{ExportOptions, RestCall, rest_calls};
-use lbplan_core::plan::safety::{Assessment, Limits, assess};
 use lbplan_core::plan::verify::Verification;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;

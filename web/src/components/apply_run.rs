@@ -1,5 +1,5 @@
 //! The dashboard's guarded Apply, Resume and Roll back, the browser's IO around core's
-//! `plan::apply::Session` (the same model `lbplan apply`, `--resume` and `--rollback` run): read
+//! `act::apply::Session` (the same model `lbplan apply`, `--resume` and `--rollback` run): read
 //! the cluster's name and every active broker's `ownedNamespaces`, refuse the run if a bundle
 //! drifted (a resume first counts the steps the cluster shows as already applied), optionally pause
 //! automatic shedding, send the calls in batches, wait, verify each bundle's new owner, stop at the
@@ -11,16 +11,16 @@
 use std::cell::Cell;
 use std::rc::Rc;
 
-use lbplan_core::config::Profile;
-use lbplan_core::model::{LocalBrokerData, Snapshot};
-use lbplan_core::plan::Plan;
-use lbplan_core::plan::apply::{
+use lbplan_core::act::apply::{
     Journal, LiveOwners, Mode, Session, SheddingBefore, StepStatus, drifted,
 };
-use lbplan_core::plan::export::{
+use lbplan_core::act::export::{
     RestCall, active_brokers_call, broker_version_call, dynamic_config_call, owned_bundles_call,
     runtime_config_call, set_shedding_call,
 };
+use lbplan_core::config::Profile;
+use lbplan_core::model::{LocalBrokerData, Snapshot};
+use lbplan_core::plan::Plan;
 use lbplan_core::plan::verify::{Verification, VerifyOptions, live_after, verify_with};
 use serde_json::Value;
 use wasm_bindgen::JsCast;

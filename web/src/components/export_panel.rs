@@ -4,9 +4,9 @@
 
 use std::rc::Rc;
 
+use lbplan_core::act::export::ExportOptions;
+use lbplan_core::act::export_format::{ExportFormat, export_plan};
 use lbplan_core::plan::Plan;
-use lbplan_core::plan::export::ExportOptions;
-use lbplan_core::plan::export_format::{ExportFormat, export_plan};
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 

@@ -7,10 +7,10 @@
 
 use std::rc::Rc;
 
+use lbplan_core::config::settings::release_basis;
 use lbplan_core::config::{ConfigType, Profile, simple_class_name};
 use lbplan_core::model::Snapshot;
 use lbplan_core::plan::operations::Operation;
-use lbplan_core::plan::settings::release_basis;
 use lbplan_core::release::{LINE_ALIASES, releases_by_line};
 use lbplan_core::view::settings::{
     PLACEMENT_STRATEGIES, SHEDDING_STRATEGIES, SettingRow, TOP_SETTINGS, ValueSource,

@@ -1,5 +1,5 @@
 //! Why each change happened: the leader's shedding (its cycle replayed on the earlier snapshot
-//! with its state carried along the series, `plan::leader_step`), an automatic split
+//! with its state carried along the series, `leader::step`), an automatic split
 //! (`BundleSplitterTask` predicted it), a broker leaving (its bundles re-assigned by lookups), a
 //! namespace created (its bundles' first owners), or unexplained — listed, never hidden.
 
@@ -10,11 +10,11 @@ use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 
 use crate::config::Profile;
+use crate::leader::splitter_task::split_reason;
+use crate::leader::step::{CarriedLeader, LeaderStep};
 use crate::model::Snapshot;
 use crate::plan::PlanError;
-use crate::plan::leader_step::{CarriedLeader, LeaderStep};
 use crate::plan::reasons::shedding_reason;
-use crate::plan::splitter_task::split_reason;
 
 use super::diff::{Change, diff_changed};
 use super::metrics::summarize;

@@ -25,8 +25,8 @@ use indexmap::IndexMap;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
+use crate::model::fingerprint::fnv1a64;
 use crate::model::{BrokerSnapshot, BundleData, NamespaceSnapshot, Snapshot};
-use crate::plan::fingerprint::fnv1a64;
 
 use super::series::{Series, SeriesError};
 

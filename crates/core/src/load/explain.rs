@@ -9,8 +9,8 @@ use std::collections::HashMap;
 
 use serde::Serialize;
 
+use crate::load::bundle_load::{OwnerWork, owner_work};
 use crate::model::Snapshot;
-use crate::plan::load_model::{OwnerWork, owner_work};
 use crate::units::percent_usage as units_percent;
 
 use super::work::{Amounts, CPU, LoadModel, MEMORY, NIC_IN, NIC_OUT, ShareBasis};
@@ -358,13 +358,13 @@ pub fn explain_plan(
         .iter()
         .filter_map(|u| Some((u.bundle.as_str(), u.from.as_str(), u.to.as_deref()?)))
         .collect();
-    let nic = crate::plan::settings::resolve_config(
+    let nic = crate::config::settings::resolve_config(
         snapshot,
         crate::config::Profile::parse(&plan.profile),
         &plan.settings,
     )
     .ok()
-    .and_then(|r| crate::plan::settings::nic_speed_limit_kbps(&r.config));
+    .and_then(|r| crate::config::settings::nic_speed_limit_kbps(&r.config));
     explain_moves(snapshot, &moves, model, nic)
 }
 

@@ -11,8 +11,10 @@
 //! `docs/plan-model.md` §4.
 
 pub mod accuracy;
+pub mod bundle_load;
 pub mod calibration;
 pub mod explain;
+pub mod locate;
 pub mod work;
 
 pub use work::{

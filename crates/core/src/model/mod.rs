@@ -6,6 +6,7 @@
 mod broker_load_data;
 mod bundle_data;
 mod bundle_stats;
+pub mod fingerprint;
 mod local_broker_data;
 mod resource_usage;
 mod snapshot;

@@ -290,6 +290,12 @@ pub struct SheddingCycleReport {
     pub not_shed: Vec<super::shedding::NotShed>,
 }
 
+/// `loadBalancerEnabled` or `loadBalancerSheddingEnabled` is false: the leader skips its shedding cycle
+/// (`ModularLoadManagerImpl.doLoadShedding`, and the extensible manager's unload scheduler alike).
+pub fn shedding_disabled(cfg: &LoadBalancerConfig) -> bool {
+    !cfg.load_balancer_enabled || !cfg.load_balancer_shedding_enabled
+}
+
 /// `doLoadShedding` for one cycle at time `now_ms` (§6.3). Records every unload in
 /// `data.recently_unloaded` at `now_ms`.
 pub fn do_load_shedding(
@@ -301,7 +307,7 @@ pub fn do_load_shedding(
     now_ms: i64,
 ) -> SheddingCycleReport {
     let mut report = SheddingCycleReport::default();
-    if !cfg.load_balancer_enabled || !cfg.load_balancer_shedding_enabled {
+    if shedding_disabled(cfg) {
         report.cycle_skipped = Some(CycleSkip::SheddingDisabled);
         return report;
     }

@@ -11,6 +11,7 @@ pub mod java_map_order;
 mod namespace_bundles;
 mod namespace_name;
 mod rules;
+pub mod sizing;
 mod system_namespace;
 mod topic_name;
 

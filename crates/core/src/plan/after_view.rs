@@ -23,12 +23,12 @@ use crate::units::ResourceWeights;
 use super::balance::{broker_view, broker_views};
 use crate::load::LoadModel;
 
-use super::load_model::{
-    BundleLoad, WorkBook, bundle_load, bundle_load_from, move_bundle_with, owner_of, owner_work_of,
-};
 use super::model::BrokerLoadView;
-use super::settings::{
+use crate::config::settings::{
     apply_nic_speed_override, nic_speed_limit_kbps, nic_speed_override_warning, set_nic_limits,
+};
+use crate::load::bundle_load::{
+    BundleLoad, WorkBook, bundle_load, bundle_load_from, move_bundle_with, owner_of, owner_work_of,
 };
 
 /// How a plan's "after" view starts ([`super::PlanEngine::with_after_start`]). Both give the same
@@ -38,7 +38,7 @@ pub enum AfterStart {
     /// The loaded snapshot borrowed, the changed brokers laid over it: what plans use.
     #[default]
     Overlay,
-    /// A whole copy of the snapshot up front, as plans made it before the overlay (round 8): the
+    /// A whole copy of the snapshot up front, as plans made it before the overlay: the
     /// reference the engine's tests compare the overlay with, and what `benches/plan_phases.rs`
     /// times the overlay against.
     WholeCopy,
@@ -155,7 +155,7 @@ impl<'s> AfterView<'s> {
             .map(|(name, b)| (name, self.changed.get(name).unwrap_or(b)))
     }
 
-    /// `load_model::owner_of` on the view.
+    /// `bundle_load::owner_of` on the view.
     pub(crate) fn owner_of(&self, bundle: &str) -> Option<String> {
         match &self.whole {
             Some(whole) => owner_of(whole, bundle),
@@ -166,7 +166,7 @@ impl<'s> AfterView<'s> {
         }
     }
 
-    /// `load_model::bundle_load` on the view.
+    /// `bundle_load::bundle_load` on the view.
     pub(crate) fn bundle_load(&self, owner: &str, bundle: &str) -> BundleLoad {
         if let Some(whole) = &self.whole {
             return bundle_load(whole, owner, bundle);
@@ -203,7 +203,7 @@ impl<'s> AfterView<'s> {
         )
     }
 
-    /// `load_model::move_bundle_with` on the view, the bundle's work from the [`WorkBook`]: the
+    /// `bundle_load::move_bundle_with` on the view, the bundle's work from the [`WorkBook`]: the
     /// two brokers' copies change.
     pub(crate) fn move_bundle(&mut self, bundle: &str, from: &str, to: &str) -> Option<BundleLoad> {
         if from == to || !self.has_broker(to) {
@@ -287,8 +287,8 @@ fn override_nic(b: &mut BrokerSnapshot, limit_kbps: f64) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::load::bundle_load::owner_work;
     use crate::plan::balance::broker_views;
-    use crate::plan::load_model::owner_work;
     use crate::rng::SplitMix64;
     use crate::simulate::builtin_snapshot;
 
@@ -314,7 +314,7 @@ mod tests {
             let overridden = cfg.load_balancer_override_broker_nic_speed_gbps.is_some();
             assert_eq!(
                 view.override_nic_speed(cfg),
-                crate::plan::settings::apply_nic_speed_override(&mut copy, cfg)
+                crate::config::settings::apply_nic_speed_override(&mut copy, cfg)
             );
             let before = view.broker_views_before(&weights);
             assert_eq!(

@@ -24,7 +24,7 @@ pub(crate) fn broker_view(
 ) -> BrokerLoadView {
     let mut u = l.resource_usage();
     if let Some(limit) = nic_limit_kbps {
-        super::settings::set_nic_limits(&mut u.bandwidth_in, &mut u.bandwidth_out, limit);
+        crate::config::settings::set_nic_limits(&mut u.bandwidth_in, &mut u.bandwidth_out, limit);
     }
     BrokerLoadView {
         broker: id.to_string(),

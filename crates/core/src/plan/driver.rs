@@ -3,177 +3,21 @@
 //! `transfer_cycle`, each with its outlook when a stateful strategy needs more cycles), then
 //! judges the result. See `docs/plan-model.md`.
 
-use crate::config::{ConfigError, LoadBalancerConfig, Profile};
 use crate::model::Snapshot;
-use crate::modular::LoadData;
-use crate::modular::leader::{StrategyConfigError, StrategySet, resolve_strategy_names};
-use crate::modular::pipeline::PlacementContext;
-use crate::modular::shedding::{AvgShedder, shedder_by_name};
 use crate::rng::SeededPicker;
 
 use super::after_view::{AfterStart, AfterView};
 use super::balance::summarize;
-use super::engine::PlanEngine;
-use super::explain::{Explain, leave_out};
-use super::fingerprint::snapshot_fingerprint;
+use super::explain::leave_out;
 use super::manual_ops::apply_operation;
 use super::model::{PLAN_FORMAT_VERSION, Plan};
 use super::modular_cycle::run_leader_cycle;
 use super::operations::Operation;
-use super::settings::resolve_config;
+use super::request::{MAX_OUTLOOK_CYCLES, PlanError, PlanRequest, Workspace};
 use super::transfer_cycle::run_extensible_leader_cycle;
 use super::working_view::{KeptView, WorkingView};
-
-/// What the operator asks for.
-#[derive(Clone, Debug, PartialEq)]
-pub struct PlanRequest {
-    /// `None`: detect from the brokers' `brokerVersionString`.
-    pub profile: Option<Profile>,
-    /// `broker.conf` overrides, applied after the snapshot's own values.
-    pub settings: Vec<(String, String)>,
-    pub operations: Vec<Operation>,
-    pub seed: u64,
-    /// Run the leader's shedding cycle after the manual operations.
-    pub leader_cycle: bool,
-    /// Extra cycles to look ahead when the first cycle unloads nothing.
-    pub outlook_cycles: u32,
-    /// How much of each decision's explanation the plan carries ([`Explain::Full`]: all of it).
-    pub explain: Explain,
-}
-
-/// The most outlook cycles a plan or a rebalance check looks at (each is a whole leader cycle on
-/// the same load): the CLI's `--outlook-cycles` and the JavaScript API's `outlookCycles` refuse
-/// more, and the engine never runs more.
-pub const MAX_OUTLOOK_CYCLES: u32 = 1000;
-
-/// `n` if a plan may look that many cycles ahead; otherwise why not, stating the cap.
-pub fn check_outlook_cycles(n: u64) -> Result<u32, String> {
-    u32::try_from(n)
-        .ok()
-        .filter(|n| *n <= MAX_OUTLOOK_CYCLES)
-        .ok_or_else(|| format!("{n} outlook cycles: at most {MAX_OUTLOOK_CYCLES}"))
-}
-
-impl PlanRequest {
-    /// One leader cycle with the detected profile, seed 0, a 10-cycle outlook.
-    pub fn leader_cycle() -> Self {
-        Self {
-            profile: None,
-            settings: Vec::new(),
-            operations: Vec::new(),
-            seed: 0,
-            leader_cycle: true,
-            outlook_cycles: 10,
-            explain: Explain::Full,
-        }
-    }
-}
-
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum PlanError {
-    #[error("setting {0}")]
-    Setting(#[from] ConfigError),
-    #[error(transparent)]
-    Strategy(#[from] StrategyConfigError),
-    #[error("operation `{op}`: {why}")]
-    Operation { op: String, why: String },
-}
-
-pub(super) fn op_error(op: &Operation, why: impl Into<String>) -> PlanError {
-    PlanError::Operation {
-        op: op.to_string(),
-        why: why.into(),
-    }
-}
-
-/// Everything a cycle works on.
-pub(super) struct Workspace<'s> {
-    pub(super) cfg: LoadBalancerConfig,
-    pub(super) profile: Profile,
-    /// The cluster as it will be after the plan (the "after" view).
-    pub(super) after: AfterView<'s>,
-    pub(super) strategies: StrategySet,
-    pub(super) picker: SeededPicker,
-    pub(super) now_ms: i64,
-    /// The trace level of the plan's own placements (`PlanRequest::explain`).
-    pub(super) trace: crate::modular::pipeline::PipelineTrace,
-}
-
-pub fn build_strategies(
-    cfg: &LoadBalancerConfig,
-    profile: Profile,
-) -> Result<StrategySet, StrategyConfigError> {
-    // The extensible manager runs TransferShedder whatever the shedding strategy names (§9.2); the
-    // modular pair only places manual operations, so a name only it knows must not stop the plan.
-    let modular_defaults;
-    let cfg = if cfg.is_extensible()
-        && resolve_strategy_names(cfg, profile)
-            .ok()
-            .and_then(|r| shedder_by_name(&r.shedding, profile))
-            .is_none()
-    {
-        modular_defaults = LoadBalancerConfig {
-            load_balancer_load_shedding_strategy: LoadBalancerConfig::for_profile(profile)
-                .load_balancer_load_shedding_strategy,
-            load_balancer_load_placement_strategy: LoadBalancerConfig::for_profile(profile)
-                .load_balancer_load_placement_strategy,
-            ..cfg.clone()
-        };
-        &modular_defaults
-    } else {
-        cfg
-    };
-    StrategySet::build(
-        cfg,
-        profile,
-        &|name| shedder_by_name(name, profile),
-        &|| Box::new(AvgShedder::new(profile)),
-    )
-}
-
-/// The leader's placement context for a snapshot: anti-affinity groups, failure domains, namespace
-/// isolation policies and the broker → namespace → ranges cache. (Policies that cannot be evaluated
-/// exactly are reported once per plan by [`make_plan`].)
-pub fn placement_context(snapshot: &Snapshot, data: &LoadData) -> PlacementContext {
-    let mut ctx = PlacementContext::new();
-    let _ = ctx.set_isolation_policies(&snapshot.namespace_isolation_policies);
-    ctx.namespace_anti_affinity_groups = anti_affinity_groups(snapshot);
-    ctx.failure_domains = snapshot.failure_domains.clone();
-    ctx.rebuild_bundle_range_cache(data);
-    ctx
-}
-
-/// Each namespace's anti-affinity group, in the snapshot's namespace order: what the leader's
-/// placement context and the kept `LeaderState` both read.
-pub(crate) fn anti_affinity_groups(snapshot: &Snapshot) -> indexmap::IndexMap<String, String> {
-    snapshot
-        .namespaces
-        .iter()
-        .filter_map(|(ns, n)| {
-            n.anti_affinity_group
-                .as_ref()
-                .map(|g| (ns.clone(), g.clone()))
-        })
-        .collect()
-}
-
-/// Plans `req` on `snapshot`; the plan names the snapshot by [`snapshot_fingerprint`] (computed here,
-/// which on a large snapshot costs more than the leader cycle: see [`make_plan_with_fingerprint`]).
-pub fn make_plan(snapshot: &Snapshot, req: &PlanRequest) -> Result<Plan, PlanError> {
-    make_plan_with_fingerprint(snapshot, req, snapshot_fingerprint(snapshot))
-}
-
-/// [`make_plan`] with the snapshot's fingerprint already known: callers that keep one snapshot loaded
-/// and plan on it repeatedly (the web app, the worker) compute
-/// `plan::fingerprint::snapshot_fingerprint(&snapshot)` once and pass it here. The value is copied into
-/// `Plan::snapshot_fingerprint` as given.
-pub fn make_plan_with_fingerprint(
-    snapshot: &Snapshot,
-    req: &PlanRequest,
-    fingerprint: String,
-) -> Result<Plan, PlanError> {
-    PlanEngine::with_fingerprint(std::borrow::Cow::Borrowed(snapshot), fingerprint).plan(req)
-}
+use crate::config::settings::resolve_config;
+use crate::leader::context::build_strategies;
 
 /// One plan with its verdict, without re-planning for alternatives, on `snapshot` whose leader's
 /// view `kept` holds (built here when empty; lent to the plan and given back unchanged).

@@ -1,4 +1,4 @@
-//! The plan engine kept per loaded snapshot (issue 17): the snapshot, its fingerprint and the
+//! The plan engine kept per loaded snapshot: the snapshot, its fingerprint and the
 //! leader's view of it ([`LeaderState`]), built once; each plan asked of it — a leader cycle, manual
 //! what-ifs, other settings or strategies, the verdict's alternatives — runs on the kept view and
 //! gives it back as it was, so a plan costs its cycle and its changes, not a rebuild of every
@@ -10,11 +10,31 @@ use crate::load::LoadModel;
 use crate::model::Snapshot;
 
 use super::after_view::AfterStart;
-use super::driver::{PlanError, PlanRequest, plan_once};
-use super::fingerprint::snapshot_fingerprint;
+use super::driver::plan_once;
+use super::explain::{DecisionDetail, DecisionRef, Explain, pick_detail};
 use super::model::Plan;
-use super::settings::resolve_config;
+use super::request::{PlanError, PlanRequest};
 use super::working_view::KeptView;
+use crate::config::settings::resolve_config;
+use crate::model::fingerprint::snapshot_fingerprint;
+
+/// Plans `req` on `snapshot`; the plan names the snapshot by [`snapshot_fingerprint`] (computed here,
+/// which on a large snapshot costs more than the leader cycle: see [`make_plan_with_fingerprint`]).
+pub fn make_plan(snapshot: &Snapshot, req: &PlanRequest) -> Result<Plan, PlanError> {
+    make_plan_with_fingerprint(snapshot, req, snapshot_fingerprint(snapshot))
+}
+
+/// [`make_plan`] with the snapshot's fingerprint already known: callers that keep one snapshot loaded
+/// and plan on it repeatedly (the web app, the worker) compute
+/// `model::fingerprint::snapshot_fingerprint(&snapshot)` once and pass it here. The value is copied into
+/// `Plan::snapshot_fingerprint` as given.
+pub fn make_plan_with_fingerprint(
+    snapshot: &Snapshot,
+    req: &PlanRequest,
+    fingerprint: String,
+) -> Result<Plan, PlanError> {
+    PlanEngine::with_fingerprint(std::borrow::Cow::Borrowed(snapshot), fingerprint).plan(req)
+}
 
 /// A loaded snapshot ready to be planned on repeatedly.
 pub struct PlanEngine<'s> {
@@ -115,6 +135,21 @@ impl<'s> PlanEngine<'s> {
             &self.load_model,
         )
     }
+}
+
+/// The detail of the decision `which` in the plan `req` asks for, whatever `req.explain` says:
+/// `req` planned again at Full on `engine` (the kept view; the verdict's alternatives, which no
+/// decision depends on, are not planned). `Ok(None)` when the plan has no such decision.
+pub fn explain_decision(
+    engine: &mut PlanEngine<'_>,
+    req: &PlanRequest,
+    which: &DecisionRef,
+) -> Result<Option<DecisionDetail>, PlanError> {
+    let full = PlanRequest {
+        explain: Explain::Full,
+        ..req.clone()
+    };
+    Ok(pick_detail(engine.plan_decisions(&full)?, which))
 }
 
 #[cfg(test)]
@@ -230,7 +265,7 @@ mod tests {
                 .map(|r| {
                     PlanEngine::with_fingerprint(
                         std::borrow::Cow::Borrowed(&snapshot),
-                        crate::plan::fingerprint::snapshot_fingerprint(&snapshot),
+                        crate::model::fingerprint::snapshot_fingerprint(&snapshot),
                     )
                     .with_after_start(AfterStart::WholeCopy)
                     .plan(r)

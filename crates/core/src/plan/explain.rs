@@ -1,4 +1,4 @@
-//! How much of each decision's explanation a plan carries (issue 17), and one decision's full
+//! How much of each decision's explanation a plan carries, and one decision's full
 //! explanation on demand.
 //!
 //! A plan at [`Explain::Full`] carries every decision's `detail`: the shedding rule and the whole
@@ -157,21 +157,6 @@ pub fn pick_detail(full: Plan, which: &DecisionRef) -> Option<DecisionDetail> {
     }
 }
 
-/// The detail of the decision `which` in the plan `req` asks for, whatever `req.explain` says:
-/// `req` planned again at Full on `engine` (the kept view; the verdict's alternatives, which no
-/// decision depends on, are not planned). `Ok(None)` when the plan has no such decision.
-pub fn explain_decision(
-    engine: &mut super::PlanEngine<'_>,
-    req: &super::PlanRequest,
-    which: &DecisionRef,
-) -> Result<Option<DecisionDetail>, super::PlanError> {
-    let full = super::PlanRequest {
-        explain: Explain::Full,
-        ..req.clone()
-    };
-    Ok(pick_detail(engine.plan_decisions(&full)?, which))
-}
-
 #[cfg(test)]
 mod tests {
     //! The light level is the Full plan without its details, and each detail asked for on demand
@@ -184,7 +169,7 @@ mod tests {
     use crate::plan::UnloadDetail;
     use crate::plan::operations::Operation;
     use crate::plan::summary::unload_bytes_per_sec;
-    use crate::plan::{PlanEngine, PlanRequest, make_plan};
+    use crate::plan::{PlanEngine, PlanRequest, explain_decision, make_plan};
     use crate::simulate::builtin_snapshot;
     use crate::synthetic::{NamespaceSpec, SyntheticSpec, generate};
 

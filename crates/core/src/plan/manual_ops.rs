@@ -10,18 +10,19 @@ use crate::naming::BrokerNames;
 use crate::reason::{DecisionReason, ReasonKind};
 use crate::split::SplitAlgorithm;
 
-use super::driver::{PlanError, Workspace, op_error, placement_context};
-use super::leader_view::load_data_from_snapshot;
-use super::load_model::owner_of;
 use super::model::{
     PlacedOperation, Plan, PlannedUnload, SkipScope, SkippedDecision, SplitDetail, UnloadDetail,
 };
-use super::names::{check_broker, check_namespace, check_topic};
 use super::operations::Operation;
 use super::reasons::{describe_placement, with_placement};
+use super::request::{PlanError, Workspace, op_error};
 use super::splits::{apply_split, compute_split};
-use super::splitter_task::planned_split;
 use super::working_view::WorkingView;
+use crate::leader::context::placement_context;
+use crate::leader::splitter_task::planned_split;
+use crate::leader::view::load_data_from_snapshot;
+use crate::load::bundle_load::owner_of;
+use crate::naming::{check_broker_id as check_broker, check_namespace, check_topic};
 
 /// Places `bundle` as a lookup after an unload would (`selectBrokerForAssignment`), on the leader view
 /// `data`, and moves it in the workspace snapshot.

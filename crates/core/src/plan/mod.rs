@@ -1,38 +1,22 @@
 //! Plans: what one leader cycle (or a manual what-if) would do to a snapshot, with each decision's
-//! reason, each broker's load before and after, a verdict on the outcome, and exports to `pulsar-admin` / admin REST calls.
+//! reason, each broker's load before and after, and a verdict on the outcome (exports and apply: `crate::act`).
 
 pub(crate) mod after_view;
-pub mod apply;
 pub mod balance;
 pub mod broker_pairs;
 pub mod detail;
 pub mod diff;
-pub mod driver;
+mod driver;
 pub mod engine;
 pub mod explain;
-pub mod export;
-pub mod export_format;
 pub mod extensible_cycle;
-pub mod fingerprint;
-pub mod leader_memory;
-pub mod leader_state;
-pub mod leader_step;
-pub mod leader_view;
-pub mod load_model;
-pub mod locate;
 mod manual_ops;
 pub mod model;
 mod modular_cycle;
-pub mod names;
 pub mod operations;
-mod positions;
 pub mod reasons;
-pub mod safety;
-pub mod settings;
-pub mod sizing;
+pub mod request;
 pub mod splits;
-pub mod splitter_task;
-mod stored_bundles;
 pub mod summary;
 mod transfer_cycle;
 pub mod verdict;
@@ -40,14 +24,11 @@ pub mod verify;
 pub(crate) mod working_view;
 
 pub use after_view::AfterStart;
-pub use driver::{
-    MAX_OUTLOOK_CYCLES, PlanError, PlanRequest, check_outlook_cycles, make_plan,
-    make_plan_with_fingerprint,
-};
-pub use engine::PlanEngine;
-pub use explain::{DecisionDetail, DecisionRef, Explain, Explained, explain_decision};
+pub use engine::{PlanEngine, explain_decision, make_plan, make_plan_with_fingerprint};
+pub use explain::{DecisionDetail, DecisionRef, Explain, Explained};
 pub use model::{
     BalanceSummary, BrokerLoadView, PLAN_FORMAT_VERSION, PlacedOperation, Plan, PlannedSplit,
     PlannedUnload, SkipScope, SkippedDecision, SplitDetail, UnloadDetail,
 };
+pub use request::{MAX_OUTLOOK_CYCLES, PlanError, PlanRequest, check_outlook_cycles};
 pub use verdict::{Outcome, Verdict};

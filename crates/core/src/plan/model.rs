@@ -20,13 +20,13 @@ pub const PLAN_FORMAT_VERSION: u32 = 6;
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Plan {
     pub format_version: u32,
-    /// Fingerprint of the snapshot the plan was made from (see [`super::fingerprint`]).
+    /// Fingerprint of the snapshot the plan was made from (see [`crate::model::fingerprint`]).
     pub snapshot_fingerprint: String,
     /// The cluster the snapshot was taken from, when it says (`null` otherwise).
     #[serde(default)]
     pub cluster: Option<String>,
     /// When the snapshot was captured (ms since the epoch; `null` when unknown): an apply refuses
-    /// a plan older than its `--max-age` without an acknowledgement (see [`super::safety`]).
+    /// a plan older than its `--max-age` without an acknowledgement (see [`crate::act::safety`]).
     #[serde(default)]
     pub snapshot_captured_at_ms: Option<i64>,
     /// The Pulsar release whose behaviour the plan used: `4.0.7`, `5.0.0`, `master-90cba329`.

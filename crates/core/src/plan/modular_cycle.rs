@@ -9,15 +9,26 @@ use crate::modular::pipeline::{PipelineTrace, PlacementContext};
 use crate::reason::{DecisionReason, ReasonKind};
 
 use super::after_view::AfterView;
-use super::driver::Workspace;
-use super::leader_state::LeaderState;
 use super::model::{Outlook, Plan, PlannedUnload, SkipScope, SkippedDecision, UnloadDetail};
 use super::reasons::{describe_skip, shedding_reason, skip_reason, unload_reason};
-use super::splitter_task::{LongTermCursor, auto_splits_step, decide as decide_auto_splits};
+use super::request::Workspace;
 use super::working_view::WorkingView;
+use crate::leader::splitter_task::{
+    LongTermCursor, auto_splits_step, decide as decide_auto_splits,
+};
+use crate::leader::state::LeaderState;
+
+/// The cycle skipped because shedding is off: what plans (modular or extensible) record.
+pub(super) fn shedding_disabled_skip(cfg: &LoadBalancerConfig) -> SkippedDecision {
+    SkippedDecision {
+        scope: SkipScope::Cycle,
+        why: "no shedding: loadBalancerEnabled or loadBalancerSheddingEnabled is false".to_string(),
+        reason: shedding_disabled_reason(cfg),
+    }
+}
 
 /// A whole cycle off: which of the two switches is off.
-pub(super) fn shedding_disabled_reason(cfg: &LoadBalancerConfig) -> DecisionReason {
+fn shedding_disabled_reason(cfg: &LoadBalancerConfig) -> DecisionReason {
     DecisionReason::new(ReasonKind::SheddingDisabled)
         .with("loadBalancerEnabled", cfg.load_balancer_enabled)
         .with(
@@ -101,21 +112,14 @@ pub(super) fn run_leader_cycle(
     state.data_mut().recently_unloaded = steady_recently_unloaded;
     if let Some(skip) = &report.cycle_skipped {
         state.restore_context(ctx);
-        let (why, reason) = match skip {
-            CycleSkip::SheddingDisabled => (
-                "no shedding: loadBalancerEnabled or loadBalancerSheddingEnabled is false"
-                    .to_string(),
-                shedding_disabled_reason(&ws.cfg),
-            ),
-            CycleSkip::SingleBroker { available } => (
-                format!("no shedding: only {available} broker available"),
-                DecisionReason::new(ReasonKind::SingleBroker).with("available_brokers", *available),
-            ),
-        };
-        plan.skipped.push(SkippedDecision {
-            scope: SkipScope::Cycle,
-            why,
-            reason,
+        plan.skipped.push(match skip {
+            CycleSkip::SheddingDisabled => shedding_disabled_skip(&ws.cfg),
+            CycleSkip::SingleBroker { available } => SkippedDecision {
+                scope: SkipScope::Cycle,
+                why: format!("no shedding: only {available} broker available"),
+                reason: DecisionReason::new(ReasonKind::SingleBroker)
+                    .with("available_brokers", *available),
+            },
         });
         auto_splits_on_after(ws, state.data(), plan);
         return;
@@ -165,11 +169,7 @@ fn look_ahead(
     ctx: &mut PlacementContext,
     cycles: u32,
 ) -> Outlook {
-    let interval_ms = ws
-        .cfg
-        .load_balancer_shedding_interval_minutes
-        .max(1)
-        .saturating_mul(60_000);
+    let interval_ms = crate::leader::context::cycle_interval_ms(&ws.cfg);
     let strategy = crate::config::simple_class_name(&ws.strategies.resolution.shedding).to_string();
     let steady_recently_unloaded = state.data().recently_unloaded.clone();
     for extra in 1..=cycles {

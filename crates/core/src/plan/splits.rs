@@ -8,9 +8,9 @@ use indexmap::IndexMap;
 use rustc_hash::{FxBuildHasher, FxHashMap, FxHashSet};
 
 use crate::config::LoadBalancerConfig;
+use crate::load::bundle_load::owner_of;
 use crate::model::{BundleData, NamespaceBundleStats, Snapshot, TimeAverageMessageData};
 use crate::naming::{BundleName, BundleRange, NamespaceBundles, TopicName, parse_bundle_name};
-use crate::plan::load_model::owner_of;
 use crate::split::{
     SplitAlgorithm, SplitPoints, range_equally_divide, specified_positions_divide, split_bundles,
     topic_count_equally_divide,

@@ -5,9 +5,9 @@
 use crate::config::LoadBalancerConfig;
 use crate::reason::{DecisionReason, ReasonKind};
 
-use super::driver::Workspace;
 use super::model::{Outlook, Plan, PlannedUnload, SkipScope, SkippedDecision, UnloadDetail};
-use super::modular_cycle::shedding_disabled_reason;
+use super::modular_cycle::shedding_disabled_skip;
+use super::request::Workspace;
 
 /// A TransferShedder cycle that decided nothing, as a cycle-level skip.
 fn transfer_skip(
@@ -89,13 +89,8 @@ pub(super) fn run_extensible_leader_cycle(
     warnings: &mut Vec<String>,
 ) {
     use super::extensible_cycle::{extensible_view, place_plain_unload, run_transfer_shedder};
-    if !ws.cfg.load_balancer_enabled || !ws.cfg.load_balancer_shedding_enabled {
-        plan.skipped.push(SkippedDecision {
-            scope: SkipScope::Cycle,
-            why: "no shedding: loadBalancerEnabled or loadBalancerSheddingEnabled is false"
-                .to_string(),
-            reason: shedding_disabled_reason(&ws.cfg),
-        });
+    if crate::modular::leader::shedding_disabled(&ws.cfg) {
+        plan.skipped.push(shedding_disabled_skip(&ws.cfg));
         return;
     }
     // TransferShedder reads every broker's published load: the plan works on the whole snapshot.
@@ -104,11 +99,7 @@ pub(super) fn run_extensible_leader_cycle(
     warnings.extend(view.warnings.iter().cloned());
     let mut shedder = crate::extensible::TransferShedder::new();
     let recent = snapshot.recently_unloaded_bundles.clone();
-    let interval_ms = ws
-        .cfg
-        .load_balancer_shedding_interval_minutes
-        .max(1)
-        .saturating_mul(60_000);
+    let interval_ms = crate::leader::context::cycle_interval_ms(&ws.cfg);
     let mut cycle = 1;
     let mut outcome = run_transfer_shedder(&mut shedder, &view, &ws.cfg, &recent, view.now_ms);
     plan.skipped

@@ -2,7 +2,7 @@
 //! brokers end up overloaded, the pattern behind a bad outcome when one is recognised (unloads
 //! converging on one destination, apache/pulsar#16059; a destination shed again), and which single
 //! setting would avoid a worse outcome, found by re-planning with it. Front ends show it; the exports
-//! refuse to apply a worse plan without `--i-know` (`plan::safety::script_guard`).
+//! refuse to apply a worse plan without `--i-know` (`act::safety::script_guard`).
 //!
 //! Everything is judged on the numbers the plan already has (`brokers_before` / `brokers_after`,
 //! `balance_before` / `balance_after`, the unloads and the outlook): the verdict adds no load model.

@@ -16,12 +16,13 @@ use std::fmt::Write as _;
 
 use serde::Serialize;
 
-use super::driver::{PlanRequest, make_plan};
-use super::fingerprint::snapshot_fingerprint;
+use super::engine::make_plan;
 use super::model::Plan;
-use super::safety::utc;
+use super::request::PlanRequest;
+use crate::act::safety::utc;
 use crate::config::{LoadBalancerConfig, Profile};
 use crate::model::Snapshot;
+use crate::model::fingerprint::snapshot_fingerprint;
 
 /// Version of the verification report's JSON (2: brokers not yet reported since the apply,
 /// `applied_at_ms`, `owners_read_live`, `complete`).

@@ -18,8 +18,8 @@ use crate::config::LoadBalancerConfig;
 use crate::model::{LocalBrokerData, Snapshot};
 
 use super::after_view::AfterView;
-use super::leader_state::LeaderState;
-use super::settings::{nic_speed_limit_kbps, set_nic_limits};
+use crate::config::settings::{nic_speed_limit_kbps, set_nic_limits};
+use crate::leader::state::LeaderState;
 
 /// The engine's view of its snapshot under one NIC-speed override.
 pub(crate) struct KeptView {

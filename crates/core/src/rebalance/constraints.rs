@@ -17,12 +17,12 @@ use std::rc::Rc;
 use indexmap::IndexMap;
 
 use crate::config::LoadBalancerConfig;
+use crate::leader::context::placement_context;
+use crate::leader::view::load_data_from_snapshot;
 use crate::model::{BrokerSnapshot, LocalBrokerData, Snapshot};
 use crate::modular::LoadData;
 use crate::modular::load_data::{is_heartbeat_or_sla_namespace, namespace_of_bundle};
 use crate::modular::pipeline::{PlacementContext, allowed_destination_positions};
-use crate::plan::driver::placement_context;
-use crate::plan::leader_view::load_data_from_snapshot;
 
 pub struct Constraints<'c> {
     cfg: &'c LoadBalancerConfig,

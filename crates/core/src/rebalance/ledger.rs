@@ -1,12 +1,12 @@
 //! A light copy of the cluster's load for the search: each broker's five resource usages and limits,
 //! and each bundle's owner and the work it carries. The work is the one load model's
-//! ([`crate::plan::load_model::owner_work`], [`crate::load`]: a bundle's share of its owner's busy
+//! ([`crate::load::bundle_load::owner_work`], [`crate::load`]: a bundle's share of its owner's busy
 //! usage), computed once against the snapshot as a plan's moves compute it, so a move costs O(1)
 //! instead of a snapshot edit and the search's numbers are the final plan's.
 
 use crate::load::LoadModel;
+use crate::load::bundle_load::owner_work;
 use crate::model::{ResourceUsage, Snapshot, SystemResourceUsage};
-use crate::plan::load_model::owner_work;
 use crate::units::{ResourceWeights, modular_weighted_max_fraction};
 
 pub use crate::load::Amounts;

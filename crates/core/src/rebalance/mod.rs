@@ -1,4 +1,4 @@
-//! Rebalance proposals Pulsar will not undo (`lbplan rebalance`, issue 20): a goal-driven list of
+//! Rebalance proposals Pulsar will not undo (`lbplan rebalance`): a goal-driven list of
 //! unloads with destinations (and a split when one bundle is too big to move anywhere) that respects
 //! Pulsar's placement constraints, its trade-off curve, and a check that the configured leader's own
 //! shedding leaves the result alone. See `docs/rebalance.md`.
@@ -13,11 +13,11 @@ pub mod search;
 pub mod stick;
 
 use crate::config::Profile;
+use crate::config::settings::resolve_config;
 use crate::model::Snapshot;
+use crate::model::fingerprint::snapshot_fingerprint;
 use crate::naming::BrokerNames;
-use crate::plan::fingerprint::snapshot_fingerprint;
 use crate::plan::operations::Operation;
-use crate::plan::settings::resolve_config;
 use crate::plan::{PlanEngine, PlanError, PlanRequest};
 
 pub use goal::{Goal, GoalError};

@@ -13,6 +13,10 @@ use std::collections::HashMap;
 
 use indexmap::IndexMap;
 
+use crate::leader::memory::{LeaderMemory, Tick};
+use crate::leader::splitter_task::{SplitHost, long_term_of};
+use crate::leader::state::LeaderState;
+use crate::load::bundle_load::{BundleLoad, bundle_load, owner_work_of};
 use crate::load::{Amounts, LoadModel};
 use crate::model::{
     BundleData, BundleStatsTotals, LocalBrokerData, NamespaceBundleStats, ResourceUsage, Snapshot,
@@ -21,11 +25,7 @@ use crate::model::{
 use crate::modular::LoadData;
 use crate::modular::pipeline::{PipelineTrace, PlacementContext};
 use crate::naming::BundleName;
-use crate::plan::leader_memory::{LeaderMemory, Tick};
-use crate::plan::leader_state::LeaderState;
-use crate::plan::load_model::{BundleLoad, bundle_load, owner_work_of};
 use crate::plan::splits::{SplitResult, apply_split, compute_split};
-use crate::plan::splitter_task::{SplitHost, long_term_of};
 
 use super::load_model::{HeapCurve, bundle_factor, global_factor, name_key, scaled};
 use super::scenario::{LoadSpec, SpikeTarget};

@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::config::simple_class_name;
 use crate::model::Snapshot;
-use crate::plan::fingerprint::snapshot_fingerprint;
+use crate::model::fingerprint::snapshot_fingerprint;
 
 use super::engine::{RunOptions, SimulateError, simulate};
 use super::error::ScenarioError;

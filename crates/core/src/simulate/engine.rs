@@ -9,15 +9,15 @@
 use std::collections::BTreeMap;
 
 use super::error::ScenarioError;
+use crate::config::settings::{apply_nic_speed_override, resolve_config};
 use crate::config::{self, LoadBalancerConfig};
+use crate::leader::memory::{LeaderMemory, Tick};
+use crate::leader::splitter_task;
 use crate::model::Snapshot;
 use crate::modular::leader::StrategyConfigError;
 use crate::modular::pipeline::{PipelineTrace, SelectionPath};
 use crate::plan::balance::UsageSpread;
-use crate::plan::leader_memory::{LeaderMemory, Tick};
 use crate::plan::reasons::shedding_reason;
-use crate::plan::settings::{apply_nic_speed_override, resolve_config};
-use crate::plan::splitter_task;
 use crate::split::ModularSplitCandidate;
 
 use super::cluster::{SimCluster, broker_usages};
@@ -83,9 +83,7 @@ struct Run<'a> {
 }
 
 fn interval_ms_of(cfg: &LoadBalancerConfig) -> i64 {
-    cfg.load_balancer_shedding_interval_minutes
-        .max(1)
-        .saturating_mul(60_000)
+    crate::leader::context::cycle_interval_ms(cfg)
 }
 
 /// Runs one configuration of a scenario on a snapshot. `progress(done, total)` is called after each

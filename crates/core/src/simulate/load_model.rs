@@ -9,7 +9,7 @@ use super::scenario::{HeapModel, LoadSpec};
 
 /// A stable 64-bit key of a name (FNV-1a), to derive per-bundle and per-broker random streams.
 pub fn name_key(name: &str) -> u64 {
-    crate::plan::fingerprint::fnv1a64(name.as_bytes())
+    crate::model::fingerprint::fnv1a64(name.as_bytes())
 }
 
 /// Uniform in `[0, 1)` for (seed, key, cycle): one SplitMix64 step on a mixed state.

@@ -5,9 +5,9 @@
 //! resource that decides that maximum, and what a plan does to the broker.
 
 use crate::config::LoadBalancerConfig;
+use crate::load::bundle_load::bundle_load;
 use crate::model::Snapshot;
 use crate::plan::Plan;
-use crate::plan::load_model::bundle_load;
 use crate::units::percent_usage;
 
 /// One resource of the broker's report.
@@ -274,7 +274,7 @@ mod tests {
     }
 
     /// The demo plan sends two bundles to broker-10: its detail says its capacity and the
-    /// arithmetic of each predicted usage (issue 39), the cpu line as `lbplan plan
+    /// arithmetic of each predicted usage, the cpu line as `lbplan plan
     /// --explain-usage` prints it.
     #[test]
     fn a_destination_explains_its_predicted_usage() {

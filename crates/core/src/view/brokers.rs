@@ -65,7 +65,7 @@ pub struct BrokerRow {
     pub bundle_count: usize,
     pub topic_count: i64,
     pub version: String,
-    /// What the broker has (issue 39: mixed hardware visible at a glance): CPU cores (its report's
+    /// What the broker has (mixed hardware visible at a glance): CPU cores (its report's
     /// CPU limit ÷ 100), and the limits of its NIC and memory, as [`capacity_text`] words them.
     pub cpu_cores: f64,
     pub capacity: String,

@@ -6,11 +6,11 @@
 
 use std::collections::HashMap;
 
+use crate::load::bundle_load::bundle_load;
 use crate::model::Snapshot;
 use crate::naming::{
     BundleRange, NamespaceBundles, is_sla_or_heartbeat_namespace, parse_bundle_name,
 };
-use crate::plan::load_model::bundle_load;
 
 use super::palette::{broker_colour, shade};
 

@@ -2,10 +2,10 @@
 //! profile, the effective value (profile → snapshot `broker.conf` → the operator's overrides) and
 //! where that value came from.
 
+use crate::config::settings::{detect_profile, resolve_config};
 use crate::config::{ConfigType, LoadBalancerConfig, Profile};
 use crate::model::Snapshot;
 use crate::modular::leader::resolve_strategy_names;
-use crate::plan::settings::{detect_profile, resolve_config};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ValueSource {

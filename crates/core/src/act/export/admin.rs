@@ -5,7 +5,7 @@
 use std::fmt::Write as _;
 
 use super::Step;
-use crate::plan::names::shell_quote;
+use crate::act::names::shell_quote;
 
 pub(super) const PRIMITIVES: &str = r#"PULSAR_ADMIN="${PULSAR_ADMIN:-pulsar-admin}"
 dynamic_config() { "$PULSAR_ADMIN" brokers get-all-dynamic-config; }

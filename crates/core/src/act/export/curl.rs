@@ -8,8 +8,8 @@
 use std::fmt::Write as _;
 
 use super::Step;
+use crate::act::names::{shell_quote, url_encode};
 use crate::naming::BundleRange;
-use crate::plan::names::{shell_quote, url_encode};
 
 pub(super) const PRIMITIVES: &str = r#": "${PULSAR_ADMIN_URL:?set PULSAR_ADMIN_URL, e.g. http://broker-1:8080}"
 # Authentication (optional): PULSAR_TOKEN_FILE=/path/to/token, or PULSAR_TOKEN in the environment.

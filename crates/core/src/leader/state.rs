@@ -1,7 +1,7 @@
 //! The leader's view kept alive across snapshots: the modular leader's `LoadData` and the inputs
 //! of its placement context (isolation policies, anti-affinity groups, failure domains, the
 //! broker → namespace → bundle-range cache), built once from a snapshot and then updated with
-//! what changed in the next one. This is the seed of the one leader engine (issue 17): `history`
+//! what changed in the next one. It is the one leader engine's view: `history`
 //! steps it through a recorded series instead of rebuilding the view per snapshot.
 //!
 //! Invariant (tested against random sequences of changes): after any update, the view is the one
@@ -23,10 +23,10 @@ use crate::modular::LoadData;
 use crate::modular::pipeline::PlacementContext;
 use crate::modular::placement_context::BundleRangeCache;
 
-use super::driver::{anti_affinity_groups, placement_context};
-use super::leader_view::load_data_from_snapshot;
 use super::positions::Positions;
 use super::stored_bundles::StoredBundles;
+use super::view::load_data_from_snapshot;
+use crate::leader::context::{anti_affinity_groups, placement_context};
 
 /// The leader's view of one snapshot, updatable to the next.
 pub struct LeaderState {
@@ -248,7 +248,7 @@ impl LeaderState {
 
     /// A placement context for one cycle: the kept inputs and range cache moved in, the per-cycle
     /// parts (candidate cache, round-robin selector, preallocations) fresh, as
-    /// `plan::driver::placement_context` builds it. Give it back with [`Self::restore_context`].
+    /// `leader::context::placement_context` builds it. Give it back with [`Self::restore_context`].
     pub fn take_context(&mut self) -> PlacementContext {
         let mut ctx = PlacementContext::new();
         ctx.isolation = std::mem::take(&mut self.isolation);
@@ -801,8 +801,8 @@ impl LeaderState {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::leader::step::CarriedLeader;
     use crate::model::{BrokerSnapshot, ResourceUsage};
-    use crate::plan::leader_step::CarriedLeader;
     use crate::rng::SplitMix64;
     use crate::simulate::builtin_snapshot;
 
@@ -1133,7 +1133,7 @@ mod tests {
         observer: &mut dyn OrderRepairObserver,
         mut each: impl FnMut(&mut LeaderState, &Snapshot, usize),
     ) -> (Snapshot, Vec<String>) {
-        use crate::plan::load_model::move_bundle;
+        use crate::load::bundle_load::move_bundle;
         let mut s = start(name);
         let mut rng = SplitMix64::new(seed);
         let mut touched: Vec<String> = Vec::new();
@@ -1204,9 +1204,9 @@ mod tests {
     /// with `forget_placements`. Each time the view equals a fresh build.
     #[test]
     fn targeted_updates_and_forgotten_placements_equal_a_fresh_build() {
+        use crate::config::settings::resolve_config;
+        use crate::leader::context::build_strategies;
         use crate::modular::pipeline::{SelectionPath, select_broker_for_bundle};
-        use crate::plan::driver::build_strategies;
-        use crate::plan::settings::resolve_config;
         use crate::rng::SeededPicker;
         for (name, steps, seed) in [
             ("demo", 80, 21),

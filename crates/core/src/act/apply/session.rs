@@ -11,7 +11,7 @@ use super::affinity_batches::{AffinityBatches, affinity_batches, affinity_by_ran
 use super::check::{Drift, LiveOwners, Outcome, already_applied, drifted, verify};
 use super::journal::{Journal, JournalError, StepStatus};
 use super::{ApplyPlan, ApplyStep, StepKind};
-use crate::plan::export::{ExportError, StepCall};
+use crate::act::export::{ExportError, StepCall};
 
 /// What a run does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -290,7 +290,7 @@ impl Session {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::plan::apply::read_plan;
+    use crate::act::apply::read_plan;
 
     /// A split of `a/b/0x00000000_0x80000000` on b1, then `a/b/0x80000000_0xffffffff` b1 → b2 and
     /// `a/c/0x00000000_0xffffffff` b2 → b3, both naming their destination.

@@ -4,6 +4,8 @@
 //! Resolution order: profile defaults → snapshot's `broker.conf` values → operator overrides. Unknown
 //! keys are kept and reported, never fatal.
 
+pub mod settings;
+
 use std::fmt;
 
 use serde::{Deserialize, Serialize};

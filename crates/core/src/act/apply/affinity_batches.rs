@@ -80,7 +80,7 @@ pub fn affinity_batches(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::plan::export::{RestCall, StepCall};
+    use crate::act::export::{RestCall, StepCall};
 
     fn unload(bundle: &str, to: Option<&str>) -> ApplyStep {
         ApplyStep {

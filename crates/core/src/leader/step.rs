@@ -15,14 +15,15 @@ use crate::model::Snapshot;
 use crate::modular::leader::SheddingCycleReport;
 use crate::split::ModularSplitCandidate;
 
-use super::driver::{PlanError, placement_context};
-use super::leader_memory::LeaderMemory;
-use super::leader_state::LeaderState;
-use super::leader_view::load_data_from_snapshot;
-use super::settings::{apply_nic_speed_override, resolve_config};
+use super::memory::LeaderMemory;
 use super::splitter_task::long_term_after;
+use super::state::LeaderState;
+use super::view::load_data_from_snapshot;
+use crate::config::settings::{apply_nic_speed_override, resolve_config};
+use crate::leader::context::placement_context;
 use crate::modular::LoadData;
 use crate::modular::pipeline::{PipelineTrace, PlacementContext};
+use crate::plan::request::PlanError;
 
 /// What one carried cycle decided.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -207,8 +208,8 @@ impl CarriedLeader {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::leader::context::build_strategies;
     use crate::modular::leader::do_load_shedding;
-    use crate::plan::driver::build_strategies;
     use crate::plan::reasons::shedding_reason;
     use crate::rng::SeededPicker;
     use crate::simulate::builtin_snapshot;

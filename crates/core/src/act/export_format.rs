@@ -8,7 +8,7 @@ use std::str::FromStr;
 use thiserror::Error;
 
 use super::export::{ExportOptions, ScriptFormat, export_script};
-use super::model::Plan;
+use crate::plan::model::Plan;
 
 /// A plan export format.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -33,7 +33,7 @@ pub struct UnknownExportFormat {
 pub enum ExportError {
     /// A name the script would carry fails the naming rule (which decision, and why).
     #[error(transparent)]
-    Name(#[from] crate::plan::export::ExportError),
+    Name(#[from] crate::act::export::ExportError),
     #[error("cannot write the plan as JSON: {0}")]
     Json(#[from] serde_json::Error),
 }

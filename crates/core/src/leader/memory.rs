@@ -1,10 +1,10 @@
-//! The modular leader's memory between its cycles, and the cycle itself (issue 17's one leader
+//! The modular leader's memory between its cycles, and the cycle itself (the one leader
 //! engine): the resolved configuration, the strategies with their persistent state
 //! (ThresholdShedder's averages, AvgShedder's hit counts, LeastResourceUsageWithWeight's history),
 //! the seeded picker, the recently-unloaded grace list and the broker list the strategies were last
 //! told about. `history` (`leader_step::CarriedLeader`) and the simulation (`simulate::engine`)
 //! each keep one and [`LeaderMemory::tick`] it on the leader's view, whoever keeps that view (a
-//! [`LeaderState`](super::leader_state::LeaderState) stepped through snapshots, or the simulation's
+//! [`LeaderState`](super::state::LeaderState) stepped through snapshots, or the simulation's
 //! edited in place); what differs between them is a tick's argument, not a copy of the cycle.
 
 use indexmap::IndexMap;
@@ -21,8 +21,8 @@ use crate::modular::pipeline::{
 use crate::rng::SeededPicker;
 use crate::split::ModularSplitCandidate;
 
-use super::driver::build_strategies;
 use super::splitter_task;
+use crate::leader::context::build_strategies;
 
 /// What the leader keeps from one cycle to the next.
 pub struct LeaderMemory {
@@ -187,9 +187,9 @@ impl LeaderMemory {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::plan::leader_state::LeaderState;
-    use crate::plan::settings::resolve_config;
-    use crate::plan::splitter_task::long_term_of;
+    use crate::config::settings::resolve_config;
+    use crate::leader::splitter_task::long_term_of;
+    use crate::leader::state::LeaderState;
     use crate::simulate::builtin_snapshot;
 
     fn memory_on(

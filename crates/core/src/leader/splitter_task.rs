@@ -24,8 +24,8 @@ use crate::split::{
     auto_split_runs, find_bundles_to_split,
 };
 
-use super::model::{Plan, PlannedSplit, SkipScope, SkippedDecision, SplitDetail};
-use super::splits::{SplitBatch, SplitResult};
+use crate::plan::model::{Plan, PlannedSplit, SkipScope, SkippedDecision, SplitDetail};
+use crate::plan::splits::{SplitBatch, SplitResult};
 
 /// What the step needs from whatever holds the cluster.
 pub trait SplitHost {
@@ -432,7 +432,7 @@ pub(crate) fn planned_split(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::plan::leader_view::load_data_from_snapshot;
+    use crate::leader::view::load_data_from_snapshot;
     use crate::synthetic::{NamespaceSpec, SyntheticSpec, generate};
 
     /// The cursor answers as the lookup by name whatever the order of the names asked: the

@@ -10,9 +10,9 @@ use std::fmt::Write as _;
 
 use serde::{Deserialize, Serialize};
 
-use super::model::Plan;
 use super::names::shell_quote;
-use super::verdict::{I_KNOW_FLAG, Outcome};
+use crate::plan::model::Plan;
+use crate::plan::verdict::{I_KNOW_FLAG, Outcome};
 
 /// The default `--max-age`: the leader's load reports and its shedding move on within minutes, so
 /// a plan older than this is likely to move bundles that are no longer where it thinks.
@@ -334,7 +334,7 @@ pub fn script_guard(plan: &Plan, i_know_at_export: bool) -> String {
     // A worse plan's whole verdict (reasons, patterns, alternatives) heads the script; the
     // header above already states any other verdict's headline.
     if context.is_worse() {
-        for line in super::verdict::verdict_lines(&plan.verdict, plan.seed) {
+        for line in crate::plan::verdict::verdict_lines(&plan.verdict, plan.seed) {
             let _ = writeln!(out, "# {}", one_line(&line));
         }
     }

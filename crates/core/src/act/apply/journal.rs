@@ -9,10 +9,10 @@ use serde::{Deserialize, Serialize};
 
 use super::check::Outcome;
 use super::{ApplyPlan, ApplyStep, StepKind};
-use crate::plan::export::{
+use crate::act::export::{
     ExportError, RestCall, rollback_call, set_shedding_call, unset_shedding_call,
 };
-use crate::plan::safety::Assessment;
+use crate::act::safety::Assessment;
 use crate::typed_json::Obj;
 
 /// Version of the journal format (2: the `safety` assessment and each step's `expected` effect;

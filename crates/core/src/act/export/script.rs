@@ -17,8 +17,8 @@
 use std::fmt::Write as _;
 
 use super::{ExportOptions, ScriptFormat, Step, admin, comment, curl};
+use crate::act::names::shell_quote;
 use crate::plan::model::Plan;
-use crate::plan::names::shell_quote;
 
 const SHARED: &str = r#"SKIPPED=()
 SHEDDING_RESTORE=""
@@ -229,7 +229,7 @@ pub(super) fn render(
                 .unwrap_or("(not named by the snapshot)")
         ),
         plan.snapshot_captured_at_ms
-            .map(crate::plan::safety::utc)
+            .map(crate::act::safety::utc)
             .unwrap_or_else(|| "at an unknown time".to_string())
     );
     let _ = writeln!(
@@ -256,18 +256,18 @@ pub(super) fn render(
         );
     }
     out.push_str("set -euo pipefail\n");
-    // The safety policy (plan::safety): the verdict and context first; a worse or stale plan
+    // The safety policy (act::safety): the verdict and context first; a worse or stale plan
     // refuses to apply without --i-know.
-    out.push_str(&crate::plan::safety::script_guard(plan, opts.i_know));
+    out.push_str(&crate::act::safety::script_guard(plan, opts.i_know));
     out.push_str(primitives);
     out.push_str(SHARED);
-    out.push_str(&crate::plan::safety::script_profile_check(plan));
+    out.push_str(&crate::act::safety::script_profile_check(plan));
     // Each acting step's expected effect (bundle, from → to, predicted usage), in the apply order.
     let effects: Vec<String> = super::step_calls(plan)
         .map(|calls| {
             calls
                 .iter()
-                .map(|c| crate::plan::apply::expected_effect(plan, c))
+                .map(|c| crate::act::apply::expected_effect(plan, c))
                 .collect()
         })
         .unwrap_or_default();

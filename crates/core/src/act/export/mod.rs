@@ -15,8 +15,8 @@ mod script;
 use crate::modular::is_heartbeat_or_sla_namespace;
 use crate::naming::BundleRange;
 
-use super::model::{Plan, PlannedUnload};
 use super::names::{NameError, check_broker, check_bundle, check_topic};
+use crate::plan::model::{Plan, PlannedUnload};
 
 pub use curl::{
     RestCall, active_brokers_call, broker_version_call, dynamic_config_call, owned_bundles_call,
@@ -261,7 +261,7 @@ fn rollback_steps(plan: &Plan) -> Result<Vec<Step>, ExportError> {
     Ok(steps)
 }
 
-/// What one applied operation is, for a guarded apply ([`crate::plan::apply`]): the call, and what
+/// What one applied operation is, for a guarded apply ([`crate::act::apply`]): the call, and what
 /// to check before it (the expected owner) and after it (the destination).
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "snake_case")]

@@ -1,5 +1,5 @@
 //! A guarded apply, as data: the ordered steps of a plan (each with the REST call the exports make,
-//! from [`crate::plan::export`]), cut into batches; the pre-flight drift check and the verification
+//! from [`crate::act::export`]), cut into batches; the pre-flight drift check and the verification
 //! of each step against the live owners ([`check`]); the journal that records each step and the
 //! shedding setting before the run ([`journal`]); one run, new, resumed or rolled back from a
 //! journal, with its steps and how each result is recorded ([`session`]); and the tolerant plan
@@ -15,8 +15,8 @@ pub mod session;
 use serde::Serialize;
 
 use super::export::{ExportError, StepCall, step_calls};
-use super::model::Plan;
 use super::safety::{Assessment, Limits, PlanContext, assess};
+use crate::plan::model::Plan;
 
 pub use super::export::StepKind;
 pub use super::safety::{DEFAULT_MAX_AGE_MS, Hazard};
@@ -85,7 +85,7 @@ impl ApplyPlan {
 
 /// A broker's weighted max usage before and after the whole plan, as the plan predicts it.
 fn usage(plan: &Plan, broker: &str) -> Option<String> {
-    let find = |v: &[super::model::BrokerLoadView]| {
+    let find = |v: &[crate::plan::model::BrokerLoadView]| {
         v.iter()
             .find(|b| b.broker == broker)
             .map(|b| format!("{:.1}%", b.weighted_max_usage_fraction * 100.0))

@@ -61,7 +61,7 @@ impl io::Write for Fnv1a64Writer {
 /// The value is what `serde_json::to_vec` followed by [`fnv1a64`] gives (and that of empty input if
 /// serialisation failed, which the model's types cannot make it do). Callers that keep a snapshot
 /// loaded can compute this once and pass it to
-/// [`make_plan_with_fingerprint`](super::driver::make_plan_with_fingerprint).
+/// [`make_plan_with_fingerprint`](crate::plan::make_plan_with_fingerprint).
 pub fn snapshot_fingerprint(snapshot: &Snapshot) -> String {
     let mut sink = Fnv1a64Writer::default();
     let hash = match serde_json::to_writer(&mut sink, snapshot) {

@@ -5,7 +5,7 @@
 use crate::model::Snapshot;
 use crate::naming::{NamespaceBundles, TopicName};
 
-use super::load_model::{BundleLoad, bundle_load, owner_of};
+use super::bundle_load::{BundleLoad, bundle_load, owner_of};
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct TopicLocation {

@@ -1,0 +1,12 @@
+//! The leader: the broker that runs Pulsar's load manager. Its view of the cluster, the state it keeps
+//! between cycles (bundle positions, stored bundle data), its memory across cycles and the one `tick`
+//! (shedding, placement, splits, the grace list, the picker) that plans, history and the simulator step.
+
+pub mod context;
+pub mod memory;
+mod positions;
+pub mod splitter_task;
+pub mod state;
+pub mod step;
+mod stored_bundles;
+pub mod view;
