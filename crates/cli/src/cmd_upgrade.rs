@@ -7,8 +7,8 @@
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
-use lbplan_core::release::upgrade::{UpgradePreview, upgrade_preview};
 use lbplan_core::text::escape_control as e;
+use lbplan_core::upgrade::{UpgradePreview, upgrade_preview};
 
 use crate::exit::CliError;
 use crate::option_args::{apply_leader, parse_optional_profile, parse_profile};

@@ -27,4 +27,5 @@ pub mod synthetic;
 pub mod text;
 pub mod typed_json;
 pub mod units;
+pub mod upgrade;
 pub mod view;

@@ -167,7 +167,9 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("units", &["model"]),
     ("model", &["units"]),
     ("naming", &["model"]),
-    ("config", &["model", "units"]),
+    ("config", &["model", "release", "units"]),
+    // Pulsar's releases and what each one's load balancing does (the table the code reads flags from).
+    ("release", &["model"]),
     ("isolation", &["model"]),
     ("rng", &[]),
     ("reason", &[]),
@@ -251,12 +253,23 @@ const LAYERS: &[(&str, &[&str])] = &[
             "modular",
             "naming",
             "reason",
+            "release",
             "rng",
             "split",
             "units",
         ],
     ),
-    ("act", &["naming", "plan", "reason", "typed_json"]),
+    (
+        "act",
+        &[
+            "config",
+            "naming",
+            "plan",
+            "reason",
+            "release",
+            "typed_json",
+        ],
+    ),
     // Features built on plans and the leader.
     (
         "rebalance",
@@ -275,9 +288,11 @@ const LAYERS: &[(&str, &[&str])] = &[
             "modular",
             "naming",
             "plan",
+            "release",
             "rng",
             "split",
             "synthetic",
+            "text",
             "typed_json",
             "units",
         ],
@@ -286,6 +301,18 @@ const LAYERS: &[(&str, &[&str])] = &[
         "history",
         &[
             "config", "import", "leader", "load", "model", "modular", "naming", "plan", "text",
+        ],
+    ),
+    // The upgrade preview: a release's decisions against another's, then simulated.
+    (
+        "upgrade",
+        &[
+            "config",
+            "model",
+            "plan",
+            "release",
+            "simulate",
+            "synthetic",
         ],
     ),
     (
@@ -336,8 +363,6 @@ const KNOWN_CIRCLES: &[&[&str]] = &[
         "act/export/curl",
         "act/export/script",
     ],
-    // a change's `Cause` lives in explain, read by the report and the metrics.
-    &["history/explain", "history/metrics", "history/report"],
     // the importer's entry and its archive reader share limits.
     &["import", "import/archive"],
     // the fast snapshot reader, its scanner and the broker parts.

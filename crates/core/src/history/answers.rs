@@ -6,12 +6,11 @@
 //! move (`metrics::seen_moves`, `metrics::returns`).
 
 use indexmap::IndexMap;
-use serde::{Deserialize, Serialize};
 
+use super::cause::Cause;
 use super::diff::Change;
-use super::explain::Cause;
 use super::metrics::{HOUR_MS, SeenMove, returns, seen_moves};
-use super::report::HistoryReport;
+use super::report::{BrokerMoves, Burst, HistoryAnswers, HistoryReport, PingPong};
 
 /// A step is a burst when it has at least this many moves…
 const BURST_MIN_MOVES: usize = 10;
@@ -19,54 +18,6 @@ const BURST_MIN_MOVES: usize = 10;
 const BURST_FACTOR: f64 = 3.0;
 /// A broker's load rising by at least this much (0–1) between two snapshots is a trigger.
 const LOAD_JUMP: f64 = 0.10;
-
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct HistoryAnswers {
-    /// Brokers that received or gave away bundles, most moves first.
-    pub brokers: Vec<BrokerMoves>,
-    /// Every return of a bundle to a broker it left within an hour, in order.
-    pub ping_pong: Vec<PingPong>,
-    pub bursts: Vec<Burst>,
-}
-
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct BrokerMoves {
-    pub broker: String,
-    pub bundles_in: usize,
-    pub bundles_out: usize,
-    /// Of `bundles_out`, the ones the replayed leader's shedding predicted.
-    pub out_by_leader: usize,
-    /// Traffic (in + out, bytes/s, as each bundle's report quoted it) received and given away.
-    pub bytes_in_per_sec: f64,
-    pub bytes_out_per_sec: f64,
-}
-
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct PingPong {
-    pub bundle: String,
-    /// The brokers it went through, from the one it left to the one it came back to (A, B, A).
-    pub brokers: Vec<String>,
-    /// When it left the first broker and when it was back (the later snapshots' capture times).
-    pub left_at_ms: i64,
-    pub back_at_ms: i64,
-    /// The step of the return (index of the earlier snapshot), to show that moment.
-    pub step: usize,
-    /// Back within `loadBalancerSheddingGracePeriodMinutes` (Pulsar's guard against exactly this).
-    pub within_grace: bool,
-}
-
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct Burst {
-    pub step: usize,
-    pub from_ms: i64,
-    pub at_ms: i64,
-    /// Moves in the step (not counting those of a broker leaving).
-    pub moves: usize,
-    /// The median of the series' steps with moves, for scale.
-    pub usual_moves: f64,
-    /// The likely trigger, in words ("no trigger found" when none of the known ones fits).
-    pub trigger: String,
-}
 
 /// The answers for `report` (its changes, times and each broker's load over time).
 pub fn answer(report: &HistoryReport) -> HistoryAnswers {

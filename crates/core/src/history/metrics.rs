@@ -6,8 +6,8 @@ use std::collections::HashMap;
 
 use indexmap::IndexMap;
 
+use super::cause::Cause;
 use super::diff::Change;
-use super::explain::Cause;
 use super::report::{HistoryReport, HistorySummary};
 
 pub const HOUR_MS: i64 = 3_600_000;

@@ -4,6 +4,7 @@
 //! automatic split, a broker leaving, or listed as unexplained. See `docs/history.md`.
 
 pub mod answers;
+pub mod cause;
 pub mod diff;
 pub mod explain;
 pub mod load;

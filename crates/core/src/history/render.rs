@@ -3,8 +3,8 @@
 
 use crate::text::escape_control;
 
+use super::cause::Cause;
 use super::diff::Change;
-use super::explain::Cause;
 use super::report::HistoryReport;
 use crate::naming::BrokerNames;
 

@@ -4,8 +4,8 @@
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 
+use super::cause::Cause;
 use super::diff::Change;
-use super::explain::Cause;
 
 /// Version of the history report's JSON (2: `load_model`, the one load model's error on the
 /// series' moves; 3: `answers`, per broker, ping-pong and bursts).
@@ -32,7 +32,7 @@ pub struct HistoryReport {
     pub load_model: crate::load::accuracy::ModelAccuracy,
     /// What the leader did, answered: per broker, ping-pong, bursts (`history::answers`).
     #[serde(default)]
-    pub answers: super::answers::HistoryAnswers,
+    pub answers: HistoryAnswers,
     pub warnings: Vec<String>,
 }
 
@@ -133,4 +133,54 @@ impl HistorySummary {
             self.destination_agreements as f64 / self.moves_predicted as f64
         }
     }
+}
+
+/// What the leader did, answered (computed by `history::answers`; the types live here, beside the
+/// report that carries them).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct HistoryAnswers {
+    /// Brokers that received or gave away bundles, most moves first.
+    pub brokers: Vec<BrokerMoves>,
+    /// Every return of a bundle to a broker it left within an hour, in order.
+    pub ping_pong: Vec<PingPong>,
+    pub bursts: Vec<Burst>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct BrokerMoves {
+    pub broker: String,
+    pub bundles_in: usize,
+    pub bundles_out: usize,
+    /// Of `bundles_out`, the ones the replayed leader's shedding predicted.
+    pub out_by_leader: usize,
+    /// Traffic (in + out, bytes/s, as each bundle's report quoted it) received and given away.
+    pub bytes_in_per_sec: f64,
+    pub bytes_out_per_sec: f64,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct PingPong {
+    pub bundle: String,
+    /// The brokers it went through, from the one it left to the one it came back to (A, B, A).
+    pub brokers: Vec<String>,
+    /// When it left the first broker and when it was back (the later snapshots' capture times).
+    pub left_at_ms: i64,
+    pub back_at_ms: i64,
+    /// The step of the return (index of the earlier snapshot), to show that moment.
+    pub step: usize,
+    /// Back within `loadBalancerSheddingGracePeriodMinutes` (Pulsar's guard against exactly this).
+    pub within_grace: bool,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Burst {
+    pub step: usize,
+    pub from_ms: i64,
+    pub at_ms: i64,
+    /// Moves in the step (not counting those of a broker leaving).
+    pub moves: usize,
+    /// The median of the series' steps with moves, for scale.
+    pub usual_moves: f64,
+    /// The likely trigger, in words ("no trigger found" when none of the known ones fits).
+    pub trigger: String,
 }

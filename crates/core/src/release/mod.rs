@@ -6,7 +6,6 @@
 pub mod basis;
 pub mod behaviour;
 pub mod table;
-pub mod upgrade;
 pub mod version;
 
 pub use basis::{BasisSource, ReleaseBasis, resolve_release};

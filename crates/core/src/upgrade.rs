@@ -5,8 +5,6 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::basis::ReleaseBasis;
-use super::table::{CHANGES, Change};
 use crate::config::{
     AVG_SHEDDER, LEAST_LONG_TERM_MESSAGE_RATE, LoadBalancerConfig, OVERLOAD_SHEDDER, Profile,
     UNIFORM_LOAD_SHEDDER, qualify_strategy_name,
@@ -14,6 +12,8 @@ use crate::config::{
 use crate::model::Snapshot;
 use crate::plan::diff::{PlanDiff, diff_plans};
 use crate::plan::{PlanError, PlanRequest, make_plan};
+use crate::release::basis::ReleaseBasis;
+use crate::release::table::{CHANGES, Change};
 use crate::simulate::metrics::RunSummary;
 use crate::simulate::{RunConfig, RunOptions, builtin_scenario, compare};
 
@@ -155,7 +155,7 @@ pub fn upgrade_preview(
         format_version: UPGRADE_FORMAT_VERSION,
         from: today.release_basis.clone().unwrap_or_else(|| ReleaseBasis {
             release: today.profile.clone(),
-            source: super::BasisSource::Override,
+            source: crate::release::BasisSource::Override,
             why: String::new(),
             leader_broker: None,
             other_versions: Vec::new(),
