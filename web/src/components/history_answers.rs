@@ -2,7 +2,7 @@
 //! the brokers that received and gave away the most, every ping-pong (a click shows that moment),
 //! and the bursts with their likely trigger.
 
-use lbplan_core::history::answers::HistoryAnswers;
+use lbplan_core::history::report::HistoryAnswers;
 use lbplan_core::naming::BrokerNames;
 use yew::prelude::*;
 
