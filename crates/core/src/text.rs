@@ -65,6 +65,17 @@ pub fn escape_lines(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// `s` cut to `width` characters, an ellipsis marking the cut (text reports kept within a
+/// terminal's width).
+pub fn fit_width(s: &str, width: usize) -> String {
+    if s.chars().count() <= width {
+        return s.to_string();
+    }
+    let mut out: String = s.chars().take(width.saturating_sub(1)).collect();
+    out.push('…');
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -104,15 +115,4 @@ mod tests {
             "row \\x1b]0;title\\x07\nnext\n"
         );
     }
-}
-
-/// `s` cut to `width` characters, an ellipsis marking the cut (text reports kept within a
-/// terminal's width).
-pub fn fit_width(s: &str, width: usize) -> String {
-    if s.chars().count() <= width {
-        return s.to_string();
-    }
-    let mut out: String = s.chars().take(width.saturating_sub(1)).collect();
-    out.push('…');
-    out
 }
