@@ -290,8 +290,12 @@ fn record_series(
     )
     .map_err(|e| CliError::BadInput(e.to_string()))?;
     if let Some(e) = failure {
-        // The snapshots completed before the failed one are whole: make them durable too, then
-        // say what the series holds, so a full disk is a pause, not a loss.
+        let CliError::Failed(why) = e else {
+            // A snapshot the series refuses (another cluster): nothing about the disk to say.
+            return Err(e);
+        };
+        // A write the disk refused: the snapshots completed before it are whole, so make them
+        // durable too and say what the series holds — a full disk is a pause, not a loss.
         let committed = writer.commit();
         let kept = writer.committed();
         let how = match committed {
@@ -299,8 +303,9 @@ fn record_series(
             Err(c) => format!(" (the last batch could not be committed: {c})"),
         };
         return Err(CliError::Failed(format!(
-            "{e}\nrecording stopped: {} holds {kept} snapshots, each readable{how}; free the \
-             space and record into the same directory to continue the series",
+            "{why}\nrecording stopped: {} holds {kept} snapshots, each readable{how}; once the \
+             cause is fixed (space, permissions), record into the same directory to continue the \
+             series",
             dir.display()
         )));
     }
