@@ -64,7 +64,7 @@ test('the browser build of the API works under the strict CSP', async () => {
     assert.equal(r.failed, undefined, `${r.failed}\n${w.diagnostics()}`);
     assert.equal(r.hash, 0x2bad45f7);
     assert.equal(r.bundle, '0x00000000_0x40000000');
-    assert.equal(r.formatVersion, 5);
+    assert.equal(r.formatVersion, 6);
     assert.ok(r.unloads > 0);
     assert.equal(r.brokers, 12);
     assert.equal(r.cycles, 2);

@@ -477,19 +477,20 @@ test('Send waits for the dry run, which reads the brokers\' version: another pro
   const w = await watch(page);
   try {
     const plan = await planWithApply(page, server, w);
-    assert.equal(plan.profile, '4.x');
+    // The embedding's `profile="4.x"`: the newest 4.0 release the release table knows.
+    assert.equal(plan.profile, '4.0.14');
     await page.locator('#planner-prod [data-testid=apply-plan]').click();
     const confirm = page.locator('#planner-prod [data-testid=apply-confirm]');
     await confirm.waitFor({ timeout: 10_000 });
     // The dry run starts by itself; its result names the brokers' version and profile.
     const dry = confirm.locator('[data-testid=apply-dry-run-result]');
     await dry.waitFor({ timeout: 10_000 });
-    assert.match(await dry.textContent(), /no bundle drifted\. Nothing was sent\. The brokers run Pulsar 3\.0\.6 \(profile 3\.x\)\./);
+    assert.match(await dry.textContent(), /no bundle drifted\. Nothing was sent\. The brokers run Pulsar 3\.0\.6 \(profile 3\.0\.6\)\./);
     assert.equal(await dry.getAttribute('data-passed'), 'true');
     assert.ok(server.adminReads.some((u) => u === '/admin/v2/brokers/version'), server.adminReads.join('\n'));
-    // Core's policy with the cluster's profile: the plan's 4.x against 3.x is a hazard.
+    // Core's policy with the cluster's release: 4.0.14 and 3.0.6 decide differently (the release table).
     const hazards = await confirm.locator('[data-testid=apply-hazard]').allTextContents();
-    assert.ok(hazards.includes("the plan was made with the 4.x profile, the cluster's version is 3.x: re-plan with --profile 3.x"),
+    assert.ok(hazards.includes("the plan was made with the 4.0.14 profile, the cluster's version is 3.0.6: re-plan with --profile 3.0.6"),
       hazards.join('\n'));
     assert.ok(await confirm.locator('[data-testid=apply-confirm-ok]').isDisabled(), 'refused until acknowledged');
     await acknowledge(page);
