@@ -341,12 +341,7 @@ impl SeriesWriter {
     /// Forgets the snapshots not yet committed (after a failed write): their temporary files are
     /// removed and their parts no longer taken for stored.
     pub fn abandon(&mut self) {
-        for (temp, name) in std::mem::take(&mut self.pending_parts) {
-            let _ = self.parts_dir.remove(&temp);
-            if let Some(id) = name.strip_suffix(".json.gz") {
-                self.parts.remove(id);
-            }
-        }
+        self.undo_parts_since(0);
         for (temp, _) in std::mem::take(&mut self.pending_manifests) {
             let _ = self.snapshots_dir.remove(&temp);
         }

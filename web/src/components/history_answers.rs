@@ -2,8 +2,11 @@
 //! the brokers that received and gave away the most, every ping-pong (a click shows that moment),
 //! and the bursts with their likely trigger.
 
+use std::rc::Rc;
+
 use lbplan_core::history::report::HistoryAnswers;
 use lbplan_core::naming::BrokerNames;
+use lbplan_worker::protocol::HistoryView;
 use yew::prelude::*;
 
 use crate::format;
@@ -13,22 +16,37 @@ const BROKERS_SHOWN: usize = 10;
 /// Ping-pongs listed at most.
 const PING_PONG_SHOWN: usize = 50;
 
-#[derive(Properties, PartialEq)]
+#[derive(Properties)]
 pub struct HistoryAnswersProps {
-    pub answers: HistoryAnswers,
-    /// Capture times of the series' snapshots (for "+N min").
-    pub times_ms: Vec<i64>,
+    /// The explained series (its report's answers and capture times), shared with the view: moving
+    /// the instant re-renders the view, not a copy of every ping-pong.
+    pub view: Rc<HistoryView>,
     /// Moves the view to a step (a ping-pong's return, a burst).
     pub on_step: Callback<usize>,
 }
 
+impl PartialEq for HistoryAnswersProps {
+    fn eq(&self, o: &Self) -> bool {
+        Rc::ptr_eq(&self.view, &o.view) && self.on_step == o.on_step
+    }
+}
+
 #[function_component(HistoryAnswersView)]
 pub fn history_answers_view(p: &HistoryAnswersProps) -> Html {
-    let a = &p.answers;
-    let names = use_memo(a.brokers.clone(), |brokers| {
-        BrokerNames::new(brokers.iter().map(|b| b.broker.as_str()))
-    });
-    let first = p.times_ms.first().copied().unwrap_or(0);
+    let a: &HistoryAnswers = &p.view.report.answers;
+    let names = {
+        let view = p.view.clone();
+        use_memo(Rc::as_ptr(&p.view) as usize, move |_| {
+            BrokerNames::new(
+                view.report
+                    .answers
+                    .brokers
+                    .iter()
+                    .map(|b| b.broker.as_str()),
+            )
+        })
+    };
+    let first = p.view.report.times_ms.first().copied().unwrap_or(0);
     let minutes = move |at: i64| format!("+{:.1} min", (at - first) as f64 / 60_000.0);
     if a.brokers.is_empty() && a.ping_pong.is_empty() && a.bursts.is_empty() {
         return html! {};

@@ -313,7 +313,7 @@ impl HistoryTimeline {
         html! {
             <>
                 { headline }
-                <HistoryAnswersView answers={r.answers.clone()} times_ms={r.times_ms.clone()} on_step={on_step.clone()} />
+                <HistoryAnswersView view={s.view.clone()} on_step={on_step.clone()} />
                 <ModelAccuracyView accuracy={r.load_model.clone()} />
                 { slider }
                 <p class="muted small">{ "x = time, y = the 32-bit hash range; colour = owning broker, darker = busier bundle. A striped band is a bundle moving back and forth; a band that divides is a split. Click a map to move the instant." }</p>

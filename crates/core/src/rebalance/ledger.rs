@@ -111,19 +111,13 @@ impl Ledger {
 
     /// Moves a bundle (by position) to `to`.
     pub fn apply_move(&mut self, bundle: usize, to: usize) {
-        let Some(entry) = self.bundles.get_mut(bundle) else {
+        let Some((from, amounts)) = self.bundles.get(bundle).map(|e| (e.owner, e.amounts)) else {
             return;
         };
-        let from = entry.owner;
         if from == to || to >= self.brokers.len() {
             return;
         }
-        let amounts = entry.amounts;
-        let arrived = match (self.brokers.get(from), self.brokers.get(to)) {
-            (Some(f), Some(t)) => self.model.carried(&amounts, &f.name, &t.name),
-            _ => amounts,
-        };
-        // Re-borrowed: `carried` needed the brokers while the entry was held.
+        let arrived = self.carried(&amounts, from, to);
         let Some(entry) = self.bundles.get_mut(bundle) else {
             return;
         };
