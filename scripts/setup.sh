@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs whatever is missing to build and test the dashboard offline (idempotent; a few seconds
 # when everything is present). Needs only the package registries: Debian apt, crates.io, npm.
-#   chromium + chromium-driver (apt), wasm32 target, trunk 0.21.14, wasm-bindgen-cli = Cargo.lock,
+#   chromium + chromium-driver + prometheus/promtool (apt), wasm32 target, trunk 0.21.14, wasm-bindgen-cli = Cargo.lock,
 #   npm ci (playwright-core, binaryen's wasm-opt), cargo fetch.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -22,6 +22,19 @@ install_chromium() {
   if [[ $(id -u) -ne 0 ]]; then sudo="sudo"; fi
   $sudo apt-get update
   $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium chromium-driver
+}
+
+# The history and watch e2e tests run a real Prometheus (Debian's package carries promtool too).
+# A container has no init: policy-rc.d keeps the package's service from starting, which is what we want.
+install_prometheus() {
+  if command -v prometheus >/dev/null && command -v promtool >/dev/null; then
+    echo "present: $(prometheus --version 2>&1 | head -n1)"
+    return 0
+  fi
+  local sudo=""
+  if [[ $(id -u) -ne 0 ]]; then sudo="sudo"; fi
+  $sudo apt-get update
+  $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends prometheus
 }
 
 install_wasm_target() {
@@ -69,6 +82,7 @@ fetch_crates() {
 
 total=$SECONDS
 step "apt: chromium + chromium-driver (if missing)" install_chromium
+step "apt: prometheus + promtool (if missing)" install_prometheus
 step "rustup: wasm32-unknown-unknown target" install_wasm_target
 step "cargo install trunk $TRUNK_VERSION (if missing)" install_trunk
 step "cargo install wasm-bindgen-cli $WASM_BINDGEN_VERSION (if missing)" install_wasm_bindgen
