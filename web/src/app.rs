@@ -278,7 +278,9 @@ pub fn app(props: &AppProps) -> Html {
                     <div class="plan-row">
                         <SettingsPanel snapshot={l.snapshot.clone()} profile={state.profile} operations={ops.clone()}
                             on_profile={{ let d = d.clone(); Callback::from(move |p| d.dispatch(Action::SetProfile(p))) }}
-                            on_set={on_set.clone()} readonly={readonly} warnings={plan_warnings} />
+                            on_set={on_set.clone()} readonly={readonly} warnings={plan_warnings}
+                            calibration={state.calibration.clone()}
+                            on_calibration={{ let d = d.clone(); Callback::from(move |c| d.dispatch(Action::SetCalibration(c))) }} />
                         <section class="panel run">
                             <button type="button" class="primary" data-testid="run-plan"
                                 onclick={{ let d = d.clone(); Callback::from(move |_| d.dispatch(Action::RunPlan)) }}>{ "Run plan" }</button>
@@ -313,12 +315,13 @@ pub fn app(props: &AppProps) -> Html {
                         prefill={(*rebalance_prefill).clone()}
                         plan_worker={(*imports).clone()} readonly={readonly}
                         admin_base_url={options.admin_base_url.clone().map(AttrValue::from)}
-                        auth_headers={options.auth_headers.clone()} on_export={on_export} />
+                        auth_headers={options.auth_headers.clone()} on_export={on_export}
+                        calibration={state.calibration.clone()} />
                     </div>
                     <div data-section="simulate" tabindex="-1">
                     <SimulatePanel loaded={l.clone()} profile={state.profile} overrides={sim_overrides.clone()}
                         dark={dark} worker_url={AttrValue::from(options.worker_url())}
-                        plan_worker={(*imports).clone()} />
+                        plan_worker={(*imports).clone()} calibration={state.calibration.clone()} />
                     </div>
                     <div data-section="namespaces" tabindex="-1">
                     <NamespaceList loaded={l.clone()} />
@@ -341,7 +344,8 @@ pub fn app(props: &AppProps) -> Html {
                 // A recorded series brings its own snapshots: the History view works with no
                 // snapshot loaded (and keeps what it shows when one is loaded or replaced).
                 <div data-section="history" tabindex="-1">
-                <HistoryTimeline worker_url={AttrValue::from(options.worker_url())} dark={dark} />
+                <HistoryTimeline worker_url={AttrValue::from(options.worker_url())} dark={dark}
+                    calibration={state.calibration.clone()} />
                 </div>
             </main>
         </div>

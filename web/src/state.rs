@@ -7,11 +7,12 @@
 use std::rc::Rc;
 
 use lbplan_core::config::Profile;
+use lbplan_core::load::calibration::Calibration;
 use lbplan_core::model::Snapshot;
 use lbplan_core::model::fingerprint::snapshot_fingerprint;
 use lbplan_core::plan::diff::{PlanDiff, diff_plans};
 use lbplan_core::plan::operations::Operation;
-use lbplan_core::plan::{Explain, Plan, PlanRequest, make_plan_with_fingerprint};
+use lbplan_core::plan::{Explain, Plan, PlanEngine, PlanRequest};
 use lbplan_core::view::bundle_map::{BundleMap, BundleMapBuilder};
 use lbplan_core::view::namespaces::{NamespaceRow, NamespaceRowsBuilder, namespace_rows};
 use lbplan_core::view::share::{SESSION_FORMAT_VERSION, Session};
@@ -183,6 +184,27 @@ pub struct AppState {
     /// The next worker plan carries every decision's detail (an export asked for the Full plan);
     /// taken by that plan, so later what-ifs are light again.
     pub full_details_next: bool,
+    /// The calibration file the operator loaded (`lbplan history --calibrate`): every plan,
+    /// what-if, rebalance, simulation and history check predicts with its factors.
+    pub calibration: Option<Rc<LoadedCalibration>>,
+}
+
+/// A calibration file as loaded: its name (shown, and named in errors) and its content.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LoadedCalibration {
+    pub name: String,
+    pub calibration: Calibration,
+}
+
+impl LoadedCalibration {
+    /// The factors that travel with each job (empty: the default model).
+    pub fn factors(
+        loaded: Option<&Rc<LoadedCalibration>>,
+    ) -> lbplan_worker::protocol::CpuCostFactors {
+        loaded
+            .map(|c| c.calibration.cpu_cost_factors.clone())
+            .unwrap_or_default()
+    }
 }
 
 /// What a baseline plan was made for: snapshot id, profile, leader cycle on/off.
@@ -193,6 +215,8 @@ pub type BaselineKey = (u64, Option<Profile>, bool);
 pub struct PlanJob {
     pub id: u32,
     pub request: PlanRequest,
+    /// The loaded calibration's factors (empty: the default model).
+    pub cpu_cost_factors: lbplan_worker::protocol::CpuCostFactors,
     /// Asked after an operation was pushed: a refusal takes the operation back.
     pub after_push: bool,
 }
@@ -229,6 +253,8 @@ pub enum Action {
     /// The plan shown was made without its details (`explain: summary`): make it again at full
     /// (an export needs the Full plan).
     WantFullPlan,
+    /// A calibration file loaded, or cleared (`None`): plans predict with it from now on.
+    SetCalibration(Option<Rc<LoadedCalibration>>),
 }
 
 impl AppState {
@@ -295,6 +321,7 @@ impl AppState {
             self.plan_job = Some(PlanJob {
                 id: self.plan_job_serial,
                 request: self.worker_request(full),
+                cpu_cost_factors: LoadedCalibration::factors(self.calibration.as_ref()),
                 after_push,
             });
             return;
@@ -302,16 +329,22 @@ impl AppState {
         let Some(l) = self.loaded() else {
             return;
         };
-        let result = make_plan_with_fingerprint(&l.snapshot, &self.request(), l.fingerprint())
-            .map_err(|e| e.to_string());
+        let model = self
+            .calibration
+            .as_ref()
+            .map(|c| c.calibration.model())
+            .unwrap_or_default();
+        let mut engine =
+            PlanEngine::with_fingerprint(std::borrow::Cow::Borrowed(&*l.snapshot), l.fingerprint())
+                .with_load_model(model);
+        let result = engine.plan(&self.request()).map_err(|e| e.to_string());
         let key = (l.id, self.profile, self.leader_cycle);
         if !self.operations.is_empty() && self.baseline.as_ref().is_none_or(|(k, _)| *k != key) {
             let request = PlanRequest {
                 operations: Vec::new(),
                 ..self.request()
             };
-            let baseline = make_plan_with_fingerprint(&l.snapshot, &request, l.fingerprint())
-                .map_err(|e| e.to_string());
+            let baseline = engine.plan(&request).map_err(|e| e.to_string());
             self.baseline = Some((key, Rc::new(baseline)));
         }
         let diff = match (&result, self.baseline.as_ref()) {
@@ -406,6 +439,12 @@ impl Reducible for AppState {
             }
             Action::RunPlan => {
                 s.planning = true;
+                s.replan();
+            }
+            Action::SetCalibration(c) => {
+                s.calibration = c;
+                // The kept baseline was predicted with the other model.
+                s.baseline = None;
                 s.replan();
             }
             Action::Select(seg) => s.selected = seg,

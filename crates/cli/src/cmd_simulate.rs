@@ -152,13 +152,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
     let snapshot = load_snapshot_arg(&snapshot_arg)?;
     scenario.settings.extend(parse_settings(&args.settings)?);
     if let Some(c) = crate::calibration_file::read(args.calibration.as_deref())? {
-        for (broker, factor) in c.cpu_cost_factors {
-            scenario
-                .load
-                .cpu_cost_factors
-                .entry(broker)
-                .or_insert(factor);
-        }
+        scenario.load.add_calibration(&c);
     }
     let configs: Vec<RunConfig> = if args.compare.is_empty() {
         scenario.compare.clone()

@@ -205,6 +205,9 @@ pub fn render_text(plan: &Plan, verbose: bool) -> String {
             e(&basis.why)
         );
     }
+    if let Some(basis) = plan.prediction_basis() {
+        let _ = writeln!(out, "{}", e(&basis));
+    }
     let _ = writeln!(
         out,
         "Shedding: {}   Placement: {}",

@@ -20,6 +20,9 @@ struct HistoryOptions {
     profile: Option<Text>,
     settings: Option<Settings>,
     seed: Option<SafeInt>,
+    /// Read by `calibration_option` (listed so it is not refused as unknown).
+    #[allow(dead_code)]
+    calibration: Option<Value>,
 }
 
 /// The logic behind `explainHistory`.
@@ -30,7 +33,7 @@ pub fn explain_history_files(files: Files, options: &Value) -> Result<HistoryRep
         profile: o.profile.map(|Text(p)| profile(&p)).transpose()?,
         settings: o.settings.map(|Settings(s)| s).unwrap_or_default(),
         seed: o.seed.map_or(0, |SafeInt(s)| s),
-        ..ExplainOptions::default()
+        load_model: crate::calibration_option::load_model(options)?,
     };
     explain_uploaded(files, &opts, &mut |_, _, _| {}).map_err(|e| ApiError::whole(e.to_string()))
 }

@@ -8,6 +8,7 @@
 //! the path of the bad input (`$.brokers["b1:8080"].local_broker_data.cpu.limit: …`); nothing here
 //! panics on input, and a panic hook reports any bug to the console instead of a bare trap.
 
+pub mod calibration_option;
 pub mod error;
 pub mod export;
 pub mod hash;
@@ -24,7 +25,7 @@ use lbplan_core::act::export_format::ExportFormat;
 use lbplan_core::config::settings::detect_profile;
 use lbplan_core::import::{ImportInput, ImportWarning, import};
 use lbplan_core::model::Snapshot;
-use lbplan_core::plan::{DecisionDetail, Plan, PlanEngine, explain_decision, make_plan};
+use lbplan_core::plan::{DecisionDetail, Plan, PlanEngine, explain_decision};
 use serde::Serialize;
 use serde_json::Value;
 use wasm_bindgen::JsCast;
@@ -218,8 +219,12 @@ pub fn plan_js(snapshot: &JsSnapshot, options: Option<JsPlanOptions>) -> Result<
 /// The logic behind [`plan_js`].
 pub fn plan_value(snapshot: &Value, options: &Value) -> Result<Plan, ApiError> {
     let request = plan_options::plan_request(options)?;
+    let model = calibration_option::load_model(options)?;
     let (snapshot, _warnings) = snapshot_input::snapshot_from_value(snapshot)?;
-    make_plan(&snapshot, &request).map_err(|e| ApiError::whole(e.to_string()))
+    PlanEngine::new(snapshot)
+        .with_load_model(model)
+        .plan(&request)
+        .map_err(|e| ApiError::whole(e.to_string()))
 }
 
 /// One decision's full `detail` — the strategy's rule, the placement pipeline with every candidate —
@@ -250,8 +255,9 @@ pub fn explain_value(
 ) -> Result<Option<DecisionDetail>, ApiError> {
     let request = plan_options::plan_request(options)?;
     let which = plan_options::decision_ref(decision)?;
+    let model = calibration_option::load_model(options)?;
     let (snapshot, _warnings) = snapshot_input::snapshot_from_value(snapshot)?;
-    let mut engine = PlanEngine::new(snapshot);
+    let mut engine = PlanEngine::new(snapshot).with_load_model(model);
     explain_decision(&mut engine, &request, &which).map_err(|e| ApiError::whole(e.to_string()))
 }
 
@@ -488,6 +494,37 @@ mod tests {
             "brokers": {"a:8080": v("4.0.7"), "b:8080": v("5.0.0"), "c:8080": v("5.0.0")}
         });
         assert_eq!(summarize(&snapshot.to_string()).unwrap().profile, "5.0.0");
+    }
+
+    /// `options.calibration` reaches every predicting call: the plan names the factors it used
+    /// and the rebalance's final plan too (the same model the CLI's `--calibration` gives).
+    #[test]
+    fn a_calibration_option_reaches_plan_and_rebalance() {
+        let snapshot: Value = serde_json::from_str(DEMO).unwrap();
+        let options = serde_json::json!({"calibration": {"format_version": 1,
+            "cpu_cost_factors": {"broker-10.demo.svc:8080": 2.0}, "fits": []}});
+        let plan = plan_value(&snapshot, &options).unwrap();
+        assert_eq!(plan.cpu_cost_factors["broker-10.demo.svc:8080"], 2.0);
+        let plain = plan_value(&snapshot, &Value::Null).unwrap();
+        assert!(plain.cpu_cost_factors.is_empty());
+        let after = |p: &Plan| {
+            p.brokers_after
+                .iter()
+                .find(|b| b.broker == "broker-10.demo.svc:8080")
+                .unwrap()
+                .cpu_pct
+        };
+        assert!(
+            after(&plan) > after(&plain),
+            "{} {}",
+            after(&plan),
+            after(&plain)
+        );
+        let proposal = rebalance_value(&snapshot, &options).unwrap();
+        assert_eq!(
+            proposal.plan.cpu_cost_factors["broker-10.demo.svc:8080"],
+            2.0
+        );
     }
 
     #[test]

@@ -25,6 +25,9 @@ struct PlanOptions {
     leader_cycle: Option<Flag>,
     outlook_cycles: Option<SafeInt>,
     explain: Option<Text>,
+    /// Read by `calibration_option` (listed so it is not refused as unknown).
+    #[allow(dead_code)]
+    calibration: Option<Value>,
 }
 
 /// `options` of `plan()`; `null`/`undefined` means all defaults (one leader cycle, detected
@@ -195,7 +198,7 @@ mod tests {
         assert_eq!(
             plan_request(&json!({"seeed": 1})).unwrap_err().message,
             "unknown option (expected one of profile, settings, operations, seed, leaderCycle, \
-             outlookCycles, explain)"
+             outlookCycles, explain, calibration)"
         );
         assert_eq!(
             plan_request(&json!({"profile": "banana"}))

@@ -24,6 +24,9 @@ struct RebalanceOptions {
     settings: Option<Settings>,
     seed: Option<SafeInt>,
     outlook_cycles: Option<SafeInt>,
+    /// Read by `calibration_option` (listed so it is not refused as unknown).
+    #[allow(dead_code)]
+    calibration: Option<Value>,
 }
 
 /// `plan()` options that `rebalance()` refuses with a reason rather than as unknown.
@@ -43,6 +46,7 @@ pub fn rebalance_request(options: &Value) -> Result<RebalanceRequest, ApiError> 
     }
     options::refuse_unknown::<RebalanceOptions>(&unknown, "")?;
     let mut req = RebalanceRequest::new(Goal::MaxOverMean(1.15));
+    req.load_model = crate::calibration_option::load_model(options)?;
     if let Some(Text(text)) = o.profile {
         req.profile = Some(profile(&text)?);
     }
@@ -114,7 +118,7 @@ mod tests {
         assert_eq!(
             e.to_string(),
             "options.maxMove: unknown option (expected one of goal, maxMoves, maxMovesPerBroker, \
-             drain, chosenMoves, profile, settings, seed, outlookCycles)"
+             drain, chosenMoves, profile, settings, seed, outlookCycles, calibration)"
         );
         let e = rebalance_request(&json!({"drain": "b1:8080"})).unwrap_err();
         assert_eq!(

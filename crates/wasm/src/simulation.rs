@@ -35,6 +35,9 @@ struct SimulateOptions {
     profile: Option<Value>,
     record_broker_usage: Option<Flag>,
     record_ownership: Option<Flag>,
+    /// Read by `calibration_option` (listed so it is not refused as unknown).
+    #[allow(dead_code)]
+    calibration: Option<Value>,
 }
 
 /// `scenario`: a built-in scenario's name or a scenario object (read by core, which names paths
@@ -156,6 +159,9 @@ pub fn simulation_input(snapshot: &Value, options: &Value) -> Result<SimulationI
     };
     if let Some(Settings(s)) = o.settings {
         scenario.settings.extend(s);
+    }
+    if let Some(c) = crate::calibration_option::calibration(options)? {
+        scenario.load.add_calibration(&c);
     }
     let profile = o
         .profile

@@ -85,6 +85,19 @@ export interface PlanOptions {
    *  full gives them, every `detail` `null` and the plan's `explained` saying so — faster on large
    *  clusters; ask for one decision's detail with `explainDecision`. */
   explain?: Explain;
+  /** Predict with a calibration (the object `lbplan history --calibrate` writes): per-broker CPU
+   *  cost factors fitted from a recorded series. Default: every broker at factor 1. */
+  calibration?: Calibration;
+}
+
+/** What `lbplan history --calibrate` writes (`format_version` 1): each broker's CPU cost relative to
+ *  the median broker (2.0: twice the cores for the same traffic), with the fitted lines. */
+export interface Calibration {
+  format_version: number;
+  cpu_cost_factors: Record<string, number>;
+  fits: { broker: string; samples: number; cores_per_mb_per_sec: number; idle_cores: number;
+    r_squared: number }[];
+  not_fitted?: Record<string, string>;
 }
 
 /** How much of each decision's explanation a plan carries (`PlanOptions.explain`). */
@@ -271,6 +284,8 @@ export interface Plan {
    *  older than its limit without an acknowledgement. */
   snapshot_captured_at_ms: number | null;
   profile: string;
+  /** The calibration's CPU cost factors the predictions used (absent with the default model). */
+  cpu_cost_factors?: Record<string, number>;
   /** `modular` or `extensible`. */
   load_manager: string;
   shedding_strategy: string;
@@ -319,6 +334,8 @@ export interface SimulateOptions {
   recordBrokerUsage?: boolean;
   /** Keep each cycle's ownership changes (`cycles[i].ownership`), to replay the bundle map. */
   recordOwnership?: boolean;
+  /** Run the brokers at a calibration's speeds (a scenario's own `cpu_cost_factors` win). */
+  calibration?: Calibration;
 }
 
 export interface CycleMetrics {
@@ -403,6 +420,8 @@ export interface HistoryOptions {
   profile?: Profile;
   settings?: Record<string, string | number | boolean>;
   seed?: number;
+  /** Check the load model with a calibration's factors instead of the default model. */
+  calibration?: Calibration;
 }
 
 /** One change between consecutive snapshots of a series (`kind` says which fields are set). */
@@ -560,6 +579,9 @@ export interface RebalanceOptions {
   seed?: number;
   /** Leader cycles looked at after the first when checking whether Pulsar would undo it (10). */
   outlookCycles?: number;
+  /** Predict with a calibration (the object `lbplan history --calibrate` writes): per-broker CPU
+   *  cost factors fitted from a recorded series. Default: every broker at factor 1. */
+  calibration?: Calibration;
 }
 
 /** One move the search found, with the two brokers' usage (fractions) around it. */

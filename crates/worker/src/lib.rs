@@ -229,6 +229,7 @@ impl WorkerState {
                 Err(r) => return r,
             };
         let request = RebalanceRequest {
+            load_model: protocol::load_model(&job.cpu_cost_factors),
             goal,
             limits: job.limits,
             profile: job.profile,
@@ -266,6 +267,9 @@ impl WorkerState {
             Ok(engine) => engine,
             Err(r) => return r,
         };
+        if engine.set_load_model(protocol::load_model(&job.plan.cpu_cost_factors)) {
+            self.baseline = None;
+        }
         let result = request.and_then(|req| {
             lbplan_core::plan::explain_decision(engine, &req, &job.decision)
                 .map(|d| d.map(Box::new))
@@ -281,6 +285,10 @@ impl WorkerState {
             Ok(engine) => engine,
             Err(r) => return r,
         };
+        // A calibration loaded or cleared: the kept baseline was predicted with the old model.
+        if engine.set_load_model(protocol::load_model(&job.cpu_cost_factors)) {
+            self.baseline = None;
+        }
         let request = match request {
             Ok(r) => r,
             Err(e) => {
@@ -379,7 +387,7 @@ fn history(
         profile: job.profile,
         settings: job.settings,
         seed: job.seed,
-        ..ExplainOptions::default()
+        load_model: protocol::load_model(&job.cpu_cost_factors),
     };
     let mut builder = TimelineBuilder::new();
     let mut last = f64::NEG_INFINITY;

@@ -39,8 +39,23 @@ use serde::{Deserialize, Serialize};
 /// travel in `lists_part` parts (`lists_apart`), without which a page of format 5 would show
 /// those brokers and namespaces empty. 7: a `plan` request says its `explain` level (the dashboard
 /// asks for `summary`: details left out) and an `explain` request answers one decision's detail
-/// (`decision_explained`), which a page of format 6 would never ask for.
-pub const WORKER_PROTOCOL_VERSION: u32 = 7;
+/// (`decision_explained`), which a page of format 6 would never ask for. 8: `plan`, `rebalance`
+/// and `history` requests carry the calibration's `cpu_cost_factors` the dashboard loaded, which
+/// a worker of format 7 would drop, predicting with the default model.
+pub const WORKER_PROTOCOL_VERSION: u32 = 8;
+
+/// The load model a request's predictions use: the per-broker CPU cost factors of the calibration
+/// the page loaded (`lbplan history --calibrate`), none for the default model. Only the factors
+/// travel (not the calibration's fits), so a plan request stays small.
+pub type CpuCostFactors = indexmap::IndexMap<String, f64>;
+
+/// The load model of `factors` (the default model when empty).
+pub fn load_model(factors: &CpuCostFactors) -> lbplan_core::load::LoadModel {
+    lbplan_core::load::LoadModel {
+        cpu_factors: factors.clone(),
+        ..lbplan_core::load::LoadModel::default()
+    }
+}
 
 /// What the page asks.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -152,6 +167,9 @@ pub struct HistoryJob {
     pub settings: Vec<(String, String)>,
     #[serde(default)]
     pub seed: u64,
+    /// The model the history's check of predictions uses (`lbplan history --calibration`).
+    #[serde(default, skip_serializing_if = "indexmap::IndexMap::is_empty")]
+    pub cpu_cost_factors: CpuCostFactors,
 }
 
 /// What the History view draws: the report and the per-namespace timeline.
@@ -180,6 +198,9 @@ pub struct RebalanceJob<'a> {
     /// A point picked on the trade-off curve: exactly this many of the search's moves.
     #[serde(default)]
     pub chosen_moves: Option<usize>,
+    /// The model the search and the final plan predict with (`lbplan rebalance --calibration`).
+    #[serde(default, skip_serializing_if = "indexmap::IndexMap::is_empty")]
+    pub cpu_cost_factors: CpuCostFactors,
 }
 
 /// One plan (`lbplan_core::plan::make_plan`) of the snapshot `snapshot_id`.
@@ -206,6 +227,9 @@ pub struct PlanJob<'a> {
     /// How much of each decision's explanation the plan carries (`full` when absent).
     #[serde(default)]
     pub explain: Explain,
+    /// The model the plan predicts with (`lbplan plan --calibration`); empty: the default.
+    #[serde(default, skip_serializing_if = "indexmap::IndexMap::is_empty")]
+    pub cpu_cost_factors: CpuCostFactors,
 }
 
 /// One decision's full detail (`plan::explain_decision`) in the plan `plan` asks for, on the kept
@@ -261,7 +285,15 @@ impl<'a> PlanJob<'a> {
             outlook_cycles: request.outlook_cycles,
             diff_baseline: false,
             explain: request.explain,
+            cpu_cost_factors: CpuCostFactors::new(),
         }
+    }
+
+    /// The same job, predicting with a calibration's factors (empty: the default model).
+    #[must_use]
+    pub fn with_cpu_cost_factors(mut self, factors: CpuCostFactors) -> Self {
+        self.cpu_cost_factors = factors;
+        self
     }
 
     /// The same job, asking for the difference from the plan without operations.

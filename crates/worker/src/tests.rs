@@ -151,8 +151,104 @@ fn plan_job(id: u32, snapshot_id: u64, snapshot: Option<Snapshot>, operations: &
         outlook_cycles: 10,
         diff_baseline: true,
         explain: lbplan_core::plan::Explain::Full,
+        cpu_cost_factors: Default::default(),
     })))
     .unwrap()
+}
+
+/// A calibration loaded in the dashboard reaches the plan: the same decisions (Pulsar's strategies
+/// do not read the planner's load model), the destination's CPU after the moves predicted at its
+/// factor, exactly as core's engine with that model predicts; clearing it plans with the default
+/// model again, not from a baseline kept under the calibration.
+#[test]
+fn a_calibration_changes_the_predictions_and_clearing_it_restores_them() {
+    let demo = lbplan_core::synthetic::demo().unwrap();
+    let plain = lbplan_core::plan::make_plan(&demo, &PlanRequest::leader_cycle()).unwrap();
+    let dest = plain
+        .unloads
+        .iter()
+        .find_map(|u| u.to.clone())
+        .expect("the demo's cycle moves a bundle");
+    let factors: protocol::CpuCostFactors = [(dest.clone(), 2.0)].into_iter().collect();
+    let job = |id: u32, snapshot: Option<Snapshot>, factors: protocol::CpuCostFactors| {
+        let mut request = PlanRequest::leader_cycle();
+        request.explain = lbplan_core::plan::Explain::Full;
+        serde_json::to_string(&Request::Plan(Box::new(
+            PlanJob::new(id, 7, snapshot.as_ref(), &request)
+                .with_diff_baseline(true)
+                .with_cpu_cost_factors(factors),
+        )))
+        .unwrap()
+    };
+    let mut state = WorkerState::default();
+    let Response::Planned {
+        result: Ok(calibrated),
+        ..
+    } = planned(&mut state, &job(1, Some(demo.clone()), factors.clone()))
+    else {
+        panic!("no plan");
+    };
+    // The snapshot's trip as text changes nothing but how its fingerprint is computed.
+    let mut engine = lbplan_core::plan::PlanEngine::with_fingerprint(
+        Cow::Owned(demo.clone()),
+        calibrated.snapshot_fingerprint.clone(),
+    )
+    .with_load_model(protocol::load_model(&factors));
+    assert_eq!(
+        *calibrated,
+        engine.plan(&PlanRequest::leader_cycle()).unwrap()
+    );
+    assert_eq!(calibrated.cpu_cost_factors, factors);
+    assert!(
+        calibrated
+            .prediction_basis()
+            .unwrap()
+            .contains(&format!("{dest} ×2.00"))
+    );
+    let moves = |p: &lbplan_core::plan::Plan| -> Vec<(String, String, Option<String>)> {
+        p.unloads
+            .iter()
+            .map(|u| (u.bundle.clone(), u.from.clone(), u.to.clone()))
+            .collect()
+    };
+    assert_eq!(moves(&calibrated), moves(&plain));
+    let cpu = |p: &lbplan_core::plan::Plan| {
+        p.brokers_after
+            .iter()
+            .find(|b| b.broker == dest)
+            .map(|b| b.cpu_pct)
+            .unwrap()
+    };
+    let before = plain
+        .brokers_before
+        .iter()
+        .find(|b| b.broker == dest)
+        .unwrap()
+        .cpu_pct;
+    // Twice the cores for the same work: the rise doubles (to the f32 of a usage).
+    let rise_plain = cpu(&plain) - before;
+    let rise_calibrated = cpu(&calibrated) - before;
+    assert!(rise_plain > 0.0, "{rise_plain}");
+    assert!(
+        (rise_calibrated - 2.0 * rise_plain).abs() < 1e-3,
+        "{rise_plain} {rise_calibrated}"
+    );
+
+    let Response::Planned {
+        result: Ok(cleared),
+        ..
+    } = planned(&mut state, &job(2, None, Default::default()))
+    else {
+        panic!("no plan");
+    };
+    let plain = lbplan_core::plan::PlanEngine::with_fingerprint(
+        Cow::Owned(demo.clone()),
+        calibrated.snapshot_fingerprint.clone(),
+    )
+    .plan(&PlanRequest::leader_cycle())
+    .unwrap();
+    assert_eq!(*cleared, plain);
+    assert_eq!(state.baseline.as_ref().map(|(_, b)| b), Some(&plain));
 }
 
 fn planned(state: &mut WorkerState, text: &str) -> Response {
@@ -324,6 +420,7 @@ fn a_rebalance_reports_its_phases_then_the_proposal() {
                 seed: 0,
                 outlook_cycles: 10,
                 chosen_moves: None,
+                cpu_cost_factors: Default::default(),
             },
         )))
         .unwrap()
@@ -412,6 +509,7 @@ fn history_answers(id: u32, files: Vec<(String, Vec<u8>)>) -> Vec<Response> {
         profile: None,
         settings: Vec::new(),
         seed: 7,
+        cpu_cost_factors: Default::default(),
     })))
     .unwrap();
     let mut out = Vec::new();

@@ -23,7 +23,8 @@ fn send_plan_job(imports: &WorkerImports, job: &PlanJob, loaded: &Loaded) {
     };
     let request = lbplan_worker::protocol::Request::Plan(Box::new(
         lbplan_worker::protocol::PlanJob::new(job.id, loaded.id, None, &job.request)
-            .with_diff_baseline(!job.request.operations.is_empty()),
+            .with_diff_baseline(!job.request.operations.is_empty())
+            .with_cpu_cost_factors(job.cpu_cost_factors.clone()),
     ));
     match serde_json::to_string(&request) {
         Ok(text) => w.send(text, loaded.id),

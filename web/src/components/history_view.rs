@@ -41,6 +41,9 @@ const LANE_HEIGHT_PX: f64 = 96.0;
 pub struct HistoryViewProps {
     pub worker_url: AttrValue,
     pub dark: bool,
+    /// The calibration the model check uses (`lbplan history --calibration`; `None`: default).
+    #[prop_or_default]
+    pub calibration: Option<std::rc::Rc<crate::state::LoadedCalibration>>,
 }
 
 pub enum Msg {
@@ -139,6 +142,9 @@ impl Component for HistoryTimeline {
                     profile: None,
                     settings: Vec::new(),
                     seed: 0,
+                    cpu_cost_factors: crate::state::LoadedCalibration::factors(
+                        ctx.props().calibration.as_ref(),
+                    ),
                 }));
                 let text = match serde_json::to_string(&request) {
                     Ok(t) => t,

@@ -6,6 +6,7 @@ pub mod apply_run;
 pub mod broker_detail;
 pub mod broker_table;
 pub mod bundle_map;
+pub mod calibration_loader;
 pub mod error_banner;
 pub mod export_panel;
 pub mod header;

@@ -566,6 +566,9 @@ pub fn plan_view(p: &PlanViewProps) -> Html {
                 { format!("{} load manager, {} shedding, {} placement, profile {}, seed {}",
                     plan.load_manager, plan.shedding_strategy, plan.placement_strategy, plan.profile, plan.seed) }
             </p>
+            if let Some(basis) = plan.prediction_basis() {
+                <p class="small" data-testid="plan-prediction-basis">{ basis }</p>
+            }
             if let Some(d) = p.diff.as_deref() {
                 { baseline_diff(d) }
             }

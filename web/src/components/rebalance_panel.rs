@@ -36,6 +36,9 @@ pub struct RebalanceProps {
     /// Set by a worse plan's "Propose a rebalance instead": the goal and move limit to start from.
     #[prop_or_default]
     pub prefill: Option<RebalancePrefill>,
+    /// The calibration the predictions use (`None`: the default model).
+    #[prop_or_default]
+    pub calibration: Option<Rc<crate::state::LoadedCalibration>>,
 }
 
 /// What "Propose a rebalance instead" puts in the panel (core's `verdict::rebalance_instead`);
@@ -58,6 +61,7 @@ impl PartialEq for RebalanceProps {
             && self.auth_headers == o.auth_headers
             && self.on_export == o.on_export
             && self.prefill == o.prefill
+            && self.calibration == o.calibration
     }
 }
 
@@ -301,6 +305,7 @@ fn start_job(
         seed: 0,
         outlook_cycles: 10,
         chosen_moves,
+        cpu_cost_factors: crate::state::LoadedCalibration::factors(props.calibration.as_ref()),
     }));
     match serde_json::to_string(&request) {
         Ok(text) => {

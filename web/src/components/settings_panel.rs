@@ -19,7 +19,9 @@ use lbplan_core::view::settings::{
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
+use super::calibration_loader::CalibrationLoader;
 use super::event_value;
+use crate::state::LoadedCalibration;
 
 #[derive(Clone, Properties)]
 pub struct SettingsProps {
@@ -32,6 +34,11 @@ pub struct SettingsProps {
     pub readonly: bool,
     /// The plan's warnings (the 5.0 fallback warning shows here).
     pub warnings: Rc<Vec<String>>,
+    /// The calibration the predictions use (`None`: the default model).
+    #[prop_or_default]
+    pub calibration: Option<Rc<LoadedCalibration>>,
+    #[prop_or_default]
+    pub on_calibration: Callback<Option<Rc<LoadedCalibration>>>,
 }
 
 impl PartialEq for SettingsProps {
@@ -41,6 +48,7 @@ impl PartialEq for SettingsProps {
             && Rc::ptr_eq(&self.operations, &o.operations)
             && self.readonly == o.readonly
             && self.warnings == o.warnings
+            && self.calibration == o.calibration
     }
 }
 
@@ -178,6 +186,8 @@ pub fn settings_panel(p: &SettingsProps) -> Html {
                     </select>
                     <span class="why small" data-testid="release-basis">{ basis_text }</span>
                 </label>
+                <CalibrationLoader snapshot={p.snapshot.clone()} calibration={p.calibration.clone()}
+                    on_calibration={p.on_calibration.clone()} readonly={p.readonly} />
             </div>
             <div class="settings-top top-settings">{ top }</div>
             if !p.warnings.is_empty() {

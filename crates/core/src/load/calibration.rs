@@ -87,6 +87,49 @@ impl Calibration {
         Ok(c)
     }
 
+    /// What the calibration changes on `snapshot`, in a line an operator reads before trusting it:
+    /// how many of its brokers run faster or slower than the median and by how much, and the
+    /// brokers it names that the snapshot does not have (a calibration of another cluster, or of
+    /// brokers since replaced: their factors are unused).
+    pub fn describe_for(&self, snapshot: &Snapshot) -> String {
+        let mut shown: Vec<(&String, f64)> = self
+            .cpu_cost_factors
+            .iter()
+            .filter(|(b, f)| snapshot.brokers.contains_key(*b) && (**f - 1.0).abs() >= 0.005)
+            .map(|(b, f)| (b, *f))
+            .collect();
+        shown.sort_by(|a, b| (b.1 - 1.0).abs().total_cmp(&(a.1 - 1.0).abs()));
+        let known = self
+            .cpu_cost_factors
+            .keys()
+            .filter(|b| snapshot.brokers.contains_key(*b))
+            .count();
+        let unknown = self.cpu_cost_factors.len() - known;
+        let mut text = format!(
+            "CPU cost factors for {known} of the snapshot's {} brokers",
+            snapshot.brokers.len()
+        );
+        if shown.is_empty() {
+            text.push_str("; all at 1 (same speed)");
+        } else {
+            let listed: Vec<String> = shown
+                .iter()
+                .take(5)
+                .map(|(b, f)| format!("{b} ×{f:.2}"))
+                .collect();
+            text.push_str(&format!("; not at 1: {}", listed.join(", ")));
+            if shown.len() > 5 {
+                text.push_str(&format!(" and {} more", shown.len() - 5));
+            }
+        }
+        if unknown > 0 {
+            text.push_str(&format!(
+                "; {unknown} broker(s) of the calibration are not in this snapshot (unused)"
+            ));
+        }
+        text
+    }
+
     /// The load model with these factors (the default idle fraction).
     pub fn model(&self) -> LoadModel {
         LoadModel {
@@ -223,6 +266,33 @@ mod tests {
                 .to_string()
                 .contains("fitz")
         );
+    }
+
+    #[test]
+    fn the_description_names_what_differs_and_what_is_unused() {
+        let demo = crate::synthetic::demo().unwrap();
+        let mut ids = demo.brokers.keys();
+        let (a, b) = (ids.next().unwrap().clone(), ids.next().unwrap().clone());
+        let c = Calibration {
+            format_version: 1,
+            cpu_cost_factors: [
+                (a.clone(), 2.0),
+                (b.clone(), 1.0),
+                ("gone-broker:8080".to_string(), 0.5),
+            ]
+            .into_iter()
+            .collect(),
+            fits: Vec::new(),
+            not_fitted: IndexMap::new(),
+        };
+        let text = c.describe_for(&demo);
+        assert!(text.starts_with(&format!(
+            "CPU cost factors for 2 of the snapshot's {} brokers",
+            demo.brokers.len()
+        )));
+        assert!(text.contains(&format!("not at 1: {a} ×2.00")), "{text}");
+        assert!(!text.contains(&format!("{b} ×")), "{text}");
+        assert!(text.contains("1 broker(s) of the calibration are not in this snapshot"));
     }
 
     #[test]

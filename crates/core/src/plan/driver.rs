@@ -65,6 +65,12 @@ pub(crate) fn plan_once(
         snapshot_captured_at_ms: snapshot.captured_at_ms,
         profile: profile.name(),
         release_basis,
+        cpu_cost_factors: model
+            .cpu_factors
+            .iter()
+            .filter(|(_, f)| f.is_finite() && **f > 0.0)
+            .map(|(b, f)| (b.clone(), *f))
+            .collect(),
         load_manager: if cfg.is_extensible() {
             "extensible"
         } else {

@@ -76,6 +76,15 @@ impl<'s> PlanEngine<'s> {
         self
     }
 
+    /// Predicts this engine's next plans with `model` (a calibration loaded or cleared while the
+    /// snapshot stays): the kept leader's view does not depend on it. Whether it changed, so a
+    /// caller can drop what it kept from plans made with the old one.
+    pub fn set_load_model(&mut self, model: LoadModel) -> bool {
+        let changed = self.load_model != model;
+        self.load_model = model;
+        changed
+    }
+
     pub fn load_model(&self) -> &LoadModel {
         &self.load_model
     }

@@ -35,6 +35,11 @@ pub struct Plan {
     /// choice; the brokers on other versions (absent from plans before format 6).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub release_basis: Option<crate::release::ReleaseBasis>,
+    /// The per-broker CPU cost factors of the calibration the predictions used (`--calibration`,
+    /// the dashboard's calibration file); absent with the default model, where every broker's
+    /// factor is 1 (`docs/plan-model.md` §4).
+    #[serde(default, skip_serializing_if = "indexmap::IndexMap::is_empty")]
+    pub cpu_cost_factors: indexmap::IndexMap<String, f64>,
     /// `modular` or `extensible`.
     pub load_manager: String,
     pub shedding_strategy: String,
@@ -64,6 +69,39 @@ pub struct Plan {
     /// and from plans of the shape before it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub explained: Option<super::explain::Explained>,
+}
+
+impl Plan {
+    /// What the plan's predicted usages rest on when it is not the default model: the
+    /// calibration's CPU cost factors, the ones furthest from 1 first (`None` with the default).
+    pub fn prediction_basis(&self) -> Option<String> {
+        if self.cpu_cost_factors.is_empty() {
+            return None;
+        }
+        let mut off: Vec<(&String, f64)> = self
+            .cpu_cost_factors
+            .iter()
+            .filter(|(_, f)| (**f - 1.0).abs() >= 0.005)
+            .map(|(b, f)| (b, *f))
+            .collect();
+        off.sort_by(|a, b| (b.1 - 1.0).abs().total_cmp(&(a.1 - 1.0).abs()));
+        let mut text = format!(
+            "Predicted with a calibration: CPU cost factors for {} broker(s)",
+            self.cpu_cost_factors.len()
+        );
+        if !off.is_empty() {
+            let listed: Vec<String> = off
+                .iter()
+                .take(3)
+                .map(|(b, f)| format!("{b} ×{f:.2}"))
+                .collect();
+            text.push_str(&format!(", {}", listed.join(", ")));
+            if off.len() > 3 {
+                text.push_str(&format!(" and {} more not at 1", off.len() - 3));
+            }
+        }
+        Some(text)
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -158,6 +158,16 @@ impl LoadSpec {
             cpu_factors: self.cpu_cost_factors.clone(),
         }
     }
+
+    /// Runs the brokers at a calibration's speeds: its factors join the scenario's, and a factor
+    /// the scenario sets itself wins (the scenario is the more specific statement).
+    pub fn add_calibration(&mut self, calibration: &crate::load::calibration::Calibration) {
+        for (broker, factor) in &calibration.cpu_cost_factors {
+            self.cpu_cost_factors
+                .entry(broker.clone())
+                .or_insert(*factor);
+        }
+    }
 }
 
 fn positive(x: f64, path: String, what: &str) -> Result<f64, ScenarioError> {

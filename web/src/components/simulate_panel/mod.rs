@@ -54,6 +54,9 @@ pub struct SimulateProps {
     pub worker_url: AttrValue,
     /// The app's plan worker: it holds the loaded snapshot and writes its file for a run.
     pub plan_worker: WorkerImports,
+    /// The calibration the predictions use (`None`: the default model).
+    #[prop_or_default]
+    pub calibration: Option<Rc<crate::state::LoadedCalibration>>,
 }
 
 impl PartialEq for SimulateProps {
@@ -64,6 +67,7 @@ impl PartialEq for SimulateProps {
             && self.dark == o.dark
             && self.worker_url == o.worker_url
             && self.plan_worker == o.plan_worker
+            && self.calibration == o.calibration
     }
 }
 

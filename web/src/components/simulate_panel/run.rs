@@ -64,13 +64,17 @@ impl SimulatePanel {
     /// Checks the form and starts a run.
     pub(super) fn start(&mut self, ctx: &Context<Self>) {
         let p = ctx.props();
-        let scenario = match &self.scenario {
+        let mut scenario = match &self.scenario {
             Ok(s) => s.clone(),
             Err(e) => {
                 self.form_error = Some(e.clone());
                 return;
             }
         };
+        // The brokers run at the loaded calibration's speeds (a scenario's own factors win).
+        if let Some(c) = &p.calibration {
+            scenario.load.add_calibration(&c.calibration);
+        }
         let cycles = match self.cycles_text.trim().parse::<u32>() {
             Ok(n) if (1..=MAX_CYCLES).contains(&n) => n,
             _ => {
