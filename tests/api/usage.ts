@@ -30,8 +30,10 @@ export async function example(reportBytes: Uint8Array): Promise<string> {
     seed: 42,
     leaderCycle: true,
     outlookCycles: 5,
+    calibration: { format_version: 1, cpu_cost_factors: { 'b1:8080': 1.5 }, fits: [] },
   };
   const p: Plan = plan(snapshot, options);
+  const factors: Record<string, number> | undefined = p.cpu_cost_factors;
   const first: PlannedUnload | undefined = p.unloads[0];
   const to: string | null = first ? first.to : null;
   const usage: number = p.balance_after.max_usage_fraction;
@@ -63,5 +65,5 @@ export async function example(reportBytes: Uint8Array): Promise<string> {
   // @ts-expect-error: files need bytes
   importFiles([{ name: 'x' }]);
 
-  return [warnings.join('\n'), to, usage, hash, script, balancedAt].join('\n');
+  return [warnings.join('\n'), to, usage, hash, script, balancedAt, Object.keys(factors ?? {}).length].join('\n');
 }

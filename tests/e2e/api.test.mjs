@@ -137,6 +137,26 @@ test('plan: options (profile, settings, operations, leaderCycle)', () => {
   assert.equal(off.unloads.length, 0);
 });
 
+test('plan and rebalance: options.calibration (what `lbplan history --calibrate` writes)', () => {
+  const calibration = { format_version: 1, cpu_cost_factors: { 'broker-10.demo.svc:8080': 2 }, fits: [] };
+  const plain = api.plan(demo());
+  const calibrated = api.plan(demo(), { calibration });
+  assert.equal(plain.cpu_cost_factors, undefined, 'the default model names no factors');
+  assert.deepEqual(calibrated.cpu_cost_factors, { 'broker-10.demo.svc:8080': 2 });
+  // The same decisions (Pulsar's strategies do not read the planner's model) …
+  const moves = (p) => p.unloads.map((u) => `${u.bundle} ${u.from}->${u.to}`);
+  assert.deepEqual(moves(calibrated), moves(plain));
+  // … and broker-10, at factor 2, rises twice as much from the same bundles (work × 2 ÷ 1).
+  const cpu = (list) => list.find((b) => b.broker === 'broker-10.demo.svc:8080').cpu_pct;
+  const rise = (p) => cpu(p.brokers_after) - cpu(p.brokers_before);
+  assert.ok(rise(plain) > 0);
+  assert.ok(Math.abs(rise(calibrated) - 2 * rise(plain)) < 1e-3, `${rise(plain)} ${rise(calibrated)}`);
+  const proposal = api.rebalance(demo(), { calibration });
+  assert.deepEqual(proposal.plan.cpu_cost_factors, { 'broker-10.demo.svc:8080': 2 });
+  assert.throws(() => api.plan(demo(), { calibration: { ...calibration, format_version: 3 } }),
+    (e) => e instanceof Error && e.message.startsWith('options.calibration: $.format_version: 3'));
+});
+
 test('plan explain "summary" and explainDecision: the details on demand', () => {
   const d = demo();
   const full = api.plan(d);
