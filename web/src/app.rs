@@ -131,14 +131,7 @@ pub fn app(props: &AppProps) -> Html {
         .as_ref()
         .map(|l| effective_profile(&l.snapshot, state.profile))
         .unwrap_or(lbplan_core::config::Profile::Pulsar4x);
-    let overrides: Vec<(String, String)> = state
-        .operations
-        .iter()
-        .filter_map(|o| match o {
-            Operation::SetConfig { key, value } => Some((key.clone(), value.clone())),
-            _ => None,
-        })
-        .collect();
+    let overrides = Operation::config_overrides(&state.operations);
     let config_views = derived::use_config_views(loaded.clone(), profile, overrides.clone());
     let selected_broker = use_state(|| None::<String>);
     // "Propose a rebalance instead" on a worse plan: the rebalance panel's goal and move limit,

@@ -224,6 +224,19 @@ fn ignored_path(p: &serde_ignored::Path<'_>) -> String {
     }
 }
 
+/// A JSON value's type for "expected X, found Y" messages: `null`, `a boolean`, `a number`,
+/// `a string`, `an array`, `an object`.
+pub fn kind_of(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -55,14 +55,5 @@ impl fmt::Display for ApiError {
 
 impl std::error::Error for ApiError {}
 
-/// A short description of a JSON value's type for "expected X, found Y" messages.
-pub fn kind_of(v: &serde_json::Value) -> &'static str {
-    match v {
-        serde_json::Value::Null => "null",
-        serde_json::Value::Bool(_) => "a boolean",
-        serde_json::Value::Number(_) => "a number",
-        serde_json::Value::String(_) => "a string",
-        serde_json::Value::Array(_) => "an array",
-        serde_json::Value::Object(_) => "an object",
-    }
-}
+/// A short description of a JSON value's type for "expected X, found Y" messages (core's).
+pub use lbplan_core::typed_json::kind_of;

@@ -69,14 +69,7 @@ pub fn settings_panel(p: &SettingsProps) -> Html {
             }
         })
     };
-    let overrides: Vec<(String, String)> = p
-        .operations
-        .iter()
-        .filter_map(|o| match o {
-            Operation::SetConfig { key, value } => Some((key.clone(), value.clone())),
-            _ => None,
-        })
-        .collect();
+    let overrides = Operation::config_overrides(&p.operations);
     let rows = setting_rows(&p.snapshot, p.profile, &overrides);
     let effective = effective_profile(&p.snapshot, p.profile);
     // Which release's behaviour the plan uses and why (leader, majority, the operator's choice).

@@ -3,6 +3,7 @@
 //! answer has the shape Pulsar gives (anything else is reported as malformed). Answers are written byte for byte as received, so numbers keep their exact text.
 
 use indexmap::IndexMap;
+use lbplan_core::typed_json::kind_of as describe;
 use serde_json::{Map, Value};
 
 pub use lbplan_core::import::store_layout::{
@@ -13,17 +14,6 @@ pub use lbplan_core::import::store_layout::{
 fn json(body: &[u8]) -> Result<Value, String> {
     let text = std::str::from_utf8(body).map_err(|_| "the body is not UTF-8 text".to_string())?;
     serde_json::from_str(text).map_err(|e| format!("the body is not valid JSON ({e})"))
-}
-
-fn describe(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
 }
 
 fn object(body: &[u8], what: &str) -> Result<Map<String, Value>, String> {

@@ -12,19 +12,9 @@ pub fn shell_quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', r"'\''"))
 }
 
-/// Percent-encodes a URL path segment or query value (RFC 3986 unreserved characters kept), so a
-/// `/` or `%` in a name stays inside its segment.
-pub fn url_encode(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for b in s.bytes() {
-        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~') {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
-}
+/// Percent-encodes a URL path segment or query value (`naming::percent`), so a `/` or `%` in a
+/// name stays inside its segment.
+pub use crate::naming::percent::percent_encode as url_encode;
 
 #[cfg(test)]
 mod tests {

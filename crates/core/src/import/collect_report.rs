@@ -5,6 +5,7 @@
 //! version does not know becomes an unknown-field warning with its JSON path. The collector serialises
 //! [`CollectReport`] and the importer deserialises the same type, so the two cannot drift apart.
 
+use crate::typed_json::kind_of as describe;
 use std::borrow::Cow;
 
 use serde::{Deserialize, Serialize};
@@ -129,17 +130,6 @@ fn err(file: &str, at: impl Into<String>, message: impl Into<String>) -> Collect
         file: file.to_string(),
         at: at.into(),
         message: message.into(),
-    }
-}
-
-fn describe(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
     }
 }
 

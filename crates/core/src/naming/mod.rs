@@ -10,6 +10,7 @@ mod crc32;
 pub mod java_map_order;
 mod namespace_bundles;
 mod namespace_name;
+pub mod percent;
 mod rules;
 pub mod sizing;
 mod system_namespace;

@@ -30,11 +30,7 @@ pub(crate) fn plan_once(
     model: &crate::load::LoadModel,
 ) -> Result<Plan, PlanError> {
     let mut settings = req.settings.clone();
-    for op in &req.operations {
-        if let Operation::SetConfig { key, value } = op {
-            settings.push((key.clone(), value.clone()));
-        }
-    }
+    settings.extend(Operation::config_overrides(&req.operations));
     let resolved = resolve_config(snapshot, req.profile, &settings)?;
     let mut warnings = resolved.warnings;
     let cfg = resolved.config;

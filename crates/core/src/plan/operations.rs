@@ -53,6 +53,18 @@ pub struct OperationError {
 }
 
 impl Operation {
+    /// The `broker.conf` overrides among `operations` (`set=KEY=VALUE`), in the order given: a
+    /// later one of the same key wins when they are applied after the snapshot's own values.
+    pub fn config_overrides(operations: &[Operation]) -> Vec<(String, String)> {
+        operations
+            .iter()
+            .filter_map(|o| match o {
+                Operation::SetConfig { key, value } => Some((key.clone(), value.clone())),
+                _ => None,
+            })
+            .collect()
+    }
+
     pub fn parse(text: &str) -> Result<Operation, OperationError> {
         let err = |why: &str| OperationError {
             text: text.to_string(),

@@ -3,6 +3,7 @@
 //! is never part of a share link. The section the operator was looking at rides along as
 //! `view=<section>` (`#s=…&view=plan`), so a reload or a shared link opens at the same place.
 
+use crate::naming::percent::{percent_decode, percent_encode};
 use serde::{Deserialize, Serialize};
 
 use crate::plan::operations::Operation;
@@ -82,35 +83,6 @@ impl Session {
         })?;
         Session::from_json(&json)
     }
-}
-
-fn percent_encode(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() * 2);
-    for b in s.bytes() {
-        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~') {
-            out.push(char::from(b));
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
-}
-
-fn percent_decode(s: &str) -> Option<String> {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while let Some(&b) = bytes.get(i) {
-        if b == b'%' {
-            let hex = s.get(i + 1..i + 3)?;
-            out.push(u8::from_str_radix(hex, 16).ok()?);
-            i += 3;
-        } else {
-            out.push(if b == b'+' { b' ' } else { b });
-            i += 1;
-        }
-    }
-    String::from_utf8(out).ok()
 }
 
 /// The dashboard's sections, in page order: `(id, label)`. The navigation lists these; `view=` in
