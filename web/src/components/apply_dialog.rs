@@ -17,7 +17,6 @@ use lbplan_core::act::safety::{Assessment, Limits, assess};
 use lbplan_core::model::Snapshot;
 use lbplan_core::plan::Plan;
 use lbplan_core::plan::verify::Verification;
-use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
 use super::apply_run::{self, DryRun, Progress, Target};
@@ -253,12 +252,7 @@ fn policy_view(a: &Assessment, mode: Mode, ack: &UseStateHandle<String>) -> Html
     let on_input = {
         let ack = ack.clone();
         Callback::from(move |e: InputEvent| {
-            if let Some(i) = e
-                .target()
-                .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
-            {
-                ack.set(i.value());
-            }
+            ack.set(super::event_value(&e));
         })
     };
     html! {
@@ -420,11 +414,7 @@ pub fn apply_dialog(p: &ApplyProps) -> Html {
         let apply = apply.clone();
         let apply_plan = apply_plan.clone();
         Callback::from(move |e: Event| {
-            let Some(list) = e
-                .target()
-                .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
-                .and_then(|i| i.files())
-            else {
+            let Some(list) = super::event_input(&e).and_then(|i| i.files()) else {
                 return;
             };
             let d = apply.dispatcher();
@@ -571,11 +561,11 @@ pub fn apply_dialog(p: &ApplyProps) -> Html {
             if let Err(e) = &calls { <p class="error-text">{ format!("Cannot apply: {e}") }</p> }
             <label>{ "Batch " }<input type="number" min="1" max="100" value={batch.to_string()} data-testid="apply-batch"
                 onchange={{ let batch = batch.clone(); Callback::from(move |e: Event| {
-                    if let Some(v) = e.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok()).and_then(|i| i.value().parse::<usize>().ok()) { batch.set(v.clamp(1, 100)); }
+                    if let Ok(v) = super::event_value(&e).parse::<usize>() { batch.set(v.clamp(1, 100)); }
                 }) }} /></label>
             <label>{ " wait (s) " }<input type="number" min="0" max="600" value={wait_s.to_string()} data-testid="apply-wait"
                 onchange={{ let wait_s = wait_s.clone(); Callback::from(move |e: Event| {
-                    if let Some(v) = e.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok()).and_then(|i| i.value().parse::<u32>().ok()) { wait_s.set(v.min(600)); }
+                    if let Ok(v) = super::event_value(&e).parse::<u32>() { wait_s.set(v.min(600)); }
                 }) }} /></label>
             <button type="button" data-testid="apply-plan" onclick={on_apply}
                 disabled={apply.running || calls.as_ref().map(|c| c.is_empty()).unwrap_or(true)}>{ "Apply…" }</button>

@@ -688,7 +688,7 @@ impl Component for BundleMapView {
                             ref={self.search_input.clone()}
                             aria-label="Find a bundle (tenant/ns/0x…_0x… or a range), a topic (lands on its bundle), a namespace, a tenant or a broker"
                             onchange={link.callback(|e: Event| {
-                                Msg::Search(e.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok()).map(|i| i.value()).unwrap_or_default())
+                                Msg::Search(super::event_value(&e))
                             })} />
                     </label>
                     <label>{ "Broker " }

@@ -8,7 +8,6 @@ use std::rc::Rc;
 
 use lbplan_core::load::calibration::Calibration;
 use lbplan_core::model::Snapshot;
-use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
 use crate::state::LoadedCalibration;
@@ -40,10 +39,7 @@ pub fn calibration_loader(p: &CalibrationProps) -> Html {
         let error = error.clone();
         let on_calibration = p.on_calibration.clone();
         Callback::from(move |e: Event| {
-            let Some(input) = e
-                .target()
-                .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
-            else {
+            let Some(input) = super::event_input(&e) else {
                 return;
             };
             let Some(file) = input.files().and_then(|f| f.get(0)) else {

@@ -3,7 +3,6 @@
 //! large snapshot arriving from the worker that imported it. Picking and reading files is
 //! `crate::loader`'s; importing is the core's.
 
-use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
 use crate::loader::{Picked, pick_file_list};
@@ -28,10 +27,7 @@ pub struct LoaderBarProps {
 fn on_files(p: &LoaderBarProps) -> Callback<Event> {
     let on_inputs = p.on_inputs.clone();
     Callback::from(move |e: Event| {
-        let Some(input) = e
-            .target()
-            .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
-        else {
+        let Some(input) = super::event_input(&e) else {
             return;
         };
         let Some(files) = input.files() else { return };

@@ -64,6 +64,13 @@ impl PartialEq for LoadedProps {
     }
 }
 
+/// The `<input>` an event came from (a file picker's files, a switch's state).
+pub fn event_input(e: &yew::Event) -> Option<web_sys::HtmlInputElement> {
+    use wasm_bindgen::JsCast;
+    e.target()
+        .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
+}
+
 /// The value of the `<select>` or `<input>` an event came from (empty when it came from neither).
 pub fn event_value(e: &yew::Event) -> String {
     use wasm_bindgen::JsCast;

@@ -299,12 +299,7 @@ pub fn plan_view(p: &PlanViewProps) -> Html {
     let on_filter = {
         let filter = filter.clone();
         Callback::from(move |e: InputEvent| {
-            if let Some(i) = e
-                .target()
-                .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
-            {
-                filter.set(i.value());
-            }
+            filter.set(super::event_value(&e));
         })
     };
     let on_sort = {

@@ -166,11 +166,7 @@ pub fn rebalance_panel(props: &RebalanceProps) -> Html {
     let on_add_drain = {
         let (drain, drain_error, names) = (drain.clone(), drain_error.clone(), names.clone());
         Callback::from(move |e: Event| {
-            use wasm_bindgen::JsCast;
-            let Some(input) = e
-                .target()
-                .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
-            else {
+            let Some(input) = super::event_input(&e) else {
                 return;
             };
             let typed = input.value();

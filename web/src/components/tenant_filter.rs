@@ -6,7 +6,6 @@
 
 use std::rc::Rc;
 
-use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
 /// Tenants a `<select>` lists at most: enough for any cluster read by eye.
@@ -27,14 +26,7 @@ pub fn tenant_filter(p: &TenantFilterProps) -> Html {
     let on_change = p.on_change.clone();
     // Both forms report their element's value: a select's option or the text typed.
     let onchange = Callback::from(move |e: Event| {
-        let value = e.target().and_then(|t| {
-            t.clone()
-                .dyn_into::<web_sys::HtmlSelectElement>()
-                .map(|s| s.value())
-                .or_else(|_| t.dyn_into::<web_sys::HtmlInputElement>().map(|i| i.value()))
-                .ok()
-        });
-        on_change.emit(value.unwrap_or_default().trim().to_string());
+        on_change.emit(super::event_value(&e).trim().to_string());
     });
     let selected = p.selected.as_deref();
     if p.tenants.len() <= SELECT_MAX {

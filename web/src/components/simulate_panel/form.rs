@@ -104,7 +104,7 @@ impl SimulatePanel {
                         <label>{ "or " }
                             <input type="text" class="mono custom-config" placeholder="name=mine;loadBalancerBrokerThresholdShedderPercentage=5"
                                 aria-label="A configuration: name=…;profile=…;KEY=VALUE;…" value={self.custom.clone()}
-                                oninput={link.callback(|e: InputEvent| Msg::Custom(e.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok()).map(|i| i.value()).unwrap_or_default()))} />
+                                oninput={link.callback(|e: InputEvent| Msg::Custom(crate::components::event_value(&e)))} />
                         </label>
                         <button type="button" onclick={link.callback(|_| Msg::AddCustom)} disabled={self.custom.trim().is_empty()}>{ "add" }</button>
                     </div>
