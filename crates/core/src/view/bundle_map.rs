@@ -169,6 +169,43 @@ pub struct RenderStyle<'a> {
     pub dark: bool,
 }
 
+impl RenderStyle<'_> {
+    /// Fills the viewport's `width × height` RGBA pixels of `buf` with the background and gives
+    /// back the size, or `None` when `buf` is too small or the viewport empty (nothing drawn).
+    pub(crate) fn clear(&self, vp: &Viewport, buf: &mut [u8]) -> Option<(usize, usize)> {
+        let w = vp.width_px as usize;
+        let h = vp.height_px as usize;
+        if buf.len() < w * h * 4 || w == 0 || h == 0 {
+            return None;
+        }
+        let bg = self.background_px();
+        for px in buf.chunks_exact_mut(4).take(w * h) {
+            px.copy_from_slice(&bg);
+        }
+        Some((w, h))
+    }
+
+    /// The background as an opaque RGBA pixel.
+    pub(crate) fn background_px(&self) -> [u8; 4] {
+        [
+            self.background[0],
+            self.background[1],
+            self.background[2],
+            255,
+        ]
+    }
+
+    /// The colours of a segment outside the focus (`grey`) and of a bundle nobody owns, for the
+    /// theme.
+    pub(crate) fn neutral_colours(&self) -> (/* grey */ [u8; 4], /* unowned */ [u8; 4]) {
+        if self.dark {
+            ([70, 70, 78, 255], [40, 40, 40, 255])
+        } else {
+            ([205, 205, 210, 255], [235, 235, 235, 255])
+        }
+    }
+}
+
 fn fraction(h: u32) -> f64 {
     f64::from(h) / HASH_SPAN
 }
@@ -323,32 +360,13 @@ impl BundleMap {
         style: &RenderStyle<'_>,
         buf: &mut [u8],
     ) -> usize {
-        let w = vp.width_px as usize;
-        let h = vp.height_px as usize;
-        if buf.len() < w * h * 4 || w == 0 || h == 0 {
+        let Some((w, h)) = style.clear(vp, buf) else {
             return 0;
-        }
-        let bg = style.background;
-        let bg_px = [bg[0], bg[1], bg[2], 255];
+        };
         let row_bytes = w * 4;
-        let mut bg_row = vec![0u8; row_bytes];
-        for px in bg_row.chunks_exact_mut(4) {
-            px.copy_from_slice(&bg_px);
-        }
-        for r in buf.chunks_exact_mut(row_bytes).take(h) {
-            r.copy_from_slice(&bg_row);
-        }
+        let bg_row = style.background_px().repeat(w);
         let rh = vp.row_height_px.max(1.0);
-        let grey: [u8; 4] = if style.dark {
-            [70, 70, 78, 255]
-        } else {
-            [205, 205, 210, 255]
-        };
-        let unowned: [u8; 4] = if style.dark {
-            [40, 40, 40, 255]
-        } else {
-            [235, 235, 235, 255]
-        };
+        let (grey, unowned) = style.neutral_colours();
         let mut line = vec![0u8; row_bytes];
         let mut marks = vec![0u8; w];
         let mut drawn = 0usize;

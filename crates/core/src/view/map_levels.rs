@@ -233,30 +233,11 @@ pub fn render_rgba(
     style: &RenderStyle<'_>,
     buf: &mut [u8],
 ) -> usize {
-    let w = vp.width_px as usize;
-    let h = vp.height_px as usize;
-    if buf.len() < w * h * 4 || w == 0 || h == 0 {
+    let Some((w, h)) = style.clear(vp, buf) else {
         return 0;
-    }
-    let bg = [
-        style.background[0],
-        style.background[1],
-        style.background[2],
-        255,
-    ];
-    for px in buf.chunks_exact_mut(4).take(w * h) {
-        px.copy_from_slice(&bg);
-    }
-    let grey: [u8; 4] = if style.dark {
-        [70, 70, 78, 255]
-    } else {
-        [205, 205, 210, 255]
     };
-    let unowned: [u8; 4] = if style.dark {
-        [40, 40, 40, 255]
-    } else {
-        [235, 235, 235, 255]
-    };
+    let bg = style.background_px();
+    let (grey, unowned) = style.neutral_colours();
     let busiest = mixes
         .iter()
         .map(|m| m.bytes_per_sec)
