@@ -24,7 +24,7 @@ step "cargo fmt --check" cargo fmt --all --check
 step "cargo clippy (library and binary code: -D warnings, no unwrap/expect/panic/indexing; core: no IO, clock, env, threads)" \
   cargo clippy --locked "${NATIVE_PACKAGES[@]}" --lib --bins -- -D warnings
 step "cargo clippy (dashboard, wasm32: -D warnings)" \
-  cargo clippy --locked -p lbplan-web --target wasm32-unknown-unknown --lib --bins -- -D warnings
+  cargo clippy --locked -p lbplan-web --target wasm32-unknown-unknown --features bench --lib --bins -- -D warnings
 step "cargo clippy (tests and benches: -D warnings)" \
   cargo clippy --locked "${NATIVE_PACKAGES[@]}" --tests --benches -- -D warnings "${TEST_LINT_ALLOWS[@]}"
 step "cargo test (native: ${NATIVE_PACKAGES[*]})" cargo test --locked "${NATIVE_PACKAGES[@]}"

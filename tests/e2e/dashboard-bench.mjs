@@ -1,5 +1,5 @@
 // Not a test: runs the browser benchmark (index.html?bench) of the release build in headless
-// Chromium and prints its numbers. `node tests/e2e/dashboard-bench.mjs` after `trunk build --release`
+// Chromium and prints its numbers. `node tests/e2e/dashboard-bench.mjs` after `trunk build --release --features bench`
 // (LBPLAN_DIST=dir: another build's dist/). With LBPLAN_TRACE=1 it also records a DevTools trace
 // and says what made each long task of the new path (page-trace.mjs): import → show → first plan,
 // and the what-if edit after it.

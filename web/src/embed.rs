@@ -279,8 +279,19 @@ pub fn start_standalone() {
     };
     crate::panic_banner::install();
     if url_has("bench") {
-        crate::bench::mount(el);
-        return;
+        #[cfg(feature = "bench")]
+        {
+            crate::bench::mount(el);
+            return;
+        }
+        #[cfg(not(feature = "bench"))]
+        {
+            el.set_text_content(Some(
+                "This build has no benchmark page: build one with \
+                 `trunk build --release --features bench` (docs/performance.md).",
+            ));
+            return;
+        }
     }
     // `?trace`: the page's steps as `performance.measure`s, for a DevTools trace of the dashboard
     // itself (tests/e2e/large-import.test.mjs with LBPLAN_TRACE=1), as the bench page records them.

@@ -7,6 +7,7 @@
 //! [`embed`] is the entry point, for the standalone page and for embedding (`mount_planner`).
 
 mod app;
+#[cfg(feature = "bench")]
 pub mod bench;
 pub mod components;
 pub mod embed;
