@@ -1,4 +1,4 @@
-// A calibration file in the settings panel (issue 39): `lbplan history --calibrate` writes each
+// A calibration file in the settings panel: `lbplan history --calibrate` writes each
 // broker's CPU cost relative to the median broker; loaded in the dashboard, the plan predicts with
 // it as `lbplan plan --calibration FILE` does. On the demo the leader's cycle sends two bundles to
 // broker-10 (22.3 % CPU, the weighted max): at factor 2 the same work costs it twice the cores, so

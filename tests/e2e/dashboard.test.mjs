@@ -774,7 +774,7 @@ test('Find reads what it is given: a bundle, a range, a short broker name; plan 
       return page.textContent('[data-testid=map-search-result]');
     };
     const chip = async () => (await page.textContent('[data-testid=bundle-chip]')).trim();
-    // Issue 41: this bundle name was hashed as a topic and selected 0x50000000_0x58000000.
+    // This bundle name was hashed as a topic and selected 0x50000000_0x58000000.
     const bundle = 'globex/clickstream/0xf0000000_0xf8000000';
     const owner = Object.entries(demo.brokers).find(([, b]) => b.local_broker_data.bundles.includes(bundle))[0];
     assert.equal(await find(bundle), `bundle ${bundle}, owned by ${owner}`);

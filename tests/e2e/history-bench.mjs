@@ -1,4 +1,4 @@
-// Not a test: does the History view stay interactive with a long series (issue 19)? Uploads a
+// Not a test: does the History view stay interactive with a long series? Uploads a
 // recorded series (LBPLAN_SERIES: a zip of a series folder, e.g. `lbplan simulate builtin:bench
 // --scenario daily-wave --cycles 1440 --record-series series/` zipped), waits for the worker to
 // explain it, then moves the instant along the slider, pages the changes and picks changes, and

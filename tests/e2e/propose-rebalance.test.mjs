@@ -1,4 +1,4 @@
-// "Propose a rebalance instead" (issue 36 item 6): the dashboard loads the converging cluster of
+// "Propose a rebalance instead": the dashboard loads the converging cluster of
 // tests/fixtures/converging-snapshot.json (apache/pulsar#16059's pattern in 15 brokers, kept equal
 // to the CLI's generator by crates/cli/tests/plan_verdict.rs): the leader plan sends all 8 unloads
 // to the 1-core tiny-1 and is judged worse; its banner offers "Propose a rebalance instead", which

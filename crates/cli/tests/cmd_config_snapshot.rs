@@ -1,4 +1,4 @@
-//! `lbplan config --snapshot S` (issue 22, item 7): the snapshot's effective configuration as
+//! `lbplan config --snapshot S`: the snapshot's effective configuration as
 //! `broker.conf` lines, with its differences from the profile's defaults first (as comments, so the
 //! output is still a `broker.conf`).
 

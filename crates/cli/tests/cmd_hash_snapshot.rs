@@ -1,4 +1,4 @@
-//! `lbplan hash --snapshot S TOPIC...` answers "who owns this topic" (issue 22, item 7): the bundle
+//! `lbplan hash --snapshot S TOPIC...` answers "who owns this topic": the bundle
 //! from the snapshot's layout of the topic's namespace (the same bundle `--boundaries` gives for that
 //! layout), the broker whose load report lists it, and the bundle's load from that report.
 

@@ -1,5 +1,5 @@
 //! A mistyped `--set` key stops the command (exit 2) and names the key meant: a plan or a
-//! simulation must not run on a setting the operator believes is applied (issue 22, item 5).
+//! simulation must not run on a setting the operator believes is applied.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -1,4 +1,4 @@
-//! `lbplan size` says what it reports (issue 22, item 8): a header line before the table.
+//! `lbplan size` says what it reports: a header line before the table.
 
 use std::path::Path;
 use std::process::Command;

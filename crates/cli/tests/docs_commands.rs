@@ -1,4 +1,4 @@
-//! The README's and the docs' `lbplan` command lines run, so they cannot rot (issue 41): every
+//! The README's and the docs' `lbplan` command lines run, so they cannot rot: every
 //! line of a fenced block that starts with `lbplan ` (with its `\` continuations) runs in a fresh
 //! directory per document, in the document's order (`--record-series series/` before
 //! `history series/`), on the demo cluster: the operator's `snapshot.json` is

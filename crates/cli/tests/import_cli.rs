@@ -74,7 +74,7 @@ fn bad_input_exits_2_with_file_path_and_expectation() {
     assert_eq!(o.status.code(), Some(2));
 }
 
-/// Issue 16 item 9: `pulsar-admin brokers list` output alone gives no broker: exit 2 (not 0 with an
+/// `pulsar-admin brokers list` output alone gives no broker: exit 2 (not 0 with an
 /// empty snapshot), saying what was found and which export supplies brokers.
 #[test]
 fn an_import_without_brokers_exits_2() {

@@ -1,4 +1,4 @@
-//! Issue 16 item 4: a cluster known only through the extensible load manager's `BrokerLoadData`
+//! A cluster known only through the extensible load manager's `BrokerLoadData`
 //! (`pulsar-client consume` output of `loadbalancer-broker-load-data`, or the message bodies saved
 //! one per broker with `broker.conf`), end to end through `lbplan import` and `lbplan plan`.
 //!

@@ -1,4 +1,4 @@
-//! `lbplan import` stays within 2 GB of address space on hostile input (issue 14, item 2): a 200 MB
+//! `lbplan import` stays within 2 GB of address space on hostile input: a 200 MB
 //! `[0,0,…]` file (under the 256 MiB file cap; it used to parse into ~8 GB of JSON tree) and a
 //! ~200 KB zip holding it both exit 2 naming the file and the cap, under `ulimit -v 2000000`. The
 //! inputs are generated into a temporary directory; ordinary imports still succeed under the same

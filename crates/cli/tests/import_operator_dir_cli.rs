@@ -1,4 +1,4 @@
-//! Issue 16: a folder mixing the export shapes an operator has (`crates/core/tests/import_corpus/
+//! A folder mixing the export shapes an operator has (`crates/core/tests/import_corpus/
 //! real/operator-dir`: one load report at its metadata-store path, a 2.x topic list, a bare
 //! `namespaces bundles` output, `topics partitioned-lookup` output, a `brokers list`) through
 //! `lbplan import`. The dashboard's e2e test uploads the same folder and checks the same values

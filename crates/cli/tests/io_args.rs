@@ -1,4 +1,4 @@
-//! Issue 14, item 9: counts that would allocate gigabytes are refused by the argument parser (exit 2,
+//! Counts that would allocate gigabytes are refused by the argument parser (exit 2,
 //! the allowed range in the message and in `--help`). `hash --bundles 4294967295` used to build 2^32
 //! boundaries (16 GiB) and `size --topic-count 1 --partitions 4294967295` 2^32 topic names.
 //!

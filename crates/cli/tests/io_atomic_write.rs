@@ -1,4 +1,4 @@
-//! Issue 14, item 5: an output file is written whole or not at all. A full disk is simulated without
+//! An output file is written whole or not at all. A full disk is simulated without
 //! root by the file-size limit (`ulimit -f`, RLIMIT_FSIZE; SIGXFSZ ignored so the write fails with
 //! EFBIG instead of killing the process): writing the first few KiB succeeds, then the write fails
 //! half-way, exactly as on a disk that fills up. `lbplan import snap.json -o snap.json` used to leave

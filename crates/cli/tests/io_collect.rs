@@ -1,4 +1,4 @@
-//! Issue 14, items 5 and 11 for `lbplan collect`'s output, against a fake admin API on 127.0.0.1
+//! `lbplan collect`'s output written whole or not at all, against a fake admin API on 127.0.0.1
 //! that fails every request with an error text holding terminal sequences:
 //! * `--format zip` no longer overwrites an existing file unless `--force`;
 //! * `-o DIR` is never followed when it is a symlink, whether it was there before the run or

@@ -1,4 +1,4 @@
-//! Issue 14, item 11: control characters from the inputs (broker ids, archive member names, file
+//! Control characters from the inputs (broker ids, archive member names, file
 //! names, configuration names) reach neither the terminal raw nor as forged lines. A broker id
 //! `broker-03\e[31m\nwarning: forged.demo.svc:8080` used to colour the plan's broker table and put a
 //! fake `warning:` line in it; it now shows as `broker-03\x1b[31m\nwarning: forged.demo.svc:8080`.

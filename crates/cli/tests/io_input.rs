@@ -1,4 +1,4 @@
-//! Issue 14, item 12 (the CLI's part): only regular files are read from a path, and `-` is standard
+//! The CLI's part of reading inputs: only regular files are read from a path, and `-` is standard
 //! input. `lbplan import /dev/zero` used to read until memory ran out and `lbplan import FIFO` waited
 //! forever for a writer; both are now refused at once (exit 2, naming the file and what it is), and a
 //! stream is read through `-` under the same per-file cap.

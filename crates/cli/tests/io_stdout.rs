@@ -1,4 +1,4 @@
-//! Issue 14, item 10: writing to standard output or stderr never panics. `lbplan import x | head -c
+//! Writing to standard output or stderr never panics. `lbplan import x | head -c
 //! 10` used to exit 101 with "failed printing to stdout: Broken pipe"; `lbplan plan x > /dev/full`
 //! the same with "No space left on device". Now a closed pipe ends the command quietly (exit 0) and a
 //! full disk is an error message with exit 1.

@@ -193,7 +193,7 @@ fn plan_honours_namespace_isolation_policies() {
     assert!(text.contains("Moves (1, 6.2 MiB/s):"), "{text}");
 }
 
-/// Issue 22: after a what-if, the difference from the baseline. On the demo, threshold 10 → 20
+/// After a what-if, the difference from the baseline. On the demo, threshold 10 → 20
 /// (`loadBalancerBrokerThresholdShedderPercentage`): broker-04 at 79.2 % is still ≥ 34.9 % + 20 %,
 /// and with the extra margin the amount to shed drops from (0.792 − 0.349 − 0.1 + 0.05) to
 /// (0.792 − 0.349 − 0.2 + 0.05) of its throughput, so the what-if moves fewer bundles.
@@ -230,7 +230,7 @@ fn diff_baseline_after_a_what_if() {
         "--diff-baseline",
     ]);
     let text = String::from_utf8(text.stdout).unwrap();
-    // First the what-if judged against the baseline (issue 41): one move fewer leaves broker-05
+    // First the what-if judged against the baseline: one move fewer leaves broker-05
     // the busiest either way (60.2 %) and the usages less even (std up), so it is worse.
     assert!(
         text.starts_with(

@@ -1,6 +1,6 @@
 //! `lbplan plan --format pulsar-admin|curl` on the demo snapshot: a drain's script pins every
-//! destination and leaves the drained broker's heartbeat namespace alone (issue 22.6), and names
-//! that would reach another endpoint are refused with exit 2 (issue 14.6).
+//! destination and leaves the drained broker's heartbeat namespace alone, and names
+//! that would reach another endpoint are refused with exit 2.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -1,4 +1,4 @@
-//! Issue 16 item 11 from the command line: ThresholdShedder with
+//! ThresholdShedder with
 //! `loadBalancerLoadPlacementStrategy=AvgShedder` (apache/pulsar#26031). On 3.x and 4.x the broker
 //! logs a warning and falls back to `SimpleLoadManagerImpl`; the oracle's master refuses to start;
 //! 5.0 places with LeastLongTermMessageRate and warns (reference §13.1).

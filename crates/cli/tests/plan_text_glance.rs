@@ -1,4 +1,4 @@
-//! `lbplan plan` text reads at a glance (issue 22, item 8): the plan in one line first, moves grouped
+//! `lbplan plan` text reads at a glance: the plan in one line first, moves grouped
 //! by the broker they leave with the same figure as their reason, short strategy names, splits counted
 //! with the first few per namespace (all with `--verbose`), no long decimals.
 

@@ -79,7 +79,7 @@ fn the_demo_plan_text_starts_with_the_plan_and_says_better() {
             .output()
             .unwrap(),
     );
-    // No warning first: the plan in one line (issue 22 item 8), then its header.
+    // No warning first: the plan in one line, then its header.
     assert!(text.starts_with("3 moves, "), "{text}");
     assert!(
         text.lines()
@@ -282,7 +282,7 @@ fn curl_export_is_guarded_too() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// Issue 22 item 2 on the demo cluster: the even-distribution filter removes 11 of 12 brokers; the
+/// On the demo cluster: the even-distribution filter removes 11 of 12 brokers; the
 /// text names it and stays short, the JSON keeps every candidate's score.
 #[test]
 fn demo_reasons_name_the_filter_and_keep_lists_in_json() {

@@ -94,7 +94,7 @@ fn bad_arguments_exit_2() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("nope:1"));
 }
 
-/// Issue 41: the short names the texts print (`broker-04`) are accepted where a broker is asked
+/// The short names the texts print (`broker-04`) are accepted where a broker is asked
 /// for; a name that is no broker gets a "did you mean".
 #[test]
 fn short_broker_names_are_read_back() {
@@ -145,7 +145,7 @@ fn short_broker_names_are_read_back() {
     assert_eq!(plan["unloads"][0]["to"], "broker-03.demo.svc:8080");
 }
 
-/// Issue 41: one unit and one notation for percentages: MiB/s (not MB/s) and `%` for the std.
+/// One unit and one notation for percentages: MiB/s (not MB/s) and `%` for the std.
 #[test]
 fn text_units_are_mib_and_percent() {
     let out = lbplan(&["rebalance", DEMO]);

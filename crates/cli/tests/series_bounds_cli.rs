@@ -1,4 +1,4 @@
-//! Issue 37, end to end: `lbplan history` on hostile series (each small on disk, claiming or
+//! End to end: `lbplan history` on hostile series (each small on disk, claiming or
 //! referencing much) ends with exit 0 or 2 and a message naming the file; `simulate
 //! --record-series` commits in batches, refuses another cluster and a file where its directory
 //! should be; count arguments have caps; imported names and times pass core's rules.

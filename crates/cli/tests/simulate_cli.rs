@@ -61,7 +61,7 @@ fn text_table_compares_configurations() {
     assert!(stderr(&out).is_empty(), "{}", stderr(&out));
 }
 
-/// Issue 22 item 4: the default table fits 120 columns even with the longest default names (the
+/// The default table fits 120 columns even with the longest default names (the
 /// shedding + placement pair), and std is a percentage as in `plan`.
 #[test]
 fn default_table_fits_120_columns_with_std_in_percent() {
@@ -130,7 +130,7 @@ fn default_table_fits_120_columns_with_std_in_percent() {
     );
 }
 
-/// Issue 22 item 3: two configurations that behave the same are reported, in text and JSON. The
+/// Two configurations that behave the same are reported, in text and JSON. The
 /// demo cluster runs Pulsar 4.x's defaults, whose loadBalancerBrokerThresholdShedderPercentage is 10:
 /// setting it to 10 changes nothing.
 #[test]
@@ -373,7 +373,7 @@ fn output_file() {
 
 #[test]
 fn cycles_outside_the_range_exit_2_with_the_range() {
-    // Issue 14.8: `--cycles 4294967295` grew ~500 MB a minute; a scenario's `"cycles": 4294967295`
+    // `--cycles 4294967295` grew ~500 MB a minute; a scenario's `"cycles": 4294967295`
     // ran 53 s to 4 GB. Both are refused before anything runs.
     let out = lbplan(&["simulate", "builtin:demo", "--cycles", "4294967295"]);
     assert_eq!(out.status.code(), Some(2));
@@ -402,7 +402,7 @@ fn cycles_outside_the_range_exit_2_with_the_range() {
 
 #[test]
 fn a_still_simulation_first_cycle_is_the_plan() {
-    // Issue 21, as reported: the same snapshot through `lbplan plan` and `lbplan simulate` with a
+    // As an operator reported it: the same snapshot through `lbplan plan` and `lbplan simulate` with a
     // noise-free scenario makes the same first-cycle unloads, destinations and splits.
     let demo = concat!(
         env!("CARGO_MANIFEST_DIR"),

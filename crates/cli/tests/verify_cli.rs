@@ -1,4 +1,4 @@
-//! `lbplan verify PLAN --snapshot AFTER` (issue 36 item 3): the demo plan against a snapshot in
+//! `lbplan verify PLAN --snapshot AFTER`: the demo plan against a snapshot in
 //! which only its first move happened; the text report names each bundle and broker, the JSON
 //! report is core's `Verification`, the exit status says "not as predicted", and `-o` never
 //! follows a symlink planted at its path.

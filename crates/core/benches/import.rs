@@ -44,7 +44,7 @@ fn bench_import(c: &mut Criterion) {
     group.bench_function("snapshot_json_skip_pass", |b| {
         b.iter(|| serde_json::from_slice::<serde::de::IgnoredAny>(&json).expect("valid JSON"))
     });
-    // Issue 17's floor for reading a snapshot: serde_json's own typed parse of the same text into
+    // The floor for reading a snapshot: serde_json's own typed parse of the same text into
     // the same `Snapshot`, without the importer's validation, warnings and JSON paths.
     group.bench_function("snapshot_json_serde_typed_parse", |b| {
         b.iter(|| serde_json::from_slice::<Snapshot>(&json).expect("valid snapshot"))

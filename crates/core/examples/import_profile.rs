@@ -58,7 +58,7 @@ fn main() {
     for _ in 0..runs {
         let (t, c) = (Instant::now(), cpu_seconds());
         if mode == "serde" {
-            // The floor issue 17 sets for reading a snapshot: serde_json's typed parse alone.
+            // The floor for reading a snapshot: serde_json's typed parse alone.
             let parsed: lbplan_core::model::Snapshot =
                 serde_json::from_slice(&json).expect("valid snapshot");
             let (wall, cpu) = (t.elapsed(), cpu_seconds() - c);

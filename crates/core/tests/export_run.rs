@@ -179,7 +179,7 @@ globex/clicks/0x80000000_0x90000000    NamespaceOwnershipStatus(broker_assignmen
 
 #[test]
 fn a_failed_unload_still_restores_shedding() {
-    // Issue 22.6: with `set -e`, one failed unload exited and left loadBalancerSheddingEnabled=false.
+    // With `set -e`, one failed unload exited and left loadBalancerSheddingEnabled=false.
     let fake = Fake::new("fail");
     fake.owned("b1:8080", B1_OWNS_BOTH);
     fake.file("dynamic-config", "loadBalancerSheddingEnabled    true\n");
@@ -279,7 +279,7 @@ fn a_bundle_whose_owner_changed_is_skipped_and_reported() {
 
 #[test]
 fn curl_never_puts_the_token_in_argv_or_in_the_trace() {
-    // Issue 14.7: the token was in curl's argv (`ps`) and in `bash -x` output.
+    // The token was in curl's argv (`ps`) and in `bash -x` output.
     let fake = Fake::new("token");
     // The REST answer of GET /admin/v2/brokers/{cluster}/{broker}/ownedNamespaces.
     fake.owned(

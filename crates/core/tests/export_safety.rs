@@ -50,7 +50,7 @@ fn both(plan: &Plan) -> [Result<String, ExportError>; 2] {
 
 #[test]
 fn dot_segments_refuse_the_export_naming_the_decision() {
-    // Issue 14.6: `PUT /admin/v2/namespaces/acme/../0x00000000_0x10000000/unload` reaches
+    // `PUT /admin/v2/namespaces/acme/../0x00000000_0x10000000/unload` reaches
     // `/admin/v2/namespaces/0x00000000_0x10000000/unload`.
     let plan = plan_with(
         vec![
@@ -271,7 +271,7 @@ fn drain_snapshot() -> Snapshot {
 
 #[test]
 fn a_drain_pins_destinations_and_leaves_the_heartbeat_namespace() {
-    // Issue 22.6: the remove-broker script unloaded without destinations while the broker was
+    // The remove-broker script unloaded without destinations while the broker was
     // still live, and moved the broker's own heartbeat namespace.
     let snap = drain_snapshot();
     let request = PlanRequest {

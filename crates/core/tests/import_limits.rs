@@ -1,4 +1,4 @@
-//! Bounded memory on hostile input (issue 14, item 2): the cap on JSON values per file refuses a
+//! Bounded memory on hostile input: the cap on JSON values per file refuses a
 //! small file that would parse into a huge tree, in every reader (generic walk, typed fast path,
 //! archive members), and one budget of decompressed bytes covers every archive of an import.
 

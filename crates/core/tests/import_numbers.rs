@@ -1,4 +1,4 @@
-//! Numbers that used to reach a plan as `null` (NaN or ∞ in JSON), issue 14 item 12: a resource
+//! Numbers that used to reach a plan as `null` (NaN or ∞ in JSON): a resource
 //! usage whose Java-float percentage overflows (Pulsar's `percentUsage` is an f32) and a resource
 //! weight of 1e308 are refused at import with the file and path; the largest values still accepted
 //! plan with every number finite.

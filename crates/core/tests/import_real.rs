@@ -1,4 +1,4 @@
-//! Exports as operators really have them (issue 16), from `tests/import_corpus/real/` (its README
+//! Exports as operators really have them, from `tests/import_corpus/real/` (its README
 //! names the command, REST path or metadata-store path behind each file): what an operator checks
 //! after an import (usage %, bundle counts, namespaces, warnings), and that no look-alike export is
 //! silently misread.
@@ -178,7 +178,7 @@ fn partitioned_lookup_alone_is_no_data() {
         .unwrap_err()
         .to_string();
     assert!(e.starts_with("nothing to import"), "{e}");
-    // Issue 41: the message names the file and what it looks like, not "none is recognised".
+    // The message names the file and what it looks like, not "none is recognised".
     assert!(
         e.contains("lookup.txt: `pulsar-admin topics partitioned-lookup` output"),
         "{e}"
@@ -395,7 +395,7 @@ fn every_skipped_file_is_named() {
     assert_eq!(json["also"].as_array().unwrap().len(), 4);
 }
 
-/// Issue 22.5: warnings grouped per kind with counts and first examples, actionable kinds first,
+/// Warnings grouped per kind with counts and first examples, actionable kinds first,
 /// and the top-N cause named for reports whose totals exceed their bundles.
 #[test]
 fn warnings_are_grouped_actionable_first() {

@@ -63,7 +63,7 @@ fn names_pulsar_rejects_are_refused() {
 
 #[test]
 fn names_dangerous_downstream_are_refused() {
-    // Issue 14.6: `..` passes checkName but curl collapses it; a leading `-` is an option to
+    // `..` passes checkName but curl collapses it; a leading `-` is an option to
     // pulsar-admin; control characters break the script's lines.
     let e = check_namespace("acme/..").unwrap_err();
     assert_eq!(e.kind, NameKind::Namespace);

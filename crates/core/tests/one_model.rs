@@ -1,4 +1,4 @@
-//! Issue 39's "done when": one load model. A plan's predicted usage after its moves equals the
+//! One load model. A plan's predicted usage after its moves equals the
 //! noise-free simulation's next cycle (the same loads), per broker and per resource, on every
 //! snapshot at hand that the plan unloads from: the dashboard's demo, the built-in scenarios'
 //! clusters, generated clusters (with and without `lastStats`, with mixed hardware: a 1-core broker,
@@ -13,7 +13,7 @@ use lbplan_core::simulate::{
 };
 use lbplan_core::synthetic::{SyntheticSpec, generate};
 
-/// The noise-free scenario of issue 21, one cycle further: cycle 1's reports follow cycle 0's moves.
+/// The noise-free scenario of the plan-versus-simulation check, one cycle further: cycle 1's reports follow cycle 0's moves.
 const STILL: &str =
     r#"{"format_version": 1, "name": "still", "cycles": 2, "load": {"noise_fraction": 0.0}}"#;
 
@@ -180,7 +180,7 @@ fn a_plans_predicted_usage_is_the_noise_free_simulations_next_cycle() {
     assert!(over_100 > 0);
 }
 
-/// Issue 39 item 4: the simulator's absurd states came from its own cost rule (a byte moved to a
+/// The simulator's absurd states came from its own cost rule (a byte moved to a
 /// broker cost what that broker's CPU over its traffic said, which explodes on a broker busy with
 /// little traffic). With the one model a move carries work, never makes it: over 40 cycles of
 /// ThresholdShedder + LeastLongTermMessageRate (the pattern that moves the most), on mixed hardware

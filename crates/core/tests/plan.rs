@@ -426,7 +426,7 @@ fn extensible_snapshots_are_planned_with_transfer_shedder() {
     assert_eq!(plan.unloads[0].to.as_deref(), Some("b2:8080"));
 }
 
-// ---- Machine-readable reasons (issue 16 item 16): every kind on a scenario where it appears. ----
+// ---- Machine-readable reasons: every kind on a scenario where it appears. ----
 
 use lbplan_core::reason::{DecisionReason, ReasonKind};
 
@@ -728,7 +728,7 @@ fn cycle_level_skips_splits_and_manual_operations_have_kinds() {
     );
 }
 
-// ---- Plan diff against the baseline after a what-if (issue 22 item 3). ----
+// ---- Plan diff against the baseline after a what-if. ----
 
 #[test]
 fn a_what_if_is_compared_with_its_baseline() {
@@ -807,7 +807,7 @@ fn a_what_if_is_compared_with_its_baseline() {
     ));
 }
 
-// ---- Plan format 4: a skip says its scope (issue 17), not an empty `bundle` / `from`. ----
+// ---- Plan format 4: a skip says its scope, not an empty `bundle` / `from`. ----
 
 #[test]
 fn a_cycle_level_skip_is_scoped_to_the_cycle_with_no_names() {
@@ -867,7 +867,7 @@ fn a_bundle_level_skip_names_the_bundle_and_its_owner() {
     assert_eq!(json["bundle"], skip.bundle().unwrap());
 }
 
-// ---- `detail` typed (issue 17): each way of deciding keeps the JSON shape format 3 documented. ----
+// ---- `detail` typed: each way of deciding keeps the JSON shape format 3 documented. ----
 
 /// The detail's JSON text, checked to read back as the same value.
 fn detail_text<T>(detail: &Option<T>) -> String

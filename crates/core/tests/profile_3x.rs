@@ -1,4 +1,4 @@
-//! The 3.x profile (issue 16 items 10 and 11): detected from `brokerVersionString`, and planned
+//! The 3.x profile: detected from `brokerVersionString`, and planned
 //! where reference §13 says 3.x differs. Expected decisions are computed by hand in the comments
 //! from §7.2 (OverloadShedder) and §13.
 

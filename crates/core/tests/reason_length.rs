@@ -1,4 +1,4 @@
-//! Issue 22 item 2: a reason line stays short on 1,000 brokers (it was 72,731 characters when it
+//! A reason line stays short on 1,000 brokers (it was 72,731 characters when it
 //! listed every candidate's score): the winner, the runner-up, the count and the deciding filter in
 //! the text, the full candidate list only in the JSON `detail`.
 

@@ -1,4 +1,4 @@
-//! A series read within one budget, one snapshot at a time (issue 37): what a manifest expands to
+//! A series read within one budget, one snapshot at a time: what a manifest expands to
 //! (brokers, namespaces, runs referenced, however often) is held to what one snapshot file may be;
 //! a manifest read under many names counts each time; files that are not the series' are never
 //! read; a zip's members are inflated on demand within a per-member cap, and a zip naming a member

@@ -1,4 +1,4 @@
-//! Issue 21: the first cycle of a noise-free simulation is the plan. The same leader looks at the same
+//! The first cycle of a noise-free simulation is the plan. The same leader looks at the same
 //! data, so `lbplan simulate` with the issue's scenario
 //! (`{"format_version": 1, "name": "still", "cycles": 1, "load": {"noise_fraction": 0.0}}`) must make
 //! the decisions `lbplan plan` makes on the snapshot: the same unloads to the same destinations, the

@@ -1,4 +1,4 @@
-//! Issue 14, items 8 and 12: a simulation's size is bounded (1 to 100,000 cycles, the dashboard's
+//! A simulation's size is bounded (1 to 100,000 cycles, the dashboard's
 //! range; at most 100,000 events) and refused beyond with the allowed range; events cost
 //! O(n log n), so 100,000 `add_broker` events run (they took minutes: 10,000 took 9.8 s and the
 //! cost grew quadratically); a spike target that selects nothing is warned about, by JSON path.
@@ -69,7 +69,7 @@ fn malformed(text: &str) -> (String, String) {
 
 #[test]
 fn the_core_limit_is_the_dashboards_range() {
-    // The dashboard's simulate panel offers 1 to 100,000 cycles (issue 14.8).
+    // The dashboard's simulate panel offers 1 to 100,000 cycles.
     assert_eq!(MAX_CYCLES, 100_000);
     assert_eq!(MAX_EVENTS, 100_000);
 }

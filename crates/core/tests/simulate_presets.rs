@@ -1,4 +1,4 @@
-//! Issue 22 item 3: a preset means what its name says on any snapshot, and a comparison whose runs
+//! A preset means what its name says on any snapshot, and a comparison whose runs
 //! behave the same says so.
 //!
 //! The snapshot is the built-in demo cluster whose `broker.conf` sets

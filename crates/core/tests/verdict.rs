@@ -1,4 +1,4 @@
-//! The plan's verdict (issue 22, item 1): a plan that sends every unload to one small broker is
+//! The plan's verdict: a plan that sends every unload to one small broker is
 //! judged worse, names the converging destination and the overloaded broker, and finds that
 //! LeastResourceUsageWithWeight placement avoids it; the demo plan is not worse; the exported script
 //! refuses to apply a worse plan without `--i-know`.
@@ -192,7 +192,7 @@ fn judging_is_by_the_plan_numbers_alone() {
     assert!(v.overloaded.is_empty());
 }
 
-/// Issue 22 item 2: a broker over ThresholdShedder's threshold that sheds nothing gets a "why not"
+/// A broker over ThresholdShedder's threshold that sheds nothing gets a "why not"
 /// with the numbers. With loadBalancerBundleUnloadMinThroughputThreshold at 100 MiB/s, each hot
 /// broker would shed 52.9 − 38.9 − 10 + 5 = 9 % of its 16 × 20 MB/s = 305.2 MiB/s, i.e. 27.47 MiB/s:
 /// below the minimum, so nothing moves (the snapshot's comment derives the rest).

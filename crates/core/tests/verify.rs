@@ -1,4 +1,4 @@
-//! `plan::verify` (issue 36 item 3): the demo plan against a snapshot "after" in which the
+//! `plan::verify`: the demo plan against a snapshot "after" in which the
 //! cluster did part of it — the first move landed where predicted, the second is back on its
 //! source — read the same way the plan read its own "before"; brokers whose load reports predate
 //! the apply are "not yet reported", not wrong (Pulsar rewrites a report only after

@@ -257,7 +257,7 @@ impl Run<'_> {
     }
 
     fn all(&mut self) {
-        // Round 1.
+        // First what needs nothing else: clusters, the leader, the broker configuration, tenants.
         let mut round1 = vec![
             What::Clusters,
             What::Leader,
@@ -340,7 +340,7 @@ impl Run<'_> {
         let cluster = self.choose_cluster(runtime.as_ref());
         self.report.cluster = cluster.clone();
 
-        // Round 2.
+        // Then what needs the cluster or a tenant: brokers, failure domains, isolation policies, namespaces.
         let mut round2 = Vec::new();
         if let Some(c) = &cluster {
             round2.push(What::Brokers { cluster: c.clone() });
@@ -422,7 +422,7 @@ impl Run<'_> {
         self.report.brokers = brokers.clone();
         self.report.namespaces = namespaces.clone();
 
-        // Round 3.
+        // Last what needs a broker or a namespace: load reports, bundles, policies, anti-affinity, topics.
         let mut round3 = Vec::new();
         for b in &brokers {
             let what = What::LoadReport { broker: b.clone() };

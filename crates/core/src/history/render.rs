@@ -386,7 +386,7 @@ mod tests {
 
     #[test]
     fn one_snapshot_reports_nothing_as_a_score() {
-        // Issue 41: `history` on one snapshot printed "predicted by the leader 0 (100.0 % …)".
+        // `history` on one snapshot printed "predicted by the leader 0 (100.0 % …)".
         let r = HistoryReport {
             times_ms: vec![1_700_000_000_000],
             summary: HistorySummary {

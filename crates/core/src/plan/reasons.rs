@@ -383,7 +383,7 @@ mod tests {
         (0..n).map(|i| format!("{prefix}-{i:02}:8080")).collect()
     }
 
-    /// Issue 22 item 2: on the demo cluster the even-distribution filter removes 11 of 12 brokers and
+    /// On the demo cluster the even-distribution filter removes 11 of 12 brokers and
     /// LeastLongTermMessageRate "ties" its sole candidate; the text must name the filter.
     fn outcome(left: usize) -> PlacementOutcome {
         let all = names("broker", 12);
@@ -445,7 +445,7 @@ mod tests {
 
     #[test]
     fn small_figures_keep_a_unit_that_shows_them() {
-        // Issue 22: never "must shed 0.0 MiB/s".
+        // Never "must shed 0.0 MiB/s".
         let text = describe_shed_reason(&ShedReason::ThresholdShedder {
             broker_usage_fraction: 0.792,
             avg_usage_fraction: 0.349,

@@ -178,7 +178,7 @@ mod tests {
 
     #[test]
     fn rates_keep_their_digits() {
-        // Issue 22: "no 'must shed 0.0 MiB/s'": a small figure gets a smaller unit.
+        // "no 'must shed 0.0 MiB/s'": a small figure gets a smaller unit.
         assert_eq!(rate(0.0), "0 B/s");
         assert_eq!(rate(300.0), "300 B/s");
         assert_eq!(rate(40_000.0), "39.1 KiB/s");
@@ -209,7 +209,7 @@ mod tests {
 
     #[test]
     fn counts_read_at_a_glance() {
-        // Issue 22: "13,209 msg/s, not 13209.3467".
+        // "13,209 msg/s, not 13209.3467".
         assert_eq!(count(13209.3467), "13,209");
         assert_eq!(count(1602.0), "1,602");
         assert_eq!(count(999.6), "1,000");

@@ -591,7 +591,7 @@ mod tests {
         }
     }
 
-    /// Issue 22's 1,000-broker figures: the busiest broker goes from 98.5 % to 811 % (shape: one
+    /// The 1,000-broker figures of the converging cluster: the busiest broker goes from 98.5 % to 811 % (shape: one
     /// small broker receives every unload, the sources drop a little).
     #[test]
     fn a_worse_plan_proposes_a_rebalance_under_the_overloaded_threshold() {
@@ -675,7 +675,7 @@ mod tests {
 
     #[test]
     fn a_better_plan_still_carries_its_warnings() {
-        // Issue 41: the CLI warned "3 of 4 unloads converge on broker-10" while the dashboard said
+        // The CLI warned "3 of 4 unloads converge on broker-10" while the dashboard said
         // only "Better": the warnings are one list, whatever the outcome.
         let v = Verdict {
             outcome: Outcome::Better,
@@ -723,7 +723,7 @@ mod tests {
 
     #[test]
     fn most_unloads_to_one_broker_is_a_pattern_even_when_it_stays_cool() {
-        // Issue 41: on 1,000 brokers, 25 of 29 moves went to one broker with no warning (it ends
+        // On 1,000 brokers, 25 of 29 moves went to one broker with no warning (it ends
         // at 40 %, well below the busiest broker's 80 %). Shape: 5 of 6 unloads to `dst`.
         let before = vec![
             view("hot:8080", 0.9),

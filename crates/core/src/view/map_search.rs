@@ -391,7 +391,7 @@ mod tests {
 
     #[test]
     fn a_bundle_name_selects_that_bundle_not_a_topic_hashed_from_it() {
-        // Issue 41: `globex/clickstream/0xf0000000_0xf8000000` was hashed as a topic.
+        // `globex/clickstream/0xf0000000_0xf8000000` was hashed as a topic.
         let m = map();
         let found = search(&m, "acme/orders/0xc0000000_0xffffffff");
         assert_eq!(

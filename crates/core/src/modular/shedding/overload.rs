@@ -123,7 +123,7 @@ mod tests {
     use crate::model::ResourceUsage;
     use crate::modular::BrokerData;
 
-    /// Issue 22 item 2: an overloaded broker that sheds nothing says why.
+    /// An overloaded broker that sheds nothing says why.
     #[test]
     fn an_overloaded_broker_with_one_bundle_says_why_it_sheds_nothing() {
         let mut data = LoadData::default();
