@@ -117,226 +117,276 @@ pub(super) fn apply_operation(
         Operation::UnloadBundle {
             bundle,
             destination_broker,
-        } => {
-            let from = ws
-                .after
-                .owner_of(bundle)
-                .ok_or_else(|| op_error(op, "no broker in the snapshot owns this bundle"))?;
-            match destination_broker {
-                Some(typed) => {
-                    // A short name (`broker-03`, as the texts print it) is read back by the one
-                    // rule; a name that is no broker says which it may have meant.
-                    let resolved = if ws.after.has_broker(typed) {
-                        typed.clone()
-                    } else {
-                        BrokerNames::new(ws.after.brokers().map(|(id, _)| id.as_str()))
-                            .resolve_or_explain(typed, "destination broker")
-                            .map_err(|e| op_error(op, e))?
-                    };
-                    let to = &resolved;
-                    check_broker(to).map_err(|e| op_error(op, e.to_string()))?;
-                    if *to == from {
-                        return Err(op_error(op, format!("`{to}` already owns the bundle")));
-                    }
-                    let load = ws
-                        .after
-                        .move_bundle(bundle, &from, to)
-                        .ok_or_else(|| op_error(op, "the bundle could not be moved"))?;
-                    view.touched([from.as_str(), to.as_str()]);
-                    plan.unloads.push(PlannedUnload {
-                        bundle: bundle.clone(),
-                        from,
-                        to: Some(to.clone()),
-                        pass_destination: true,
-                        reason: DecisionReason::new(ReasonKind::ManualUnloadToDestination)
-                            .with("destination", to.clone()),
-                        reason_text: "manual unload to a chosen destinationBroker".to_string(),
-                        detail: Some(UnloadDetail::Manual {
-                            operation: op.to_string(),
-                        }),
-                        bytes_per_sec: load.bytes_per_sec(),
-                        msg_per_sec: load.msg_per_sec(),
-                        origin: "manual".to_string(),
-                    });
-                    Ok(())
-                }
-                None => {
-                    let unload = place_all(
-                        ws,
-                        view,
-                        &[(bundle.clone(), from)],
-                        ReasonKind::ManualUnload,
-                    )
-                    .into_iter()
-                    .flatten()
-                    .next()
-                    .ok_or_else(|| op_error(op, "no broker is available to take the bundle"))?;
-                    plan.unloads.push(unload);
-                    Ok(())
-                }
-            }
-        }
-        Operation::UnloadNamespace { namespace } => {
-            check_namespace(namespace).map_err(|e| op_error(op, e.to_string()))?;
-            let mut owned: Vec<(String, String)> = Vec::new();
-            for (broker, b) in ws.after.brokers() {
-                for bundle in &b.local_broker_data.bundles {
-                    if crate::modular::load_data::namespace_of_bundle(bundle) == namespace {
-                        owned.push((bundle.clone(), broker.clone()));
-                    }
-                }
-            }
-            if owned.is_empty() {
-                return Err(op_error(
-                    op,
-                    "no bundle of this namespace is owned by a broker in the snapshot",
-                ));
-            }
-            owned.sort();
-            plan.unloads.extend(
-                place_all(ws, view, &owned, ReasonKind::NamespaceUnload)
-                    .into_iter()
-                    .flatten(),
-            );
-            Ok(())
-        }
-        Operation::AddBroker { broker, like } => {
-            check_broker(broker).map_err(|e| op_error(op, e.to_string()))?;
-            let snapshot = ws.after.to_mut();
-            if snapshot.brokers.contains_key(broker) {
-                return Err(op_error(op, "a broker with this name already exists"));
-            }
-            let template = match like {
-                Some(l) => snapshot
-                    .brokers
-                    .get(l)
-                    .ok_or_else(|| op_error(op, format!("template broker `{l}` not found")))?,
-                None => snapshot.brokers.values().next().ok_or_else(|| {
-                    op_error(op, "the snapshot has no broker to copy limits from")
-                })?,
-            };
-            let t = &template.local_broker_data;
-            let empty = |u: ResourceUsage| ResourceUsage::new(0.0, u.limit);
-            let local = LocalBrokerData {
-                cpu: empty(t.cpu),
-                memory: empty(t.memory),
-                direct_memory: empty(t.direct_memory),
-                bandwidth_in: empty(t.bandwidth_in),
-                bandwidth_out: empty(t.bandwidth_out),
-                persistent_topics_enabled: t.persistent_topics_enabled,
-                non_persistent_topics_enabled: t.non_persistent_topics_enabled,
-                broker_version_string: t.broker_version_string.clone(),
-                load_manager_class_name: t.load_manager_class_name.clone(),
-                ..LocalBrokerData::default()
-            };
-            snapshot.brokers.insert(
-                broker.clone(),
-                BrokerSnapshot {
-                    local_broker_data: local,
-                    ..BrokerSnapshot::default()
-                },
-            );
-            view.restructured();
-            Ok(())
-        }
-        Operation::RemoveBroker { broker } => {
-            let removed = ws
-                .after
-                .to_mut()
-                .brokers
-                .get(broker)
-                .ok_or_else(|| op_error(op, "no such broker in the snapshot"))?
-                .local_broker_data
-                .bundles
-                .clone();
-            if ws.after.to_mut().brokers.len() <= 1 {
-                return Err(op_error(op, "cannot remove the only broker"));
-            }
-            // The leader's view without the broker: built for this operation (the broker list
-            // changes, so the plan's view is rebuilt after it).
-            view.restructured();
-            let mut data = load_data_from_snapshot(ws.after.to_mut());
-            data.brokers.shift_remove(broker);
-            let mut ctx = placement_context(ws.after.to_mut(), &data);
-            let active: Vec<String> = data.brokers.keys().cloned().collect();
-            ws.strategies.on_active_brokers_change(&active);
-            for bundle in removed {
-                if let Some(u) = place_and_move(
-                    ws,
-                    &mut data,
-                    &mut ctx,
-                    &bundle,
-                    broker,
-                    ReasonKind::RemoveBroker,
-                ) {
-                    plan.unloads.push(u);
-                }
-            }
-            ws.after.to_mut().brokers.shift_remove(broker);
-            Ok(())
-        }
+        } => unload_bundle(ws, view, op, bundle, destination_broker.as_deref(), plan),
+        Operation::UnloadNamespace { namespace } => unload_namespace(ws, view, op, namespace, plan),
+        Operation::AddBroker { broker, like } => add_broker(ws, view, op, broker, like.as_deref()),
+        Operation::RemoveBroker { broker } => remove_broker(ws, view, op, broker, plan),
         Operation::SplitBundle {
             bundle,
             algorithm,
             positions,
-        } => {
-            let owner = owner_of(ws.after.to_mut(), bundle)
-                .ok_or_else(|| op_error(op, "no broker in the snapshot owns this bundle"))?;
-            let chosen = match algorithm {
-                Some(name) => SplitAlgorithm::from_name(name).ok_or_else(|| {
-                    op_error(
-                        op,
-                        format!("unknown split algorithm `{name}` (Pulsar answers HTTP 412)"),
-                    )
-                })?,
-                None => SplitAlgorithm::by_name_or_default(
-                    "",
-                    &ws.cfg.default_namespace_bundle_split_algorithm,
-                ),
-            };
-            if chosen == SplitAlgorithm::SpecifiedPositionsDivide && positions.is_empty() {
-                return Err(op_error(
-                    op,
-                    "specified_positions_divide needs positions (Pulsar answers HTTP 412)",
-                ));
+        } => split_bundle(ws, view, op, bundle, algorithm.as_deref(), positions, plan),
+    }
+}
+
+/// `unload-bundle=B[->TO]`: to the broker named (a short name read back), or placed as a lookup
+/// after the unload would place it.
+fn unload_bundle(
+    ws: &mut Workspace<'_>,
+    view: &mut WorkingView<'_>,
+    op: &Operation,
+    bundle: &str,
+    destination_broker: Option<&str>,
+    plan: &mut Plan,
+) -> Result<(), PlanError> {
+    let from = ws
+        .after
+        .owner_of(bundle)
+        .ok_or_else(|| op_error(op, "no broker in the snapshot owns this bundle"))?;
+    let Some(typed) = destination_broker else {
+        let unload = place_all(
+            ws,
+            view,
+            &[(bundle.to_string(), from)],
+            ReasonKind::ManualUnload,
+        )
+        .into_iter()
+        .flatten()
+        .next()
+        .ok_or_else(|| op_error(op, "no broker is available to take the bundle"))?;
+        plan.unloads.push(unload);
+        return Ok(());
+    };
+    // A short name (`broker-03`, as the texts print it) is read back by the one rule; a name that
+    // is no broker says which it may have meant.
+    let resolved = if ws.after.has_broker(typed) {
+        typed.to_string()
+    } else {
+        BrokerNames::new(ws.after.brokers().map(|(id, _)| id.as_str()))
+            .resolve_or_explain(typed, "destination broker")
+            .map_err(|e| op_error(op, e))?
+    };
+    let to = &resolved;
+    check_broker(to).map_err(|e| op_error(op, e.to_string()))?;
+    if *to == from {
+        return Err(op_error(op, format!("`{to}` already owns the bundle")));
+    }
+    let load = ws
+        .after
+        .move_bundle(bundle, &from, to)
+        .ok_or_else(|| op_error(op, "the bundle could not be moved"))?;
+    view.touched([from.as_str(), to.as_str()]);
+    plan.unloads.push(PlannedUnload {
+        bundle: bundle.to_string(),
+        from,
+        to: Some(to.clone()),
+        pass_destination: true,
+        reason: DecisionReason::new(ReasonKind::ManualUnloadToDestination)
+            .with("destination", to.clone()),
+        reason_text: "manual unload to a chosen destinationBroker".to_string(),
+        detail: Some(UnloadDetail::Manual {
+            operation: op.to_string(),
+        }),
+        bytes_per_sec: load.bytes_per_sec(),
+        msg_per_sec: load.msg_per_sec(),
+        origin: "manual".to_string(),
+    });
+    Ok(())
+}
+
+/// `unload-namespace=T/NS`: every bundle of the namespace placed as lookups would place them, in
+/// name order, on one view (preallocations accumulate).
+fn unload_namespace(
+    ws: &mut Workspace<'_>,
+    view: &mut WorkingView<'_>,
+    op: &Operation,
+    namespace: &str,
+    plan: &mut Plan,
+) -> Result<(), PlanError> {
+    check_namespace(namespace).map_err(|e| op_error(op, e.to_string()))?;
+    let mut owned: Vec<(String, String)> = Vec::new();
+    for (broker, b) in ws.after.brokers() {
+        for bundle in &b.local_broker_data.bundles {
+            if crate::modular::load_data::namespace_of_bundle(bundle) == namespace {
+                owned.push((bundle.clone(), broker.clone()));
             }
-            match compute_split(ws.after.to_mut(), &ws.cfg, bundle, chosen, positions)
-                .map_err(|e| op_error(op, e))?
-            {
-                Ok(split) => {
-                    apply_split(ws.after.to_mut(), &split);
-                    view.restructured();
-                    plan.splits.push(planned_split(
-                        bundle,
-                        &owner,
-                        chosen,
-                        &split,
-                        (
-                            DecisionReason::new(ReasonKind::ManualSplit)
-                                .with("algorithm", chosen.name()),
-                            "manual split".to_string(),
-                        ),
-                        SplitDetail::Manual {
-                            operation: op.to_string(),
-                        },
-                        "manual",
-                    ));
-                }
-                Err(why) => plan.skipped.push(SkippedDecision {
-                    scope: SkipScope::Bundle {
-                        bundle: bundle.clone(),
-                        broker: owner,
-                    },
-                    why: format!(
-                        "{} declined to split: {why} (Pulsar completes the call without splitting)",
-                        chosen.name()
-                    ),
-                    reason: DecisionReason::new(ReasonKind::SplitDeclined)
-                        .with("algorithm", chosen.name())
-                        .with("declined", why),
-                }),
-            }
-            Ok(())
         }
     }
+    if owned.is_empty() {
+        return Err(op_error(
+            op,
+            "no bundle of this namespace is owned by a broker in the snapshot",
+        ));
+    }
+    owned.sort();
+    plan.unloads.extend(
+        place_all(ws, view, &owned, ReasonKind::NamespaceUnload)
+            .into_iter()
+            .flatten(),
+    );
+    Ok(())
+}
+
+/// `add-broker=ID[~LIKE]`: an empty broker with the limits, version and topic switches of `like`
+/// (the first broker without one).
+fn add_broker(
+    ws: &mut Workspace<'_>,
+    view: &mut WorkingView<'_>,
+    op: &Operation,
+    broker: &str,
+    like: Option<&str>,
+) -> Result<(), PlanError> {
+    check_broker(broker).map_err(|e| op_error(op, e.to_string()))?;
+    let snapshot = ws.after.to_mut();
+    if snapshot.brokers.contains_key(broker) {
+        return Err(op_error(op, "a broker with this name already exists"));
+    }
+    let template = match like {
+        Some(l) => snapshot
+            .brokers
+            .get(l)
+            .ok_or_else(|| op_error(op, format!("template broker `{l}` not found")))?,
+        None => snapshot
+            .brokers
+            .values()
+            .next()
+            .ok_or_else(|| op_error(op, "the snapshot has no broker to copy limits from"))?,
+    };
+    let t = &template.local_broker_data;
+    let empty = |u: ResourceUsage| ResourceUsage::new(0.0, u.limit);
+    let local = LocalBrokerData {
+        cpu: empty(t.cpu),
+        memory: empty(t.memory),
+        direct_memory: empty(t.direct_memory),
+        bandwidth_in: empty(t.bandwidth_in),
+        bandwidth_out: empty(t.bandwidth_out),
+        persistent_topics_enabled: t.persistent_topics_enabled,
+        non_persistent_topics_enabled: t.non_persistent_topics_enabled,
+        broker_version_string: t.broker_version_string.clone(),
+        load_manager_class_name: t.load_manager_class_name.clone(),
+        ..LocalBrokerData::default()
+    };
+    snapshot.brokers.insert(
+        broker.to_string(),
+        BrokerSnapshot {
+            local_broker_data: local,
+            ..BrokerSnapshot::default()
+        },
+    );
+    view.restructured();
+    Ok(())
+}
+
+/// `remove-broker=ID`: the broker's bundles placed by lookups on the brokers left (the strategies
+/// told the broker list changed), then the broker gone.
+fn remove_broker(
+    ws: &mut Workspace<'_>,
+    view: &mut WorkingView<'_>,
+    op: &Operation,
+    broker: &str,
+    plan: &mut Plan,
+) -> Result<(), PlanError> {
+    let removed = ws
+        .after
+        .to_mut()
+        .brokers
+        .get(broker)
+        .ok_or_else(|| op_error(op, "no such broker in the snapshot"))?
+        .local_broker_data
+        .bundles
+        .clone();
+    if ws.after.to_mut().brokers.len() <= 1 {
+        return Err(op_error(op, "cannot remove the only broker"));
+    }
+    // The leader's view without the broker: built for this operation (the broker list changes, so
+    // the plan's view is rebuilt after it).
+    view.restructured();
+    let mut data = load_data_from_snapshot(ws.after.to_mut());
+    data.brokers.shift_remove(broker);
+    let mut ctx = placement_context(ws.after.to_mut(), &data);
+    let active: Vec<String> = data.brokers.keys().cloned().collect();
+    ws.strategies.on_active_brokers_change(&active);
+    for bundle in removed {
+        if let Some(u) = place_and_move(
+            ws,
+            &mut data,
+            &mut ctx,
+            &bundle,
+            broker,
+            ReasonKind::RemoveBroker,
+        ) {
+            plan.unloads.push(u);
+        }
+    }
+    ws.after.to_mut().brokers.shift_remove(broker);
+    Ok(())
+}
+
+/// `split-bundle=B[:ALGORITHM[:POSITIONS]]`: split as the admin call would (the namespace's
+/// default algorithm when none is named); an algorithm that declines leaves the bundle whole, as
+/// Pulsar completes the call without splitting.
+fn split_bundle(
+    ws: &mut Workspace<'_>,
+    view: &mut WorkingView<'_>,
+    op: &Operation,
+    bundle: &str,
+    algorithm: Option<&str>,
+    positions: &[u32],
+    plan: &mut Plan,
+) -> Result<(), PlanError> {
+    let owner = owner_of(ws.after.to_mut(), bundle)
+        .ok_or_else(|| op_error(op, "no broker in the snapshot owns this bundle"))?;
+    let chosen = match algorithm {
+        Some(name) => SplitAlgorithm::from_name(name).ok_or_else(|| {
+            op_error(
+                op,
+                format!("unknown split algorithm `{name}` (Pulsar answers HTTP 412)"),
+            )
+        })?,
+        None => {
+            SplitAlgorithm::by_name_or_default("", &ws.cfg.default_namespace_bundle_split_algorithm)
+        }
+    };
+    if chosen == SplitAlgorithm::SpecifiedPositionsDivide && positions.is_empty() {
+        return Err(op_error(
+            op,
+            "specified_positions_divide needs positions (Pulsar answers HTTP 412)",
+        ));
+    }
+    match compute_split(ws.after.to_mut(), &ws.cfg, bundle, chosen, positions)
+        .map_err(|e| op_error(op, e))?
+    {
+        Ok(split) => {
+            apply_split(ws.after.to_mut(), &split);
+            view.restructured();
+            plan.splits.push(planned_split(
+                bundle,
+                &owner,
+                chosen,
+                &split,
+                (
+                    DecisionReason::new(ReasonKind::ManualSplit).with("algorithm", chosen.name()),
+                    "manual split".to_string(),
+                ),
+                SplitDetail::Manual {
+                    operation: op.to_string(),
+                },
+                "manual",
+            ));
+        }
+        Err(why) => plan.skipped.push(SkippedDecision {
+            scope: SkipScope::Bundle {
+                bundle: bundle.to_string(),
+                broker: owner,
+            },
+            why: format!(
+                "{} declined to split: {why} (Pulsar completes the call without splitting)",
+                chosen.name()
+            ),
+            reason: DecisionReason::new(ReasonKind::SplitDeclined)
+                .with("algorithm", chosen.name())
+                .with("declined", why),
+        }),
+    }
+    Ok(())
 }
