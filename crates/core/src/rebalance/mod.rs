@@ -93,29 +93,17 @@ pub fn propose_with_progress(
 /// [`propose_with_progress`] with the snapshot's fingerprint already known
 /// ([`snapshot_fingerprint`]): the dashboard's worker keeps it for the loaded snapshot, and on
 /// 200,000 bundles computing it again is a sixth of a proposal. It is copied into the plan as given.
+///
+/// The phases: drain names read back, the search, the split trial, the leader checks of the
+/// search's prefixes, steered re-searches when no prefix is left alone, the summary of the check,
+/// the final plan and its notes.
 pub fn propose_with_fingerprint(
     snapshot: &Snapshot,
     req: &RebalanceRequest,
     fingerprint: String,
     progress: Progress<'_>,
 ) -> Result<Proposal, RebalanceError> {
-    if req
-        .limits
-        .drain
-        .iter()
-        .any(|d| !snapshot.brokers.contains_key(d))
-    {
-        // Short names (`broker-04`, as the texts print them) are read back by the one rule.
-        let names = BrokerNames::new(snapshot.brokers.keys().map(String::as_str));
-        let drain = req
-            .limits
-            .drain
-            .iter()
-            .map(|d| names.resolve_or_explain(d, "--drain"))
-            .collect::<Result<Vec<String>, String>>()
-            .map_err(RebalanceError::UnknownDrainBroker)?;
-        let mut resolved = req.clone();
-        resolved.limits.drain = drain;
+    if let Some(resolved) = with_drain_names_resolved(snapshot, req)? {
         return propose_with_fingerprint(snapshot, &resolved, fingerprint, progress);
     }
     let resolved = resolve_config(snapshot, req.profile, &req.settings).map_err(PlanError::from)?;
@@ -123,220 +111,32 @@ pub fn propose_with_fingerprint(
     progress("search", 0, 1);
     let mut ledger = ledger::Ledger::new(snapshot, cfg.resource_weights(), &req.load_model);
     let mut constraints = constraints::Constraints::new(snapshot, &cfg);
-    let mut found = search::search(&mut ledger, &mut constraints, &req.goal, &req.limits);
+    let found = search::search(&mut ledger, &mut constraints, &req.goal, &req.limits);
     progress("search", 1, 1);
-    let goal_text = req.goal.to_string();
-    let mut curve = proposal::curve(&found.start, &found.steps, |b| req.goal.is_met(b));
-    let drains = found
-        .steps
-        .iter()
-        .take_while(|s| s.kind == search::StepKind::Drain)
-        .count();
-    let n = found.steps.len();
-    let first_meeting = curve
-        .iter()
-        .position(|p| p.meets_goal && p.moves >= drains)
-        .map(|k| k.max(drains));
-    let base = PlanRequest {
-        profile: req.profile,
-        settings: req.settings.clone(),
-        operations: Vec::new(),
-        seed: req.seed,
-        leader_cycle: false,
-        outlook_cycles: 0,
-        explain: crate::plan::Explain::Full,
-    };
-    // One plan engine for the split trial, the leader checks and the final plan: the leader's
-    // view of the snapshot is built once, each plan borrows it and gives it back.
-    let mut engine =
-        PlanEngine::with_fingerprint(std::borrow::Cow::Borrowed(snapshot), fingerprint)
-            .with_load_model(req.load_model.clone());
+    let mut p = Proposer::new(snapshot, req, cfg.clone(), fingerprint);
     let mut notes = found.notes.clone();
-    // How many of `notes` come from the search (an alternative chosen below replaces them).
-    let search_notes = notes.len();
-    // The split goes in only when the plan can carry it (it needs the namespace's bundle layout).
-    let split = found.too_big.as_ref().and_then(|t| {
-        let op = Operation::SplitBundle {
-            bundle: t.bundle.clone(),
-            algorithm: None,
-            positions: Vec::new(),
-        };
-        let trial = PlanRequest {
-            operations: vec![op.clone()],
-            ..base.clone()
-        };
-        match engine.plan(&trial) {
-            Ok(_) => Some(op),
-            Err(e) => {
-                notes.push(format!("{} cannot be split in this plan: {e}", t.bundle));
-                None
-            }
-        }
-    });
-    let ops_for = |steps: &[search::Step], k: usize| -> Vec<Operation> {
-        let mut ops: Vec<Operation> = steps
-            .iter()
-            .take(k)
-            .map(|s| Operation::UnloadBundle {
-                bundle: s.bundle.clone(),
-                destination_broker: Some(s.to.clone()),
-            })
-            .collect();
-        ops.extend(split.clone());
-        ops
-    };
-
-    // Candidate sizes, cheapest first: from the first prefix meeting the goal up to every move;
-    // a point picked on the curve is the one size checked.
-    let start = req
-        .chosen_moves
-        .map_or(first_meeting.unwrap_or(n), |k| k.min(n));
-    let mut sizes: Vec<usize> = Vec::new();
-    let checks = if req.chosen_moves.is_some() {
-        1
-    } else {
-        req.max_checks.max(1)
-    };
-    for i in 0..checks {
-        let k = if checks == 1 {
-            start
-        } else {
-            start + (n - start) * i / (checks - 1)
-        };
-        if !sizes.contains(&k) {
-            sizes.push(k);
-        }
-    }
-    let mut tried: Vec<stick::StickCheck> = Vec::new();
-    for (i, &k) in sizes.iter().enumerate() {
-        progress("check", i, sizes.len());
-        let c = stick::check(
-            &mut engine,
-            &base,
-            &ops_for(&found.steps, k),
-            req.outlook_cycles,
-        )?;
-        let fixed = c.fixed_point;
-        tried.push(c);
-        if fixed {
-            break;
-        }
-    }
-    progress("check", sizes.len(), sizes.len());
-    // The first fixed point, else the check that leaves the fewest unloads (the smallest on ties).
-    let chosen_index = tried.iter().position(|c| c.fixed_point).or_else(|| {
-        tried
-            .iter()
-            .enumerate()
-            .min_by_key(|(i, c)| (c.would_move.len(), *i))
-            .map(|(i, _)| i)
-    });
-    let mut chosen_moves = chosen_index
-        .and_then(|i| sizes.get(i).copied())
-        .unwrap_or(start);
-    let mut stick_check = chosen_index.and_then(|i| tried.get(i).cloned());
-
-    // No greedy prefix is left alone: steered re-searches, the cheapest fixed point wins (not for
-    // a picked point: the operator asked for that prefix and is told what the leader would do).
-    if let Some(c) = stick_check
-        .clone()
-        .filter(|c| !c.fixed_point && req.chosen_moves.is_none())
-    {
-        let greedy_meets = curve.get(chosen_moves).is_some_and(|p| p.meets_goal);
-        let alts = alternatives::alternatives(
-            found.steps.get(..chosen_moves).unwrap_or(&found.steps),
-            &c,
-            &req.goal,
-        );
-        let mut best: Option<(usize, f64, search::SearchResult, stick::StickCheck, String)> = None;
-        for (i, alt) in alts.iter().enumerate() {
-            progress("alternatives", i, alts.len());
-            let mut l = ledger::Ledger::new(snapshot, cfg.resource_weights(), &req.load_model);
-            let mut cons = constraints::Constraints::new(snapshot, &cfg);
-            let r = search::search_with(&mut l, &mut cons, &alt.goal, &req.limits, &alt.hints);
-            let meets = r.steps.last().map_or_else(
-                || req.goal.is_met(&r.start),
-                |s| req.goal.is_met(&s.balance_after),
-            );
-            if greedy_meets && !meets {
-                continue;
-            }
-            let k = r.steps.len();
-            let bytes: f64 = r.steps.iter().map(|s| s.bytes_per_sec).sum();
-            if best
-                .as_ref()
-                .is_some_and(|(bk, bb, ..)| (*bk, *bb) <= (k, bytes))
-            {
-                continue;
-            }
-            let check = stick::check(
-                &mut engine,
-                &base,
-                &ops_for(&r.steps, k),
-                req.outlook_cycles,
-            )?;
-            if check.fixed_point {
-                best = Some((k, bytes, r, check, alt.description.clone()));
-            } else {
-                tried.push(check);
-            }
-        }
-        progress("alternatives", alts.len(), alts.len());
-        if let Some((k, _, r, check, description)) = best {
-            let rest = notes.split_off(search_notes.min(notes.len()));
-            notes = r.notes.clone();
-            notes.extend(rest);
-            notes.push(format!(
-                "no prefix of the greedy proposal is left alone by {} ({}); this proposal is: {description}",
-                crate::config::simple_class_name(&check.shedding_strategy),
-                stick::explain(&c)
-            ));
-            tried.push(check.clone());
-            found = r;
-            curve = proposal::curve(&found.start, &found.steps, |b| req.goal.is_met(b));
-            chosen_moves = k;
-            stick_check = Some(check);
-        }
-    }
-    let mut stick_summary = stick_check.as_ref().map(stick::explain).unwrap_or_default();
-    if let Some(c) = &stick_check
-        && !c.fixed_point
-    {
-        // Would the leader act even without the proposal? Then no proposal can stop it.
-        let baseline = stick::check(
-            &mut engine,
-            &base,
-            &ops_for(&found.steps, drains),
-            req.outlook_cycles,
-        )?;
-        let same = c
-            .would_move
-            .iter()
-            .find_map(|u| baseline.would_move.iter().find(|b| b.from == u.from));
-        if let Some(shed) = same {
-            let bundles_on_broker = stick::bundles_after(
-                snapshot,
-                found.steps.get(..chosen_moves).unwrap_or(&found.steps),
-                &shed.from,
-            );
-            stick_summary.push_str(&format!(
-                ". {}; no set of whole-bundle moves under {goal_text} is left alone",
-                stick::whatever_you_do(
-                    &c.shedding_strategy,
-                    &shed.from,
-                    &shed.bundle,
-                    bundles_on_broker,
-                    stick::traffic_share(&ledger, &shed.bundle),
-                )
-            ));
-        } else {
-            stick_summary.push_str(&format!(
-                ". None of the {} proposal(s) checked is left alone; this is the one Pulsar disturbs least",
-                tried.len()
-            ));
-        }
-    }
-    if let Some(t) = found.too_big.as_ref().filter(|_| split.is_some()) {
+    p.split = p.split_if_plannable(found.too_big.as_ref(), &mut notes);
+    let checked = p.check_prefixes(found, notes, progress)?;
+    let checked = p.steer_if_disturbed(checked, progress)?;
+    let Checked {
+        found,
+        curve,
+        drains,
+        mut notes,
+        tried,
+        chosen_moves,
+        stick: stick_check,
+        ..
+    } = checked;
+    let stick_summary = p.stick_summary(
+        stick_check.as_ref(),
+        &found,
+        drains,
+        chosen_moves,
+        tried.len(),
+        &ledger,
+    )?;
+    if let Some(t) = found.too_big.as_ref().filter(|_| p.split.is_some()) {
         notes.push(format!(
             "{} carries {:.0} % of {}'s load ({:.0} % of the cluster's throughput): too big to move anywhere, so the plan splits it (permanent: Pulsar cannot merge bundles); run rebalance again after the split",
             t.bundle,
@@ -347,11 +147,12 @@ pub fn propose_with_fingerprint(
     }
 
     progress("plan", 0, 1);
+    let goal_text = req.goal.to_string();
     let plan_req = PlanRequest {
-        operations: ops_for(&found.steps, chosen_moves),
-        ..base
+        operations: p.ops_for(&found.steps, chosen_moves),
+        ..p.base.clone()
     };
-    let mut plan = engine.plan(&plan_req)?;
+    let mut plan = p.engine.plan(&plan_req)?;
     proposal::label_unloads(&mut plan, &found.steps, &goal_text);
     // The patterns warn that Pulsar would move things again (a destination that converges, a
     // receiver shed later); the check ran the leader on this very plan and it moved nothing, so
@@ -396,4 +197,333 @@ pub fn propose_with_fingerprint(
         notes,
         plan,
     })
+}
+
+/// The request with its `--drain` names read back to broker ids (short names, as the texts print
+/// them, by the one rule), or `None` when every name is already a broker of the snapshot.
+fn with_drain_names_resolved(
+    snapshot: &Snapshot,
+    req: &RebalanceRequest,
+) -> Result<Option<RebalanceRequest>, RebalanceError> {
+    if req
+        .limits
+        .drain
+        .iter()
+        .all(|d| snapshot.brokers.contains_key(d))
+    {
+        return Ok(None);
+    }
+    let names = BrokerNames::new(snapshot.brokers.keys().map(String::as_str));
+    let drain = req
+        .limits
+        .drain
+        .iter()
+        .map(|d| names.resolve_or_explain(d, "--drain"))
+        .collect::<Result<Vec<String>, String>>()
+        .map_err(RebalanceError::UnknownDrainBroker)?;
+    let mut resolved = req.clone();
+    resolved.limits.drain = drain;
+    Ok(Some(resolved))
+}
+
+/// What the phases after the search share: the request, the configuration, one plan engine for
+/// the split trial, the leader checks and the final plan (the leader's view of the snapshot built
+/// once, each plan borrowing it), the plan request without operations, and the split every
+/// candidate carries when one bundle is too big to move.
+struct Proposer<'s, 'r> {
+    snapshot: &'s Snapshot,
+    req: &'r RebalanceRequest,
+    cfg: crate::config::LoadBalancerConfig,
+    base: PlanRequest,
+    engine: PlanEngine<'s>,
+    split: Option<Operation>,
+}
+
+/// The search's moves as checked against the leader: the moves (the greedy search's, or a steered
+/// re-search's), their curve, how many lead with drains, the notes so far (`search_notes` of them
+/// the search's own), every check made, the size chosen and its check.
+struct Checked {
+    found: search::SearchResult,
+    curve: Vec<CurvePoint>,
+    drains: usize,
+    notes: Vec<String>,
+    search_notes: usize,
+    tried: Vec<StickCheck>,
+    chosen_moves: usize,
+    stick: Option<StickCheck>,
+}
+
+impl<'s, 'r> Proposer<'s, 'r> {
+    fn new(
+        snapshot: &'s Snapshot,
+        req: &'r RebalanceRequest,
+        cfg: crate::config::LoadBalancerConfig,
+        fingerprint: String,
+    ) -> Self {
+        let base = PlanRequest {
+            profile: req.profile,
+            settings: req.settings.clone(),
+            operations: Vec::new(),
+            seed: req.seed,
+            leader_cycle: false,
+            outlook_cycles: 0,
+            explain: crate::plan::Explain::Full,
+        };
+        let engine =
+            PlanEngine::with_fingerprint(std::borrow::Cow::Borrowed(snapshot), fingerprint)
+                .with_load_model(req.load_model.clone());
+        Self {
+            snapshot,
+            req,
+            cfg,
+            base,
+            engine,
+            split: None,
+        }
+    }
+
+    /// The first `k` moves of `steps` as operations, then the split.
+    fn ops_for(&self, steps: &[search::Step], k: usize) -> Vec<Operation> {
+        let mut ops: Vec<Operation> = steps
+            .iter()
+            .take(k)
+            .map(|s| Operation::UnloadBundle {
+                bundle: s.bundle.clone(),
+                destination_broker: Some(s.to.clone()),
+            })
+            .collect();
+        ops.extend(self.split.clone());
+        ops
+    }
+
+    /// The split of the bundle too big to move, when the plan can carry it (it needs the
+    /// namespace's bundle layout); otherwise why not, in `notes`.
+    fn split_if_plannable(
+        &mut self,
+        too_big: Option<&search::TooBig>,
+        notes: &mut Vec<String>,
+    ) -> Option<Operation> {
+        let t = too_big?;
+        let op = Operation::SplitBundle {
+            bundle: t.bundle.clone(),
+            algorithm: None,
+            positions: Vec::new(),
+        };
+        let trial = PlanRequest {
+            operations: vec![op.clone()],
+            ..self.base.clone()
+        };
+        match self.engine.plan(&trial) {
+            Ok(_) => Some(op),
+            Err(e) => {
+                notes.push(format!("{} cannot be split in this plan: {e}", t.bundle));
+                None
+            }
+        }
+    }
+
+    /// Checks prefixes of the search's moves against the leader, cheapest first (from the first
+    /// prefix meeting the goal up to every move; a point picked on the curve is the one size
+    /// checked), stopping at the first the leader leaves alone; else the one leaving the fewest
+    /// unloads is chosen (the smallest on ties).
+    fn check_prefixes(
+        &mut self,
+        found: search::SearchResult,
+        notes: Vec<String>,
+        progress: Progress<'_>,
+    ) -> Result<Checked, RebalanceError> {
+        let req = self.req;
+        let curve = proposal::curve(&found.start, &found.steps, |b| req.goal.is_met(b));
+        let drains = found
+            .steps
+            .iter()
+            .take_while(|s| s.kind == search::StepKind::Drain)
+            .count();
+        let n = found.steps.len();
+        let first_meeting = curve
+            .iter()
+            .position(|p| p.meets_goal && p.moves >= drains)
+            .map(|k| k.max(drains));
+        let start = req
+            .chosen_moves
+            .map_or(first_meeting.unwrap_or(n), |k| k.min(n));
+        let checks = if req.chosen_moves.is_some() {
+            1
+        } else {
+            req.max_checks.max(1)
+        };
+        let mut sizes: Vec<usize> = Vec::new();
+        for i in 0..checks {
+            let k = if checks == 1 {
+                start
+            } else {
+                start + (n - start) * i / (checks - 1)
+            };
+            if !sizes.contains(&k) {
+                sizes.push(k);
+            }
+        }
+        let mut tried: Vec<StickCheck> = Vec::new();
+        for (i, &k) in sizes.iter().enumerate() {
+            progress("check", i, sizes.len());
+            let ops = self.ops_for(&found.steps, k);
+            let c = stick::check(&mut self.engine, &self.base, &ops, req.outlook_cycles)?;
+            let fixed = c.fixed_point;
+            tried.push(c);
+            if fixed {
+                break;
+            }
+        }
+        progress("check", sizes.len(), sizes.len());
+        let chosen_index = tried.iter().position(|c| c.fixed_point).or_else(|| {
+            tried
+                .iter()
+                .enumerate()
+                .min_by_key(|(i, c)| (c.would_move.len(), *i))
+                .map(|(i, _)| i)
+        });
+        let chosen_moves = chosen_index
+            .and_then(|i| sizes.get(i).copied())
+            .unwrap_or(start);
+        let stick = chosen_index.and_then(|i| tried.get(i).cloned());
+        Ok(Checked {
+            search_notes: found.notes.len(),
+            found,
+            curve,
+            drains,
+            notes,
+            tried,
+            chosen_moves,
+            stick,
+        })
+    }
+
+    /// When no greedy prefix is left alone, steered re-searches: the cheapest the leader leaves
+    /// alone replaces the greedy one (not for a picked point: the operator asked for that prefix
+    /// and is told what the leader would do).
+    fn steer_if_disturbed(
+        &mut self,
+        mut checked: Checked,
+        progress: Progress<'_>,
+    ) -> Result<Checked, RebalanceError> {
+        let req = self.req;
+        let Some(c) = checked
+            .stick
+            .clone()
+            .filter(|c| !c.fixed_point && req.chosen_moves.is_none())
+        else {
+            return Ok(checked);
+        };
+        let greedy_meets = checked
+            .curve
+            .get(checked.chosen_moves)
+            .is_some_and(|p| p.meets_goal);
+        let alts = alternatives::alternatives(
+            checked
+                .found
+                .steps
+                .get(..checked.chosen_moves)
+                .unwrap_or(&checked.found.steps),
+            &c,
+            &req.goal,
+        );
+        let mut best: Option<(usize, f64, search::SearchResult, StickCheck, String)> = None;
+        for (i, alt) in alts.iter().enumerate() {
+            progress("alternatives", i, alts.len());
+            let mut l =
+                ledger::Ledger::new(self.snapshot, self.cfg.resource_weights(), &req.load_model);
+            let mut cons = constraints::Constraints::new(self.snapshot, &self.cfg);
+            let r = search::search_with(&mut l, &mut cons, &alt.goal, &req.limits, &alt.hints);
+            let meets = r.steps.last().map_or_else(
+                || req.goal.is_met(&r.start),
+                |s| req.goal.is_met(&s.balance_after),
+            );
+            if greedy_meets && !meets {
+                continue;
+            }
+            let k = r.steps.len();
+            let bytes: f64 = r.steps.iter().map(|s| s.bytes_per_sec).sum();
+            if best
+                .as_ref()
+                .is_some_and(|(bk, bb, ..)| (*bk, *bb) <= (k, bytes))
+            {
+                continue;
+            }
+            let ops = self.ops_for(&r.steps, k);
+            let check = stick::check(&mut self.engine, &self.base, &ops, req.outlook_cycles)?;
+            if check.fixed_point {
+                best = Some((k, bytes, r, check, alt.description.clone()));
+            } else {
+                checked.tried.push(check);
+            }
+        }
+        progress("alternatives", alts.len(), alts.len());
+        if let Some((k, _, r, check, description)) = best {
+            let rest = checked
+                .notes
+                .split_off(checked.search_notes.min(checked.notes.len()));
+            checked.notes = r.notes.clone();
+            checked.notes.extend(rest);
+            checked.notes.push(format!(
+                "no prefix of the greedy proposal is left alone by {} ({}); this proposal is: {description}",
+                crate::config::simple_class_name(&check.shedding_strategy),
+                stick::explain(&c)
+            ));
+            checked.tried.push(check.clone());
+            checked.found = r;
+            checked.curve = proposal::curve(&checked.found.start, &checked.found.steps, |b| {
+                req.goal.is_met(b)
+            });
+            checked.chosen_moves = k;
+            checked.stick = Some(check);
+        }
+        Ok(checked)
+    }
+
+    /// The check's summary; when the leader still moves something, whether it would act even
+    /// without the proposal (then no set of whole-bundle moves is left alone) or this is the
+    /// proposal it disturbs least.
+    fn stick_summary(
+        &mut self,
+        stick_check: Option<&StickCheck>,
+        found: &search::SearchResult,
+        drains: usize,
+        chosen_moves: usize,
+        tried: usize,
+        ledger: &ledger::Ledger,
+    ) -> Result<String, RebalanceError> {
+        let mut summary = stick_check.map(stick::explain).unwrap_or_default();
+        let Some(c) = stick_check.filter(|c| !c.fixed_point) else {
+            return Ok(summary);
+        };
+        let ops = self.ops_for(&found.steps, drains);
+        let baseline = stick::check(&mut self.engine, &self.base, &ops, self.req.outlook_cycles)?;
+        let same = c
+            .would_move
+            .iter()
+            .find_map(|u| baseline.would_move.iter().find(|b| b.from == u.from));
+        if let Some(shed) = same {
+            let bundles_on_broker = stick::bundles_after(
+                self.snapshot,
+                found.steps.get(..chosen_moves).unwrap_or(&found.steps),
+                &shed.from,
+            );
+            summary.push_str(&format!(
+                ". {}; no set of whole-bundle moves under {} is left alone",
+                stick::whatever_you_do(
+                    &c.shedding_strategy,
+                    &shed.from,
+                    &shed.bundle,
+                    bundles_on_broker,
+                    stick::traffic_share(ledger, &shed.bundle),
+                ),
+                self.req.goal
+            ));
+        } else {
+            summary.push_str(&format!(
+                ". None of the {tried} proposal(s) checked is left alone; this is the one Pulsar disturbs least"
+            ));
+        }
+        Ok(summary)
+    }
 }
