@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use super::constraints::Constraints;
 use super::goal::Goal;
-use super::ledger::Ledger;
+use super::ledger::{Amounts, Ledger};
 use crate::plan::BalanceSummary;
 
 /// The operator's limits on the proposal.
@@ -125,7 +125,7 @@ fn best_destination(
     from: usize,
     touched: &[usize],
     per_broker: usize,
-    amounts: &super::ledger::Amounts,
+    amounts: &Amounts,
 ) -> Option<(usize, f64)> {
     let mut best: Option<(usize, f64)> = None;
     let mut tried = 0;
@@ -183,7 +183,9 @@ fn allowed_for(
     std::rc::Rc::new(own)
 }
 
-/// [`search`] steered by `hints`.
+/// [`search`] steered by `hints`: drained brokers emptied first (biggest bundle first), then the
+/// bundle the hints name moved, then the busiest broker lowered one bundle at a time until the
+/// goal is met or nothing can move.
 pub fn search_with(
     ledger: &mut Ledger,
     constraints: &mut Constraints<'_>,
@@ -191,29 +193,97 @@ pub fn search_with(
     limits: &Limits,
     hints: &Hints,
 ) -> SearchResult {
-    let start = ledger.balance();
-    let mut result = SearchResult {
-        start: start.clone(),
-        steps: Vec::new(),
-        notes: Vec::new(),
-        too_big: None,
-    };
-    let n = ledger.brokers.len();
-    let drained: Vec<bool> = ledger
-        .brokers
-        .iter()
-        .map(|b| limits.drain.iter().any(|d| d == &b.name))
-        .collect();
-    let mut touched = vec![0usize; n];
-    let max_moves = limits.max_moves.unwrap_or(usize::MAX);
-    let per_broker = limits.max_moves_per_broker.unwrap_or(usize::MAX);
-    let threshold = constraints.overloaded_threshold();
-
-    // Drain: every movable bundle of a drained broker, biggest first.
-    for from in 0..n {
-        if !drained.get(from).copied().unwrap_or(false) {
-            continue;
+    let mut walk = Walk::new(ledger, constraints, limits, hints);
+    for from in 0..walk.ledger.brokers.len() {
+        if walk.drained.get(from).copied().unwrap_or(false) {
+            walk.drain(from);
         }
+    }
+    walk.move_hinted_first();
+    walk.balance(goal);
+    walk.result
+}
+
+/// The search as it goes: the ledger and constraints it moves bundles in, the moves so far, the
+/// drained brokers, how many moves touched each broker, and the limits.
+struct Walk<'l, 'c, 'a, 'h> {
+    ledger: &'l mut Ledger,
+    constraints: &'c mut Constraints<'a>,
+    hints: &'h Hints,
+    result: SearchResult,
+    drained: Vec<bool>,
+    touched: Vec<usize>,
+    max_moves: usize,
+    per_broker: usize,
+    threshold: f64,
+}
+
+impl<'l, 'c, 'a, 'h> Walk<'l, 'c, 'a, 'h> {
+    fn new(
+        ledger: &'l mut Ledger,
+        constraints: &'c mut Constraints<'a>,
+        limits: &Limits,
+        hints: &'h Hints,
+    ) -> Self {
+        let start = ledger.balance();
+        let drained: Vec<bool> = ledger
+            .brokers
+            .iter()
+            .map(|b| limits.drain.iter().any(|d| d == &b.name))
+            .collect();
+        let touched = vec![0usize; ledger.brokers.len()];
+        let threshold = constraints.overloaded_threshold();
+        Self {
+            ledger,
+            constraints,
+            hints,
+            result: SearchResult {
+                start,
+                steps: Vec::new(),
+                notes: Vec::new(),
+                too_big: None,
+            },
+            drained,
+            touched,
+            max_moves: limits.max_moves.unwrap_or(usize::MAX),
+            per_broker: limits.max_moves_per_broker.unwrap_or(usize::MAX),
+            threshold,
+        }
+    }
+
+    /// The lowest-usage destination allowed for `bundle` (by name) from `from`, with its usage
+    /// after the move.
+    fn destination(&mut self, name: &str, from: usize, amounts: &Amounts) -> Option<(usize, f64)> {
+        let allowed = allowed_for(self.ledger, self.constraints, self.hints, name);
+        let order = by_usage(self.ledger, &self.drained);
+        best_destination(
+            self.ledger,
+            &order,
+            &allowed,
+            from,
+            &self.touched,
+            self.per_broker,
+            amounts,
+        )
+    }
+
+    fn record(&mut self, kind: StepKind, bundle: usize, from: usize, to: usize) {
+        record(
+            self.ledger,
+            self.constraints,
+            &mut self.result,
+            &mut self.touched,
+            kind,
+            bundle,
+            from,
+            to,
+        );
+    }
+
+    /// Every movable bundle of the drained broker `from`, biggest first; what stays, and why, in
+    /// the notes.
+    fn drain(&mut self, from: usize) {
+        let ledger = &*self.ledger;
         let mut owned = ledger
             .brokers
             .get(from)
@@ -231,14 +301,15 @@ pub fn search_with(
             .get(from)
             .map(|b| b.name.clone())
             .unwrap_or_default();
+        let (max_moves, per_broker) = (self.max_moves, self.per_broker);
         let mut stayed = 0usize;
         for bundle in owned {
-            let Some(name) = ledger.bundles.get(bundle).map(|b| b.name.clone()) else {
+            let Some(name) = self.ledger.bundles.get(bundle).map(|b| b.name.clone()) else {
                 continue;
             };
-            if let Some(why) = constraints.pinned(&name) {
+            if let Some(why) = self.constraints.pinned(&name) {
                 if why != super::constraints::Pinned::HeartbeatOrSla {
-                    result.notes.push(format!(
+                    self.result.notes.push(format!(
                         "{name} stays on {from_name} while draining: {}",
                         why.describe()
                     ));
@@ -246,200 +317,190 @@ pub fn search_with(
                 stayed += 1;
                 continue;
             }
-            if result.steps.len() >= max_moves {
-                result.notes.push(format!(
+            if self.result.steps.len() >= max_moves {
+                self.result.notes.push(format!(
                     "--max-moves {max_moves} reached before {from_name} was empty"
                 ));
                 break;
             }
-            if touched.get(from).copied().unwrap_or(0) >= per_broker {
-                result.notes.push(format!(
+            if self.touched.get(from).copied().unwrap_or(0) >= per_broker {
+                self.result.notes.push(format!(
                     "--max-moves-per-broker {per_broker} reached on {from_name} before it was empty"
                 ));
                 break;
             }
-            let Some(amounts) = ledger.bundles.get(bundle).map(|b| b.amounts) else {
+            let Some(amounts) = self.ledger.bundles.get(bundle).map(|b| b.amounts) else {
                 continue;
             };
-            let allowed = allowed_for(ledger, constraints, hints, &name);
-            let order = by_usage(ledger, &drained);
-            match best_destination(
-                ledger, &order, &allowed, from, &touched, per_broker, &amounts,
-            ) {
+            match self.destination(&name, from, &amounts) {
                 Some((to, after)) => {
-                    if after > threshold {
-                        result.notes.push(format!(
+                    if after > self.threshold {
+                        self.result.notes.push(format!(
                             "draining {name} takes {} over loadBalancerBrokerOverloadedThresholdPercentage ({} > {})",
-                            ledger.brokers.get(to).map_or("", |b| b.name.as_str()),
+                            self.ledger.brokers.get(to).map_or("", |b| b.name.as_str()),
                             pct(after),
-                            pct(threshold)
+                            pct(self.threshold)
                         ));
                     }
-                    record(
-                        ledger,
-                        constraints,
-                        &mut result,
-                        &mut touched,
-                        StepKind::Drain,
-                        bundle,
-                        from,
-                        to,
-                    );
+                    self.record(StepKind::Drain, bundle, from, to);
                 }
                 None => {
                     stayed += 1;
-                    result.notes.push(format!(
+                    self.result.notes.push(format!(
                         "{name} cannot leave {from_name}: no other broker passes its isolation policy, anti-affinity and broker filters within the limits"
                     ));
                 }
             }
         }
         if stayed > 0 {
-            result.notes.push(format!(
+            self.result.notes.push(format!(
                 "{from_name} keeps {stayed} bundle(s) that may not move (heartbeat/SLA namespaces stay with their broker)"
             ));
         }
     }
 
-    // The bundle Pulsar would shed, moved by the proposal first (to where it lands lowest).
-    if let Some(first) = &hints.first
-        && result.steps.len() < max_moves
-        && constraints.pinned(first).is_none()
-        && let Some(bundle) = ledger.bundles.iter().position(|b| &b.name == first)
-        && let Some((from, amounts)) = ledger.bundles.get(bundle).map(|b| (b.owner, b.amounts))
-        && touched.get(from).copied().unwrap_or(0) < per_broker
-    {
-        let allowed = allowed_for(ledger, constraints, hints, first);
-        let order = by_usage(ledger, &drained);
-        if let Some((to, after)) = best_destination(
-            ledger, &order, &allowed, from, &touched, per_broker, &amounts,
-        ) && after <= threshold
+    /// The bundle Pulsar would shed (the hints' `first`), moved by the proposal first, to where it
+    /// lands lowest, when that stays under the overloaded threshold.
+    fn move_hinted_first(&mut self) {
+        let hints = self.hints;
+        if let Some(first) = &hints.first
+            && self.result.steps.len() < self.max_moves
+            && self.constraints.pinned(first).is_none()
+            && let Some(bundle) = self.ledger.bundles.iter().position(|b| &b.name == first)
+            && let Some((from, amounts)) = self
+                .ledger
+                .bundles
+                .get(bundle)
+                .map(|b| (b.owner, b.amounts))
+            && self.touched.get(from).copied().unwrap_or(0) < self.per_broker
+            && let Some((to, after)) = self.destination(first, from, &amounts)
+            && after <= self.threshold
         {
-            record(
-                ledger,
-                constraints,
-                &mut result,
-                &mut touched,
-                StepKind::Balance,
-                bundle,
-                from,
-                to,
-            );
+            self.record(StepKind::Balance, bundle, from, to);
         }
     }
 
-    // Balance: lower the busiest broker one bundle at a time.
-    loop {
-        let balance = ledger.balance();
-        if goal.is_met(&balance) {
-            break;
-        }
-        if result.steps.len() >= max_moves {
-            result.notes.push(format!(
-                "--max-moves {max_moves} reached with {goal} not met ({})",
-                describe_measure(goal, &balance)
-            ));
-            break;
-        }
-        let Some(hot) = (0..n)
-            .filter(|&b| !drained.get(b).copied().unwrap_or(false))
-            .max_by(|&a, &b| {
-                ledger
-                    .usage_of(a)
-                    .total_cmp(&ledger.usage_of(b))
-                    .then(b.cmp(&a))
-            })
-        else {
-            break;
-        };
-        let hot_name = ledger
-            .brokers
-            .get(hot)
-            .map(|b| b.name.clone())
-            .unwrap_or_default();
-        let hot_usage = ledger.usage_of(hot);
-        if touched.get(hot).copied().unwrap_or(0) >= per_broker {
-            result.notes.push(format!(
-                "--max-moves-per-broker {per_broker} reached on {hot_name}, the busiest broker ({}), with {goal} not met",
-                pct(hot_usage)
-            ));
-            break;
-        }
-        let owned = ledger
-            .brokers
-            .get(hot)
-            .map(|b| b.bundles.clone())
-            .unwrap_or_default();
-        let order = by_usage(ledger, &drained);
-        let mut candidates: Vec<Candidate> = Vec::new();
-        let mut movable = 0usize;
-        for bundle in owned.iter().copied() {
-            let Some(entry) = ledger.bundles.get(bundle) else {
-                continue;
-            };
-            let name = entry.name.clone();
-            let amounts = entry.amounts;
-            let bytes = entry.bytes_per_sec;
-            if constraints.pinned(&name).is_some() || hints.exclude.contains(&name) {
-                continue;
-            }
-            movable += 1;
-            let hot_after = ledger.usage_with(hot, &amounts, -1.0);
-            let allowed = allowed_for(ledger, constraints, hints, &name);
-            let Some((to, to_after)) = best_destination(
-                ledger, &order, &allowed, hot, &touched, per_broker, &amounts,
-            ) else {
-                continue;
-            };
-            if to_after > threshold {
-                continue;
-            }
-            let improvement = hot_usage - hot_after.max(to_after);
-            if improvement > 1e-9 {
-                candidates.push(Candidate {
-                    bundle,
-                    to,
-                    improvement,
-                    bytes,
-                    to_after,
-                });
-            }
-        }
-        let best_improvement = candidates.iter().map(|c| c.improvement).fold(0.0, f64::max);
-        let chosen = candidates
-            .iter()
-            .filter(|c| c.improvement >= best_improvement * 0.5)
-            .min_by(|a, b| {
-                a.bytes
-                    .total_cmp(&b.bytes)
-                    .then(b.improvement.total_cmp(&a.improvement))
-                    .then(a.to_after.total_cmp(&b.to_after))
-                    .then(a.bundle.cmp(&b.bundle))
-            });
-        match chosen {
-            Some(c) => {
-                let (bundle, to) = (c.bundle, c.to);
-                record(
-                    ledger,
-                    constraints,
-                    &mut result,
-                    &mut touched,
-                    StepKind::Balance,
-                    bundle,
-                    hot,
-                    to,
-                );
-            }
-            None => {
-                result
-                    .notes
-                    .push(stuck_note(ledger, hot, movable, goal, &balance, threshold));
-                result.too_big = too_big(ledger, constraints, hot);
+    /// Lowers the busiest broker one bundle at a time until `goal` is met: of the moves that improve
+    /// it by at least half the best improvement, the one moving the fewest bytes. Stops at a limit,
+    /// or when the busiest broker can give nothing away (saying why, and naming a bundle too big
+    /// to move anywhere).
+    fn balance(&mut self, goal: &Goal) {
+        let n = self.ledger.brokers.len();
+        let (max_moves, per_broker, threshold) = (self.max_moves, self.per_broker, self.threshold);
+        loop {
+            let balance = self.ledger.balance();
+            if goal.is_met(&balance) {
                 break;
+            }
+            if self.result.steps.len() >= max_moves {
+                self.result.notes.push(format!(
+                    "--max-moves {max_moves} reached with {goal} not met ({})",
+                    describe_measure(goal, &balance)
+                ));
+                break;
+            }
+            let ledger = &*self.ledger;
+            let Some(hot) = (0..n)
+                .filter(|&b| !self.drained.get(b).copied().unwrap_or(false))
+                .max_by(|&a, &b| {
+                    ledger
+                        .usage_of(a)
+                        .total_cmp(&ledger.usage_of(b))
+                        .then(b.cmp(&a))
+                })
+            else {
+                break;
+            };
+            let hot_name = ledger
+                .brokers
+                .get(hot)
+                .map(|b| b.name.clone())
+                .unwrap_or_default();
+            let hot_usage = ledger.usage_of(hot);
+            if self.touched.get(hot).copied().unwrap_or(0) >= per_broker {
+                self.result.notes.push(format!(
+                    "--max-moves-per-broker {per_broker} reached on {hot_name}, the busiest broker ({}), with {goal} not met",
+                    pct(hot_usage)
+                ));
+                break;
+            }
+            let owned = ledger
+                .brokers
+                .get(hot)
+                .map(|b| b.bundles.clone())
+                .unwrap_or_default();
+            let order = by_usage(ledger, &self.drained);
+            let mut candidates: Vec<Candidate> = Vec::new();
+            let mut movable = 0usize;
+            for bundle in owned.iter().copied() {
+                let Some(entry) = self.ledger.bundles.get(bundle) else {
+                    continue;
+                };
+                let name = entry.name.clone();
+                let amounts = entry.amounts;
+                let bytes = entry.bytes_per_sec;
+                if self.constraints.pinned(&name).is_some() || self.hints.exclude.contains(&name) {
+                    continue;
+                }
+                movable += 1;
+                let hot_after = self.ledger.usage_with(hot, &amounts, -1.0);
+                let allowed = allowed_for(self.ledger, self.constraints, self.hints, &name);
+                let Some((to, to_after)) = best_destination(
+                    self.ledger,
+                    &order,
+                    &allowed,
+                    hot,
+                    &self.touched,
+                    per_broker,
+                    &amounts,
+                ) else {
+                    continue;
+                };
+                if to_after > threshold {
+                    continue;
+                }
+                let improvement = hot_usage - hot_after.max(to_after);
+                if improvement > 1e-9 {
+                    candidates.push(Candidate {
+                        bundle,
+                        to,
+                        improvement,
+                        bytes,
+                        to_after,
+                    });
+                }
+            }
+            let best_improvement = candidates.iter().map(|c| c.improvement).fold(0.0, f64::max);
+            let chosen = candidates
+                .iter()
+                .filter(|c| c.improvement >= best_improvement * 0.5)
+                .min_by(|a, b| {
+                    a.bytes
+                        .total_cmp(&b.bytes)
+                        .then(b.improvement.total_cmp(&a.improvement))
+                        .then(a.to_after.total_cmp(&b.to_after))
+                        .then(a.bundle.cmp(&b.bundle))
+                });
+            match chosen {
+                Some(c) => {
+                    let (bundle, to) = (c.bundle, c.to);
+                    self.record(StepKind::Balance, bundle, hot, to);
+                }
+                None => {
+                    self.result.notes.push(stuck_note(
+                        self.ledger,
+                        hot,
+                        movable,
+                        goal,
+                        &balance,
+                        threshold,
+                    ));
+                    self.result.too_big = too_big(self.ledger, self.constraints, hot);
+                    break;
+                }
             }
         }
     }
-    result
 }
 
 fn describe_measure(goal: &Goal, b: &BalanceSummary) -> String {
