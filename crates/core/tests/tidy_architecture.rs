@@ -371,12 +371,6 @@ const KNOWN_CIRCLES: &[&[&str]] = &[
         "import/snapshot_file",
         "import/snapshot_scan",
     ],
-    // the placement pipeline, its explanations and the shedding memo.
-    &[
-        "modular/pipeline",
-        "modular/placement_explain",
-        "modular/shed_memo",
-    ],
     // the plan document's types: a plan holds its verdict and explanations, which read the plan.
     &[
         "plan/after_view",

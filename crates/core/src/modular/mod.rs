@@ -4,6 +4,7 @@
 pub mod leader;
 pub mod load_data;
 pub mod pipeline;
+mod pipeline_steps;
 pub mod placement;
 pub mod placement_context;
 pub mod placement_explain;

@@ -6,10 +6,14 @@
 use serde::{Deserialize, Serialize};
 
 use super::LoadData;
-use super::pipeline::{name_at, names_of};
-use super::placement::{PipelineTrace, PlacementChoice};
+use super::placement::{PipelineTrace, PlacementChoice, name_at};
 use super::placement_context::{Candidates, PlacementContext};
 use crate::isolation::NamespacePoliciesOutcome;
+
+/// The candidates' names in iteration order.
+pub(super) fn names_of(set: &Candidates, data: &LoadData) -> Vec<String> {
+    set.iter().map(|&p| name_at(data, p).to_string()).collect()
+}
 
 /// One pipeline step and what it left.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -5,7 +5,7 @@
 //! is still the one the steps would give, and records new ones.
 
 use super::LoadData;
-use super::pipeline::{RangeIndex, narrow_first, narrow_rest, narrow_rest_listed};
+use super::pipeline_steps::{RangeIndex, narrow_first, narrow_rest, narrow_rest_listed};
 use super::placement::{CycleScores, PipelineTrace};
 use super::placement_context::{Candidates, PlacementContext};
 use super::placement_explain::{LoggedSteps, StageLog};
