@@ -303,6 +303,8 @@ const LAYERS: &[(&str, &[&str])] = &[
             "config", "import", "leader", "load", "model", "modular", "naming", "plan", "text",
         ],
     ),
+    // The watch: the next cycle's plan, the history kept live, the metrics text.
+    ("watch", &["config", "history", "model", "plan"]),
     // The upgrade preview: a release's decisions against another's, then simulated.
     (
         "upgrade",
