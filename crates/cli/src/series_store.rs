@@ -359,6 +359,120 @@ impl SeriesWriter {
     }
 }
 
+/// Retention (`lbplan watch --keep`): snapshots older than the kept window are deleted safely.
+/// Parts are content-addressed and shared between manifests, so a manifest is deleted first (and
+/// the deletion made durable), then, in a separate sweep, only the parts no remaining manifest
+/// refers to. A crash at any point leaves a readable series: at worst parts nobody refers to,
+/// which the next sweep removes.
+impl SeriesWriter {
+    /// The committed manifests' names with their (time, seq), oldest first.
+    fn manifests(&self) -> Result<Vec<((u64, u64), String)>, CliError> {
+        let shown = self.dir.shown(SNAPSHOTS_DIR);
+        let mut out: Vec<((u64, u64), String)> = self
+            .snapshots_dir
+            .names(MAX_FILES)
+            .map_err(|e| failed(&shown, e))?
+            .into_iter()
+            .filter_map(|n| manifest_order(&n).map(|o| (o, n)))
+            .collect();
+        out.sort();
+        Ok(out)
+    }
+
+    /// Snapshots committed in the series.
+    pub fn manifest_count(&self) -> Result<u64, CliError> {
+        Ok(self.manifests()?.len() as u64)
+    }
+
+    /// Deletes the manifests of snapshots captured before `cutoff_ms`, never the latest, after
+    /// committing what is pending; returns how many. Their parts stay until [`Self::sweep_parts`].
+    pub fn expire_before(&mut self, cutoff_ms: i64) -> Result<usize, CliError> {
+        self.commit()?;
+        let manifests = self.manifests()?;
+        let keep_latest = manifests.len().saturating_sub(1);
+        let cutoff = u64::try_from(cutoff_ms).unwrap_or(0);
+        let mut deleted = 0;
+        for ((time, _), name) in manifests.iter().take(keep_latest) {
+            if *time >= cutoff {
+                break;
+            }
+            match self.snapshots_dir.remove(name) {
+                Ok(()) => deleted += 1,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => return Err(failed(&self.snapshots_dir.shown(name), e)),
+            }
+        }
+        if deleted > 0 {
+            // The manifests are gone for good before any part they named is touched.
+            self.snapshots_dir
+                .sync()
+                .map_err(|e| failed(&self.dir.shown(SNAPSHOTS_DIR), e))?;
+        }
+        Ok(deleted)
+    }
+
+    /// Deletes the parts no committed manifest refers to (directly or through its index parts);
+    /// returns how many. Nothing is deleted when any manifest or index part cannot be read.
+    pub fn sweep_parts(&mut self) -> Result<usize, CliError> {
+        self.commit()?;
+        let limits = SeriesLimits::default();
+        let mut referenced: HashSet<String> = HashSet::new();
+        let mut indexes = std::collections::HashMap::new();
+        for (_, name) in self.manifests()? {
+            let shown = self.snapshots_dir.shown(&name);
+            let (file, len) = self
+                .snapshots_dir
+                .open_file(&name)
+                .map_err(|e| failed(&shown, e))?;
+            let bytes = read_capped(file, len, limits.max_manifest_bytes).map_err(|e| {
+                CliError::Failed(format!("{shown}: cannot be read for retention: {e:?}"))
+            })?;
+            let parts_dir = &self.parts_dir;
+            let refs = store::manifest_part_refs(&name, &bytes, limits, &mut indexes, &mut |f| {
+                let name = f
+                    .strip_prefix(PARTS_DIR)
+                    .unwrap_or(f)
+                    .trim_start_matches('/');
+                let (file, len) = parts_dir.open_file(name).map_err(|e| {
+                    if e.kind() == std::io::ErrorKind::NotFound {
+                        ReadError::Missing
+                    } else {
+                        ReadError::Other(e.to_string())
+                    }
+                })?;
+                read_capped(file, len, limits.max_part_bytes.saturating_add(1 << 20))
+            })
+            .map_err(|e| CliError::Failed(format!("retention: {e}")))?;
+            referenced.extend(refs);
+        }
+        let shown = self.dir.shown(PARTS_DIR);
+        let mut deleted = 0;
+        for name in self
+            .parts_dir
+            .names(MAX_FILES)
+            .map_err(|e| failed(&shown, e))?
+        {
+            let Some(id) = name.strip_suffix(".json.gz") else {
+                continue;
+            };
+            if name.starts_with('.') || referenced.contains(id) {
+                continue;
+            }
+            // Forgotten first: a later snapshot with the same content writes it again.
+            self.parts.remove(id);
+            match self.parts_dir.remove(&name) {
+                Ok(()) => deleted += 1,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => return Err(failed(&self.parts_dir.shown(&name), e)),
+            }
+        }
+        if deleted > 0 {
+            self.parts_dir.sync().map_err(|e| failed(&shown, e))?;
+        }
+        Ok(deleted)
+    }
+}
+
 impl Drop for SeriesWriter {
     /// A writer dropped on an error path still commits the snapshots it completed.
     fn drop(&mut self) {
