@@ -359,6 +359,9 @@ impl SeriesWriter {
     }
 }
 
+/// A manifest's (capture time, seq) and file name.
+type OrderedManifest = ((u64, u64), String);
+
 /// Retention (`lbplan watch --keep`): snapshots older than the kept window are deleted safely.
 /// Parts are content-addressed and shared between manifests, so a manifest is deleted first (and
 /// the deletion made durable), then, in a separate sweep, only the parts no remaining manifest
@@ -366,9 +369,9 @@ impl SeriesWriter {
 /// which the next sweep removes.
 impl SeriesWriter {
     /// The committed manifests' names with their (time, seq), oldest first.
-    fn manifests(&self) -> Result<Vec<((u64, u64), String)>, CliError> {
+    fn manifests(&self) -> Result<Vec<OrderedManifest>, CliError> {
         let shown = self.dir.shown(SNAPSHOTS_DIR);
-        let mut out: Vec<((u64, u64), String)> = self
+        let mut out: Vec<OrderedManifest> = self
             .snapshots_dir
             .names(MAX_FILES)
             .map_err(|e| failed(&shown, e))?
