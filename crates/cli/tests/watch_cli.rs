@@ -64,7 +64,12 @@ struct Load {
 struct State {
     a: Load,
     b: Load,
+    /// Every answer a 503.
     down: bool,
+    /// The load reports are not JSON (a proxy's error page).
+    garbage: bool,
+    /// Every answer comes after the watch's `--timeout 2`.
+    slow: bool,
 }
 
 /// Each bundle's share of the traffic, in the order of [`BUNDLES`]: uneven, as real bundles are.
@@ -117,6 +122,9 @@ fn report(id: &str, load: &Load) -> String {
     .to_string()
 }
 
+/// What a misconfigured proxy in front of the brokers answers.
+const PROXY_PAGE: &str = "<html><body><h1>502 Bad Gateway</h1></body></html>";
+
 struct Cluster {
     _a: Server,
     _b: Server,
@@ -139,6 +147,9 @@ fn start_cluster(state: State) -> Cluster {
         if st.down {
             return Answer::Json(503, fixture("error-503.json"));
         }
+        if st.slow {
+            return Answer::Slow("[]".into());
+        }
         let ok = |body: String| Answer::Json(200, body);
         let p = path.strip_prefix("/admin/v2").unwrap_or("");
         match p {
@@ -147,6 +158,7 @@ fn start_cluster(state: State) -> Cluster {
             "/brokers/leaderBroker" => ok(serde_json::json!({
                 "serviceUrl": format!("http://{}", ids_a[0]), "brokerId": ids_a[0]})
             .to_string()),
+            "/broker-stats/load-report" if st.garbage => Answer::Text(200, PROXY_PAGE.into()),
             "/broker-stats/load-report" => ok(report(&ids_a[0], &st.a)),
             "/brokers/configuration/runtime" => ok(fixture("runtime-configuration.json")),
             "/brokers/configuration/values" => ok(fixture("dynamic-configuration.json")),
@@ -168,6 +180,10 @@ fn start_cluster(state: State) -> Cluster {
         let st = s.lock().unwrap();
         match path {
             _ if st.down => Answer::Json(503, fixture("error-503.json")),
+            _ if st.slow => Answer::Slow("[]".into()),
+            "/admin/v2/broker-stats/load-report" if st.garbage => {
+                Answer::Text(200, PROXY_PAGE.into())
+            }
             "/admin/v2/broker-stats/load-report" => Answer::Json(200, report(&id_b, &st.b)),
             _ => Answer::Json(404, "{\"reason\":\"Not found\"}".into()),
         }
@@ -192,6 +208,8 @@ fn balanced() -> State {
             bundles: BUNDLES[2..].to_vec(),
         },
         down: false,
+        garbage: false,
+        slow: false,
     }
 }
 
@@ -684,4 +702,120 @@ fn a_non_loopback_metrics_address_needs_the_flag() {
     ]);
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("--metrics-allow-remote"), "{err}");
+}
+
+/// A watch whose disk fills (a small tmpfs in a private mount namespace, filled after the first
+/// snapshot): recording pauses with an error metric while planning goes on, nothing half-written
+/// stays, and recording resumes once space is freed; the series reads whole.
+#[test]
+fn a_full_disk_pauses_recording_with_an_error_metric_and_never_corrupts_the_series() {
+    let cluster = start_cluster(balanced());
+    let work = temp_dir("full-disk");
+    let mnt = work.join("mnt");
+    let out = work.join("out");
+    std::fs::create_dir_all(&mnt).unwrap();
+    std::fs::create_dir_all(&out).unwrap();
+    let bin = env!("CARGO_BIN_EXE_lbplan");
+    let script = format!(
+        "unset PULSAR_AUTH_TOKEN
+mount -t tmpfs -o size=2m tmpfs '{m}' || exit 97
+touch '{o}/mounted'
+'{bin}' watch --admin-url {url} --series '{m}/s' --every 1s --count 8 --timeout 2 \
+  --attempts 1 --metrics-listen 127.0.0.1:0 2> '{o}/watch.err' & pid=$!
+wait_for() {{ i=0; while ! grep -q \"$1\" '{o}/watch.err' && [ $i -lt 600 ]; do sleep 0.1; i=$((i+1)); done; }}
+wait_for 'round 1: stored'
+head -c 4000000 /dev/zero > '{m}/filler' 2> /dev/null
+wait_for 'recording paused'
+addr=$(grep -o 'metrics at http://[^/]*' '{o}/watch.err' | head -n 1 | sed 's|metrics at http://||')
+curl -s \"http://$addr/metrics\" > '{o}/paused.metrics'
+rm '{m}/filler'
+wait $pid; echo $? > '{o}/watch.rc'
+'{bin}' history '{m}/s' --format json > '{o}/h.json' 2> '{o}/h.err'",
+        m = mnt.display(),
+        o = out.display(),
+        url = cluster.admin_url,
+    );
+    let status = Command::new("unshare")
+        .args(["-rm", "sh", "-c", &script])
+        .status();
+    match status {
+        Ok(_) if !out.join("mounted").exists() => {
+            eprintln!("skipped: this machine does not allow a private tmpfs mount");
+            std::fs::remove_dir_all(&work).ok();
+            return;
+        }
+        Err(e) => {
+            eprintln!("skipped: unshare is not available ({e})");
+            std::fs::remove_dir_all(&work).ok();
+            return;
+        }
+        Ok(_) => {}
+    }
+    let read = |name: &str| std::fs::read_to_string(out.join(name)).unwrap_or_default();
+    let err = read("watch.err");
+    assert_eq!(read("watch.rc").trim(), "0", "{err}");
+    assert!(err.contains("No space left on device"), "{err}");
+    let paused = read("paused.metrics");
+    assert_eq!(
+        sample(&paused, "lbplan_recording_paused"),
+        Some(1.0),
+        "{paused}"
+    );
+    assert!(sample(&paused, "lbplan_recording_errors_total").unwrap() >= 1.0);
+    // Planning went on while the disk was full.
+    assert_eq!(sample(&paused, "lbplan_last_collection_success"), Some(1.0));
+    let stored = err.matches(": stored (").count();
+    assert!(
+        stored >= 2,
+        "recording resumed after the space was freed: {err}"
+    );
+    let h: serde_json::Value = serde_json::from_str(&read("h.json")).unwrap_or_default();
+    assert_eq!(
+        h["summary"]["snapshots"].as_u64(),
+        Some(stored as u64),
+        "{}\n{err}",
+        read("h.err")
+    );
+    std::fs::remove_dir_all(&work).ok();
+}
+
+/// A cluster that answers garbage, then slowly: each round is counted by kind, the watch keeps
+/// running, and the last good snapshot's prediction stays with its age.
+#[test]
+fn garbage_and_slow_answers_are_counted_and_the_watch_goes_on() {
+    let work = temp_dir("garbage");
+    let cluster = start_cluster(balanced());
+    let series = work.join("series");
+    let watch = Watch::start(&cluster.admin_url, &series, &[], &work);
+    let addr = watch.metrics_addr();
+    metrics_until(&addr, "a good round", |t| {
+        sample(t, "lbplan_last_collection_success") == Some(1.0)
+    });
+    cluster.state.lock().unwrap().garbage = true;
+    let garbled = metrics_until(&addr, "an import error", |t| {
+        sample(t, "lbplan_collection_errors_total{kind=\"import\"}").is_some_and(|n| n >= 1.0)
+            && sample(t, "lbplan_last_collection_success") == Some(0.0)
+    });
+    assert!(garbled.contains("lbplan_next_cycle_verdict{"), "{garbled}");
+    {
+        let mut st = cluster.state.lock().unwrap();
+        st.garbage = false;
+        st.slow = true;
+    }
+    let before = sample(
+        &http_get(&addr, "/metrics").1,
+        "lbplan_collection_errors_total{kind=\"unreachable\"}",
+    )
+    .unwrap();
+    metrics_until(&addr, "a timed-out round", |t| {
+        sample(t, "lbplan_collection_errors_total{kind=\"unreachable\"}")
+            .is_some_and(|n| n > before)
+    });
+    cluster.state.lock().unwrap().slow = false;
+    let back = metrics_until(&addr, "the cluster back", |t| {
+        sample(t, "lbplan_last_collection_success") == Some(1.0)
+    });
+    assert!(sample(&back, "lbplan_last_good_snapshot_age_seconds").unwrap() < 60.0);
+    drop(watch);
+    std::fs::remove_dir_all(&work).ok();
 }

@@ -114,9 +114,15 @@ fn the_dashboard_and_rules_name_only_metrics_that_exist() {
     let ours = names(&queries, "lbplan_");
     let theirs = names(&queries, "pulsar_lb_");
     let unknown: Vec<_> = ours.difference(&exposed).collect();
-    assert!(unknown.is_empty(), "not exposed by lbplan watch: {unknown:?}");
+    assert!(
+        unknown.is_empty(),
+        "not exposed by lbplan watch: {unknown:?}"
+    );
     let unknown: Vec<_> = theirs.difference(&pulsar).collect();
-    assert!(unknown.is_empty(), "not a Pulsar metric in the notes: {unknown:?}");
+    assert!(
+        unknown.is_empty(),
+        "not a Pulsar metric in the notes: {unknown:?}"
+    );
     // The dashboard shows both sides: the predictions and Pulsar's own counts.
     assert!(ours.contains("lbplan_next_cycle_unloads"));
     assert!(ours.contains("lbplan_next_cycle_verdict"));
