@@ -67,6 +67,16 @@ pub struct Args {
     count: Option<u64>,
 }
 
+/// `6h`, `90m`, `45s`: a duration as the flags spell it.
+fn humanize(d: Duration) -> String {
+    let s = d.as_secs();
+    match s {
+        _ if s % 3600 == 0 => format!("{}h", s / 3600),
+        _ if s % 60 == 0 => format!("{}m", s / 60),
+        _ => format!("{s}s"),
+    }
+}
+
 fn millis(d: Duration) -> i64 {
     i64::try_from(d.as_millis()).unwrap_or(i64::MAX)
 }
@@ -113,6 +123,27 @@ pub fn run(args: Args) -> Result<(), CliError> {
         series,
         stored,
     };
+    // A restart carries on: the live history is primed with the stored window.
+    let mut latest = None;
+    let since = now_ms().saturating_sub(millis(args.history_window));
+    let primed = crate::series_store::read_stored_since(&args.series, since, &mut |s| {
+        if watcher.history.push(s.clone()).is_ok() {
+            latest = Some(s);
+        }
+    });
+    match primed {
+        Ok(0) => {}
+        Ok(n) => progress.note(&format!(
+            "the live history resumes with the {n} stored snapshot(s) of the last {}",
+            humanize(args.history_window)
+        )),
+        Err(e) => progress.note(&format!(
+            "the live history starts empty: the stored series could not be read back: {e}"
+        )),
+    }
+    if let Some(latest) = latest {
+        watcher.resume_from(latest);
+    }
     apply_signal::install();
     let keep_ms = millis(args.keep);
     let start = Instant::now();

@@ -581,6 +581,69 @@ impl SeriesSource for DirSource {
     }
 }
 
+/// A stored series' snapshots captured at or after `since_ms`, in order: only their manifests
+/// are listed, so a week of older snapshots is never decoded (`lbplan watch` restarting primes
+/// its live history with the last window).
+struct SinceSource {
+    inner: DirSource,
+    since_ms: u64,
+}
+
+impl SeriesSource for SinceSource {
+    fn is_stored(&self) -> bool {
+        self.inner.is_stored()
+    }
+
+    fn manifest_names(&mut self) -> Result<Vec<String>, SeriesError> {
+        let since = self.since_ms;
+        Ok(self
+            .inner
+            .manifest_names()?
+            .into_iter()
+            .filter(|n| manifest_order(n).is_some_and(|(t, _)| t >= since))
+            .collect())
+    }
+
+    fn snapshot_files(&mut self) -> Result<Vec<String>, SeriesError> {
+        self.inner.snapshot_files()
+    }
+
+    fn read(&mut self, path: &str, cap: u64) -> Result<Vec<u8>, ReadError> {
+        self.inner.read(path, cap)
+    }
+}
+
+/// Each snapshot of the stored series in `dir` captured at or after `since_ms`, in time order,
+/// given to `each`; returns how many. An empty or missing series gives none.
+pub fn read_stored_since(
+    dir: &Path,
+    since_ms: i64,
+    each: &mut dyn FnMut(Snapshot),
+) -> Result<usize, CliError> {
+    if !dir.join(HEADER_FILE).is_file() {
+        return Ok(0);
+    }
+    let shown = dir.display().to_string();
+    let source = SinceSource {
+        inner: DirSource {
+            root: dir.to_path_buf(),
+            stored: true,
+        },
+        since_ms: u64::try_from(since_ms).unwrap_or(0),
+    };
+    let mut series = match store::StoredSeries::from_source(source, SeriesLimits::default()) {
+        Ok(s) => s,
+        Err(SeriesError::Empty) => return Ok(0),
+        Err(e) => return Err(CliError::Failed(format!("{shown}: {e}"))),
+    };
+    let mut n = 0;
+    while let Some(next) = series.next_snapshot() {
+        each(next.map_err(|e| CliError::Failed(format!("{shown}: {e}")))?);
+        n += 1;
+    }
+    Ok(n)
+}
+
 /// Opens `path` for reading if it is a regular file (checked on the open handle; a FIFO is opened
 /// non-blocking so that it cannot hang the read), with its size.
 fn open_regular(path: &Path) -> std::io::Result<(std::fs::File, u64)> {

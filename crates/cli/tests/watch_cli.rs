@@ -11,6 +11,7 @@ mod fake_admin;
 mod http_head;
 
 use fake_admin::{Answer, Server, serve};
+use lbplan_core::history::store;
 
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -654,6 +655,14 @@ fn prometheus_scrapes_the_predicted_unloads_and_the_watch_survives_the_cluster()
             .stderr()
             .contains(&format!("({recorded} snapshot(s) already)"))
     );
+    // The live history resumed with what was stored, not from nothing.
+    assert!(
+        again.stderr().contains(&format!(
+            "the live history resumes with the {recorded} stored snapshot(s) of the last 6h"
+        )),
+        "{}",
+        again.stderr()
+    );
     std::fs::remove_dir_all(&work).ok();
 }
 
@@ -685,6 +694,40 @@ fn retention_deletes_old_snapshots_and_only_their_own_parts() {
     assert_eq!(code, 0, "{err}");
     let report: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(report["times_ms"].as_array().unwrap().len(), kept);
+    // The parts left are exactly those the remaining manifests refer to.
+    let mut referenced = std::collections::BTreeSet::new();
+    let mut indexes = std::collections::HashMap::new();
+    for e in std::fs::read_dir(series.join("snapshots")).unwrap() {
+        let e = e.unwrap();
+        let name = e.file_name().to_string_lossy().to_string();
+        let bytes = std::fs::read(e.path()).unwrap();
+        let refs = store::manifest_part_refs(
+            &name,
+            &bytes,
+            store::SeriesLimits::default(),
+            &mut indexes,
+            &mut |f| Ok(std::fs::read(series.join(f)).unwrap()),
+        )
+        .unwrap();
+        referenced.extend(refs);
+    }
+    let on_disk: std::collections::BTreeSet<String> = std::fs::read_dir(series.join("parts"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
+        .map(|n| n.strip_suffix(".json.gz").unwrap().to_string())
+        .collect();
+    assert_eq!(on_disk, referenced);
+    let swept: usize = watch
+        .stderr()
+        .lines()
+        .filter_map(|l| l.split(" snapshot(s) and ").nth(1))
+        .filter_map(|t| t.split(' ').next()?.parse::<usize>().ok())
+        .sum();
+    assert!(
+        swept > 0,
+        "old reports' parts were deleted: {}",
+        watch.stderr()
+    );
     std::fs::remove_dir_all(&work).ok();
 }
 

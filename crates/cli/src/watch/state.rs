@@ -116,6 +116,23 @@ impl Watcher {
         RoundNote(notes.join("; "))
     }
 
+    /// After a restart: the series' latest stored snapshot, already pushed to the live history,
+    /// planned so the metrics carry on (with its true age) before the first round ends.
+    pub fn resume_from(&mut self, latest: Snapshot) {
+        let at = latest.captured_at_ms;
+        let planned = NextCycle::of_snapshot(latest, &self.plan_opts);
+        let recent = self.history.recent();
+        let stored = self.stored;
+        count(&self.shared, |s| {
+            s.recent = Some(recent);
+            s.snapshots_stored = stored;
+            if let Ok(next) = planned {
+                s.next = Some(next);
+                s.last_good_ms = at;
+            }
+        });
+    }
+
     /// Retention: snapshots before `cutoff_ms` deleted (manifests now, their parts when `sweep`).
     pub fn retain(&mut self, cutoff_ms: i64, sweep: bool) -> Result<String, String> {
         let expired = self
