@@ -7,12 +7,11 @@
 //! progress, with exit 0; a restart continues the series. See `docs/watch.md`.
 
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use lbplan_core::history::ExplainOptions;
 use lbplan_core::watch::live::LiveHistory;
-use lbplan_core::watch::metrics::WatchStatus;
 use lbplan_core::watch::next_cycle::NextCycleOptions;
 
 use crate::apply_signal;
@@ -23,7 +22,7 @@ use crate::exit::CliError;
 use crate::option_args::{parse_optional_profile, parse_settings};
 use crate::series_store::SeriesWriter;
 use crate::watch::listen::{self, DEFAULT_LISTEN};
-use crate::watch::server::{self, now_ms};
+use crate::watch::server::{self, Served, now_ms};
 use crate::watch::state::{RoundError, Watcher};
 
 /// Parts of deleted snapshots are swept at most this often (a sweep reads every manifest).
@@ -62,6 +61,11 @@ pub struct Args {
     /// Seed of the planned leader's random picks (as `lbplan plan --seed`).
     #[arg(long, default_value_t = 0)]
     seed: u64,
+    /// Also serve the built dashboard (`trunk build`'s dist/ directory) on the metrics listener:
+    /// `/` opens it on the watched cluster's latest snapshot (`/watch/latest.json`, same origin);
+    /// `/watch/history.json` is the live history's report.
+    #[arg(long, value_name = "DIST_DIR")]
+    serve: Option<PathBuf>,
     /// Stop after N rounds (default: run until SIGTERM or Ctrl-C).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     count: Option<u64>,
@@ -94,7 +98,25 @@ pub fn run(args: Args) -> Result<(), CliError> {
     } = args.collect.session(|| Ok(()))?;
     let series = SeriesWriter::open(&args.series, 1)?;
     let stored = series.manifest_count()?;
-    let shared = Arc::new(Mutex::new(WatchStatus::default()));
+    let dist = match &args.serve {
+        Some(d) => Some(
+            d.canonicalize()
+                .ok()
+                .filter(|c| c.join("index.html").is_file())
+                .ok_or_else(|| {
+                    CliError::BadInput(format!(
+                        "--serve {}: not a built dashboard (no index.html; `trunk build \
+                         --release` writes dist/)",
+                        d.display()
+                    ))
+                })?,
+        ),
+        None => None,
+    };
+    let shared = Arc::new(Served {
+        dist,
+        ..Served::default()
+    });
     let bound = server::start(addr, shared.clone())
         .map_err(|e| CliError::Failed(format!("--metrics-listen {addr}: {e}")))?;
     if let Some(w) = warning {
@@ -104,6 +126,9 @@ pub fn run(args: Args) -> Result<(), CliError> {
         "metrics at http://{bound}/metrics; series {} ({stored} snapshot(s) already)",
         args.series.display()
     ));
+    if args.serve.is_some() {
+        progress.note(&format!("dashboard at http://{bound}/"));
+    }
     let mut watcher = Watcher {
         shared,
         history: LiveHistory::new(

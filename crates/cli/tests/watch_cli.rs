@@ -862,3 +862,58 @@ fn garbage_and_slow_answers_are_counted_and_the_watch_goes_on() {
     drop(watch);
     std::fs::remove_dir_all(&work).ok();
 }
+
+/// `--serve DIST`: the dashboard on the watch's own listener, `/` opening it on the latest
+/// snapshot (same origin), which `/watch/latest.json` serves as the collected snapshot; the live
+/// history's report at `/watch/history.json`; nothing outside DIST.
+#[test]
+fn serve_hands_the_dashboard_the_latest_snapshot_same_origin() {
+    let work = temp_dir("serve");
+    let dist = work.join("dist");
+    std::fs::create_dir_all(&dist).unwrap();
+    std::fs::write(
+        dist.join("index.html"),
+        "<!doctype html><title>lbplan</title>",
+    )
+    .unwrap();
+    std::fs::write(work.join("outside.txt"), "not served").unwrap();
+    let cluster = start_cluster(balanced());
+    let series = work.join("series");
+    let watch = Watch::start(
+        &cluster.admin_url,
+        &series,
+        &["--serve", dist.to_str().unwrap()],
+        &work,
+    );
+    let addr = watch.metrics_addr();
+    metrics_until(&addr, "a good round", |t| {
+        sample(t, "lbplan_last_collection_success") == Some(1.0)
+    });
+    let mut s = TcpStream::connect(&addr).unwrap();
+    write!(s, "GET / HTTP/1.1\r\nHost: {addr}\r\n\r\n").unwrap();
+    let mut head = String::new();
+    s.read_to_string(&mut head).unwrap();
+    assert!(head.starts_with("HTTP/1.1 302"), "{head}");
+    assert!(
+        head.contains("\r\nLocation: /?snapshot=/watch/latest.json\r\n"),
+        "{head}"
+    );
+    let (status, page) = http_get(&addr, "/?snapshot=/watch/latest.json");
+    assert_eq!(
+        (status, page.as_str()),
+        (200, "<!doctype html><title>lbplan</title>")
+    );
+    let (status, latest) = http_get(&addr, "/watch/latest.json");
+    assert_eq!(status, 200);
+    let snap: serde_json::Value = serde_json::from_str(&latest).unwrap();
+    let broker_a = cluster.admin_url.trim_start_matches("http://");
+    assert!(snap["brokers"][broker_a].is_object(), "{latest}");
+    assert!(snap["captured_at_ms"].as_i64().unwrap() > 0);
+    let (status, history) = http_get(&addr, "/watch/history.json");
+    assert_eq!(status, 200);
+    let report: serde_json::Value = serde_json::from_str(&history).unwrap();
+    assert!(!report["times_ms"].as_array().unwrap().is_empty());
+    assert_eq!(http_get(&addr, "/../outside.txt").0, 404);
+    drop(watch);
+    std::fs::remove_dir_all(&work).ok();
+}

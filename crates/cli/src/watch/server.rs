@@ -7,6 +7,7 @@
 
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -20,8 +21,28 @@ pub const MAX_CONNECTIONS: usize = 16;
 /// A client has this long to send its request and take the answer.
 const IO_DEADLINE: Duration = Duration::from_secs(5);
 
+/// What the endpoint serves, shared with the watch's loop.
+#[derive(Default)]
+pub struct Served {
+    /// What `/metrics` renders.
+    pub status: Mutex<WatchStatus>,
+    /// With `--serve`: the built dashboard's directory (canonical), the latest good snapshot's
+    /// JSON (`/watch/latest.json`) and the live history's report (`/watch/history.json`).
+    pub dist: Option<PathBuf>,
+    pub latest: Mutex<Option<Arc<Vec<u8>>>>,
+    pub history: Mutex<Option<Arc<Vec<u8>>>>,
+}
+
 /// The state a scrape reads, shared with the watch's loop.
-pub type Shared = Arc<Mutex<WatchStatus>>;
+pub type Shared = Arc<Served>;
+
+/// The value behind `m`, even if a thread panicked holding it (the values are replaced whole).
+pub fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    match m.lock() {
+        Ok(g) => g,
+        Err(poisoned) => poisoned.into_inner(),
+    }
+}
 
 /// Binds `addr` and serves on a background thread; returns the bound address (port 0 picks one).
 pub fn start(addr: SocketAddr, shared: Shared) -> std::io::Result<SocketAddr> {
@@ -72,48 +93,76 @@ fn read_head(stream: &mut TcpStream) -> Option<(String, String)> {
     Some((method.to_string(), path.to_string()))
 }
 
-fn answer(mut stream: TcpStream, shared: &Mutex<WatchStatus>) {
+/// An answer: status line, content type, extra header lines, body.
+type Reply = (&'static str, &'static str, String, Vec<u8>);
+
+fn text(status: &'static str, body: &str) -> Reply {
+    (
+        status,
+        "text/plain; charset=utf-8",
+        String::new(),
+        body.as_bytes().to_vec(),
+    )
+}
+
+/// The answer to GET `path` (with its query).
+fn route(full_path: &str, served: &Served) -> Reply {
+    let (path, query) = full_path.split_once('?').unwrap_or((full_path, ""));
+    let json = |bytes: &Mutex<Option<Arc<Vec<u8>>>>| match lock(bytes).clone() {
+        Some(b) => ("200 OK", "application/json", String::new(), b.to_vec()),
+        None => text("503 Service Unavailable", "no good snapshot yet\n"),
+    };
+    match (path, &served.dist) {
+        ("/metrics", _) => {
+            let mut status = lock(&served.status).clone();
+            status.now_ms = now_ms();
+            (
+                "200 OK",
+                CONTENT_TYPE,
+                String::new(),
+                render(&status).into_bytes(),
+            )
+        }
+        ("/watch/latest.json", Some(_)) => json(&served.latest),
+        ("/watch/history.json", Some(_)) => json(&served.history),
+        // The dashboard opens on the watched cluster's latest snapshot (its `?snapshot=`).
+        ("/", Some(_)) if query.is_empty() => (
+            "302 Found",
+            "text/plain; charset=utf-8",
+            format!("Location: {DASHBOARD_ENTRY}\r\n"),
+            Vec::new(),
+        ),
+        (_, Some(root)) => match super::static_files::read(root, path) {
+            Some((t, b)) => ("200 OK", t, String::new(), b),
+            None => text("404 Not Found", "not found\n"),
+        },
+        ("/", None) => text("200 OK", "lbplan watch: metrics at /metrics\n"),
+        _ => text("404 Not Found", "not found\n"),
+    }
+}
+
+/// Where `/` sends a browser when the dashboard is served.
+pub const DASHBOARD_ENTRY: &str = "/?snapshot=/watch/latest.json";
+
+fn answer(mut stream: TcpStream, served: &Served) {
     let _ = stream.set_read_timeout(Some(IO_DEADLINE));
     let _ = stream.set_write_timeout(Some(IO_DEADLINE));
-    let (status, content_type, body) = match read_head(&mut stream) {
-        None => ("400 Bad Request", "text/plain", "bad request\n".to_string()),
-        Some((m, _)) if m != "GET" && m != "HEAD" => (
-            "405 Method Not Allowed",
-            "text/plain",
-            "only GET\n".to_string(),
-        ),
+    let (status, content_type, extra, body) = match read_head(&mut stream) {
+        None => text("400 Bad Request", "bad request\n"),
+        Some((m, _)) if m != "GET" && m != "HEAD" => text("405 Method Not Allowed", "only GET\n"),
         Some((m, path)) => {
-            let path = path.split('?').next().unwrap_or("");
-            let body = match path {
-                "/metrics" => {
-                    let status = match shared.lock() {
-                        Ok(g) => g.clone(),
-                        Err(poisoned) => poisoned.into_inner().clone(),
-                    };
-                    let mut status = status;
-                    status.now_ms = now_ms();
-                    Some(("200 OK", CONTENT_TYPE, render(&status)))
-                }
-                "/" => Some((
-                    "200 OK",
-                    "text/plain",
-                    "lbplan watch: metrics at /metrics\n".to_string(),
-                )),
-                _ => None,
-            };
-            let (s, t, b) =
-                body.unwrap_or(("404 Not Found", "text/plain", "not found\n".to_string()));
-            (s, t, if m == "HEAD" { String::new() } else { b })
+            let (s, t, x, b) = route(&path, served);
+            (s, t, x, if m == "HEAD" { Vec::new() } else { b })
         }
     };
     let head = format!(
-        "HTTP/1.1 {status}\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\n\
-         Cache-Control: no-store\r\nConnection: close\r\n\r\n",
+        "HTTP/1.1 {status}\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\n{extra}\
+         Cache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n",
         body.len()
     );
     let _ = stream
         .write_all(head.as_bytes())
-        .and_then(|()| stream.write_all(body.as_bytes()))
+        .and_then(|()| stream.write_all(&body))
         .and_then(|()| stream.flush());
 }
 

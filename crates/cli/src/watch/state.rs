@@ -7,7 +7,7 @@ use lbplan_core::watch::live::LiveHistory;
 use lbplan_core::watch::metrics::ERROR_KINDS;
 use lbplan_core::watch::next_cycle::{NextCycle, NextCycleOptions};
 
-use super::server::Shared;
+use super::server::{Shared, lock};
 use crate::series_store::SeriesWriter;
 
 /// Why a round gave no snapshot (the `kind` label of `lbplan_collection_errors_total`).
@@ -32,9 +32,24 @@ pub struct Watcher {
 pub struct RoundNote(pub String);
 
 fn count(shared: &Shared, f: impl FnOnce(&mut lbplan_core::watch::metrics::WatchStatus)) {
-    match shared.lock() {
-        Ok(mut g) => f(&mut g),
-        Err(poisoned) => f(&mut poisoned.into_inner()),
+    f(&mut lock(&shared.status));
+}
+
+/// With `--serve`: the latest good snapshot, as the page fetches it.
+fn publish_latest(shared: &Shared, snapshot: &Snapshot) {
+    if shared.dist.is_some()
+        && let Ok(bytes) = serde_json::to_vec(snapshot)
+    {
+        *lock(&shared.latest) = Some(std::sync::Arc::new(bytes));
+    }
+}
+
+/// With `--serve`: the live history's report, as the page fetches it.
+fn publish_history(shared: &Shared, history: &LiveHistory) {
+    if shared.dist.is_some()
+        && let Ok(bytes) = serde_json::to_vec(&history.report())
+    {
+        *lock(&shared.history) = Some(std::sync::Arc::new(bytes));
     }
 }
 
@@ -77,7 +92,11 @@ impl Watcher {
             }
         };
         let planned = NextCycle::of_snapshot(snapshot.clone(), &self.plan_opts);
+        if planned.is_ok() {
+            publish_latest(&self.shared, &snapshot);
+        }
         let pushed = self.history.push(snapshot);
+        publish_history(&self.shared, &self.history);
         let recent = self.history.recent();
         let stored_now = self.stored;
         match &planned {
@@ -120,7 +139,9 @@ impl Watcher {
     /// planned so the metrics carry on (with its true age) before the first round ends.
     pub fn resume_from(&mut self, latest: Snapshot) {
         let at = latest.captured_at_ms;
-        let planned = NextCycle::of_snapshot(latest, &self.plan_opts);
+        let planned = NextCycle::of_snapshot(latest.clone(), &self.plan_opts);
+        publish_latest(&self.shared, &latest);
+        publish_history(&self.shared, &self.history);
         let recent = self.history.recent();
         let stored = self.stored;
         count(&self.shared, |s| {
