@@ -2,7 +2,8 @@
 //! [--history-window 6h] [--metrics-listen 127.0.0.1:9464] [--profile P] [--set K=V]...`: one
 //! long-running process per cluster. Every round it collects a snapshot with `collect`'s code and
 //! flags, stores it in a series with bounded retention, plans the leader's next cycle on it,
-//! pushes it to the history kept live, and serves all of it as Prometheus metrics. A round that
+//! pushes it to the history kept live, and serves all of it as Prometheus metrics. Rounds start
+//! on a fixed schedule (every `--every` since the start; one that overran skips to the next slot). A round that
 //! fails is counted and the watch goes on; SIGTERM (or Ctrl-C) ends it after the round in
 //! progress, with exit 0; a restart continues the series. See `docs/watch.md`.
 
@@ -79,6 +80,15 @@ fn humanize(d: Duration) -> String {
         _ if s % 60 == 0 => format!("{}m", s / 60),
         _ => format!("{s}s"),
     }
+}
+
+/// The wait until the next multiple of `every` since the start: a round that overran its
+/// interval is followed by the next slot, not by rounds in a burst catching up.
+fn until_next_slot(elapsed: Duration, every: Duration) -> Duration {
+    let every_ms = every.as_millis().max(1);
+    let slots = elapsed.as_millis() / every_ms + 1;
+    let next = Duration::from_millis(u64::try_from(slots * every_ms).unwrap_or(u64::MAX));
+    next.saturating_sub(elapsed)
 }
 
 fn millis(d: Duration) -> i64 {
@@ -214,12 +224,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
         if apply_signal::interrupted() || args.count.is_some_and(|n| round >= n) {
             break;
         }
-        let next = args
-            .every
-            .saturating_mul(u32::try_from(round).unwrap_or(u32::MAX));
-        if let Some(wait) = next.checked_sub(start.elapsed())
-            && !apply_signal::sleep(wait)
-        {
+        if !apply_signal::sleep(until_next_slot(start.elapsed(), args.every)) {
             break;
         }
     }
@@ -229,4 +234,20 @@ pub fn run(args: Args) -> Result<(), CliError> {
         args.series.display()
     ));
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rounds_keep_to_their_slots_and_an_overrun_skips_to_the_next() {
+        let s = Duration::from_secs;
+        let ms = Duration::from_millis;
+        assert_eq!(until_next_slot(ms(200), s(60)), ms(59_800));
+        assert_eq!(until_next_slot(s(61), s(60)), s(59));
+        // A round that took two and a half intervals waits for the third slot.
+        assert_eq!(until_next_slot(ms(150_000), s(60)), s(30));
+        assert_eq!(until_next_slot(s(120), s(60)), s(60));
+    }
 }
