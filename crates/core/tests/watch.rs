@@ -113,6 +113,14 @@ fn a_trimmed_window_keeps_the_batch_history_of_its_snapshots() {
     assert_eq!(live_hour.moves, batch_hour.moves);
     assert_eq!(live_hour.unexplained_moves, batch_hour.unexplained_moves);
     assert_eq!(live_hour.ping_pong, batch_hour.ping_pong);
+    // The same reading as the history's answers: returns within an hour, back in the last hour.
+    let answered = full
+        .answers
+        .ping_pong
+        .iter()
+        .filter(|p| p.back_at_ms > last - HOUR_MS)
+        .count() as u64;
+    assert_eq!(live_hour.ping_pong, answered);
     assert!(live_hour.moves > 0);
 }
 

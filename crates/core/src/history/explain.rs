@@ -181,6 +181,14 @@ impl Explainer {
         report
     }
 
+    /// The report as it is being built: its times, changes and unseen predictions only (the
+    /// summary, answers and load over time are filled by [`Self::report_so_far`] and
+    /// [`Self::finish`]); for a caller that reads the changes after every push without paying
+    /// for the whole report each time.
+    pub fn changes_so_far(&self) -> &HistoryReport {
+        &self.report
+    }
+
     /// Snapshots pushed and still kept (the report's `times_ms`).
     pub fn kept_snapshots(&self) -> usize {
         self.report.times_ms.len()

@@ -3,7 +3,7 @@
 //! `window_ms` so memory stays flat over days, and the last hour's moves, unexplained moves and
 //! ping-pong read from it for the metrics.
 
-use crate::history::metrics::{HOUR_MS, seen_moves};
+use crate::history::metrics::{HOUR_MS, returns, seen_moves};
 use crate::history::{Cause, ExplainOptions, Explainer, HistoryReport};
 use crate::model::Snapshot;
 use crate::plan::PlanError;
@@ -87,21 +87,25 @@ impl LiveHistory {
         self.explainer.as_ref().map_or(0, Explainer::kept_snapshots)
     }
 
-    /// The hour before the latest snapshot.
+    /// The hour before the latest snapshot (read from the changes kept, without building the
+    /// whole report).
     pub fn recent(&self) -> RecentHistory {
-        let report = self.report();
-        recent_of(&report, self.latest_ms.unwrap_or(0))
+        match &self.explainer {
+            Some(e) => recent_of(e.changes_so_far(), self.latest_ms.unwrap_or(0)),
+            None => RecentHistory::default(),
+        }
     }
 }
 
-/// The hour up to `latest_ms` of `report`.
+/// The hour up to `latest_ms` of `report` (only its changes are read).
 pub fn recent_of(report: &HistoryReport, latest_ms: i64) -> RecentHistory {
     let since = latest_ms.saturating_sub(HOUR_MS);
     let mut out = RecentHistory {
         snapshots_kept: report.times_ms.len() as u64,
         ..RecentHistory::default()
     };
-    for m in seen_moves(report).iter().filter(|m| m.at_ms > since) {
+    let moves = seen_moves(report);
+    for m in moves.iter().filter(|m| m.at_ms > since) {
         out.moves += 1;
         if report
             .changes
@@ -111,11 +115,10 @@ pub fn recent_of(report: &HistoryReport, latest_ms: i64) -> RecentHistory {
             out.unexplained_moves += 1;
         }
     }
-    out.ping_pong = report
-        .answers
-        .ping_pong
+    // A return is a move back to a broker its bundle left within the hour (the answers' ping-pong).
+    out.ping_pong = returns(&moves, HOUR_MS)
         .iter()
-        .filter(|p| p.back_at_ms > since)
+        .filter(|(back, _)| moves.get(*back).is_some_and(|m| m.at_ms > since))
         .count() as u64;
     out
 }
