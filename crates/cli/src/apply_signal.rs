@@ -2,7 +2,8 @@
 //! `lbplan apply` and `lbplan watch`: the handler only raises a flag (all a signal handler
 //! may safely do); the run checks it between calls and while waiting, then stops (apply restores
 //! the paused shedding setting and writes the journal; watch finishes its round's write). A call
-//! already in flight finishes first (its deadline bounds it). Uses `signal(2)` through `libc`, which the CLI already depends on.
+//! already in flight finishes first (its deadline bounds it). Uses `signal(2)` through `libc`,
+//! which the CLI already depends on.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
