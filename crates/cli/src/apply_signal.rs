@@ -1,8 +1,9 @@
 //! Ctrl-C (SIGINT), SIGTERM, SIGHUP (the ssh session dropped) and SIGQUIT (Ctrl-\) during
-//! `lbplan apply`: the handler only raises a flag (all a signal handler
-//! may safely do); the run checks it between calls and while waiting, then stops, restores the
-//! paused shedding setting and writes the journal. A call already in flight finishes first (its
-//! deadline bounds it). Uses `signal(2)` through `libc`, which the CLI already depends on.
+//! `lbplan apply` and `lbplan watch`: the handler only raises a flag (all a signal handler
+//! may safely do); the run checks it between calls and while waiting, then stops (apply restores
+//! the paused shedding setting and writes the journal; watch finishes its round's write). A call
+//! already in flight finishes first (its deadline bounds it). Uses `signal(2)` through `libc`,
+//! which the CLI already depends on.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;

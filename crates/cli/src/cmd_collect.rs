@@ -34,36 +34,106 @@ pub enum Format {
     Json,
 }
 
+/// What one collection needs, shared by `lbplan collect` and `lbplan watch` (one
+/// `#[command(flatten)]` struct, so both follow the same connection and credential rules).
+#[derive(clap::Args)]
+pub struct CollectArgs {
+    #[command(flatten)]
+    pub connection: ConnectionArgs,
+    /// Collect only this namespace (repeatable); default: every tenant's namespaces.
+    #[arg(long = "namespace", value_name = "TENANT/NS")]
+    pub namespaces: Vec<String>,
+    /// The cluster to collect (default: `clusterName` of the broker behind --admin-url).
+    #[arg(long, value_name = "NAME")]
+    pub cluster: Option<String>,
+    /// Requests in flight at once (1 to 16).
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u16).range(1..=16))]
+    pub concurrency: u16,
+    /// Seconds one attempt of a request may take (connect, headers and body).
+    #[arg(long, value_name = "SECS", default_value_t = 30.0)]
+    pub timeout: f64,
+    /// Attempts per request; connect errors, 5xx and 429 are retried.
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..=10))]
+    pub attempts: u32,
+    /// Wait before the first retry, doubled for each further one (capped at 30 s).
+    #[arg(long, value_name = "MS", default_value_t = 500)]
+    pub backoff_ms: u64,
+    /// No progress lines on stderr.
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
+}
+
+/// A connected collector: the client, the credential's redactor, progress lines and the
+/// gathering options.
+pub(crate) struct Session {
+    pub(crate) client: Client,
+    pub(crate) redactor: auth::Redactor,
+    pub(crate) progress: Progress,
+    pub(crate) opts: Options,
+}
+
+impl CollectArgs {
+    /// Checks the arguments, then `before_connect` (the caller's own checks), then connects
+    /// (reads the credential and trusted certificates).
+    pub(crate) fn session(
+        &self,
+        before_connect: impl FnOnce() -> Result<(), CliError>,
+    ) -> Result<Session, CliError> {
+        let endpoint = self.connection.endpoint()?;
+        let (base, scheme) = (endpoint.base.clone(), endpoint.scheme.clone());
+        for ns in &self.namespaces {
+            if parse_namespace(ns).is_none() {
+                return Err(CliError::BadInput(format!(
+                    "--namespace `{ns}`: expected TENANT/NAMESPACE"
+                )));
+            }
+        }
+        let timeout = Duration::try_from_secs_f64(self.timeout)
+            .ok()
+            .filter(|d| !d.is_zero())
+            .ok_or_else(|| {
+                CliError::BadInput("--timeout: expected a positive number of seconds".into())
+            })?;
+        before_connect()?;
+        let connection = self.connection.connect(
+            &endpoint,
+            HttpOptions {
+                timeout,
+                attempts: self.attempts,
+                backoff: Duration::from_millis(self.backoff_ms),
+            },
+        )?;
+        let (client, redactor, source) =
+            (connection.client, connection.redactor, connection.source);
+        let progress = Progress::new(!self.quiet, redactor.clone());
+        progress.note(&format!("collecting from {base} (credential: {})", source));
+        let opts = Options {
+            admin_base: base,
+            broker_scheme: scheme,
+            namespaces: self.namespaces.clone(),
+            cluster: self.cluster.clone(),
+            concurrency: usize::from(self.concurrency),
+            credential: source,
+            credential_to_brokers: self.connection.send_credential_to_brokers,
+        };
+        Ok(Session {
+            client,
+            redactor,
+            progress,
+            opts,
+        })
+    }
+}
+
 #[derive(clap::Args)]
 pub struct Args {
     #[command(flatten)]
-    connection: ConnectionArgs,
-    /// Collect only this namespace (repeatable); default: every tenant's namespaces.
-    #[arg(long = "namespace", value_name = "TENANT/NS")]
-    namespaces: Vec<String>,
-    /// The cluster to collect (default: `clusterName` of the broker behind --admin-url).
-    #[arg(long, value_name = "NAME")]
-    cluster: Option<String>,
+    collect: CollectArgs,
     #[arg(long, value_enum, default_value = "dir")]
     format: Format,
     /// Output directory or file (default: pulsar-snapshot, pulsar-snapshot.zip, or stdout for json).
     #[arg(short = 'o', long, value_name = "OUT")]
     output: Option<PathBuf>,
-    /// Requests in flight at once (1 to 16).
-    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u16).range(1..=16))]
-    concurrency: u16,
-    /// Seconds one attempt of a request may take (connect, headers and body).
-    #[arg(long, value_name = "SECS", default_value_t = 30.0)]
-    timeout: f64,
-    /// Attempts per request; connect errors, 5xx and 429 are retried.
-    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..=10))]
-    attempts: u32,
-    /// Wait before the first retry, doubled for each further one (capped at 30 s).
-    #[arg(long, value_name = "MS", default_value_t = 500)]
-    backoff_ms: u64,
-    /// No progress lines on stderr.
-    #[arg(long, short = 'q')]
-    quiet: bool,
     /// With --format zip: replace an existing file at -o (refused otherwise).
     #[arg(long)]
     force: bool,
@@ -96,8 +166,8 @@ const MAX_FAILURES_CAP: i64 = 1_000_000;
 /// Reasons of skipped rounds kept for the closing summary (every one is reported as it happens).
 const KEPT_REASONS: usize = 5;
 
-/// `90`, `90s`, `5m`, `2h` → a duration (at least one second).
-fn parse_duration(text: &str) -> Result<Duration, String> {
+/// `90`, `90s`, `5m`, `2h`, `7d` → a duration (at least one second).
+pub(crate) fn parse_duration(text: &str) -> Result<Duration, String> {
     let t = text.trim();
     let (digits, unit) = match t.find(|c: char| !c.is_ascii_digit()) {
         Some(i) => t.split_at(i),
@@ -105,16 +175,17 @@ fn parse_duration(text: &str) -> Result<Duration, String> {
     };
     let n: u64 = digits
         .parse()
-        .map_err(|_| format!("`{text}`: expected a number with s, m or h (60s, 5m, 2h)"))?;
+        .map_err(|_| format!("`{text}`: expected a number with s, m, h or d (60s, 5m, 2h, 7d)"))?;
     let secs = match unit {
         "s" => Some(n),
         "m" => n.checked_mul(60),
         "h" => n.checked_mul(3600),
+        "d" => n.checked_mul(86_400),
         _ => None,
     }
     .filter(|s| *s >= 1)
     .ok_or_else(|| {
-        format!("`{text}`: expected a number with s, m or h (60s, 5m, 2h), at least 1s")
+        format!("`{text}`: expected a number with s, m, h or d (60s, 5m, 2h, 7d), at least 1s")
     })?;
     Ok(Duration::from_secs(secs))
 }
@@ -214,7 +285,7 @@ fn record_round(
     if !any_success {
         return Err("no request succeeded".to_string());
     }
-    let mut snapshot = import_collected(&files, args.quiet).map_err(|e| e.to_string())?;
+    let mut snapshot = import_collected(&files, args.collect.quiet).map_err(|e| e.to_string())?;
     let now_ms = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX));
@@ -310,7 +381,7 @@ fn record_series(
     if recorded == 0 {
         return Err(CliError::Failed(format!(
             "no snapshot recorded from {}: {summary}",
-            args.connection.admin_url
+            args.collect.connection.admin_url
         )));
     }
     progress.note(&summary);
@@ -318,53 +389,28 @@ fn record_series(
 }
 
 pub fn run(args: Args) -> Result<(), CliError> {
-    let endpoint = args.connection.endpoint()?;
-    let (base, scheme) = (endpoint.base.clone(), endpoint.scheme.clone());
-    for ns in &args.namespaces {
-        if parse_namespace(ns).is_none() {
-            return Err(CliError::BadInput(format!(
-                "--namespace `{ns}`: expected TENANT/NAMESPACE"
-            )));
-        }
-    }
-    let timeout = Duration::try_from_secs_f64(args.timeout)
-        .ok()
-        .filter(|d| !d.is_zero())
-        .ok_or_else(|| {
-            CliError::BadInput("--timeout: expected a positive number of seconds".into())
-        })?;
     let out = args.output.clone().unwrap_or_else(|| {
         PathBuf::from(match args.format {
             Format::Zip => "pulsar-snapshot.zip",
             _ => "pulsar-snapshot",
         })
     });
-    match args.format {
-        _ if args.every.is_some() => {}
-        Format::Dir => writer::check_dir_target(&out).map_err(CliError::BadInput)?,
-        Format::Zip => writer::check_file_target(&out, args.force).map_err(CliError::BadInput)?,
-        Format::Json => {}
-    }
-    let connection = args.connection.connect(
-        &endpoint,
-        HttpOptions {
-            timeout,
-            attempts: args.attempts,
-            backoff: Duration::from_millis(args.backoff_ms),
-        },
-    )?;
-    let (client, redactor, source) = (connection.client, connection.redactor, connection.source);
-    let progress = Progress::new(!args.quiet, redactor.clone());
-    progress.note(&format!("collecting from {base} (credential: {})", source));
-    let opts = Options {
-        admin_base: base,
-        broker_scheme: scheme,
-        namespaces: args.namespaces.clone(),
-        cluster: args.cluster.clone(),
-        concurrency: usize::from(args.concurrency),
-        credential: source,
-        credential_to_brokers: args.connection.send_credential_to_brokers,
-    };
+    let Session {
+        client,
+        redactor,
+        progress,
+        opts,
+    } = args.collect.session(|| {
+        match args.format {
+            _ if args.every.is_some() => {}
+            Format::Dir => writer::check_dir_target(&out).map_err(CliError::BadInput)?,
+            Format::Zip => {
+                writer::check_file_target(&out, args.force).map_err(CliError::BadInput)?;
+            }
+            Format::Json => {}
+        }
+        Ok(())
+    })?;
     if let Some(every) = args.every {
         let dir = args
             .output
@@ -383,7 +429,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
         Format::Json => {
             // Nothing can be imported when no request succeeded; that failure is reported below.
             if gathered.any_success {
-                write_json(files, args.output.as_deref(), args.quiet)?;
+                write_json(files, args.output.as_deref(), args.collect.quiet)?;
             }
             Ok(args.output.as_ref().map_or_else(
                 || "the snapshot to stdout".to_string(),
@@ -405,7 +451,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
     if !gathered.any_success {
         return Err(CliError::Failed(format!(
             "no request to {} succeeded; {} lists why",
-            args.connection.admin_url,
+            args.collect.connection.admin_url,
             report::FILE_NAME
         )));
     }

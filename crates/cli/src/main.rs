@@ -21,6 +21,7 @@ mod cmd_simulate;
 mod cmd_size;
 mod cmd_upgrade;
 mod cmd_verify;
+mod cmd_watch;
 // Shared admin REST client (credentials, origins, limits): `collect` and `apply`.
 mod collect;
 mod connection_args;
@@ -32,6 +33,8 @@ mod pinned_dir;
 mod plan_text;
 mod series_store;
 mod snapshot_input;
+// `lbplan watch`: the metrics endpoint and the state a round updates.
+mod watch;
 
 use clap::{Parser, Subcommand};
 
@@ -79,6 +82,9 @@ enum Command {
     /// Preview an upgrade to another Pulsar release: the behaviour that differs, this cycle's
     /// decisions that change and why, simulated cycles, and the broker.conf lines that keep today's.
     Upgrade(cmd_upgrade::Args),
+    /// Watch a live cluster: collect every interval, keep a series with bounded retention, plan
+    /// the leader's next cycle, explain the history as it grows, serve Prometheus metrics.
+    Watch(cmd_watch::Args),
 }
 
 fn main() {
@@ -101,6 +107,7 @@ fn main() {
         Command::Simulate(args) => cmd_simulate::run(args),
         Command::Size(args) => cmd_size::run(args),
         Command::History(args) => cmd_history::run(args),
+        Command::Watch(args) => cmd_watch::run(args),
     };
     std::process::exit(exit::report(result));
 }

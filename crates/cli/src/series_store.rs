@@ -359,6 +359,123 @@ impl SeriesWriter {
     }
 }
 
+/// A manifest's (capture time, seq) and file name.
+type OrderedManifest = ((u64, u64), String);
+
+/// Retention (`lbplan watch --keep`): snapshots older than the kept window are deleted safely.
+/// Parts are content-addressed and shared between manifests, so a manifest is deleted first (and
+/// the deletion made durable), then, in a separate sweep, only the parts no remaining manifest
+/// refers to. A crash at any point leaves a readable series: at worst parts nobody refers to,
+/// which the next sweep removes.
+impl SeriesWriter {
+    /// The committed manifests' names with their (time, seq), oldest first.
+    fn manifests(&self) -> Result<Vec<OrderedManifest>, CliError> {
+        let shown = self.dir.shown(SNAPSHOTS_DIR);
+        let mut out: Vec<OrderedManifest> = self
+            .snapshots_dir
+            .names(MAX_FILES)
+            .map_err(|e| failed(&shown, e))?
+            .into_iter()
+            .filter_map(|n| manifest_order(&n).map(|o| (o, n)))
+            .collect();
+        out.sort();
+        Ok(out)
+    }
+
+    /// Snapshots committed in the series.
+    pub fn manifest_count(&self) -> Result<u64, CliError> {
+        Ok(self.manifests()?.len() as u64)
+    }
+
+    /// Deletes the manifests of snapshots captured before `cutoff_ms`, never the latest, after
+    /// committing what is pending; returns how many. Their parts stay until [`Self::sweep_parts`].
+    pub fn expire_before(&mut self, cutoff_ms: i64) -> Result<usize, CliError> {
+        self.commit()?;
+        let manifests = self.manifests()?;
+        let keep_latest = manifests.len().saturating_sub(1);
+        let cutoff = u64::try_from(cutoff_ms).unwrap_or(0);
+        let mut deleted = 0;
+        for ((time, _), name) in manifests.iter().take(keep_latest) {
+            if *time >= cutoff {
+                break;
+            }
+            match self.snapshots_dir.remove(name) {
+                Ok(()) => deleted += 1,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => return Err(failed(&self.snapshots_dir.shown(name), e)),
+            }
+        }
+        if deleted > 0 {
+            // The manifests are gone for good before any part they named is touched.
+            self.snapshots_dir
+                .sync()
+                .map_err(|e| failed(&self.dir.shown(SNAPSHOTS_DIR), e))?;
+        }
+        Ok(deleted)
+    }
+
+    /// Deletes the parts no committed manifest refers to (directly or through its index parts);
+    /// returns how many. Nothing is deleted when any manifest or index part cannot be read.
+    pub fn sweep_parts(&mut self) -> Result<usize, CliError> {
+        self.commit()?;
+        let limits = SeriesLimits::default();
+        let mut referenced: HashSet<String> = HashSet::new();
+        let mut indexes = std::collections::HashMap::new();
+        for (_, name) in self.manifests()? {
+            let shown = self.snapshots_dir.shown(&name);
+            let (file, len) = self
+                .snapshots_dir
+                .open_file(&name)
+                .map_err(|e| failed(&shown, e))?;
+            let bytes = read_capped(file, len, limits.max_manifest_bytes).map_err(|e| {
+                CliError::Failed(format!("{shown}: cannot be read for retention: {e:?}"))
+            })?;
+            let parts_dir = &self.parts_dir;
+            let refs = store::manifest_part_refs(&name, &bytes, limits, &mut indexes, &mut |f| {
+                let name = f
+                    .strip_prefix(PARTS_DIR)
+                    .unwrap_or(f)
+                    .trim_start_matches('/');
+                let (file, len) = parts_dir.open_file(name).map_err(|e| {
+                    if e.kind() == std::io::ErrorKind::NotFound {
+                        ReadError::Missing
+                    } else {
+                        ReadError::Other(e.to_string())
+                    }
+                })?;
+                read_capped(file, len, limits.max_part_bytes.saturating_add(1 << 20))
+            })
+            .map_err(|e| CliError::Failed(format!("retention: {e}")))?;
+            referenced.extend(refs);
+        }
+        let shown = self.dir.shown(PARTS_DIR);
+        let mut deleted = 0;
+        for name in self
+            .parts_dir
+            .names(MAX_FILES)
+            .map_err(|e| failed(&shown, e))?
+        {
+            let Some(id) = name.strip_suffix(".json.gz") else {
+                continue;
+            };
+            if name.starts_with('.') || referenced.contains(id) {
+                continue;
+            }
+            // Forgotten first: a later snapshot with the same content writes it again.
+            self.parts.remove(id);
+            match self.parts_dir.remove(&name) {
+                Ok(()) => deleted += 1,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => return Err(failed(&self.parts_dir.shown(&name), e)),
+            }
+        }
+        if deleted > 0 {
+            self.parts_dir.sync().map_err(|e| failed(&shown, e))?;
+        }
+        Ok(deleted)
+    }
+}
+
 impl Drop for SeriesWriter {
     /// A writer dropped on an error path still commits the snapshots it completed.
     fn drop(&mut self) {
@@ -462,6 +579,69 @@ impl SeriesSource for DirSource {
         };
         read_capped(file, len, cap)
     }
+}
+
+/// A stored series' snapshots captured at or after `since_ms`, in order: only their manifests
+/// are listed, so a week of older snapshots is never decoded (`lbplan watch` restarting primes
+/// its live history with the last window).
+struct SinceSource {
+    inner: DirSource,
+    since_ms: u64,
+}
+
+impl SeriesSource for SinceSource {
+    fn is_stored(&self) -> bool {
+        self.inner.is_stored()
+    }
+
+    fn manifest_names(&mut self) -> Result<Vec<String>, SeriesError> {
+        let since = self.since_ms;
+        Ok(self
+            .inner
+            .manifest_names()?
+            .into_iter()
+            .filter(|n| manifest_order(n).is_some_and(|(t, _)| t >= since))
+            .collect())
+    }
+
+    fn snapshot_files(&mut self) -> Result<Vec<String>, SeriesError> {
+        self.inner.snapshot_files()
+    }
+
+    fn read(&mut self, path: &str, cap: u64) -> Result<Vec<u8>, ReadError> {
+        self.inner.read(path, cap)
+    }
+}
+
+/// Each snapshot of the stored series in `dir` captured at or after `since_ms`, in time order,
+/// given to `each`; returns how many. An empty or missing series gives none.
+pub fn read_stored_since(
+    dir: &Path,
+    since_ms: i64,
+    each: &mut dyn FnMut(Snapshot),
+) -> Result<usize, CliError> {
+    if !dir.join(HEADER_FILE).is_file() {
+        return Ok(0);
+    }
+    let shown = dir.display().to_string();
+    let source = SinceSource {
+        inner: DirSource {
+            root: dir.to_path_buf(),
+            stored: true,
+        },
+        since_ms: u64::try_from(since_ms).unwrap_or(0),
+    };
+    let mut series = match store::StoredSeries::from_source(source, SeriesLimits::default()) {
+        Ok(s) => s,
+        Err(SeriesError::Empty) => return Ok(0),
+        Err(e) => return Err(CliError::Failed(format!("{shown}: {e}"))),
+    };
+    let mut n = 0;
+    while let Some(next) = series.next_snapshot() {
+        each(next.map_err(|e| CliError::Failed(format!("{shown}: {e}")))?);
+        n += 1;
+    }
+    Ok(n)
 }
 
 /// Opens `path` for reading if it is a regular file (checked on the open handle; a FIFO is opened

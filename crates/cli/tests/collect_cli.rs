@@ -3,124 +3,30 @@
 //! endpoint, malformed body, retried 503), that the credential reaches the server and never the
 //! output, and that the report parses into import warnings.
 
+#[path = "support/fake_admin.rs"]
+mod fake_admin;
 #[path = "support/http_head.rs"]
 mod http_head;
 
+use fake_admin::{Answer, Server, serve};
+
 use std::collections::BTreeMap;
-use std::io::{Read, Write};
-use std::net::{TcpListener, TcpStream};
+use std::io::Read;
+use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::thread;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use lbplan_core::import::collect_report;
 
 const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/collect");
-/// The slow endpoint answers after this; the client's timeout is 1 s.
-const SLOW: Duration = Duration::from_secs(3);
-/// No server thread or child process outlives this.
-const DEADLINE: Duration = Duration::from_secs(90);
 
 fn fixture(name: &str) -> String {
     let p = Path::new(FIXTURES).join(name);
     std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
-}
-
-#[derive(Clone, Debug)]
-struct Seen {
-    path: String,
-    authorization: Option<String>,
-}
-
-enum Answer {
-    Json(u16, String),
-    Text(u16, String),
-    Slow(String),
-    Empty(u16),
-}
-
-type Router = dyn Fn(&str, usize) -> Answer + Send + Sync;
-
-/// A fake HTTP/1.1 server on 127.0.0.1: one thread per connection, `Connection: close`.
-struct Server {
-    seen: Arc<Mutex<Vec<Seen>>>,
-    stop: Arc<AtomicBool>,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::Relaxed);
-    }
-}
-
-fn serve(listener: TcpListener, router: Arc<Router>) -> Server {
-    listener.set_nonblocking(true).unwrap();
-    let seen = Arc::new(Mutex::new(Vec::new()));
-    let stop = Arc::new(AtomicBool::new(false));
-    let hits: Arc<Mutex<BTreeMap<String, usize>>> = Arc::default();
-    let (seen2, stop2) = (seen.clone(), stop.clone());
-    thread::spawn(move || {
-        let started = Instant::now();
-        while !stop2.load(Ordering::Relaxed) && started.elapsed() < DEADLINE {
-            match listener.accept() {
-                Ok((stream, _)) => {
-                    let (router, seen, hits) = (router.clone(), seen2.clone(), hits.clone());
-                    thread::spawn(move || handle(stream, &*router, &seen, &hits));
-                }
-                Err(_) => thread::sleep(Duration::from_millis(5)),
-            }
-        }
-    });
-    Server { seen, stop }
-}
-
-fn handle(
-    mut stream: TcpStream,
-    router: &Router,
-    seen: &Mutex<Vec<Seen>>,
-    hits: &Mutex<BTreeMap<String, usize>>,
-) {
-    stream.set_nonblocking(false).ok();
-    stream.set_read_timeout(Some(Duration::from_secs(5))).ok();
-    let Some((path, authorization)) = http_head::read_request_head(&mut stream) else {
-        return;
-    };
-    seen.lock().unwrap().push(Seen {
-        path: path.clone(),
-        authorization,
-    });
-    let n = {
-        let mut h = hits.lock().unwrap();
-        let e = h.entry(path.clone()).or_insert(0);
-        *e += 1;
-        *e
-    };
-    let (status, ctype, body) = match router(&path, n) {
-        Answer::Json(s, b) => (s, "application/json", b),
-        Answer::Text(s, b) => (s, "text/plain", b),
-        Answer::Empty(s) => (s, "text/plain", String::new()),
-        Answer::Slow(b) => {
-            thread::sleep(SLOW);
-            (200, "application/json", b)
-        }
-    };
-    let reason = match status {
-        200 => "OK",
-        204 => "No Content",
-        401 => "Unauthorized",
-        404 => "Not Found",
-        503 => "Service Unavailable",
-        _ => "Other",
-    };
-    let resp = format!(
-        "HTTP/1.1 {status} {reason}\r\nContent-Type: {ctype}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        body.len()
-    );
-    stream.write_all(resp.as_bytes()).ok();
-    stream.flush().ok();
 }
 
 struct Cluster {

@@ -21,6 +21,10 @@ const SKIPPED: &[(&str, &str)] = &[
     ("lbplan collect ", "reads a live cluster's admin API"),
     ("lbplan apply ", "calls a live cluster's admin API"),
     (
+        "lbplan watch ",
+        "watches a live cluster's admin API until stopped (tests/watch_cli.rs runs it against a fake one)",
+    ),
+    (
         "lbplan verify ",
         "compares a plan with the snapshot collected from a live cluster after it was applied",
     ),

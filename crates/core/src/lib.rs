@@ -29,3 +29,4 @@ pub mod typed_json;
 pub mod units;
 pub mod upgrade;
 pub mod view;
+pub mod watch;

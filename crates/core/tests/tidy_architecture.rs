@@ -112,6 +112,7 @@ fn every_path_on_the_map_exists() {
         "docs",
         "fuzz",
         "scenarios",
+        "deploy",
         ".ci",
     ] {
         files_under(&root.join(dir), "", &mut all);
@@ -303,6 +304,8 @@ const LAYERS: &[(&str, &[&str])] = &[
             "config", "import", "leader", "load", "model", "modular", "naming", "plan", "text",
         ],
     ),
+    // The watch: the next cycle's plan, the history kept live, the metrics text.
+    ("watch", &["config", "history", "model", "plan"]),
     // The upgrade preview: a release's decisions against another's, then simulated.
     (
         "upgrade",

@@ -13,6 +13,7 @@ pub mod error;
 pub mod export;
 pub mod hash;
 pub mod history;
+pub mod live_history;
 pub mod options;
 pub mod plan_options;
 pub mod rebalance_options;
@@ -74,6 +75,8 @@ extern "C" {
     pub type JsHistoryOptions;
     #[wasm_bindgen(typescript_type = "HistoryReport")]
     pub type JsHistoryReport;
+    #[wasm_bindgen(typescript_type = "LiveHistoryOptions")]
+    pub type JsLiveHistoryOptions;
     #[wasm_bindgen(typescript_type = "VerifyOptions")]
     pub type JsVerifyOptions;
     #[wasm_bindgen(typescript_type = "Verification")]
@@ -201,6 +204,44 @@ pub fn explain_history_js(
         to_js(&history::explain_history_files(files, &options)?)
     };
     run().map(JsCast::unchecked_into).map_err(js_error)
+}
+
+/// A history that grows as snapshots arrive: hand it each snapshot a portal collects, in time
+/// order, and read the report of the kept window after each (see `LiveHistoryOptions`,
+/// docs/embedding.md). The leader's state is carried from snapshot to snapshot; nothing is replayed.
+#[wasm_bindgen(js_name = LiveHistory)]
+pub struct JsLiveHistory(live_history::LiveHistoryState);
+
+#[wasm_bindgen(js_class = LiveHistory)]
+impl JsLiveHistory {
+    #[wasm_bindgen(constructor)]
+    pub fn new(options: Option<JsLiveHistoryOptions>) -> Result<JsLiveHistory, JsError> {
+        init();
+        let run = || -> Result<JsLiveHistory, ApiError> {
+            let options = options_from_js(options.as_deref())?;
+            Ok(JsLiveHistory(live_history::LiveHistoryState::new(
+                &options,
+            )?))
+        };
+        run().map_err(js_error)
+    }
+
+    /// The next snapshot; returns the history's report after it.
+    #[wasm_bindgen(js_name = pushSnapshot)]
+    pub fn push_snapshot(&mut self, snapshot: &JsSnapshot) -> Result<JsHistoryReport, JsError> {
+        let mut run = || -> Result<JsValue, ApiError> {
+            let snapshot = from_js(snapshot, "$")?;
+            to_js(&self.0.push_value(&snapshot)?)
+        };
+        run().map(JsCast::unchecked_into).map_err(js_error)
+    }
+
+    /// The report of the kept window.
+    pub fn report(&self) -> Result<JsHistoryReport, JsError> {
+        to_js(&self.0.report())
+            .map(JsCast::unchecked_into)
+            .map_err(js_error)
+    }
 }
 
 /// One leader cycle (plus manual what-ifs) on a snapshot: what Pulsar's load manager would unload,

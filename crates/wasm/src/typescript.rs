@@ -424,6 +424,12 @@ export interface HistoryOptions {
   calibration?: Calibration;
 }
 
+/** Options of `new LiveHistory()`: `explainHistory()`'s, and the window of snapshots kept
+ *  (default six hours, at least two). */
+export interface LiveHistoryOptions extends HistoryOptions {
+  windowMs?: number;
+}
+
 /** One change between consecutive snapshots of a series (`kind` says which fields are set). */
 export interface HistoryChange {
   kind: "moved" | "split" | "assigned" | "unassigned" | "broker_joined" | "broker_left"

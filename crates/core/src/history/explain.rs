@@ -151,18 +151,78 @@ impl Explainer {
         Ok(done)
     }
 
-    pub fn finish(mut self) -> HistoryReport {
-        self.report.warnings = self.leader.warnings().to_vec();
-        self.report.load_model = self.accuracy.finish();
-        self.report.broker_load = super::metrics::broker_load_over_time(&self.usages);
-        self.report.summary = summarize(
-            &self.report,
+    pub fn finish(self) -> HistoryReport {
+        let accuracy = self.accuracy.clone();
+        self.complete(self.report.clone(), accuracy)
+    }
+
+    /// The report of the snapshots pushed so far, as [`Self::finish`] would give it, while the
+    /// explainer goes on (`lbplan watch` asks after every snapshot instead of replaying the series).
+    pub fn report_so_far(&self) -> HistoryReport {
+        self.complete(self.report.clone(), self.accuracy.clone())
+    }
+
+    /// The finished fields (summary, answers, load over time) of `report`.
+    fn complete(
+        &self,
+        mut report: HistoryReport,
+        accuracy: crate::load::accuracy::AccuracyCheck,
+    ) -> HistoryReport {
+        report.warnings = self.leader.warnings().to_vec();
+        report.load_model = accuracy.finish();
+        report.broker_load = super::metrics::broker_load_over_time(&self.usages);
+        report.summary = summarize(
+            &report,
             &self.usages,
             self.grace_ms,
             self.balanced_std_fraction,
         );
-        self.report.answers = super::answers::answer(&self.report);
-        self.report
+        report.answers = super::answers::answer(&report);
+        report
+    }
+
+    /// The report as it is being built: its times, changes and unseen predictions only (the
+    /// summary, answers and load over time are filled by [`Self::report_so_far`] and
+    /// [`Self::finish`]); for a caller that reads the changes after every push without paying
+    /// for the whole report each time.
+    pub fn changes_so_far(&self) -> &HistoryReport {
+        &self.report
+    }
+
+    /// Snapshots pushed and still kept (the report's `times_ms`).
+    pub fn kept_snapshots(&self) -> usize {
+        self.report.times_ms.len()
+    }
+
+    /// Forgets the snapshots captured before `cutoff_ms` (always keeping the latest, which the
+    /// next push is compared with) and the changes and unseen predictions that start at them;
+    /// the steps of what remains are renumbered from 0. The carried leader and the bundles
+    /// waiting for an owner are kept, so what follows is explained exactly as before; the load
+    /// model's accuracy starts again (it summarises the kept window). Returns how many snapshots
+    /// were forgotten. A long-running explainer (`lbplan watch`) stays bounded this way.
+    pub fn forget_before(&mut self, cutoff_ms: i64) -> usize {
+        let times = &self.report.times_ms;
+        let keep_from = times.len().saturating_sub(1);
+        let k = times
+            .iter()
+            .take(keep_from)
+            .take_while(|t| **t < cutoff_ms)
+            .count();
+        if k == 0 {
+            return 0;
+        }
+        self.report.times_ms.drain(..k);
+        self.usages.drain(..k.min(self.usages.len()));
+        self.report.changes.retain(|c| c.step >= k);
+        for c in &mut self.report.changes {
+            c.step = c.step.saturating_sub(k);
+        }
+        self.report.predicted_not_seen.retain(|p| p.step >= k);
+        for p in &mut self.report.predicted_not_seen {
+            p.step = p.step.saturating_sub(k);
+        }
+        self.accuracy = crate::load::accuracy::AccuracyCheck::new(self.accuracy.model().clone());
+        k
     }
 }
 

@@ -1266,3 +1266,63 @@ pub fn strip_common_dir(mut files: Files) -> Files {
     }
     files
 }
+
+/// The parts a manifest refers to, directly (its brokers' parts, its namespace index and its
+/// list of bundle-data runs) and through its two index parts (each namespace's part, each run's
+/// part), for retention: a part no remaining manifest refers to may be deleted. `index` gives an
+/// index part's gzip bytes (read under `limits.max_part_bytes`); an index part already in
+/// `known_indexes` is not read again (indexes are shared by every manifest while nothing changes).
+pub fn manifest_part_refs(
+    manifest_name: &str,
+    manifest: &[u8],
+    limits: SeriesLimits,
+    known_indexes: &mut HashMap<String, Vec<String>>,
+    index: &mut dyn FnMut(&str) -> Result<Vec<u8>, ReadError>,
+) -> Result<Vec<String>, SeriesError> {
+    let path = format!("{SNAPSHOTS_DIR}/{manifest_name}");
+    let m: SnapshotManifest =
+        serde_path_to_error::deserialize(&mut serde_json::Deserializer::from_slice(manifest))
+            .map_err(|e| {
+                SeriesError::malformed(path.clone(), format!("{}: {}", e.path(), e.inner()))
+            })?;
+    let mut refs: Vec<String> = m.brokers.values().cloned().collect();
+    for (id, is_namespaces) in [(&m.namespaces, true), (&m.bundle_data, false)] {
+        refs.push(id.clone());
+        if let Some(listed) = known_indexes.get(id.as_str()) {
+            refs.extend(listed.iter().cloned());
+            continue;
+        }
+        let file = format!("{PARTS_DIR}/{}", part_file(id));
+        let gz = index(&file).map_err(|e| {
+            let why = match e {
+                ReadError::Missing => "missing".to_string(),
+                ReadError::TooLarge => "larger than a part may be".to_string(),
+                ReadError::Other(why) => why,
+            };
+            SeriesError::malformed(file.clone(), why)
+        })?;
+        let mut json = Vec::new();
+        GzDecoder::new(gz.as_slice())
+            .take(limits.max_part_bytes.saturating_add(1))
+            .read_to_end(&mut json)
+            .map_err(|e| SeriesError::malformed(file.clone(), format!("not valid gzip: {e}")))?;
+        if json.len() as u64 > limits.max_part_bytes {
+            return Err(SeriesError::malformed(
+                file,
+                "decompresses to more than a part may",
+            ));
+        }
+        let listed: Vec<String> = if is_namespaces {
+            serde_part::<IndexMap<String, String>>(&file, &json)
+                .map_err(|why| SeriesError::malformed(file.clone(), why))?
+                .into_values()
+                .collect()
+        } else {
+            serde_part::<Vec<String>>(&file, &json)
+                .map_err(|why| SeriesError::malformed(file.clone(), why))?
+        };
+        refs.extend(listed.iter().cloned());
+        known_indexes.insert(id.clone(), listed);
+    }
+    Ok(refs)
+}

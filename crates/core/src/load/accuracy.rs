@@ -88,6 +88,11 @@ impl AccuracyCheck {
         }
     }
 
+    /// The load model checked.
+    pub fn model(&self) -> &LoadModel {
+        &self.model
+    }
+
     /// One step: the moves from `before` to `after`, predicted on `before`, compared with `after`.
     pub fn step(&mut self, before: &Snapshot, after: &Snapshot) {
         let mut owner_after = std::collections::HashMap::new();
