@@ -5,10 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::config::{
-    AVG_SHEDDER, LEAST_LONG_TERM_MESSAGE_RATE, LoadBalancerConfig, OVERLOAD_SHEDDER, Profile,
-    UNIFORM_LOAD_SHEDDER, qualify_strategy_name,
-};
+use crate::config::{LoadBalancerConfig, Profile};
 use crate::model::Snapshot;
 use crate::plan::diff::{PlanDiff, diff_plans};
 use crate::plan::{PlanError, PlanRequest, make_plan};
@@ -61,31 +58,6 @@ pub struct UpgradePreview {
     pub warnings: Vec<String>,
 }
 
-/// Whether `change` touches a cluster running `shedding` / `placement` (qualified class names).
-fn applies(change: Change, shedding: &str, placement: &str, snapshot: &Snapshot) -> bool {
-    let uses = |class: &str| shedding == class || placement == class;
-    match change {
-        Change::UniformSlackRemoved => shedding == UNIFORM_LOAD_SHEDDER,
-        Change::AvgShedderExactComparator | Change::AvgShedderDestinationsByName => {
-            uses(AVG_SHEDDER)
-        }
-        Change::AvgShedderAvailable => uses(AVG_SHEDDER),
-        Change::WeightedOverloadChecks => {
-            shedding == OVERLOAD_SHEDDER || placement == LEAST_LONG_TERM_MESSAGE_RATE
-        }
-        Change::Pip457NamePatterns => snapshot
-            .bundle_data
-            .keys()
-            .any(|b| b.starts_with("sla-monitor/") || b.starts_with("pulsar/")),
-        Change::FailFastOnMisconfiguration => placement == AVG_SHEDDER && shedding != AVG_SHEDDER,
-        Change::AffinityByFullBundleName
-        | Change::Defaults50
-        | Change::DirectMemoryWeightZero
-        | Change::FormerLeaderStopsShedding => true,
-        Change::SkipSplitOfMissingBundle | Change::OverrideBrokerNics => false,
-    }
-}
-
 /// The preview of upgrading the cluster of `snapshot` (today: `from`, else its leader's release)
 /// to `to`, with `cycles` simulated cycles (0: none).
 pub fn upgrade_preview(
@@ -112,8 +84,12 @@ pub fn upgrade_preview(
         why: e.to_string(),
     })?;
     let (b_from, b_to) = (from_profile.behaviour(), to.behaviour());
-    let shedding = qualify_strategy_name(&today.shedding_strategy);
-    let placement = qualify_strategy_name(&today.placement_strategy);
+    // A row applies when today's or the target's decisions read it (one rule with the apply check).
+    let reads: Vec<Change> = [&today, &after]
+        .iter()
+        .filter_map(|p| p.release_basis.as_ref().and_then(|b| b.reads.clone()))
+        .flatten()
+        .collect();
     let changes: Vec<ReleaseChange> = CHANGES
         .iter()
         .filter(|r| b_from.has(r.change) != b_to.has(r.change))
@@ -121,7 +97,7 @@ pub fn upgrade_preview(
             prs: r.pr_label(),
             summary: r.summary.to_string(),
             direction: if b_to.has(r.change) { "gained" } else { "lost" }.to_string(),
-            applies: applies(r.change, &shedding, &placement, snapshot),
+            applies: reads.contains(&r.change),
         })
         .collect();
     let attributed_to = if decisions.identical_decisions {
@@ -160,6 +136,7 @@ pub fn upgrade_preview(
             leader_broker: None,
             other_versions: Vec::new(),
             warnings: Vec::new(),
+            reads: None,
         }),
         to: to.name(),
         changes,

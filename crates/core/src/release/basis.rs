@@ -47,6 +47,12 @@ pub struct ReleaseBasis {
     /// other brokers).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
+    /// The rows of the release table the decisions read (their load manager and strategies, keys
+    /// left at the release's default, names the shedding filter treats differently, destination
+    /// unloads sharing a range): another release that differs only outside them decides alike.
+    /// Absent: not known (every row counts).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reads: Option<Vec<super::table::Change>>,
 }
 
 /// A deciding version that cannot be used.
@@ -180,6 +186,7 @@ pub fn resolve_release(
         leader_broker: leader.map(str::to_string),
         other_versions,
         warnings,
+        reads: None,
     };
     Ok((m.release, basis))
 }
