@@ -300,7 +300,8 @@ const LAYERS: &[(&str, &[&str])] = &[
     (
         "history",
         &[
-            "config", "import", "leader", "load", "model", "modular", "naming", "plan", "text",
+            "config", "import", "leader", "load", "model", "modular", "naming", "plan", "release",
+            "text",
         ],
     ),
     // The upgrade preview: a release's decisions against another's, then simulated.

@@ -55,6 +55,13 @@ pub struct ReleaseBasis {
     pub reads: Option<Vec<super::table::Change>>,
 }
 
+impl ReleaseBasis {
+    /// The one line every text output states once: `Behaviour of Pulsar 4.0.7: the leader … reports 4.0.7; …`.
+    pub fn line(&self) -> String {
+        format!("Behaviour of Pulsar {}: {}", self.release, self.why)
+    }
+}
+
 /// A deciding version that cannot be used.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum ReleaseError {
