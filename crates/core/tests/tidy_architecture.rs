@@ -327,6 +327,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "modular",
             "naming",
             "plan",
+            "release",
             "simulate",
             "units",
         ],
