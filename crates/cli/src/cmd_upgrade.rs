@@ -150,6 +150,19 @@ fn render(p: &UpgradePreview) -> String {
             );
         }
     }
+    if !p.new_namespaces.is_empty() {
+        out.push('\n');
+        let _ = writeln!(out, "Bundles of a new namespace (system namespace):");
+        for n in &p.new_namespaces {
+            let _ = writeln!(
+                out,
+                "  {}: {} ({})",
+                e(&n.release),
+                n.namespace_bundles,
+                n.system_namespace_bundles
+            );
+        }
+    }
     out.push('\n');
     if p.keep_today.is_empty() {
         let _ = writeln!(

@@ -5,17 +5,32 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::config::{LoadBalancerConfig, Profile};
+use crate::config::settings::resolve_config;
+use crate::config::{
+    LoadBalancerConfig, Profile, SYSTEM_NAMESPACE_BUNDLES_KEY, system_namespace_bundles,
+};
 use crate::model::Snapshot;
 use crate::plan::diff::{PlanDiff, diff_plans};
-use crate::plan::{PlanError, PlanRequest, make_plan};
+use crate::plan::{Explain, PlanEngine, PlanError, PlanRequest};
 use crate::release::basis::ReleaseBasis;
 use crate::release::table::{CHANGES, Change};
 use crate::simulate::metrics::RunSummary;
 use crate::simulate::{RunConfig, RunOptions, builtin_scenario, compare};
 
-/// Version of the upgrade preview JSON (`lbplan upgrade --format json`).
-pub const UPGRADE_FORMAT_VERSION: u32 = 1;
+/// Version of the upgrade preview JSON (`lbplan upgrade --format json`; 2: `new_namespaces`, the
+/// bundles new namespaces get under each release).
+pub const UPGRADE_FORMAT_VERSION: u32 = 2;
+
+/// The bundles a namespace created under one release gets.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct NewNamespaceBundles {
+    pub release: String,
+    /// `defaultNumberOfNamespaceBundles` (4 before 5.0, 32 from 5.0.0 unless set).
+    pub namespace_bundles: i64,
+    /// A new system namespace's (`defaultNumberOfSystemNamespaceBundles`, 64 from 5.0.0; before,
+    /// the namespace default).
+    pub system_namespace_bundles: i64,
+}
 
 /// A table row whose flag differs between the two releases.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -55,6 +70,8 @@ pub struct UpgradePreview {
     /// `broker.conf` lines that keep today's defaults after the upgrade (keys the snapshot does not
     /// set whose default differs).
     pub keep_today: Vec<String>,
+    /// Today's and the target's bundles for a new namespace and a new system namespace.
+    pub new_namespaces: Vec<NewNamespaceBundles>,
     pub warnings: Vec<String>,
 }
 
@@ -66,19 +83,19 @@ pub fn upgrade_preview(
     to: Profile,
     cycles: u32,
 ) -> Result<UpgradePreview, PlanError> {
-    let today_req = PlanRequest {
-        profile: from,
+    // Both plans on one engine: the snapshot's fingerprint and the leader's view once. Only the
+    // decisions are compared, so no outlook, no verdict alternatives and no per-decision detail
+    // (at 1,000 brokers these were most of the cost).
+    let mut engine = PlanEngine::new_borrowed(snapshot);
+    let req = |profile: Option<Profile>| PlanRequest {
+        profile,
+        outlook_cycles: 0,
+        explain: Explain::Summary,
         ..PlanRequest::leader_cycle()
     };
-    let today = make_plan(snapshot, &today_req)?;
+    let today = engine.plan_decisions(&req(from))?;
     let from_profile = Profile::parse(&today.profile).unwrap_or(Profile::Pulsar4x);
-    let after = make_plan(
-        snapshot,
-        &PlanRequest {
-            profile: Some(to),
-            ..PlanRequest::leader_cycle()
-        },
-    )?;
+    let after = engine.plan_decisions(&req(Some(to)))?;
     let decisions = diff_plans(&today, &after).map_err(|e| PlanError::Operation {
         op: "upgrade".to_string(),
         why: e.to_string(),
@@ -113,7 +130,7 @@ pub fn upgrade_preview(
         LoadBalancerConfig::for_profile(from_profile),
         LoadBalancerConfig::for_profile(to),
     );
-    let keep_today = LoadBalancerConfig::KEYS
+    let mut keep_today: Vec<String> = LoadBalancerConfig::KEYS
         .iter()
         .filter(|(key, _)| !snapshot.broker_conf.contains_key(*key))
         .filter_map(|(key, _)| {
@@ -121,6 +138,34 @@ pub fn upgrade_preview(
             (a != b).then(|| format!("{key}={a}"))
         })
         .collect();
+    let resolved = |p: Profile| {
+        resolve_config(snapshot, Some(p), &[])
+            .map_or_else(|_| LoadBalancerConfig::for_profile(p), |r| r.config)
+    };
+    let new_namespaces: Vec<NewNamespaceBundles> = [from_profile, to]
+        .iter()
+        .map(|&p| {
+            let cfg = resolved(p);
+            NewNamespaceBundles {
+                release: p.name(),
+                namespace_bundles: cfg.default_number_of_namespace_bundles,
+                system_namespace_bundles: system_namespace_bundles(p, &cfg, &snapshot.broker_conf),
+            }
+        })
+        .collect();
+    // The 5.0 key is not one of the load managers': keep today's count for system namespaces.
+    if let [today_ns, after_ns] = new_namespaces.as_slice()
+        && today_ns.system_namespace_bundles != after_ns.system_namespace_bundles
+        && !snapshot
+            .broker_conf
+            .contains_key(SYSTEM_NAMESPACE_BUNDLES_KEY)
+        && to.behaviour().defaults_5_0
+    {
+        keep_today.push(format!(
+            "{SYSTEM_NAMESPACE_BUNDLES_KEY}={}",
+            today_ns.system_namespace_bundles
+        ));
+    }
     let mut warnings = Vec::new();
     let simulated = if cycles == 0 {
         Vec::new()
@@ -145,6 +190,7 @@ pub fn upgrade_preview(
         simulated,
         cycles,
         keep_today,
+        new_namespaces,
         warnings,
     })
 }
@@ -226,6 +272,23 @@ mod tests {
                 p.keep_today
             );
         }
+        // New namespaces: 4 bundles today (system namespaces too); 32 and 64 on 5.0.0 (#26609 / #26610).
+        assert_eq!(
+            p.new_namespaces
+                .iter()
+                .map(|n| (
+                    n.release.as_str(),
+                    n.namespace_bundles,
+                    n.system_namespace_bundles
+                ))
+                .collect::<Vec<_>>(),
+            vec![("4.0.7", 4, 4), ("5.0.0", 32, 64)]
+        );
+        assert!(
+            p.keep_today
+                .iter()
+                .any(|l| l == "defaultNumberOfSystemNamespaceBundles=4")
+        );
         // 4.0.7 → 4.0.8 gains only #24954 (and nothing in between applies to ThresholdShedder).
         let p = upgrade_preview(&snap, None, Profile::parse("4.0.8").unwrap(), 0).unwrap();
         assert_eq!(p.changes.len(), 1);
