@@ -105,31 +105,42 @@ fn render(p: &UpgradePreview) -> String {
                 e(&p.attributed_to.join(", ")).into_owned()
             }
         );
+        // Each changed decision with the PRs of the rows acting on the side that made it.
+        let why = |bundle: &str, decision: &str| -> String {
+            p.decision_causes
+                .iter()
+                .find(|c| c.bundle == bundle && c.decision == decision)
+                .filter(|c| !c.prs.is_empty())
+                .map_or_else(String::new, |c| format!("   [{}]", e(&c.prs.join(", "))))
+        };
         for m in &d.moves_added {
             let _ = writeln!(
                 out,
-                "  + {} {} → {}",
+                "  + {} {} → {}{}",
                 e(&m.bundle),
                 e(&m.from),
-                e(m.to.as_deref().unwrap_or("?"))
+                e(m.to.as_deref().unwrap_or("?")),
+                why(&m.bundle, "added")
             );
         }
         for m in &d.moves_removed {
             let _ = writeln!(
                 out,
-                "  - {} {} → {}",
+                "  - {} {} → {}{}",
                 e(&m.bundle),
                 e(&m.from),
-                e(m.to.as_deref().unwrap_or("?"))
+                e(m.to.as_deref().unwrap_or("?")),
+                why(&m.bundle, "removed")
             );
         }
         for m in &d.moves_changed {
             let _ = writeln!(
                 out,
-                "  ~ {} to {} instead of {}",
+                "  ~ {} to {} instead of {}{}",
                 e(&m.bundle),
                 e(m.what_if.to.as_deref().unwrap_or("?")),
-                e(m.baseline.to.as_deref().unwrap_or("?"))
+                e(m.baseline.to.as_deref().unwrap_or("?")),
+                why(&m.bundle, "destination")
             );
         }
     }

@@ -96,6 +96,16 @@ fn upgrade_to_5_0_lists_the_prs_and_the_lines_that_keep_today() {
         text.contains("  defaultNumberOfSystemNamespaceBundles=4\n"),
         "{text}"
     );
+    // The demo's ThresholdShedder gives way to the 5.0 defaults' AvgShedder: each changed decision
+    // names #26609 / #26610, not AvgShedder's own rows.
+    let changed: Vec<&str> = text
+        .lines()
+        .filter(|l| l.starts_with("  + ") || l.starts_with("  - ") || l.starts_with("  ~ "))
+        .collect();
+    assert!(!changed.is_empty(), "{text}");
+    for l in changed {
+        assert!(l.ends_with("[apache/pulsar#26609 / #26610]"), "{l}");
+    }
     let v = json(&lbplan(&[
         "upgrade", DEMO, "--to", "5.0", "--cycles", "3", "--format", "json",
     ]));

@@ -3,6 +3,8 @@
 //! and touch the strategies in use), the first cycles simulated under each (moves, bytes moved,
 //! ping-pong, time to balance), and the `broker.conf` lines that keep today's defaults.
 
+pub mod causes;
+
 use serde::{Deserialize, Serialize};
 
 use crate::config::settings::resolve_config;
@@ -18,7 +20,8 @@ use crate::simulate::metrics::RunSummary;
 use crate::simulate::{RunConfig, RunOptions, builtin_scenario, compare};
 
 /// Version of the upgrade preview JSON (`lbplan upgrade --format json`; 2: `new_namespaces`, the
-/// bundles new namespaces get under each release).
+/// bundles new namespaces get under each release, and `decision_causes`, the PRs per changed
+/// decision).
 pub const UPGRADE_FORMAT_VERSION: u32 = 2;
 
 /// The bundles a namespace created under one release gets.
@@ -62,8 +65,11 @@ pub struct UpgradePreview {
     pub changes: Vec<ReleaseChange>,
     /// This cycle's decisions today against after the upgrade (`baseline` = today).
     pub decisions: PlanDiff,
-    /// The PRs each changed decision is attributed to: the differing rows that apply.
+    /// The PRs the changed decisions are attributed to: the differing rows that apply.
     pub attributed_to: Vec<String>,
+    /// Each changed decision with the PRs of the rows acting on the side of the cycle that made it
+    /// ([`causes::decision_causes`]).
+    pub decision_causes: Vec<causes::DecisionCause>,
     /// The first `cycles` simulated today and after the upgrade (the `steady` scenario).
     pub simulated: Vec<SimulatedUpgrade>,
     pub cycles: u32,
@@ -126,6 +132,10 @@ pub fn upgrade_preview(
             .map(|c| c.prs.clone())
             .collect()
     };
+    let strategies_replaced = today.shedding_strategy != after.shedding_strategy
+        || today.placement_strategy != after.placement_strategy;
+    let decision_causes =
+        causes::decision_causes(&decisions, &b_from, &b_to, &reads, strategies_replaced);
     let (d_from, d_to) = (
         LoadBalancerConfig::for_profile(from_profile),
         LoadBalancerConfig::for_profile(to),
@@ -187,6 +197,7 @@ pub fn upgrade_preview(
         changes,
         decisions,
         attributed_to,
+        decision_causes,
         simulated,
         cycles,
         keep_today,

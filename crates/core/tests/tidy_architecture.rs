@@ -310,6 +310,7 @@ const LAYERS: &[(&str, &[&str])] = &[
         &[
             "config",
             "model",
+            "modular",
             "plan",
             "release",
             "simulate",
