@@ -24,7 +24,7 @@ use yew::prelude::*;
 use crate::components::{
     BrokerDetailView, BrokerTable, BundleMapView, ErrorBanner, ExportPanel, Header, History,
     HistoryTimeline, LoadedProps, LoaderBar, NamespaceList, Nav, PlanView, RebalancePanel,
-    RebalancePrefill, SettingsPanel, SimulatePanel, WhatIf,
+    RebalancePrefill, SettingsPanel, SimulatePanel, UpgradePanel, WhatIf,
 };
 use crate::embed::External;
 use crate::embed::Options;
@@ -315,6 +315,7 @@ pub fn app(props: &AppProps) -> Html {
                     <SimulatePanel loaded={l.clone()} profile={state.profile} overrides={sim_overrides.clone()}
                         dark={dark} worker_url={AttrValue::from(options.worker_url())}
                         plan_worker={(*imports).clone()} calibration={state.calibration.clone()} />
+                    <UpgradePanel loaded={l.clone()} profile={state.profile} />
                     </div>
                     <div data-section="namespaces" tabindex="-1">
                     <NamespaceList loaded={l.clone()} />

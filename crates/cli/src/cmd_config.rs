@@ -10,6 +10,7 @@ use lbplan_core::config::settings::{detect_profile, release_basis};
 use lbplan_core::config::{LoadBalancerConfig, Profile};
 use lbplan_core::text::escape_control;
 use lbplan_core::view::settings::{ValueSource, setting_rows};
+use lbplan_core::view::settings_check::{Severity, check_settings, finding_line};
 
 use crate::exit::CliError;
 use crate::option_args::parse_profile;
@@ -25,6 +26,11 @@ pub struct Args {
     /// differs from the profile's defaults.
     #[arg(long)]
     snapshot: Option<PathBuf>,
+    /// With --snapshot: check its broker.conf against the leader's release (keys it does not know,
+    /// strategy pairs it falls back from or refuses, values it ignores) instead of printing the
+    /// configuration; exit 1 when the broker would not run the configured modular manager.
+    #[arg(long, requires = "snapshot")]
+    check: bool,
 }
 
 pub fn run(args: Args) -> Result<(), CliError> {
@@ -41,6 +47,9 @@ pub fn run(args: Args) -> Result<(), CliError> {
         return crate::output::to_stdout(text.as_bytes());
     };
     let snapshot = load_snapshot(path)?;
+    if args.check {
+        return check(&snapshot, chosen);
+    }
     let (detected, mixed) = detect_profile(&snapshot);
     let profile = chosen.unwrap_or(detected);
     let rows = setting_rows(&snapshot, Some(profile), &[]);
@@ -101,4 +110,36 @@ pub fn run(args: Args) -> Result<(), CliError> {
         text.push_str(&format!("{}={}\n", r.key, escape_control(&r.effective)));
     }
     crate::output::to_stdout(text.as_bytes())
+}
+
+/// `--check`: core's version-aware settings check, one finding a line.
+fn check(snapshot: &lbplan_core::model::Snapshot, chosen: Option<Profile>) -> Result<(), CliError> {
+    let c = check_settings(snapshot, chosen, &[]).map_err(|e| CliError::BadInput(e.to_string()))?;
+    let mut text = format!(
+        "Settings checked against {}\n",
+        escape_control(&c.basis.line())
+    );
+    if c.findings.is_empty() {
+        text.push_str(&format!(
+            "No finding: Pulsar {} knows every key set and runs the configured strategies.\n",
+            c.release
+        ));
+    }
+    for f in &c.findings {
+        text.push_str(&escape_control(&finding_line(f)));
+        text.push('\n');
+    }
+    crate::output::to_stdout(text.as_bytes())?;
+    if c.has_errors() {
+        let n = c
+            .findings
+            .iter()
+            .filter(|f| f.severity == Severity::Error)
+            .count();
+        return Err(CliError::Failed(format!(
+            "settings check: {n} error(s) on Pulsar {}",
+            c.release
+        )));
+    }
+    Ok(())
 }

@@ -158,6 +158,9 @@ fn render(p: &Proposal) -> String {
         b.std_usage_fraction * 100.0,
         a.std_usage_fraction * 100.0
     );
+    if let Some(basis) = &p.plan.release_basis {
+        let _ = writeln!(out, "{}", basis.line());
+    }
     let _ = writeln!(out, "Would Pulsar undo it? {}", p.stick_summary);
     for n in &p.notes {
         let _ = writeln!(out, "  note: {n}");

@@ -105,31 +105,42 @@ fn render(p: &UpgradePreview) -> String {
                 e(&p.attributed_to.join(", ")).into_owned()
             }
         );
+        // Each changed decision with the PRs of the rows acting on the side that made it.
+        let why = |bundle: &str, decision: &str| -> String {
+            p.decision_causes
+                .iter()
+                .find(|c| c.bundle == bundle && c.decision == decision)
+                .filter(|c| !c.prs.is_empty())
+                .map_or_else(String::new, |c| format!("   [{}]", e(&c.prs.join(", "))))
+        };
         for m in &d.moves_added {
             let _ = writeln!(
                 out,
-                "  + {} {} → {}",
+                "  + {} {} → {}{}",
                 e(&m.bundle),
                 e(&m.from),
-                e(m.to.as_deref().unwrap_or("?"))
+                e(m.to.as_deref().unwrap_or("?")),
+                why(&m.bundle, "added")
             );
         }
         for m in &d.moves_removed {
             let _ = writeln!(
                 out,
-                "  - {} {} → {}",
+                "  - {} {} → {}{}",
                 e(&m.bundle),
                 e(&m.from),
-                e(m.to.as_deref().unwrap_or("?"))
+                e(m.to.as_deref().unwrap_or("?")),
+                why(&m.bundle, "removed")
             );
         }
         for m in &d.moves_changed {
             let _ = writeln!(
                 out,
-                "  ~ {} to {} instead of {}",
+                "  ~ {} to {} instead of {}{}",
                 e(&m.bundle),
                 e(m.what_if.to.as_deref().unwrap_or("?")),
-                e(m.baseline.to.as_deref().unwrap_or("?"))
+                e(m.baseline.to.as_deref().unwrap_or("?")),
+                why(&m.bundle, "destination")
             );
         }
     }
@@ -147,6 +158,19 @@ fn render(p: &UpgradePreview) -> String {
                 m.total_thrashing,
                 m.balanced_at_cycle
                     .map_or_else(|| "never".to_string(), |c| format!("at cycle {c}"))
+            );
+        }
+    }
+    if !p.new_namespaces.is_empty() {
+        out.push('\n');
+        let _ = writeln!(out, "Bundles of a new namespace (system namespace):");
+        for n in &p.new_namespaces {
+            let _ = writeln!(
+                out,
+                "  {}: {} ({})",
+                e(&n.release),
+                n.namespace_bundles,
+                n.system_namespace_bundles
             );
         }
     }

@@ -198,12 +198,7 @@ pub fn render_text(plan: &Plan, verbose: bool) -> String {
         plan.seed
     );
     if let Some(basis) = &plan.release_basis {
-        let _ = writeln!(
-            out,
-            "Behaviour of Pulsar {}: {}",
-            e(&basis.release),
-            e(&basis.why)
-        );
+        let _ = writeln!(out, "{}", e(&basis.line()));
     }
     if let Some(basis) = plan.prediction_basis() {
         let _ = writeln!(out, "{}", e(&basis));

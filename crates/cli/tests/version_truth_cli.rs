@@ -92,11 +92,29 @@ fn upgrade_to_5_0_lists_the_prs_and_the_lines_that_keep_today() {
         text.contains("  defaultNumberOfNamespaceBundles=4\n"),
         "{text}"
     );
+    assert!(
+        text.contains("  defaultNumberOfSystemNamespaceBundles=4\n"),
+        "{text}"
+    );
+    // The demo's ThresholdShedder gives way to the 5.0 defaults' AvgShedder: each changed decision
+    // names #26609 / #26610, not AvgShedder's own rows.
+    let changed: Vec<&str> = text
+        .lines()
+        .filter(|l| l.starts_with("  + ") || l.starts_with("  - ") || l.starts_with("  ~ "))
+        .collect();
+    assert!(!changed.is_empty(), "{text}");
+    for l in changed {
+        assert!(l.ends_with("[apache/pulsar#26609 / #26610]"), "{l}");
+    }
     let v = json(&lbplan(&[
         "upgrade", DEMO, "--to", "5.0", "--cycles", "3", "--format", "json",
     ]));
-    assert_eq!(v["format_version"], 1);
+    assert_eq!(v["format_version"], 2);
     assert_eq!(v["to"], "5.0.0");
+    // #26609 / #26610: 32 bundles for a new namespace, 64 for a system namespace on 5.0.0.
+    assert_eq!(v["new_namespaces"][1]["namespace_bundles"], 32);
+    assert_eq!(v["new_namespaces"][1]["system_namespace_bundles"], 64);
+    assert_eq!(v["new_namespaces"][0]["system_namespace_bundles"], 4);
     let sims = v["simulated"].as_array().unwrap();
     assert_eq!(sims.len(), 2);
     assert_eq!(sims[0]["release"], "4.0.7");

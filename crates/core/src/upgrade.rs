@@ -3,22 +3,37 @@
 //! and touch the strategies in use), the first cycles simulated under each (moves, bytes moved,
 //! ping-pong, time to balance), and the `broker.conf` lines that keep today's defaults.
 
+pub mod causes;
+
 use serde::{Deserialize, Serialize};
 
+use crate::config::settings::resolve_config;
 use crate::config::{
-    AVG_SHEDDER, LEAST_LONG_TERM_MESSAGE_RATE, LoadBalancerConfig, OVERLOAD_SHEDDER, Profile,
-    UNIFORM_LOAD_SHEDDER, qualify_strategy_name,
+    LoadBalancerConfig, Profile, SYSTEM_NAMESPACE_BUNDLES_KEY, system_namespace_bundles,
 };
 use crate::model::Snapshot;
 use crate::plan::diff::{PlanDiff, diff_plans};
-use crate::plan::{PlanError, PlanRequest, make_plan};
+use crate::plan::{Explain, PlanEngine, PlanError, PlanRequest};
 use crate::release::basis::ReleaseBasis;
 use crate::release::table::{CHANGES, Change};
 use crate::simulate::metrics::RunSummary;
 use crate::simulate::{RunConfig, RunOptions, builtin_scenario, compare};
 
-/// Version of the upgrade preview JSON (`lbplan upgrade --format json`).
-pub const UPGRADE_FORMAT_VERSION: u32 = 1;
+/// Version of the upgrade preview JSON (`lbplan upgrade --format json`; 2: `new_namespaces`, the
+/// bundles new namespaces get under each release, and `decision_causes`, the PRs per changed
+/// decision).
+pub const UPGRADE_FORMAT_VERSION: u32 = 2;
+
+/// The bundles a namespace created under one release gets.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct NewNamespaceBundles {
+    pub release: String,
+    /// `defaultNumberOfNamespaceBundles` (4 before 5.0, 32 from 5.0.0 unless set).
+    pub namespace_bundles: i64,
+    /// A new system namespace's (`defaultNumberOfSystemNamespaceBundles`, 64 from 5.0.0; before,
+    /// the namespace default).
+    pub system_namespace_bundles: i64,
+}
 
 /// A table row whose flag differs between the two releases.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -50,40 +65,20 @@ pub struct UpgradePreview {
     pub changes: Vec<ReleaseChange>,
     /// This cycle's decisions today against after the upgrade (`baseline` = today).
     pub decisions: PlanDiff,
-    /// The PRs each changed decision is attributed to: the differing rows that apply.
+    /// The PRs the changed decisions are attributed to: the differing rows that apply.
     pub attributed_to: Vec<String>,
+    /// Each changed decision with the PRs of the rows acting on the side of the cycle that made it
+    /// ([`causes::decision_causes`]).
+    pub decision_causes: Vec<causes::DecisionCause>,
     /// The first `cycles` simulated today and after the upgrade (the `steady` scenario).
     pub simulated: Vec<SimulatedUpgrade>,
     pub cycles: u32,
     /// `broker.conf` lines that keep today's defaults after the upgrade (keys the snapshot does not
     /// set whose default differs).
     pub keep_today: Vec<String>,
+    /// Today's and the target's bundles for a new namespace and a new system namespace.
+    pub new_namespaces: Vec<NewNamespaceBundles>,
     pub warnings: Vec<String>,
-}
-
-/// Whether `change` touches a cluster running `shedding` / `placement` (qualified class names).
-fn applies(change: Change, shedding: &str, placement: &str, snapshot: &Snapshot) -> bool {
-    let uses = |class: &str| shedding == class || placement == class;
-    match change {
-        Change::UniformSlackRemoved => shedding == UNIFORM_LOAD_SHEDDER,
-        Change::AvgShedderExactComparator | Change::AvgShedderDestinationsByName => {
-            uses(AVG_SHEDDER)
-        }
-        Change::AvgShedderAvailable => uses(AVG_SHEDDER),
-        Change::WeightedOverloadChecks => {
-            shedding == OVERLOAD_SHEDDER || placement == LEAST_LONG_TERM_MESSAGE_RATE
-        }
-        Change::Pip457NamePatterns => snapshot
-            .bundle_data
-            .keys()
-            .any(|b| b.starts_with("sla-monitor/") || b.starts_with("pulsar/")),
-        Change::FailFastOnMisconfiguration => placement == AVG_SHEDDER && shedding != AVG_SHEDDER,
-        Change::AffinityByFullBundleName
-        | Change::Defaults50
-        | Change::DirectMemoryWeightZero
-        | Change::FormerLeaderStopsShedding => true,
-        Change::SkipSplitOfMissingBundle | Change::OverrideBrokerNics => false,
-    }
 }
 
 /// The preview of upgrading the cluster of `snapshot` (today: `from`, else its leader's release)
@@ -94,26 +89,30 @@ pub fn upgrade_preview(
     to: Profile,
     cycles: u32,
 ) -> Result<UpgradePreview, PlanError> {
-    let today_req = PlanRequest {
-        profile: from,
+    // Both plans on one engine: the snapshot's fingerprint and the leader's view once. Only the
+    // decisions are compared, so no outlook, no verdict alternatives and no per-decision detail
+    // (at 1,000 brokers these were most of the cost).
+    let mut engine = PlanEngine::new_borrowed(snapshot);
+    let req = |profile: Option<Profile>| PlanRequest {
+        profile,
+        outlook_cycles: 0,
+        explain: Explain::Summary,
         ..PlanRequest::leader_cycle()
     };
-    let today = make_plan(snapshot, &today_req)?;
+    let today = engine.plan_decisions(&req(from))?;
     let from_profile = Profile::parse(&today.profile).unwrap_or(Profile::Pulsar4x);
-    let after = make_plan(
-        snapshot,
-        &PlanRequest {
-            profile: Some(to),
-            ..PlanRequest::leader_cycle()
-        },
-    )?;
+    let after = engine.plan_decisions(&req(Some(to)))?;
     let decisions = diff_plans(&today, &after).map_err(|e| PlanError::Operation {
         op: "upgrade".to_string(),
         why: e.to_string(),
     })?;
     let (b_from, b_to) = (from_profile.behaviour(), to.behaviour());
-    let shedding = qualify_strategy_name(&today.shedding_strategy);
-    let placement = qualify_strategy_name(&today.placement_strategy);
+    // A row applies when today's or the target's decisions read it (one rule with the apply check).
+    let reads: Vec<Change> = [&today, &after]
+        .iter()
+        .filter_map(|p| p.release_basis.as_ref().and_then(|b| b.reads.clone()))
+        .flatten()
+        .collect();
     let changes: Vec<ReleaseChange> = CHANGES
         .iter()
         .filter(|r| b_from.has(r.change) != b_to.has(r.change))
@@ -121,7 +120,7 @@ pub fn upgrade_preview(
             prs: r.pr_label(),
             summary: r.summary.to_string(),
             direction: if b_to.has(r.change) { "gained" } else { "lost" }.to_string(),
-            applies: applies(r.change, &shedding, &placement, snapshot),
+            applies: reads.contains(&r.change),
         })
         .collect();
     let attributed_to = if decisions.identical_decisions {
@@ -133,11 +132,15 @@ pub fn upgrade_preview(
             .map(|c| c.prs.clone())
             .collect()
     };
+    let strategies_replaced = today.shedding_strategy != after.shedding_strategy
+        || today.placement_strategy != after.placement_strategy;
+    let decision_causes =
+        causes::decision_causes(&decisions, &b_from, &b_to, &reads, strategies_replaced);
     let (d_from, d_to) = (
         LoadBalancerConfig::for_profile(from_profile),
         LoadBalancerConfig::for_profile(to),
     );
-    let keep_today = LoadBalancerConfig::KEYS
+    let mut keep_today: Vec<String> = LoadBalancerConfig::KEYS
         .iter()
         .filter(|(key, _)| !snapshot.broker_conf.contains_key(*key))
         .filter_map(|(key, _)| {
@@ -145,6 +148,34 @@ pub fn upgrade_preview(
             (a != b).then(|| format!("{key}={a}"))
         })
         .collect();
+    let resolved = |p: Profile| {
+        resolve_config(snapshot, Some(p), &[])
+            .map_or_else(|_| LoadBalancerConfig::for_profile(p), |r| r.config)
+    };
+    let new_namespaces: Vec<NewNamespaceBundles> = [from_profile, to]
+        .iter()
+        .map(|&p| {
+            let cfg = resolved(p);
+            NewNamespaceBundles {
+                release: p.name(),
+                namespace_bundles: cfg.default_number_of_namespace_bundles,
+                system_namespace_bundles: system_namespace_bundles(p, &cfg, &snapshot.broker_conf),
+            }
+        })
+        .collect();
+    // The 5.0 key is not one of the load managers': keep today's count for system namespaces.
+    if let [today_ns, after_ns] = new_namespaces.as_slice()
+        && today_ns.system_namespace_bundles != after_ns.system_namespace_bundles
+        && !snapshot
+            .broker_conf
+            .contains_key(SYSTEM_NAMESPACE_BUNDLES_KEY)
+        && to.behaviour().defaults_5_0
+    {
+        keep_today.push(format!(
+            "{SYSTEM_NAMESPACE_BUNDLES_KEY}={}",
+            today_ns.system_namespace_bundles
+        ));
+    }
     let mut warnings = Vec::new();
     let simulated = if cycles == 0 {
         Vec::new()
@@ -160,14 +191,17 @@ pub fn upgrade_preview(
             leader_broker: None,
             other_versions: Vec::new(),
             warnings: Vec::new(),
+            reads: None,
         }),
         to: to.name(),
         changes,
         decisions,
         attributed_to,
+        decision_causes,
         simulated,
         cycles,
         keep_today,
+        new_namespaces,
         warnings,
     })
 }
@@ -249,6 +283,23 @@ mod tests {
                 p.keep_today
             );
         }
+        // New namespaces: 4 bundles today (system namespaces too); 32 and 64 on 5.0.0 (#26609 / #26610).
+        assert_eq!(
+            p.new_namespaces
+                .iter()
+                .map(|n| (
+                    n.release.as_str(),
+                    n.namespace_bundles,
+                    n.system_namespace_bundles
+                ))
+                .collect::<Vec<_>>(),
+            vec![("4.0.7", 4, 4), ("5.0.0", 32, 64)]
+        );
+        assert!(
+            p.keep_today
+                .iter()
+                .any(|l| l == "defaultNumberOfSystemNamespaceBundles=4")
+        );
         // 4.0.7 → 4.0.8 gains only #24954 (and nothing in between applies to ThresholdShedder).
         let p = upgrade_preview(&snap, None, Profile::parse("4.0.8").unwrap(), 0).unwrap();
         assert_eq!(p.changes.len(), 1);

@@ -301,7 +301,8 @@ const LAYERS: &[(&str, &[&str])] = &[
     (
         "history",
         &[
-            "config", "import", "leader", "load", "model", "modular", "naming", "plan", "text",
+            "config", "import", "leader", "load", "model", "modular", "naming", "plan", "release",
+            "text",
         ],
     ),
     // The watch: the next cycle's plan, the history kept live, the metrics text.
@@ -312,6 +313,7 @@ const LAYERS: &[(&str, &[&str])] = &[
         &[
             "config",
             "model",
+            "modular",
             "plan",
             "release",
             "simulate",
@@ -329,6 +331,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "modular",
             "naming",
             "plan",
+            "release",
             "simulate",
             "units",
         ],

@@ -25,6 +25,7 @@ pub mod sim_chart;
 pub mod simulate_panel;
 pub mod styled;
 pub mod tenant_filter;
+pub mod upgrade_panel;
 pub mod verdict_banner;
 pub mod virtual_rows;
 pub mod whatif;
@@ -44,6 +45,7 @@ pub use plan_view::PlanView;
 pub use rebalance_panel::{RebalancePanel, RebalancePrefill};
 pub use settings_panel::SettingsPanel;
 pub use simulate_panel::SimulatePanel;
+pub use upgrade_panel::UpgradePanel;
 pub use verdict_banner::VerdictBanner;
 pub use whatif::WhatIf;
 

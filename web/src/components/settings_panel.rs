@@ -2,7 +2,8 @@
 //! release, with why), then the settings an operator reaches for
 //! first (core's `TOP_SETTINGS`: the strategies, the two thresholds, shedding and splitting on/off),
 //! each with a line saying what it decides, then every `broker.conf` key with Pulsar's default and
-//! the effective value. Booleans are switches. A change is an operation in the edit history
+//! the effective value; above them, core's version-aware check of the configuration against the
+//! release (`view::settings_check`). Booleans are switches. A change is an operation in the edit history
 //! (`set=KEY=VALUE`), so it can be undone and shared.
 
 use std::rc::Rc;
@@ -16,6 +17,7 @@ use lbplan_core::view::settings::{
     PLACEMENT_STRATEGIES, SHEDDING_STRATEGIES, SettingRow, TOP_SETTINGS, ValueSource,
     effective_profile, setting_rows,
 };
+use lbplan_core::view::settings_check::{Severity, check_settings, finding_line};
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
@@ -83,6 +85,11 @@ pub fn settings_panel(p: &SettingsProps) -> Html {
         }
         Err(e) => e.to_string(),
     };
+    // Core's version-aware check (as `lbplan config --check`): what this release does not take as
+    // configured, each with the PR that changes it.
+    let findings = check_settings(&p.snapshot, p.profile, &overrides)
+        .map(|c| c.findings)
+        .unwrap_or_default();
     let get = |k: &str| {
         rows.iter()
             .find(|r| r.key == k)
@@ -182,6 +189,13 @@ pub fn settings_panel(p: &SettingsProps) -> Html {
                 <CalibrationLoader snapshot={p.snapshot.clone()} calibration={p.calibration.clone()}
                     on_calibration={p.on_calibration.clone()} readonly={p.readonly} />
             </div>
+            if !findings.is_empty() {
+                <ul class="warnings" data-testid="settings-check">
+                    { for findings.iter().map(|f| html! {
+                        <li class={if f.severity == Severity::Error { "error" } else { "" }}>{ finding_line(f) }</li>
+                    }) }
+                </ul>
+            }
             <div class="settings-top top-settings">{ top }</div>
             if !p.warnings.is_empty() {
                 <ul class="warnings" data-testid="plan-warnings">

@@ -48,6 +48,10 @@ pub struct PlanContext {
     pub worst_broker: Option<String>,
     #[serde(default)]
     pub worst_after_fraction: Option<f64>,
+    /// The rows of the release table the plan's decisions read (`release_basis.reads`): another
+    /// release differing only outside them decides alike. `None` (a plan before them): every row.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reads: Option<Vec<crate::release::Change>>,
 }
 
 impl PlanContext {
@@ -69,6 +73,7 @@ impl PlanContext {
             headline: plan.verdict.headline.clone(),
             worst_broker: worst.map(|(b, _)| b.to_string()),
             worst_after_fraction: worst.map(|(_, u)| u),
+            reads: plan.release_basis.as_ref().and_then(|b| b.reads.clone()),
         }
     }
 
@@ -192,12 +197,14 @@ pub fn assess(context: &PlanContext, limits: &Limits) -> Assessment {
             }
         }
     };
-    // Another release matters only where the release table says it decides differently.
+    // Another release matters only where it differs in a row of the table the plan reads.
     let decides_differently = |cluster: &str, plan: &str| match (
         crate::config::Profile::parse(cluster),
         crate::config::Profile::parse(plan),
     ) {
-        (Some(c), Some(p)) => c.behaviour() != p.behaviour(),
+        (Some(c), Some(p)) => !c
+            .behaviour()
+            .decides_alike(&p.behaviour(), context.reads.as_deref()),
         _ => cluster != plan,
     };
     if let Some(cluster) = &limits.cluster_profile
@@ -439,9 +446,13 @@ fi
     out
 }
 
-/// The known releases that decide as `plan_profile`'s release (the same flags in the release
-/// table) and those that do not: the one rule `lbplan apply`'s check applies, listed for a script.
-pub fn releases_deciding_as(plan_profile: &str) -> (Vec<String>, Vec<String>) {
+/// The known releases that decide as `plan_profile`'s release (the same flags in the rows of the
+/// release table the plan reads, `reads`; every row when `None`) and those that do not: the one
+/// rule `lbplan apply`'s check applies ([`assess`]), listed for a script.
+pub fn releases_deciding_as(
+    plan_profile: &str,
+    reads: Option<&[crate::release::Change]>,
+) -> (Vec<String>, Vec<String>) {
     use crate::config::Profile;
     use crate::release::Release;
     let Some(plan) = Profile::parse(plan_profile) else {
@@ -452,7 +463,14 @@ pub fn releases_deciding_as(plan_profile: &str) -> (Vec<String>, Vec<String>) {
         .into_iter()
         // The script reads the version's numbers only (`5.0.0-M1` is `5.0.0` to it).
         .filter(|r| r.line.numbers().is_some() && r.stage == crate::release::Stage::Final)
-        .map(|r| (r.name(), Profile::of_release(r).behaviour() == mine))
+        .map(|r| {
+            (
+                r.name(),
+                Profile::of_release(r)
+                    .behaviour()
+                    .decides_alike(&mine, reads),
+            )
+        })
         .fold(
             (Vec::new(), Vec::new()),
             |(mut same, mut other), (name, eq)| {
@@ -475,7 +493,8 @@ pub fn releases_deciding_as(plan_profile: &str) -> (Vec<String>, Vec<String>) {
 /// [`Hazard::OtherProfile`]'s text. A version that cannot be read, or that this build's table
 /// does not know, is said and not checked.
 pub fn script_profile_check(plan: &Plan) -> String {
-    let (same, other) = releases_deciding_as(&plan.profile);
+    let reads = plan.release_basis.as_ref().and_then(|b| b.reads.as_deref());
+    let (same, other) = releases_deciding_as(&plan.profile, reads);
     let arm = |names: &[String], what: &str| -> String {
         if names.is_empty() {
             String::new()
@@ -588,6 +607,7 @@ mod tests {
             headline: "worse: max usage 99.6% → 1032.0%".to_string(),
             worst_broker: Some("small-1:8080".to_string()),
             worst_after_fraction: Some(10.32),
+            reads: None,
         }
     }
 

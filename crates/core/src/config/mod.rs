@@ -18,6 +18,32 @@ pub const OVERLOAD_SHEDDER: &str = "org.apache.pulsar.broker.loadbalance.impl.Ov
 pub const UNIFORM_LOAD_SHEDDER: &str =
     "org.apache.pulsar.broker.loadbalance.impl.UniformLoadShedder";
 pub const AVG_SHEDDER: &str = "org.apache.pulsar.broker.loadbalance.impl.AvgShedder";
+
+/// `defaultNumberOfSystemNamespaceBundles` (apache/pulsar#26609 / #26610, 5.0.0): the bundles a
+/// system namespace (`pulsar/system`, heartbeat, SLA monitor) is created with. Not a key the load
+/// managers read; before 5.0 there is no such key and system namespaces get
+/// `defaultNumberOfNamespaceBundles`.
+pub const SYSTEM_NAMESPACE_BUNDLES_KEY: &str = "defaultNumberOfSystemNamespaceBundles";
+/// Its 5.0 default.
+pub const SYSTEM_NAMESPACE_BUNDLES_5_0: i64 = 64;
+
+/// The bundles a new system namespace gets on `profile`'s release with `broker_conf`: the 5.0 key
+/// (set, else 64) from 5.0.0, else the release's `defaultNumberOfNamespaceBundles` (`cfg`'s).
+pub fn system_namespace_bundles(
+    profile: Profile,
+    cfg: &LoadBalancerConfig,
+    broker_conf: &indexmap::IndexMap<String, String>,
+) -> i64 {
+    if profile.behaviour().defaults_5_0 {
+        broker_conf
+            .get(SYSTEM_NAMESPACE_BUNDLES_KEY)
+            .and_then(|v| v.trim().parse::<i64>().ok())
+            .filter(|n| *n > 0)
+            .unwrap_or(SYSTEM_NAMESPACE_BUNDLES_5_0)
+    } else {
+        cfg.default_number_of_namespace_bundles
+    }
+}
 pub const TRANSFER_SHEDDER: &str =
     "org.apache.pulsar.broker.loadbalance.extensions.scheduler.TransferShedder";
 pub const LEAST_LONG_TERM_MESSAGE_RATE: &str =

@@ -88,6 +88,7 @@ impl Explainer {
                 format_version: HISTORY_FORMAT_VERSION,
                 shedding_strategy,
                 placement_strategy,
+                release_basis: crate::config::settings::release_basis(first, opts.profile).ok(),
                 ..HistoryReport::default()
             },
             usages: Vec::new(),

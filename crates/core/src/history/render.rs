@@ -152,6 +152,9 @@ pub fn render_text(r: &HistoryReport) -> String {
         crate::config::simple_class_name(&r.shedding_strategy),
         crate::config::simple_class_name(&r.placement_strategy)
     ));
+    if let Some(basis) = &r.release_basis {
+        lines.push(basis.line());
+    }
     lines.push(format!(
         "moves seen {}: predicted by the leader {} ({} of moves not caused by a broker leaving),",
         s.moves_seen,

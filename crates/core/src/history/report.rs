@@ -17,6 +17,10 @@ pub struct HistoryReport {
     /// The replayed leader's strategy class names.
     pub shedding_strategy: String,
     pub placement_strategy: String,
+    /// Which release the replayed leader decided as, and why (the first snapshot's leader's
+    /// version, the majority's, or `--profile`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub release_basis: Option<crate::release::ReleaseBasis>,
     /// Capture time of each snapshot (ms since epoch), in order.
     pub times_ms: Vec<i64>,
     pub summary: HistorySummary,

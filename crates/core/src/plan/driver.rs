@@ -129,6 +129,14 @@ pub(crate) fn plan_once(
     plan.balance_after = summarize(&plan.brokers_after);
     plan.brokers_before = brokers_before;
     plan.warnings = warnings;
+    if let Some(basis) = plan.release_basis.as_mut() {
+        basis.reads = Some(super::release_reads::rows_read(
+            snapshot,
+            &plan.settings,
+            &ws.cfg,
+            &plan.unloads,
+        ));
+    }
     plan.verdict = super::verdict::judge(&plan, ws.cfg.overloaded_threshold_fraction());
     leave_out(&mut plan, req.explain);
     let _ = ws.profile;

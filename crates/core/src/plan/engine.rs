@@ -58,6 +58,12 @@ impl PlanEngine<'static> {
 }
 
 impl<'s> PlanEngine<'s> {
+    /// An engine borrowing `snapshot`; its fingerprint is computed here.
+    pub fn new_borrowed(snapshot: &'s Snapshot) -> Self {
+        let fingerprint = snapshot_fingerprint(snapshot);
+        Self::with_fingerprint(Cow::Borrowed(snapshot), fingerprint)
+    }
+
     /// An engine on `snapshot` whose fingerprint the caller already knows (copied into each plan's
     /// `snapshot_fingerprint` as given).
     pub fn with_fingerprint(snapshot: Cow<'s, Snapshot>, fingerprint: String) -> Self {

@@ -15,6 +15,7 @@ pub mod model;
 mod modular_cycle;
 pub mod operations;
 pub mod reasons;
+pub mod release_reads;
 pub mod request;
 pub mod splits;
 pub mod summary;

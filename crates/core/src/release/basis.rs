@@ -47,6 +47,19 @@ pub struct ReleaseBasis {
     /// other brokers).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
+    /// The rows of the release table the decisions read (their load manager and strategies, keys
+    /// left at the release's default, names the shedding filter treats differently, destination
+    /// unloads sharing a range): another release that differs only outside them decides alike.
+    /// Absent: not known (every row counts).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reads: Option<Vec<super::table::Change>>,
+}
+
+impl ReleaseBasis {
+    /// The one line every text output states once: `Behaviour of Pulsar 4.0.7: the leader … reports 4.0.7; …`.
+    pub fn line(&self) -> String {
+        format!("Behaviour of Pulsar {}: {}", self.release, self.why)
+    }
 }
 
 /// A deciding version that cannot be used.
@@ -180,6 +193,7 @@ pub fn resolve_release(
         leader_broker: leader.map(str::to_string),
         other_versions,
         warnings,
+        reads: None,
     };
     Ok((m.release, basis))
 }

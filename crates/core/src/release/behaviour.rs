@@ -75,6 +75,21 @@ impl Behaviour {
             .filter(|c| self.has(*c) != other.has(*c))
             .collect()
     }
+
+    /// The changes among `reads` (every row when `None`: what a decision reads is unknown) whose
+    /// flag differs between `self` and `other`.
+    pub fn differences_in(&self, other: &Behaviour, reads: Option<&[Change]>) -> Vec<Change> {
+        self.differences(other)
+            .into_iter()
+            .filter(|c| reads.is_none_or(|r| r.contains(c)))
+            .collect()
+    }
+
+    /// Whether two releases decide alike for a decision that reads the rows `reads` (the plan's
+    /// `release_basis.reads`; `None`: every row): the one rule of the apply and export checks.
+    pub fn decides_alike(&self, other: &Behaviour, reads: Option<&[Change]>) -> bool {
+        self.differences_in(other, reads).is_empty()
+    }
 }
 
 #[cfg(test)]

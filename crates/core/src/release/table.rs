@@ -3,10 +3,14 @@
 //! and the release branches' history) are in `docs/versions.md`. Code never compares versions: it
 //! reads the flags [`super::Behaviour`] resolves from this table.
 
+use serde::{Deserialize, Serialize};
+
 use super::version::{Line, Release, Stage};
 
-/// A behaviour change of the load-balancing path.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// A behaviour change of the load-balancing path (in JSON, its snake_case name:
+/// `avg_shedder_exact_comparator`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Change {
     /// PIP-364 (#22949, #23053): `AvgShedder` exists (shedding and placement).
     AvgShedderAvailable,
@@ -36,6 +40,7 @@ pub enum Change {
     FormerLeaderStopsShedding,
     /// #26609 / #26610: 5.0 defaults (AvgShedder both ways, `maxUnloadPercentage` 0.5, even
     /// distribution off, 32 bundles, 64 for system namespaces).
+    #[serde(rename = "defaults_5_0")]
     Defaults50,
 }
 

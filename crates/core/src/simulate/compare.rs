@@ -221,6 +221,8 @@ pub fn render_table_with(c: &Comparison, wide: bool) -> String {
     if !wide {
         out.push_str("(--wide: strategies, minutes, last unload, from recent dest, splits, max/mean; json/csv: all)\n");
     }
+    // Below the table, which stays within its width.
+    out.push_str(&release_lines(c));
     for r in &c.runs {
         if let Some(flag) = r.summary.over_capacity_text() {
             out.push_str(&format!("[{}] {flag}\n", r.config.name));
@@ -246,6 +248,33 @@ pub fn render_table_with(c: &Comparison, wide: bool) -> String {
         }
     }
     out
+}
+
+/// Which release each run decided as, once: one line when every run used the same, else one per
+/// release naming its runs.
+fn release_lines(c: &Comparison) -> String {
+    let mut groups: Vec<(String, Vec<&str>)> = Vec::new();
+    for r in &c.runs {
+        let Some(basis) = &r.release_basis else {
+            continue;
+        };
+        let line = basis.line();
+        match groups.iter_mut().find(|(l, _)| *l == line) {
+            Some((_, names)) => names.push(&r.config.name),
+            None => groups.push((line, vec![&r.config.name])),
+        }
+    }
+    let single = groups.len() == 1;
+    groups
+        .into_iter()
+        .map(|(line, names)| {
+            if single {
+                format!("{line}\n")
+            } else {
+                format!("[{}] {line}\n", names.join(", "))
+            }
+        })
+        .collect()
 }
 
 /// The default text table ([`render_table_with`] not wide).

@@ -12,6 +12,7 @@ pub mod namespaces;
 pub mod palette;
 pub mod plan_lists;
 pub mod settings;
+pub mod settings_check;
 pub mod share;
 pub mod sim_chart;
 pub mod snapshot_chunks;
