@@ -152,6 +152,7 @@ pub fn render_text(r: &HistoryReport) -> String {
         crate::config::simple_class_name(&r.shedding_strategy),
         crate::config::simple_class_name(&r.placement_strategy)
     ));
+    lines.extend(super::prometheus::render::basis_lines(&r.basis, s));
     lines.push(format!(
         "moves seen {}: predicted by the leader {} ({} of moves not caused by a broker leaving),",
         s.moves_seen,

@@ -1,0 +1,77 @@
+//! A history from Prometheus: the brokers' `/metrics` as Prometheus kept them (range queries of
+//! its HTTP API) turned into the series `history` explains, one snapshot per step. `range` reads
+//! the API's answers within limits, `names` is which metrics and why, `mapping` says which broker
+//! exposed a series, `build` makes the snapshots (deriving what the metrics do not hold the way
+//! the leader would), `basis` states what was derived. The front ends query; this only reads.
+
+pub mod basis;
+pub mod build;
+pub mod mapping;
+pub mod names;
+pub mod range;
+pub mod render;
+
+pub use basis::{Gap, SeriesBasis};
+pub use build::{SeriesBuilder, Window};
+pub use mapping::BrokerMapping;
+pub use range::{PromSeries, RangeError, RangeLimits, parse_error, parse_matrix};
+
+use crate::model::Snapshot;
+use crate::plan::PlanError;
+
+use super::explain::{ExplainOptions, Explainer};
+use super::report::HistoryReport;
+
+/// Builds and explains a Prometheus history window by window: only one window's answers and
+/// snapshots are held, besides the builder's index and the explainer's latest snapshot.
+pub struct PromHistory {
+    builder: SeriesBuilder,
+    explainer: Option<Explainer>,
+    opts: ExplainOptions,
+    snapshots: usize,
+}
+
+impl PromHistory {
+    pub fn new(layout: Option<Snapshot>, mapping: BrokerMapping, opts: ExplainOptions) -> Self {
+        Self {
+            builder: SeriesBuilder::new(layout, mapping),
+            explainer: None,
+            opts,
+            snapshots: 0,
+        }
+    }
+
+    /// One window's query results (`(metric name, series)`); `seen` gets each snapshot built
+    /// (a `collect --prometheus` stores them).
+    pub fn push_window(
+        &mut self,
+        window: Window,
+        results: &[(&str, Vec<PromSeries>)],
+        seen: &mut dyn FnMut(&Snapshot),
+    ) -> Result<(), PlanError> {
+        for s in self.builder.window(window, results) {
+            seen(&s);
+            self.snapshots += 1;
+            let ex = match self.explainer.as_mut() {
+                Some(ex) => ex,
+                None => self.explainer.insert(Explainer::new(&s, &self.opts)?),
+            };
+            ex.push(s)?;
+        }
+        Ok(())
+    }
+
+    /// Snapshots built so far.
+    pub fn snapshots(&self) -> usize {
+        self.snapshots
+    }
+
+    /// The report with its basis (an empty report when no step had metrics).
+    pub fn finish(self) -> HistoryReport {
+        let mut report = self
+            .explainer
+            .map_or_else(HistoryReport::empty, Explainer::finish);
+        report.basis = self.builder.finish();
+        report
+    }
+}
