@@ -26,7 +26,11 @@ pub enum Format {
 #[derive(clap::Args)]
 pub struct Args {
     /// A stored series directory or zip, or a directory or zip of snapshot files.
-    series: PathBuf,
+    #[arg(required_unless_present = "prometheus", conflicts_with = "prometheus")]
+    series: Option<PathBuf>,
+    /// The series from Prometheus instead (`--prometheus URL --from T1 --to T2`).
+    #[command(flatten)]
+    prometheus: crate::prometheus::PromArgs,
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
     /// A broker.conf override for the replayed leader, KEY=VALUE (repeatable).
@@ -70,11 +74,19 @@ pub fn run(args: Args) -> Result<(), CliError> {
         load_model: crate::calibration_file::load_model(args.calibration.as_deref())?,
     };
     let mut fitter = Fitter::default();
-    let report = explain_path_observed(&args.series, &opts, &mut |s| {
-        if args.calibrate {
-            fitter.push(s);
-        }
-    })?;
+    let report = match &args.series {
+        Some(series) => explain_path_observed(series, &opts, &mut |s| {
+            if args.calibrate {
+                fitter.push(s);
+            }
+        })?,
+        None => crate::prometheus::explain(&args.prometheus, &opts, &mut |s| {
+            if args.calibrate {
+                fitter.push(s);
+            }
+            Ok(())
+        })?,
+    };
     if args.calibrate {
         let text = serde_json::to_string_pretty(&fitter.finish())
             .map_err(|e| CliError::Failed(e.to_string()))?

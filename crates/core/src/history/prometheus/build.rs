@@ -129,6 +129,10 @@ impl SeriesBuilder {
             "broker reports: usage percent × the layout broker's limit (limit 100 without a \
              layout); rates, topics, consumers and producers summed from the bundles"
                 .to_string(),
+            "each broker's bundle order (lastStats): by name; Prometheus' answers do not keep the \
+             order a broker listed them in, which the shedder follows among bundles of exactly \
+             equal load"
+                .to_string(),
         ];
         if has_layout {
             derived.push(
