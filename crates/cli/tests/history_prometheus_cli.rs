@@ -313,3 +313,185 @@ fn a_simulated_incident_explained_from_a_real_prometheus_matches_its_recorded_se
     drop(prom);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// How the fake Prometheus answers a query for a metric.
+#[derive(Clone, Copy)]
+enum Fake {
+    /// Two brokers' usage at both steps, except broker b2's memory at the second.
+    MissingBroker,
+    /// Waits longer than the client's deadline.
+    Slow,
+    /// Prometheus' error envelope (HTTP 400).
+    ErrorEnvelope,
+    /// A body of 2 MiB (a `query_range` of too many points, as a client sees it).
+    Huge,
+    /// Three series where the cap is two.
+    ManySeries,
+}
+
+const T0: i64 = 1_750_000_000;
+
+fn matrix(series: &[String]) -> String {
+    format!(
+        r#"{{"status":"success","data":{{"resultType":"matrix","result":[{}]}}}}"#,
+        series.join(",")
+    )
+}
+
+fn usage_series(metric: &str, instance: &str, times: &[i64]) -> String {
+    let values: Vec<String> = times.iter().map(|t| format!(r#"[{t},"50"]"#)).collect();
+    format!(
+        r#"{{"metric":{{"__name__":"{metric}","cluster":"c","broker":"x","metric":"loadBalancing","instance":"{instance}","job":"pulsar"}},"values":[{}]}}"#,
+        values.join(",")
+    )
+}
+
+/// The metric a `query_range` request asks for (the first name of its PromQL).
+fn metric_of(path: &str) -> String {
+    path.split_once("query=")
+        .map(|(_, q)| {
+            q.chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn fake_prometheus(mode: Fake) -> u16 {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut s) = stream else { continue };
+            std::thread::spawn(move || {
+                let Some((path, _)) = http_head::read_request_head(&mut s) else {
+                    return;
+                };
+                let metric = metric_of(&path);
+                let (status, body) = match mode {
+                    Fake::Slow => {
+                        std::thread::sleep(Duration::from_secs(5));
+                        (200, matrix(&[]))
+                    }
+                    Fake::ErrorEnvelope => (
+                        400,
+                        r#"{"status":"error","errorType":"bad_data","error":"exceeded maximum resolution of 11,000 points per timeseries. Try decreasing the query resolution (?step=XX)"}"#.to_string(),
+                    ),
+                    Fake::Huge => (200, format!("{}{}", matrix(&[]), " ".repeat(2 << 20))),
+                    Fake::ManySeries if metric.starts_with("pulsar_lb_") && metric.ends_with("_usage") => {
+                        let all: Vec<String> = ["a:8080", "b:8080", "c:8080"]
+                            .iter()
+                            .map(|i| usage_series(&metric, i, &[T0]))
+                            .collect();
+                        (200, matrix(&all))
+                    }
+                    Fake::MissingBroker if metric.starts_with("pulsar_lb_") && metric.ends_with("_usage") => {
+                        let b2: &[i64] = if metric == "pulsar_lb_memory_usage" {
+                            &[T0]
+                        } else {
+                            &[T0, T0 + 60]
+                        };
+                        (
+                            200,
+                            matrix(&[
+                                usage_series(&metric, "b1:8080", &[T0, T0 + 60]),
+                                usage_series(&metric, "b2:8080", b2),
+                            ]),
+                        )
+                    }
+                    _ => (200, matrix(&[])),
+                };
+                let _ = write!(
+                    s,
+                    "HTTP/1.1 {status} X\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                    body.len()
+                );
+            });
+        }
+    });
+    port
+}
+
+fn history_from(port: u16, extra: &[&str]) -> Output {
+    let url = format!("http://127.0.0.1:{port}");
+    let (from, to) = (T0.to_string(), (T0 + 60).to_string());
+    let mut args = vec![
+        "history",
+        "--prometheus",
+        &url,
+        "--from",
+        &from,
+        "--to",
+        &to,
+        "--format",
+        "json",
+    ];
+    args.extend_from_slice(extra);
+    lbplan(&args)
+}
+
+fn failure(out: &Output) -> String {
+    assert!(!out.status.success(), "expected a failure");
+    String::from_utf8_lossy(&out.stderr).to_string()
+}
+
+#[test]
+fn bad_answers_are_clear_errors_naming_the_query() {
+    let slow = failure(&history_from(
+        fake_prometheus(Fake::Slow),
+        &["--query-timeout", "1"],
+    ));
+    assert!(
+        slow.contains("Prometheus query `pulsar_lb_cpu_usage and"),
+        "{slow}"
+    );
+    assert!(slow.contains("no complete answer within 1000 ms"), "{slow}");
+
+    let error = failure(&history_from(fake_prometheus(Fake::ErrorEnvelope), &[]));
+    assert!(
+        error.contains("Prometheus query `pulsar_lb_cpu_usage and"),
+        "{error}"
+    );
+    assert!(
+        error.contains("HTTP 400: exceeded maximum resolution of 11,000 points"),
+        "{error}"
+    );
+
+    let huge = failure(&history_from(
+        fake_prometheus(Fake::Huge),
+        &["--max-answer-mib", "1"],
+    ));
+    assert!(
+        huge.contains("Prometheus query `pulsar_lb_cpu_usage and"),
+        "{huge}"
+    );
+    assert!(
+        huge.contains("an answer may have at most 1048576 bytes"),
+        "{huge}"
+    );
+
+    let many = failure(&history_from(
+        fake_prometheus(Fake::ManySeries),
+        &["--max-series", "2"],
+    ));
+    assert!(
+        many.contains("Prometheus query `pulsar_lb_cpu_usage and"),
+        "{many}"
+    );
+    assert!(many.contains("more than 2 series in one answer"), "{many}");
+}
+
+#[test]
+fn a_broker_missing_its_metrics_at_a_step_is_a_gap_not_a_guess() {
+    let out = history_from(fake_prometheus(Fake::MissingBroker), &[]);
+    let r = json_of(&out);
+    let basis = &r["basis"];
+    assert_eq!(basis["steps_queried"], 2);
+    let gaps = basis["gaps"].as_array().unwrap();
+    assert_eq!(gaps.len(), 1, "{gaps:?}");
+    assert_eq!(gaps[0]["broker"], "b2:8080");
+    assert_eq!(gaps[0]["at_ms"], (T0 + 60) * 1000);
+    assert_eq!(gaps[0]["missing"][0], "pulsar_lb_memory_usage");
+    // The step with the gap is left out, not filled in: one snapshot.
+    assert_eq!(r["summary"]["snapshots"], 1);
+}
