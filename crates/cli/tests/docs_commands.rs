@@ -20,6 +20,7 @@ fn root() -> PathBuf {
 const SKIPPED: &[(&str, &str)] = &[
     ("lbplan collect ", "reads a live cluster's admin API"),
     ("lbplan apply ", "calls a live cluster's admin API"),
+    ("lbplan history --prometheus ", "queries a live Prometheus"),
     (
         "lbplan verify ",
         "compares a plan with the snapshot collected from a live cluster after it was applied",
