@@ -296,6 +296,34 @@ fn a_simulated_incident_explained_from_a_real_prometheus_matches_its_recorded_se
         basis["leader_unloads_counted"].as_f64(),
         Some(unloads as f64)
     );
+    // `collect --prometheus` stores the same series: explained, the same causes.
+    let stored = dir.join("from-prometheus");
+    let collect = lbplan(&[
+        "collect",
+        "--prometheus",
+        &url,
+        "--from",
+        &from.to_string(),
+        "--to",
+        &to.to_string(),
+        "--layout",
+        layout.to_str().unwrap(),
+        "-o",
+        stored.to_str().unwrap(),
+    ]);
+    assert!(
+        collect.status.success(),
+        "{}",
+        String::from_utf8_lossy(&collect.stderr)
+    );
+    let again = json_of(&lbplan(&[
+        "history",
+        stored.to_str().unwrap(),
+        "--format",
+        "json",
+    ]));
+    assert_eq!(again["summary"]["snapshots"], 60);
+    assert_eq!(causes(&again), causes(&recorded));
     // The text says how sure it is.
     let text = lbplan(&[
         "history",

@@ -37,10 +37,12 @@ fn steps() -> usize {
 /// Moves `bundle` from its owner to the next broker in order.
 fn move_to_next(s: &mut Snapshot, bundle: &str) {
     let ids: Vec<String> = s.brokers.keys().cloned().collect();
-    let Some(from) = ids
-        .iter()
-        .position(|id| s.brokers[id].local_broker_data.last_stats.contains_key(bundle))
-    else {
+    let Some(from) = ids.iter().position(|id| {
+        s.brokers[id]
+            .local_broker_data
+            .last_stats
+            .contains_key(bundle)
+    }) else {
         return;
     };
     let to = (from + 1) % ids.len();
@@ -90,7 +92,13 @@ fn answers(snaps: &[Snapshot]) -> Vec<(&'static str, String)> {
         let t = s.captured_at_ms.unwrap_or(0);
         for (id, b) in &s.brokers {
             let l = &b.local_broker_data;
-            let usage = [l.cpu, l.memory, l.direct_memory, l.bandwidth_in, l.bandwidth_out];
+            let usage = [
+                l.cpu,
+                l.memory,
+                l.direct_memory,
+                l.bandwidth_in,
+                l.bandwidth_out,
+            ];
             for (m, r) in names::USAGE.iter().zip(usage) {
                 let labels = format!(
                     r#""__name__":"{m}","broker":"x","cluster":"c","instance":"{id}","job":"pulsar","metric":"loadBalancing""#

@@ -131,6 +131,50 @@ pub fn explain(
     opts: &ExplainOptions,
     seen: &mut dyn FnMut(&Snapshot) -> Result<(), CliError>,
 ) -> Result<HistoryReport, CliError> {
+    Ok(run(args, Some(opts), seen)?.finish())
+}
+
+/// `collect --prometheus … -o DIR`: the built snapshots appended to a stored series (the same
+/// writer as `collect --every`), committed 64 at a time; the gaps reported on stderr.
+pub fn collect_series(args: &PromArgs, dir: &std::path::Path, quiet: bool) -> Result<(), CliError> {
+    crate::series_store::check_series_dir(dir)?;
+    let mut writer =
+        crate::series_store::SeriesWriter::open(dir, crate::series_store::RECORD_BATCH)?;
+    let built = run(args, None, &mut |s| writer.append(s).map(drop))?;
+    writer.finish()?;
+    let basis = built.basis();
+    if !quiet {
+        crate::output::message(
+            "",
+            &format!(
+                "wrote {} snapshots of {} steps to {} ({} gaps left out)",
+                basis.steps_queried - basis.gaps.len().min(basis.steps_queried),
+                basis.steps_queried,
+                dir.display(),
+                basis.gaps.len()
+            ),
+        );
+    }
+    for g in &basis.gaps {
+        crate::output::message(
+            "gap: ",
+            &format!(
+                "{} ms: {} missing {}",
+                g.at_ms,
+                g.broker,
+                g.missing.join(", ")
+            ),
+        );
+    }
+    Ok(())
+}
+
+/// Queries and builds (and explains, given `opts`) the whole range.
+fn run(
+    args: &PromArgs,
+    opts: Option<&ExplainOptions>,
+    seen: &mut dyn FnMut(&Snapshot) -> Result<(), CliError>,
+) -> Result<PromHistory, CliError> {
     let Some(url) = &args.prometheus else {
         return Err(CliError::BadInput("--prometheus URL is needed".into()));
     };
@@ -162,7 +206,10 @@ pub fn explain(
             ..RangeLimits::default()
         },
     )?;
-    let mut history = PromHistory::new(layout, mapping, opts.clone());
+    let mut history = match opts {
+        Some(o) => PromHistory::new(layout, mapping, o.clone()),
+        None => PromHistory::build_only(layout, mapping),
+    };
     let mut bundle_metrics_seen = false;
     let mut first = 0;
     let mut failure = None;
@@ -208,5 +255,5 @@ pub fn explain(
             names::USAGE[0]
         )));
     }
-    Ok(history.finish())
+    Ok(history)
 }

@@ -28,6 +28,8 @@ pub struct PromHistory {
     builder: SeriesBuilder,
     explainer: Option<Explainer>,
     opts: ExplainOptions,
+    /// `false`: only build the snapshots (`collect --prometheus` stores them).
+    explain: bool,
     snapshots: usize,
 }
 
@@ -37,7 +39,16 @@ impl PromHistory {
             builder: SeriesBuilder::new(layout, mapping),
             explainer: None,
             opts,
+            explain: true,
             snapshots: 0,
+        }
+    }
+
+    /// Builds the snapshots without explaining them.
+    pub fn build_only(layout: Option<Snapshot>, mapping: BrokerMapping) -> Self {
+        Self {
+            explain: false,
+            ..Self::new(layout, mapping, ExplainOptions::default())
         }
     }
 
@@ -52,6 +63,9 @@ impl PromHistory {
         for s in self.builder.window(window, results) {
             seen(&s);
             self.snapshots += 1;
+            if !self.explain {
+                continue;
+            }
             let ex = match self.explainer.as_mut() {
                 Some(ex) => ex,
                 None => self.explainer.insert(Explainer::new(&s, &self.opts)?),
@@ -64,6 +78,11 @@ impl PromHistory {
     /// Snapshots built so far.
     pub fn snapshots(&self) -> usize {
         self.snapshots
+    }
+
+    /// The basis alone (what `build_only` found).
+    pub fn basis(self) -> SeriesBasis {
+        self.builder.finish()
     }
 
     /// The report with its basis (an empty report when no step had metrics).
