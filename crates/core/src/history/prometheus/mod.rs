@@ -10,6 +10,7 @@ pub mod mapping;
 pub mod names;
 pub mod range;
 pub mod render;
+pub mod upload;
 
 pub use basis::{Gap, SeriesBasis};
 pub use build::{SeriesBuilder, Window};
