@@ -14,7 +14,7 @@ pub fn parse_time(text: &str) -> Result<i64, String> {
     if t.bytes().all(|b| b.is_ascii_digit() || b == b'.') {
         let secs: f64 = t.parse().map_err(|_| bad())?;
         let ms = (secs * 1000.0).round();
-        return if ms.is_finite() && ms >= 0.0 && ms < 253_402_300_800_000.0 {
+        return if (0.0..=lbplan_core::history::MAX_TIME_MS as f64).contains(&ms) {
             Ok(ms as i64)
         } else {
             Err(bad())

@@ -63,12 +63,15 @@ struct RangesItem {
     response: serde_json::Value,
 }
 
+/// Series by metric name.
+pub type ByMetric = BTreeMap<String, Vec<PromSeries>>;
+
 /// Every file's series by metric name, and the step a bundling document gave.
 pub fn read_uploads(
     files: &[(String, Vec<u8>)],
     limits: RangeLimits,
-) -> Result<(BTreeMap<String, Vec<PromSeries>>, Option<i64>), UploadError> {
-    let mut by_metric: BTreeMap<String, Vec<PromSeries>> = BTreeMap::new();
+) -> Result<(ByMetric, Option<i64>), UploadError> {
+    let mut by_metric: ByMetric = BTreeMap::new();
     let mut step = None;
     for (name, bytes) in files {
         let doc_like = serde_json::from_slice::<serde_json::Value>(bytes)
@@ -117,10 +120,7 @@ pub fn read_uploads(
 }
 
 /// The steps the samples lie on.
-fn grid(
-    by_metric: &BTreeMap<String, Vec<PromSeries>>,
-    step: Option<i64>,
-) -> Result<Window, UploadError> {
+fn grid(by_metric: &ByMetric, step: Option<i64>) -> Result<Window, UploadError> {
     let times: BTreeSet<i64> = by_metric
         .values()
         .flatten()
@@ -211,9 +211,11 @@ mod tests {
             "format_version": 1, "kind": "lbplan-prometheus-ranges", "step_ms": 60000,
             "results": [{"metric": "pulsar_lb_cpu_usage", "response": response}]
         });
-        let (by, step) =
-            read_uploads(&[("d.json".into(), doc.to_string().into_bytes())], RangeLimits::default())
-                .unwrap();
+        let (by, step) = read_uploads(
+            &[("d.json".into(), doc.to_string().into_bytes())],
+            RangeLimits::default(),
+        )
+        .unwrap();
         assert_eq!(step, Some(60_000));
         assert_eq!(by["pulsar_lb_cpu_usage"].len(), 5);
     }
@@ -221,8 +223,11 @@ mod tests {
     #[test]
     fn a_wrong_document_is_named() {
         let doc = r#"{"format_version": 2, "kind": "lbplan-prometheus-ranges", "results": []}"#;
-        let e = read_uploads(&[("d.json".into(), doc.as_bytes().to_vec())], RangeLimits::default())
-            .unwrap_err();
+        let e = read_uploads(
+            &[("d.json".into(), doc.as_bytes().to_vec())],
+            RangeLimits::default(),
+        )
+        .unwrap_err();
         assert_eq!(
             e.to_string(),
             "d.json: $.format_version 2 is not 1, the version this reads"
