@@ -147,7 +147,7 @@ fn answers(snaps: &[Snapshot]) -> Vec<(&'static str, String)> {
 
 /// Reads, builds and explains the day; the time spent outside making the JSON.
 fn run_day() -> (Duration, usize) {
-    let mut state = builtin_snapshot("builtin:bench").expect("builtin:bench");
+    let mut state = builtin_snapshot("bench").expect("builtin:bench");
     let start_ms = state.captured_at_ms.unwrap_or(1_750_000_000_000);
     let mut history = PromHistory::new(None, BrokerMapping::default(), ExplainOptions::default());
     let mut timed = Duration::ZERO;
