@@ -4,7 +4,8 @@
 //! writes the per-broker CPU cost factors fitted from the series instead (`lbplan plan
 //! --calibration FILE` reads them). SERIES is a stored
 //! series directory (`lbplan collect --every`, `lbplan simulate --record-series`), a zip of one, or
-//! a directory or zip of ordinary snapshot files. See `docs/history.md`.
+//! a directory or zip of ordinary snapshot files; or `--prometheus URL --from T1 --to T2` builds
+//! the series from Prometheus (`crate::prometheus`). See `docs/history.md`.
 
 use std::path::PathBuf;
 
