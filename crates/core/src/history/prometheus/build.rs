@@ -10,7 +10,8 @@ use std::collections::{BTreeMap, HashMap};
 use indexmap::IndexMap;
 
 use crate::model::{
-    BrokerSnapshot, BundleData, NamespaceBundleStats, NamespaceSnapshot, ResourceUsage, Snapshot,
+    BrokerSnapshot, BundleData, LocalBrokerData, NamespaceBundleStats, NamespaceSnapshot,
+    ResourceUsage, Snapshot,
 };
 use crate::naming::{BundleName, BundleRange, NamespaceBundles, TopicName};
 
@@ -85,7 +86,15 @@ pub struct SeriesBuilder {
     basis: SeriesBasis,
     uses_bundle_metrics: bool,
     uses_topic_metrics: bool,
+    /// The previous step's reports: a report whose content did not change keeps its
+    /// `lastUpdate` (a broker writes a new report only when it changed), and the explainer is
+    /// told which reports changed.
+    previous: IndexMap<String, LocalBrokerData>,
 }
+
+/// A built snapshot and the brokers whose report differs from the snapshot built before it
+/// (`None`: the broker set changed, or it is the first).
+pub type Built = (Snapshot, Option<Vec<String>>);
 
 impl SeriesBuilder {
     /// `layout`: a snapshot of the cluster (e.g. one `lbplan collect` run) giving the namespaces'
@@ -167,12 +176,25 @@ impl SeriesBuilder {
             basis,
             uses_bundle_metrics: false,
             uses_topic_metrics: false,
+            previous: IndexMap::new(),
         }
     }
 
     /// The snapshots of one window's steps from its query results (`(metric name, series)`),
     /// in time order; a step where a broker's metrics are missing is a gap, left out.
     pub fn window(&mut self, window: Window, results: &[(&str, Vec<PromSeries>)]) -> Vec<Snapshot> {
+        self.window_changes(window, results)
+            .into_iter()
+            .map(|(s, _)| s)
+            .collect()
+    }
+
+    /// [`Self::window`], each snapshot with the brokers whose report changed since the one before.
+    pub fn window_changes(
+        &mut self,
+        window: Window,
+        results: &[(&str, Vec<PromSeries>)],
+    ) -> Vec<Built> {
         self.basis.steps_queried = self.basis.steps_queried.saturating_add(window.steps);
         let mut frames: Vec<Frame> = (0..window.steps).map(|_| Frame::default()).collect();
         for (name, series) in results {
@@ -299,7 +321,7 @@ impl SeriesBuilder {
         found
     }
 
-    fn snapshot(&mut self, at_ms: i64, frame: Frame) -> Option<Snapshot> {
+    fn snapshot(&mut self, at_ms: i64, frame: Frame) -> Option<Built> {
         self.count_counters(&frame);
         let mut owned: BTreeMap<String, IndexMap<String, NamespaceBundleStats>> = BTreeMap::new();
         if self.uses_bundle_metrics {
@@ -382,6 +404,15 @@ impl SeriesBuilder {
             local.last_update = at_ms;
             local.last_bundle_gains.clear();
             local.last_bundle_losses.clear();
+            if let Some(before) = self.previous.get(id) {
+                let same = LocalBrokerData {
+                    last_update: before.last_update,
+                    ..local.clone()
+                } == *before;
+                if same {
+                    local.last_update = before.last_update;
+                }
+            }
             brokers.insert(
                 id.clone(),
                 BrokerSnapshot {
@@ -413,7 +444,18 @@ impl SeriesBuilder {
             }
         }
         let namespaces = self.namespaces();
-        Some(Snapshot {
+        let changed = self.previous.keys().eq(brokers.keys()).then(|| {
+            brokers
+                .iter()
+                .filter(|(id, b)| self.previous.get(*id) != Some(&b.local_broker_data))
+                .map(|(id, _)| id.clone())
+                .collect::<Vec<String>>()
+        });
+        self.previous = brokers
+            .iter()
+            .map(|(id, b)| (id.clone(), b.local_broker_data.clone()))
+            .collect();
+        let snapshot = Snapshot {
             format_version: crate::model::SNAPSHOT_FORMAT_VERSION,
             cluster: self.layout.cluster.clone(),
             captured_at_ms: Some(at_ms),
@@ -425,7 +467,8 @@ impl SeriesBuilder {
             failure_domains: self.layout.failure_domains.clone(),
             namespace_isolation_policies: self.layout.namespace_isolation_policies.clone(),
             recently_unloaded_bundles: IndexMap::new(),
-        })
+        };
+        Some((snapshot, changed))
     }
 
     /// Bundle metrics name every owned bundle: a namespace whose bundles tile its whole range

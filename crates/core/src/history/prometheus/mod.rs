@@ -61,7 +61,7 @@ impl PromHistory {
         results: &[(&str, Vec<PromSeries>)],
         seen: &mut dyn FnMut(&Snapshot),
     ) -> Result<(), PlanError> {
-        for s in self.builder.window(window, results) {
+        for (s, changed) in self.builder.window_changes(window, results) {
             seen(&s);
             self.snapshots += 1;
             if !self.explain {
@@ -71,7 +71,8 @@ impl PromHistory {
                 Some(ex) => ex,
                 None => self.explainer.insert(Explainer::new(&s, &self.opts)?),
             };
-            ex.push(s)?;
+            // The first push has no snapshot before it: no hint.
+            ex.push_changed(s, changed.as_deref()).map(drop)?;
         }
         Ok(())
     }
