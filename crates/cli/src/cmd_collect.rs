@@ -156,6 +156,10 @@ pub struct Args {
     /// With --every: how long to record (`2h`, `90m`).
     #[arg(long = "for", value_name = "DURATION", requires = "every", value_parser = parse_duration)]
     for_duration: Option<Duration>,
+    /// A series built from Prometheus instead (`--prometheus URL --from T1 --to T2 [--step 60s]
+    /// -o DIR`): one snapshot per step written as a stored series (docs/history.md).
+    #[command(flatten)]
+    prometheus: crate::prometheus::PromArgs,
 }
 
 /// The most rounds `--count` asks for (a year of one-minute rounds is 525,600).
@@ -381,7 +385,7 @@ fn record_series(
     if recorded == 0 {
         return Err(CliError::Failed(format!(
             "no snapshot recorded from {}: {summary}",
-            args.collect.connection.admin_url
+            args.collect.connection.admin_url.as_deref().unwrap_or_default()
         )));
     }
     progress.note(&summary);
@@ -389,6 +393,19 @@ fn record_series(
 }
 
 pub fn run(args: Args) -> Result<(), CliError> {
+    if args.prometheus.prometheus.is_some() {
+        if args.collect.connection.admin_url.is_some() || args.every.is_some() {
+            return Err(CliError::BadInput(
+                "--prometheus builds a series from Prometheus: without --admin-url or --every"
+                    .into(),
+            ));
+        }
+        let out = args
+            .output
+            .clone()
+            .unwrap_or_else(|| PathBuf::from("pulsar-series"));
+        return crate::prometheus::collect_series(&args.prometheus, &out, args.collect.quiet);
+    }
     let out = args.output.clone().unwrap_or_else(|| {
         PathBuf::from(match args.format {
             Format::Zip => "pulsar-snapshot.zip",
@@ -451,7 +468,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
     if !gathered.any_success {
         return Err(CliError::Failed(format!(
             "no request to {} succeeded; {} lists why",
-            args.collect.connection.admin_url,
+            args.collect.connection.admin_url.as_deref().unwrap_or_default(),
             report::FILE_NAME
         )));
     }

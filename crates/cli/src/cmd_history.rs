@@ -4,7 +4,8 @@
 //! writes the per-broker CPU cost factors fitted from the series instead (`lbplan plan
 //! --calibration FILE` reads them). SERIES is a stored
 //! series directory (`lbplan collect --every`, `lbplan simulate --record-series`), a zip of one, or
-//! a directory or zip of ordinary snapshot files. See `docs/history.md`.
+//! a directory or zip of ordinary snapshot files; or `--prometheus URL --from T1 --to T2` builds
+//! the series from Prometheus (`crate::prometheus`). See `docs/history.md`.
 
 use std::path::PathBuf;
 
@@ -26,7 +27,11 @@ pub enum Format {
 #[derive(clap::Args)]
 pub struct Args {
     /// A stored series directory or zip, or a directory or zip of snapshot files.
-    series: PathBuf,
+    #[arg(required_unless_present = "prometheus", conflicts_with = "prometheus")]
+    series: Option<PathBuf>,
+    /// The series from Prometheus instead (`--prometheus URL --from T1 --to T2`).
+    #[command(flatten)]
+    prometheus: crate::prometheus::PromArgs,
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
     /// A broker.conf override for the replayed leader, KEY=VALUE (repeatable).
@@ -70,11 +75,19 @@ pub fn run(args: Args) -> Result<(), CliError> {
         load_model: crate::calibration_file::load_model(args.calibration.as_deref())?,
     };
     let mut fitter = Fitter::default();
-    let report = explain_path_observed(&args.series, &opts, &mut |s| {
-        if args.calibrate {
-            fitter.push(s);
-        }
-    })?;
+    let report = match &args.series {
+        Some(series) => explain_path_observed(series, &opts, &mut |s| {
+            if args.calibrate {
+                fitter.push(s);
+            }
+        })?,
+        None => crate::prometheus::explain(&args.prometheus, &opts, &mut |s| {
+            if args.calibrate {
+                fitter.push(s);
+            }
+            Ok(())
+        })?,
+    };
     if args.calibrate {
         let text = serde_json::to_string_pretty(&fitter.finish())
             .map_err(|e| CliError::Failed(e.to_string()))?

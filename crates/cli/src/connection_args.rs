@@ -40,9 +40,10 @@ const TRUST_CERTS_MAX_BYTES: u64 = 4 * 1024 * 1024;
 
 #[derive(clap::Args, Clone, Debug)]
 pub struct ConnectionArgs {
-    /// The admin REST API, e.g. http://broker-0:8080 or https://pulsar.example.com:8443.
+    /// The admin REST API, e.g. http://broker-0:8080 or https://pulsar.example.com:8443 (needed
+    /// by every command that talks to the cluster; `collect --prometheus` talks to Prometheus).
     #[arg(long, value_name = "URL")]
-    pub admin_url: String,
+    pub admin_url: Option<String>,
     /// File holding a token, sent as `Authorization: Bearer …` (else $PULSAR_AUTH_TOKEN).
     #[arg(long, value_name = "FILE", conflicts_with = "auth_header_file")]
     pub token_file: Option<PathBuf>,
@@ -82,7 +83,12 @@ pub struct Connection {
 impl ConnectionArgs {
     /// Checks `--admin-url` and `--allow-credential-to` (no IO).
     pub fn endpoint(&self) -> Result<Endpoint, CliError> {
-        let (base, scheme, url) = admin_base(&self.admin_url)?;
+        let Some(admin_url) = &self.admin_url else {
+            return Err(CliError::BadInput(
+                "--admin-url URL is needed (the cluster's admin REST API)".into(),
+            ));
+        };
+        let (base, scheme, url) = admin_base(admin_url)?;
         let mut credential_to = Vec::new();
         for host in &self.allow_credential_to {
             credential_to.push(origins::origin_of_authority(&scheme, host).ok_or_else(|| {

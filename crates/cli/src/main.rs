@@ -31,6 +31,7 @@ mod option_args;
 mod output;
 mod pinned_dir;
 mod plan_text;
+mod prometheus;
 mod series_store;
 mod snapshot_input;
 // `lbplan watch`: the metrics endpoint and the state a round updates.

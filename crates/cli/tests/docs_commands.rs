@@ -20,6 +20,7 @@ fn root() -> PathBuf {
 const SKIPPED: &[(&str, &str)] = &[
     ("lbplan collect ", "reads a live cluster's admin API"),
     ("lbplan apply ", "calls a live cluster's admin API"),
+    ("lbplan history --prometheus ", "queries a live Prometheus"),
     (
         "lbplan watch ",
         "watches a live cluster's admin API until stopped (tests/watch_cli.rs runs it against a fake one)",

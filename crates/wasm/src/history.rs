@@ -38,6 +38,54 @@ pub fn explain_history_files(files: Files, options: &Value) -> Result<HistoryRep
     explain_uploaded(files, &opts, &mut |_, _, _| {}).map_err(|e| ApiError::whole(e.to_string()))
 }
 
+/// `explainHistoryFromPrometheus()`'s options (`PrometheusHistoryOptions`): `explainHistory()`'s,
+/// plus the layout snapshot, the label naming the broker and explicit label → brokerId pairs.
+#[derive(Debug, Default, Deserialize)]
+struct PrometheusHistoryOptions {
+    profile: Option<Text>,
+    settings: Option<Settings>,
+    seed: Option<SafeInt>,
+    layout: Option<Value>,
+    #[serde(rename = "brokerLabel")]
+    broker_label: Option<Text>,
+    #[serde(rename = "brokerMap")]
+    broker_map: Option<std::collections::BTreeMap<String, String>>,
+}
+
+/// The logic behind `explainHistoryFromPrometheus`: uploaded `/api/v1/query_range` answers (or
+/// `lbplan-prometheus-ranges` documents) explained by core's `history::prometheus::upload`. The
+/// page and the API never call a server: the portal hands the answers over.
+pub fn explain_prometheus_files(files: Files, options: &Value) -> Result<HistoryReport, ApiError> {
+    use lbplan_core::history::prometheus::BrokerMapping;
+    use lbplan_core::history::prometheus::upload::explain_uploaded_ranges;
+    let (o, unknown) = options::read::<PrometheusHistoryOptions>(options)?;
+    options::refuse_unknown::<PrometheusHistoryOptions>(&unknown, "")?;
+    let layout = match &o.layout {
+        Some(v) => Some(
+            crate::snapshot_input::snapshot_from_value(v)
+                .map_err(|e| ApiError::whole(format!("options.layout: {e}")))?
+                .0,
+        ),
+        None => None,
+    };
+    let mut mapping = BrokerMapping::default();
+    if let Some(Text(label)) = o.broker_label {
+        mapping.label = label;
+    }
+    mapping.explicit = o.broker_map.unwrap_or_default();
+    if let Some(l) = &layout {
+        mapping.known = l.brokers.keys().cloned().collect();
+    }
+    let opts = ExplainOptions {
+        profile: o.profile.map(|Text(p)| profile(&p)).transpose()?,
+        settings: o.settings.map(|Settings(s)| s).unwrap_or_default(),
+        seed: o.seed.map_or(0, |SafeInt(s)| s),
+        ..ExplainOptions::default()
+    };
+    explain_uploaded_ranges(&files, layout, mapping, &opts)
+        .map_err(|e| ApiError::whole(e.to_string()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -81,6 +129,37 @@ mod tests {
         assert_eq!(r.times_ms, vec![t0, t0 + 60_000]);
         assert_eq!(r.summary.moves_seen, 1);
         assert_eq!(r.summary.unexplained, 1);
+    }
+
+    /// Two brokers' usage as Prometheus answers `query_range`: a report of two steps, built from
+    /// Prometheus, saying so.
+    #[test]
+    fn uploaded_range_results_are_explained() {
+        let series: Vec<String> = lbplan_core::history::prometheus::names::USAGE
+            .iter()
+            .flat_map(|m| {
+                ["b1:8080", "b2:8080"].map(|i| {
+                    format!(
+                        r#"{{"metric":{{"__name__":"{m}","instance":"{i}"}},"values":[[1750000000,"30"],[1750000060,"31"]]}}"#
+                    )
+                })
+            })
+            .collect();
+        let body = format!(
+            r#"{{"status":"success","data":{{"resultType":"matrix","result":[{}]}}}}"#,
+            series.join(",")
+        );
+        let r = explain_prometheus_files(
+            vec![("usage.json".into(), body.into_bytes())],
+            &serde_json::json!({"brokerMap": {"b2:8080": "broker-2:8080"}}),
+        )
+        .unwrap();
+        assert_eq!(r.summary.snapshots, 2);
+        assert_eq!(r.basis.attribution, "consistent_with_leader");
+        assert!(r.broker_load.contains_key("broker-2:8080"));
+        let e = explain_prometheus_files(Vec::new(), &serde_json::json!({"brokerLabel": 3}))
+            .unwrap_err();
+        assert!(e.to_string().contains("options.brokerLabel"), "{e}");
     }
 
     #[test]

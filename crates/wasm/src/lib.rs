@@ -77,6 +77,8 @@ extern "C" {
     pub type JsHistoryReport;
     #[wasm_bindgen(typescript_type = "LiveHistoryOptions")]
     pub type JsLiveHistoryOptions;
+    #[wasm_bindgen(typescript_type = "PrometheusHistoryOptions")]
+    pub type JsPrometheusHistoryOptions;
     #[wasm_bindgen(typescript_type = "VerifyOptions")]
     pub type JsVerifyOptions;
     #[wasm_bindgen(typescript_type = "Verification")]
@@ -242,6 +244,23 @@ impl JsLiveHistory {
             .map(JsCast::unchecked_into)
             .map_err(js_error)
     }
+}
+
+/// Explains a history built from Prometheus range results handed over by the page or an embedding
+/// portal (each file one `/api/v1/query_range` answer, or an `lbplan-prometheus-ranges` document
+/// bundling several; see docs/history.md, "From Prometheus"). Nothing is fetched.
+#[wasm_bindgen(js_name = explainHistoryFromPrometheus)]
+pub fn explain_history_from_prometheus_js(
+    files: &JsInputFiles,
+    options: Option<JsPrometheusHistoryOptions>,
+) -> Result<JsHistoryReport, JsError> {
+    init();
+    let run = || -> Result<JsValue, ApiError> {
+        let files = read_files(files)?;
+        let options = options_from_js(options.as_deref())?;
+        to_js(&history::explain_prometheus_files(files, &options)?)
+    };
+    run().map(JsCast::unchecked_into).map_err(js_error)
 }
 
 /// One leader cycle (plus manual what-ifs) on a snapshot: what Pulsar's load manager would unload,

@@ -430,6 +430,24 @@ export interface LiveHistoryOptions extends HistoryOptions {
   windowMs?: number;
 }
 
+/** Options of `explainHistoryFromPrometheus()`: `explainHistory()`'s, plus the layout snapshot
+ *  (namespaces' boundaries, broker.conf, limits, the leader's BundleData at the start), the label
+ *  naming the broker that exposed a series (default `instance`) and label value → brokerId pairs. */
+export interface PrometheusHistoryOptions extends HistoryOptions {
+  layout?: Snapshot;
+  brokerLabel?: string;
+  brokerMap?: Record<string, string>;
+}
+
+/** A file bundling several `/api/v1/query_range` answers for `explainHistoryFromPrometheus()`. */
+export interface PrometheusRanges {
+  format_version: 1;
+  kind: "lbplan-prometheus-ranges";
+  /** The step of the queries (default: the smallest gap between two sample times). */
+  step_ms?: number;
+  results: { metric: string; response: unknown }[];
+}
+
 /** One change between consecutive snapshots of a series (`kind` says which fields are set). */
 export interface HistoryChange {
   kind: "moved" | "split" | "assigned" | "unassigned" | "broker_joined" | "broker_left"
@@ -457,7 +475,7 @@ export interface HistoryCause {
   why?: string;
 }
 
-/** `explainHistory()`'s result (`format_version` 3): see docs/history.md. */
+/** `explainHistory()`'s result (`format_version` 4): see docs/history.md. */
 export interface HistoryReport {
   format_version: number;
   shedding_strategy: string;
@@ -490,6 +508,14 @@ export interface HistoryReport {
     bursts: { step: number; from_ms: number; at_ms: number; moves: number; usual_moves: number;
       trigger: string }[];
   };
+  /** What the series was built from (format 4): a recorded series is replayed from the leader's
+   *  own data; one from Prometheus has derived numbers and causes "consistent with the leader". */
+  basis: { source: "recorded_series" | "prometheus";
+    attribution: "replayed" | "consistent_with_leader"; derived: string[];
+    broker_mapping?: string; boundaries?: string;
+    bundle_source?: "bundle_metrics" | "topic_metrics" | "none"; steps_queried: number;
+    gaps: { at_ms: number; broker: string; missing: string[] }[];
+    leader_unloads_counted?: number; leader_splits_counted?: number };
   warnings: string[];
 }
 

@@ -432,12 +432,18 @@ fn status_error(status: u16, body: &[u8], retry_after: Option<Duration>) -> Atte
     }
 }
 
-/// The start of an error body, one line (Pulsar answers `{"reason": "..."}`).
+/// The start of an error body, one line (its `reason` or `error` member when it has one).
 fn body_excerpt(body: &[u8]) -> String {
     let text = String::from_utf8_lossy(body);
     let reason = serde_json::from_str::<serde_json::Value>(&text)
         .ok()
-        .and_then(|v| v.get("reason").and_then(|r| r.as_str()).map(str::to_string));
+        .and_then(|v| {
+            // Pulsar answers `{"reason": …}`; Prometheus `{"status":"error","error": …}`.
+            v.get("reason")
+                .or_else(|| v.get("error"))
+                .and_then(|r| r.as_str())
+                .map(str::to_string)
+        });
     let s = reason.unwrap_or_else(|| text.to_string());
     let one_line: String = s.split_whitespace().collect::<Vec<_>>().join(" ");
     one_line.chars().take(200).collect()

@@ -9,6 +9,7 @@ pub mod diff;
 pub mod explain;
 pub mod load;
 pub mod metrics;
+pub mod prometheus;
 pub mod render;
 pub mod report;
 pub mod series;

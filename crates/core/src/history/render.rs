@@ -155,6 +155,7 @@ pub fn render_text(r: &HistoryReport) -> String {
     if let Some(basis) = &r.release_basis {
         lines.push(basis.line());
     }
+    lines.extend(super::prometheus::render::basis_lines(&r.basis, s));
     lines.push(format!(
         "moves seen {}: predicted by the leader {} ({} of moves not caused by a broker leaving),",
         s.moves_seen,

@@ -8,8 +8,9 @@ use super::cause::Cause;
 use super::diff::Change;
 
 /// Version of the history report's JSON (2: `load_model`, the one load model's error on the
-/// series' moves; 3: `answers`, per broker, ping-pong and bursts).
-pub const HISTORY_FORMAT_VERSION: u32 = 3;
+/// series' moves; 3: `answers`, per broker, ping-pong and bursts; 4: `basis`, what the series was
+/// built from and which numbers are derived).
+pub const HISTORY_FORMAT_VERSION: u32 = 4;
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct HistoryReport {
@@ -37,6 +38,9 @@ pub struct HistoryReport {
     /// What the leader did, answered: per broker, ping-pong, bursts (`history::answers`).
     #[serde(default)]
     pub answers: HistoryAnswers,
+    /// What the series was built from (a recorded series, or Prometheus with what was derived).
+    #[serde(default)]
+    pub basis: super::prometheus::SeriesBasis,
     pub warnings: Vec<String>,
 }
 

@@ -14,6 +14,7 @@ mod builtin;
 mod cluster;
 mod log_uniform;
 mod per_namespace;
+pub mod pulsar_metrics;
 mod spec;
 
 pub use builtin::{

@@ -1,0 +1,577 @@
+//! The Prometheus HTTP API's answers read within limits: the `/api/v1/query_range` (and
+//! `/api/v1/query` of a range selector) matrix, `/api/v1/series` label sets, and the error
+//! envelope (`{"status":"error","errorType":…,"error":…}`). The result array is read one series at
+//! a time by a counting visitor, so an answer with millions of series or points stops at the cap
+//! with an error naming the query instead of building them.
+
+use std::fmt;
+
+use serde::Deserialize;
+use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
+
+/// One series of a range result: its labels (sorted by name, `__name__` included) and its points
+/// (time in ms since the epoch, value).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PromSeries {
+    pub labels: Vec<(String, String)>,
+    pub points: Vec<(i64, f64)>,
+}
+
+impl PromSeries {
+    /// The value of label `name`, if the series has it.
+    pub fn label(&self, name: &str) -> Option<&str> {
+        self.labels
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// What one answer may hold.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RangeLimits {
+    pub max_series: usize,
+    /// Points of all series of the answer together.
+    pub max_points: usize,
+    /// Labels of one series.
+    pub max_labels: usize,
+}
+
+impl Default for RangeLimits {
+    fn default() -> Self {
+        // 10,000 bundles × 7 metrics fit; a day of 1-minute steps for one series is 1,440 points.
+        Self {
+            max_series: 200_000,
+            max_points: 20_000_000,
+            max_labels: 64,
+        }
+    }
+}
+
+/// Why an answer was refused; the caller names the query.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum RangeError {
+    /// Prometheus' own error envelope.
+    #[error("Prometheus answered an error ({error_type}): {error}")]
+    Prometheus { error_type: String, error: String },
+    #[error("more than {max} series in one answer (cap on series per query; narrow the query)")]
+    TooManySeries { max: usize },
+    #[error("more than {max} points in one answer (cap on points per query; a shorter window)")]
+    TooManyPoints { max: usize },
+    #[error("a series with more than {max} labels")]
+    TooManyLabels { max: usize },
+    #[error("not a Prometheus API answer: {0}")]
+    Malformed(String),
+    #[error("resultType is `{0}`, expected `matrix` (a range query)")]
+    NotMatrix(String),
+}
+
+/// Reads a `query_range` answer: its series, and Prometheus' warnings.
+pub fn parse_matrix(
+    body: &[u8],
+    limits: RangeLimits,
+) -> Result<(Vec<PromSeries>, Vec<String>), RangeError> {
+    let mut counter = Counter {
+        limits,
+        points: 0,
+        failure: None,
+    };
+    let mut de = serde_json::Deserializer::from_slice(body);
+    let parsed = EnvelopeSeed {
+        counter: &mut counter,
+    }
+    .deserialize(&mut de);
+    if let Some(f) = counter.failure.take() {
+        return Err(f);
+    }
+    let env = parsed.map_err(|e| RangeError::Malformed(e.to_string()))?;
+    de.end().map_err(|e| RangeError::Malformed(e.to_string()))?;
+    if env.status != "success" {
+        return Err(RangeError::Prometheus {
+            error_type: env.error_type.unwrap_or_else(|| "unknown".into()),
+            error: env.error.unwrap_or_default(),
+        });
+    }
+    match env.result_type.as_deref() {
+        Some("matrix") => {}
+        Some(other) => return Err(RangeError::NotMatrix(other.to_string())),
+        None => return Err(RangeError::Malformed("no data.resultType".into())),
+    }
+    Ok((env.series, env.warnings))
+}
+
+/// Reads an error answer's envelope, if the body is one (a non-2xx answer usually is).
+pub fn parse_error(body: &[u8]) -> Option<RangeError> {
+    #[derive(Deserialize)]
+    struct ErrorEnvelope {
+        status: String,
+        #[serde(rename = "errorType", default)]
+        error_type: Option<String>,
+        #[serde(default)]
+        error: Option<String>,
+    }
+    let e: ErrorEnvelope = serde_json::from_slice(body).ok()?;
+    (e.status == "error").then(|| RangeError::Prometheus {
+        error_type: e.error_type.unwrap_or_else(|| "unknown".into()),
+        error: e.error.unwrap_or_default(),
+    })
+}
+
+/// Reads a `/api/v1/series` answer: each series' labels, sorted, at most `limits.max_series`.
+pub fn parse_series_list(
+    body: &[u8],
+    limits: RangeLimits,
+) -> Result<Vec<Vec<(String, String)>>, RangeError> {
+    if let Some(e) = parse_error(body) {
+        return Err(e);
+    }
+    let mut failure = None;
+    let mut de = serde_json::Deserializer::from_slice(body);
+    let read = SeriesListSeed {
+        limits,
+        failure: &mut failure,
+    }
+    .deserialize(&mut de);
+    if let Some(f) = failure {
+        return Err(f);
+    }
+    let sets = read.map_err(|e| RangeError::Malformed(e.to_string()))?;
+    de.end().map_err(|e| RangeError::Malformed(e.to_string()))?;
+    sets.ok_or_else(|| RangeError::Malformed("no data array".into()))
+}
+
+/// `{"status":"success","data":[{labels}, …]}`, counting the label sets.
+struct SeriesListSeed<'f> {
+    limits: RangeLimits,
+    failure: &'f mut Option<RangeError>,
+}
+
+impl<'de> DeserializeSeed<'de> for SeriesListSeed<'_> {
+    type Value = Option<Vec<Vec<(String, String)>>>;
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for SeriesListSeed<'_> {
+    type Value = Option<Vec<Vec<(String, String)>>>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a Prometheus API envelope object")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut out = None;
+        while let Some(key) = map.next_key::<String>()? {
+            if key == "data" {
+                out = Some(map.next_value_seed(LabelSetsSeed {
+                    limits: self.limits,
+                    failure: &mut *self.failure,
+                })?);
+            } else {
+                map.next_value::<IgnoredAny>()?;
+            }
+        }
+        Ok(out)
+    }
+}
+
+struct LabelSetsSeed<'f> {
+    limits: RangeLimits,
+    failure: &'f mut Option<RangeError>,
+}
+
+impl<'de> DeserializeSeed<'de> for LabelSetsSeed<'_> {
+    type Value = Vec<Vec<(String, String)>>;
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_seq(self)
+    }
+}
+
+impl<'de> Visitor<'de> for LabelSetsSeed<'_> {
+    type Value = Vec<Vec<(String, String)>>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("an array of label sets")
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let mut out = Vec::new();
+        while let Some(mut set) = seq.next_element_seed(LabelsSeed(self.limits.max_labels))? {
+            if out.len() >= self.limits.max_series {
+                *self.failure = Some(RangeError::TooManySeries {
+                    max: self.limits.max_series,
+                });
+                return Err(de::Error::custom("too many series"));
+            }
+            set.sort();
+            out.push(set);
+        }
+        Ok(out)
+    }
+}
+
+struct Counter {
+    limits: RangeLimits,
+    points: usize,
+    /// The cap that stopped the read (the parser's own error is then only the way out).
+    failure: Option<RangeError>,
+}
+
+struct Envelope {
+    status: String,
+    error_type: Option<String>,
+    error: Option<String>,
+    result_type: Option<String>,
+    series: Vec<PromSeries>,
+    warnings: Vec<String>,
+}
+
+struct EnvelopeSeed<'c> {
+    counter: &'c mut Counter,
+}
+
+impl<'de> DeserializeSeed<'de> for EnvelopeSeed<'_> {
+    type Value = Envelope;
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Envelope, D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for EnvelopeSeed<'_> {
+    type Value = Envelope;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a Prometheus API envelope object")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Envelope, A::Error> {
+        let mut env = Envelope {
+            status: String::new(),
+            error_type: None,
+            error: None,
+            result_type: None,
+            series: Vec::new(),
+            warnings: Vec::new(),
+        };
+        let mut has_status = false;
+        while let Some(key) = map.next_key::<String>()? {
+            match key.as_str() {
+                "status" => {
+                    env.status = map.next_value()?;
+                    has_status = true;
+                }
+                "errorType" => env.error_type = map.next_value()?,
+                "error" => env.error = map.next_value()?,
+                "warnings" => env.warnings = map.next_value()?,
+                "data" => {
+                    let (rt, series) = map.next_value_seed(DataSeed {
+                        counter: &mut *self.counter,
+                    })?;
+                    env.result_type = rt;
+                    env.series = series;
+                }
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        if !has_status {
+            return Err(de::Error::missing_field("status"));
+        }
+        Ok(env)
+    }
+}
+
+struct DataSeed<'c> {
+    counter: &'c mut Counter,
+}
+
+impl<'de> DeserializeSeed<'de> for DataSeed<'_> {
+    type Value = (Option<String>, Vec<PromSeries>);
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for DataSeed<'_> {
+    type Value = (Option<String>, Vec<PromSeries>);
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("data: {resultType, result}")
+    }
+    // An error answer may carry `"data": null` or anything else; only an object is read.
+    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok((None, Vec::new()))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut result_type = None;
+        let mut series = Vec::new();
+        while let Some(key) = map.next_key::<String>()? {
+            match key.as_str() {
+                "resultType" => result_type = Some(map.next_value::<String>()?),
+                "result" => {
+                    series = map.next_value_seed(ResultSeed {
+                        counter: &mut *self.counter,
+                    })?
+                }
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok((result_type, series))
+    }
+}
+
+struct ResultSeed<'c> {
+    counter: &'c mut Counter,
+}
+
+impl<'de> DeserializeSeed<'de> for ResultSeed<'_> {
+    type Value = Vec<PromSeries>;
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_seq(self)
+    }
+}
+
+impl<'de> Visitor<'de> for ResultSeed<'_> {
+    type Value = Vec<PromSeries>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("an array of series")
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let mut out = Vec::new();
+        loop {
+            if out.len() >= self.counter.limits.max_series {
+                // One more series would pass the cap: stop before building it.
+                if seq.next_element::<IgnoredAny>()?.is_some() {
+                    self.counter.failure = Some(RangeError::TooManySeries {
+                        max: self.counter.limits.max_series,
+                    });
+                    return Err(de::Error::custom("too many series"));
+                }
+                return Ok(out);
+            }
+            match seq.next_element_seed(SeriesSeed {
+                counter: &mut *self.counter,
+            })? {
+                Some(s) => out.push(s),
+                None => return Ok(out),
+            }
+        }
+    }
+}
+
+struct SeriesSeed<'c> {
+    counter: &'c mut Counter,
+}
+
+impl<'de> DeserializeSeed<'de> for SeriesSeed<'_> {
+    type Value = PromSeries;
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for SeriesSeed<'_> {
+    type Value = PromSeries;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a series {metric, values}")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<PromSeries, A::Error> {
+        let mut s = PromSeries::default();
+        while let Some(key) = map.next_key::<String>()? {
+            match key.as_str() {
+                "metric" => {
+                    let max = self.counter.limits.max_labels;
+                    s.labels = map.next_value_seed(LabelsSeed(max))?;
+                }
+                // A `query` answer's one sample reads as one point.
+                "values" | "value" => {
+                    let many = key == "values";
+                    s.points = map.next_value_seed(PointsSeed {
+                        counter: &mut *self.counter,
+                        many,
+                    })?;
+                }
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        s.labels.sort();
+        Ok(s)
+    }
+}
+
+struct LabelsSeed(usize);
+
+impl<'de> DeserializeSeed<'de> for LabelsSeed {
+    type Value = Vec<(String, String)>;
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for LabelsSeed {
+    type Value = Vec<(String, String)>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("an object of label names to values")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut out = Vec::new();
+        while let Some((k, v)) = map.next_entry::<String, String>()? {
+            if out.len() >= self.0 {
+                return Err(de::Error::custom(format!(
+                    "a series with more than {} labels",
+                    self.0
+                )));
+            }
+            out.push((k, v));
+        }
+        Ok(out)
+    }
+}
+
+struct PointsSeed<'c> {
+    counter: &'c mut Counter,
+    many: bool,
+}
+
+impl<'de> DeserializeSeed<'de> for PointsSeed<'_> {
+    type Value = Vec<(i64, f64)>;
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_seq(self)
+    }
+}
+
+/// `[<unix seconds>, "<value>"]`.
+#[derive(Deserialize)]
+struct Point(f64, String);
+
+impl Point {
+    fn read<E: de::Error>(self) -> Result<(i64, f64), E> {
+        let ms = (self.0 * 1000.0).round();
+        if !ms.is_finite() || !(0.0..=crate::history::MAX_TIME_MS as f64).contains(&ms) {
+            return Err(E::custom(format!("a sample time {} is not a time", self.0)));
+        }
+        // Prometheus spells values as Go's strconv: "NaN", "+Inf", "-Inf", "1e+06".
+        let v = match self.1.as_str() {
+            "+Inf" | "Inf" => f64::INFINITY,
+            "-Inf" => f64::NEG_INFINITY,
+            text => text
+                .parse::<f64>()
+                .map_err(|_| E::custom(format!("a sample value {text:?} is not a number")))?,
+        };
+        Ok((ms as i64, v))
+    }
+}
+
+impl<'de> Visitor<'de> for PointsSeed<'_> {
+    type Value = Vec<(i64, f64)>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("[time, \"value\"] pairs")
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        if !self.many {
+            // `value`: the pair itself.
+            let t: f64 = seq
+                .next_element()?
+                .ok_or_else(|| de::Error::custom("a sample without its time"))?;
+            let v: String = seq
+                .next_element()?
+                .ok_or_else(|| de::Error::custom("a sample without its value"))?;
+            self.counter.points += 1;
+            return Ok(vec![Point(t, v).read()?]);
+        }
+        let mut out = Vec::new();
+        while let Some(p) = seq.next_element::<Point>()? {
+            if self.counter.points >= self.counter.limits.max_points {
+                self.counter.failure = Some(RangeError::TooManyPoints {
+                    max: self.counter.limits.max_points,
+                });
+                return Err(de::Error::custom("too many points"));
+            }
+            self.counter.points += 1;
+            out.push(p.read()?);
+        }
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_the_documented_matrix_shape() {
+        // The example of Prometheus' docs/querying/api.md (v2.42.0), "Range queries".
+        let body = br#"{"status":"success","data":{"resultType":"matrix","result":[
+            {"metric":{"__name__":"up","job":"prometheus","instance":"localhost:9090"},
+             "values":[[1435781430.781,"1"],[1435781445.781,"1"],[1435781460.781,"1"]]},
+            {"metric":{"__name__":"up","job":"node","instance":"localhost:9091"},
+             "values":[[1435781430.781,"0"],[1435781445.781,"0"],[1435781460.781,"1"]]}]}}"#;
+        let (series, warnings) = parse_matrix(body, RangeLimits::default()).unwrap();
+        assert!(warnings.is_empty());
+        assert_eq!(series.len(), 2);
+        assert_eq!(series[1].label("instance"), Some("localhost:9091"));
+        assert_eq!(
+            series[1].points,
+            vec![
+                (1_435_781_430_781, 0.0),
+                (1_435_781_445_781, 0.0),
+                (1_435_781_460_781, 1.0)
+            ]
+        );
+    }
+
+    #[test]
+    fn the_error_envelope_is_an_error_with_its_type() {
+        let body = br#"{"status":"error","errorType":"bad_data","error":"exceeded maximum resolution of 11,000 points per timeseries. Try decreasing the query resolution (?step=XX)"}"#;
+        let e = parse_matrix(body, RangeLimits::default()).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "Prometheus answered an error (bad_data): exceeded maximum resolution of 11,000 \
+             points per timeseries. Try decreasing the query resolution (?step=XX)"
+        );
+        assert_eq!(parse_error(body), Some(e));
+    }
+
+    #[test]
+    fn caps_stop_the_read() {
+        let body = br#"{"status":"success","data":{"resultType":"matrix","result":[
+            {"metric":{"a":"1"},"values":[[1,"1"]]},{"metric":{"a":"2"},"values":[[1,"1"]]},
+            {"metric":{"a":"3"},"values":[[1,"1"],[2,"2"]]}]}}"#;
+        let few = RangeLimits {
+            max_series: 2,
+            ..RangeLimits::default()
+        };
+        assert_eq!(
+            parse_matrix(body, few).unwrap_err(),
+            RangeError::TooManySeries { max: 2 }
+        );
+        let points = RangeLimits {
+            max_points: 3,
+            ..RangeLimits::default()
+        };
+        assert_eq!(
+            parse_matrix(body, points).unwrap_err(),
+            RangeError::TooManyPoints { max: 3 }
+        );
+    }
+
+    #[test]
+    fn special_values_and_bad_ones() {
+        let body = br#"{"status":"success","data":{"resultType":"matrix","result":[
+            {"metric":{},"values":[[1,"NaN"],[2,"+Inf"],[3,"1e+06"]]}]}}"#;
+        let (s, _) = parse_matrix(body, RangeLimits::default()).unwrap();
+        assert!(s[0].points[0].1.is_nan());
+        assert_eq!(s[0].points[1].1, f64::INFINITY);
+        assert_eq!(s[0].points[2].1, 1e6);
+        let bad = br#"{"status":"success","data":{"resultType":"matrix","result":[
+            {"metric":{},"values":[[1,"x"]]}]}}"#;
+        assert!(matches!(
+            parse_matrix(bad, RangeLimits::default()),
+            Err(RangeError::Malformed(_))
+        ));
+        let vector = br#"{"status":"success","data":{"resultType":"vector","result":[]}}"#;
+        assert_eq!(
+            parse_matrix(vector, RangeLimits::default()).unwrap_err(),
+            RangeError::NotMatrix("vector".into())
+        );
+    }
+}
