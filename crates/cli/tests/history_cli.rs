@@ -54,7 +54,7 @@ fn a_recorded_simulation_is_explained_by_the_leader_and_the_leave() {
     let manifests = std::fs::read_dir(dir.join("snapshots")).unwrap().count();
     assert_eq!(manifests, 44);
     let r = history_json(&dir);
-    assert_eq!(r["format_version"], 3);
+    assert_eq!(r["format_version"], 4);
     let s = &r["summary"];
     assert_eq!(s["snapshots"], 44);
     assert_eq!(s["broker_leaves"], 1);

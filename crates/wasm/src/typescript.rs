@@ -432,7 +432,7 @@ export interface HistoryCause {
   why?: string;
 }
 
-/** `explainHistory()`'s result (`format_version` 3): see docs/history.md. */
+/** `explainHistory()`'s result (`format_version` 4): see docs/history.md. */
 export interface HistoryReport {
   format_version: number;
   shedding_strategy: string;

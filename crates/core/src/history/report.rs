@@ -8,8 +8,9 @@ use super::cause::Cause;
 use super::diff::Change;
 
 /// Version of the history report's JSON (2: `load_model`, the one load model's error on the
-/// series' moves; 3: `answers`, per broker, ping-pong and bursts).
-pub const HISTORY_FORMAT_VERSION: u32 = 3;
+/// series' moves; 3: `answers`, per broker, ping-pong and bursts; 4: `leader_log`, the leader's
+/// log merged with the changes).
+pub const HISTORY_FORMAT_VERSION: u32 = 4;
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct HistoryReport {
@@ -33,6 +34,9 @@ pub struct HistoryReport {
     /// What the leader did, answered: per broker, ping-pong, bursts (`history::answers`).
     #[serde(default)]
     pub answers: HistoryAnswers,
+    /// The leader's log merged with the changes (`--leader-log`), when one was given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub leader_log: Option<super::leader_log::LeaderLogSection>,
     pub warnings: Vec<String>,
 }
 
