@@ -58,6 +58,11 @@ impl<'a> LogReader<'a> {
         }
     }
 
+    /// Lines read so far (the one being read is the next).
+    pub fn lines_read(&self) -> u64 {
+        self.summary.lines
+    }
+
     /// Reads the next bytes of the file.
     pub fn push(&mut self, mut chunk: &[u8]) -> Result<(), LeaderLogError> {
         while !chunk.is_empty() {

@@ -41,19 +41,21 @@ fn action_brief(a: &LoggedAction, names: &BrokerNames) -> String {
             }
         ),
     };
-    format!(
-        "{what} [{}] logged {} {}:{}",
-        a.strategy,
-        clock(a.at_ms),
-        a.file,
-        a.line
-    )
+    format!("{}  {what}", clock(a.at_ms))
 }
 
-fn words(a: &LoggedAction, lines: &mut Vec<String>) {
-    if let Some(w) = &a.words {
-        lines.push(format!("      {}", escape_control(w)));
-    }
+/// Who logged the action, where (the file's name without its directory), and the strategy's words.
+fn source(a: &LoggedAction, lines: &mut Vec<String>) {
+    let file = a.file.rsplit(['/', '\\']).next().unwrap_or(&a.file);
+    let words = a
+        .words
+        .as_deref()
+        .map(|w| format!(": {w}"))
+        .unwrap_or_default();
+    lines.push(format!(
+        "      {}",
+        escape_control(&format!("{} {file}:{}{words}", a.strategy, a.line))
+    ));
 }
 
 /// The section as text lines; `first_ms` is the series' first capture time.
@@ -130,7 +132,7 @@ pub fn lines(s: &LeaderLogSection, first_ms: i64, names: &BrokerNames) -> Vec<St
                 escape_control(&action_brief(&m.action, names)),
                 dest
             ));
-            words(&m.action, out);
+            source(&m.action, out);
         }
         if list.len() > MAX_LISTED {
             out.push(format!(
@@ -153,6 +155,7 @@ pub fn lines(s: &LeaderLogSection, first_ms: i64, names: &BrokerNames) -> Vec<St
                 minutes(first_ms, u.action.at_ms),
                 escape_control(&action_brief(&u.action, names))
             ));
+            source(&u.action, &mut out);
             out.push(format!("      {}", u.note));
         }
         if s.no_change.len() > MAX_LISTED {
