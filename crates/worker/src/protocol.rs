@@ -39,8 +39,9 @@ use serde::{Deserialize, Serialize};
 /// travel in `lists_part` parts (`lists_apart`), without which a page of format 5 would show
 /// those brokers and namespaces empty. 7: a `plan` request says its `explain` level (the dashboard
 /// asks for `summary`: details left out) and an `explain` request answers one decision's detail
-/// (`decision_explained`), which a page of format 6 would never ask for.
-pub const WORKER_PROTOCOL_VERSION: u32 = 7;
+/// (`decision_explained`), which a page of format 6 would never ask for. 8: a `history` request
+/// may carry the leader's log files (`leader_logs`) after the series' files.
+pub const WORKER_PROTOCOL_VERSION: u32 = 8;
 
 /// What the page asks.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -152,6 +153,10 @@ pub struct HistoryJob {
     pub settings: Vec<(String, String)>,
     #[serde(default)]
     pub seed: u64,
+    /// The leader's log files (plain or gzip), whose bytes follow the series' files' in the same
+    /// message: merged with the explanation (`history::leader_log`).
+    #[serde(default)]
+    pub leader_logs: Vec<String>,
 }
 
 /// What the History view draws: the report and the per-namespace timeline.

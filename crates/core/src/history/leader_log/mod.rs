@@ -17,7 +17,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-pub use merge::{LeaderLogSection, merge};
+pub use merge::{DEFAULT_CLOCK_TOLERANCE_MS, LeaderLogSection, merge};
 pub use reader::{LeaderLog, LogReader, read_bytes};
 
 /// Longest line read (bytes); a longer one is skipped and counted as `too_long`.
@@ -90,6 +90,20 @@ pub enum LeaderLogError {
     TooManyActions { file: String, line: u64 },
     #[error("{file}: not a readable gzip file: {why}")]
     Gzip { file: String, why: String },
+}
+
+/// Reads whole files (plain or gzip: an upload, the JS API) and merges them into `report`.
+pub fn attach_files(
+    report: &mut crate::history::HistoryReport,
+    files: &[(String, Vec<u8>)],
+    tolerance_ms: i64,
+) -> Result<(), LeaderLogError> {
+    let mut log = LeaderLog::default();
+    for (name, bytes) in files {
+        read_bytes(&mut log, name, bytes)?;
+    }
+    attach(report, log, tolerance_ms);
+    Ok(())
 }
 
 /// Merges `log` into `report` (sorting its actions by time first).
