@@ -64,15 +64,25 @@ pub fn split(line: &str) -> Result<Event, NotEvent> {
     if logger.is_empty() || logger.contains(' ') {
         return Err(NotEvent::Garbled);
     }
-    let (message, context) = split_context(message);
+    let logger = simple_name(logger);
+    // Only the load manager's loggers' context is read (the rest of a broker's log is skipped
+    // unread: most of a busy broker's lines).
+    let (message, context) = if super::messages::is_known_logger(logger) {
+        split_context(message)
+    } else {
+        (message, Vec::new())
+    };
     Ok(Event {
         at_ms,
         level: level.to_string(),
-        logger: simple_name(logger).to_string(),
+        logger: logger.to_string(),
         message: message.to_string(),
         context,
     })
 }
+
+/// Openings of a context map tried from the end of a message.
+const MAX_CONTEXT_TRIES: usize = 4;
 
 /// Splits `message {k1=v1, k2=v2}` (`%X` after the message) into the message and the map; a
 /// message without a trailing map (3.x, 4.1) is returned whole, and 4.0.13's empty ` {}` dropped.
@@ -84,9 +94,15 @@ fn split_context(message: &str) -> (&str, Vec<(String, String)>) {
     if !trimmed.ends_with('}') {
         return (trimmed, Vec::new());
     }
-    // The map starts at the last ` {` whose braces balance to the end.
+    // The map starts at one of the last few ` {` (a value may hold one: `Unload[…]` does not, a
+    // record's `toString()` might); a bounded number of tries keeps a hostile line linear.
     let mut search = trimmed.len();
+    let mut tries = 0;
     while let Some(open) = trimmed.get(..search).and_then(|s| s.rfind(" {")) {
+        tries += 1;
+        if tries > MAX_CONTEXT_TRIES {
+            break;
+        }
         if let Some(map) = trimmed.get(open + 2..trimmed.len() - 1)
             && let Some(entries) = parse_map(map)
         {
