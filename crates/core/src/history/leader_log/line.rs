@@ -238,6 +238,29 @@ mod tests {
     }
 
     #[test]
+    fn context_only_for_load_manager_loggers_and_near_the_end() {
+        // Another logger's trailing braces are not read as a context map.
+        let e = split(
+            "2026-08-20T08:57:37,123+0000 [pulsar-io-4-3] INFO  org.apache.pulsar.broker.service.ServerCnx \
+             - Created new producer: Producer{topic=x, producerId=1} {a=b}",
+        )
+        .unwrap();
+        assert!(e.context.is_empty());
+        assert!(e.message.ends_with("{a=b}"));
+        // A map within the last four ` {` is found; a text with many unbalanced ones is left whole.
+        let head = "2026-08-20T08:57:37,123+0000 [t] INFO  \
+                    org.apache.pulsar.broker.loadbalance.impl.ModularLoadManagerImpl - m";
+        let e = split(&format!(
+            "{head} {{x {{y {{bundle=t/n/0x0_0x1, unloading=true}}"
+        ))
+        .unwrap();
+        assert_eq!(e.ctx("unloading"), Some("true"));
+        let hostile = format!("{head}{}}}", " {".repeat(10_000));
+        let e = split(&hostile).unwrap();
+        assert!(e.context.is_empty());
+    }
+
+    #[test]
     fn non_events() {
         assert_eq!(
             split("\tat org.apache.pulsar.broker.Foo.bar(Foo.java:12)"),
