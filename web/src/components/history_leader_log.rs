@@ -76,7 +76,7 @@ fn matched_list(
                             class="clickable" onclick={Callback::from(move |_| cb.emit(step))}>
                             <span class="mono">{ what(&m.action) }</span>
                             if m.destination_as_logged == Some(false) { <span class="warn">{ " (went elsewhere)" }</span> }
-                            <br/><span class="muted">{ format!("snapshot {} · replay: {} · logged {}", step + 1, m.cause, logged_at(&m.action)) }</span>
+                            <br/><span class="muted">{ format!("between snapshots {} and {} · replay: {} · logged {}", step + 1, step + 2, m.cause, logged_at(&m.action)) }</span>
                             if let Some(w) = &m.action.words { <br/><span class="muted mono">{ w.clone() }</span> }
                         </li>
                     }
@@ -157,7 +157,7 @@ pub fn history_leader_log_view(p: &HistoryLeaderLogProps) -> Html {
                             <li data-testid="history-log-row" data-list="not-logged" data-bundle={n.bundle.clone()}
                                 class="clickable" onclick={Callback::from(move |_| cb.emit(step))}>
                                 <span class="mono">{ text }</span>
-                                <span class="muted">{ format!(" · snapshot {}", step + 2) }</span>
+                                <span class="muted">{ format!(" · between snapshots {} and {}", step + 1, step + 2) }</span>
                             </li>
                         }
                     }) }
