@@ -6,8 +6,8 @@
 
 use std::rc::Rc;
 
-use lbplan_core::history::leader_log::merge::{LeaderLogSection, MatchedAction};
 use lbplan_core::history::leader_log::{ActionKind, LoggedAction};
+use lbplan_core::history::leader_log::{LeaderLogSection, MatchedAction};
 use lbplan_worker::protocol::HistoryView;
 use yew::prelude::*;
 

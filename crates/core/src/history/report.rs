@@ -36,7 +36,7 @@ pub struct HistoryReport {
     pub answers: HistoryAnswers,
     /// The leader's log merged with the changes (`--leader-log`), when one was given.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub leader_log: Option<super::leader_log::LeaderLogSection>,
+    pub leader_log: Option<super::leader_log::types::LeaderLogSection>,
     pub warnings: Vec<String>,
 }
 

@@ -67,7 +67,7 @@ pub fn split(line: &str) -> Result<Event, NotEvent> {
     let logger = simple_name(logger);
     // Only the load manager's loggers' context is read (the rest of a broker's log is skipped
     // unread: most of a busy broker's lines).
-    let (message, context) = if super::messages::is_known_logger(logger) {
+    let (message, context) = if super::loggers::is_known_logger(logger) {
         split_context(message)
     } else {
         (message, Vec::new())

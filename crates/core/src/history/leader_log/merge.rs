@@ -13,10 +13,11 @@
 
 use std::collections::HashMap;
 
-use serde::{Deserialize, Serialize};
-
 use super::reader::LeaderLog;
-use super::{ActionKind, LogFileSummary, LoggedAction};
+use super::types::{
+    ActionKind, ClockCheck, LeaderLogSection, LoggedAction, MatchedAction, NotLogged,
+    UnmatchedAction,
+};
 use crate::history::cause::Cause;
 use crate::history::diff::Change;
 use crate::history::report::HistoryReport;
@@ -25,75 +26,6 @@ use crate::history::report::HistoryReport;
 pub const DEFAULT_CLOCK_TOLERANCE_MS: i64 = 10_000;
 /// Farthest a log action is looked for from a change, to estimate a clock offset.
 const SEARCH_WINDOW_MS: i64 = 3_600_000;
-
-/// The log part of the history report.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct LeaderLogSection {
-    pub files: Vec<LogFileSummary>,
-    /// Actions read from all the files.
-    pub actions: usize,
-    /// Of those, the ones a failure line followed.
-    pub failed: usize,
-    pub clock: ClockCheck,
-    /// Changes the replay attributed to the leader that the log shows.
-    pub confirmed: Vec<MatchedAction>,
-    /// Changes the log shows the leader made that the replay did not predict.
-    pub not_predicted: Vec<MatchedAction>,
-    /// Logged actions with no change in the series.
-    pub no_change: Vec<UnmatchedAction>,
-    /// Changes the replay attributed to the leader, within the log's time span, that it does not show.
-    pub not_logged: Vec<NotLogged>,
-    /// Changes attributed to the leader outside the time the logs cover (not checked).
-    pub predictions_outside_log: usize,
-}
-
-/// How the log's clock compares with the series' capture times.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct ClockCheck {
-    /// Actions matched to a change (the estimate's sample).
-    pub matched: usize,
-    /// Median offset: log time minus the nearest edge of its change's interval (0 inside it);
-    /// positive when the log's times are later than the series'.
-    pub offset_ms: i64,
-    pub tolerance_ms: i64,
-    /// `|offset_ms| > tolerance_ms`: the log's times were shifted by `offset_ms` before matching.
-    pub disagrees: bool,
-}
-
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct MatchedAction {
-    /// Index of the change in the report's `changes`.
-    pub change: usize,
-    pub step: usize,
-    pub from_ms: i64,
-    pub at_ms: i64,
-    /// The change's cause as the replay named it (`leader_shedding`, `unexplained`, …).
-    pub cause: String,
-    /// For a move: the destination the log names is where the bundle went (`None`: no
-    /// destination logged, or not a move).
-    pub destination_as_logged: Option<bool>,
-    pub action: LoggedAction,
-}
-
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct UnmatchedAction {
-    /// Why the series shows nothing, as far as can be told.
-    pub note: String,
-    /// The replay predicted it too (it is in `predicted_not_seen`).
-    pub predicted: bool,
-    pub action: LoggedAction,
-}
-
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct NotLogged {
-    pub change: usize,
-    pub step: usize,
-    pub from_ms: i64,
-    pub at_ms: i64,
-    pub kind: ActionKind,
-    pub bundle: String,
-    pub from: String,
-}
 
 /// A change the log can show: an owner losing a bundle, or a split.
 struct Candidate {

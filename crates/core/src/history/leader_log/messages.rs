@@ -121,27 +121,6 @@ fn bracketed(msg: &str) -> Option<(&str, &str)> {
     Some((name, rest))
 }
 
-/// The loggers whose lines [`recognize`] reads (simple class names).
-const KNOWN_LOGGERS: &[&str] = &[
-    "ModularLoadManagerImpl",
-    "UnloadScheduler",
-    "SplitManager",
-    "ThresholdShedder",
-    "OverloadShedder",
-    "AvgShedder",
-    "UniformLoadShedder",
-    "TransferShedder",
-    "BundleSplitterTask",
-    "DefaultNamespaceBundleSplitStrategyImpl",
-    "PulsarService",
-    "ExtensibleLoadManagerImpl",
-];
-
-/// Whether [`recognize`] reads this logger's lines.
-pub fn is_known_logger(simple_name: &str) -> bool {
-    KNOWN_LOGGERS.contains(&simple_name)
-}
-
 /// Recognises one event.
 pub fn recognize(e: &Event) -> Recognized {
     let m = e.message.as_str();

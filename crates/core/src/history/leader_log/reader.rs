@@ -7,7 +7,7 @@ use std::io::Read;
 
 use super::line::{NotEvent, split};
 use super::messages::{Recognized, recognize};
-use super::{
+use super::types::{
     ActionKind, LeaderLogError, LogFileSummary, LoggedAction, MAX_ACTIONS, MAX_LINE_BYTES,
     MAX_PENDING_WORDS,
 };

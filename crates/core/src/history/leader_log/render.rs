@@ -1,7 +1,6 @@
 //! The leader's log part of the history's text (within the report's width) and its CSV columns.
 
-use super::merge::LeaderLogSection;
-use super::{ActionKind, LoggedAction};
+use super::types::{ActionKind, LeaderLogSection, LoggedAction, MatchedAction};
 use crate::naming::BrokerNames;
 use crate::text::escape_control;
 
@@ -115,7 +114,7 @@ pub fn lines(s: &LeaderLogSection, first_ms: i64, names: &BrokerNames) -> Vec<St
             c.matched
         ));
     }
-    let matched = |title: &str, list: &[super::merge::MatchedAction], out: &mut Vec<String>| {
+    let matched = |title: &str, list: &[MatchedAction], out: &mut Vec<String>| {
         if list.is_empty() {
             return;
         }
