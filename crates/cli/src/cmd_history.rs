@@ -1,5 +1,5 @@
 //! `lbplan history SERIES [--format text|json|csv] [--set KEY=VALUE]... [--profile P] [--seed N]
-//! [--calibrate | --calibration FILE] [-o FILE]`: what the leader did between the snapshots of a series, and why, and
+//! [--calibrate | --calibration FILE] [--leader-log FILE... [--clock-tolerance S]] [-o FILE]`: what the leader did between the snapshots of a series, and why, and
 //! how far the load model's predictions were from what the next snapshots showed; `--calibrate`
 //! writes the per-broker CPU cost factors fitted from the series instead (`lbplan plan
 //! --calibration FILE` reads them). SERIES is a stored
@@ -52,6 +52,13 @@ pub struct Args {
     /// `--calibrate`, e.g. of an earlier series) instead of the default model.
     #[arg(long, value_name = "FILE", conflicts_with = "calibrate")]
     calibration: Option<PathBuf>,
+    /// The leader broker's log files (plain or .gz; `-` is standard input): each logged unload
+    /// and split is merged with the series' changes (docs/history.md, "From the leader's log").
+    #[arg(long = "leader-log", value_name = "FILE", num_args = 1..)]
+    leader_log: Vec<PathBuf>,
+    /// Log and series times closer than this (seconds) agree; beyond, the offset is reported.
+    #[arg(long, value_name = "SECONDS", default_value_t = 10.0)]
+    clock_tolerance: f64,
     /// Write the output to a file instead of stdout (whole or not at all).
     #[arg(short = 'o', long)]
     output: Option<PathBuf>,
@@ -75,7 +82,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
         load_model: crate::calibration_file::load_model(args.calibration.as_deref())?,
     };
     let mut fitter = Fitter::default();
-    let report = match &args.series {
+    let mut report = match &args.series {
         Some(series) => explain_path_observed(series, &opts, &mut |s| {
             if args.calibrate {
                 fitter.push(s);
@@ -93,6 +100,11 @@ pub fn run(args: Args) -> Result<(), CliError> {
             .map_err(|e| CliError::Failed(e.to_string()))?
             + "\n";
         return crate::output::emit(args.output.as_deref(), text.as_bytes());
+    }
+    if !args.leader_log.is_empty() {
+        let log = crate::leader_log_files::read_leader_logs(&args.leader_log)?;
+        let tolerance_ms = crate::leader_log_files::tolerance_ms(args.clock_tolerance)?;
+        lbplan_core::history::leader_log::attach(&mut report, log, tolerance_ms);
     }
     let text = match args.format {
         Format::Json => {

@@ -122,7 +122,7 @@ pub fn read_path(path: &Path, cap: u64) -> Result<Vec<u8>, CliError> {
 }
 
 /// How messages name a path argument.
-fn shown(path: &Path) -> String {
+pub fn shown(path: &Path) -> String {
     if path == Path::new(STDIN) {
         "standard input".to_string()
     } else {

@@ -27,6 +27,7 @@ mod collect;
 mod connection_args;
 mod exit;
 mod input_files;
+mod leader_log_files;
 mod option_args;
 mod output;
 mod pinned_dir;

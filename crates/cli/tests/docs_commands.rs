@@ -45,6 +45,10 @@ const SKIPPED: &[(&str, &str)] = &[
         "lbplan import FILE_OR_DIR_OR_ARCHIVE",
         "a synopsis: FILE_OR_DIR_OR_ARCHIVE stands for inputs",
     ),
+    (
+        "lbplan history SERIES --leader-log",
+        "a synopsis: SERIES and the log files stand for the operator's",
+    ),
 ];
 
 /// The documents whose commands run.

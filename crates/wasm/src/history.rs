@@ -1,8 +1,11 @@
 //! `explainHistory`: a recorded series (the files of a stored series directory, a zip of one, or
 //! ordinary snapshot files) explained by core's `history`: every change between consecutive
 //! snapshots with its cause, and the summary. Options are `plan()`'s `profile`, `settings` and
-//! `seed` (the replayed leader's).
+//! `seed` (the replayed leader's), and the leader's log as text (`leaderLog`: one string per file,
+//! merged by core's `history::leader_log`; gzip files are for the dashboard's upload, which hands
+//! their bytes to the worker).
 
+use lbplan_core::history::leader_log::{DEFAULT_CLOCK_TOLERANCE_MS, attach_files};
 use lbplan_core::history::store::Files;
 use lbplan_core::history::{ExplainOptions, HistoryReport, explain_uploaded};
 use serde_json::Value;
@@ -10,12 +13,13 @@ use serde_json::Value;
 use serde::Deserialize;
 
 use crate::error::ApiError;
-use crate::options::{self, SafeInt, Settings, Text};
+use crate::options::{self, List, SafeInt, Settings, Text};
 use crate::plan_options::profile;
 
 /// `explainHistory()`'s options (`HistoryOptions` in the declarations): the replayed leader's
-/// profile, settings and seed.
+/// profile, settings and seed; the leader's log files' text and the clock tolerance (ms).
 #[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
 struct HistoryOptions {
     profile: Option<Text>,
     settings: Option<Settings>,
@@ -23,6 +27,8 @@ struct HistoryOptions {
     /// Read by `calibration_option` (listed so it is not refused as unknown).
     #[allow(dead_code)]
     calibration: Option<Value>,
+    leader_log: Option<List<Text>>,
+    clock_tolerance_ms: Option<SafeInt>,
 }
 
 /// The logic behind `explainHistory`.
@@ -35,7 +41,29 @@ pub fn explain_history_files(files: Files, options: &Value) -> Result<HistoryRep
         seed: o.seed.map_or(0, |SafeInt(s)| s),
         load_model: crate::calibration_option::load_model(options)?,
     };
-    explain_uploaded(files, &opts, &mut |_, _, _| {}).map_err(|e| ApiError::whole(e.to_string()))
+    let logs = match o.leader_log {
+        Some(list) => list.items(
+            "options.leaderLog",
+            "an array of strings (each a log file's text)",
+        )?,
+        None => Vec::new(),
+    };
+    let mut report = explain_uploaded(files, &opts, &mut |_, _, _| {})
+        .map_err(|e| ApiError::whole(e.to_string()))?;
+    if !logs.is_empty() {
+        let named: Vec<(String, Vec<u8>)> = logs
+            .into_iter()
+            .enumerate()
+            .map(|(i, Text(t))| (format!("options.leaderLog[{i}]"), t.into_bytes()))
+            .collect();
+        let tolerance = o
+            .clock_tolerance_ms
+            .map_or(DEFAULT_CLOCK_TOLERANCE_MS, |SafeInt(t)| {
+                i64::try_from(t).unwrap_or(i64::MAX)
+            });
+        attach_files(&mut report, &named, tolerance).map_err(|e| ApiError::whole(e.to_string()))?;
+    }
+    Ok(report)
 }
 
 /// `explainHistoryFromPrometheus()`'s options (`PrometheusHistoryOptions`): `explainHistory()`'s,
@@ -160,6 +188,32 @@ mod tests {
         let e = explain_prometheus_files(Vec::new(), &serde_json::json!({"brokerLabel": 3}))
             .unwrap_err();
         assert!(e.to_string().contains("options.brokerLabel"), "{e}");
+    }
+
+    /// The log's text beside the series: the hand-made move is logged by nobody, so it stays
+    /// unexplained and the log's unload of it (4.1.3's line format) is "not predicted".
+    #[test]
+    fn a_leader_log_is_merged() {
+        let first: Value = serde_json::from_str(DEMO).unwrap();
+        let t0 = first["captured_at_ms"].as_i64().unwrap();
+        let mut second = first.clone();
+        second["captured_at_ms"] = Value::from(t0 + 60_000);
+        let files = vec![
+            ("a.json".to_string(), serde_json::to_vec(&first).unwrap()),
+            ("b.json".to_string(), serde_json::to_vec(&second).unwrap()),
+        ];
+        let line = "2026-08-20T08:57:37,123+0000 [pulsar-load-manager-5-1] INFO  \
+                    org.apache.pulsar.broker.loadbalance.impl.ModularLoadManagerImpl - [ThresholdShedder] \
+                    Unloading bundle: public/default/0x00000000_0x40000000 from broker a:8080 to dest broker b:8080\n\
+                    not a log line\n";
+        let r = explain_history_files(files, &serde_json::json!({"leaderLog": [line]})).unwrap();
+        let log = r.leader_log.unwrap();
+        assert_eq!(log.actions, 1);
+        assert_eq!(log.files[0].file, "options.leaderLog[0]");
+        assert_eq!(log.files[0].skipped.get("no_timestamp"), Some(&1));
+        let e =
+            explain_history_files(Vec::new(), &serde_json::json!({"leaderLog": "x"})).unwrap_err();
+        assert!(e.to_string().contains("options.leaderLog"), "{e}");
     }
 
     #[test]

@@ -415,13 +415,18 @@ export interface SimulationRun {
 
 /** What `simulate()` returns (`format_version` 2, as `lbplan simulate --format json`). */
 /** Options of `explainHistory()`: the replayed leader's profile (default: detected), `broker.conf`
- *  overrides and seed. */
+ *  overrides and seed, and the leader's log. */
 export interface HistoryOptions {
   profile?: Profile;
   settings?: Record<string, string | number | boolean>;
   seed?: number;
   /** Check the load model with a calibration's factors instead of the default model. */
   calibration?: Calibration;
+  /** The leader broker's log files' text (one string per file), merged with the changes: the
+   *  report's `leader_log` (docs/history.md, "From the leader's log"). */
+  leaderLog?: string[];
+  /** Log and series times closer than this agree (ms, default 10000). */
+  clockToleranceMs?: number;
 }
 
 /** Options of `new LiveHistory()`: `explainHistory()`'s, and the window of snapshots kept
@@ -516,7 +521,37 @@ export interface HistoryReport {
     bundle_source?: "bundle_metrics" | "topic_metrics" | "none"; steps_queried: number;
     gaps: { at_ms: number; broker: string; missing: string[] }[];
     leader_unloads_counted?: number; leader_splits_counted?: number };
+  /** The leader's log merged with the changes (format 4; only when `leaderLog` was given). */
+  leader_log?: HistoryLeaderLog;
   warnings: string[];
+}
+
+/** One unload or split read from the leader's log. */
+export interface LoggedAction {
+  kind: "unload" | "split"; at_ms: number; bundle: string; from: string; to: string | null;
+  strategy: string; words: string | null; unloading: boolean | null; failed: boolean;
+  file: string; line: number;
+}
+
+/** A logged action matched to a change (`change` indexes `changes`). */
+export interface MatchedLogAction {
+  change: number; step: number; from_ms: number; at_ms: number; cause: string;
+  destination_as_logged: boolean | null; action: LoggedAction;
+}
+
+/** `HistoryReport.leader_log`: see docs/history.md, "From the leader's log". */
+export interface HistoryLeaderLog {
+  files: { file: string; lines: number; actions: number; leader: string | null;
+    first_ms: number | null; last_ms: number | null; skipped: Record<string, number> }[];
+  actions: number;
+  failed: number;
+  clock: { matched: number; offset_ms: number; tolerance_ms: number; disagrees: boolean };
+  confirmed: MatchedLogAction[];
+  not_predicted: MatchedLogAction[];
+  no_change: { note: string; predicted: boolean; action: LoggedAction }[];
+  not_logged: { change: number; step: number; from_ms: number; at_ms: number;
+    kind: "unload" | "split"; bundle: string; from: string }[];
+  predictions_outside_log: number;
 }
 
 export interface Comparison {

@@ -372,16 +372,19 @@ fn history(
     now_ms: &mut dyn FnMut() -> f64,
 ) -> Response {
     let id = job.id;
-    if bytes.len() != job.files.len() {
+    if bytes.len() != job.files.len() + job.leader_logs.len() {
         return Response::Explained {
             id,
             result: Err(format!(
                 "the worker received {} file(s) for {} name(s): reload the page",
                 bytes.len(),
-                job.files.len()
+                job.files.len() + job.leader_logs.len()
             )),
         };
     }
+    let mut bytes = bytes;
+    let log_bytes = bytes.split_off(job.files.len());
+    let logs: Vec<(String, Vec<u8>)> = job.leader_logs.into_iter().zip(log_bytes).collect();
     let named: Vec<(String, Vec<u8>)> = job.files.into_iter().zip(bytes).collect();
     let opts = ExplainOptions {
         profile: job.profile,
@@ -402,16 +405,25 @@ fn history(
             post(Response::Progress { id, done, total });
         }
     });
+    let result = result.map_err(|e| e.to_string()).and_then(|mut report| {
+        if !logs.is_empty() {
+            lbplan_core::history::leader_log::attach_files(
+                &mut report,
+                &logs,
+                lbplan_core::history::leader_log::DEFAULT_CLOCK_TOLERANCE_MS,
+            )
+            .map_err(|e| e.to_string())?;
+        }
+        Ok(report)
+    });
     Response::Explained {
         id,
-        result: result
-            .map(|report| {
-                Box::new(HistoryView {
-                    report,
-                    timeline: builder.finish(),
-                })
+        result: result.map(|report| {
+            Box::new(HistoryView {
+                report,
+                timeline: builder.finish(),
             })
-            .map_err(|e| e.to_string()),
+        }),
     }
 }
 

@@ -41,8 +41,10 @@ use serde::{Deserialize, Serialize};
 /// asks for `summary`: details left out) and an `explain` request answers one decision's detail
 /// (`decision_explained`), which a page of format 6 would never ask for. 8: `plan`, `rebalance`
 /// and `history` requests carry the calibration's `cpu_cost_factors` the dashboard loaded, which
-/// a worker of format 7 would drop, predicting with the default model.
-pub const WORKER_PROTOCOL_VERSION: u32 = 8;
+/// a worker of format 7 would drop, predicting with the default model. 9: a `history` request may
+/// carry the leader's log files (`leader_logs`) after the series' files, which a worker of format 8
+/// would read as part of the series.
+pub const WORKER_PROTOCOL_VERSION: u32 = 9;
 
 /// The load model a request's predictions use: the per-broker CPU cost factors of the calibration
 /// the page loaded (`lbplan history --calibrate`), none for the default model. Only the factors
@@ -170,6 +172,10 @@ pub struct HistoryJob {
     /// The model the history's check of predictions uses (`lbplan history --calibration`).
     #[serde(default, skip_serializing_if = "indexmap::IndexMap::is_empty")]
     pub cpu_cost_factors: CpuCostFactors,
+    /// The leader's log files (plain or gzip), whose bytes follow the series' files' in the same
+    /// message: merged with the explanation (`history::leader_log`).
+    #[serde(default)]
+    pub leader_logs: Vec<String>,
 }
 
 /// What the History view draws: the report and the per-namespace timeline.

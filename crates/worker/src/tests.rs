@@ -501,7 +501,18 @@ fn stored_series(cycles: u32) -> Vec<(String, Vec<u8>)> {
 
 /// A history request for `files` (names in the JSON, bytes beside it) and its answers.
 fn history_answers(id: u32, files: Vec<(String, Vec<u8>)>) -> Vec<Response> {
-    let (names, bytes): (Vec<String>, Vec<Vec<u8>>) = files.into_iter().unzip();
+    history_answers_with_logs(id, files, Vec::new())
+}
+
+/// The same with the leader's log files, whose bytes follow the series'.
+fn history_answers_with_logs(
+    id: u32,
+    files: Vec<(String, Vec<u8>)>,
+    logs: Vec<(String, Vec<u8>)>,
+) -> Vec<Response> {
+    let (names, mut bytes): (Vec<String>, Vec<Vec<u8>>) = files.into_iter().unzip();
+    let (leader_logs, log_bytes): (Vec<String>, Vec<Vec<u8>>) = logs.into_iter().unzip();
+    bytes.extend(log_bytes);
     let text = serde_json::to_string(&Request::History(Box::new(protocol::HistoryJob {
         format_version: WORKER_PROTOCOL_VERSION,
         id,
@@ -510,6 +521,7 @@ fn history_answers(id: u32, files: Vec<(String, Vec<u8>)>) -> Vec<Response> {
         settings: Vec::new(),
         seed: 7,
         cpu_cost_factors: Default::default(),
+        leader_logs,
     })))
     .unwrap();
     let mut out = Vec::new();
@@ -834,4 +846,66 @@ fn a_restored_import_holds_the_snapshot_without_sending_parts() {
         planned[0]
     );
     assert_eq!(planned[0], planned[1]);
+}
+
+/// The leader's log travels after the series' files (gzip is read by the same core reader, tested
+/// there): the move it names
+/// (in 4.0.13's line format, `ModularLoadManagerImpl.java:691`) is confirmed.
+#[test]
+fn a_history_job_merges_the_leader_log() {
+    let out = history_answers(6, stored_series(6));
+    let Some(Response::Explained {
+        result: Ok(view), ..
+    }) = out.last()
+    else {
+        panic!("{:?}", out.last());
+    };
+    let c = view
+        .report
+        .changes
+        .iter()
+        .find(|c| c.cause.name() == "leader_shedding")
+        .expect("a move by the leader");
+    let lbplan_core::history::Change::Moved { bundle, from, to } = &c.change else {
+        panic!("{c:?}");
+    };
+    // Logged a millisecond before the snapshot that shows it, in UTC.
+    let t = c.at_ms - 1;
+    let secs = t.rem_euclid(86_400_000) / 1000;
+    let day = t.div_euclid(86_400_000);
+    let line = format!(
+        "{}T{:02}:{:02}:{:02},{:03}+0000 [pulsar-load-manager-5-1] INFO  \
+         org.apache.pulsar.broker.loadbalance.impl.ModularLoadManagerImpl - [ThresholdShedder] \
+         Unloading bundle: {bundle} from broker {from} to dest broker {to} {{}}\n",
+        civil(day),
+        secs / 3600,
+        secs / 60 % 60,
+        secs % 60,
+        t.rem_euclid(1000)
+    );
+    let logs = vec![("broker.log".to_string(), line.into_bytes())];
+    let out = history_answers_with_logs(7, stored_series(6), logs);
+    let Some(Response::Explained {
+        result: Ok(view), ..
+    }) = out.last()
+    else {
+        panic!("{:?}", out.last());
+    };
+    let log = view.report.leader_log.as_ref().unwrap();
+    assert_eq!(log.actions, 1);
+    assert_eq!(log.confirmed.len(), 1, "{log:?}");
+    assert_eq!(&log.confirmed[0].action.bundle, bundle);
+}
+
+/// `yyyy-MM-dd` of days since 1970-01-01 (Howard Hinnant's civil_from_days).
+fn civil(days: i64) -> String {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    format!("{:04}-{m:02}-{d:02}", yoe + era * 400 + i64::from(m <= 2))
 }

@@ -8,7 +8,8 @@
 //! `view::timeline::broker_load_chart`, a `usage_lines_chart` like the simulation's per-broker
 //! chart, drawn by the one chart component `sim_chart`), the instant
 //! the slider shows (its owners per namespace), and the paged list of changes with their causes;
-//! a click on a change shows its full reason.
+//! a click on a change shows its full reason. A leader's log picked beside the series goes to the same
+//! job and is merged with it (`history_leader_log`).
 
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -23,6 +24,7 @@ use yew::prelude::*;
 
 use super::event_value;
 use super::history_answers::HistoryAnswersView;
+use super::history_leader_log::HistoryLeaderLogView;
 use super::model_accuracy::ModelAccuracyView;
 use super::sim_chart::{SimChartView, hidpi_context};
 use crate::format::{bytes_per_sec, pct};
@@ -48,6 +50,8 @@ pub struct HistoryViewProps {
 
 pub enum Msg {
     Files(Vec<Picked>),
+    /// The leader's log files (plain or .gz): kept, and the series explained again with them.
+    Logs(Vec<Picked>),
     Job(u32, HistoryEvent),
     Cancel,
     Step(usize),
@@ -65,6 +69,9 @@ struct Shown {
 
 pub struct HistoryTimeline {
     next_id: u32,
+    /// The last series and leader's log picked (handles), to explain again when the other changes.
+    series: Vec<Picked>,
+    logs: Vec<Picked>,
     running: Option<(HistoryWorker, u32, u32, u32)>,
     error: Option<String>,
     shown: Option<Shown>,
@@ -75,7 +82,7 @@ pub struct HistoryTimeline {
     selected: Option<usize>,
 }
 
-fn on_pick(ctx: &Context<HistoryTimeline>) -> Callback<Event> {
+fn on_pick(ctx: &Context<HistoryTimeline>, msg: fn(Vec<Picked>) -> Msg) -> Callback<Event> {
     let link = ctx.link().clone();
     Callback::from(move |e: Event| {
         let Some(input) = e
@@ -89,7 +96,7 @@ fn on_pick(ctx: &Context<HistoryTimeline>) -> Callback<Event> {
         let picked = pick_file_list(&list);
         input.set_value("");
         if !picked.is_empty() {
-            link.send_message(Msg::Files(picked));
+            link.send_message(msg(picked));
         }
     })
 }
@@ -116,6 +123,8 @@ impl Component for HistoryTimeline {
     fn create(_: &Context<Self>) -> Self {
         Self {
             next_id: 1,
+            series: Vec::new(),
+            logs: Vec::new(),
             running: None,
             error: None,
             shown: None,
@@ -130,33 +139,13 @@ impl Component for HistoryTimeline {
     fn update(&mut self, ctx: &Context<Self>, msg: Msg) -> bool {
         match msg {
             Msg::Files(picked) => {
-                let id = self.next_id;
-                self.next_id += 1;
-                self.error = None;
-                let names = picked.iter().map(|p| p.name.clone()).collect();
-                let files: Vec<Body> = picked.into_iter().map(Body::from).collect();
-                let request = Request::History(Box::new(HistoryJob {
-                    format_version: WORKER_PROTOCOL_VERSION,
-                    id,
-                    files: names,
-                    profile: None,
-                    settings: Vec::new(),
-                    seed: 0,
-                    cpu_cost_factors: crate::state::LoadedCalibration::factors(
-                        ctx.props().calibration.as_ref(),
-                    ),
-                }));
-                let text = match serde_json::to_string(&request) {
-                    Ok(t) => t,
-                    Err(e) => {
-                        self.error = Some(format!("cannot send the series to the worker: {e}"));
-                        return true;
-                    }
-                };
-                let on_event = ctx.link().callback(move |e| Msg::Job(id, e));
-                match HistoryWorker::start(&ctx.props().worker_url, text, files, id, on_event) {
-                    Ok(w) => self.running = Some((w, id, 0, 0)),
-                    Err(e) => self.error = Some(e),
+                self.series = picked;
+                self.start(ctx);
+            }
+            Msg::Logs(picked) => {
+                self.logs = picked;
+                if !self.series.is_empty() {
+                    self.start(ctx);
                 }
             }
             Msg::Job(id, event) => {
@@ -205,7 +194,8 @@ impl Component for HistoryTimeline {
     }
 
     fn view(&self, ctx: &Context<Self>) -> Html {
-        let pick = on_pick(ctx);
+        let pick = on_pick(ctx, Msg::Files);
+        let pick_log = on_pick(ctx, Msg::Logs);
         let status = match &self.running {
             Some((_, _, done, total)) => html! {
                 <p class="busy small" role="status" data-testid="history-progress">
@@ -228,6 +218,14 @@ impl Component for HistoryTimeline {
                     <label>{ "Zip or snapshot files " }
                         <input type="file" multiple={true} accept=".zip,.json"
                             data-testid="history-files-input" onchange={pick} /></label>
+                    <label>{ "Leader's log (optional; plain or .gz) " }
+                        <input type="file" multiple={true} accept=".log,.gz,.txt,.json"
+                            data-testid="history-leader-log-input" onchange={pick_log} /></label>
+                    if !self.logs.is_empty() {
+                        <span class="small muted" data-testid="history-leader-log-picked">
+                            { format!("{} log file(s): {}", self.logs.len(), self.logs.iter().map(|p| p.name.as_str()).collect::<Vec<_>>().join(", ")) }
+                        </span>
+                    }
                 </div>
                 { status }
                 if let Some(e) = &self.error {
@@ -242,6 +240,46 @@ impl Component for HistoryTimeline {
 }
 
 impl HistoryTimeline {
+    /// Explains the picked series (with the picked leader's log) in a new worker job.
+    fn start(&mut self, ctx: &Context<Self>) {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.error = None;
+        let names = self.series.iter().map(|p| p.name.clone()).collect();
+        let leader_logs = self.logs.iter().map(|p| p.name.clone()).collect();
+        let files: Vec<Body> = self
+            .series
+            .iter()
+            .chain(self.logs.iter())
+            .cloned()
+            .map(Body::from)
+            .collect();
+        let request = Request::History(Box::new(HistoryJob {
+            format_version: WORKER_PROTOCOL_VERSION,
+            id,
+            files: names,
+            profile: None,
+            settings: Vec::new(),
+            seed: 0,
+            cpu_cost_factors: crate::state::LoadedCalibration::factors(
+                ctx.props().calibration.as_ref(),
+            ),
+            leader_logs,
+        }));
+        let text = match serde_json::to_string(&request) {
+            Ok(t) => t,
+            Err(e) => {
+                self.error = Some(format!("cannot send the series to the worker: {e}"));
+                return;
+            }
+        };
+        let on_event = ctx.link().callback(move |e| Msg::Job(id, e));
+        match HistoryWorker::start(&ctx.props().worker_url, text, files, id, on_event) {
+            Ok(w) => self.running = Some((w, id, 0, 0)),
+            Err(e) => self.error = Some(e),
+        }
+    }
+
     fn shown_view(&self, ctx: &Context<Self>, s: &Shown) -> Html {
         let r = &s.view.report;
         let m = &r.summary;
@@ -320,6 +358,7 @@ impl HistoryTimeline {
             <>
                 { headline }
                 <HistoryAnswersView view={s.view.clone()} on_step={on_step.clone()} />
+                <HistoryLeaderLogView view={s.view.clone()} on_step={on_step.clone()} />
                 <ModelAccuracyView accuracy={r.load_model.clone()} />
                 { slider }
                 <p class="muted small">{ "x = time, y = the 32-bit hash range; colour = owning broker, darker = busier bundle. A striped band is a bundle moving back and forth; a band that divides is a split. Click a map to move the instant." }</p>

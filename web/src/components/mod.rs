@@ -12,6 +12,7 @@ pub mod export_panel;
 pub mod header;
 pub mod history;
 pub mod history_answers;
+pub mod history_leader_log;
 pub mod history_view;
 pub mod loader_bar;
 pub mod model_accuracy;

@@ -7,6 +7,7 @@ pub mod answers;
 pub mod cause;
 pub mod diff;
 pub mod explain;
+pub mod leader_log;
 pub mod load;
 pub mod metrics;
 pub mod prometheus;

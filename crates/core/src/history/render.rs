@@ -230,6 +230,13 @@ pub fn render_text(r: &HistoryReport) -> String {
             ));
         }
     }
+    if let Some(log) = &r.leader_log {
+        lines.extend(super::leader_log::render::lines(
+            log,
+            r.times_ms.first().copied().unwrap_or(0),
+            &names,
+        ));
+    }
     let mut out = String::new();
     for line in lines {
         out.push_str(&crate::text::fit_width(&line, TEXT_WIDTH));
@@ -320,12 +327,22 @@ fn csv_field(s: &str) -> String {
     }
 }
 
-/// One row per change: `step,from_ms,at_ms,kind,bundle,from,to,cause,predicted_to,destination_agrees,detail`.
+/// One row per change: `step,from_ms,at_ms,kind,bundle,from,to,cause,predicted_to,destination_agrees,detail`,
+/// and with a leader's log `,leader_log,logged_at_ms` (`confirmed`, `not_predicted`, `not_logged`).
 pub fn render_csv(r: &HistoryReport) -> String {
     let mut out = String::from(
-        "step,from_ms,at_ms,kind,bundle,from,to,cause,predicted_to,destination_agrees,detail\n",
+        "step,from_ms,at_ms,kind,bundle,from,to,cause,predicted_to,destination_agrees,detail",
     );
-    for c in &r.changes {
+    let log_columns = r
+        .leader_log
+        .as_ref()
+        .map(super::leader_log::render::csv_columns);
+    out.push_str(if log_columns.is_some() {
+        ",leader_log,logged_at_ms\n"
+    } else {
+        "\n"
+    });
+    for (index, c) in r.changes.iter().enumerate() {
         let (bundle, from, to) = match &c.change {
             Change::Moved { bundle, from, to } => (bundle.clone(), from.clone(), to.clone()),
             Change::Split {
@@ -376,7 +393,12 @@ pub fn render_csv(r: &HistoryReport) -> String {
             agrees,
             detail,
         ];
-        let line: Vec<String> = row.iter().map(|f| csv_field(f)).collect();
+        let mut line: Vec<String> = row.iter().map(|f| csv_field(f)).collect();
+        if let Some(cols) = &log_columns {
+            let [what, at] = cols.get(&index).cloned().unwrap_or_default();
+            line.push(what);
+            line.push(at);
+        }
         out.push_str(&line.join(","));
         out.push('\n');
     }

@@ -9,7 +9,8 @@ use super::diff::Change;
 
 /// Version of the history report's JSON (2: `load_model`, the one load model's error on the
 /// series' moves; 3: `answers`, per broker, ping-pong and bursts; 4: `basis`, what the series was
-/// built from and which numbers are derived).
+/// built from and which numbers are derived, and `leader_log`, the leader's log merged with the
+/// changes).
 pub const HISTORY_FORMAT_VERSION: u32 = 4;
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -41,6 +42,9 @@ pub struct HistoryReport {
     /// What the series was built from (a recorded series, or Prometheus with what was derived).
     #[serde(default)]
     pub basis: super::prometheus::SeriesBasis,
+    /// The leader's log merged with the changes (`--leader-log`), when one was given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub leader_log: Option<super::leader_log::types::LeaderLogSection>,
     pub warnings: Vec<String>,
 }
 
