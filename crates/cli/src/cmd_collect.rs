@@ -385,7 +385,11 @@ fn record_series(
     if recorded == 0 {
         return Err(CliError::Failed(format!(
             "no snapshot recorded from {}: {summary}",
-            args.collect.connection.admin_url.as_deref().unwrap_or_default()
+            args.collect
+                .connection
+                .admin_url
+                .as_deref()
+                .unwrap_or_default()
         )));
     }
     progress.note(&summary);
@@ -468,7 +472,11 @@ pub fn run(args: Args) -> Result<(), CliError> {
     if !gathered.any_success {
         return Err(CliError::Failed(format!(
             "no request to {} succeeded; {} lists why",
-            args.collect.connection.admin_url.as_deref().unwrap_or_default(),
+            args.collect
+                .connection
+                .admin_url
+                .as_deref()
+                .unwrap_or_default(),
             report::FILE_NAME
         )));
     }
