@@ -10,54 +10,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
+import { answers, demo, ids, moved, T0, leaderLogText } from './prometheus-answers.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const API_NODE = path.join(ROOT, 'dist', 'api', 'node', 'lbplan_wasm.js');
 assert.ok(fs.existsSync(API_NODE),
   `no ${API_NODE}: run scripts/build-api.sh (scripts/test.sh does) before this test`);
 const api = createRequire(import.meta.url)(API_NODE);
-const demo = JSON.parse(fs.readFileSync(path.join(ROOT, 'static', 'demo-snapshot.json'), 'utf8'));
-
-const USAGE = { cpu: 'pulsar_lb_cpu_usage', memory: 'pulsar_lb_memory_usage',
-  directMemory: 'pulsar_lb_directMemory_usage', bandwidthIn: 'pulsar_lb_bandwidth_in_usage',
-  bandwidthOut: 'pulsar_lb_bandwidth_out_usage' };
-const T0 = 1750000000;
-
-// Owners at each step: the demo's, then its first broker's first bundle on the second broker.
-const ids = Object.keys(demo.brokers);
-const owned = (id) => Object.keys(demo.brokers[id].local_broker_data.lastStats);
-const moved = owned(ids[0])[0];
-const ownerAt = (step, bundle, id) => (step === 1 && bundle === moved ? ids[1] : id);
-
-function answers() {
-  const series = {};
-  const add = (metric, labels, t, v) => {
-    const key = metric + JSON.stringify(labels);
-    series[key] ??= { metric, labels, values: [] };
-    series[key].values.push([t, String(v)]);
-  };
-  for (const step of [0, 1]) {
-    const t = T0 + 60 * step;
-    for (const id of ids) {
-      const l = demo.brokers[id].local_broker_data;
-      for (const [field, metric] of Object.entries(USAGE)) {
-        const r = l[field];
-        add(metric, { instance: id }, t, r.limit > 0 ? (r.usage / r.limit) * 100 : 0);
-      }
-      for (const [bundle, s] of Object.entries(l.lastStats)) {
-        add('pulsar_bundle_msg_rate_in', { instance: ownerAt(step, bundle, id), bundle }, t, s.msgRateIn ?? 0);
-      }
-    }
-  }
-  const byMetric = {};
-  for (const s of Object.values(series)) {
-    byMetric[s.metric] ??= [];
-    byMetric[s.metric].push({ metric: { __name__: s.metric, ...s.labels }, values: s.values });
-  }
-  return Object.entries(byMetric).map(([metric, result]) => ({
-    metric, response: { status: 'success', data: { resultType: 'matrix', result } } }));
-}
-
 const enc = (v) => new TextEncoder().encode(JSON.stringify(v));
 
 test('explainHistoryFromPrometheus: answers handed over, a move between two steps', () => {
@@ -80,4 +39,18 @@ test('explainHistoryFromPrometheus: answers handed over, a move between two step
   assert.throws(
     () => api.explainHistoryFromPrometheus([{ name: 'ranges.json', bytes: enc({ ...doc, format_version: 2 }) }]),
     (e) => e instanceof Error && e.message.includes('ranges.json: $.format_version 2 is not 1'));
+});
+
+test('explainHistoryFromPrometheus with the leader\'s log: the move the replay leaves unexplained is the leader\'s', () => {
+  const files = answers().map((a) => ({ name: `${a.metric}.json`, bytes: enc(a.response) }));
+  const r = api.explainHistoryFromPrometheus(files, { layout: demo, leaderLog: [leaderLogText()] });
+  const log = r.leader_log;
+  assert.equal(log.actions, 1);
+  assert.equal(log.confirmed.length, 0);
+  assert.equal(log.not_predicted.length, 1);
+  assert.equal(log.not_predicted[0].action.bundle, moved);
+  assert.equal(log.not_predicted[0].action.to, ids[1]);
+  assert.equal(log.files[0].leader, ids[0]);
+  assert.throws(() => api.explainHistoryFromPrometheus(files, { leaderLog: 'x' }),
+    (e) => e instanceof Error && e.message.includes('options.leaderLog'));
 });

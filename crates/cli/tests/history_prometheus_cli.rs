@@ -324,6 +324,51 @@ fn a_simulated_incident_explained_from_a_real_prometheus_matches_its_recorded_se
     ]));
     assert_eq!(again["summary"]["snapshots"], 60);
     assert_eq!(causes(&again), causes(&recorded));
+    // Prometheus and the leader's log: what the simulated leader did, logged as Pulsar 4.0 logs
+    // it, merged with the history built from Prometheus. Every move of the simulation is its
+    // leader's, so the log shows each one: those the replay from Prometheus predicted are
+    // confirmed, the rest are the leader's but not predicted, and nothing is missing either way.
+    let log = dir.join("leader.log");
+    std::fs::write(&log, simulated_leader_log(&snaps, &leader)).unwrap();
+    let with_log = json_of(&lbplan(&[
+        "history",
+        "--prometheus",
+        &url,
+        "--from",
+        &from.to_string(),
+        "--to",
+        &to.to_string(),
+        "--layout",
+        layout.to_str().unwrap(),
+        "--leader-log",
+        log.to_str().unwrap(),
+        "--format",
+        "json",
+    ]));
+    assert_eq!(with_log["basis"]["source"], "prometheus");
+    let merged = &with_log["leader_log"];
+    let seen = from_prom["summary"]["moves_seen"].as_u64().unwrap();
+    let predicted = from_prom["summary"]["moves_predicted"].as_u64().unwrap();
+    let count = |k: &str| merged[k].as_array().unwrap().len() as u64;
+    assert_eq!(merged["actions"].as_u64(), Some(seen));
+    assert_eq!(count("confirmed"), predicted);
+    assert_eq!(count("not_predicted"), seen - predicted);
+    assert_eq!(count("no_change"), 0);
+    // Splits are not in this log; every unload is.
+    assert!(
+        merged["not_logged"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|n| n["kind"] == "split"),
+        "{}",
+        merged["not_logged"]
+    );
+    assert_eq!(merged["clock"]["disagrees"], false);
+    for c in merged["confirmed"].as_array().unwrap() {
+        assert_eq!(c["destination_as_logged"], true, "{c}");
+    }
+
     // The text says how sure it is.
     let text = lbplan(&[
         "history",
@@ -340,6 +385,54 @@ fn a_simulated_incident_explained_from_a_real_prometheus_matches_its_recorded_se
     assert!(text.contains("consistent with the leader"), "{text}");
     drop(prom);
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `yyyy-MM-ddTHH:mm:ss,SSS+0000` (Log4j 2's `ISO8601_OFFSET_DATE_TIME_HHMM`, Pulsar's pattern).
+fn log4j_time(ms: i64) -> String {
+    let (days, rem) = (ms.div_euclid(86_400_000), ms.rem_euclid(86_400_000));
+    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02},{:03}+0000",
+        rem / 3_600_000,
+        rem / 60_000 % 60,
+        rem / 1000 % 60,
+        rem % 1000
+    )
+}
+
+/// The leader's log of a simulation: its election, then each bundle that changed owner between
+/// two consecutive snapshots (the simulation's own moves, all its leader's) as 4.0's
+/// `ModularLoadManagerImpl` logs an unload, half-way through the interval.
+fn simulated_leader_log(snaps: &[Snapshot], leader: &str) -> String {
+    use lbplan_core::history::diff::{Change, diff};
+    const MODULAR: &str = "org.apache.pulsar.broker.loadbalance.impl.ModularLoadManagerImpl";
+    let t0 = snaps[0].captured_at_ms.unwrap();
+    let mut s = format!(
+        "{} [main] INFO  org.apache.pulsar.broker.PulsarService - This broker {leader} was elected leader\n",
+        log4j_time(t0)
+    );
+    for pair in snaps.windows(2) {
+        let mid = (pair[0].captured_at_ms.unwrap() + pair[1].captured_at_ms.unwrap()) / 2;
+        for change in diff(&pair[0], &pair[1]) {
+            if let Change::Moved { bundle, from, to } = change {
+                s += &format!(
+                    "{} [pulsar-load-manager-5-1] INFO  {MODULAR} - [ThresholdShedder] Unloading bundle: \
+                     {bundle} from broker {from} to dest broker {to}\n",
+                    log4j_time(mid)
+                );
+            }
+        }
+    }
+    s
 }
 
 /// How the fake Prometheus answers a query for a metric.

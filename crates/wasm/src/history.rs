@@ -17,7 +17,8 @@ use crate::options::{self, List, SafeInt, Settings, Text};
 use crate::plan_options::profile;
 
 /// `explainHistory()`'s options (`HistoryOptions` in the declarations): the replayed leader's
-/// profile, settings and seed; the leader's log files' text and the clock tolerance (ms).
+/// profile, settings and seed; the calibration; the leader's log files' text and the clock
+/// tolerance (ms).
 #[derive(Debug, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct HistoryOptions {
@@ -31,64 +32,108 @@ struct HistoryOptions {
     clock_tolerance_ms: Option<SafeInt>,
 }
 
-/// The logic behind `explainHistory`.
-pub fn explain_history_files(files: Files, options: &Value) -> Result<HistoryReport, ApiError> {
-    let (o, unknown) = options::read::<HistoryOptions>(options)?;
-    options::refuse_unknown::<HistoryOptions>(&unknown, "")?;
-    let opts = ExplainOptions {
-        profile: o.profile.map(|Text(p)| profile(&p)).transpose()?,
-        settings: o.settings.map(|Settings(s)| s).unwrap_or_default(),
-        seed: o.seed.map_or(0, |SafeInt(s)| s),
+/// `explainHistoryFromPrometheus()`'s options (`PrometheusHistoryOptions`): `explainHistory()`'s,
+/// plus the layout snapshot, the label naming the broker and explicit label → brokerId pairs.
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct PrometheusHistoryOptions {
+    profile: Option<Text>,
+    settings: Option<Settings>,
+    seed: Option<SafeInt>,
+    #[allow(dead_code)]
+    calibration: Option<Value>,
+    leader_log: Option<List<Text>>,
+    clock_tolerance_ms: Option<SafeInt>,
+    layout: Option<Value>,
+    broker_label: Option<Text>,
+    broker_map: Option<std::collections::BTreeMap<String, String>>,
+}
+
+/// What only `explainHistoryFromPrometheus()` reads.
+struct RangeReading {
+    layout: Option<Value>,
+    broker_label: Option<Text>,
+    broker_map: Option<std::collections::BTreeMap<String, String>>,
+}
+
+impl PrometheusHistoryOptions {
+    /// The options both calls share, and the rest.
+    fn split(self) -> (HistoryOptions, RangeReading) {
+        (
+            HistoryOptions {
+                profile: self.profile,
+                settings: self.settings,
+                seed: self.seed,
+                calibration: None,
+                leader_log: self.leader_log,
+                clock_tolerance_ms: self.clock_tolerance_ms,
+            },
+            RangeReading {
+                layout: self.layout,
+                broker_label: self.broker_label,
+                broker_map: self.broker_map,
+            },
+        )
+    }
+}
+
+/// The replayed leader's options (`options` is the whole object, for its calibration).
+fn explain_options(o: &mut HistoryOptions, options: &Value) -> Result<ExplainOptions, ApiError> {
+    Ok(ExplainOptions {
+        profile: o.profile.take().map(|Text(p)| profile(&p)).transpose()?,
+        settings: o.settings.take().map(|Settings(s)| s).unwrap_or_default(),
+        seed: o.seed.take().map_or(0, |SafeInt(s)| s),
         load_model: crate::calibration_option::load_model(options)?,
-    };
+    })
+}
+
+/// The leader's log files given as text, merged into `report` by core's `history::leader_log`.
+fn attach_leader_log(report: &mut HistoryReport, o: HistoryOptions) -> Result<(), ApiError> {
     let logs = match o.leader_log {
         Some(list) => list.items(
             "options.leaderLog",
             "an array of strings (each a log file's text)",
         )?,
-        None => Vec::new(),
+        None => return Ok(()),
     };
+    if logs.is_empty() {
+        return Ok(());
+    }
+    let named: Vec<(String, Vec<u8>)> = logs
+        .into_iter()
+        .enumerate()
+        .map(|(i, Text(t))| (format!("options.leaderLog[{i}]"), t.into_bytes()))
+        .collect();
+    let tolerance = o
+        .clock_tolerance_ms
+        .map_or(DEFAULT_CLOCK_TOLERANCE_MS, |SafeInt(t)| {
+            i64::try_from(t).unwrap_or(i64::MAX)
+        });
+    attach_files(report, &named, tolerance).map_err(|e| ApiError::whole(e.to_string()))
+}
+
+/// The logic behind `explainHistory`.
+pub fn explain_history_files(files: Files, options: &Value) -> Result<HistoryReport, ApiError> {
+    let (mut o, unknown) = options::read::<HistoryOptions>(options)?;
+    options::refuse_unknown::<HistoryOptions>(&unknown, "")?;
+    let opts = explain_options(&mut o, options)?;
     let mut report = explain_uploaded(files, &opts, &mut |_, _, _| {})
         .map_err(|e| ApiError::whole(e.to_string()))?;
-    if !logs.is_empty() {
-        let named: Vec<(String, Vec<u8>)> = logs
-            .into_iter()
-            .enumerate()
-            .map(|(i, Text(t))| (format!("options.leaderLog[{i}]"), t.into_bytes()))
-            .collect();
-        let tolerance = o
-            .clock_tolerance_ms
-            .map_or(DEFAULT_CLOCK_TOLERANCE_MS, |SafeInt(t)| {
-                i64::try_from(t).unwrap_or(i64::MAX)
-            });
-        attach_files(&mut report, &named, tolerance).map_err(|e| ApiError::whole(e.to_string()))?;
-    }
+    attach_leader_log(&mut report, o)?;
     Ok(report)
 }
 
-/// `explainHistoryFromPrometheus()`'s options (`PrometheusHistoryOptions`): `explainHistory()`'s,
-/// plus the layout snapshot, the label naming the broker and explicit label → brokerId pairs.
-#[derive(Debug, Default, Deserialize)]
-struct PrometheusHistoryOptions {
-    profile: Option<Text>,
-    settings: Option<Settings>,
-    seed: Option<SafeInt>,
-    layout: Option<Value>,
-    #[serde(rename = "brokerLabel")]
-    broker_label: Option<Text>,
-    #[serde(rename = "brokerMap")]
-    broker_map: Option<std::collections::BTreeMap<String, String>>,
-}
-
 /// The logic behind `explainHistoryFromPrometheus`: uploaded `/api/v1/query_range` answers (or
-/// `lbplan-prometheus-ranges` documents) explained by core's `history::prometheus::upload`. The
-/// page and the API never call a server: the portal hands the answers over.
+/// `lbplan-prometheus-ranges` documents) explained by core's `history::prometheus::upload`, then
+/// the leader's log merged as `explainHistory` does. The page and the API never call a server:
+/// the portal hands the answers over.
 pub fn explain_prometheus_files(files: Files, options: &Value) -> Result<HistoryReport, ApiError> {
     use lbplan_core::history::prometheus::BrokerMapping;
     use lbplan_core::history::prometheus::upload::explain_uploaded_ranges;
     let (o, unknown) = options::read::<PrometheusHistoryOptions>(options)?;
     options::refuse_unknown::<PrometheusHistoryOptions>(&unknown, "")?;
-    let layout = match &o.layout {
+    let (mut common, reading) = o.split();
+    let layout = match &reading.layout {
         Some(v) => Some(
             crate::snapshot_input::snapshot_from_value(v)
                 .map_err(|e| ApiError::whole(format!("options.layout: {e}")))?
@@ -96,22 +141,16 @@ pub fn explain_prometheus_files(files: Files, options: &Value) -> Result<History
         ),
         None => None,
     };
-    let mut mapping = BrokerMapping::default();
-    if let Some(Text(label)) = o.broker_label {
-        mapping.label = label;
-    }
-    mapping.explicit = o.broker_map.unwrap_or_default();
-    if let Some(l) = &layout {
-        mapping.known = l.brokers.keys().cloned().collect();
-    }
-    let opts = ExplainOptions {
-        profile: o.profile.map(|Text(p)| profile(&p)).transpose()?,
-        settings: o.settings.map(|Settings(s)| s).unwrap_or_default(),
-        seed: o.seed.map_or(0, |SafeInt(s)| s),
-        ..ExplainOptions::default()
-    };
-    explain_uploaded_ranges(&files, layout, mapping, &opts)
-        .map_err(|e| ApiError::whole(e.to_string()))
+    let mapping = BrokerMapping::new(
+        reading.broker_label.map(|Text(l)| l),
+        reading.broker_map.unwrap_or_default(),
+        layout.as_ref(),
+    );
+    let opts = explain_options(&mut common, options)?;
+    let mut report = explain_uploaded_ranges(&files, layout, mapping, &opts)
+        .map_err(|e| ApiError::whole(e.to_string()))?;
+    attach_leader_log(&mut report, common)?;
+    Ok(report)
 }
 
 #[cfg(test)]

@@ -364,7 +364,8 @@ fn plan_request(job: &PlanJob<'_>) -> Result<PlanRequest, String> {
     })
 }
 
-/// The series' files: `job.files` names the bytes that came beside the request, in order.
+/// The series' files: `job.files` names the bytes that came beside the request, in order, then
+/// the Prometheus layout's (when `job.prometheus` names one), then the leader's logs'.
 fn history(
     job: HistoryJob,
     bytes: Vec<Vec<u8>>,
@@ -372,18 +373,20 @@ fn history(
     now_ms: &mut dyn FnMut() -> f64,
 ) -> Response {
     let id = job.id;
-    if bytes.len() != job.files.len() + job.leader_logs.len() {
+    let layouts = usize::from(job.prometheus.as_ref().is_some_and(|p| p.layout.is_some()));
+    let expected = job.files.len() + layouts + job.leader_logs.len();
+    if bytes.len() != expected {
         return Response::Explained {
             id,
             result: Err(format!(
-                "the worker received {} file(s) for {} name(s): reload the page",
+                "the worker received {} file(s) for {expected} name(s): reload the page",
                 bytes.len(),
-                job.files.len() + job.leader_logs.len()
             )),
         };
     }
     let mut bytes = bytes;
-    let log_bytes = bytes.split_off(job.files.len());
+    let log_bytes = bytes.split_off(job.files.len() + layouts);
+    let layout_bytes = bytes.split_off(job.files.len());
     let logs: Vec<(String, Vec<u8>)> = job.leader_logs.into_iter().zip(log_bytes).collect();
     let named: Vec<(String, Vec<u8>)> = job.files.into_iter().zip(bytes).collect();
     let opts = ExplainOptions {
@@ -394,8 +397,7 @@ fn history(
     };
     let mut builder = TimelineBuilder::new();
     let mut last = f64::NEG_INFINITY;
-    // A zip is read member by member as the series needs them (core's `explain_uploaded`).
-    let result = explain_uploaded(named, &opts, &mut |i, total, s| {
+    let mut seen = |i: usize, total: usize, s: &lbplan_core::model::Snapshot| {
         builder.push(s);
         let t = now_ms();
         let done = u32::try_from(i + 1).unwrap_or(u32::MAX);
@@ -404,8 +406,13 @@ fn history(
             last = t;
             post(Response::Progress { id, done, total });
         }
-    });
-    let result = result.map_err(|e| e.to_string()).and_then(|mut report| {
+    };
+    let result = match job.prometheus {
+        Some(p) => explain_ranges(named, p, layout_bytes, &opts, &mut seen),
+        // A zip is read member by member as the series needs them (core's `explain_uploaded`).
+        None => explain_uploaded(named, &opts, &mut seen).map_err(|e| e.to_string()),
+    };
+    let result = result.and_then(|mut report| {
         if !logs.is_empty() {
             lbplan_core::history::leader_log::attach_files(
                 &mut report,
@@ -425,6 +432,30 @@ fn history(
             })
         }),
     }
+}
+
+/// Uploaded Prometheus range results explained (core's `history::prometheus::upload`), with the
+/// layout snapshot read by the importer when one came.
+fn explain_ranges(
+    files: Vec<(String, Vec<u8>)>,
+    upload: protocol::PrometheusUpload,
+    layout_bytes: Vec<Vec<u8>>,
+    opts: &ExplainOptions,
+    seen: &mut dyn FnMut(usize, usize, &lbplan_core::model::Snapshot),
+) -> Result<lbplan_core::history::HistoryReport, String> {
+    use lbplan_core::history::prometheus::BrokerMapping;
+    use lbplan_core::history::prometheus::upload::explain_uploaded_ranges_observed;
+    let layout = match (upload.layout, layout_bytes.into_iter().next()) {
+        (Some(name), Some(bytes)) => {
+            let text = std::str::from_utf8(&bytes).map_err(|e| format!("{name}: {e}"))?;
+            let imported =
+                lbplan_core::import::read_snapshot(&name, text).map_err(|e| e.to_string())?;
+            Some(imported.snapshot)
+        }
+        _ => None,
+    };
+    let mapping = BrokerMapping::new(upload.broker_label, upload.broker_map, layout.as_ref());
+    explain_uploaded_ranges_observed(&files, layout, mapping, opts, seen).map_err(|e| e.to_string())
 }
 
 /// What the simulation's snapshot is called in messages when it came as a file.

@@ -43,8 +43,10 @@ use serde::{Deserialize, Serialize};
 /// and `history` requests carry the calibration's `cpu_cost_factors` the dashboard loaded, which
 /// a worker of format 7 would drop, predicting with the default model. 9: a `history` request may
 /// carry the leader's log files (`leader_logs`) after the series' files, which a worker of format 8
-/// would read as part of the series.
-pub const WORKER_PROTOCOL_VERSION: u32 = 9;
+/// would read as part of the series. 10: a `history` request may say its files are Prometheus
+/// range results (`prometheus`), with a layout snapshot's bytes after them, which a worker of
+/// format 9 would read as a series.
+pub const WORKER_PROTOCOL_VERSION: u32 = 10;
 
 /// The load model a request's predictions use: the per-broker CPU cost factors of the calibration
 /// the page loaded (`lbplan history --calibrate`), none for the default model. Only the factors
@@ -172,10 +174,29 @@ pub struct HistoryJob {
     /// The model the history's check of predictions uses (`lbplan history --calibration`).
     #[serde(default, skip_serializing_if = "indexmap::IndexMap::is_empty")]
     pub cpu_cost_factors: CpuCostFactors,
-    /// The leader's log files (plain or gzip), whose bytes follow the series' files' in the same
-    /// message: merged with the explanation (`history::leader_log`).
+    /// The leader's log files (plain or gzip), whose bytes follow the series' files' (and the
+    /// layout's) in the same message: merged with the explanation (`history::leader_log`).
     #[serde(default)]
     pub leader_logs: Vec<String>,
+    /// `files` are Prometheus range results (`/api/v1/query_range` answers or
+    /// `lbplan-prometheus-ranges` documents) rather than a series: `history::prometheus::upload`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prometheus: Option<PrometheusUpload>,
+}
+
+/// How uploaded Prometheus range results become a series (`lbplan history --prometheus`'s
+/// `--layout`, `--broker-label`, `--broker-map`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct PrometheusUpload {
+    /// The label naming the broker that exposed a series (`None`: `instance`).
+    #[serde(default)]
+    pub broker_label: Option<String>,
+    /// Label value → brokerId.
+    #[serde(default)]
+    pub broker_map: std::collections::BTreeMap<String, String>,
+    /// The layout snapshot's file name; its bytes follow the range results' in the message.
+    #[serde(default)]
+    pub layout: Option<String>,
 }
 
 /// What the History view draws: the report and the per-namespace timeline.

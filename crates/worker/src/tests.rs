@@ -522,6 +522,7 @@ fn history_answers_with_logs(
         seed: 7,
         cpu_cost_factors: Default::default(),
         leader_logs,
+        prometheus: None,
     })))
     .unwrap();
     let mut out = Vec::new();
@@ -908,4 +909,108 @@ fn civil(days: i64) -> String {
     let d = doy - (153 * mp + 2) / 5 + 1;
     let m = if mp < 10 { mp + 3 } else { mp - 9 };
     format!("{:04}-{m:02}-{d:02}", yoe + era * 400 + i64::from(m <= 2))
+}
+
+/// Two brokers' usage at two one-minute steps as `/api/v1/query_range` answers them (percent of
+/// the limit, `instance` = the brokerId), and one bundle's rate exposed by the first broker, then
+/// by the second: the bundle moved.
+fn two_step_range_answers() -> Vec<(String, Vec<u8>)> {
+    use lbplan_core::history::prometheus::names::USAGE;
+    let t0 = 1_750_000_000;
+    let usage = |m: &str, i: &str| {
+        format!(
+            r#"{{"metric":{{"__name__":"{m}","instance":"{i}"}},"values":[[{t0},"30"],[{},"31"]]}}"#,
+            t0 + 60
+        )
+    };
+    let mut files: Vec<(String, Vec<u8>)> = USAGE
+        .iter()
+        .map(|m| {
+            let body = format!(
+                r#"{{"status":"success","data":{{"resultType":"matrix","result":[{},{}]}}}}"#,
+                usage(m, "b1:8080"),
+                usage(m, "b2:8080")
+            );
+            (format!("{m}.json"), body.into_bytes())
+        })
+        .collect();
+    let bundle = |i: &str, t: i64| {
+        format!(
+            r#"{{"metric":{{"__name__":"pulsar_bundle_msg_rate_in","instance":"{i}","bundle":"t/n/0x00000000_0xffffffff"}},"values":[[{t},"100"]]}}"#
+        )
+    };
+    files.push((
+        "pulsar_bundle_msg_rate_in.json".into(),
+        format!(
+            r#"{{"status":"success","data":{{"resultType":"matrix","result":[{},{}]}}}}"#,
+            bundle("b1:8080", t0),
+            bundle("b2:8080", t0 + 60)
+        )
+        .into_bytes(),
+    ));
+    files
+}
+
+/// Prometheus range results in a history job: the worker builds the series as core does for
+/// `lbplan history --prometheus` (the same report as core's upload reader gives), the timeline
+/// covers both steps, a label → brokerId map is applied, and the leader's log follows.
+#[test]
+fn a_history_job_of_prometheus_range_results() {
+    use lbplan_core::history::prometheus::BrokerMapping;
+    use lbplan_core::history::prometheus::upload::explain_uploaded_ranges;
+    let files = two_step_range_answers();
+    let mut map = std::collections::BTreeMap::new();
+    map.insert("b2:8080".to_string(), "broker-2.svc:8080".to_string());
+    let log = "2025-06-15T15:06:50,000+0000 [pulsar-load-manager-5-1] INFO  \
+               org.apache.pulsar.broker.loadbalance.impl.ModularLoadManagerImpl - [ThresholdShedder] \
+               Unloading bundle: t/n/0x00000000_0xffffffff from broker b1:8080 to dest broker broker-2.svc:8080\n";
+    let (names, mut bytes): (Vec<String>, Vec<Vec<u8>>) = files.clone().into_iter().unzip();
+    bytes.push(log.as_bytes().to_vec());
+    let text = serde_json::to_string(&Request::History(Box::new(protocol::HistoryJob {
+        format_version: WORKER_PROTOCOL_VERSION,
+        id: 3,
+        files: names,
+        profile: None,
+        settings: Vec::new(),
+        seed: 0,
+        cpu_cost_factors: Default::default(),
+        leader_logs: vec!["leader.log".into()],
+        prometheus: Some(protocol::PrometheusUpload {
+            broker_label: None,
+            broker_map: map.clone(),
+            layout: None,
+        }),
+    })))
+    .unwrap();
+    let mut out = Vec::new();
+    WorkerState::default().handle_with_files(&text, bytes, &mut |r| out.push(r), &mut || 0.0);
+    let Some(Response::Explained { id: 3, result }) = out.pop() else {
+        panic!("{out:?}");
+    };
+    let view = result.unwrap();
+    let r = &view.report;
+    assert_eq!(r.basis.source, "prometheus");
+    assert_eq!(r.times_ms, vec![1_750_000_000_000, 1_750_000_060_000]);
+    assert_eq!(view.timeline.times_ms, r.times_ms);
+    let mapping = BrokerMapping::new(None, map, None);
+    let core = explain_uploaded_ranges(&files, None, mapping, &Default::default()).unwrap();
+    assert_eq!(r.changes, core.changes);
+    assert_eq!(r.changes.len(), 1);
+    assert!(format!("{:?}", r.changes[0].change).contains("broker-2.svc:8080"));
+    let log = r.leader_log.as_ref().unwrap();
+    assert_eq!(log.actions, 1);
+    assert_eq!(log.files[0].file, "leader.log");
+    // A job that names a layout must bring its bytes.
+    let text = text.replace(r#""layout":null"#, r#""layout":"layout.json""#);
+    let mut out = Vec::new();
+    WorkerState::default().handle_with_files(
+        &text,
+        files.into_iter().map(|f| f.1).collect(),
+        &mut |r| out.push(r),
+        &mut || 0.0,
+    );
+    assert!(
+        matches!(out.last(), Some(Response::Explained { result: Err(e), .. }) if e.contains("file(s) for")),
+        "{out:?}"
+    );
 }

@@ -9,16 +9,23 @@
 //! chart, drawn by the one chart component `sim_chart`), the instant
 //! the slider shows (its owners per namespace), and the paged list of changes with their causes;
 //! a click on a change shows its full reason. A leader's log picked beside the series goes to the same
-//! job and is merged with it (`history_leader_log`).
+//! job and is merged with it (`history_leader_log`). Instead of a series, Prometheus range results
+//! (the `/api/v1/query_range` answers a portal or `curl` fetched, never fetched by the page) with an
+//! optional layout snapshot: the worker builds the series as `lbplan history --prometheus` does and
+//! the report says what was derived (core's `history::prometheus`).
 
 use std::collections::HashMap;
 use std::rc::Rc;
 
+use lbplan_core::history::prometheus::mapping::parse_pairs;
+use lbplan_core::history::prometheus::render::basis_lines;
 use lbplan_core::history::render::{cause_text, change_text};
 use lbplan_core::view::palette::{broker_colour, css_hex, shade};
 use lbplan_core::view::sim_chart::Chart;
 use lbplan_core::view::timeline::{Lane, Timeline, broker_load_chart, change_page};
-use lbplan_worker::protocol::{HistoryJob, HistoryView, Request, WORKER_PROTOCOL_VERSION};
+use lbplan_worker::protocol::{
+    HistoryJob, HistoryView, PrometheusUpload, Request, WORKER_PROTOCOL_VERSION,
+};
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
@@ -50,6 +57,12 @@ pub struct HistoryViewProps {
 
 pub enum Msg {
     Files(Vec<Picked>),
+    /// Prometheus range results: explained instead of a series.
+    Ranges(Vec<Picked>),
+    /// The layout snapshot the range results are read with.
+    Layout(Vec<Picked>),
+    BrokerLabel(String),
+    BrokerMap(String),
     /// The leader's log files (plain or .gz): kept, and the series explained again with them.
     Logs(Vec<Picked>),
     Job(u32, HistoryEvent),
@@ -72,6 +85,11 @@ pub struct HistoryTimeline {
     /// The last series and leader's log picked (handles), to explain again when the other changes.
     series: Vec<Picked>,
     logs: Vec<Picked>,
+    /// `series` are Prometheus range results, read with this layout, label and map.
+    prometheus: bool,
+    layout: Option<Picked>,
+    broker_label: String,
+    broker_map: String,
     running: Option<(HistoryWorker, u32, u32, u32)>,
     error: Option<String>,
     shown: Option<Shown>,
@@ -125,6 +143,10 @@ impl Component for HistoryTimeline {
             next_id: 1,
             series: Vec::new(),
             logs: Vec::new(),
+            prometheus: false,
+            layout: None,
+            broker_label: String::new(),
+            broker_map: String::new(),
             running: None,
             error: None,
             shown: None,
@@ -140,7 +162,27 @@ impl Component for HistoryTimeline {
         match msg {
             Msg::Files(picked) => {
                 self.series = picked;
+                self.prometheus = false;
                 self.start(ctx);
+            }
+            Msg::Ranges(picked) => {
+                self.series = picked;
+                self.prometheus = true;
+                self.start(ctx);
+            }
+            Msg::Layout(picked) => {
+                self.layout = picked.into_iter().next();
+                if self.prometheus && !self.series.is_empty() {
+                    self.start(ctx);
+                }
+            }
+            Msg::BrokerLabel(label) => {
+                self.broker_label = label;
+                return false;
+            }
+            Msg::BrokerMap(map) => {
+                self.broker_map = map;
+                return false;
             }
             Msg::Logs(picked) => {
                 self.logs = picked;
@@ -196,6 +238,22 @@ impl Component for HistoryTimeline {
     fn view(&self, ctx: &Context<Self>) -> Html {
         let pick = on_pick(ctx, Msg::Files);
         let pick_log = on_pick(ctx, Msg::Logs);
+        let pick_ranges = on_pick(ctx, Msg::Ranges);
+        let pick_layout = on_pick(ctx, Msg::Layout);
+        let on_label = ctx.link().callback(|e: InputEvent| {
+            Msg::BrokerLabel(
+                e.target_dyn_into::<web_sys::HtmlInputElement>()
+                    .map(|i| i.value())
+                    .unwrap_or_default(),
+            )
+        });
+        let on_map = ctx.link().callback(|e: InputEvent| {
+            Msg::BrokerMap(
+                e.target_dyn_into::<web_sys::HtmlTextAreaElement>()
+                    .map(|t| t.value())
+                    .unwrap_or_default(),
+            )
+        });
         let status = match &self.running {
             Some((_, _, done, total)) => html! {
                 <p class="busy small" role="status" data-testid="history-progress">
@@ -221,6 +279,28 @@ impl Component for HistoryTimeline {
                     <label>{ "Leader's log (optional; plain or .gz) " }
                         <input type="file" multiple={true} accept=".log,.gz,.txt,.json"
                             data-testid="history-leader-log-input" onchange={pick_log} /></label>
+                    <details class="history-prometheus" data-testid="history-prometheus">
+                        <summary>{ "…or from Prometheus (no series recorded)" }</summary>
+                        <p class="muted small">{ "The " }<code>{ "/api/v1/query_range" }</code>
+                            { " answers of the load-balancing metrics (one file per answer, or an " }
+                            <code>{ "lbplan-prometheus-ranges" }</code>{ " document), as docs/history.md \"From Prometheus\" lists them. The page reads the files; it calls no server." }</p>
+                        <label>{ "Layout snapshot (optional: namespaces' boundaries, broker.conf, limits) " }
+                            <input type="file" accept=".json"
+                                data-testid="history-layout-input" onchange={pick_layout} /></label>
+                        if let Some(l) = &self.layout {
+                            <span class="small muted" data-testid="history-layout-picked">{ l.name.clone() }</span>
+                        }
+                        <label>{ "Broker label " }
+                            <input type="text" placeholder="instance" value={self.broker_label.clone()}
+                                data-testid="history-broker-label" oninput={on_label} /></label>
+                        <label>{ "Label value = brokerId, one per line (optional) " }
+                            <textarea rows="2" placeholder="10.0.0.7:8080=broker-1.pulsar.svc:8080"
+                                value={self.broker_map.clone()} data-testid="history-broker-map"
+                                oninput={on_map} /></label>
+                        <label>{ "Range results " }
+                            <input type="file" multiple={true} accept=".json"
+                                data-testid="history-prometheus-input" onchange={pick_ranges} /></label>
+                    </details>
                     if !self.logs.is_empty() {
                         <span class="small muted" data-testid="history-leader-log-picked">
                             { format!("{} log file(s): {}", self.logs.len(), self.logs.iter().map(|p| p.name.as_str()).collect::<Vec<_>>().join(", ")) }
@@ -247,9 +327,30 @@ impl HistoryTimeline {
         self.error = None;
         let names = self.series.iter().map(|p| p.name.clone()).collect();
         let leader_logs = self.logs.iter().map(|p| p.name.clone()).collect();
+        let prometheus = if self.prometheus {
+            let broker_map = match parse_pairs(&self.broker_map) {
+                Ok(m) => m,
+                Err(e) => {
+                    self.error = Some(format!("label value = brokerId: {e}"));
+                    return;
+                }
+            };
+            let label = self.broker_label.trim();
+            Some(PrometheusUpload {
+                broker_label: (!label.is_empty()).then(|| label.to_string()),
+                broker_map,
+                layout: self.layout.as_ref().map(|l| l.name.clone()),
+            })
+        } else {
+            None
+        };
+        // The range results, then the layout (Prometheus only), then the logs: the order the
+        // worker reads them in.
+        let layout = self.layout.iter().filter(|_| self.prometheus);
         let files: Vec<Body> = self
             .series
             .iter()
+            .chain(layout)
             .chain(self.logs.iter())
             .cloned()
             .map(Body::from)
@@ -265,6 +366,7 @@ impl HistoryTimeline {
                 ctx.props().calibration.as_ref(),
             ),
             leader_logs,
+            prometheus,
         }));
         let text = match serde_json::to_string(&request) {
             Ok(t) => t,
@@ -299,6 +401,14 @@ impl HistoryTimeline {
                 <dt>{ "Leader replayed" }</dt><dd class="mono small">{ format!("{} + {}", short(&r.shedding_strategy), short(&r.placement_strategy)) }</dd>
             </dl>
         };
+        let basis = basis_lines(&r.basis, m);
+        let basis = (!basis.is_empty()).then(|| {
+            html! {
+                <div class="history-basis small" data-testid="history-basis">
+                    { for basis.iter().map(|l| html! { <p class="mono">{ l.trim_start().to_string() }</p> }) }
+                </div>
+            }
+        });
         let lanes_total = t.lanes.len();
         let pages = lanes_total.div_ceil(LANES_PER_PAGE).max(1);
         let lane_page = self.lane_page.min(pages - 1);
@@ -357,6 +467,7 @@ impl HistoryTimeline {
         html! {
             <>
                 { headline }
+                { for basis }
                 <HistoryAnswersView view={s.view.clone()} on_step={on_step.clone()} />
                 <HistoryLeaderLogView view={s.view.clone()} on_step={on_step.clone()} />
                 <ModelAccuracyView accuracy={r.load_model.clone()} />

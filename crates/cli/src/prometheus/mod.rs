@@ -107,22 +107,17 @@ fn range(args: &PromArgs) -> Result<Range, CliError> {
 }
 
 fn mapping(args: &PromArgs, layout: Option<&Snapshot>) -> Result<BrokerMapping, CliError> {
-    let mut m = BrokerMapping {
-        label: args.broker_label.clone(),
-        known: layout
-            .map(|l| l.brokers.keys().cloned().collect())
-            .unwrap_or_default(),
-        ..BrokerMapping::default()
-    };
+    let mut explicit = std::collections::BTreeMap::new();
     for item in &args.broker_map {
-        let (value, id) = item.split_once('=').ok_or_else(|| {
-            CliError::BadInput(format!(
-                "--broker-map `{item}`: expected VALUE=BROKER_ID (e.g. 10.0.0.7:8080=broker-1:8080)"
-            ))
-        })?;
-        m.explicit.insert(value.to_string(), id.to_string());
+        let (value, id) = lbplan_core::history::prometheus::mapping::parse_pair(item)
+            .map_err(|e| CliError::BadInput(format!("--broker-map {e}")))?;
+        explicit.insert(value, id);
     }
-    Ok(m)
+    Ok(BrokerMapping::new(
+        Some(args.broker_label.clone()),
+        explicit,
+        layout,
+    ))
 }
 
 /// Queries the range window by window, showing each built snapshot to `seen`, and explains it.

@@ -30,6 +30,23 @@ impl Default for BrokerMapping {
 }
 
 impl BrokerMapping {
+    /// The mapping an operator asks for: the label (`None`: `instance`), explicit value →
+    /// brokerId pairs, and the layout snapshot's brokers as the known ones.
+    pub fn new(
+        label: Option<String>,
+        explicit: BTreeMap<String, String>,
+        layout: Option<&crate::model::Snapshot>,
+    ) -> Self {
+        let default = Self::default();
+        Self {
+            label: label.unwrap_or(default.label),
+            explicit,
+            known: layout
+                .map(|l| l.brokers.keys().cloned().collect())
+                .unwrap_or_default(),
+        }
+    }
+
     /// The brokerId of a series with these labels (sorted), `None` without the label.
     pub fn broker_of(&self, labels: &[(String, String)]) -> Option<String> {
         let value = labels
@@ -71,6 +88,31 @@ impl BrokerMapping {
     }
 }
 
+/// One `VALUE=BROKER_ID` pair (`--broker-map`, the dashboard's map field, one per line).
+pub fn parse_pair(item: &str) -> Result<(String, String), String> {
+    match item.trim().split_once('=') {
+        Some((value, id)) if !value.trim().is_empty() && !id.trim().is_empty() => {
+            Ok((value.trim().to_string(), id.trim().to_string()))
+        }
+        _ => Err(format!(
+            "`{item}`: expected VALUE=BROKER_ID (e.g. 10.0.0.7:8080=broker-1:8080)"
+        )),
+    }
+}
+
+/// Pairs one per line (blank lines skipped), an error naming the line.
+pub fn parse_pairs(text: &str) -> Result<BTreeMap<String, String>, String> {
+    let mut out = BTreeMap::new();
+    for (i, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let (value, id) = parse_pair(line).map_err(|e| format!("line {}: {e}", i + 1))?;
+        out.insert(value, id);
+    }
+    Ok(out)
+}
+
 /// `host` of `host:port` (`[v6]:port` keeps its brackets).
 fn host_of(id: &str) -> &str {
     match id.rsplit_once(':') {
@@ -98,5 +140,23 @@ mod tests {
         assert_eq!(m.broker_id("10.0.0.7:9100"), "broker-2.svc:8080");
         assert_eq!(m.broker_id("unknown:1"), "unknown:1");
         assert_eq!(m.broker_of(&[]), None);
+    }
+
+    #[test]
+    fn pairs_are_read_one_per_line_naming_a_bad_one() {
+        let m =
+            parse_pairs("10.0.0.7:8080=broker-1.svc:8080\n\n 10.0.0.8:8080 = broker-2.svc:8080 \n")
+                .unwrap();
+        assert_eq!(
+            m.get("10.0.0.8:8080").map(String::as_str),
+            Some("broker-2.svc:8080")
+        );
+        assert_eq!(m.len(), 2);
+        let e = parse_pairs("a=b\nbroker-3").unwrap_err();
+        assert!(
+            e.starts_with("line 2: `broker-3`: expected VALUE=BROKER_ID"),
+            "{e}"
+        );
+        assert!(parse_pair("=x").is_err());
     }
 }

@@ -160,6 +160,18 @@ pub fn explain_uploaded_ranges(
     mapping: BrokerMapping,
     opts: &ExplainOptions,
 ) -> Result<HistoryReport, UploadError> {
+    explain_uploaded_ranges_observed(files, layout, mapping, opts, &mut |_, _, _| {})
+}
+
+/// [`explain_uploaded_ranges`], showing each snapshot built to `seen(index, total, snapshot)` (the
+/// dashboard's worker builds the History view's timeline from them and reports progress).
+pub fn explain_uploaded_ranges_observed(
+    files: &[(String, Vec<u8>)],
+    layout: Option<Snapshot>,
+    mapping: BrokerMapping,
+    opts: &ExplainOptions,
+    seen: &mut dyn FnMut(usize, usize, &Snapshot),
+) -> Result<HistoryReport, UploadError> {
     let (by_metric, step) = read_uploads(files, RangeLimits::default())?;
     let window = grid(&by_metric, step)?;
     let results: Vec<(&str, Vec<PromSeries>)> = by_metric
@@ -167,8 +179,13 @@ pub fn explain_uploaded_ranges(
         .map(|(m, s)| (super::names::all().find(|n| *n == m).unwrap_or(""), s))
         .filter(|(m, _)| !m.is_empty())
         .collect();
+    let total = window.steps;
+    let mut index = 0;
     let mut history = PromHistory::new(layout, mapping, opts.clone());
-    history.push_window(window, &results, &mut |_| {})?;
+    history.push_window(window, &results, &mut |s| {
+        seen(index, total, s);
+        index += 1;
+    })?;
     if history.snapshots() == 0 {
         return Err(UploadError::Empty);
     }
