@@ -87,29 +87,45 @@ fn explain_options(o: &mut HistoryOptions, options: &Value) -> Result<ExplainOpt
     })
 }
 
-/// The leader's log files given as text, merged into `report` by core's `history::leader_log`.
-fn attach_leader_log(report: &mut HistoryReport, o: HistoryOptions) -> Result<(), ApiError> {
-    let logs = match o.leader_log {
-        Some(list) => list.items(
-            "options.leaderLog",
-            "an array of strings (each a log file's text)",
-        )?,
-        None => return Ok(()),
-    };
-    if logs.is_empty() {
-        return Ok(());
+/// The leader's log files given as text (named by their place in `options.leaderLog`) and the
+/// clock tolerance: read before the series, so a bad option is named before any work.
+struct LeaderLogInput {
+    files: Vec<(String, Vec<u8>)>,
+    tolerance_ms: i64,
+}
+
+impl LeaderLogInput {
+    fn read(o: &mut HistoryOptions) -> Result<Self, ApiError> {
+        let logs = match o.leader_log.take() {
+            Some(list) => list.items(
+                "options.leaderLog",
+                "an array of strings (each a log file's text)",
+            )?,
+            None => Vec::new(),
+        };
+        Ok(Self {
+            files: logs
+                .into_iter()
+                .enumerate()
+                .map(|(i, Text(t))| (format!("options.leaderLog[{i}]"), t.into_bytes()))
+                .collect(),
+            tolerance_ms: o
+                .clock_tolerance_ms
+                .take()
+                .map_or(DEFAULT_CLOCK_TOLERANCE_MS, |SafeInt(t)| {
+                    i64::try_from(t).unwrap_or(i64::MAX)
+                }),
+        })
     }
-    let named: Vec<(String, Vec<u8>)> = logs
-        .into_iter()
-        .enumerate()
-        .map(|(i, Text(t))| (format!("options.leaderLog[{i}]"), t.into_bytes()))
-        .collect();
-    let tolerance = o
-        .clock_tolerance_ms
-        .map_or(DEFAULT_CLOCK_TOLERANCE_MS, |SafeInt(t)| {
-            i64::try_from(t).unwrap_or(i64::MAX)
-        });
-    attach_files(report, &named, tolerance).map_err(|e| ApiError::whole(e.to_string()))
+
+    /// Merged into `report` by core's `history::leader_log` (nothing when no log was given).
+    fn attach(self, report: &mut HistoryReport) -> Result<(), ApiError> {
+        if self.files.is_empty() {
+            return Ok(());
+        }
+        attach_files(report, &self.files, self.tolerance_ms)
+            .map_err(|e| ApiError::whole(e.to_string()))
+    }
 }
 
 /// The logic behind `explainHistory`.
@@ -117,9 +133,10 @@ pub fn explain_history_files(files: Files, options: &Value) -> Result<HistoryRep
     let (mut o, unknown) = options::read::<HistoryOptions>(options)?;
     options::refuse_unknown::<HistoryOptions>(&unknown, "")?;
     let opts = explain_options(&mut o, options)?;
+    let log = LeaderLogInput::read(&mut o)?;
     let mut report = explain_uploaded(files, &opts, &mut |_, _, _| {})
         .map_err(|e| ApiError::whole(e.to_string()))?;
-    attach_leader_log(&mut report, o)?;
+    log.attach(&mut report)?;
     Ok(report)
 }
 
@@ -147,9 +164,10 @@ pub fn explain_prometheus_files(files: Files, options: &Value) -> Result<History
         layout.as_ref(),
     );
     let opts = explain_options(&mut common, options)?;
+    let log = LeaderLogInput::read(&mut common)?;
     let mut report = explain_uploaded_ranges(&files, layout, mapping, &opts)
         .map_err(|e| ApiError::whole(e.to_string()))?;
-    attach_leader_log(&mut report, common)?;
+    log.attach(&mut report)?;
     Ok(report)
 }
 
