@@ -150,6 +150,48 @@ fn a_manual_unload_is_listed_as_unexplained() {
     assert_eq!((r.summary.moves_seen, r.summary.moves_predicted), (1, 0));
 }
 
+/// An operator turns shedding back on between snapshots 2 and 3: the report lists the key with
+/// both values at that step, once (the later snapshots keep the new value).
+#[test]
+fn a_broker_conf_change_is_listed_at_its_step() {
+    let snap = builtin_snapshot("demo").unwrap();
+    let (_, mut series) = record(
+        &snap,
+        &Scenario::steady(),
+        "loadBalancerSheddingEnabled=false",
+        6,
+    );
+    assert_eq!(
+        series[0]
+            .broker_conf
+            .get("loadBalancerSheddingEnabled")
+            .map(String::as_str),
+        Some("false")
+    );
+    for s in series.iter_mut().skip(3) {
+        s.broker_conf
+            .insert("loadBalancerSheddingEnabled".into(), "true".into());
+    }
+    let r = explained(&series);
+    assert_eq!(r.config_changes.len(), 1, "{:?}", r.config_changes);
+    let c = &r.config_changes[0];
+    assert_eq!(
+        (
+            c.step,
+            c.key.as_str(),
+            c.before.as_deref(),
+            c.after.as_deref()
+        ),
+        (
+            2,
+            "loadBalancerSheddingEnabled",
+            Some("false"),
+            Some("true")
+        )
+    );
+    assert_eq!(Some(c.at_ms), series[3].captured_at_ms);
+}
+
 /// Series recorded from the simulator (moves each cycle, a crash with its re-assignments): the
 /// diff from the brokers whose lists changed equals the comparison of whole snapshots.
 #[test]

@@ -164,6 +164,24 @@ fn trigger(
     if !membership.is_empty() {
         return format!("membership changed: {}", membership.join(", "));
     }
+    // A configuration seen changed at the snapshot before the burst or during it: the leader
+    // applies it at its next cycle.
+    let config: Vec<String> = report
+        .config_changes
+        .iter()
+        .filter(|c| c.step + 1 >= step && c.step <= step)
+        .map(|c| {
+            let value = |v: &Option<String>| v.clone().unwrap_or_else(|| "(default)".to_string());
+            format!("{} {} → {}", c.key, value(&c.before), value(&c.after))
+        })
+        .collect();
+    if let Some(first) = config.first() {
+        let more = match config.len() {
+            1 => String::new(),
+            n => format!(" (and {} more key(s))", n - 1),
+        };
+        return format!("broker.conf changed: {first}{more}");
+    }
     let grace = report.summary.grace_period_ms;
     if grace > 0 {
         // Bundles unloaded at an earlier step are skipped by the shedder until the grace period
@@ -357,5 +375,44 @@ mod tests {
         assert_eq!(a.bursts.len(), 1);
         assert_eq!(a.bursts[0].moves, 11);
         assert_eq!(a.bursts[0].trigger, "membership changed: gone left");
+    }
+
+    /// Eleven unloads the step after `loadBalancerBrokerThresholdShedderPercentage` went from 10 to
+    /// 5 between two snapshots: the burst names the change (membership would win, and did not
+    /// change).
+    #[test]
+    fn a_burst_after_a_config_change_names_the_key() {
+        let mut changes = Vec::new();
+        for step in [0, 1, 2, 5] {
+            changes.push(moved(step, &format!("t/n/one{step}"), "hot", "a", leader()));
+        }
+        for i in 0..11 {
+            changes.push(moved(4, &format!("t/n/s{i}"), "hot", "a", leader()));
+        }
+        let mut r = report(7, changes);
+        let mut before = indexmap::IndexMap::new();
+        before.insert(
+            "loadBalancerBrokerThresholdShedderPercentage".to_string(),
+            "10".to_string(),
+        );
+        before.insert(
+            "loadBalancerSheddingIntervalMinutes".to_string(),
+            "1".to_string(),
+        );
+        let mut after = before.clone();
+        after.insert(
+            "loadBalancerBrokerThresholdShedderPercentage".to_string(),
+            "5".to_string(),
+        );
+        after.shift_remove("loadBalancerSheddingIntervalMinutes");
+        r.config_changes = crate::history::report::config_changes(3, 4 * MIN, &before, &after);
+        assert_eq!(r.config_changes.len(), 2);
+        assert_eq!(r.config_changes[1].after, None);
+        let a = answer(&r);
+        assert_eq!(a.bursts.len(), 1);
+        assert_eq!(
+            a.bursts[0].trigger,
+            "broker.conf changed: loadBalancerBrokerThresholdShedderPercentage 10 → 5 (and 1 more key(s))"
+        );
     }
 }

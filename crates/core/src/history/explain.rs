@@ -135,6 +135,19 @@ impl Explainer {
         if let Some((before, before_at, before_step)) = self.previous.take() {
             let changes = diff_changed(&before, &snapshot, changed_brokers);
             let index = self.report.times_ms.len().saturating_sub(2);
+            if before.broker_conf != snapshot.broker_conf {
+                let room = super::report::MAX_CONFIG_CHANGES
+                    .saturating_sub(self.report.config_changes.len());
+                let found = super::report::config_changes(
+                    index,
+                    at,
+                    &before.broker_conf,
+                    &snapshot.broker_conf,
+                );
+                self.report
+                    .config_changes
+                    .extend(found.into_iter().take(room));
+            }
             attribute(
                 index,
                 before_at,

@@ -45,7 +45,56 @@ pub struct HistoryReport {
     /// The leader's log merged with the changes (`--leader-log`), when one was given.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub leader_log: Option<super::leader_log::types::LeaderLogSection>,
+    /// `broker.conf` keys whose value differs between two consecutive snapshots (at most
+    /// [`MAX_CONFIG_CHANGES`]): the leader reconfigures at its next cycle, so a burst after one
+    /// names it as its likely trigger.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub config_changes: Vec<ConfigChange>,
     pub warnings: Vec<String>,
+}
+
+/// The most `broker.conf` changes a report keeps (a series whose every snapshot rewrites the whole
+/// file stays bounded).
+pub const MAX_CONFIG_CHANGES: usize = 1_000;
+
+/// One `broker.conf` key changed between the snapshots `step` and `step + 1`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ConfigChange {
+    pub step: usize,
+    pub at_ms: i64,
+    pub key: String,
+    /// The value before and after (`None`: not set, the release's default).
+    pub before: Option<String>,
+    pub after: Option<String>,
+}
+
+/// The keys whose value differs between `before` and `after` (in `after`'s order, then the keys
+/// only `before` has).
+pub fn config_changes(
+    step: usize,
+    at_ms: i64,
+    before: &indexmap::IndexMap<String, String>,
+    after: &indexmap::IndexMap<String, String>,
+) -> Vec<ConfigChange> {
+    let changed = |key: &String, b: Option<&String>, a: Option<&String>| ConfigChange {
+        step,
+        at_ms,
+        key: key.clone(),
+        before: b.cloned(),
+        after: a.cloned(),
+    };
+    let mut out: Vec<ConfigChange> = after
+        .iter()
+        .filter(|(k, v)| before.get(*k) != Some(*v))
+        .map(|(k, v)| changed(k, before.get(k), Some(v)))
+        .collect();
+    out.extend(
+        before
+            .iter()
+            .filter(|(k, _)| !after.contains_key(*k))
+            .map(|(k, v)| changed(k, Some(v), None)),
+    );
+    out
 }
 
 impl HistoryReport {
