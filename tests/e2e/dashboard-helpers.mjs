@@ -5,6 +5,7 @@ import http from 'node:http';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { execFileSync } from 'node:child_process';
 import { chromium } from 'playwright-core';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -24,13 +25,13 @@ const TYPES = {
   '.svg': 'image/svg+xml', '.png': 'image/png', '.ico': 'image/x-icon',
 };
 
-/** A static file server for dist/ on 127.0.0.1 and a free port. */
-export function serveDist(extra = null) {
+/** A static file server for dist/ (or `dist`) on 127.0.0.1 and a free port. */
+export function serveDist(extra = null, dist = DIST) {
   const server = http.createServer((req, res) => {
     const url = new URL(req.url, 'http://localhost');
     if (extra && extra(req, res, url)) return;
-    let file = path.normalize(path.join(DIST, decodeURIComponent(url.pathname)));
-    if (!file.startsWith(DIST)) {
+    let file = path.normalize(path.join(dist, decodeURIComponent(url.pathname)));
+    if (!file.startsWith(dist)) {
       res.writeHead(403).end();
       return;
     }
@@ -47,13 +48,13 @@ export function serveDist(extra = null) {
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
 }
 
-/** Starts the server and the browser; returns { baseUrl, browser, close }. */
-export async function start(extra = null) {
-  assert.ok(fs.existsSync(path.join(DIST, 'index.html')),
-    `no ${DIST}/index.html: run \`trunk build --release\` (scripts/test.sh does) before this test`);
+/** Starts the server (of dist/, or `dist`) and the browser; returns { baseUrl, browser, close }. */
+export async function start(extra = null, dist = DIST) {
+  assert.ok(fs.existsSync(path.join(dist, 'index.html')),
+    `no ${dist}/index.html: run \`trunk build --release\` (scripts/test.sh does) before this test`);
   assert.ok(fs.existsSync(CHROMIUM), `no Chromium at ${CHROMIUM}: run scripts/setup.sh`);
   fs.mkdirSync(ARTIFACTS, { recursive: true });
-  const server = await serveDist(extra);
+  const server = await serveDist(extra, dist);
   const baseUrl = `http://127.0.0.1:${server.address().port}/`;
   const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
   return {
@@ -160,4 +161,15 @@ export function recordWorkerMessages() {
     });
     return post.call(this, message, transfer);
   };
+}
+
+/**
+ * Runs the `lbplan` CLI with `args` from the repository's root and answers its standard output:
+ * LBPLAN_BIN, else the debug build cargo left in CARGO_TARGET_DIR (or target/), else `cargo run`.
+ */
+export function lbplan(args) {
+  const built = path.join(process.env.CARGO_TARGET_DIR ?? path.join(ROOT, 'target'), 'debug', 'lbplan');
+  const bin = process.env.LBPLAN_BIN ?? (fs.existsSync(built) ? built : null);
+  const [cmd, argv] = bin ? [bin, args] : ['cargo', ['run', '--locked', '-q', '-p', 'lbplan', '--', ...args]];
+  return execFileSync(cmd, argv, { cwd: ROOT, encoding: 'utf8', maxBuffer: 1 << 30 });
 }

@@ -315,7 +315,8 @@ pub fn app(props: &AppProps) -> Html {
                     <SimulatePanel loaded={l.clone()} profile={state.profile} overrides={sim_overrides.clone()}
                         dark={dark} worker_url={AttrValue::from(options.worker_url())}
                         plan_worker={(*imports).clone()} calibration={state.calibration.clone()} />
-                    <UpgradePanel loaded={l.clone()} profile={state.profile} />
+                    <UpgradePanel loaded={l.clone()} profile={state.profile}
+                        worker_url={AttrValue::from(options.worker_url())} plan_worker={(*imports).clone()} />
                     </div>
                     <div data-section="namespaces" tabindex="-1">
                     <NamespaceList loaded={l.clone()} />

@@ -22,6 +22,7 @@ pub mod plan_client;
 pub mod sim_client;
 pub mod sliced;
 pub mod state;
+pub mod upgrade_client;
 pub mod worker_files;
 pub mod worker_import;
 

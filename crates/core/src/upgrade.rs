@@ -89,6 +89,46 @@ pub fn upgrade_preview(
     to: Profile,
     cycles: u32,
 ) -> Result<UpgradePreview, PlanError> {
+    upgrade_preview_with_progress(snapshot, from, to, cycles, &mut |_, _| {})
+}
+
+/// The steps [`upgrade_preview_with_progress`] counts: today's plan, the target's plan, then each
+/// simulated cycle under today's release and under the target's.
+pub fn upgrade_steps(cycles: u32) -> u32 {
+    cycles.saturating_mul(2).saturating_add(2)
+}
+
+/// What runs after `done` of [`upgrade_steps`] steps, in words (the dashboard's progress line).
+pub fn upgrade_step_label(done: u32, cycles: u32) -> String {
+    match done {
+        0 => "planning this cycle under today's release".to_string(),
+        1 => "planning this cycle under the target release".to_string(),
+        _ => {
+            let cycle = done - 2;
+            let (which, k) = if cycle < cycles {
+                ("today's release", cycle)
+            } else {
+                ("the target release", cycle - cycles)
+            };
+            if k >= cycles {
+                "comparing".to_string()
+            } else {
+                format!("simulating cycle {} of {cycles} under {which}", k + 1)
+            }
+        }
+    }
+}
+
+/// [`upgrade_preview`], calling `progress(done, total)` after each of the [`upgrade_steps`] steps
+/// (the two plans, each simulated cycle), so a caller off the page's thread can show how far it is.
+pub fn upgrade_preview_with_progress(
+    snapshot: &Snapshot,
+    from: Option<Profile>,
+    to: Profile,
+    cycles: u32,
+    progress: &mut dyn FnMut(u32, u32),
+) -> Result<UpgradePreview, PlanError> {
+    let total = upgrade_steps(cycles);
     // Both plans on one engine: the snapshot's fingerprint and the leader's view once. Only the
     // decisions are compared, so no outlook, no verdict alternatives and no per-decision detail
     // (at 1,000 brokers these were most of the cost).
@@ -100,8 +140,10 @@ pub fn upgrade_preview(
         ..PlanRequest::leader_cycle()
     };
     let today = engine.plan_decisions(&req(from))?;
+    progress(1, total);
     let from_profile = Profile::parse(&today.profile).unwrap_or(Profile::Pulsar4x);
     let after = engine.plan_decisions(&req(Some(to)))?;
+    progress(2, total);
     let decisions = diff_plans(&today, &after).map_err(|e| PlanError::Operation {
         op: "upgrade".to_string(),
         why: e.to_string(),
@@ -180,7 +222,16 @@ pub fn upgrade_preview(
     let simulated = if cycles == 0 {
         Vec::new()
     } else {
-        simulate_both(snapshot, from_profile, to, cycles, &mut warnings)
+        simulate_both(
+            snapshot,
+            from_profile,
+            to,
+            cycles,
+            &mut warnings,
+            &mut |done| {
+                progress(done.saturating_add(2).min(total), total);
+            },
+        )
     };
     Ok(UpgradePreview {
         format_version: UPGRADE_FORMAT_VERSION,
@@ -212,6 +263,7 @@ fn simulate_both(
     to: Profile,
     cycles: u32,
     warnings: &mut Vec<String>,
+    progress: &mut dyn FnMut(u32),
 ) -> Vec<SimulatedUpgrade> {
     let Some(Ok(scenario)) = builtin_scenario("steady") else {
         warnings.push("the built-in steady scenario is missing: no simulation".to_string());
@@ -231,7 +283,11 @@ fn simulate_both(
         record_broker_usage: false,
         record_ownership: false,
     };
-    match compare(snapshot, &scenario, &configs, opts, &mut |_, _| true) {
+    let mut on_cycle = |done: u32, _total: u32| {
+        progress(done);
+        true
+    };
+    match compare(snapshot, &scenario, &configs, opts, &mut on_cycle) {
         Ok(c) => c
             .runs
             .into_iter()
@@ -305,5 +361,35 @@ mod tests {
         assert_eq!(p.changes.len(), 1);
         assert!(!p.changes[0].applies);
         assert!(p.keep_today.is_empty());
+    }
+
+    /// The steps are reported in order, one per plan and per simulated cycle under each release,
+    /// and reporting them changes nothing in the preview.
+    #[test]
+    fn progress_counts_both_plans_and_every_simulated_cycle() {
+        let snap = crate::synthetic::demo().unwrap();
+        let to = Profile::parse("5.0.0").unwrap();
+        let mut seen = Vec::new();
+        let with = upgrade_preview_with_progress(&snap, None, to, 3, &mut |d, t| seen.push((d, t)))
+            .unwrap();
+        assert_eq!(seen, (1..=8).map(|d| (d, 8)).collect::<Vec<_>>());
+        assert_eq!(with, upgrade_preview(&snap, None, to, 3).unwrap());
+        assert_eq!(upgrade_steps(3), 8);
+        let labels: Vec<String> = [0, 1, 2, 4, 5, 7, 8]
+            .map(|d| upgrade_step_label(d, 3))
+            .into();
+        assert_eq!(
+            labels,
+            [
+                "planning this cycle under today's release",
+                "planning this cycle under the target release",
+                "simulating cycle 1 of 3 under today's release",
+                "simulating cycle 3 of 3 under today's release",
+                "simulating cycle 1 of 3 under the target release",
+                "simulating cycle 3 of 3 under the target release",
+                "comparing",
+            ]
+        );
+        assert_eq!(upgrade_step_label(2, 0), "comparing");
     }
 }

@@ -1,7 +1,7 @@
 //! `lbplan-worker`: the dashboard's Web Workers. Long simulations run here, off the page's thread,
 //! so the page stays responsive and can show progress and cancel (by terminating the worker); so
-//! do the plans of large snapshots, which keep their snapshot in the worker between plans, and
-//! the History view's decoding and explaining of an uploaded series.
+//! do the plans of large snapshots, which keep their snapshot in the worker between plans, the
+//! upgrade preview, and the History view's decoding and explaining of an uploaded series.
 //!
 //! [`WorkerState::handle`] is the whole behaviour (pure, tested natively); [`start`] wires it to
 //! the worker's `onmessage`/`postMessage` in the browser.
@@ -19,10 +19,11 @@ use lbplan_core::simulate::{RunOptions, compare};
 
 use lbplan_core::history::{ExplainOptions, explain_uploaded};
 use lbplan_core::rebalance::{Goal, RebalanceRequest, propose_with_fingerprint};
+use lbplan_core::upgrade::{upgrade_preview_with_progress, upgrade_steps};
 use lbplan_core::view::timeline::TimelineBuilder;
 use protocol::{
     ExplainJob, HistoryJob, HistoryView, PlanJob, RebalanceJob, Request, Response, SimulateRequest,
-    WORKER_PROTOCOL_VERSION,
+    UpgradeJob, WORKER_PROTOCOL_VERSION,
 };
 
 /// Progress messages are sent at most this often: enough for a smooth bar, few enough that posting
@@ -132,6 +133,17 @@ impl WorkerState {
                 }
                 let files = std::mem::take(&mut self.inbox);
                 let answer = history(*job, files, post, now_ms);
+                post(answer);
+            }
+            Request::Upgrade(job) => {
+                if let Some(r) = stale(job.id, job.format_version) {
+                    post(r);
+                    return;
+                }
+                let files = std::mem::take(&mut self.inbox);
+                let t = now_ms();
+                let answer = upgrade(*job, files, post, now_ms);
+                self.spans.push(("worker: upgrade preview", t, now_ms()));
                 post(answer);
             }
             Request::Import(job) => {
@@ -458,7 +470,7 @@ fn explain_ranges(
     explain_uploaded_ranges_observed(&files, layout, mapping, opts, seen).map_err(|e| e.to_string())
 }
 
-/// What the simulation's snapshot is called in messages when it came as a file.
+/// What a job's snapshot is called in messages when it came as a file.
 const SENT_SNAPSHOT: &str = "the loaded snapshot";
 
 /// The request's snapshot, or the one file sent beside it (read by the importer's snapshot reader).
@@ -469,12 +481,59 @@ fn simulated_snapshot(
     if let Some(s) = snapshot {
         return Ok(s);
     }
+    sent_snapshot("a simulation", files).map(std::borrow::Cow::Owned)
+}
+
+/// The one file sent beside a `what` request: the snapshot's file the plan worker wrote.
+fn sent_snapshot(what: &str, files: Vec<Vec<u8>>) -> Result<Snapshot, String> {
     let [bytes] = <[Vec<u8>; 1]>::try_from(files)
-        .map_err(|f| format!("a simulation needs its snapshot: {} file(s) came", f.len()))?;
+        .map_err(|f| format!("{what} needs its snapshot: {} file(s) came", f.len()))?;
     let text = std::str::from_utf8(&bytes).map_err(|e| format!("{SENT_SNAPSHOT}: {e}"))?;
     lbplan_core::import::read_snapshot(SENT_SNAPSHOT, text)
-        .map(|i| std::borrow::Cow::Owned(i.snapshot))
+        .map(|i| i.snapshot)
         .map_err(|e| e.to_string())
+}
+
+/// The upgrade preview of the snapshot sent beside the request, with progress per plan and per
+/// simulated cycle (throttled like a simulation's).
+fn upgrade(
+    job: UpgradeJob,
+    files: Vec<Vec<u8>>,
+    post: &mut dyn FnMut(Response),
+    now_ms: &mut dyn FnMut() -> f64,
+) -> Response {
+    let id = job.id;
+    let total = upgrade_steps(job.cycles);
+    // Reading a large snapshot takes a while: the page shows the steps from here.
+    post(Response::Progress { id, done: 0, total });
+    let snapshot = match sent_snapshot("an upgrade preview", files) {
+        Ok(s) => s,
+        Err(message) => {
+            return Response::Upgraded {
+                id,
+                result: Err(message),
+            };
+        }
+    };
+    let mut last = now_ms();
+    let result = upgrade_preview_with_progress(
+        &snapshot,
+        job.profile,
+        job.to,
+        job.cycles,
+        &mut |done, total| {
+            let t = now_ms();
+            // Each plan is a step worth showing; cycles are throttled.
+            if done <= 2 || t - last >= PROGRESS_INTERVAL_MS || done == total {
+                last = t;
+                post(Response::Progress { id, done, total });
+            }
+        },
+    );
+    Response::Upgraded {
+        id,
+        result: result.map(Box::new).map_err(|e| e.to_string()),
+    }
 }
 
 fn simulate(

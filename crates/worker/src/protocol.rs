@@ -2,7 +2,8 @@
 //! `type`. The worker answers `ready` once loaded. A `simulate` request gets `progress` (throttled)
 //! and finally `done` or `failed`; cancelling is the page terminating the worker (a synchronous
 //! simulation cannot read messages until it ends). A `plan` request gets `planned`, a `rebalance`
-//! request `progress` then `proposed`, a `history` request `progress` then `explained`; the snapshot
+//! request `progress` then `proposed`, a `history` request `progress` then `explained`, an
+//! `upgrade` request (in a job worker of its own, like `simulate`) `progress` then `upgraded`; the snapshot
 //! travels with the first request that names it and stays in the worker for the next ones, unless
 //! the worker imported it itself (`import` → `imported`, then `snapshot_part`s for the page). A
 //! `planned` answer reaches the page as its rows in `plan_rows` parts, then the plan without them
@@ -22,6 +23,7 @@ use lbplan_core::plan::diff::PlanDiff;
 use lbplan_core::plan::{DecisionDetail, DecisionRef, Explain, Plan, PlanRequest};
 use lbplan_core::rebalance::{Limits, Proposal};
 use lbplan_core::simulate::{Comparison, RunConfig, Scenario};
+use lbplan_core::upgrade::UpgradePreview;
 use lbplan_core::view::snapshot_chunks::SnapshotChunk;
 use lbplan_core::view::timeline::Timeline;
 use serde::{Deserialize, Serialize};
@@ -45,7 +47,9 @@ use serde::{Deserialize, Serialize};
 /// carry the leader's log files (`leader_logs`) after the series' files, which a worker of format 8
 /// would read as part of the series. 10: a `history` request may say its files are Prometheus
 /// range results (`prometheus`), with a layout snapshot's bytes after them, which a worker of
-/// format 9 would read as a series.
+/// format 9 would read as a series; an `upgrade` request runs the upgrade preview in a job worker
+/// of its own (the snapshot's file beside it, `progress` then `upgraded`), which a worker of
+/// format 9 cannot read.
 pub const WORKER_PROTOCOL_VERSION: u32 = 10;
 
 /// The load model a request's predictions use: the per-broker CPU cost factors of the calibration
@@ -72,6 +76,23 @@ pub enum Request<'a> {
     History(Box<HistoryJob>),
     Import(Box<ImportJob>),
     SnapshotFile(Box<SnapshotFileJob>),
+    Upgrade(Box<UpgradeJob>),
+}
+
+/// The upgrade preview (`lbplan_core::upgrade::upgrade_preview`, what `lbplan upgrade` prints) of
+/// the snapshot sent beside this JSON as its file's bytes (the plan worker's
+/// [`Response::SnapshotFile`], transferred); answered with `progress` (each plan and simulated
+/// cycle: `upgrade::upgrade_steps`) and then `upgraded`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct UpgradeJob {
+    pub format_version: u32,
+    pub id: u32,
+    /// Today's release (`lbplan upgrade --from`); `None`: the leader's.
+    pub profile: Option<Profile>,
+    /// The release to upgrade to (`--to`).
+    pub to: Profile,
+    /// Cycles simulated under each release (`--cycles`).
+    pub cycles: u32,
 }
 
 /// The snapshot the worker holds as its file's bytes (what `lbplan import -o` writes), answered
@@ -366,6 +387,12 @@ pub enum Response {
     Proposed {
         id: u32,
         result: Result<Box<Proposal>, String>,
+    },
+    /// An upgrade preview (`UpgradePreview`, as `lbplan upgrade --format json` writes it), or why
+    /// it could not be made.
+    Upgraded {
+        id: u32,
+        result: Result<Box<UpgradePreview>, String>,
     },
     /// A series explained, or why it could not be read.
     Explained {

@@ -1014,3 +1014,107 @@ fn a_history_job_of_prometheus_range_results() {
         "{out:?}"
     );
 }
+
+/// The upgrade preview of the demo in a job worker, its snapshot the file the plan worker writes:
+/// progress for both plans and every simulated cycle, then the same preview as core's
+/// `upgrade_preview` called on the demo directly (what `lbplan upgrade --format json` prints);
+/// without the file it fails naming what is missing.
+#[test]
+fn an_upgrade_request_answers_core_s_preview_of_the_sent_snapshot() {
+    use lbplan_core::config::Profile;
+    use lbplan_core::upgrade::upgrade_preview;
+
+    let file = include_str!("../../../static/demo-snapshot.json");
+    let mut plan_worker = WorkerState::default();
+    let import = serde_json::to_string(&Request::Import(Box::new(protocol::ImportJob {
+        format_version: WORKER_PROTOCOL_VERSION,
+        id: 1,
+        snapshot_id: 5,
+        files: vec![("demo-snapshot.json".to_string(), false)],
+        chunk_bytes: 0,
+        kept: false,
+        restore: false,
+    })))
+    .unwrap();
+    plan_worker.handle_with_files(
+        &import,
+        vec![file.as_bytes().to_vec()],
+        &mut |_| {},
+        &mut || 0.0,
+    );
+    let ask = serde_json::to_string(&Request::SnapshotFile(Box::new(
+        protocol::SnapshotFileJob {
+            format_version: WORKER_PROTOCOL_VERSION,
+            id: 2,
+            snapshot_id: 5,
+        },
+    )))
+    .unwrap();
+    let mut out = Vec::new();
+    plan_worker.handle(&ask, &mut |r| out.push(r), &mut || 0.0);
+    let bytes = match out.pop() {
+        Some(Response::SnapshotFile { bytes, .. }) => bytes,
+        other => panic!("{other:?}"),
+    };
+
+    let to = Profile::parse("5.0.0").unwrap();
+    let text = serde_json::to_string(&Request::Upgrade(Box::new(protocol::UpgradeJob {
+        format_version: WORKER_PROTOCOL_VERSION,
+        id: 3,
+        profile: None,
+        to,
+        cycles: 4,
+    })))
+    .unwrap();
+    // The page's JSON names the releases as Pulsar does.
+    assert!(text.contains(r#""to":"5.0.0""#), "{text}");
+    let run = |files: Vec<Vec<u8>>| {
+        let mut out = Vec::new();
+        // A clock far apart between readings: no progress message is throttled away.
+        let mut t = 0.0;
+        WorkerState::default().handle_with_files(&text, files, &mut |r| out.push(r), &mut || {
+            t += 1_000.0;
+            t
+        });
+        out
+    };
+    let mut out = run(vec![bytes]);
+    let answer = out.pop().unwrap();
+    let progress: Vec<(u32, u32, u32)> = out
+        .iter()
+        .map(|r| match r {
+            Response::Progress { id, done, total } => (*id, *done, *total),
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    // Two plans and 4 cycles under each release: 10 steps, from the snapshot read on.
+    assert_eq!(progress, (0..=10).map(|d| (3, d, 10)).collect::<Vec<_>>());
+    let demo = lbplan_core::import::read_snapshot("demo", file)
+        .unwrap()
+        .snapshot;
+    let direct = upgrade_preview(&demo, None, to, 4).unwrap();
+    assert_eq!(direct.from.release, "4.0.7");
+    assert_eq!(direct.simulated.len(), 2);
+    match &answer {
+        Response::Upgraded {
+            id: 3,
+            result: Ok(p),
+        } => assert_eq!(**p, direct),
+        other => panic!("{other:?}"),
+    }
+    // The answer's JSON reads back to the same preview, with its format_version.
+    let back: Response = serde_json::from_str(&answer.to_json()).unwrap();
+    assert_eq!(back, answer);
+    assert!(answer.to_json().contains(&format!(
+        "\"format_version\":{}",
+        lbplan_core::upgrade::UPGRADE_FORMAT_VERSION
+    )));
+
+    match run(Vec::new()).pop() {
+        Some(Response::Upgraded {
+            id: 3,
+            result: Err(message),
+        }) => assert!(message.contains("needs its snapshot"), "{message}"),
+        other => panic!("{other:?}"),
+    }
+}

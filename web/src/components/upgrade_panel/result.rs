@@ -1,98 +1,12 @@
-//! Upgrade preview: the loaded snapshot's cluster moved from the release it runs (the Settings
-//! panel's choice, else its leader's) to a chosen release, as `lbplan upgrade` shows it — core's
-//! `upgrade::upgrade_preview`: the release-table rows that differ, this cycle's decisions that
-//! change with the PRs behind each, the first cycles simulated under both, the bundles of new
-//! namespaces, and the `broker.conf` lines that keep today's defaults. Run in this tab on demand.
+//! The upgrade preview as the panel shows it, from core's `UpgradePreview` (what `lbplan upgrade`
+//! prints): the headline, the release-table rows that differ, this cycle's changed decisions with
+//! the PRs behind each, the simulated cycles, new namespaces' bundles and the lines that keep
+//! today's defaults.
 
-use std::rc::Rc;
-
-use lbplan_core::config::Profile;
-use lbplan_core::release::{LINE_ALIASES, releases_by_line};
-use lbplan_core::upgrade::{UpgradePreview, upgrade_preview};
+use lbplan_core::upgrade::UpgradePreview;
 use yew::prelude::*;
 
-use super::event_value;
-use crate::state::Loaded;
-
-/// Simulated cycles under each release (the CLI's `--cycles` defaults to 30; fewer keep the tab
-/// responsive).
-const CYCLES: u32 = 10;
-
-#[derive(Clone, Properties)]
-pub struct UpgradePanelProps {
-    pub loaded: Rc<Loaded>,
-    /// The Settings panel's release (`None`: the leader's).
-    pub profile: Option<Profile>,
-}
-
-impl PartialEq for UpgradePanelProps {
-    fn eq(&self, other: &Self) -> bool {
-        Rc::ptr_eq(&self.loaded, &other.loaded) && self.profile == other.profile
-    }
-}
-
-#[function_component(UpgradePanel)]
-pub fn upgrade_panel(p: &UpgradePanelProps) -> Html {
-    let target = use_state(|| "5.0.0".to_string());
-    let result = use_state(|| None::<Result<UpgradePreview, String>>);
-    {
-        // Another snapshot or release: the preview shown no longer applies.
-        let result = result.clone();
-        use_effect_with(p.clone(), move |_| {
-            result.set(None);
-        });
-    }
-    let on_target = {
-        let target = target.clone();
-        Callback::from(move |e: Event| target.set(event_value(&e)))
-    };
-    let on_run = {
-        let (target, result, loaded, profile) =
-            (target.clone(), result.clone(), p.loaded.clone(), p.profile);
-        Callback::from(move |_| {
-            let r = match Profile::parse(&target) {
-                None => Err(format!("`{}` is not a Pulsar release", *target)),
-                Some(to) => upgrade_preview(&loaded.snapshot, profile, to, CYCLES)
-                    .map_err(|e| e.to_string()),
-            };
-            result.set(Some(r));
-        })
-    };
-    html! {
-        <section class="panel upgrade" data-testid="upgrade-panel">
-            <h2>{ "Upgrade preview" }</h2>
-            <label>{ "Upgrade to " }
-                <select data-testid="upgrade-target" onchange={on_target}>
-                    <optgroup label="Lines">
-                        { for LINE_ALIASES.iter().map(|a| html! {
-                            <option value={a.to_string()} selected={*a == target.as_str()}>{ *a }</option>
-                        }) }
-                    </optgroup>
-                    { for releases_by_line().into_iter().map(|(line, releases)| html! {
-                        <optgroup label={line.label()}>
-                            { for releases.into_iter().map(|r| {
-                                let name = r.name();
-                                let selected = name == *target;
-                                html! { <option value={name.clone()} {selected}>{ name }</option> }
-                            }) }
-                        </optgroup>
-                    }) }
-                </select>
-            </label>
-            <button type="button" data-testid="upgrade-run" onclick={on_run}>{ "Preview" }</button>
-            if p.loaded.bundle_count > 20_000 {
-                <p class="muted small">{ "Large snapshot: the preview plans twice and simulates here, which takes a while." }</p>
-            }
-            { match &*result {
-                None => html! {},
-                Some(Err(e)) => html! { <p class="error" role="alert" data-testid="upgrade-error">{ e.clone() }</p> },
-                Some(Ok(preview)) => view(preview),
-            } }
-        </section>
-    }
-}
-
-fn view(p: &UpgradePreview) -> Html {
+pub(super) fn view(p: &UpgradePreview) -> Html {
     let d = &p.decisions;
     let why = |bundle: &str, decision: &str| -> String {
         p.decision_causes
