@@ -20,7 +20,8 @@ use std::rc::Rc;
 use lbplan_core::history::prometheus::mapping::parse_pairs;
 use lbplan_core::history::prometheus::render::basis_lines;
 use lbplan_core::history::render::{cause_text, change_text};
-use lbplan_core::view::palette::{broker_colour, css_hex, shade};
+use lbplan_core::view::lane_colouring::{LaneColouring, LanePainter};
+use lbplan_core::view::palette::css_hex;
 use lbplan_core::view::sim_chart::Chart;
 use lbplan_core::view::timeline::{Lane, Timeline, broker_load_chart, change_page};
 use lbplan_worker::protocol::{
@@ -72,6 +73,8 @@ pub enum Msg {
     LanePage(usize),
     Cause(String),
     Select(usize),
+    /// A `LaneColouring` key from the lanes' colour picker.
+    Colouring(String),
 }
 
 struct Shown {
@@ -98,6 +101,8 @@ pub struct HistoryTimeline {
     lane_page: usize,
     cause: Option<String>,
     selected: Option<usize>,
+    /// The lanes' colouring picked (`None`: core's default for the series).
+    colouring: Option<LaneColouring>,
 }
 
 fn on_pick(ctx: &Context<HistoryTimeline>, msg: fn(Vec<Picked>) -> Msg) -> Callback<Event> {
@@ -155,6 +160,7 @@ impl Component for HistoryTimeline {
             lane_page: 0,
             cause: None,
             selected: None,
+            colouring: None,
         }
     }
 
@@ -231,6 +237,7 @@ impl Component for HistoryTimeline {
                 self.page = 0;
             }
             Msg::Select(i) => self.selected = Some(i),
+            Msg::Colouring(key) => self.colouring = Some(LaneColouring::from_key(&key)),
         }
         true
     }
@@ -409,6 +416,34 @@ impl HistoryTimeline {
                 </div>
             }
         });
+        let colouring = self
+            .colouring
+            .clone()
+            .unwrap_or_else(|| LaneColouring::default_for(t));
+        let colour_picker = {
+            let picked = colouring.key();
+            let option = |key: String, label: String| {
+                let selected = key == picked;
+                html! { <option value={key} {selected}>{ label }</option> }
+            };
+            html! {
+                <label class="small" data-testid="history-colouring-label">{ "Colour lanes by " }
+                    <select data-testid="history-colouring"
+                        onchange={ctx.link().callback(|e: Event| Msg::Colouring(event_value(&e)))}>
+                        { option(LaneColouring::Owner.key(), "owning broker".to_string()) }
+                        { option(LaneColouring::Moved.key(), "moved vs stayed".to_string()) }
+                        <optgroup label="one broker">
+                            { for t.brokers.iter().map(|b| option(LaneColouring::Broker(b.clone()).key(), b.clone())) }
+                        </optgroup>
+                    </select>
+                </label>
+            }
+        };
+        let legend = t
+            .lanes
+            .first()
+            .map(|l| LanePainter::new(t, l, &colouring).legend())
+            .unwrap_or_default();
         let lanes_total = t.lanes.len();
         let pages = lanes_total.div_ceil(LANES_PER_PAGE).max(1);
         let lane_page = self.lane_page.min(pages - 1);
@@ -431,7 +466,8 @@ impl HistoryTimeline {
                     <figure class="history-lane" data-testid="history-lane" data-namespace={lane.namespace.clone()}>
                         <figcaption class="mono small">{ lane.namespace.clone() }
                             <span class="muted">{ format!(" — {} cells", lane.cells.len()) }</span></figcaption>
-                        <LaneCanvas timeline={t.clone()} lane={i} step={step} dark={ctx.props().dark} on_pick={on_step.clone()} />
+                        <LaneCanvas timeline={t.clone()} lane={i} step={step} dark={ctx.props().dark}
+                            colouring={colouring.clone()} on_pick={on_step.clone()} />
                         <p class="small history-owners" data-testid="history-owners">
                             { format!("owners at this instant: {owners_text}") }
                             if more > 0 { { format!(" and {more} more") } }
@@ -472,7 +508,8 @@ impl HistoryTimeline {
                 <HistoryLeaderLogView view={s.view.clone()} on_step={on_step.clone()} />
                 <ModelAccuracyView accuracy={r.load_model.clone()} />
                 { slider }
-                <p class="muted small">{ "x = time, y = the 32-bit hash range; colour = owning broker, darker = busier bundle. A striped band is a bundle moving back and forth; a band that divides is a split. Click a map to move the instant." }</p>
+                { colour_picker }
+                <p class="muted small" data-testid="history-lanes-legend">{ format!("x = time, y = the 32-bit hash range; {legend}, darker = busier bundle. A band that changes colour is a bundle changing owner; a band that divides is a split. Click a map to move the instant.") }</p>
                 { for lanes }
                 { lane_nav.unwrap_or_default() }
                 <div class="sim-charts history-load">
@@ -566,6 +603,7 @@ struct LaneProps {
     lane: usize,
     step: usize,
     dark: bool,
+    colouring: LaneColouring,
     on_pick: Callback<usize>,
 }
 
@@ -575,28 +613,31 @@ impl PartialEq for LaneProps {
             && self.lane == o.lane
             && self.step == o.step
             && self.dark == o.dark
+            && self.colouring == o.colouring
     }
 }
 
 /// The lane's cells: drawn when the timeline, the lane or the theme change, not when the
 /// instant moves (a day of one-minute snapshots is up to tens of thousands of cells per lane).
-fn draw_lane(canvas: &web_sys::HtmlCanvasElement, t: &Timeline, lane: &Lane, dark: bool) {
+fn draw_lane(
+    canvas: &web_sys::HtmlCanvasElement,
+    t: &Timeline,
+    lane: &Lane,
+    dark: bool,
+    colouring: &LaneColouring,
+) {
     let Some((ctx, width)) = hidpi_context(canvas, LANE_HEIGHT_PX) else {
         return;
     };
     ctx.set_fill_style_str(if dark { "#1b1f27" } else { "#f3f4f7" });
     ctx.fill_rect(0.0, 0.0, width, LANE_HEIGHT_PX);
     let edges = t.edges_ms();
-    // One colour string per (owner, shade), not per cell.
-    let mut colours: HashMap<(u32, u8), String> = HashMap::new();
+    let painter = LanePainter::new(t, lane, colouring);
+    // One colour string per colour, not per cell.
+    let mut colours: HashMap<[u8; 3], String> = HashMap::new();
     for cell in &lane.cells {
-        let colour = colours.entry((cell.owner, cell.shade)).or_insert_with(|| {
-            let name = t
-                .brokers
-                .get(cell.owner as usize)
-                .map_or("", String::as_str);
-            css_hex(shade(broker_colour(name), cell.load_share()))
-        });
+        let rgb = painter.colour(cell);
+        let colour = colours.entry(rgb).or_insert_with(|| css_hex(rgb));
         let r = Timeline::rect(&edges, cell, width, LANE_HEIGHT_PX);
         ctx.set_fill_style_str(colour);
         // At least a pixel wide so a one-minute owner still shows as a stripe.
@@ -637,13 +678,18 @@ fn lane_canvas(p: &LaneProps) -> Html {
         let canvas = canvas.clone();
         let timeline = p.timeline.clone();
         // Keyed by the timeline's address: a new series is a new `Rc`.
-        let key = (Rc::as_ptr(&p.timeline) as usize, p.lane, p.dark);
-        use_effect_with(key, move |&(_, lane, dark)| {
+        let key = (
+            Rc::as_ptr(&p.timeline) as usize,
+            p.lane,
+            p.dark,
+            p.colouring.clone(),
+        );
+        use_effect_with(key, move |(_, lane, dark, colouring)| {
             if let (Some(c), Some(l)) = (
                 canvas.cast::<web_sys::HtmlCanvasElement>(),
-                timeline.lanes.get(lane),
+                timeline.lanes.get(*lane),
             ) {
-                draw_lane(&c, &timeline, l, dark);
+                draw_lane(&c, &timeline, l, *dark, colouring);
             }
         });
     }

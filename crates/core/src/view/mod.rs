@@ -6,6 +6,7 @@
 pub mod broker_detail;
 pub mod brokers;
 pub mod bundle_map;
+pub mod lane_colouring;
 pub mod map_levels;
 pub mod map_search;
 pub mod namespaces;
