@@ -503,6 +503,7 @@ async fn round6_new_path(
         chunk_bytes: crate::worker_import::PART_BYTES,
         kept: false,
         restore: false,
+        live: false,
     }));
     let Ok(text) = serde_json::to_string(&request) else {
         return;

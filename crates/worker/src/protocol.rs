@@ -24,6 +24,7 @@ use lbplan_core::rebalance::{Limits, Proposal};
 use lbplan_core::simulate::{Comparison, RunConfig, Scenario};
 use lbplan_core::view::snapshot_chunks::SnapshotChunk;
 use lbplan_core::view::timeline::Timeline;
+use lbplan_core::watch::live::LiveView;
 use serde::{Deserialize, Serialize};
 
 /// Version of these messages; the page refuses a worker that reports another one (a stale cache).
@@ -105,6 +106,11 @@ pub struct ImportJob {
     /// imports it again from the same files to hold it, and answers `imported` without the parts.
     #[serde(default)]
     pub restore: bool,
+    /// The snapshot is the next of a stream (an embedding page's `pushSnapshot`): once imported
+    /// it also joins the worker's live history (core's `watch::live`), answered with
+    /// [`Response::LiveHistory`] after `imported`.
+    #[serde(default)]
+    pub live: bool,
 }
 
 /// One part of an imported snapshot, as the page reads it. The worker writes these messages
@@ -351,6 +357,11 @@ pub enum Response {
         id: u32,
         result: Result<Box<HistoryView>, String>,
     },
+    /// The live history after a `live` import's snapshot joined it (or why it did not).
+    LiveHistory {
+        id: u32,
+        result: Result<Box<LiveView>, String>,
+    },
     /// The request could not run (a bad message, a bad setting in a configuration).
     Failed {
         id: u32,
@@ -403,6 +414,7 @@ impl Response {
                 | Response::ListsPart { .. }
                 | Response::Planned { .. }
                 | Response::Proposed { .. }
+                | Response::LiveHistory { .. }
         )
     }
 

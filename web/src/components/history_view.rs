@@ -9,7 +9,9 @@
 //! chart, drawn by the one chart component `sim_chart`), the instant
 //! the slider shows (its owners per namespace), and the paged list of changes with their causes;
 //! a click on a change shows its full reason. A leader's log picked beside the series goes to the same
-//! job and is merged with it (`history_leader_log`).
+//! job and is merged with it (`history_leader_log`). When the page follows a live history (a
+//! watch's `/watch/history-view.json`, a host's `pushSnapshot`), its newest view is shown as it
+//! comes (`live`), at its latest snapshot.
 
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -18,6 +20,7 @@ use lbplan_core::history::render::{cause_text, change_text};
 use lbplan_core::view::palette::{broker_colour, css_hex, shade};
 use lbplan_core::view::sim_chart::Chart;
 use lbplan_core::view::timeline::{Lane, Timeline, broker_load_chart, change_page};
+use lbplan_core::watch::live::LiveView;
 use lbplan_worker::protocol::{HistoryJob, HistoryView, Request, WORKER_PROTOCOL_VERSION};
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
@@ -46,6 +49,9 @@ pub struct HistoryViewProps {
     /// The calibration the model check uses (`lbplan history --calibration`; `None`: default).
     #[prop_or_default]
     pub calibration: Option<std::rc::Rc<crate::state::LoadedCalibration>>,
+    /// The live history's newest view (core's `watch::live::LiveView`), shown when it changes.
+    #[prop_or_default]
+    pub live: Option<Rc<LiveView>>,
 }
 
 pub enum Msg {
@@ -65,6 +71,21 @@ struct Shown {
     view: Rc<HistoryView>,
     timeline: Rc<Timeline>,
     chart: Rc<Chart>,
+    /// A live history's view (the section follows it), not an uploaded series'.
+    live: bool,
+}
+
+impl Shown {
+    fn of(view: HistoryView, live: bool) -> Self {
+        let chart = Rc::new(broker_load_chart(&view.report));
+        let timeline = Rc::new(view.timeline.clone());
+        Self {
+            view: Rc::new(view),
+            timeline,
+            chart,
+            live,
+        }
+    }
 }
 
 pub struct HistoryTimeline {
@@ -120,7 +141,35 @@ impl Component for HistoryTimeline {
     type Message = Msg;
     type Properties = HistoryViewProps;
 
-    fn create(_: &Context<Self>) -> Self {
+    fn create(ctx: &Context<Self>) -> Self {
+        let mut me = Self::empty();
+        if let Some(live) = &ctx.props().live {
+            me.show_live(live);
+        }
+        me
+    }
+
+    fn changed(&mut self, ctx: &Context<Self>, old: &Self::Properties) -> bool {
+        let new = &ctx.props().live;
+        if let Some(live) = new
+            && !old.live.as_ref().is_some_and(|o| Rc::ptr_eq(o, live))
+        {
+            self.show_live(live);
+        }
+        true
+    }
+
+    fn update(&mut self, ctx: &Context<Self>, msg: Msg) -> bool {
+        self.update_msg(ctx, msg)
+    }
+
+    fn view(&self, ctx: &Context<Self>) -> Html {
+        self.render(ctx)
+    }
+}
+
+impl HistoryTimeline {
+    fn empty() -> Self {
         Self {
             next_id: 1,
             series: Vec::new(),
@@ -136,7 +185,18 @@ impl Component for HistoryTimeline {
         }
     }
 
-    fn update(&mut self, ctx: &Context<Self>, msg: Msg) -> bool {
+    /// The live history's newest view, at its latest snapshot (the list and map pages stay).
+    fn show_live(&mut self, live: &LiveView) {
+        let view = HistoryView {
+            report: live.report.clone(),
+            timeline: live.timeline.clone(),
+        };
+        self.step = view.timeline.times_ms.len().saturating_sub(1);
+        self.selected = None;
+        self.shown = Some(Shown::of(view, true));
+    }
+
+    fn update_msg(&mut self, ctx: &Context<Self>, msg: Msg) -> bool {
         match msg {
             Msg::Files(picked) => {
                 self.series = picked;
@@ -161,13 +221,7 @@ impl Component for HistoryTimeline {
                     }
                     HistoryEvent::Done(view) => {
                         self.running = None;
-                        let chart = Rc::new(broker_load_chart(&view.report));
-                        let timeline = Rc::new(view.timeline.clone());
-                        self.shown = Some(Shown {
-                            view: Rc::new(*view),
-                            timeline,
-                            chart,
-                        });
+                        self.shown = Some(Shown::of(*view, false));
                         self.step = 0;
                         self.page = 0;
                         self.lane_page = 0;
@@ -193,7 +247,7 @@ impl Component for HistoryTimeline {
         true
     }
 
-    fn view(&self, ctx: &Context<Self>) -> Html {
+    fn render(&self, ctx: &Context<Self>) -> Html {
         let pick = on_pick(ctx, Msg::Files);
         let pick_log = on_pick(ctx, Msg::Logs);
         let status = match &self.running {
@@ -230,6 +284,11 @@ impl Component for HistoryTimeline {
                 { status }
                 if let Some(e) = &self.error {
                     <p class="error small" role="alert" data-testid="history-error">{ e.clone() }</p>
+                }
+                if let Some(s) = self.shown.as_ref().filter(|s| s.live) {
+                    <p class="small" data-testid="history-live">
+                        { format!("Live: the history of the last {} snapshot(s), following the cluster as they arrive.", s.timeline.times_ms.len()) }
+                    </p>
                 }
                 if let Some(s) = &self.shown {
                     { self.shown_view(ctx, s) }
