@@ -31,7 +31,7 @@ pub struct LiveBarProps {
 pub enum Msg {
     Poll,
     Status(Result<PageStatus, String>),
-    History(Result<LiveView, String>),
+    History(Result<Box<LiveView>, String>),
     Pause,
     Resume,
     Tick,
@@ -132,7 +132,7 @@ impl Component for LiveBar {
                 .props()
                 .imports
                 .dispatcher
-                .dispatch(Action::LiveHistory(Ok(Rc::new(view)))),
+                .dispatch(Action::LiveHistory(Ok(Rc::new(*view)))),
             Msg::History(Err(e)) => {
                 // Asked again at the next poll.
                 self.asked_history = None;
@@ -162,12 +162,13 @@ impl Component for LiveBar {
             ),
             (false, None) => "checking…".to_string(),
         };
-        let (label, msg) = if self.paused {
-            ("Resume", Msg::Resume as fn() -> Msg)
-        } else {
-            ("Pause", (|| Msg::Pause) as fn() -> Msg)
-        };
-        let on_click = ctx.link().callback(move |_: MouseEvent| msg());
+        let paused = self.paused;
+        let label = if paused { "Resume" } else { "Pause" };
+        let on_click = ctx.link().callback(
+            move |_: MouseEvent| {
+                if paused { Msg::Resume } else { Msg::Pause }
+            },
+        );
         html! {
             <div class="panel live-bar small" role="status" data-testid="live-bar"
                 data-paused={self.paused.to_string()} data-polls={self.polls.to_string()}
@@ -229,7 +230,7 @@ impl LiveBar {
             ctx.link().send_future(async {
                 Msg::History(fetch_json::<LiveView>(HISTORY_URL).await.and_then(|v| {
                     if v.format_version == LIVE_VIEW_FORMAT_VERSION {
-                        Ok(v)
+                        Ok(Box::new(v))
                     } else {
                         Err(format!(
                             "{HISTORY_URL}: format_version {} (this page reads {LIVE_VIEW_FORMAT_VERSION}): reload the page",
