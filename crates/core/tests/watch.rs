@@ -133,9 +133,12 @@ fn a_trimmed_window_keeps_the_batch_history_of_its_snapshots() {
     assert_eq!(view.timeline.times_ms, full.times_ms[first_kept..]);
 }
 
+/// A cell as (from, to, lo, hi, owner's name, shade).
+type NamedCell = (u32, u32, u32, u32, String, u8);
+
 /// A timeline's cells with their owners' names (the brokers' order is first-seen, which a window
 /// cut out of a longer series need not share with a build from the window alone).
-fn named_cells(t: &Timeline) -> Vec<(String, Vec<(u32, u32, u32, u32, String, u8)>)> {
+fn named_cells(t: &Timeline) -> Vec<(String, Vec<NamedCell>)> {
     t.lanes
         .iter()
         .map(|l| {
