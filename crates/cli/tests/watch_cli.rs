@@ -956,6 +956,16 @@ fn serve_tells_the_page_what_changed_and_the_history_view_follows_a_move() {
     };
     assert_eq!(first["format_version"], 1);
     assert_eq!(first["interval_ms"], 1000);
+    // Every answer keeps the page on this origin (requests elsewhere refused by the browser).
+    let mut s = TcpStream::connect(&addr).unwrap();
+    write!(s, "GET /index.html HTTP/1.1\r\nHost: {addr}\r\n\r\n").unwrap();
+    let mut head = String::new();
+    s.read_to_string(&mut head).unwrap();
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+    assert!(
+        head.contains("\r\nContent-Security-Policy: default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; img-src 'self' data:; font-src 'self'; connect-src 'self';"),
+        "{head}"
+    );
     assert_eq!(first["last_round_ok"], true);
     let latest = get_json(&addr, "/watch/latest.json");
     assert_eq!(latest["captured_at_ms"], first["latest_captured_at_ms"]);

@@ -65,6 +65,8 @@ pub enum Msg {
     LanePage(usize),
     Cause(String),
     Select(usize),
+    /// Back to the live history from an uploaded series.
+    ShowLive,
 }
 
 struct Shown {
@@ -151,7 +153,10 @@ impl Component for HistoryTimeline {
 
     fn changed(&mut self, ctx: &Context<Self>, old: &Self::Properties) -> bool {
         let new = &ctx.props().live;
+        // An uploaded series stays shown until the operator goes back to the live history.
+        let following = self.shown.as_ref().is_none_or(|s| s.live);
         if let Some(live) = new
+            && following
             && !old.live.as_ref().is_some_and(|o| Rc::ptr_eq(o, live))
         {
             self.show_live(live);
@@ -243,6 +248,11 @@ impl HistoryTimeline {
                 self.page = 0;
             }
             Msg::Select(i) => self.selected = Some(i),
+            Msg::ShowLive => {
+                if let Some(live) = ctx.props().live.clone() {
+                    self.show_live(&live);
+                }
+            }
         }
         true
     }
@@ -284,6 +294,13 @@ impl HistoryTimeline {
                 { status }
                 if let Some(e) = &self.error {
                     <p class="error small" role="alert" data-testid="history-error">{ e.clone() }</p>
+                }
+                if ctx.props().live.is_some() && self.shown.as_ref().is_some_and(|s| !s.live) {
+                    <p class="small">
+                        <button type="button" data-testid="history-show-live"
+                            onclick={ctx.link().callback(|_| Msg::ShowLive)}>{ "Show the live history" }</button>
+                        { " (an uploaded series is shown; the live history goes on growing)" }
+                    </p>
                 }
                 if let Some(s) = self.shown.as_ref().filter(|s| s.live) {
                     <p class="small" data-testid="history-live">

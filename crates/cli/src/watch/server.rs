@@ -175,6 +175,13 @@ fn route(full_path: &str, served: &Served) -> Reply {
     }
 }
 
+/// The policy every answer carries when the dashboard is served (the strictest it runs under,
+/// `tests/e2e/csp.test.mjs`): no inline script or style, and requests to this origin only, so
+/// the page following the watch cannot call anywhere else.
+pub const DASHBOARD_CSP: &str = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; \
+     style-src 'self'; img-src 'self' data:; font-src 'self'; connect-src 'self'; \
+     object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
 /// Where `/` sends a browser when the dashboard is served: the latest snapshot, and `watch` so
 /// the page follows the watch (polls `/watch/status.json` on its own origin).
 pub const DASHBOARD_ENTRY: &str = "/?snapshot=/watch/latest.json&watch";
@@ -190,8 +197,13 @@ fn answer(mut stream: TcpStream, served: &Served) {
             (s, t, x, if m == "HEAD" { Vec::new() } else { b })
         }
     };
+    let csp = if served.dist.is_some() {
+        format!("Content-Security-Policy: {DASHBOARD_CSP}\r\n")
+    } else {
+        String::new()
+    };
     let head = format!(
-        "HTTP/1.1 {status}\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\n{extra}\
+        "HTTP/1.1 {status}\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\n{extra}{csp}\
          Cache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n",
         body.len()
     );
