@@ -117,8 +117,9 @@ async function fakeCluster() {
   return cluster;
 }
 
-/** The debug `lbplan` binary, built if it is not (cargo only rebuilds what changed). */
+/** The debug `lbplan` binary (`$LBPLAN_BIN`, else built if it is not: cargo only rebuilds what changed). */
 function lbplanBinary() {
+  if (process.env.LBPLAN_BIN) return process.env.LBPLAN_BIN;
   const target = process.env.CARGO_TARGET_DIR ?? path.join(ROOT, 'target');
   execFileSync('cargo', ['build', '--quiet', '-p', 'lbplan'], { cwd: ROOT, stdio: 'inherit' });
   return path.join(target, 'debug', 'lbplan');
@@ -223,8 +224,8 @@ test('the page follows the watch: a moved bundle shows without a reload, History
     const latest = await getJson(`${origin}/watch/latest.json`);
     assert.ok(latest.captured_at_ms >= shownNow);
     assert.ok(latest.brokers[b].local_broker_data.bundles.includes(BUNDLES[0]));
-    // No reload: the page was loaded once.
-    const documents = w.requests.filter((r) => new URL(r.url).pathname === '/' && r.method === 'GET');
+    // No reload: the page (where `/` redirected) was loaded once.
+    const documents = w.requests.filter((r) => r.url === `${origin}/?snapshot=/watch/latest.json&watch`);
     assert.equal(documents.length, 1, w.diagnostics());
 
     // Pause: no poll after it, however long.
