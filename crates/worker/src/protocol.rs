@@ -44,8 +44,9 @@ use serde::{Deserialize, Serialize};
 /// and `history` requests carry the calibration's `cpu_cost_factors` the dashboard loaded, which
 /// a worker of format 7 would drop, predicting with the default model. 9: a `history` request may
 /// carry the leader's log files (`leader_logs`) after the series' files, which a worker of format 8
-/// would read as part of the series.
-pub const WORKER_PROTOCOL_VERSION: u32 = 9;
+/// would read as part of the series. 10: an `import` may be `live` (a host's `pushSnapshot`), answered
+/// with `live_history` as well, which a worker of format 9 would import without.
+pub const WORKER_PROTOCOL_VERSION: u32 = 10;
 
 /// The load model a request's predictions use: the per-broker CPU cost factors of the calibration
 /// the page loaded (`lbplan history --calibrate`), none for the default model. Only the factors
