@@ -7,7 +7,9 @@
 // follow prefers-color-scheme), admin-base-url (enables Apply through Pulsar's admin REST API, always
 // after a confirmation). Properties: `snapshot` (a snapshot object; wins over snapshot-url),
 // `authHeaders` (a function returning the headers of one admin request, or a promise of them; called
-// per request, never stored), `ready` (a promise settled once mounted). Events (CustomEvent, bubbling
+// per request, never stored), `ready` (a promise settled once mounted). Method: `pushSnapshot(obj)`,
+// the next snapshot of a stream the portal collects (shown, and added to the History section's
+// live history; pushed before mounting, they are handed over in order once mounted). Events (CustomEvent, bubbling
 // and composed): `plan-ready` (detail: the plan), `export-requested` (detail: {plan, format, text}),
 // `planner-error` (detail: {message}) when the planner cannot load or a new snapshot-url fails.
 //
@@ -75,6 +77,8 @@ export class PulsarLbPlanner extends HTMLElement {
   #mounting = null;
   #snapshot = undefined;
   #authHeaders = undefined;
+  /** Snapshots pushed before the planner was mounted, in order. */
+  #pushed = [];
   #ready;
   #resolveReady;
   #rejectReady;
@@ -112,6 +116,17 @@ export class PulsarLbPlanner extends HTMLElement {
   set snapshot(value) {
     this.#snapshot = value;
     if (this.#handle && value != null) this.#handle.set_snapshot(value);
+  }
+
+  /**
+   * The next snapshot of a stream (an object or JSON text, in capture-time order): it becomes the
+   * shown snapshot (the operator's what-ifs that still apply are kept) and joins the History
+   * section's live history, explained as it grows (the watch's own logic).
+   */
+  pushSnapshot(snapshot) {
+    if (snapshot == null) throw new TypeError('pushSnapshot: a snapshot object or JSON text');
+    if (this.#handle) this.#handle.pushSnapshot(snapshot);
+    else this.#pushed.push(snapshot);
   }
 
   /** `() => headers | Promise<headers>` for admin requests (Apply); called per request. */
@@ -204,6 +219,7 @@ export class PulsarLbPlanner extends HTMLElement {
     if (!this.isConnected || this.#handle) return;
     try {
       this.#handle = mod.mount_planner(this.#shadow, this.#options());
+      for (const s of this.#pushed.splice(0)) this.#handle.pushSnapshot(s);
       this.#resolveReady(this);
     } catch (e) {
       this.#fail(e);

@@ -14,6 +14,8 @@ mod loading;
 mod plan_jobs;
 mod theme;
 
+pub(crate) use loading::load_url;
+
 use std::cell::RefCell;
 use std::rc::Rc;
 
@@ -23,7 +25,7 @@ use yew::prelude::*;
 
 use crate::components::{
     BrokerDetailView, BrokerTable, BundleMapView, ErrorBanner, ExportPanel, Header, History,
-    HistoryTimeline, LoadedProps, LoaderBar, NamespaceList, Nav, PlanView, RebalancePanel,
+    HistoryTimeline, LiveBar, LoadedProps, LoaderBar, NamespaceList, Nav, PlanView, RebalancePanel,
     RebalancePrefill, SettingsPanel, SimulatePanel, UpgradePanel, WhatIf,
 };
 use crate::embed::External;
@@ -331,6 +333,10 @@ pub fn app(props: &AppProps) -> Html {
             <main class="app">
                 <Header inner={loaded.clone().map(|l| LoadedProps { loaded: l })} profile={profile} />
                 { banner.unwrap_or_default() }
+                if options.follow_watch {
+                    <LiveBar imports={(*imports).clone()}
+                        shown_at={loaded.as_ref().and_then(|l| l.snapshot.captured_at_ms)} />
+                }
                 if !readonly {
                     <LoaderBar on_inputs={on_inputs} on_error={on_error.clone()} on_demo={on_demo}
                         storage_note={(*note).clone()} busy={*busy} progress={(*import_progress).clone()} />
@@ -340,7 +346,7 @@ pub fn app(props: &AppProps) -> Html {
                 // snapshot loaded (and keeps what it shows when one is loaded or replaced).
                 <div data-section="history" tabindex="-1">
                 <HistoryTimeline worker_url={AttrValue::from(options.worker_url())} dark={dark}
-                    calibration={state.calibration.clone()} />
+                    calibration={state.calibration.clone()} live={state.live_history.clone()} />
                 </div>
             </main>
         </div>

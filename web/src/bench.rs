@@ -491,7 +491,7 @@ async fn round6_new_path(
             }
             // Joined as the dashboard does (`worker_import`), each in its own task.
             ImportAnswer::ListsPart { part, .. } => apart.borrow_mut().add(*part),
-            ImportAnswer::Imported { .. } => {}
+            ImportAnswer::Imported { .. } | ImportAnswer::Live { .. } => {}
         }));
     }
     let request = Request::Import(Box::new(lbplan_worker::protocol::ImportJob {
@@ -503,6 +503,7 @@ async fn round6_new_path(
         chunk_bytes: crate::worker_import::PART_BYTES,
         kept: false,
         restore: false,
+        live: false,
     }));
     let Ok(text) = serde_json::to_string(&request) else {
         return;

@@ -1,6 +1,6 @@
 //! The embedding API (see the embed contract): `mount_planner(root, options)` mounts one planner on
-//! an element or a shadow root and returns a `PlannerHandle` (`set_snapshot`, `set_option`,
-//! `destroy`). Every instance has its own state, storage prefix and callbacks; the standalone page
+//! an element or a shadow root and returns a `PlannerHandle` (`set_snapshot`, `pushSnapshot`,
+//! `set_option`, `destroy`). Every instance has its own state, storage prefix and callbacks; the standalone page
 //! mounts the same app on `#app` with URL parameters and persistence.
 
 use std::cell::{Cell, RefCell};
@@ -30,6 +30,8 @@ pub struct Options {
     pub on_export_requested: Option<js_sys::Function>,
     /// Reads `?snapshot=` and the share-link fragment of the page's URL.
     pub standalone: bool,
+    /// `?watch`: the page is served by `lbplan watch --serve` and follows it (`LiveBar`).
+    pub follow_watch: bool,
     /// localStorage / IndexedDB key prefix of this instance.
     pub storage_prefix: String,
     /// The simulation worker's boot script; `None`: `static/lbplan-worker-boot.js` next to the page.
@@ -61,6 +63,8 @@ impl Options {
 /// Messages from the handle to the mounted app.
 pub enum External {
     SetSnapshot(String),
+    /// The next snapshot of a stream: shown, and added to the History section's live history.
+    PushSnapshot(String),
     SetOptions(Rc<Options>),
 }
 
@@ -178,6 +182,17 @@ impl PlannerHandle {
         let text =
             json_text(&snapshot).ok_or_else(|| JsValue::from_str("set_snapshot: not JSON"))?;
         self.send(External::SetSnapshot(text));
+        Ok(())
+    }
+
+    /// The next snapshot of a stream the host collects (as an object or JSON text, in time
+    /// order): shown like `set_snapshot` (keeping the operator's what-ifs that still apply), and
+    /// added to the History section's live history, explained as it grows.
+    #[wasm_bindgen(js_name = pushSnapshot)]
+    pub fn push_snapshot(&self, snapshot: JsValue) -> Result<(), JsValue> {
+        let text =
+            json_text(&snapshot).ok_or_else(|| JsValue::from_str("pushSnapshot: not JSON"))?;
+        self.send(External::PushSnapshot(text));
         Ok(())
     }
 
@@ -301,6 +316,7 @@ pub fn start_standalone() {
     let options = Options {
         persist: true,
         standalone: true,
+        follow_watch: url_has("watch"),
         storage_prefix: "lbplan".to_string(),
         // `?planWorkerFrom=N`: plan in the worker from N bundles on (0: always).
         plan_worker_from_bundles: url_param_usize("planWorkerFrom"),

@@ -171,6 +171,15 @@ async fn get_ok(url: &str) -> Result<gloo::net::http::Response, String> {
     Ok(response)
 }
 
+/// GETs a same-origin URL's JSON (small documents only: a snapshot goes as a `Blob`).
+pub async fn fetch_json<T: serde::de::DeserializeOwned>(url: &str) -> Result<T, String> {
+    get_ok(url)
+        .await?
+        .json::<T>()
+        .await
+        .map_err(|e| format!("{url}: {e}"))
+}
+
 /// GETs a URL as a `Blob` (not read into the page); any failure (network, HTTP status) becomes a sentence.
 pub async fn fetch_blob(url: &str) -> Result<web_sys::Blob, String> {
     let response = get_ok(url).await?;

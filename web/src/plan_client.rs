@@ -22,6 +22,7 @@ use lbplan_core::plan::diff::PlanDiff;
 use lbplan_core::plan::{DecisionDetail, DecisionRef, Plan, PlanRequest};
 use lbplan_core::rebalance::Proposal;
 use lbplan_core::view::snapshot_chunks::SnapshotChunk;
+use lbplan_core::watch::live::LiveView;
 use lbplan_worker::lists_apart::ListsPart;
 use lbplan_worker::plan_parts::{PlanAssembly, PlanRows, PlannedHead};
 use lbplan_worker::protocol::{
@@ -123,6 +124,12 @@ pub enum ImportAnswer {
     ListsPart { id: u32, part: Box<ListsPart> },
     /// A part that could not be read.
     Failed { message: String },
+    /// The worker's live history after a `live` import (`pushSnapshot`), or why the snapshot
+    /// did not join it.
+    Live {
+        id: u32,
+        result: Result<Box<LiveView>, String>,
+    },
 }
 
 pub struct PlanWorker {
@@ -248,6 +255,9 @@ impl PlanWorker {
                     }
                     Ok(Response::Imported { id, result, .. }) => {
                         import(ImportAnswer::Imported { id, result })
+                    }
+                    Ok(Response::LiveHistory { id, result }) => {
+                        import(ImportAnswer::Live { id, result })
                     }
                     Ok(Response::Ready { format_version }) => answers.emit(PlanAnswer::Failed {
                         id: 0,

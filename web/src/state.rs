@@ -11,11 +11,12 @@ use lbplan_core::load::calibration::Calibration;
 use lbplan_core::model::Snapshot;
 use lbplan_core::model::fingerprint::snapshot_fingerprint;
 use lbplan_core::plan::diff::{PlanDiff, diff_plans};
-use lbplan_core::plan::operations::Operation;
+use lbplan_core::plan::operations::{Operation, stale_operations};
 use lbplan_core::plan::{Explain, Plan, PlanEngine, PlanRequest};
 use lbplan_core::view::bundle_map::{BundleMap, BundleMapBuilder};
 use lbplan_core::view::namespaces::{NamespaceRow, NamespaceRowsBuilder, namespace_rows};
 use lbplan_core::view::share::{SESSION_FORMAT_VERSION, Session};
+use lbplan_core::watch::live::LiveView;
 use yew::Reducible;
 
 use crate::sliced::{self, Sliced};
@@ -187,6 +188,9 @@ pub struct AppState {
     /// The calibration file the operator loaded (`lbplan history --calibrate`): every plan,
     /// what-if, rebalance, simulation and history check predicts with its factors.
     pub calibration: Option<Rc<LoadedCalibration>>,
+    /// The live history of the snapshots streamed in (a watch followed, a host's `pushSnapshot`):
+    /// what the History section shows while there is one.
+    pub live_history: Option<Rc<LiveView>>,
 }
 
 /// A calibration file as loaded: its name (shown, and named in errors) and its content.
@@ -255,6 +259,8 @@ pub enum Action {
     WantFullPlan,
     /// A calibration file loaded, or cleared (`None`): plans predict with it from now on.
     SetCalibration(Option<Rc<LoadedCalibration>>),
+    /// The live history grew (or why the snapshot did not join it).
+    LiveHistory(Result<Rc<LiveView>, String>),
 }
 
 impl AppState {
@@ -376,13 +382,31 @@ impl Reducible for AppState {
                 loaded,
                 keep_session,
             } => {
-                s.status = Status::Loaded(loaded);
+                let replacing = matches!(s.status, Status::Loaded(_));
                 s.error = None;
                 s.selected = None;
                 if !keep_session {
                     s.operations.clear();
                     s.redo.clear();
+                } else if replacing {
+                    // A newer snapshot of the cluster: what-ifs naming what it no longer has are
+                    // set aside, and said so; the others still apply.
+                    let stale = stale_operations(&s.operations, &loaded.snapshot);
+                    if !stale.is_empty() {
+                        let gone: Vec<String> = stale.iter().map(ToString::to_string).collect();
+                        for st in stale.iter().rev() {
+                            if st.index < s.operations.len() {
+                                s.operations.remove(st.index);
+                            }
+                        }
+                        s.error = Some(format!(
+                            "The new snapshot no longer fits {} what-if(s), set aside: {}",
+                            gone.len(),
+                            gone.join("; ")
+                        ));
+                    }
                 }
+                s.status = Status::Loaded(loaded);
                 s.plan = None;
                 s.plan_job = None;
                 s.replan();
@@ -448,6 +472,10 @@ impl Reducible for AppState {
                 s.replan();
             }
             Action::Select(seg) => s.selected = seg,
+            Action::LiveHistory(Ok(view)) => s.live_history = Some(view),
+            Action::LiveHistory(Err(e)) => {
+                s.error = Some(format!("The live history did not take the snapshot: {e}"))
+            }
             Action::Planned { id, result, diff } => {
                 let Some(job) = s.plan_job.take_if(|j| j.id == id) else {
                     // An answer to a job that a newer one replaced.

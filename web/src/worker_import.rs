@@ -132,6 +132,9 @@ pub struct ImportRequest {
     pub keep: Option<String>,
     /// The one file is a snapshot kept by an older dashboard (`ImportJob::kept`).
     pub kept: bool,
+    /// The snapshot also joins the plan worker's live history (`ImportJob::live`: a host's
+    /// `pushSnapshot`).
+    pub live: bool,
 }
 
 /// The import under way.
@@ -224,6 +227,7 @@ impl WorkerImports {
             chunk_bytes: PART_BYTES,
             kept: held.kept,
             restore: true,
+            live: false,
         }));
         let text = serde_json::to_string(&request).map_err(|e| e.to_string())?;
         self.restoring.set(Some(id));
@@ -271,6 +275,7 @@ impl WorkerImports {
                 keep_session,
                 keep,
                 kept: false,
+                live: false,
             },
         );
     }
@@ -282,6 +287,7 @@ impl WorkerImports {
             keep_session,
             keep,
             kept,
+            live,
         } = how;
         if let Err(e) = self.ensure_worker() {
             self.dispatcher
@@ -315,6 +321,7 @@ impl WorkerImports {
             chunk_bytes: PART_BYTES,
             kept,
             restore: false,
+            live,
         }));
         let text = match serde_json::to_string(&request) {
             Ok(t) => t,
@@ -381,6 +388,12 @@ impl WorkerImports {
     }
 
     fn answer(&self, a: ImportAnswer) {
+        // The live history answers after its import's `imported`, whatever import came since.
+        if let ImportAnswer::Live { result, .. } = a {
+            self.dispatcher
+                .dispatch(Action::LiveHistory(result.map(|v| Rc::new(*v))));
+            return;
+        }
         if let ImportAnswer::Imported { id, result } = &a
             && self.restoring.get() == Some(*id)
         {
@@ -401,6 +414,7 @@ impl WorkerImports {
             | ImportAnswer::Part { id, .. }
             | ImportAnswer::ListsPart { id, .. }
                 if id != imp.id => {}
+            ImportAnswer::Live { .. } => {}
             ImportAnswer::ListsPart { part, .. } => imp.lists.add(*part),
             ImportAnswer::Imported { result: Err(e), .. } => {
                 drop(slot);

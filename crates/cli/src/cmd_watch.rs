@@ -63,8 +63,9 @@ pub struct Args {
     #[arg(long, default_value_t = 0)]
     seed: u64,
     /// Also serve the built dashboard (`trunk build`'s dist/ directory) on the metrics listener:
-    /// `/` opens it on the watched cluster's latest snapshot (`/watch/latest.json`, same origin);
-    /// `/watch/history.json` is the live history's report.
+    /// `/` opens it on the watched cluster's latest snapshot (`/watch/latest.json`, same origin)
+    /// and the page follows the watch (`/watch/status.json`); `/watch/history.json` is the live
+    /// history's report, `/watch/history-view.json` its History view.
     #[arg(long, value_name = "DIST_DIR")]
     serve: Option<PathBuf>,
     /// Stop after N rounds (default: run until SIGTERM or Ctrl-C).
@@ -125,6 +126,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
     };
     let shared = Arc::new(Served {
         dist,
+        interval_ms: u64::try_from(args.every.as_millis()).unwrap_or(u64::MAX),
         ..Served::default()
     });
     let bound = server::start(addr, shared.clone())

@@ -895,7 +895,7 @@ fn serve_hands_the_dashboard_the_latest_snapshot_same_origin() {
     s.read_to_string(&mut head).unwrap();
     assert!(head.starts_with("HTTP/1.1 302"), "{head}");
     assert!(
-        head.contains("\r\nLocation: /?snapshot=/watch/latest.json\r\n"),
+        head.contains("\r\nLocation: /?snapshot=/watch/latest.json&watch\r\n"),
         "{head}"
     );
     let (status, page) = http_get(&addr, "/?snapshot=/watch/latest.json");
@@ -914,6 +914,106 @@ fn serve_hands_the_dashboard_the_latest_snapshot_same_origin() {
     let report: serde_json::Value = serde_json::from_str(&history).unwrap();
     assert!(!report["times_ms"].as_array().unwrap().is_empty());
     assert_eq!(http_get(&addr, "/../outside.txt").0, 404);
+    drop(watch);
+    std::fs::remove_dir_all(&work).ok();
+}
+
+/// `GET path` answered 200, as JSON.
+fn get_json(addr: &str, path: &str) -> serde_json::Value {
+    let (status, body) = http_get(addr, path);
+    assert_eq!(status, 200, "{path}: {body}");
+    serde_json::from_str(&body).unwrap_or_else(|e| panic!("{path}: {e}: {body}"))
+}
+
+/// What the dashboard follows a watch with: `/watch/status.json` (the interval and the capture
+/// times of the latest snapshot and of the History view) changes with each round, and after a
+/// bundle moves from broker A to broker B the History view (`/watch/history-view.json`: the
+/// report and the per-namespace timeline of the same window) lists the move and draws the
+/// bundle's range on B.
+#[test]
+fn serve_tells_the_page_what_changed_and_the_history_view_follows_a_move() {
+    let work = temp_dir("serve-live");
+    let dist = work.join("dist");
+    std::fs::create_dir_all(&dist).unwrap();
+    std::fs::write(dist.join("index.html"), "<!doctype html>").unwrap();
+    let cluster = start_cluster(balanced());
+    let watch = Watch::start(
+        &cluster.admin_url,
+        &work.join("series"),
+        &["--serve", dist.to_str().unwrap()],
+        &work,
+    );
+    let addr = watch.metrics_addr();
+    let broker_a = cluster.admin_url.trim_start_matches("http://").to_string();
+    let (started, first) = loop {
+        let (code, body) = http_get(&addr, "/watch/status.json");
+        assert_eq!(code, 200, "{body}");
+        let s: serde_json::Value = serde_json::from_str(&body).unwrap();
+        if s["latest_captured_at_ms"].is_i64() {
+            break (Instant::now(), s);
+        }
+        thread::sleep(Duration::from_millis(100));
+    };
+    assert_eq!(first["format_version"], 1);
+    assert_eq!(first["interval_ms"], 1000);
+    // Every answer keeps the page on this origin (requests elsewhere refused by the browser).
+    let mut s = TcpStream::connect(&addr).unwrap();
+    write!(s, "GET /index.html HTTP/1.1\r\nHost: {addr}\r\n\r\n").unwrap();
+    let mut head = String::new();
+    s.read_to_string(&mut head).unwrap();
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+    assert!(
+        head.contains("\r\nContent-Security-Policy: default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; img-src 'self' data:; font-src 'self'; connect-src 'self';"),
+        "{head}"
+    );
+    assert_eq!(first["last_round_ok"], true);
+    let latest = get_json(&addr, "/watch/latest.json");
+    assert_eq!(latest["captured_at_ms"], first["latest_captured_at_ms"]);
+    // A moves its first bundle to B.
+    {
+        let mut st = cluster.state.lock().unwrap();
+        let moved = st.a.bundles.remove(0);
+        st.b.bundles.push(moved);
+    }
+    let view = loop {
+        let view = get_json(&addr, "/watch/history-view.json");
+        let moved = view["report"]["changes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|c| {
+                c["change"]["bundle"] == BUNDLES[0] && c["change"]["from"] == broker_a.as_str()
+            });
+        if moved {
+            break view;
+        }
+        assert!(started.elapsed() < WAIT, "no move: {view}");
+        thread::sleep(Duration::from_millis(200));
+    };
+    assert_eq!(view["format_version"], 1);
+    let status = get_json(&addr, "/watch/status.json");
+    assert!(status["history_latest_ms"].as_i64() > first["latest_captured_at_ms"].as_i64());
+    assert_eq!(
+        view["timeline"]["times_ms"].as_array().unwrap().last(),
+        view["report"]["times_ms"].as_array().unwrap().last()
+    );
+    // The bundle's range (0x00000000-0x40000000) has a cell on A, then one on B.
+    let brokers = view["timeline"]["brokers"].as_array().unwrap().clone();
+    let lane = &view["timeline"]["lanes"][0];
+    assert_eq!(lane["namespace"], "public/default");
+    let owners: Vec<&str> = lane["cells"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["lo"] == 0 && c["hi"] == 0x4000_0000u32)
+        .map(|c| {
+            brokers[c["owner"].as_u64().unwrap() as usize]
+                .as_str()
+                .unwrap()
+        })
+        .collect();
+    assert_eq!(owners.first(), Some(&broker_a.as_str()));
+    assert_ne!(owners.last(), Some(&broker_a.as_str()));
     drop(watch);
     std::fs::remove_dir_all(&work).ok();
 }

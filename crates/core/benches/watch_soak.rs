@@ -5,7 +5,10 @@
 //! is full, which is what "memory stays flat over a day" means here; then criterion times one
 //! steady-state round. `cargo bench -p lbplan-core --bench watch_soak`.
 //! `LBPLAN_BENCH_SNAPSHOTS=N` shortens the day (profiling); the test `tests/watch.rs` runs a
-//! shortened soak in `make test`, asserting the retained state does not grow.
+//! shortened soak in `make test`, asserting the retained state does not grow. It also prints
+//! the History view `lbplan watch --serve` publishes each round (`LiveHistory::view`: the
+//! report and the window's timeline), its cells, its JSON's size and the time to make and
+//! write it.
 
 use std::time::Instant;
 
@@ -64,14 +67,26 @@ fn soak(c: &mut Criterion) {
         live.push(next_minute(&mut s, t0, i)).unwrap();
         let recent = live.recent();
         if (i + 1) % 360 == 0 || i + 1 == n {
+            // What the watch published before the History view: the report alone.
+            let t = Instant::now();
+            let report_len = serde_json::to_vec(&live.report()).unwrap().len();
+            let report_ms = t.elapsed().as_secs_f64() * 1000.0;
+            let t = Instant::now();
+            let view = live.view();
+            let json = serde_json::to_vec(&view).unwrap();
+            let served_ms = t.elapsed().as_secs_f64() * 1000.0;
             println!(
                 "watch soak: minute {:>4}: {} snapshots kept, {} changes kept, {} moves in the \
-                 last hour, {:.1} s so far",
+                 last hour, {:.1} s so far; History view: {} cells, {} KiB of JSON, made and \
+                 written in {served_ms:.0} ms (the report alone: {} KiB, {report_ms:.0} ms)",
                 i + 1,
                 live.kept(),
-                live.report().changes.len(),
+                view.report.changes.len(),
                 recent.moves,
-                started.elapsed().as_secs_f64()
+                started.elapsed().as_secs_f64(),
+                view.timeline.cell_count(),
+                json.len() / 1024,
+                report_len / 1024,
             );
         }
     }

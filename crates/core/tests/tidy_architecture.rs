@@ -305,8 +305,9 @@ const LAYERS: &[(&str, &[&str])] = &[
             "text",
         ],
     ),
-    // The watch: the next cycle's plan, the history kept live, the metrics text.
-    ("watch", &["config", "history", "model", "plan"]),
+    // The watch: the next cycle's plan, the history kept live (with the History view's
+    // timeline), the metrics text.
+    ("watch", &["config", "history", "model", "plan", "view"]),
     // The upgrade preview: a release's decisions against another's, then simulated.
     (
         "upgrade",

@@ -9,6 +9,7 @@ use lbplan_core::plan::{Explain, PlanEngine, PlanRequest};
 use lbplan_core::simulate::{
     RunConfig, RunOptions, builtin_scenario, builtin_snapshot, simulate_recording,
 };
+use lbplan_core::view::timeline::{Timeline, timeline};
 use lbplan_core::watch::live::{LiveHistory, recent_of};
 use lbplan_core::watch::metrics::{self, Counters, WatchStatus};
 use lbplan_core::watch::next_cycle::{NextCycle, NextCycleOptions};
@@ -122,6 +123,36 @@ fn a_trimmed_window_keeps_the_batch_history_of_its_snapshots() {
         .count() as u64;
     assert_eq!(live_hour.ping_pong, answered);
     assert!(live_hour.moves > 0);
+    // The History view's timeline of the window is the one built from its snapshots.
+    let view = live.view();
+    assert_eq!(view.report, r);
+    assert_eq!(
+        named_cells(&view.timeline),
+        named_cells(&timeline(&series[first_kept..]))
+    );
+    assert_eq!(view.timeline.times_ms, full.times_ms[first_kept..]);
+}
+
+/// A cell as (from, to, lo, hi, owner's name, shade).
+type NamedCell = (u32, u32, u32, u32, String, u8);
+
+/// A timeline's cells with their owners' names (the brokers' order is first-seen, which a window
+/// cut out of a longer series need not share with a build from the window alone).
+fn named_cells(t: &Timeline) -> Vec<(String, Vec<NamedCell>)> {
+    t.lanes
+        .iter()
+        .map(|l| {
+            let cells = l
+                .cells
+                .iter()
+                .map(|c| {
+                    let owner = t.brokers[c.owner as usize].clone();
+                    (c.from, c.to, c.lo, c.hi, owner, c.shade)
+                })
+                .collect();
+            (l.namespace.clone(), cells)
+        })
+        .collect()
 }
 
 /// The shortened soak: the same snapshots pushed lap after lap (times always later) keep the
@@ -131,7 +162,7 @@ fn retained_state_does_not_grow_over_a_long_run() {
     let series = series(30, 5);
     let lap_ms = 30 * 5 * 60_000;
     let mut live = LiveHistory::new(opts(), 0);
-    let mut most_changes = 0;
+    let (mut most_changes, mut most_cells) = (0, 0);
     for lap in 0..6i64 {
         for s in &series {
             let mut s = s.clone();
@@ -140,11 +171,17 @@ fn retained_state_does_not_grow_over_a_long_run() {
         }
         let kept = live.kept();
         let changes = live.report().changes.len();
+        let view = live.view();
         if lap == 1 {
             most_changes = changes;
+            most_cells = view.timeline.cell_count();
         }
         if lap >= 1 {
             assert_eq!(kept, 25, "lap {lap}");
+            assert_eq!(view.timeline.times_ms.len(), 25, "lap {lap}");
+            // The timeline holds the window's cells only.
+            let cells = view.timeline.cell_count();
+            assert!(cells <= most_cells * 2, "lap {lap}: {cells} cells");
             assert!(changes <= most_changes * 2, "lap {lap}: {changes} changes");
         }
     }

@@ -4,7 +4,6 @@
 //! trimmed to `windowMs`), as `lbplan watch` keeps it. Options are `explainHistory()`'s plus
 //! `windowMs`.
 
-use lbplan_core::history::metrics::HOUR_MS;
 use lbplan_core::history::{ExplainOptions, HistoryReport};
 use lbplan_core::watch::live::LiveHistory;
 use serde::Deserialize;
@@ -16,7 +15,7 @@ use crate::plan_options::profile;
 use crate::snapshot_input::snapshot_from_value;
 
 /// The window kept unless `windowMs` says otherwise: `lbplan watch`'s `--history-window`.
-pub const DEFAULT_WINDOW_MS: i64 = 6 * HOUR_MS;
+pub use lbplan_core::watch::live::DEFAULT_WINDOW_MS;
 
 /// `LiveHistory`'s options (`LiveHistoryOptions` in the declarations).
 #[derive(Debug, Default, Deserialize)]

@@ -226,6 +226,7 @@ mod tests {
             chunk_bytes,
             kept: false,
             restore: false,
+            live: false,
         })))
         .unwrap()
     }

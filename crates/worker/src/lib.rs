@@ -21,6 +21,7 @@ use lbplan_core::history::{ExplainOptions, explain_uploaded};
 use lbplan_core::rebalance::{Goal, RebalanceRequest, propose_with_fingerprint};
 use lbplan_core::upgrade::{upgrade_preview_with_progress, upgrade_steps};
 use lbplan_core::view::timeline::TimelineBuilder;
+use lbplan_core::watch::live::{DEFAULT_WINDOW_MS, LiveHistory};
 use protocol::{
     ExplainJob, HistoryJob, HistoryView, PlanJob, RebalanceJob, Request, Response, SimulateRequest,
     UpgradeJob, WORKER_PROTOCOL_VERSION,
@@ -50,6 +51,9 @@ pub struct WorkerState {
     baseline: Option<(String, Plan)>,
     /// The files' bytes that came with the message being handled (an `import`).
     inbox: Vec<Vec<u8>>,
+    /// The history of the snapshots imported as `live` (an embedding page's stream), explained
+    /// as they arrive (core's `watch::live`).
+    live: Option<LiveHistory>,
     /// The phases of the last message handled, `(name, start, end)` on the clock `handle` was
     /// given: the browser's trace names them (`start` turns them into `performance.measure`s).
     pub spans: Vec<(&'static str, f64, f64)>,
@@ -153,8 +157,21 @@ impl WorkerState {
                 }
                 let files = std::mem::take(&mut self.inbox);
                 let t = now_ms();
+                let (id, live) = (job.id, job.live && !job.restore);
                 let imported = import_job::run(*job, files, post);
                 self.spans.push(("worker: import and parts", t, now_ms()));
+                if live && let Some((_, snapshot, _)) = &imported {
+                    let t = now_ms();
+                    let history = self.live.get_or_insert_with(|| {
+                        LiveHistory::new(ExplainOptions::default(), DEFAULT_WINDOW_MS)
+                    });
+                    let result = history
+                        .push(snapshot.clone())
+                        .map(|()| Box::new(history.view()))
+                        .map_err(|e| e.to_string());
+                    self.spans.push(("worker: live history", t, now_ms()));
+                    post(Response::LiveHistory { id, result });
+                }
                 if let Some((snapshot_id, snapshot, fingerprint)) = imported {
                     let mut engine = PlanEngine::with_fingerprint(
                         std::borrow::Cow::Owned(snapshot),

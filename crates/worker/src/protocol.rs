@@ -26,6 +26,7 @@ use lbplan_core::simulate::{Comparison, RunConfig, Scenario};
 use lbplan_core::upgrade::UpgradePreview;
 use lbplan_core::view::snapshot_chunks::SnapshotChunk;
 use lbplan_core::view::timeline::Timeline;
+use lbplan_core::watch::live::LiveView;
 use serde::{Deserialize, Serialize};
 
 /// Version of these messages; the page refuses a worker that reports another one (a stale cache).
@@ -49,7 +50,8 @@ use serde::{Deserialize, Serialize};
 /// range results (`prometheus`), with a layout snapshot's bytes after them, which a worker of
 /// format 9 would read as a series; an `upgrade` request runs the upgrade preview in a job worker
 /// of its own (the snapshot's file beside it, `progress` then `upgraded`), which a worker of
-/// format 9 cannot read.
+/// format 9 cannot read; an `import` may be `live` (a host's `pushSnapshot`), answered with
+/// `live_history` as well, which a worker of format 9 would import without.
 pub const WORKER_PROTOCOL_VERSION: u32 = 10;
 
 /// The load model a request's predictions use: the per-broker CPU cost factors of the calibration
@@ -128,6 +130,11 @@ pub struct ImportJob {
     /// imports it again from the same files to hold it, and answers `imported` without the parts.
     #[serde(default)]
     pub restore: bool,
+    /// The snapshot is the next of a stream (an embedding page's `pushSnapshot`): once imported
+    /// it also joins the worker's live history (core's `watch::live`), answered with
+    /// [`Response::LiveHistory`] after `imported`.
+    #[serde(default)]
+    pub live: bool,
 }
 
 /// One part of an imported snapshot, as the page reads it. The worker writes these messages
@@ -399,6 +406,11 @@ pub enum Response {
         id: u32,
         result: Result<Box<HistoryView>, String>,
     },
+    /// The live history after a `live` import's snapshot joined it (or why it did not).
+    LiveHistory {
+        id: u32,
+        result: Result<Box<LiveView>, String>,
+    },
     /// The request could not run (a bad message, a bad setting in a configuration).
     Failed {
         id: u32,
@@ -451,6 +463,7 @@ impl Response {
                 | Response::ListsPart { .. }
                 | Response::Planned { .. }
                 | Response::Proposed { .. }
+                | Response::LiveHistory { .. }
         )
     }
 

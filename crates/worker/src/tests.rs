@@ -681,6 +681,7 @@ fn a_simulation_runs_on_the_snapshot_file_the_plan_worker_hands_over() {
         chunk_bytes: 0,
         kept: false,
         restore: false,
+        live: false,
     })))
     .unwrap();
     plan_worker.handle_with_files(
@@ -794,6 +795,7 @@ fn a_restored_import_holds_the_snapshot_without_sending_parts() {
             chunk_bytes: 0,
             kept: false,
             restore,
+            live: false,
         })))
         .unwrap()
     };
@@ -1034,6 +1036,7 @@ fn an_upgrade_request_answers_core_s_preview_of_the_sent_snapshot() {
         chunk_bytes: 0,
         kept: false,
         restore: false,
+        live: false,
     })))
     .unwrap();
     plan_worker.handle_with_files(
@@ -1117,4 +1120,74 @@ fn an_upgrade_request_answers_core_s_preview_of_the_sent_snapshot() {
         }) => assert!(message.contains("needs its snapshot"), "{message}"),
         other => panic!("{other:?}"),
     }
+}
+
+/// `pushSnapshot` of an embedding page: snapshots imported with `live` join the worker's live
+/// history, answered after `imported` with the kept window's report and timeline: the demo, then
+/// the demo a minute later with a bundle moved by hand, give one unexplained move, as the history
+/// of the same two files explains it; an older snapshot is refused with the reason.
+#[test]
+fn live_imports_grow_the_workers_live_history() {
+    let file = include_str!("../../../static/demo-snapshot.json");
+    let first: serde_json::Value = serde_json::from_str(file).unwrap();
+    let t0 = first["captured_at_ms"].as_i64().unwrap();
+    let mut second = first.clone();
+    second["captured_at_ms"] = serde_json::Value::from(t0 + 60_000);
+    let brokers = second["brokers"].as_object_mut().unwrap();
+    let ids: Vec<String> = brokers.keys().cloned().collect();
+    let from = &mut brokers.get_mut(&ids[0]).unwrap()["local_broker_data"];
+    let bundle = from["bundles"].as_array_mut().unwrap().remove(0);
+    from["lastStats"]
+        .as_object_mut()
+        .unwrap()
+        .remove(bundle.as_str().unwrap());
+    brokers.get_mut(&ids[1]).unwrap()["local_broker_data"]["bundles"]
+        .as_array_mut()
+        .unwrap()
+        .push(bundle.clone());
+    let mut worker = WorkerState::default();
+    let mut push = |id: u32, snapshot: &serde_json::Value| {
+        let import = serde_json::to_string(&Request::Import(Box::new(protocol::ImportJob {
+            format_version: WORKER_PROTOCOL_VERSION,
+            id,
+            snapshot_id: u64::from(id),
+            files: vec![("snapshot".to_string(), false)],
+            chunk_bytes: 0,
+            kept: false,
+            restore: false,
+            live: true,
+        })))
+        .unwrap();
+        let mut out = Vec::new();
+        worker.handle_with_files(
+            &import,
+            vec![serde_json::to_vec(snapshot).unwrap()],
+            &mut |r| out.push(r),
+            &mut || 0.0,
+        );
+        match out.pop() {
+            Some(Response::LiveHistory { id: i, result }) if i == id => result,
+            other => panic!("{other:?}"),
+        }
+    };
+    let view = push(1, &first).unwrap();
+    assert_eq!(view.report.times_ms, vec![t0]);
+    let view = push(2, &second).unwrap();
+    assert_eq!(view.report.times_ms, vec![t0, t0 + 60_000]);
+    assert_eq!(
+        (
+            view.report.summary.moves_seen,
+            view.report.summary.unexplained
+        ),
+        (1, 1)
+    );
+    let moved = &view.report.changes[0].change;
+    assert!(
+        matches!(moved, lbplan_core::history::Change::Moved { bundle: b, from, to }
+            if b == bundle.as_str().unwrap() && *from == ids[0] && *to == ids[1]),
+        "{moved:?}"
+    );
+    assert_eq!(view.timeline.times_ms, vec![t0, t0 + 60_000]);
+    let err = push(3, &first).unwrap_err();
+    assert!(err.contains("before the latest"), "{err}");
 }

@@ -62,7 +62,7 @@ async fn first_snapshot(o: Options, imports: WorkerImports, shared: bool) {
         }
     });
     if let Some(json) = &o.snapshot {
-        load_text(&imports, json);
+        load_text(&imports, json, false);
         return;
     }
     if let Some(url) = url {
@@ -85,7 +85,8 @@ fn host_messages(
     options: UseStateHandle<Rc<Options>>,
 ) -> Callback<External> {
     Callback::from(move |m: External| match m {
-        External::SetSnapshot(json) => load_text(&imports, &json),
+        External::SetSnapshot(json) => load_text(&imports, &json, false),
+        External::PushSnapshot(json) => load_text(&imports, &json, true),
         External::SetOptions(o) => {
             if let Some(p) = o.profile {
                 imports.dispatcher.dispatch(Action::SetProfile(Some(p)));

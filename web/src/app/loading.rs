@@ -24,7 +24,9 @@ pub fn load_picked(
 }
 
 /// A snapshot's JSON text the host page gave: encoded once into a `Blob` the worker reads.
-pub fn load_text(imports: &WorkerImports, json: &str) {
+/// `live`: the next of a stream (`pushSnapshot`): it keeps the operator's edits and joins the
+/// History section's live history.
+pub fn load_text(imports: &WorkerImports, json: &str, live: bool) {
     let file = match ImportFile::text("snapshot", json) {
         Ok(f) => f,
         Err(e) => {
@@ -36,9 +38,10 @@ pub fn load_text(imports: &WorkerImports, json: &str) {
         vec![file],
         ImportRequest {
             label: HOST_LABEL.to_string(),
-            keep_session: false,
+            keep_session: live,
             keep: None,
             kept: false,
+            live,
         },
     );
 }
@@ -116,6 +119,7 @@ pub async fn restore_kept(imports: &WorkerImports, prefix: &str) -> bool {
             keep_session: true,
             keep: None,
             kept: true,
+            live: false,
         },
     );
     true

@@ -13,6 +13,9 @@
 //! (the `/api/v1/query_range` answers a portal or `curl` fetched, never fetched by the page) with an
 //! optional layout snapshot: the worker builds the series as `lbplan history --prometheus` does and
 //! the report says what was derived (core's `history::prometheus`).
+//! When the page follows a live history (a
+//! watch's `/watch/history-view.json`, a host's `pushSnapshot`), its newest view is shown as it
+//! comes (`live`), at its latest snapshot.
 
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -24,6 +27,7 @@ use lbplan_core::view::lane_colouring::{LaneColouring, LanePainter};
 use lbplan_core::view::palette::css_hex;
 use lbplan_core::view::sim_chart::Chart;
 use lbplan_core::view::timeline::{Lane, Timeline, broker_load_chart, change_page};
+use lbplan_core::watch::live::LiveView;
 use lbplan_worker::protocol::{
     HistoryJob, HistoryView, PrometheusUpload, Request, WORKER_PROTOCOL_VERSION,
 };
@@ -54,6 +58,9 @@ pub struct HistoryViewProps {
     /// The calibration the model check uses (`lbplan history --calibration`; `None`: default).
     #[prop_or_default]
     pub calibration: Option<std::rc::Rc<crate::state::LoadedCalibration>>,
+    /// The live history's newest view (core's `watch::live::LiveView`), shown when it changes.
+    #[prop_or_default]
+    pub live: Option<Rc<LiveView>>,
 }
 
 pub enum Msg {
@@ -75,12 +82,29 @@ pub enum Msg {
     Select(usize),
     /// A `LaneColouring` key from the lanes' colour picker.
     Colouring(String),
+    /// Back to the live history from an uploaded series.
+    ShowLive,
 }
 
 struct Shown {
     view: Rc<HistoryView>,
     timeline: Rc<Timeline>,
     chart: Rc<Chart>,
+    /// A live history's view (the section follows it), not an uploaded series'.
+    live: bool,
+}
+
+impl Shown {
+    fn of(view: HistoryView, live: bool) -> Self {
+        let chart = Rc::new(broker_load_chart(&view.report));
+        let timeline = Rc::new(view.timeline.clone());
+        Self {
+            view: Rc::new(view),
+            timeline,
+            chart,
+            live,
+        }
+    }
 }
 
 pub struct HistoryTimeline {
@@ -143,7 +167,38 @@ impl Component for HistoryTimeline {
     type Message = Msg;
     type Properties = HistoryViewProps;
 
-    fn create(_: &Context<Self>) -> Self {
+    fn create(ctx: &Context<Self>) -> Self {
+        let mut me = Self::empty();
+        if let Some(live) = &ctx.props().live {
+            me.show_live(live);
+        }
+        me
+    }
+
+    fn changed(&mut self, ctx: &Context<Self>, old: &Self::Properties) -> bool {
+        let new = &ctx.props().live;
+        // An uploaded series stays shown until the operator goes back to the live history.
+        let following = self.shown.as_ref().is_none_or(|s| s.live);
+        if let Some(live) = new
+            && following
+            && !old.live.as_ref().is_some_and(|o| Rc::ptr_eq(o, live))
+        {
+            self.show_live(live);
+        }
+        true
+    }
+
+    fn update(&mut self, ctx: &Context<Self>, msg: Msg) -> bool {
+        self.update_msg(ctx, msg)
+    }
+
+    fn view(&self, ctx: &Context<Self>) -> Html {
+        self.render(ctx)
+    }
+}
+
+impl HistoryTimeline {
+    fn empty() -> Self {
         Self {
             next_id: 1,
             series: Vec::new(),
@@ -164,7 +219,18 @@ impl Component for HistoryTimeline {
         }
     }
 
-    fn update(&mut self, ctx: &Context<Self>, msg: Msg) -> bool {
+    /// The live history's newest view, at its latest snapshot (the list and map pages stay).
+    fn show_live(&mut self, live: &LiveView) {
+        let view = HistoryView {
+            report: live.report.clone(),
+            timeline: live.timeline.clone(),
+        };
+        self.step = view.timeline.times_ms.len().saturating_sub(1);
+        self.selected = None;
+        self.shown = Some(Shown::of(view, true));
+    }
+
+    fn update_msg(&mut self, ctx: &Context<Self>, msg: Msg) -> bool {
         match msg {
             Msg::Files(picked) => {
                 self.series = picked;
@@ -209,13 +275,7 @@ impl Component for HistoryTimeline {
                     }
                     HistoryEvent::Done(view) => {
                         self.running = None;
-                        let chart = Rc::new(broker_load_chart(&view.report));
-                        let timeline = Rc::new(view.timeline.clone());
-                        self.shown = Some(Shown {
-                            view: Rc::new(*view),
-                            timeline,
-                            chart,
-                        });
+                        self.shown = Some(Shown::of(*view, false));
                         self.step = 0;
                         self.page = 0;
                         self.lane_page = 0;
@@ -238,11 +298,16 @@ impl Component for HistoryTimeline {
             }
             Msg::Select(i) => self.selected = Some(i),
             Msg::Colouring(key) => self.colouring = Some(LaneColouring::from_key(&key)),
+            Msg::ShowLive => {
+                if let Some(live) = ctx.props().live.clone() {
+                    self.show_live(&live);
+                }
+            }
         }
         true
     }
 
-    fn view(&self, ctx: &Context<Self>) -> Html {
+    fn render(&self, ctx: &Context<Self>) -> Html {
         let pick = on_pick(ctx, Msg::Files);
         let pick_log = on_pick(ctx, Msg::Logs);
         let pick_ranges = on_pick(ctx, Msg::Ranges);
@@ -317,6 +382,18 @@ impl Component for HistoryTimeline {
                 { status }
                 if let Some(e) = &self.error {
                     <p class="error small" role="alert" data-testid="history-error">{ e.clone() }</p>
+                }
+                if ctx.props().live.is_some() && self.shown.as_ref().is_some_and(|s| !s.live) {
+                    <p class="small">
+                        <button type="button" data-testid="history-show-live"
+                            onclick={ctx.link().callback(|_| Msg::ShowLive)}>{ "Show the live history" }</button>
+                        { " (an uploaded series is shown; the live history goes on growing)" }
+                    </p>
+                }
+                if let Some(s) = self.shown.as_ref().filter(|s| s.live) {
+                    <p class="small" data-testid="history-live">
+                        { format!("Live: the history of the last {} snapshot(s), following the cluster as they arrive.", s.timeline.times_ms.len()) }
+                    </p>
                 }
                 if let Some(s) = &self.shown {
                     { self.shown_view(ctx, s) }

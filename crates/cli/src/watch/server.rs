@@ -2,8 +2,10 @@
 //! with core's exposition of the shared [`WatchStatus`], rendered at the scrape's instant (the
 //! snapshot's age is now's). Each connection has its own thread (at most [`MAX_CONNECTIONS`] at
 //! once), a request head of at most [`MAX_HEAD_BYTES`] and read and write deadlines, so a slow or
-//! hostile client stalls neither the collection nor other scrapers for long. Nothing but
-//! `/metrics` (and `/` pointing to it) is served; every answer closes the connection.
+//! hostile client stalls neither the collection nor other scrapers for long. Without `--serve`
+//! nothing but `/metrics` (and `/` pointing to it) is served; with it, the dashboard's files and
+//! what the page follows the watch with (`/watch/status.json`, `/watch/latest.json`,
+//! `/watch/history.json`, `/watch/history-view.json`). Every answer closes the connection.
 
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
@@ -13,6 +15,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use lbplan_core::watch::metrics::{CONTENT_TYPE, WatchStatus, render};
+use lbplan_core::watch::page::PageStatus;
 
 /// A request head larger than this is refused (a scrape's is a few hundred bytes).
 pub const MAX_HEAD_BYTES: usize = 8 * 1024;
@@ -27,10 +30,22 @@ pub struct Served {
     /// What `/metrics` renders.
     pub status: Mutex<WatchStatus>,
     /// With `--serve`: the built dashboard's directory (canonical), the latest good snapshot's
-    /// JSON (`/watch/latest.json`) and the live history's report (`/watch/history.json`).
+    /// JSON (`/watch/latest.json`), the live history's report (`/watch/history.json`) and its
+    /// History view (report and timeline, `/watch/history-view.json`), each with the capture time
+    /// of its latest snapshot (`/watch/status.json` tells the page which changed).
     pub dist: Option<PathBuf>,
-    pub latest: Mutex<Option<Arc<Vec<u8>>>>,
-    pub history: Mutex<Option<Arc<Vec<u8>>>>,
+    /// The watch's `--every`, for the page's polls.
+    pub interval_ms: u64,
+    pub latest: Mutex<Option<Published>>,
+    pub history: Mutex<Option<Published>>,
+    pub history_view: Mutex<Option<Published>>,
+}
+
+/// A document served as it was written, and the capture time of the latest snapshot in it.
+#[derive(Clone)]
+pub struct Published {
+    pub bytes: Arc<Vec<u8>>,
+    pub at_ms: Option<i64>,
 }
 
 /// The state a scrape reads, shared with the watch's loop.
@@ -108,8 +123,13 @@ fn text(status: &'static str, body: &str) -> Reply {
 /// The answer to GET `path` (with its query).
 fn route(full_path: &str, served: &Served) -> Reply {
     let (path, query) = full_path.split_once('?').unwrap_or((full_path, ""));
-    let json = |bytes: &Mutex<Option<Arc<Vec<u8>>>>| match lock(bytes).clone() {
-        Some(b) => ("200 OK", "application/json", String::new(), b.to_vec()),
+    let json = |doc: &Mutex<Option<Published>>| match lock(doc).clone() {
+        Some(p) => (
+            "200 OK",
+            "application/json",
+            String::new(),
+            p.bytes.to_vec(),
+        ),
         None => text("503 Service Unavailable", "no good snapshot yet\n"),
     };
     match (path, &served.dist) {
@@ -123,8 +143,22 @@ fn route(full_path: &str, served: &Served) -> Reply {
                 render(&status).into_bytes(),
             )
         }
+        ("/watch/status.json", Some(_)) => {
+            let at = |doc: &Mutex<Option<Published>>| lock(doc).as_ref().and_then(|p| p.at_ms);
+            let status = PageStatus::of(
+                &lock(&served.status),
+                served.interval_ms,
+                at(&served.latest),
+                at(&served.history_view),
+            );
+            match serde_json::to_vec(&status) {
+                Ok(b) => ("200 OK", "application/json", String::new(), b),
+                Err(e) => text("500 Internal Server Error", &format!("{e}\n")),
+            }
+        }
         ("/watch/latest.json", Some(_)) => json(&served.latest),
         ("/watch/history.json", Some(_)) => json(&served.history),
+        ("/watch/history-view.json", Some(_)) => json(&served.history_view),
         // The dashboard opens on the watched cluster's latest snapshot (its `?snapshot=`).
         ("/", Some(_)) if query.is_empty() => (
             "302 Found",
@@ -141,8 +175,16 @@ fn route(full_path: &str, served: &Served) -> Reply {
     }
 }
 
-/// Where `/` sends a browser when the dashboard is served.
-pub const DASHBOARD_ENTRY: &str = "/?snapshot=/watch/latest.json";
+/// The policy every answer carries when the dashboard is served (the strictest it runs under,
+/// `tests/e2e/csp.test.mjs`): no inline script or style, and requests to this origin only, so
+/// the page following the watch cannot call anywhere else.
+pub const DASHBOARD_CSP: &str = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; \
+     style-src 'self'; img-src 'self' data:; font-src 'self'; connect-src 'self'; \
+     object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+/// Where `/` sends a browser when the dashboard is served: the latest snapshot, and `watch` so
+/// the page follows the watch (polls `/watch/status.json` on its own origin).
+pub const DASHBOARD_ENTRY: &str = "/?snapshot=/watch/latest.json&watch";
 
 fn answer(mut stream: TcpStream, served: &Served) {
     let _ = stream.set_read_timeout(Some(IO_DEADLINE));
@@ -155,8 +197,13 @@ fn answer(mut stream: TcpStream, served: &Served) {
             (s, t, x, if m == "HEAD" { Vec::new() } else { b })
         }
     };
+    let csp = if served.dist.is_some() {
+        format!("Content-Security-Policy: {DASHBOARD_CSP}\r\n")
+    } else {
+        String::new()
+    };
     let head = format!(
-        "HTTP/1.1 {status}\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\n{extra}\
+        "HTTP/1.1 {status}\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\n{extra}{csp}\
          Cache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n",
         body.len()
     );

@@ -7,7 +7,7 @@ use lbplan_core::watch::live::LiveHistory;
 use lbplan_core::watch::metrics::ERROR_KINDS;
 use lbplan_core::watch::next_cycle::{NextCycle, NextCycleOptions};
 
-use super::server::{Shared, lock};
+use super::server::{Published, Shared, lock};
 use crate::series_store::SeriesWriter;
 
 /// Why a round gave no snapshot (the `kind` label of `lbplan_collection_errors_total`).
@@ -35,21 +35,34 @@ fn count(shared: &Shared, f: impl FnOnce(&mut lbplan_core::watch::metrics::Watch
     f(&mut lock(&shared.status));
 }
 
+fn published(bytes: Vec<u8>, at_ms: Option<i64>) -> Option<Published> {
+    Some(Published {
+        bytes: std::sync::Arc::new(bytes),
+        at_ms,
+    })
+}
+
 /// With `--serve`: the latest good snapshot, as the page fetches it.
 fn publish_latest(shared: &Shared, snapshot: &Snapshot) {
     if shared.dist.is_some()
         && let Ok(bytes) = serde_json::to_vec(snapshot)
     {
-        *lock(&shared.latest) = Some(std::sync::Arc::new(bytes));
+        *lock(&shared.latest) = published(bytes, snapshot.captured_at_ms);
     }
 }
 
-/// With `--serve`: the live history's report, as the page fetches it.
+/// With `--serve`: the live history's report and its History view, as the page fetches them.
 fn publish_history(shared: &Shared, history: &LiveHistory) {
-    if shared.dist.is_some()
-        && let Ok(bytes) = serde_json::to_vec(&history.report())
-    {
-        *lock(&shared.history) = Some(std::sync::Arc::new(bytes));
+    if shared.dist.is_none() {
+        return;
+    }
+    let view = history.view();
+    let at = history.latest_ms();
+    if let Ok(bytes) = serde_json::to_vec(&view.report) {
+        *lock(&shared.history) = published(bytes, at);
+    }
+    if let Ok(bytes) = serde_json::to_vec(&view) {
+        *lock(&shared.history_view) = published(bytes, at);
     }
 }
 

@@ -203,6 +203,11 @@ impl Explainer {
         &self.report
     }
 
+    /// The latest snapshot pushed (the one the next push is compared with).
+    pub fn latest(&self) -> Option<&Snapshot> {
+        self.previous.as_ref().map(|(s, _, _)| s)
+    }
+
     /// Snapshots pushed and still kept (the report's `times_ms`).
     pub fn kept_snapshots(&self) -> usize {
         self.report.times_ms.len()

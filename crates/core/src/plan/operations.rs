@@ -182,6 +182,87 @@ impl fmt::Display for Operation {
     }
 }
 
+/// A kept what-if that names what a newer snapshot of the cluster no longer has (the dashboard
+/// following a watch, a restored session on another snapshot): which one, and what is missing.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StaleOperation {
+    /// Index into the operations given.
+    pub index: usize,
+    pub operation: Operation,
+    /// What is gone, in words (`bundle t/ns/0x…_0x… is not in the snapshot`).
+    pub why: String,
+}
+
+impl fmt::Display for StaleOperation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "`{}` ({})", self.operation, self.why)
+    }
+}
+
+/// The operations of `ops` that name a bundle, namespace or broker `snapshot` does not have
+/// (a broker added by an earlier operation counts as there). The others apply as they did.
+pub fn stale_operations(
+    ops: &[Operation],
+    snapshot: &crate::model::Snapshot,
+) -> Vec<StaleOperation> {
+    let has_bundle = |b: &str| {
+        snapshot.brokers.values().any(|s| {
+            let l = &s.local_broker_data;
+            l.bundles.iter().any(|x| x == b) || l.last_stats.contains_key(b)
+        })
+    };
+    let has_namespace = |ns: &str| {
+        snapshot.brokers.values().any(|s| {
+            let l = &s.local_broker_data;
+            l.bundles
+                .iter()
+                .chain(l.last_stats.keys())
+                .any(|x| crate::naming::BundleName::parts(x).is_some_and(|(n, _)| n == ns))
+        })
+    };
+    let mut added: Vec<&str> = Vec::new();
+    let mut out = Vec::new();
+    for (index, op) in ops.iter().enumerate() {
+        let has_broker = |b: &str| snapshot.brokers.contains_key(b) || added.contains(&b);
+        let why = match op {
+            Operation::UnloadBundle {
+                bundle,
+                destination_broker,
+            } => {
+                if !has_bundle(bundle) {
+                    Some(format!("bundle {bundle} is not in the snapshot"))
+                } else {
+                    destination_broker
+                        .as_deref()
+                        .filter(|d| !has_broker(d))
+                        .map(|d| format!("broker {d} is not in the snapshot"))
+                }
+            }
+            Operation::SplitBundle { bundle, .. } => {
+                (!has_bundle(bundle)).then(|| format!("bundle {bundle} is not in the snapshot"))
+            }
+            Operation::UnloadNamespace { namespace } => (!has_namespace(namespace))
+                .then(|| format!("namespace {namespace} has no bundle in the snapshot")),
+            Operation::RemoveBroker { broker } => {
+                (!has_broker(broker)).then(|| format!("broker {broker} is not in the snapshot"))
+            }
+            Operation::AddBroker { broker, .. } => {
+                added.push(broker);
+                None
+            }
+            Operation::UnloadTopic { .. } | Operation::SetConfig { .. } => None,
+        };
+        if let Some(why) = why {
+            out.push(StaleOperation {
+                index,
+                operation: op.clone(),
+                why,
+            });
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -206,6 +287,55 @@ mod tests {
         assert!(Operation::parse("explode=now").is_err());
         assert!(
             Operation::parse("split-bundle=t/n/0x0_0x10:specified_positions_divide:12,zz").is_err()
+        );
+    }
+
+    /// A session's what-ifs against a newer snapshot where bundle A moved away and was split,
+    /// broker b2 left and namespace t/gone has no bundle: the ones naming them are stale, the
+    /// others (and a destination added by an earlier operation) are not.
+    #[test]
+    fn operations_naming_what_a_snapshot_lacks_are_stale() {
+        use crate::model::{BrokerSnapshot, Snapshot};
+        let mut snap = Snapshot::default();
+        let mut b1 = BrokerSnapshot::default();
+        b1.local_broker_data.bundles = vec![
+            "t/ns/0x00000000_0x40000000".to_string(),
+            "t/ns/0x40000000_0x80000000".to_string(),
+            "t/ns/0x80000000_0xffffffff".to_string(),
+        ];
+        snap.brokers.insert("b1:8080".to_string(), b1);
+        let ops: Vec<Operation> = [
+            "unload-bundle=t/ns/0x00000000_0x80000000",
+            "unload-bundle=t/ns/0x80000000_0xffffffff->b2:8080",
+            "add-broker=b3:8080",
+            "unload-bundle=t/ns/0x80000000_0xffffffff->b3:8080",
+            "split-bundle=t/ns/0x40000000_0x80000000",
+            "unload-namespace=t/gone",
+            "unload-namespace=t/ns",
+            "remove-broker=b2:8080",
+            "set=loadBalancerBrokerOverloadedThresholdPercentage=90",
+        ]
+        .iter()
+        .map(|t| Operation::parse(t).unwrap())
+        .collect();
+        let stale: Vec<(usize, String)> = stale_operations(&ops, &snap)
+            .into_iter()
+            .map(|s| (s.index, s.why))
+            .collect();
+        assert_eq!(
+            stale,
+            vec![
+                (
+                    0,
+                    "bundle t/ns/0x00000000_0x80000000 is not in the snapshot".to_string()
+                ),
+                (1, "broker b2:8080 is not in the snapshot".to_string()),
+                (
+                    5,
+                    "namespace t/gone has no bundle in the snapshot".to_string()
+                ),
+                (7, "broker b2:8080 is not in the snapshot".to_string()),
+            ]
         );
     }
 }

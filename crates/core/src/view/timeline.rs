@@ -270,6 +270,74 @@ impl TimelineBuilder {
         }
     }
 
+    /// Forgets the snapshots captured before `cutoff_ms` (always keeping the latest), as
+    /// `history::Explainer::forget_before` does for the report: cells that end before what is
+    /// kept are dropped, the others start at the first kept snapshot at the latest, and steps are
+    /// renumbered from 0. The timeline then has the cells a build from the kept snapshots would
+    /// have (a live history's window, `watch::live`). Returns how many snapshots were forgotten.
+    pub fn forget_before(&mut self, cutoff_ms: i64) -> usize {
+        let keep_from = self.times_ms.len().saturating_sub(1);
+        let k = self
+            .times_ms
+            .iter()
+            .take(keep_from)
+            .take_while(|t| **t < cutoff_ms)
+            .count();
+        if k == 0 {
+            return 0;
+        }
+        self.times_ms.drain(..k);
+        let k32 = u32::try_from(k).unwrap_or(u32::MAX);
+        for cells in self.namespaces.values_mut() {
+            cells.retain(|c| c.to > k32);
+            for c in cells.iter_mut() {
+                c.from = c.from.saturating_sub(k32);
+                c.to = c.to.saturating_sub(k32);
+            }
+        }
+        for o in self.open.values_mut() {
+            o.from = o.from.saturating_sub(k32);
+            o.seen = o.seen.saturating_sub(k32);
+        }
+        k
+    }
+
+    /// The timeline of the snapshots pushed (and kept) so far, while the builder goes on; only
+    /// the brokers that own a cell are named.
+    pub fn current(&self) -> Timeline {
+        let mut t = Self {
+            times_ms: self.times_ms.clone(),
+            brokers: self.brokers.clone(),
+            namespaces: self.namespaces.clone(),
+            open: self.open.clone(),
+        }
+        .finish();
+        // A namespace whose bundles are all forgotten has no lane.
+        t.lanes.retain(|l| !l.cells.is_empty());
+        let mut used = vec![false; t.brokers.len()];
+        for c in t.lanes.iter().flat_map(|l| &l.cells) {
+            if let Some(u) = used.get_mut(c.owner as usize) {
+                *u = true;
+            }
+        }
+        if used.iter().all(|u| *u) {
+            return t;
+        }
+        let mut renumber = vec![0u32; used.len()];
+        let mut brokers = Vec::new();
+        for ((name, u), r) in t.brokers.into_iter().zip(&used).zip(renumber.iter_mut()) {
+            if *u {
+                *r = u32::try_from(brokers.len()).unwrap_or(u32::MAX);
+                brokers.push(name);
+            }
+        }
+        for c in t.lanes.iter_mut().flat_map(|l| l.cells.iter_mut()) {
+            c.owner = renumber.get(c.owner as usize).copied().unwrap_or(0);
+        }
+        t.brokers = brokers;
+        t
+    }
+
     pub fn finish(mut self) -> Timeline {
         let open: Vec<((u32, u32, u32), Open)> = self.open.drain().collect();
         for (key, o) in open {
@@ -567,5 +635,52 @@ mod tests {
             .map(|c| (c.from, c.to, c.owner))
             .collect();
         assert_eq!(owners, vec![(0, 1, 0), (1, 2, 1), (2, 3, 0)]);
+    }
+
+    /// A window kept live: forgetting the first two of four snapshots leaves the cells a build
+    /// from the last two has (LEFT moved to B at minute 1, RIGHT moved from C to B at minute 2,
+    /// then split), with only B named.
+    #[test]
+    fn a_forgotten_start_leaves_the_cells_of_the_kept_snapshots() {
+        let series = [
+            snap(0, &[("A", &[(LEFT, 100.0)]), ("C", &[(RIGHT, 40.0)])]),
+            snap(1, &[("B", &[(LEFT, 100.0)]), ("C", &[(RIGHT, 40.0)])]),
+            snap(2, &[("B", &[(LEFT, 100.0), (RIGHT, 40.0)])]),
+            snap(
+                3,
+                &[("B", &[(LEFT, 100.0), (RIGHT_LO, 30.0), (RIGHT_HI, 10.0)])],
+            ),
+        ];
+        let mut b = TimelineBuilder::new();
+        for s in &series {
+            b.push(s);
+        }
+        assert_eq!(b.forget_before(120_000), 2);
+        let t = b.current();
+        assert_eq!(t.times_ms, vec![120_000, 180_000]);
+        assert_eq!(t.brokers, vec!["B".to_string()]);
+        let cell = |from, to, lo, hi, shade| Cell {
+            from,
+            to,
+            lo,
+            hi,
+            owner: 0,
+            shade,
+        };
+        // Shades against the busiest (100): 40 → 2, 30 → 2, 10 → 1.
+        assert_eq!(
+            t.lanes[0].cells,
+            vec![
+                cell(0, 2, 0, 0x8000_0000, 4),
+                cell(0, 1, 0x8000_0000, 0xffff_ffff, 2),
+                cell(1, 2, 0x8000_0000, 0xc000_0000, 2),
+                cell(1, 2, 0xc000_0000, 0xffff_ffff, 1),
+            ]
+        );
+        assert_eq!(t, timeline(&series[2..]));
+        // The latest snapshot is never forgotten; the builder goes on after a forget.
+        assert_eq!(b.forget_before(i64::MAX), 1);
+        b.push(&series[3]);
+        assert_eq!(b.current().times_ms, vec![180_000, 180_000]);
     }
 }

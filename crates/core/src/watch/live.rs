@@ -1,16 +1,34 @@
 //! The history explained as a watch's snapshots arrive: one [`Explainer`] carried from snapshot to
 //! snapshot (the leader's state goes on, nothing is replayed), its kept window trimmed to
 //! `window_ms` so memory stays flat over days, and the last hour's moves, unexplained moves and
-//! ping-pong read from it for the metrics.
+//! ping-pong read from it for the metrics. The History view's timeline of the same window is kept
+//! beside it ([`LiveView`]: what `lbplan watch --serve` and an embedding page's pushed snapshots
+//! show in the dashboard's History section).
 
 use crate::history::metrics::{HOUR_MS, returns, seen_moves};
 use crate::history::{Cause, ExplainOptions, Explainer, HistoryReport};
 use crate::model::Snapshot;
 use crate::plan::PlanError;
+use crate::view::timeline::{Timeline, TimelineBuilder};
+
+/// `format_version` of [`LiveView`].
+pub const LIVE_VIEW_FORMAT_VERSION: u32 = 1;
+
+/// What the dashboard's History section shows of a live history: the kept window's report and
+/// its per-namespace timeline (the `HistoryView` an uploaded series gives).
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct LiveView {
+    pub format_version: u32,
+    pub report: HistoryReport,
+    pub timeline: Timeline,
+}
 
 /// The shortest window a live history keeps: a return counted in the last hour may have left
 /// its first broker up to an hour before.
 pub const MIN_WINDOW_MS: i64 = 2 * HOUR_MS;
+
+/// The window kept unless told otherwise (`lbplan watch --history-window`'s default).
+pub const DEFAULT_WINDOW_MS: i64 = 6 * HOUR_MS;
 
 /// What the history says about the hour before the latest snapshot.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -41,6 +59,7 @@ pub struct LiveHistory {
     opts: ExplainOptions,
     window_ms: i64,
     explainer: Option<Explainer>,
+    timeline: TimelineBuilder,
     latest_ms: Option<i64>,
 }
 
@@ -51,6 +70,7 @@ impl LiveHistory {
             opts,
             window_ms: window_ms.max(MIN_WINDOW_MS),
             explainer: None,
+            timeline: TimelineBuilder::new(),
             latest_ms: None,
         }
     }
@@ -69,8 +89,13 @@ impl LiveHistory {
                 .insert(Explainer::new(&snapshot, &self.opts)?),
         };
         explainer.push(snapshot)?;
+        if let Some(latest) = explainer.latest() {
+            self.timeline.push(latest);
+        }
         self.latest_ms = Some(at);
-        explainer.forget_before(at.saturating_sub(self.window_ms));
+        let cutoff = at.saturating_sub(self.window_ms);
+        explainer.forget_before(cutoff);
+        self.timeline.forget_before(cutoff);
         Ok(())
     }
 
@@ -80,6 +105,21 @@ impl LiveHistory {
         self.explainer
             .as_ref()
             .map_or_else(HistoryReport::empty, Explainer::report_so_far)
+    }
+
+    /// The kept window's report and timeline, as the History view shows an uploaded series of
+    /// the same snapshots.
+    pub fn view(&self) -> LiveView {
+        LiveView {
+            format_version: LIVE_VIEW_FORMAT_VERSION,
+            report: self.report(),
+            timeline: self.timeline.current(),
+        }
+    }
+
+    /// The capture time of the latest snapshot pushed.
+    pub fn latest_ms(&self) -> Option<i64> {
+        self.latest_ms
     }
 
     /// Snapshots kept.
