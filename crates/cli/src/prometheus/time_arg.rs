@@ -60,20 +60,9 @@ fn rfc3339(t: &str) -> Option<i64> {
             sign * (num(oh)? * 60 + num(om)?)
         }
     };
-    let days = days_from_civil(y, mo, da);
+    let days = lbplan_core::history::leader_log::time::days_from_civil(y, mo, da);
     let secs = days * 86_400 + h * 3600 + mi * 60 + s - offset_min * 60;
     (secs >= 0).then_some(secs * 1000 + ms_frac)
-}
-
-/// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
-fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
 }
 
 /// `60s`, `5m`, `1h`, `90` (seconds) → milliseconds, at least one second.
