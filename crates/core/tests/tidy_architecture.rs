@@ -401,8 +401,6 @@ const KNOWN_CIRCLES: &[&[&str]] = &[
         "replay/split_and_naming/split_decision_extensible",
         "replay/split_and_naming/topic_bundle",
     ],
-    // a simulation's metrics and timeline.
-    &["simulate/metrics", "simulate/timeline"],
     // the synthetic cluster skeleton and its two traffic models.
     &[
         "synthetic/cluster",
