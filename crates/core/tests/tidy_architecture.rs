@@ -401,12 +401,6 @@ const KNOWN_CIRCLES: &[&[&str]] = &[
         "replay/split_and_naming/split_decision_extensible",
         "replay/split_and_naming/topic_bundle",
     ],
-    // the synthetic cluster skeleton and its two traffic models.
-    &[
-        "synthetic/cluster",
-        "synthetic/log_uniform",
-        "synthetic/per_namespace",
-    ],
 ];
 
 /// A Rust source with comments, string and character literals blanked out, cut at its tests.
