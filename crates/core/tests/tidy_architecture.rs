@@ -386,21 +386,6 @@ const KNOWN_CIRCLES: &[&[&str]] = &[
         "plan/request",
         "plan/verdict",
     ],
-    // the conformance replays share their module's readers.
-    &[
-        "replay",
-        "replay/extensible",
-        "replay/json",
-        "replay/modular_input",
-        "replay/modular_placement",
-        "replay/modular_shedding",
-        "replay/split_and_naming",
-        "replay/split_and_naming/bundle_split",
-        "replay/split_and_naming/input",
-        "replay/split_and_naming/split_algorithm",
-        "replay/split_and_naming/split_decision_extensible",
-        "replay/split_and_naming/topic_bundle",
-    ],
 ];
 
 /// A Rust source with comments, string and character literals blanked out, cut at its tests.
