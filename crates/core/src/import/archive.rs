@@ -5,8 +5,8 @@
 
 use std::io::{Cursor, Read};
 
-use super::ImportOptions;
 use super::diag::{Diag, ImportError, WarningKind};
+use super::limits::ImportOptions;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum ArchiveKind {

@@ -25,14 +25,13 @@
 //!    without `kind` decides it. Decoding keys in the guard for every other case would mean a
 //!    second JSON string decoder there.
 //! 3. The format's typed reader builds only what the format keeps. For our snapshot file, the
-//!    largest input, [`snapshot_scan`] reads it first in one scan straight into the model, and
+//!    largest input, [`snapshot`]'s fast reader reads it first in one scan straight into the model, and
 //!    gives it to the typed reader whole on anything it does not read exactly as that reader would.
 
 mod archive;
 mod assemble;
 mod broker_conf;
 mod broker_load_data;
-mod broker_part;
 mod broker_report;
 mod bundle_data;
 mod cluster;
@@ -45,9 +44,9 @@ mod fields;
 mod json;
 mod json_guard;
 mod layout;
+mod limits;
 mod policies;
-mod snapshot_file;
-mod snapshot_scan;
+mod snapshot;
 pub mod store_files;
 pub mod store_layout;
 mod time_average;
@@ -66,19 +65,12 @@ use detect::{Location, Shape};
 use diag::Diag;
 pub use diag::{ImportError, ImportWarning, MAX_ALSO, MAX_WARNINGS, WarningKind};
 use json::{Ctx, JPath};
+pub use limits::{
+    DEFAULT_MAX_ENTRIES, DEFAULT_MAX_FILE_BYTES, DEFAULT_MAX_JSON_VALUES, DEFAULT_MAX_TOTAL_BYTES,
+    ImportOptions,
+};
 pub use policies::MAX_BUNDLES_PER_NAMESPACE;
 pub use warning_groups::{GROUP_EXAMPLES, WarningGroup, group_warnings};
-
-/// Default cap on one file (archive members included): 256 MiB.
-pub const DEFAULT_MAX_FILE_BYTES: u64 = 256 * 1024 * 1024;
-/// Default cap on all bytes of one import, decompressed archive members included: 1 GiB.
-pub const DEFAULT_MAX_TOTAL_BYTES: u64 = 1024 * 1024 * 1024;
-/// Default cap on the number of files of one import, archive members included.
-pub const DEFAULT_MAX_ENTRIES: usize = 500_000;
-/// Default cap on the JSON values (scalars, arrays, objects) of one file: 8 million. A parsed value
-/// costs about 80 bytes whatever its text, so this bounds one file's tree to well under 1 GB; a
-/// 200,000-bundle snapshot has about 5.5 million.
-pub const DEFAULT_MAX_JSON_VALUES: u64 = 8_000_000;
 
 /// How an input was named: by the user (anything unrecognised is an error), or found while walking a
 /// directory or archive (unrecognised files are skipped with a warning).
@@ -135,27 +127,6 @@ impl<'a> ImportInput<'a> {
     /// How messages name this input.
     pub fn display_name(&self) -> &str {
         self.display.as_deref().unwrap_or(&self.name)
-    }
-}
-
-/// Size caps (documented in docs/snapshot-format.md).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ImportOptions {
-    pub max_file_bytes: u64,
-    pub max_total_bytes: u64,
-    pub max_entries: usize,
-    /// JSON values per file, counted before parsing (see `json_guard`).
-    pub max_json_values: u64,
-}
-
-impl Default for ImportOptions {
-    fn default() -> Self {
-        Self {
-            max_file_bytes: DEFAULT_MAX_FILE_BYTES,
-            max_total_bytes: DEFAULT_MAX_TOTAL_BYTES,
-            max_entries: DEFAULT_MAX_ENTRIES,
-            max_json_values: DEFAULT_MAX_JSON_VALUES,
-        }
     }
 }
 
@@ -251,12 +222,12 @@ fn not_a_snapshot(file: &str) -> ImportError {
 /// snapshot reader's checks: the history store keeps a snapshot in parts, and a part is read by
 /// the one reader of the format it is a piece of. Warnings are not returned: the snapshot was
 /// imported (and warned about) before it was stored. The bulk of the entry (`lastStats`, the
-/// bundle lists) is read by [`broker_part::read`] when it can; anything it leaves, this reader reads.
+/// bundle lists) is read by [`snapshot::read_broker_part`] when it can; anything it leaves, this reader reads.
 pub(crate) fn read_broker_entry(
     file: &str,
     text: &str,
 ) -> Result<crate::model::BrokerSnapshot, ImportError> {
-    if let Some(b) = broker_part::read(file, text) {
+    if let Some(b) = snapshot::read_broker_part(file, text) {
         return Ok(b);
     }
     let mut diag = Diag::default();
@@ -264,7 +235,7 @@ pub(crate) fn read_broker_entry(
         file,
         diag: &mut diag,
     };
-    snapshot_file::broker_entry(&mut ctx, text)
+    snapshot::broker_entry(&mut ctx, text)
 }
 
 /// [`read_broker_entry`] by the importer's reader alone (tests compare the two).
@@ -278,7 +249,7 @@ pub(crate) fn read_broker_entry_generic(
         file,
         diag: &mut diag,
     };
-    snapshot_file::broker_entry(&mut ctx, text)
+    snapshot::broker_entry(&mut ctx, text)
 }
 
 /// `bundle_data` entries of our snapshot format read on their own, as [`read_broker_entry`].
@@ -291,7 +262,7 @@ pub(crate) fn read_bundle_data_entries(
         file,
         diag: &mut diag,
     };
-    snapshot_file::bundle_data_entries(&mut ctx, text)
+    snapshot::bundle_data_entries(&mut ctx, text)
 }
 
 /// What an import without brokers found, for its error.
@@ -562,7 +533,7 @@ fn read_input(
         Shape::CollectReport => return read_collect_report(file, text, c, diag),
         Shape::Snapshot => {
             // Counts itself as recognised.
-            return snapshot_file::read(file, text, unique_keys, c, diag);
+            return snapshot::read(file, text, unique_keys, c, diag);
         }
         Shape::LocalBrokerData | Shape::BrokerLookupData => {
             let report = if shape == Shape::LocalBrokerData {

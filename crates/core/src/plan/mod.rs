@@ -9,6 +9,7 @@ pub mod diff;
 mod driver;
 pub mod engine;
 pub mod explain;
+mod explain_level;
 pub mod extensible_cycle;
 mod manual_ops;
 pub mod model;
@@ -21,6 +22,7 @@ pub mod splits;
 pub mod summary;
 mod transfer_cycle;
 pub mod verdict;
+mod verdict_types;
 pub mod verify;
 pub(crate) mod working_view;
 

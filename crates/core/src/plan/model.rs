@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 pub use super::detail::{PlacedOperation, SplitDetail, UnloadDetail};
-use super::verdict::Verdict;
+use super::verdict_types::Verdict;
 use crate::reason::DecisionReason;
 
 /// Version of the plan JSON format (2: the `verdict`, which the exports' refusal to apply reads;
@@ -68,7 +68,7 @@ pub struct Plan {
     /// Below `explain: full`, what the plan left out and how to get it (absent from a Full plan,
     /// and from plans of the shape before it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub explained: Option<super::explain::Explained>,
+    pub explained: Option<super::explain_level::Explained>,
 }
 
 impl Plan {

@@ -7,7 +7,7 @@ use crate::modular::leader::{StrategyConfigError, StrategySet};
 use crate::rng::SeededPicker;
 
 use super::after_view::AfterView;
-use super::explain::Explain;
+use super::explain_level::Explain;
 use super::operations::Operation;
 
 /// What the operator asks for.

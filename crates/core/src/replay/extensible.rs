@@ -8,8 +8,9 @@ use indexmap::IndexMap;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
+use super::error::ReplayError;
 use super::json::{self, ConfigKeys, FlagOrMap, ListOrMap, Long};
-use super::{Picks, ReplayError};
+use super::picks::Picks;
 use crate::config::{self, EXTENSIBLE_LOAD_MANAGER, LoadBalancerConfig, Profile};
 use crate::extensible::{
     CandidateBrokers, SheddingInput, TransferShedder, UnloadChecks, is_transferable_with_filters,

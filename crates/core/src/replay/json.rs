@@ -20,7 +20,7 @@ use serde_json::Value;
 
 use crate::config::LoadBalancerConfig;
 use crate::naming::parse_hex_boundary;
-use crate::replay::ReplayError;
+use crate::replay::error::ReplayError;
 
 /// Scenario-level keys that describe a vector and are not read: `description` and `generator`
 /// (who wrote it and how), and `store_map` (the Java map class the extensible oracle's stores

@@ -4,46 +4,20 @@
 //! scenario into its own serde-derived input type (`json::read`: errors and unknown keys name their
 //! JSON path); the decisions it prints are built as JSON in the oracle's output shape.
 
+mod error;
 mod extensible;
+mod java_order;
 mod json;
 mod modular_input;
 mod modular_placement;
 mod modular_shedding;
+mod picks;
 mod split_and_naming;
 
-use serde::Deserialize;
 use serde_json::Value;
 
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum ReplayError {
-    /// The scenario is malformed; `path` is a JSON path such as `$.scenario.cycles[0].brokers[2].cpu`.
-    #[error("{path}: {message}")]
-    Malformed { path: String, message: String },
-    #[error("scenario kind `{0}` is not supported")]
-    UnsupportedKind(String),
-}
-
-impl ReplayError {
-    pub fn malformed(path: impl Into<String>, message: impl Into<String>) -> Self {
-        ReplayError::Malformed {
-            path: path.into(),
-            message: message.into(),
-        }
-    }
-}
-
-/// Picks taken from outside: one list of broker names per cycle, consumed in order.
-#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
-pub struct Picks {
-    pub cycles: Vec<Vec<String>>,
-}
-
-impl Picks {
-    /// Parses `{"cycles": [["broker", ...], ...]}` (an unknown key is an error, as in a scenario).
-    pub fn from_json(value: &Value) -> Result<Self, ReplayError> {
-        json::read(value, "$")
-    }
-}
+pub use error::ReplayError;
+pub use picks::Picks;
 
 /// Runs one scenario file (`{"scenario": ...}` or a bare scenario) and returns the output object.
 pub fn replay(file: &Value, picks: Option<&Picks>, seed: u64) -> Result<Value, ReplayError> {

@@ -6,12 +6,13 @@ use indexmap::IndexMap;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
+use super::error::ReplayError;
+use super::java_order;
 use super::json::{self, ConfigKeys, SameOr};
 use super::modular_input::{
     BrokerInput, BundleDataInput, RecentlyUnloaded, WindowInput, recently_unloaded,
 };
-use super::modular_shedding::java_order;
-use super::{Picks, ReplayError};
+use super::picks::Picks;
 use crate::config::{self, LoadBalancerConfig, Profile};
 use crate::model::{BundleData, TimeAverageBrokerData, TimeAverageMessageData};
 use crate::modular::leader::SheddingAndPlacement;

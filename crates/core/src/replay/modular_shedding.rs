@@ -9,7 +9,8 @@ use indexmap::IndexMap;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
-use super::ReplayError;
+use super::error::ReplayError;
+use super::java_order;
 use super::json::{self, ConfigKeys, SameOr};
 use super::modular_input::{
     BrokerInput, BundleDataInput, RecentlyUnloaded, WindowInput, recently_unloaded,
@@ -18,7 +19,6 @@ use crate::config::{self, ConfigType, LoadBalancerConfig, Profile};
 use crate::model::{
     BundleData, NUM_LONG_SAMPLES, NUM_SHORT_SAMPLES, TimeAverageBrokerData, TimeAverageMessageData,
 };
-use crate::modular::load_data::namespace_of_bundle;
 use crate::modular::shedding::{SheddingSelection, shedder_by_name};
 use crate::modular::{BrokerData, LoadData};
 
@@ -216,55 +216,5 @@ fn bundle_data(b: &BundleDataInput) -> BundleData {
         short_term_data: window(b.short_term_data.as_ref(), NUM_SHORT_SAMPLES),
         long_term_data: window(b.long_term_data.as_ref(), NUM_LONG_SAMPLES),
         topics: b.topics.map_or(0, |n| n.0),
-    }
-}
-
-/// Iteration order of the Java collections the oracle's `LoadData` lives in, so ties resolve alike:
-/// brokers sit in a `ConcurrentHashMap` filled in scenario order; `getBundleDataForLoadShedding()`
-/// collects the (ConcurrentHashMap) bundle data into a fresh `HashMap`.
-/// Not modelled: bins that turn into trees (8+ keys in one bin), which do not occur at these sizes.
-pub(crate) mod java_order {
-    use indexmap::IndexMap;
-
-    use super::namespace_of_bundle;
-    use crate::config::Profile;
-    use crate::model::BundleData;
-    use crate::naming::{concurrent_hash_map_order, hash_map_order};
-
-    /// Brokers keyed by name in `ConcurrentHashMap` order.
-    pub(crate) fn concurrent_hash_map<V>(entries: Vec<(String, V)>) -> IndexMap<String, V> {
-        let keys: Vec<&str> = entries.iter().map(|(k, _)| k.as_str()).collect();
-        let order = concurrent_hash_map_order(&keys);
-        reorder(entries, &order)
-    }
-
-    /// Bundle data laid out so that `LoadData::bundle_data_for_shedding` yields Pulsar's order: the
-    /// `ConcurrentHashMap` order of all bundles, filtered, re-collected into a `HashMap`; heartbeat
-    /// and SLA bundles (hidden from shedding) go last.
-    pub(crate) fn shedding_bundle_map(
-        entries: Vec<(String, BundleData)>,
-        profile: Profile,
-    ) -> IndexMap<String, BundleData> {
-        let all = concurrent_hash_map(entries);
-        let v1 = profile.filters_v1_heartbeat_names();
-        let (hidden, visible): (Vec<_>, Vec<_>) = all.into_iter().partition(|(name, _)| {
-            crate::modular::load_data::hidden_from_shedding(namespace_of_bundle(name), v1)
-        });
-        let keys: Vec<&str> = visible.iter().map(|(k, _)| k.as_str()).collect();
-        let order = hash_map_order(&keys);
-        let mut out = reorder(visible, &order);
-        out.extend(hidden);
-        out
-    }
-
-    fn reorder<V>(entries: Vec<(String, V)>, order: &[usize]) -> IndexMap<String, V> {
-        let mut slots: Vec<Option<(String, V)>> = entries.into_iter().map(Some).collect();
-        let mut out = IndexMap::with_capacity(slots.len());
-        for &p in order {
-            if let Some((k, v)) = slots.get_mut(p).and_then(Option::take) {
-                out.insert(k, v);
-            }
-        }
-        out
     }
 }

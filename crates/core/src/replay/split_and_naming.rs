@@ -10,7 +10,8 @@ mod topic_bundle;
 
 use serde_json::Value;
 
-use super::{Picks, ReplayError};
+use super::error::ReplayError;
+use super::picks::Picks;
 
 /// These kinds make no random choice, so picks and seed are unused.
 pub(super) fn run(

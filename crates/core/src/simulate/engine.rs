@@ -23,10 +23,10 @@ use crate::split::ModularSplitCandidate;
 use super::cluster::{SimCluster, broker_usages};
 use super::limits::MAX_CYCLES;
 use super::metrics::{ChurnTracker, CycleDecision, CycleMetrics, RunSummary, SimulationRun};
+use super::ownership::OwnershipChange;
 use super::record::SeriesRecorder;
 use super::run_config::RunConfig;
 use super::scenario::{EventKind, Scenario};
-use super::timeline::OwnershipChange;
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum SimulateError {

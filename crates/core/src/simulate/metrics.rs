@@ -6,8 +6,8 @@ use std::collections::HashMap;
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 
+use super::ownership::OwnershipChange;
 use super::run_config::RunConfig;
-use super::timeline::OwnershipChange;
 
 /// One cycle, measured on the reports the leader saw in that cycle (after the cycle's events).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]

@@ -10,6 +10,7 @@ mod json_read;
 pub mod limits;
 pub mod load_model;
 pub mod metrics;
+mod ownership;
 mod record;
 pub mod run_config;
 pub mod scenario;
@@ -30,6 +31,7 @@ pub use crate::synthetic::{
 };
 pub use limits::{DEFAULT_SEED, MAX_CYCLES, MAX_EVENTS};
 pub use metrics::{CycleDecision, CycleMetrics, RunSummary, SimulationRun};
+pub use ownership::OwnershipChange;
 pub use run_config::{RunConfig, RunConfigError};
 pub use scenario::{SCENARIO_FORMAT_VERSION, Scenario};
-pub use timeline::{OwnershipChange, snapshot_after};
+pub use timeline::snapshot_after;

@@ -9,7 +9,7 @@
 use crate::model::{BundleData, LocalBrokerData, NamespaceBundleStats, ResourceUsage};
 use crate::rng::SplitMix64;
 
-use super::cluster::{BaseTraffic, GeneratedBundle, KBPS_PER_GBPS, TiledNamespace, bundle_data};
+use super::generated::{BaseTraffic, GeneratedBundle, KBPS_PER_GBPS, TiledNamespace, bundle_data};
 use super::spec::{LogUniform, SyntheticSpec};
 
 const KBPS_PER_BYTE: f64 = 8.0 / 1000.0;

@@ -12,6 +12,7 @@
 
 mod builtin;
 mod cluster;
+mod generated;
 mod log_uniform;
 mod per_namespace;
 pub mod pulsar_metrics;

@@ -8,7 +8,7 @@
 use crate::model::{BundleData, LocalBrokerData, NamespaceBundleStats, ResourceUsage};
 use crate::rng::SplitMix64;
 
-use super::cluster::{
+use super::generated::{
     BaseTraffic, GeneratedBundle, KBPS_PER_GBPS, TiledNamespace, bundle_data, round3,
 };
 use super::spec::{PerNamespace, SyntheticSpec};

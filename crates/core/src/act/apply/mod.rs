@@ -18,7 +18,7 @@ use super::export::{ExportError, StepCall, step_calls};
 use super::safety::{Assessment, Limits, PlanContext, assess};
 use crate::plan::model::Plan;
 
-pub use super::export::StepKind;
+pub use super::export::{StepKind, expected_effect};
 pub use super::safety::{DEFAULT_MAX_AGE_MS, Hazard};
 pub use check::{Drift, LiveOwners, Outcome, already_applied, drifted, verify};
 pub use journal::{
@@ -80,60 +80,6 @@ impl ApplyPlan {
             .iter()
             .filter_map(|s| s.step.bundle.as_deref())
             .collect()
-    }
-}
-
-/// A broker's weighted max usage before and after the whole plan, as the plan predicts it.
-fn usage(plan: &Plan, broker: &str) -> Option<String> {
-    let find = |v: &[crate::plan::model::BrokerLoadView]| {
-        v.iter()
-            .find(|b| b.broker == broker)
-            .map(|b| format!("{:.1}%", b.weighted_max_usage_fraction * 100.0))
-    };
-    match (find(&plan.brokers_before), find(&plan.brokers_after)) {
-        (None, None) => None,
-        (b, a) => Some(format!(
-            "{broker} {} → {}",
-            b.unwrap_or_else(|| "(new)".to_string()),
-            a.unwrap_or_else(|| "(gone)".to_string())
-        )),
-    }
-}
-
-/// One line for what a step is expected to do: the bundle, from → to, and the usage before → after
-/// of the brokers it touches, from the plan's prediction (after the whole plan, weighted max).
-pub fn expected_effect(plan: &Plan, step: &StepCall) -> String {
-    let bundle = step.bundle.as_deref().unwrap_or("");
-    let usages = |brokers: &[Option<&str>]| {
-        let parts: Vec<String> = brokers
-            .iter()
-            .flatten()
-            .filter_map(|b| usage(plan, b))
-            .collect();
-        if parts.is_empty() {
-            String::new()
-        } else {
-            format!(
-                "; predicted usage {} (weighted max, after the whole plan)",
-                parts.join(", ")
-            )
-        }
-    };
-    match step.kind {
-        StepKind::Split => format!(
-            "split {bundle} on {} (permanent){}",
-            step.expected_owner.as_deref().unwrap_or("?"),
-            usages(&[step.expected_owner.as_deref()])
-        ),
-        StepKind::Unload => format!(
-            "move {bundle}: {} → {}{}",
-            step.expected_owner.as_deref().unwrap_or("?"),
-            step.predicted
-                .as_deref()
-                .unwrap_or("(a broker Pulsar chooses)"),
-            usages(&[step.expected_owner.as_deref(), step.predicted.as_deref()])
-        ),
-        StepKind::UnloadTopic => format!("unload the topic of {}", step.call.path),
     }
 }
 

@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use super::Step;
+use super::steps::Step;
 use crate::act::names::shell_quote;
 
 pub(super) const PRIMITIVES: &str = r#"PULSAR_ADMIN="${PULSAR_ADMIN:-pulsar-admin}"

@@ -7,7 +7,7 @@
 
 use std::fmt::Write as _;
 
-use super::Step;
+use super::steps::Step;
 use crate::act::names::{shell_quote, url_encode};
 use crate::naming::BundleRange;
 

@@ -16,7 +16,10 @@
 
 use std::fmt::Write as _;
 
-use super::{ExportOptions, ScriptFormat, Step, admin, comment, curl};
+use super::calls::{expected_effect, step_calls};
+use super::options::{ExportOptions, ScriptFormat};
+use super::steps::{Step, comment};
+use super::{admin, curl};
 use crate::act::names::shell_quote;
 use crate::plan::model::Plan;
 
@@ -263,13 +266,8 @@ pub(super) fn render(
     out.push_str(SHARED);
     out.push_str(&crate::act::safety::script_profile_check(plan));
     // Each acting step's expected effect (bundle, from → to, predicted usage), in the apply order.
-    let effects: Vec<String> = super::step_calls(plan)
-        .map(|calls| {
-            calls
-                .iter()
-                .map(|c| crate::act::apply::expected_effect(plan, c))
-                .collect()
-        })
+    let effects: Vec<String> = step_calls(plan)
+        .map(|calls| calls.iter().map(|c| expected_effect(plan, c)).collect())
         .unwrap_or_default();
     let _ = writeln!(out, "# Steps, with what the plan predicts each does:");
     for (k, e) in effects.iter().enumerate() {

@@ -11,7 +11,7 @@ use serde_json::{Map, Value, json};
 use super::input;
 use crate::model::{BundleData, NamespaceBundleStats, ResourceUsage};
 use crate::naming::concurrent_hash_map_order;
-use crate::replay::ReplayError;
+use crate::replay::error::ReplayError;
 use crate::replay::json::{self, ConfigKeys};
 use crate::split::{BrokerBundleStats, SplitThresholds, find_bundles_to_split};
 

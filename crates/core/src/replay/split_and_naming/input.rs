@@ -5,7 +5,7 @@ use serde_json::Value;
 
 use crate::config::{LoadBalancerConfig, Profile, json_to_conf_text};
 use crate::naming::NamespaceBundles;
-use crate::replay::ReplayError;
+use crate::replay::error::ReplayError;
 use crate::replay::json::{self, Boundary, ConfigKeys};
 
 /// `master-90cba329` defaults plus the scenario's `config` keys (unknown keys are ignored, as

@@ -9,7 +9,7 @@ use serde_json::{Map, Value, json};
 use super::input;
 use crate::config::LoadBalancerConfig;
 use crate::naming::{BundleRange, crc32};
-use crate::replay::ReplayError;
+use crate::replay::error::ReplayError;
 use crate::replay::json::{self, Boundary, ConfigKeys, LongOrText};
 use crate::split::{
     FlowOrQpsLimits, SplitAlgorithm, SplitError, SplitPoints, TopicRates,

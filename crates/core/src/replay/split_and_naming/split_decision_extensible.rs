@@ -14,7 +14,7 @@ use super::input;
 use crate::config::LoadBalancerConfig;
 use crate::model::NamespaceBundleStats;
 use crate::naming::{BundleRange, concurrent_hash_map_order, crc32};
-use crate::replay::ReplayError;
+use crate::replay::error::ReplayError;
 use crate::replay::json::{self, ConfigKeys, FlagOrMap};
 
 /// A `kind: "split_decision_extensible"` scenario.

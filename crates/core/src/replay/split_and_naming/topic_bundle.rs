@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 
 use super::input;
 use crate::naming::TopicName;
-use crate::replay::ReplayError;
+use crate::replay::error::ReplayError;
 use crate::replay::json::{self, Boundary};
 
 /// A `kind: "topic_bundle"` scenario.

@@ -7,7 +7,7 @@
 //! once and reads those four members straight into the model, with the importer's checks (bundle
 //! names parsed and written canonically, rates non-negative and finite, counts non-negative
 //! integers, no bundle twice). Every other member is copied, as written, into a small entry that
-//! the importer's reader checks as before ([`super::snapshot_file::broker_entry`]).
+//! the importer's reader checks as before ([`super::typed_reader::broker_entry`]).
 //!
 //! It never decides an error itself: on anything it does not read exactly as the importer would
 //! (an escape in a key or name, a negative or fractional count, `null`, a repeated key, an unknown
@@ -17,13 +17,12 @@
 
 use indexmap::IndexMap;
 
-use super::diag::Diag;
-use super::fields::{bundle_key, split_bundle};
-use super::json::Ctx;
+use super::scanner::Scan;
+use super::typed_reader;
+use crate::import::diag::Diag;
+use crate::import::fields::{bundle_key, split_bundle};
+use crate::import::json::Ctx;
 use crate::model::{BrokerSnapshot, NamespaceBundleStats};
-
-/// Nesting deeper than this is left to the importer's reader (serde_json's own limit is 128).
-const MAX_DEPTH: usize = 64;
 
 /// The entry read from `text`, or `None` when the importer's reader must read it (see the module
 /// comment): `None` is never wrong, only slower.
@@ -37,7 +36,7 @@ pub(crate) fn read(file: &str, text: &str) -> Option<BrokerSnapshot> {
 /// The broker entry (an object) at the cursor, the cursor left after it; `None` as for [`read`].
 /// With `quiet`, also `None` when the importer's reader would warn about the entry (an unknown
 /// key, a report whose totals disagree with its `lastStats`): our snapshot file's fast reader
-/// ([`super::snapshot_scan`]) must give the importer's warnings too, and gives none.
+/// ([`super::fast_reader`]) must give the importer's warnings too, and gives none.
 pub(super) fn entry(file: &str, s: &mut Scan<'_>, quiet: bool) -> Option<BrokerSnapshot> {
     let text = s.t;
     // The entry without the fast members: `{"local_broker_data":{<others>}<, other top members>}`.
@@ -82,7 +81,7 @@ pub(super) fn entry(file: &str, s: &mut Scan<'_>, quiet: bool) -> Option<BrokerS
         file,
         diag: &mut diag,
     };
-    let mut b = super::snapshot_file::broker_entry(&mut ctx, &rest).ok()?;
+    let mut b = typed_reader::broker_entry(&mut ctx, &rest).ok()?;
     // The copy has no `lastStats` nor bundle lists, so its reader had nothing to compare (see
     // `consistency_issues`): that check is made below on the whole report.
     if quiet && !diag.is_empty() {
@@ -101,7 +100,7 @@ pub(super) fn entry(file: &str, s: &mut Scan<'_>, quiet: bool) -> Option<BrokerS
             *slot = list;
         }
     }
-    if quiet && !super::broker_report::consistency_issues(d).is_empty() {
+    if quiet && !crate::import::broker_report::consistency_issues(d).is_empty() {
         return None;
     }
     Some(b)
@@ -125,184 +124,7 @@ fn canonical(text: &str) -> Option<String> {
     split_bundle(text).map(|(namespace, range)| bundle_key(namespace, range))
 }
 
-/// A cursor over the text; every method answers `None` where the importer's reader must decide.
-pub(super) struct Scan<'a> {
-    s: &'a [u8],
-    t: &'a str,
-    i: usize,
-}
-
 impl<'a> Scan<'a> {
-    pub(super) fn new(text: &'a str) -> Self {
-        Scan {
-            s: text.as_bytes(),
-            t: text,
-            i: 0,
-        }
-    }
-
-    /// Whether only whitespace is left.
-    pub(super) fn at_end(&mut self) -> bool {
-        self.ws();
-        self.i == self.s.len()
-    }
-
-    /// The text from `from` to the cursor.
-    pub(super) fn since(&self, from: usize) -> Option<&'a str> {
-        self.t.get(from..self.i)
-    }
-
-    fn ws(&mut self) {
-        while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.s.get(self.i) {
-            self.i += 1;
-        }
-    }
-
-    /// The position of the next token.
-    pub(super) fn at(&mut self) -> usize {
-        self.ws();
-        self.i
-    }
-
-    pub(super) fn eat(&mut self, b: u8) -> bool {
-        self.ws();
-        if self.s.get(self.i) == Some(&b) {
-            self.i += 1;
-            true
-        } else {
-            false
-        }
-    }
-
-    pub(super) fn expect(&mut self, b: u8) -> Option<()> {
-        self.eat(b).then_some(())
-    }
-
-    /// A string without escapes or control characters, as its text.
-    pub(super) fn plain_str(&mut self) -> Option<&'a str> {
-        self.expect(b'"')?;
-        let start = self.i;
-        let rest = self.s.get(start..)?;
-        let len = memchr::memchr(b'"', rest)?;
-        let end = start + len;
-        // An escape (even of a quote, which would end the string later) or a control character:
-        // the importer's reader decides.
-        if rest.get(..len)?.iter().any(|&c| c == b'\\' || c < 0x20) {
-            return None;
-        }
-        self.i = end + 1;
-        self.t.get(start..end)
-    }
-
-    /// Skips one value of any kind without checking it (the importer's reader reads it again from
-    /// the copy): only its extent must be right, so strings honour escapes and brackets must
-    /// match; a scalar runs to the next delimiter.
-    pub(super) fn skip_value(&mut self) -> Option<()> {
-        self.ws();
-        let mut stack: Vec<u8> = Vec::new();
-        loop {
-            let c = *self.s.get(self.i)?;
-            match c {
-                b'"' => self.skip_string()?,
-                b'{' | b'[' => {
-                    if stack.len() >= MAX_DEPTH {
-                        return None;
-                    }
-                    stack.push(if c == b'{' { b'}' } else { b']' });
-                    self.i += 1;
-                }
-                b'}' | b']' => {
-                    if stack.pop() != Some(c) {
-                        return None;
-                    }
-                    self.i += 1;
-                }
-                _ if !stack.is_empty() => self.i += 1,
-                _ => {
-                    let start = self.i;
-                    while let Some(&c) = self.s.get(self.i) {
-                        if matches!(c, b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r') {
-                            break;
-                        }
-                        self.i += 1;
-                    }
-                    if self.i == start {
-                        return None;
-                    }
-                }
-            }
-            if stack.is_empty() {
-                return Some(());
-            }
-        }
-    }
-
-    /// Past a string starting at the cursor (escapes skipped, not checked).
-    fn skip_string(&mut self) -> Option<()> {
-        self.i += 1;
-        loop {
-            match *self.s.get(self.i)? {
-                b'"' => {
-                    self.i += 1;
-                    return Some(());
-                }
-                b'\\' => self.i += 2,
-                _ => self.i += 1,
-            }
-        }
-    }
-
-    /// A non-negative JSON number's text (strict grammar; a minus sign is left to the importer).
-    fn number(&mut self) -> Option<(&'a str, bool)> {
-        self.ws();
-        let start = self.i;
-        let digits = |s: &mut Self| {
-            let from = s.i;
-            while s.s.get(s.i).is_some_and(u8::is_ascii_digit) {
-                s.i += 1;
-            }
-            s.i > from
-        };
-        match *self.s.get(self.i)? {
-            b'0' => self.i += 1,
-            b'1'..=b'9' => {
-                digits(self);
-            }
-            _ => return None,
-        }
-        let mut integer = true;
-        if self.s.get(self.i) == Some(&b'.') {
-            self.i += 1;
-            integer = false;
-            digits(self).then_some(())?;
-        }
-        if let Some(b'e' | b'E') = self.s.get(self.i) {
-            self.i += 1;
-            integer = false;
-            if let Some(b'+' | b'-') = self.s.get(self.i) {
-                self.i += 1;
-            }
-            digits(self).then_some(())?;
-        }
-        Some((self.t.get(start..self.i)?, integer))
-    }
-
-    /// `Ctx::non_negative`'s value: serde_json reads with `float_roundtrip` (correctly rounded,
-    /// as `str::parse`), and an integer's `as_f64` rounds the same way.
-    pub(super) fn rate(&mut self) -> Option<f64> {
-        let (text, _) = self.number()?;
-        text.parse::<f64>().ok().filter(|x| x.is_finite())
-    }
-
-    /// `Ctx::non_negative_i64`'s value for a plain integer (`3.0` and the like are left to it).
-    pub(super) fn count(&mut self) -> Option<i64> {
-        let (text, integer) = self.number()?;
-        if !integer {
-            return None;
-        }
-        text.parse::<i64>().ok()
-    }
-
     /// `local_broker_data`'s value: the fast members into `hot`, the others copied to `rest`.
     fn local(&mut self, hot: &mut Hot<'a>, rest: &mut String) -> Option<()> {
         self.expect(b'{')?;
@@ -446,33 +268,6 @@ impl<'a> Scan<'a> {
             })
         })?;
         Some(s)
-    }
-
-    /// An object whose keys are each read by `field`, which answers the key's bit (a distinct
-    /// power of two per known key) or `None` for a key it does not read; a repeated key is
-    /// `None` too. The bits of the keys present.
-    pub(super) fn known_fields(
-        &mut self,
-        mut field: impl FnMut(&mut Self, &str) -> Option<u8>,
-    ) -> Option<u8> {
-        self.expect(b'{')?;
-        let mut seen = 0_u8;
-        if self.eat(b'}') {
-            return Some(seen);
-        }
-        loop {
-            let key = self.plain_str()?;
-            self.expect(b':')?;
-            let bit = field(self, key)?;
-            if seen & bit != 0 {
-                return None;
-            }
-            seen |= bit;
-            if !self.eat(b',') {
-                self.expect(b'}')?;
-                return Some(seen);
-            }
-        }
     }
 }
 

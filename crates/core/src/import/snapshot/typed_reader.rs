@@ -5,21 +5,21 @@
 
 use indexmap::IndexMap;
 
-use super::broker_conf::check_value;
-use super::broker_load_data::RawBrokerLoadData;
-use super::broker_report::RawLocalBrokerData;
-use super::bundle_data::RawBundleData;
-use super::cluster::RawIsolationPolicies;
-use super::collect::{Collected, LayoutEntry, LayoutRank, Src};
-use super::diag::{Diag, ImportError, WarningKind};
-use super::json::{Ctx, JPath};
-use super::policies::RawBundlesData;
-use super::time_average::RawTimeAverage;
-use super::top_bundles::RawTopBundles;
-use super::typed::{self, Entries, Leaf, List, Object, Unknown, json_object};
-use super::{
-    broker_load_data, broker_report, bundle_data, cluster, fields, policies, snapshot_scan,
-    time_average, top_bundles, topic_list,
+use crate::import::broker_conf::check_value;
+use crate::import::broker_load_data::RawBrokerLoadData;
+use crate::import::broker_report::RawLocalBrokerData;
+use crate::import::bundle_data::RawBundleData;
+use crate::import::cluster::RawIsolationPolicies;
+use crate::import::collect::{Collected, LayoutEntry, LayoutRank, Src};
+use crate::import::diag::{Diag, ImportError, WarningKind};
+use crate::import::json::{Ctx, JPath};
+use crate::import::policies::RawBundlesData;
+use crate::import::time_average::RawTimeAverage;
+use crate::import::top_bundles::RawTopBundles;
+use crate::import::typed::{self, Entries, Leaf, List, Object, Unknown, json_object};
+use crate::import::{
+    broker_load_data, broker_report, bundle_data, cluster, fields, policies, time_average,
+    top_bundles, topic_list,
 };
 use crate::model::{
     BrokerLoadData, BrokerSnapshot, BundleData, LocalBrokerData, NamespaceIsolationPolicy,
@@ -126,26 +126,13 @@ pub(crate) struct NamespaceParts {
     pub topics: Option<Vec<String>>,
 }
 
-/// Reads our snapshot file from its text and adds it to what was collected. With `fast` (the size
-/// guard found no repeated key), [`snapshot_scan`] reads it when it can, and this reader when not.
-pub(crate) fn read(
-    file: &str,
-    text: &str,
-    fast: bool,
-    c: &mut Collected,
-    diag: &mut Diag,
-) -> Result<(), ImportError> {
-    let parts = match fast.then(|| snapshot_scan::read(file, text)).flatten() {
-        Some(parts) => parts,
-        None => {
-            let raw = typed::from_text(file, text)?;
-            check(&mut Ctx { file, diag }, raw)?
-        }
-    };
-    apply(file, parts, c, diag)
+/// Our snapshot file read from its text by this reader, checked.
+pub(super) fn parts(file: &str, text: &str, diag: &mut Diag) -> Result<Parts, ImportError> {
+    let raw = typed::from_text(file, text)?;
+    check(&mut Ctx { file, diag }, raw)
 }
 
-/// This reader on `text`, `None` on an error or a warning: what [`snapshot_scan`] does not read
+/// This reader on `text`, `None` on an error or a warning: what [`super::fast_reader`] does not read
 /// itself (every member but `brokers` and `bundle_data`, as written).
 pub(super) fn check_quiet(file: &str, text: &str) -> Option<Parts> {
     let raw = typed::from_text(file, text).ok()?;
@@ -405,7 +392,12 @@ fn read_topics(
 }
 
 /// Adds checked parts to what was collected, naming each source by its JSON path in `file`.
-fn apply(file: &str, parts: Parts, c: &mut Collected, diag: &mut Diag) -> Result<(), ImportError> {
+pub(super) fn apply(
+    file: &str,
+    parts: Parts,
+    c: &mut Collected,
+    diag: &mut Diag,
+) -> Result<(), ImportError> {
     let root = JPath::ROOT;
     let shared: std::rc::Rc<str> = std::rc::Rc::from(file);
     if let Some(name) = parts.cluster {

@@ -2,7 +2,7 @@
 //! broker-part scanner, [`broker_part::entry`]) and `bundle_data` (here), scanned once straight
 //! into the model with the importer's checks; every other member (`format_version`, `cluster`,
 //! `broker_conf`, `namespaces`, …) copied as written into a small snapshot that the importer's
-//! reader checks ([`super::snapshot_file::check_quiet`]). Round 17 measured the importer's reader
+//! reader checks ([`super::typed_reader::check_quiet`]). Round 17 measured the importer's reader
 //! at ≈ 3.5× serde_json's typed parse on this file, most of it building a `Leaf` per value and a
 //! JSON path per check for 200,000 `BundleData` and 1,000 reports (performance.md, Round 32).
 //!
@@ -15,8 +15,9 @@
 //! JSON input) found no repeated key: the importer keeps a repeated map key's first place and later
 //! value, which this scan would not see.
 
-use super::broker_part::{self, Scan};
-use super::snapshot_file::{BrokerParts, Parts, check_quiet};
+use super::broker_part;
+use super::scanner::Scan;
+use super::typed_reader::{BrokerParts, Parts, check_quiet};
 use crate::model::{BundleData, NUM_LONG_SAMPLES, NUM_SHORT_SAMPLES, TimeAverageMessageData};
 use crate::naming::{BundleName, parse_bundle_name};
 
@@ -186,9 +187,9 @@ mod tests {
     //! edit of a small snapshot. Where a test says the fast reader reads a text itself, the value is
     //! also compared with the snapshot that was written (read back to itself).
 
-    use super::super::diag::{Diag, WarningKind};
-    use super::super::{DEFAULT_MAX_JSON_VALUES, assemble, collect::Collected, json_guard};
-    use super::super::{ImportWarning, snapshot_file};
+    use crate::import::diag::{Diag, WarningKind};
+    use crate::import::{DEFAULT_MAX_JSON_VALUES, assemble, collect::Collected, json_guard};
+    use crate::import::{ImportWarning, snapshot};
     use crate::model::Snapshot;
 
     type Outcome = Result<(Snapshot, Vec<ImportWarning>), String>;
@@ -204,7 +205,7 @@ mod tests {
             diag.warn(WarningKind::Duplicate, "s.json", Some(at), "twice");
         }
         let mut c = Collected::default();
-        snapshot_file::read("s.json", text, fast && unique, &mut c, &mut diag)
+        snapshot::read("s.json", text, fast && unique, &mut c, &mut diag)
             .map_err(|e| e.to_string())?;
         let snapshot = assemble::assemble(c, &mut diag).map_err(|e| e.to_string())?;
         Ok((snapshot, diag.finish()))
@@ -222,7 +223,7 @@ mod tests {
     }
 
     fn demo() -> &'static str {
-        include_str!("../../../../static/demo-snapshot.json")
+        include_str!("../../../../../static/demo-snapshot.json")
     }
 
     /// A generated cluster as `lbplan` writes it, and the snapshot.
