@@ -8,7 +8,8 @@
 //! queries and the explanation.
 //!
 //! `LBPLAN_BENCH_REPEAT=N` skips criterion and prints N plain wall-clock timings;
-//! `LBPLAN_BENCH_SNAPSHOTS=N` shortens the day (for profiling).
+//! `LBPLAN_BENCH_SNAPSHOTS=N` shortens the day (for profiling); `LBPLAN_BENCH_BUILD_ONLY=1` builds
+//! the snapshots without explaining them.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -155,7 +156,12 @@ fn run_day() -> (Duration, usize) {
 fn run_day_phases() -> (Duration, Duration, usize) {
     let mut state = builtin_snapshot("bench").expect("builtin:bench");
     let start_ms = state.captured_at_ms.unwrap_or(1_750_000_000_000);
-    let mut history = PromHistory::new(None, BrokerMapping::default(), ExplainOptions::default());
+    // `LBPLAN_BENCH_BUILD_ONLY=1`: the snapshots built, not explained (where the time goes).
+    let mut history = if std::env::var_os("LBPLAN_BENCH_BUILD_ONLY").is_some() {
+        PromHistory::build_only(None, BrokerMapping::default())
+    } else {
+        PromHistory::new(None, BrokerMapping::default(), ExplainOptions::default())
+    };
     let mut timed = Duration::ZERO;
     let mut reading = Duration::ZERO;
     let total = steps();
