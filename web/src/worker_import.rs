@@ -197,6 +197,24 @@ impl WorkerImports {
         }
     }
 
+    /// The file of loaded snapshot `snapshot_id`, written by the plan worker (given the files
+    /// again first if it restarted, [`Self::hold`]), to `answer`; an error when it cannot be had.
+    /// What a job that runs in a worker of its own (a simulation, an upgrade preview) sends beside
+    /// its request.
+    pub fn ask_snapshot_file(
+        &self,
+        snapshot_id: u64,
+        answer: Callback<crate::plan_client::SnapshotFile>,
+    ) {
+        match self.hold(snapshot_id) {
+            Ok(()) => match self.worker.borrow().as_ref() {
+                Some(w) => w.ask_snapshot_file(snapshot_id, answer),
+                None => answer.emit(Err("no plan worker".to_string())),
+            },
+            Err(e) => answer.emit(Err(e)),
+        }
+    }
+
     /// Makes sure the plan worker holds loaded snapshot `snapshot_id`: a worker started after the
     /// last one died is sent the snapshot's files again (a `restore` import, queued before the job
     /// that needs it), never the page's snapshot. `Err` when no worker can start or the files are

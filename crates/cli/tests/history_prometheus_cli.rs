@@ -7,6 +7,9 @@
 
 #[path = "support/http_head.rs"]
 mod http_head;
+#[path = "support/log4j_time.rs"]
+mod log4j;
+use log4j::log4j_time;
 
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -385,28 +388,6 @@ fn a_simulated_incident_explained_from_a_real_prometheus_matches_its_recorded_se
     assert!(text.contains("consistent with the leader"), "{text}");
     drop(prom);
     let _ = std::fs::remove_dir_all(&dir);
-}
-
-/// `yyyy-MM-ddTHH:mm:ss,SSS+0000` (Log4j 2's `ISO8601_OFFSET_DATE_TIME_HHMM`, Pulsar's pattern).
-fn log4j_time(ms: i64) -> String {
-    let (days, rem) = (ms.div_euclid(86_400_000), ms.rem_euclid(86_400_000));
-    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02},{:03}+0000",
-        rem / 3_600_000,
-        rem / 60_000 % 60,
-        rem / 1000 % 60,
-        rem % 1000
-    )
 }
 
 /// The leader's log of a simulation: its election, then each bundle that changed owner between

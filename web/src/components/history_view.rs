@@ -516,11 +516,7 @@ impl HistoryTimeline {
                 </label>
             }
         };
-        let legend = t
-            .lanes
-            .first()
-            .map(|l| LanePainter::new(t, l, &colouring).legend())
-            .unwrap_or_default();
+        let legend = colouring.legend();
         let lanes_total = t.lanes.len();
         let pages = lanes_total.div_ceil(LANES_PER_PAGE).max(1);
         let lane_page = self.lane_page.min(pages - 1);

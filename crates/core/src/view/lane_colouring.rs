@@ -46,6 +46,18 @@ impl LaneColouring {
         }
     }
 
+    /// What the colours mean, for the view's legend.
+    pub fn legend(&self) -> String {
+        match self {
+            Self::Owner => "colour = owning broker".to_string(),
+            Self::Moved => {
+                "orange = a bundle that changed owner during the series, grey = one that stayed"
+                    .to_string()
+            }
+            Self::Broker(id) => format!("coloured = owned by {id}, grey = other brokers"),
+        }
+    }
+
     /// The colouring a [`Self::key`] names (`owner` for anything else).
     pub fn from_key(key: &str) -> Self {
         match key {
@@ -110,18 +122,6 @@ impl<'a> LanePainter<'a> {
             LaneColouring::Broker(_) => STAYED_RGB,
         };
         shade(base, cell.load_share())
-    }
-
-    /// What the colours mean, for the view's legend.
-    pub fn legend(&self) -> String {
-        match self.colouring {
-            LaneColouring::Owner => "colour = owning broker".to_string(),
-            LaneColouring::Moved => {
-                "orange = a bundle that changed owner during the series, grey = one that stayed"
-                    .to_string()
-            }
-            LaneColouring::Broker(id) => format!("coloured = owned by {id}, grey = other brokers"),
-        }
     }
 }
 

@@ -121,15 +121,8 @@ impl SimulatePanel {
             self.launch(ctx, id, Err(String::new()));
             return;
         }
-        let hub = &p.plan_worker;
         let answer = ctx.link().callback(move |f| Msg::SnapshotFile(id, f));
-        match hub.hold(p.loaded.id) {
-            Ok(()) => match hub.worker.borrow().as_ref() {
-                Some(w) => w.ask_snapshot_file(p.loaded.id, answer),
-                None => answer.emit(Err("no plan worker".to_string())),
-            },
-            Err(e) => answer.emit(Err(e)),
-        }
+        p.plan_worker.ask_snapshot_file(p.loaded.id, answer);
     }
 
     /// Starts the simulation worker of run `id` with the snapshot's file, or, for a scenario's
