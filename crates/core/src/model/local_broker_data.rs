@@ -93,6 +93,25 @@ impl LocalBrokerData {
         }
     }
 
+    /// The report of a broker that joins "like" this one: its limits, topic switches, release
+    /// and load manager; no usage, no identity, no bundles. The one rule for a plan's
+    /// `add-broker=ID~LIKE` and the simulator's joining brokers, so both start a new broker alike.
+    pub fn empty_like(&self) -> LocalBrokerData {
+        let empty = |u: ResourceUsage| ResourceUsage::new(0.0, u.limit);
+        LocalBrokerData {
+            cpu: empty(self.cpu),
+            memory: empty(self.memory),
+            direct_memory: empty(self.direct_memory),
+            bandwidth_in: empty(self.bandwidth_in),
+            bandwidth_out: empty(self.bandwidth_out),
+            persistent_topics_enabled: self.persistent_topics_enabled,
+            non_persistent_topics_enabled: self.non_persistent_topics_enabled,
+            broker_version_string: self.broker_version_string.clone(),
+            load_manager_class_name: self.load_manager_class_name.clone(),
+            ..LocalBrokerData::default()
+        }
+    }
+
     /// `getMaxResourceUsageWithWeight`: the number ThresholdShedder, OverloadShedder, AvgShedder and
     /// the placement strategies compare (fraction, memory ignored).
     pub fn max_resource_usage_with_weight(&self, w: &ResourceWeights) -> f64 {
@@ -257,5 +276,29 @@ mod tests {
         );
         t.remove(&stats(2000.0, 0.0, 0.0, 0.0, 9));
         assert_eq!((t.msg_throughput_in, t.topics, t.consumers), (0.0, 0, 0));
+    }
+
+    #[test]
+    fn a_broker_like_another_keeps_its_limits_and_release_and_nothing_it_owns() {
+        // A broker's report as the admin API prints it (`/admin/v2/broker-stats/load-report`).
+        let text = r#"{"webServiceUrl":"http://broker-1:8080","pulsarServiceUrl":"pulsar://broker-1:6650",
+            "persistentTopicsEnabled":true,"nonPersistentTopicsEnabled":false,
+            "cpu":{"usage":312.5,"limit":800.0},"memory":{"usage":1800.0,"limit":4096.0},
+            "directMemory":{"usage":900.0,"limit":4096.0},
+            "bandwidthIn":{"usage":40000.0,"limit":1250000.0},"bandwidthOut":{"usage":52000.0,"limit":1250000.0},
+            "msgRateIn":120.0,"numTopics":7,"bundles":["t/n/0x00000000_0x40000000"],
+            "brokerVersionString":"3.0.7","loadManagerClassName":"org.apache.pulsar.broker.loadbalance.impl.ModularLoadManagerImpl",
+            "startTimestamp":1700000000000,"lastUpdate":1700000060000}"#;
+        let like: LocalBrokerData = serde_json::from_str(text).unwrap();
+        let new = like.empty_like();
+        assert_eq!(new.cpu, ResourceUsage::new(0.0, 800.0));
+        assert_eq!(new.memory, ResourceUsage::new(0.0, 4096.0));
+        assert_eq!(new.bandwidth_out, ResourceUsage::new(0.0, 1_250_000.0));
+        assert!(new.persistent_topics_enabled && !new.non_persistent_topics_enabled);
+        assert_eq!(new.broker_version_string.as_deref(), Some("3.0.7"));
+        assert_eq!(new.load_manager_class_name, like.load_manager_class_name);
+        assert_eq!((new.web_service_url, new.pulsar_service_url), (None, None));
+        assert!(new.bundles.is_empty() && new.num_topics == 0 && new.msg_rate_in == 0.0);
+        assert_eq!((new.start_timestamp, new.last_update), (None, 0));
     }
 }

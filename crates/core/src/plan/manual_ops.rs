@@ -3,7 +3,7 @@
 //! unloaded without a destination is placed as Pulsar's lookup would (`selectBrokerForAssignment`)
 //! on the leader's view.
 
-use crate::model::{BrokerSnapshot, LocalBrokerData, ResourceUsage};
+use crate::model::BrokerSnapshot;
 use crate::modular::LoadData;
 use crate::modular::pipeline::{PlacementContext, SelectionPath, select_broker_for_bundle};
 use crate::naming::BrokerNames;
@@ -252,20 +252,7 @@ fn add_broker(
             .next()
             .ok_or_else(|| op_error(op, "the snapshot has no broker to copy limits from"))?,
     };
-    let t = &template.local_broker_data;
-    let empty = |u: ResourceUsage| ResourceUsage::new(0.0, u.limit);
-    let local = LocalBrokerData {
-        cpu: empty(t.cpu),
-        memory: empty(t.memory),
-        direct_memory: empty(t.direct_memory),
-        bandwidth_in: empty(t.bandwidth_in),
-        bandwidth_out: empty(t.bandwidth_out),
-        persistent_topics_enabled: t.persistent_topics_enabled,
-        non_persistent_topics_enabled: t.non_persistent_topics_enabled,
-        broker_version_string: t.broker_version_string.clone(),
-        load_manager_class_name: t.load_manager_class_name.clone(),
-        ..LocalBrokerData::default()
-    };
+    let local = template.local_broker_data.empty_like();
     snapshot.brokers.insert(
         broker.to_string(),
         BrokerSnapshot {

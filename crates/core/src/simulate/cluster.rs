@@ -577,7 +577,7 @@ impl SimCluster {
     pub fn add_broker(&mut self, id: &str, like: usize, seed: u64, load: &LoadSpec) -> usize {
         let (template, idle_cpu, like_factor) = match self.brokers.get(like) {
             Some(l) => (
-                l.template.clone(),
+                l.template.empty_like(),
                 l.baseline.first().copied().unwrap_or(0.0),
                 l.cpu_factor,
             ),
@@ -587,15 +587,6 @@ impl SimCluster {
             Some(_) => load.model().cpu_factor(id),
             None => like_factor,
         };
-        let mut template = template;
-        template.broker_id = None;
-        template.web_service_url = None;
-        template.pulsar_service_url = None;
-        template.web_service_url_tls = None;
-        template.pulsar_service_url_tls = None;
-        let empty = |u: ResourceUsage| ResourceUsage::new(0.0, u.limit);
-        template.memory = empty(template.memory);
-        template.direct_memory = empty(template.direct_memory);
         self.brokers.push(SimBroker {
             id: id.to_string(),
             live: false,
