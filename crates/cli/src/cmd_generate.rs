@@ -1,4 +1,5 @@
-//! `lbplan generate [--spec demo|large|pr-16059|bench] [--seed N] [-o FILE]`: writes a synthetic
+//! `lbplan generate [--spec demo|large|pr-16059|bench] [--seed N] [--brokers N]
+//! [--broker-domain D] [-o FILE]`: writes a synthetic
 //! cluster snapshot (`lbplan_core::synthetic`). `static/demo-snapshot.json` (= `builtin:demo`) is
 //! `generate --spec demo` with the default seed.
 
@@ -18,19 +19,32 @@ pub struct Args {
     /// Seed of the generator; the same seed always gives the same snapshot.
     #[arg(long, default_value_t = DEMO_SEED)]
     seed: u64,
+    /// Another broker count than the spec's (the same namespaces and traffic spread over them).
+    #[arg(long)]
+    brokers: Option<u32>,
+    /// Another domain for the broker hosts (`broker-<i>.<domain>.svc:<port>`), e.g.
+    /// `pulsar-broker.pulsar-prod` for ids as long as a Kubernetes cluster's.
+    #[arg(long)]
+    broker_domain: Option<String>,
     /// Output file (default: standard output); written whole or not at all.
     #[arg(short = 'o', long)]
     output: Option<PathBuf>,
 }
 
 pub fn run(args: Args) -> Result<(), CliError> {
-    let spec = SyntheticSpec::by_name(&args.spec).ok_or_else(|| {
+    let mut spec = SyntheticSpec::by_name(&args.spec).ok_or_else(|| {
         CliError::BadInput(format!(
             "unknown spec `{}` (expected {})",
             args.spec,
             SyntheticSpec::NAMES.join(", ")
         ))
     })?;
+    if let Some(n) = args.brokers {
+        spec.brokers = n;
+    }
+    if let Some(d) = args.broker_domain {
+        spec.broker_domain = d;
+    }
     let snapshot = synthetic::generate(&spec, args.seed)
         .map_err(|e| CliError::BadInput(format!("spec `{}`: {e}", args.spec)))?;
     let text = synthetic::to_json(&snapshot)

@@ -9,7 +9,9 @@ use std::path::PathBuf;
 
 use lbplan_core::act::export::ExportOptions;
 use lbplan_core::act::export_format::{ExportError, ExportFormat, export_plan};
+use lbplan_core::plan::summary::broker_names;
 use lbplan_core::rebalance::{Goal, Limits, Proposal, RebalanceRequest, propose};
+use lbplan_core::text::{escape_control, wrap_hanging};
 
 use crate::exit::CliError;
 use crate::option_args::{parse_optional_profile, parse_settings};
@@ -127,14 +129,23 @@ pub fn run(args: Args) -> Result<(), CliError> {
 /// The proposal's summary, trade-off and check, then the plan's own text report.
 fn render(p: &Proposal) -> String {
     let mut out = String::new();
+    // Brokers by their short names (the JSON and scripts keep full ids), lines within a
+    // terminal's 120 columns, and nothing from the snapshot can drive the terminal.
+    let names = broker_names(&p.plan);
+    let text = |t: &str| escape_control(&names.shorten_in(t)).into_owned();
+    let para = |out: &mut String, first: &str, t: &str| {
+        for line in wrap_hanging(&text(t), 120, first, "    ") {
+            let _ = writeln!(out, "{line}");
+        }
+    };
     let b = &p.balance_before;
     let a = &p.plan.balance_after;
     // A drain's outcome is what the operator acts on (stop the broker or not): it comes first.
     for d in &p.drain_status {
         let mark = if d.empty { "DRAINED" } else { "NOT DRAINED" };
-        let _ = writeln!(out, "{mark}: {}", d.headline);
+        para(&mut out, "", &format!("{mark}: {}", d.headline));
         for bundle in d.bundles_left.iter().take(10) {
-            let _ = writeln!(out, "  still there: {bundle}");
+            let _ = writeln!(out, "  still there: {}", text(bundle));
         }
         if d.bundles_left.len() > 10 {
             let _ = writeln!(out, "  … and {} more", d.bundles_left.len() - 10);
@@ -159,11 +170,15 @@ fn render(p: &Proposal) -> String {
         a.std_usage_fraction * 100.0
     );
     if let Some(basis) = &p.plan.release_basis {
-        let _ = writeln!(out, "{}", basis.line());
+        para(&mut out, "", &basis.line());
     }
-    let _ = writeln!(out, "Would Pulsar undo it? {}", p.stick_summary);
+    para(
+        &mut out,
+        "",
+        &format!("Would Pulsar undo it? {}", p.stick_summary),
+    );
     for n in &p.notes {
-        let _ = writeln!(out, "  note: {n}");
+        para(&mut out, "  ", &format!("note: {n}"));
     }
     let _ = writeln!(out, "Trade-off (moves → max/mean, std %, MiB/s moved):");
     // At most ~12 rows: the start, evenly spaced points, the chosen size and the end.
@@ -188,7 +203,7 @@ fn render(p: &Proposal) -> String {
             }
         );
         if let Some(why) = &c.rises_because {
-            let _ = writeln!(out, "         rises: {why}");
+            para(&mut out, "         ", &format!("rises: {why}"));
         }
     }
     if p.curve.len() > 2 {

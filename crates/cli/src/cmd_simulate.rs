@@ -6,6 +6,7 @@ use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
 use lbplan_core::model::Snapshot;
+use lbplan_core::naming::BrokerNames;
 use lbplan_core::simulate::limits::check_cycles;
 use lbplan_core::simulate::{
     self, Comparison, RunConfig, RunOptions, Scenario, builtin_scenario, builtin_scenario_names,
@@ -223,9 +224,11 @@ pub fn run(args: Args) -> Result<(), CliError> {
         }
         Format::Text => simulate::render_table_with(&comparison, args.wide),
     };
-    // The table quotes configuration names and events (broker ids) from the inputs.
+    // The table quotes configuration names and events (broker ids) from the inputs; brokers by
+    // their short names (the JSON and CSV keep full ids).
     let text = if args.format == Format::Text {
-        escape_lines(&text).into_owned()
+        let names = BrokerNames::new(snapshot.brokers.keys().map(String::as_str));
+        escape_lines(&names.shorten_in(&text)).into_owned()
     } else {
         text
     };

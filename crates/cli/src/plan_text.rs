@@ -19,7 +19,7 @@ use lbplan_core::plan::summary::{
 };
 use lbplan_core::plan::verdict::verdict_lines;
 use lbplan_core::plan::{BalanceSummary, BrokerLoadView, Plan, PlannedSplit, SkipScope};
-use lbplan_core::text::escape_control;
+use lbplan_core::text::{escape_control, wrap, wrap_hanging};
 
 /// A value from the snapshot, made safe for the report.
 fn e(value: &impl ToString) -> String {
@@ -45,6 +45,9 @@ fn balance_line(label: &str, b: &BalanceSummary) -> String {
         b.max_bundle_count
     )
 }
+
+/// A terminal's width: the report's lines are kept within it.
+const WIDTH: usize = 120;
 
 /// Splits listed per namespace without `--verbose`.
 const SPLITS_PER_NAMESPACE: usize = 3;
@@ -73,7 +76,10 @@ fn render_splits(out: &mut String, plan: &Plan, names: &BrokerNames, verbose: bo
                 e(&s.algorithm),
                 e(&s.new_bundles.join(", "))
             );
-            let _ = writeln!(out, "        {}", e(&readable_rates(&s.reason_text)));
+            let reason = e(&names.shorten_in(&readable_rates(&s.reason_text)));
+            for line in wrap(&reason, WIDTH, "        ") {
+                let _ = writeln!(out, "{line}");
+            }
         }
         if splits.len() > shown {
             let more = splits.len() - shown;
@@ -181,10 +187,14 @@ pub fn render_text(plan: &Plan, verbose: bool) -> String {
     let mut out = String::new();
     let names = broker_names(plan);
     let short = |id: &str| e(&names.short(id));
+    // The strategies' and the verdict's sentences name brokers by full id (the JSON keeps them).
+    let text = |t: &str| e(&names.shorten_in(t));
     let verdict = verdict_lines(&plan.verdict, plan.seed);
     if plan.verdict.is_worse() {
         for line in &verdict {
-            let _ = writeln!(out, "{}", e(line));
+            for l in wrap_hanging(&text(line), WIDTH, "", "  ") {
+                let _ = writeln!(out, "{l}");
+            }
         }
         out.push('\n');
     }
@@ -198,7 +208,7 @@ pub fn render_text(plan: &Plan, verbose: bool) -> String {
         plan.seed
     );
     if let Some(basis) = &plan.release_basis {
-        let _ = writeln!(out, "{}", e(&basis.line()));
+        let _ = writeln!(out, "{}", text(&basis.line()));
     }
     if let Some(basis) = plan.prediction_basis() {
         let _ = writeln!(out, "{}", e(&basis));
@@ -210,12 +220,14 @@ pub fn render_text(plan: &Plan, verbose: bool) -> String {
         e(&simple_class_name(&plan.placement_strategy))
     );
     for w in &plan.warnings {
-        let _ = writeln!(out, "warning: {}", e(w));
+        let _ = writeln!(out, "warning: {}", text(w));
     }
     if !plan.verdict.is_worse() {
         for (k, line) in verdict.iter().enumerate() {
             let label = if k == 0 { "Verdict: " } else { "  " };
-            let _ = writeln!(out, "{label}{}", e(line));
+            for l in wrap_hanging(&text(line), WIDTH, label, "    ") {
+                let _ = writeln!(out, "{l}");
+            }
         }
     }
     out.push('\n');
@@ -242,7 +254,9 @@ pub fn render_text(plan: &Plan, verbose: bool) -> String {
                 rate(unload_bytes_per_sec(u)),
                 count(u.msg_per_sec)
             );
-            let _ = writeln!(out, "        {}", e(&u.reason_text));
+            for line in wrap(&text(&u.reason_text), WIDTH, "        ") {
+                let _ = writeln!(out, "{line}");
+            }
         }
     }
     for t in &plan.topic_unloads {
@@ -253,18 +267,19 @@ pub fn render_text(plan: &Plan, verbose: bool) -> String {
         let _ = writeln!(out, "Not carried out ({}):", plan.skipped.len());
         for s in &plan.skipped {
             // A broker's why-not names its broker already; a bundle's line leads with the bundle.
-            match &s.scope {
-                SkipScope::Cycle | SkipScope::Broker { .. } => {
-                    let _ = writeln!(out, "  {}", e(&s.why));
-                }
+            let line = match &s.scope {
+                SkipScope::Cycle | SkipScope::Broker { .. } => text(&s.why),
                 SkipScope::Bundle { bundle, broker } => {
-                    let _ = writeln!(out, "  {} on {}: {}", e(bundle), short(broker), e(&s.why));
+                    format!("{} on {}: {}", e(bundle), short(broker), text(&s.why))
                 }
+            };
+            for l in wrap_hanging(&line, WIDTH, "  ", "    ") {
+                let _ = writeln!(out, "{l}");
             }
         }
     }
     if let Some(o) = &plan.outlook {
-        let _ = writeln!(out, "Outlook: {}", e(&o.summary));
+        let _ = writeln!(out, "Outlook: {}", text(&o.summary));
     }
     out.push('\n');
     render_brokers(&mut out, plan, &names, verbose);
@@ -410,6 +425,13 @@ mod tests {
         );
         assert!(text.contains("-> pulsar-broker-0010  ("), "{text}");
         assert!(!text.contains("svc.cluster.local"), "{text}");
+        // 29 sources: the one line counts them and says where the moves go.
+        assert!(
+            text.starts_with(
+                "29 moves, 0 B/s from 29 brokers → pulsar-broker-0010 (25), pulsar-broker-0011 (4); "
+            ),
+            "{text}"
+        );
         // --verbose lists every broker.
         let all = render_text(&large_plan(), true);
         assert!(
@@ -418,5 +440,29 @@ mod tests {
                 .count()
                 == 1000
         );
+    }
+
+    #[test]
+    fn a_strategys_sentence_names_brokers_short_and_wraps_within_the_width() {
+        let mut plan = large_plan();
+        // The shape LeastLongTermMessageRate's reason takes at 1,000 brokers.
+        plan.unloads[0].reason_text = format!(
+            "ThresholdShedder: broker usage 54.2% ≥ average 37.7% + threshold 10.0%; must shed \
+             120 MiB/s, bundle carries 80.0 MiB/s; LeastLongTermMessageRate chose {} (least \
+             long-term message rate 226 msg/s (1 of 984 candidates tie)); runner-up {} at 427 msg/s",
+            plan.unloads[0].to.clone().unwrap(),
+            "pulsar-broker-0341.pulsar-broker-headless.prod-eu.svc.cluster.local:8080"
+        );
+        let text = render_text(&plan, false);
+        assert!(text.lines().all(|l| l.chars().count() <= 120), "{text}");
+        assert!(
+            text.contains("LeastLongTermMessageRate chose pulsar-broker-0010 (least"),
+            "{text}"
+        );
+        assert!(
+            text.contains("runner-up pulsar-broker-0341 at 427 msg/s"),
+            "{text}"
+        );
+        assert!(!text.contains("svc.cluster.local"), "{text}");
     }
 }

@@ -169,13 +169,21 @@ fn plan_honours_namespace_isolation_policies() {
         "globex/clickstream/0xf0000000_0xf8000000",
         "globex/clickstream/0x98000000_0xa0000000",
     ] {
-        let line = text
+        // The entry's line and its wrapped continuation (indented deeper), read as one sentence.
+        let mut lines = text
             .lines()
-            .find(|l| l.trim_start().starts_with(bundle))
+            .skip_while(|l| !l.trim_start().starts_with(bundle));
+        let first = lines
+            .next()
             .unwrap_or_else(|| panic!("{bundle} missing:\n{text}"));
+        let entry = std::iter::once(first)
+            .chain(lines.take_while(|l| l.starts_with("    ")))
+            .map(str::trim)
+            .collect::<Vec<_>>()
+            .join(" ");
         assert!(
-            line.contains("namespace isolation policies allow no other broker"),
-            "{line}"
+            entry.contains("namespace isolation policies allow no other broker"),
+            "{entry}"
         );
     }
     // Orders: 2 primaries (broker-00, broker-01) ≥ min_limit 1, no failover; broker-00 was already

@@ -34,6 +34,25 @@ const SPLITTING: [&str; 6] = [
     "loadBalancerNamespaceBundleMaxMsgRate=100",
 ];
 
+/// Each move's line with its reason, the reason's wrapped lines (8 spaces in) read as one.
+fn moves_with_reasons(text: &str) -> Vec<(&str, String)> {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut out = Vec::new();
+    for (k, line) in lines.iter().enumerate() {
+        if !line.starts_with("    ") || line.starts_with("        ") || !line.contains(" -> ") {
+            continue;
+        }
+        let reason = lines[k + 1..]
+            .iter()
+            .take_while(|l| l.starts_with("        "))
+            .map(|l| l.trim())
+            .collect::<Vec<_>>()
+            .join(" ");
+        out.push((*line, reason));
+    }
+    out
+}
+
 /// The number before " MiB/s" at the end of `text` up to `end`.
 fn mib_before(text: &str) -> f64 {
     let head = text.trim_end().strip_suffix("MiB/s").unwrap().trim_end();
@@ -52,9 +71,9 @@ fn the_plan_in_one_line_comes_first() {
         "{first}"
     );
     // The total is the sum of the figures the reasons give.
-    let carried: f64 = text
-        .lines()
-        .filter_map(|l| l.split("bundle carries ").nth(1))
+    let carried: f64 = moves_with_reasons(&text)
+        .iter()
+        .filter_map(|(_, r)| r.split("bundle carries ").nth(1))
         .map(|rest| mib_before(rest.split(';').next().unwrap()))
         .sum();
     let total = mib_before(first.split(':').next().unwrap());
@@ -69,13 +88,8 @@ fn moves_are_grouped_by_source_and_quote_their_reason_figure() {
         "{text}"
     );
     assert!(text.contains("\n  from broker-04 (3, "), "{text}");
-    let lines: Vec<&str> = text.lines().collect();
     let mut checked = 0;
-    for pair in lines.windows(2) {
-        let (line, reason) = (pair[0], pair[1]);
-        if !line.starts_with("    ") || !line.contains(" -> ") {
-            continue;
-        }
+    for (line, reason) in moves_with_reasons(&text) {
         let figure = line.split("  (").nth(1).unwrap().split(',').next().unwrap();
         assert!(
             reason.contains(&format!("bundle carries {figure}")),

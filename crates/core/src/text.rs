@@ -76,6 +76,66 @@ pub fn fit_width(s: &str, width: usize) -> String {
     out
 }
 
+/// `text` broken at spaces into lines of at most `width` characters, each starting with
+/// `indent` (a reason sentence under a plan row, kept within a terminal's width). A word longer
+/// than a line keeps a line of its own rather than being cut: ids and bundle names stay whole.
+pub fn wrap(text: &str, width: usize, indent: &str) -> Vec<String> {
+    wrap_hanging(text, width, indent, indent)
+}
+
+/// The words of `text`, a number kept with the word after it ("80.0 MiB/s", "984 brokers") so a
+/// line never ends in a figure whose unit starts the next.
+fn glued_words(text: &str) -> Vec<String> {
+    let mut words: Vec<String> = Vec::new();
+    let mut glue = false;
+    for w in text.split(' ').filter(|w| !w.is_empty()) {
+        match words.last_mut() {
+            Some(last) if glue && w.starts_with(|c: char| c.is_alphabetic() || c == '%') => {
+                last.push(' ');
+                last.push_str(w);
+                glue = false;
+            }
+            _ => {
+                glue = w.starts_with(|c: char| c.is_ascii_digit())
+                    && w.chars()
+                        .all(|c| c.is_ascii_digit() || c == '.' || c == ',');
+                words.push(w.to_string());
+            }
+        }
+    }
+    words
+}
+
+/// [`wrap`] with the first line led by `first` (a list item's `- `) and the others by `indent`.
+pub fn wrap_hanging(text: &str, width: usize, first: &str, indent: &str) -> Vec<String> {
+    let mut lead = first;
+    let mut room = width.saturating_sub(lead.chars().count()).max(1);
+    let mut lines = Vec::new();
+    let mut line = String::new();
+    let mut used = 0usize;
+    for word in glued_words(text) {
+        let n = word.chars().count();
+        let word = word.as_str();
+        if used > 0 && used + 1 + n > room {
+            lines.push(format!("{lead}{line}"));
+            lead = indent;
+            room = width.saturating_sub(lead.chars().count()).max(1);
+            line.clear();
+            used = 0;
+        }
+        if used > 0 {
+            line.push(' ');
+            used += 1;
+        }
+        line.push_str(word);
+        used += n;
+    }
+    if used > 0 || lines.is_empty() {
+        lines.push(format!("{lead}{line}"));
+    }
+    lines
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -113,6 +173,43 @@ mod tests {
         assert_eq!(
             escape_lines("row \u{1b}]0;title\u{7}\nnext\n"),
             "row \\x1b]0;title\\x07\nnext\n"
+        );
+    }
+
+    #[test]
+    fn a_reason_wraps_at_spaces_within_the_width() {
+        let reason = "ThresholdShedder: broker usage 79.2% ≥ average 34.9% + threshold 10.0%; \
+                      must shed 20.7 MiB/s, bundle carries 10.4 MiB/s";
+        let lines = wrap(reason, 40, "    ");
+        assert_eq!(
+            lines,
+            [
+                "    ThresholdShedder: broker usage 79.2%",
+                "    ≥ average 34.9% + threshold 10.0%;",
+                "    must shed 20.7 MiB/s, bundle carries",
+                "    10.4 MiB/s",
+            ]
+        );
+        assert!(lines.iter().all(|l| l.chars().count() <= 40));
+        // A word longer than the room stands alone, whole.
+        let long = "to pulsar-broker-0010.pulsar-broker-headless.prod.svc:8080 now";
+        assert_eq!(
+            wrap(long, 20, "  "),
+            [
+                "  to",
+                "  pulsar-broker-0010.pulsar-broker-headless.prod.svc:8080",
+                "  now"
+            ]
+        );
+        assert_eq!(wrap("", 20, "  "), ["  "]);
+        // A figure stays with its unit.
+        assert_eq!(
+            wrap("must shed 120 MiB/s now", 16, ""),
+            ["must shed", "120 MiB/s now"]
+        );
+        assert_eq!(
+            wrap_hanging("- broker-10 ends at 120.5% (was 40.1%)", 22, "", "  "),
+            ["- broker-10 ends at", "  120.5% (was 40.1%)"]
         );
     }
 }

@@ -130,6 +130,14 @@ fn whole_pct(fraction: f64) -> String {
     format!("{:.0}%", fraction * 100.0)
 }
 
+/// Source brokers the one-line summary lists route by route; with more (or routes too long for
+/// the line), it counts the sources and lists the destinations (at most this many, busiest first).
+const ROUTES_IN_ONE_LINE: usize = 4;
+
+/// The most characters the routes take in the one line (which stays within a terminal's 120
+/// columns with the counts around them).
+const ROUTES_WIDTH: usize = 80;
+
 /// The plan in one line: how many moves and how much traffic, from which brokers to which, splits,
 /// and the busiest broker's usage before and after.
 pub fn one_line(plan: &Plan) -> String {
@@ -142,14 +150,17 @@ pub fn one_line(plan: &Plan) -> String {
     if !plan.unloads.is_empty() {
         let names = broker_names(plan);
         let total: f64 = plan.unloads.iter().map(unload_bytes_per_sec).sum();
-        let routes: Vec<String> = moves_by_source(plan)
+        let by_source = moves_by_source(plan);
+        let dest = |u: &PlannedUnload| {
+            u.to.as_deref()
+                .map_or_else(|| "?".to_string(), |t| names.short(t).to_string())
+        };
+        let routes: Vec<String> = by_source
             .iter()
             .map(|(from, us)| {
                 let mut to: Vec<String> = Vec::new();
                 for u in us {
-                    let name =
-                        u.to.as_deref()
-                            .map_or_else(|| "?".to_string(), |t| names.short(t).to_string());
+                    let name = dest(u);
                     if !to.contains(&name) {
                         to.push(name);
                     }
@@ -157,7 +168,48 @@ pub fn one_line(plan: &Plan) -> String {
                 format!("{} → {}", names.short(from), to.join(", "))
             })
             .collect();
-        text.push_str(&format!(", {}: {}", rate(total), routes.join("; ")));
+        let routes = routes.join("; ");
+        if by_source.len() <= ROUTES_IN_ONE_LINE && routes.chars().count() <= ROUTES_WIDTH {
+            text.push_str(&format!(", {}: {routes}", rate(total)));
+        } else {
+            // Many sources: where the moves go is the point (25 of 29 to one broker is a
+            // pattern); the sources are counted.
+            let mut to: Vec<(String, usize)> = Vec::new();
+            for u in &plan.unloads {
+                let name = dest(u);
+                match to.iter_mut().find(|(n, _)| *n == name) {
+                    Some((_, k)) => *k += 1,
+                    None => to.push((name, 1)),
+                }
+            }
+            to.sort_by_key(|d| std::cmp::Reverse(d.1));
+            // Destinations, busiest first, as many as the line has room for (at least one).
+            let mut listed: Vec<String> = Vec::new();
+            let mut width = 0;
+            for (n, k) in &to {
+                let item = format!("{n} ({})", count(*k as f64));
+                let w = item.chars().count() + 2;
+                if !listed.is_empty()
+                    && (listed.len() == ROUTES_IN_ONE_LINE || width + w > ROUTES_WIDTH - 20)
+                {
+                    break;
+                }
+                width += w;
+                listed.push(item);
+            }
+            if to.len() > listed.len() {
+                listed.push(format!(
+                    "{} more brokers",
+                    count((to.len() - listed.len()) as f64)
+                ));
+            }
+            text.push_str(&format!(
+                ", {} from {} brokers → {}",
+                rate(total),
+                count(by_source.len() as f64),
+                listed.join(", ")
+            ));
+        }
     }
     match plan.splits.len() {
         0 => {}

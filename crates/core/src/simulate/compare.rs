@@ -221,30 +221,36 @@ pub fn render_table_with(c: &Comparison, wide: bool) -> String {
     if !wide {
         out.push_str("(--wide: strategies, minutes, last unload, from recent dest, splits, max/mean; json/csv: all)\n");
     }
-    // Below the table, which stays within its width.
+    // Below the table, within its width too.
     out.push_str(&release_lines(c));
     for r in &c.runs {
         if let Some(flag) = r.summary.over_capacity_text() {
-            out.push_str(&format!("[{}] {flag}\n", r.config.name));
+            push_wrapped(&mut out, &format!("[{}] {flag}", r.config.name));
         }
     }
     for [k, j] in &c.identical_runs {
         if let (Some(a), Some(b)) = (c.runs.get(*k), c.runs.get(*j)) {
-            out.push_str(&format!(
-                "identical: [{}] and [{}] measured the same in every cycle (these settings make no difference here)\n",
-                a.config.name, b.config.name
-            ));
+            push_wrapped(
+                &mut out,
+                &format!(
+                    "identical: [{}] and [{}] measured the same in every cycle (these settings make no difference here)",
+                    a.config.name, b.config.name
+                ),
+            );
         }
     }
     for r in &c.runs {
         for w in &r.warnings {
-            out.push_str(&format!("warning [{}]: {w}\n", r.config.name));
+            push_wrapped(&mut out, &format!("warning [{}]: {w}", r.config.name));
         }
         if r.cancelled {
-            out.push_str(&format!(
-                "[{}] cancelled after {} cycles\n",
-                r.config.name, r.summary.cycles_run
-            ));
+            push_wrapped(
+                &mut out,
+                &format!(
+                    "[{}] cancelled after {} cycles",
+                    r.config.name, r.summary.cycles_run
+                ),
+            );
         }
     }
     out
@@ -268,13 +274,25 @@ fn release_lines(c: &Comparison) -> String {
     groups
         .into_iter()
         .map(|(line, names)| {
-            if single {
-                format!("{line}\n")
+            let line = if single {
+                line
             } else {
-                format!("[{}] {line}\n", names.join(", "))
-            }
+                format!("[{}] {line}", names.join(", "))
+            };
+            let mut text = String::new();
+            push_wrapped(&mut text, &line);
+            text
         })
         .collect()
+}
+
+/// A note under the table, within its 120 columns (a leader's id can be a long host name), its
+/// wrapped lines indented.
+fn push_wrapped(out: &mut String, text: &str) {
+    for line in crate::text::wrap_hanging(text, 120, "", "  ") {
+        out.push_str(&line);
+        out.push('\n');
+    }
 }
 
 /// The default text table ([`render_table_with`] not wide).

@@ -46,6 +46,10 @@ pub enum SyntheticError {
     HotBrokerOutOfRange { index: u32, brokers: u32 },
     #[error("`{field}` must be a finite number >= 0, found {value}")]
     BadNumber { field: String, value: f64 },
+    #[error(
+        "broker domain `{0}` is not a DNS name (lowercase letters, digits, `-` and `.` between labels)"
+    )]
+    BadBrokerDomain(String),
 }
 
 /// The demo cluster (`SyntheticSpec::demo()` with [`DEMO_SEED`]).

@@ -264,6 +264,9 @@ impl SyntheticSpec {
         if self.brokers == 0 {
             return Err(SyntheticError::NoBrokers);
         }
+        if !is_dns_name(&self.broker_domain) {
+            return Err(SyntheticError::BadBrokerDomain(self.broker_domain.clone()));
+        }
         match &self.traffic {
             Traffic::PerNamespace(t) => {
                 if let Some(hot) = t.hot_broker {
@@ -324,4 +327,19 @@ fn check_number(field: &str, value: f64) -> Result<(), SyntheticError> {
             value,
         })
     }
+}
+
+/// A host name's domain part as Kubernetes and DNS write it: labels of lowercase letters, digits
+/// and inner `-`, joined by `.` (so the generated broker ids are ones a cluster could have).
+fn is_dns_name(domain: &str) -> bool {
+    !domain.is_empty()
+        && domain.len() <= 200
+        && domain.split('.').all(|label| {
+            !label.is_empty()
+                && !label.starts_with('-')
+                && !label.ends_with('-')
+                && label
+                    .bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+        })
 }
