@@ -16,11 +16,12 @@ use lbplan_core::view::plan_lists::{self, FlatRow, MoveSort};
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
-use super::VerdictBanner;
 use super::pipeline_detail::{ExplainSource, PipelineDisclosure};
 use super::styled::Styled;
 use super::virtual_rows::{VirtualRows, aria_row};
+use super::{VerdictBanner, named_text};
 use crate::format;
+use lbplan_core::naming::BrokerNames;
 use lbplan_core::plan::verdict::rebalance_instead;
 
 #[derive(Clone, Properties)]
@@ -89,11 +90,11 @@ const USAGE_ROW_PX: u32 = 38;
 const LIST_PX: u32 = 420;
 
 /// A decision's reason in full (wrapping), with its rule's kind and numbers laid out.
-fn reason_detail(reason: &str, decided: &DecisionReason) -> Html {
+fn reason_detail(names: &BrokerNames, reason: &str, decided: &DecisionReason) -> Html {
     let facts = plan_lists::reason_facts(&serde_json::to_value(decided).unwrap_or_default());
     html! {
         <>
-            <p class="reason-text" data-testid="plan-detail-reason">{ reason.to_string() }</p>
+            <p class="reason-text" data-testid="plan-detail-reason">{ named_text(names, reason) }</p>
             if !facts.is_empty() {
                 <dl class="facts small" data-testid="plan-detail-numbers">
                     { for facts.into_iter().map(|f| html! { <div><dt>{ f.label }</dt><dd class="mono">{ f.value }</dd></div> }) }
@@ -469,7 +470,7 @@ pub fn plan_view(p: &PlanViewProps) -> Html {
                             if !u.pass_destination { <span class="muted small">{ " predicted" }</span> }
                         </td>
                         <td class="num">{ mib(unload_bytes_per_sec(u)) }</td>
-                        <td class="reason">{ u.reason_text.clone() }</td>
+                        <td class="reason">{ named_text(&names, &u.reason_text) }</td>
                     </tr>
                 }
             }
@@ -502,7 +503,7 @@ pub fn plan_view(p: &PlanViewProps) -> Html {
                         <td class="mono" title={s.broker.clone()}>{ names.short(&s.broker).to_string() }</td>
                         <td>{ s.algorithm.clone() }</td>
                         <td class="mono small">{ s.new_bundles.join(", ") }</td>
-                        <td class="reason">{ s.reason_text.clone() }</td>
+                        <td class="reason">{ named_text(&names, &s.reason_text) }</td>
                     </tr>
                 }
             }
@@ -607,11 +608,11 @@ pub fn plan_view(p: &PlanViewProps) -> Html {
                             <span class="mono" title={format!("{} → {}", u.from, u.to.as_deref().unwrap_or("(chosen by Pulsar)"))}>
                                 { format!(" {} → {}", names.short(&u.from), u.to.as_deref().map_or("(chosen by Pulsar)", |t| names.short(t))) }</span>
                             { format!(" · {} MiB/s · {}", mib(unload_bytes_per_sec(u)), u.origin) }</h4>
-                        { reason_detail(&u.reason_text, &u.reason) }
+                        { reason_detail(&names, &u.reason_text, &u.reason) }
                         <PipelineDisclosure key={format!("u:{}:{}", plan_serial_key, u.bundle)}
                             which={DecisionRef::Unload { bundle: u.bundle.clone() }}
                             detail={u.detail.clone().map(DecisionDetail::Unload)}
-                            explain={p.explain.clone()} />
+                            explain={p.explain.clone()} names={names.clone()} />
                     </div>
                 }
             }
@@ -633,11 +634,11 @@ pub fn plan_view(p: &PlanViewProps) -> Html {
                         if !s.new_bundles.is_empty() {
                             <p class="mono small">{ format!("New bundles: {}", s.new_bundles.join(", ")) }</p>
                         }
-                        { reason_detail(&s.reason_text, &s.reason) }
+                        { reason_detail(&names, &s.reason_text, &s.reason) }
                         <PipelineDisclosure key={format!("s:{}:{}", plan_serial_key, s.bundle)}
                             which={DecisionRef::Split { bundle: s.bundle.clone() }}
                             detail={s.detail.clone().map(DecisionDetail::Split)}
-                            explain={p.explain.clone()} />
+                            explain={p.explain.clone()} names={names.clone()} />
                     </div>
                 }
             }
@@ -651,13 +652,13 @@ pub fn plan_view(p: &PlanViewProps) -> Html {
                     { for plan.skipped.iter().map(|s| html! {
                         <li data-kind={s.reason.kind.as_str()} data-scope={s.scope.name()}>
                             { match &s.scope {
-                                SkipScope::Cycle => html! { { &s.why } },
+                                SkipScope::Cycle => named_text(&names, &s.why),
                                 SkipScope::Broker { broker } => html! {
-                                    <>{ "on " }<span class="mono" title={broker.clone()}>{ names.short(broker).to_string() }</span>{ format!(": {}", s.why) }</>
+                                    <>{ "on " }<span class="mono" title={broker.clone()}>{ names.short(broker).to_string() }</span>{ ": " }{ named_text(&names, &s.why) }</>
                                 },
                                 SkipScope::Bundle { bundle, broker } => html! {
                                     <><span class="mono">{ bundle }</span>{ find_button(bundle, p.on_find.as_ref()) }{ " on " }
-                                    <span class="mono" title={broker.clone()}>{ names.short(broker).to_string() }</span>{ format!(": {}", s.why) }</>
+                                    <span class="mono" title={broker.clone()}>{ names.short(broker).to_string() }</span>{ ": " }{ named_text(&names, &s.why) }</>
                                 },
                             } }
                         </li>
