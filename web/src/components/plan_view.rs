@@ -557,7 +557,8 @@ pub fn plan_view(p: &PlanViewProps) -> Html {
             <VerdictBanner verdict={plan.verdict.clone()} seed={plan.seed}
                 on_apply_setting={p.on_apply_setting.clone()}
                 on_propose_rebalance={p.on_propose_rebalance.clone()}
-                rebalance_instead={plan.verdict.is_worse().then(|| rebalance_instead(plan))} />
+                rebalance_instead={plan.verdict.is_worse().then(|| rebalance_instead(plan))}
+                names={names.clone()} />
             <p class="muted">
                 { format!("{} load manager, {} shedding, {} placement, profile {}, seed {}",
                     plan.load_manager, plan.shedding_strategy, plan.placement_strategy, plan.profile, plan.seed) }
