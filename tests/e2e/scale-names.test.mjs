@@ -172,8 +172,23 @@ for (const [brokers, label, timeout] of [[12, 'demo', 180_000], [1000, '1000', 6
 
       // The plan: From and To readable in their columns; reasons name brokers short, full id on hover.
       await page.click('[data-testid=run-plan]');
-      await page.waitForSelector('[data-testid=plan-move]', { timeout: 120_000 });
+      await page.waitForSelector('[data-testid=plan-move-group]', { timeout: 120_000 });
       await page.waitForFunction(() => !document.querySelector('[data-testid=plan-pending]'), null, { timeout: 120_000 });
+      // Moves grouped by the broker they leave, each group's name short, the full id its title.
+      const groups = await page.locator('[data-testid=plan-move-group] [data-testid=plan-group-name]')
+        .evaluateAll((ns) => ns.map((n) => [n.textContent, n.title]));
+      assert.ok(groups.length > 0);
+      for (const [text, title] of groups) {
+        assert.match(text, SHORT);
+        assert.equal(title, `${text}${SUFFIX}`);
+      }
+      // Many groups start closed (core's `plan_lists::OPEN_GROUPS`): open the first three.
+      if (await page.locator('[data-testid=plan-move]').count() === 0) {
+        for (let k = 0; k < Math.min(3, groups.length); k++) {
+          await page.locator('[data-testid=plan-move-group] .group-toggle[aria-expanded=false]').first().click();
+        }
+        await page.waitForSelector('[data-testid=plan-move]', { timeout: 10_000 });
+      }
       const moves = await page.locator('[data-testid=plan-move]').evaluateAll((rs) => rs.map((r) => ({
         from: r.querySelector('[data-testid=plan-move-from]').textContent,
         to: r.querySelector('[data-testid=plan-move-to]').textContent.trim(),
@@ -195,6 +210,20 @@ for (const [brokers, label, timeout] of [[12, 'demo', 180_000], [1000, '1000', 6
       await page.locator('[data-testid=plan-move] [data-testid=plan-pick]').first().click();
       await page.waitForSelector('[data-testid=plan-detail-reason]');
       await assertNoFullIds(page, '[data-testid=plan-detail-reason]', 'the picked move\'s reason');
+      // Its numbers: the destination and the runner-up by short name too.
+      await assertNoFullIds(page, '[data-testid=plan-detail-numbers] dd', 'the picked move\'s numbers');
+      // Skipped decisions: the first 20 listed, the rest behind "Show all" (hundreds at this size).
+      if (await page.locator('[data-testid=plan-skipped]').count() > 0) {
+        const skipped = await page.locator('[data-testid=plan-skipped] li').count();
+        assert.ok(skipped <= 20, `${skipped} skipped decisions listed`);
+        await assertNoFullIds(page, '[data-testid=plan-skipped] li', 'a skipped decision');
+        const total = Number((await page.textContent('h3:has-text("Skipped decisions")')).match(/\((\d+)\)/)[1]);
+        if (total > 20) {
+          await page.click('[data-testid=plan-skipped-all]');
+          await page.waitForFunction((n) => document.querySelectorAll('[data-testid=plan-skipped] li').length === n, total);
+          await page.click('[data-testid=plan-skipped-all]');
+        }
+      }
       await screenshotOf(page, '[data-testid=plan]', `scale-${label}-plan.png`);
 
       // Rebalance toward the default goal: its proposal's moves by short name.

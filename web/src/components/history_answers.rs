@@ -113,7 +113,7 @@ pub fn history_answers_view(p: &HistoryAnswersProps) -> Html {
                         let step = pp.step;
                         let path: Vec<&str> = pp.brokers.iter().map(|b| names.short(b)).collect();
                         html! {
-                            <li data-testid="history-ping-pong-row" data-step={step.to_string()}>
+                            <li data-testid="history-ping-pong-row" data-step={step.to_string()} title={pp.brokers.join(" → ")}>
                                 <button type="button" class="link" onclick={p.on_step.reform(move |_: MouseEvent| step)}
                                     title="Show this moment">
                                     { format!("{}  {}  left {}, back {}{}", pp.bundle, path.join(" → "),

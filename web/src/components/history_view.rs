@@ -549,7 +549,7 @@ impl HistoryTimeline {
                 let more = owners.len().saturating_sub(6);
                 html! {
                     <figure class="history-lane" data-testid="history-lane" data-namespace={lane.namespace.clone()}>
-                        <figcaption class="mono small">{ lane.namespace.clone() }
+                        <figcaption class="mono small">{ named_text(&s.names, &lane.namespace) }
                             <span class="muted">{ format!(" — {} cells", lane.cells.len()) }</span></figcaption>
                         <LaneCanvas timeline={t.clone()} lane={i} step={step} dark={ctx.props().dark}
                             colouring={colouring.clone()} on_pick={on_step.clone()} />

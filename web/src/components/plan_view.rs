@@ -88,6 +88,8 @@ const PLAN_ROW_PX: u32 = 30;
 const USAGE_ROW_PX: u32 = 38;
 /// The lists' scroll height once they overflow, px.
 const LIST_PX: u32 = 420;
+/// Skipped decisions listed before "Show all" (one line each; a 1,000-broker cycle skips hundreds).
+const SKIPPED_SHOWN: usize = 20;
 
 /// A decision's reason in full (wrapping), with its rule's kind and numbers laid out.
 fn reason_detail(names: &BrokerNames, reason: &str, decided: &DecisionReason) -> Html {
@@ -97,7 +99,7 @@ fn reason_detail(names: &BrokerNames, reason: &str, decided: &DecisionReason) ->
             <p class="reason-text" data-testid="plan-detail-reason">{ named_text(names, reason) }</p>
             if !facts.is_empty() {
                 <dl class="facts small" data-testid="plan-detail-numbers">
-                    { for facts.into_iter().map(|f| html! { <div><dt>{ f.label }</dt><dd class="mono">{ f.value }</dd></div> }) }
+                    { for facts.into_iter().map(|f| html! { <div><dt>{ f.label }</dt><dd class="mono">{ named_text(names, &f.value) }</dd></div> }) }
                 </dl>
             }
         </>
@@ -289,6 +291,9 @@ pub fn plan_view(p: &PlanViewProps) -> Html {
     // Groups the user opened or closed (against their default), by "move:broker" / "split:namespace".
     let toggled = use_state(HashSet::<String>::new);
     let picked = use_state(|| None::<Picked>);
+    // Every skipped decision listed, not the first [`SKIPPED_SHOWN`] (at 1,000 brokers a cycle
+    // skips a broker or bundle by the hundred).
+    let all_skipped = use_state(|| false);
     // The plan's brokers by core's one display rule, once per plan; full ids on hover and focus.
     let names = use_memo(Rc::as_ptr(&p.plan) as usize, {
         let plan = p.plan.clone();
@@ -648,9 +653,9 @@ pub fn plan_view(p: &PlanViewProps) -> Html {
                 <ul>{ for plan.topic_unloads.iter().map(|t| html! { <li class="mono">{ t }</li> }) }</ul>
             }
             if !plan.skipped.is_empty() {
-                <h3>{ "Skipped decisions" }</h3>
+                <h3>{ format!("Skipped decisions ({})", plan.skipped.len()) }</h3>
                 <ul data-testid="plan-skipped">
-                    { for plan.skipped.iter().map(|s| html! {
+                    { for plan.skipped.iter().take(if *all_skipped { usize::MAX } else { SKIPPED_SHOWN }).map(|s| html! {
                         <li data-kind={s.reason.kind.as_str()} data-scope={s.scope.name()}>
                             { match &s.scope {
                                 SkipScope::Cycle => named_text(&names, &s.why),
@@ -665,6 +670,15 @@ pub fn plan_view(p: &PlanViewProps) -> Html {
                         </li>
                     }) }
                 </ul>
+                if plan.skipped.len() > SKIPPED_SHOWN {
+                    <p class="small">
+                        <button type="button" class="link" data-testid="plan-skipped-all" aria-pressed={all_skipped.to_string()}
+                            onclick={{ let all = all_skipped.clone(); Callback::from(move |_| all.set(!*all)) }}>
+                            { if *all_skipped { "Show the first ".to_string() + &SKIPPED_SHOWN.to_string() }
+                              else { format!("Show all {} skipped decisions", plan.skipped.len()) } }
+                        </button>
+                    </p>
+                }
             }
             <h3>{ "Balance" }</h3>
             <table class="data" data-testid="plan-balance">
