@@ -2,7 +2,7 @@
 // Chromium and prints its numbers. `node tests/e2e/dashboard-bench.mjs` after `trunk build --release --features bench`
 // (LBPLAN_DIST=dir: another build's dist/). With LBPLAN_TRACE=1 it also records a DevTools trace
 // and says what made each long task of the new path (page-trace.mjs): import → show → first plan,
-// and the what-if edit after it.
+// the what-if edit after it, and one decision explained on demand (builds that print it).
 import { start } from './dashboard-helpers.mjs';
 import { startTrace, stopTrace, longTasks, report } from './page-trace.mjs';
 
@@ -26,6 +26,10 @@ try {
         [results, text], { timeout: 600_000, polling: 50 });
       await page.evaluate((m) => performance.mark(m), mark);
     }
+    // Optional: older builds go on to the end without explaining a decision.
+    await page.waitForFunction(([sel, t]) => document.querySelector(sel)?.textContent.includes(t)
+      || document.querySelector(sel)?.hasAttribute('data-done'), [results, 'one decision explained'], { timeout: 600_000, polling: 50 });
+    await page.evaluate(() => performance.mark('bench-explain-done'));
   }
   await page.waitForSelector(`${results}[data-done]`, { timeout: 600_000 });
   console.log(await page.textContent(results));
@@ -34,6 +38,7 @@ try {
     const events = await stopTrace(cdp);
     console.log(report('import → show → first plan', longTasks(events, 'bench-new-path-start', 'bench-first-plan-done')));
     console.log(report('what-if edit', longTasks(events, 'bench-first-plan-done', 'bench-edit-done')));
+    console.log(report('one decision explained on demand', longTasks(events, 'bench-edit-done', 'bench-explain-done')));
   }
 } finally {
   await env.close();

@@ -833,8 +833,11 @@ test('every judgement shown: the verdict\'s warnings on a better plan, a what-if
     await overloaded.press('Tab');
     await page.waitForSelector('[data-testid=verdict-warnings] li', { timeout: 20_000 });
     assert.equal(await page.getAttribute('[data-testid=verdict-banner]', 'data-outcome'), 'better');
+    // The warning names the broker by its display name, the full id on hover.
     assert.match(await page.textContent('[data-testid=verdict-warnings]'),
-      /broker-05\.demo\.svc:8080 stays over loadBalancerBrokerOverloadedThresholdPercentage \(60\.2%\)/);
+      /broker-05 stays over loadBalancerBrokerOverloadedThresholdPercentage \(60\.2%\)/);
+    assert.equal(await page.locator('[data-testid=verdict-warnings] .broker-name', { hasText: 'broker-05' }).first()
+      .getAttribute('title'), 'broker-05.demo.svc:8080');
     // The edit decides nothing differently: the same balance as the baseline.
     await page.waitForSelector('[data-testid=plan-vs-baseline]', { timeout: 20_000 });
     assert.equal(await page.getAttribute('[data-testid=plan-vs-baseline]', 'data-outcome'), 'no-change');

@@ -540,12 +540,13 @@ async fn round6_new_path(
     );
     pause().await;
     let t = now_ms();
-    let job = Request::Plan(Box::new(PlanJob::new(
-        3,
-        2,
-        None,
-        &PlanRequest::leader_cycle(),
-    )));
+    // As the store asks it (`Store::worker_request`): without the decisions' details, which the
+    // page asks for one at a time when a pane is opened (measured below).
+    let first = PlanRequest {
+        explain: lbplan_core::plan::Explain::Summary,
+        ..PlanRequest::leader_cycle()
+    };
+    let job = Request::Plan(Box::new(PlanJob::new(3, 2, None, &first)));
     if let Ok(text) = serde_json::to_string(&job) {
         worker.send(text, 2);
         let _ = JsFuture::from(planned).await;
@@ -566,7 +567,9 @@ async fn round6_new_path(
             "new path page long tasks (import, show, first plan): {n}, longest {longest:.0} ms"
         ),
     );
+    let mut first_move = None;
     if let Some(p) = last_plan.borrow_mut().take() {
+        first_move = p.unloads.first().map(|u| u.bundle.clone());
         let json = serde_json::to_string(&p).map_or(0, |j| j.len());
         line(
             pre,
@@ -585,7 +588,7 @@ async fn round6_new_path(
             key: "loadBalancerSheddingEnabled".into(),
             value: "false".into(),
         }],
-        ..PlanRequest::leader_cycle()
+        ..first.clone()
     };
     let job = Request::Plan(Box::new(
         PlanJob::new(4, 2, None, &edit).with_diff_baseline(true),
@@ -605,6 +608,37 @@ async fn round6_new_path(
             "new path: what-if edit (shedding off, with its diff) in the worker: {edit_ms:.0} ms; page long tasks {n}, longest {longest:.0} ms"
         ),
     );
+    // The first move's placement pipeline, asked as its disclosure asks (`PipelineDisclosure`).
+    if let Some(bundle) = first_move {
+        let explain_from = now_ms();
+        let (explained, slot) = signal();
+        let size: Rc<RefCell<Result<usize, String>>> = Rc::new(RefCell::new(Ok(0)));
+        let got = size.clone();
+        worker.ask_explanation(
+            2,
+            &first,
+            lbplan_core::plan::DecisionRef::Unload { bundle },
+            yew::Callback::from(move |a: crate::plan_client::Explanation| {
+                *got.borrow_mut() = a.map(|d| serde_json::to_string(&d).map_or(0, |j| j.len()));
+                fire(&slot);
+            }),
+        );
+        let _ = JsFuture::from(explained).await;
+        let explain_ms = now_ms() - explain_from;
+        pause().await;
+        pause().await;
+        let (n, longest) = tasks.between(explain_from, now_ms());
+        let what = match &*size.borrow() {
+            Ok(bytes) => format!("{:.1} KiB", *bytes as f64 / 1024.0),
+            Err(e) => format!("failed: {e}"),
+        };
+        line(
+            pre,
+            format!(
+                "new path: one decision explained on demand (the first move's pipeline, {what}): {explain_ms:.0} ms; page long tasks {n}, longest {longest:.0} ms"
+            ),
+        );
+    }
     let t = now_ms();
     let note = crate::persist::save_upload(
         "lbplan-bench",

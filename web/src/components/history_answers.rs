@@ -6,6 +6,8 @@ use std::rc::Rc;
 
 use lbplan_core::history::report::HistoryAnswers;
 use lbplan_core::naming::BrokerNames;
+
+use super::named_text;
 use lbplan_worker::protocol::HistoryView;
 use yew::prelude::*;
 
@@ -63,7 +65,7 @@ pub fn history_answers_view(p: &HistoryAnswersProps) -> Html {
                                 <button type="button" class="link" onclick={p.on_step.reform(move |_: MouseEvent| step)}>
                                     { format!("Burst at snapshot {} ({})", b.step + 1, minutes(b.at_ms)) }
                                 </button>
-                                { format!(": {} moves (usually {:.0}); likely trigger: {}", b.moves, b.usual_moves, b.trigger) }
+                                { format!(": {} moves (usually {:.0}); likely trigger: ", b.moves, b.usual_moves) }{ named_text(&names, &b.trigger) }
                             </li>
                         }
                     }) }
@@ -111,7 +113,7 @@ pub fn history_answers_view(p: &HistoryAnswersProps) -> Html {
                         let step = pp.step;
                         let path: Vec<&str> = pp.brokers.iter().map(|b| names.short(b)).collect();
                         html! {
-                            <li data-testid="history-ping-pong-row" data-step={step.to_string()}>
+                            <li data-testid="history-ping-pong-row" data-step={step.to_string()} title={pp.brokers.join(" → ")}>
                                 <button type="button" class="link" onclick={p.on_step.reform(move |_: MouseEvent| step)}
                                     title="Show this moment">
                                     { format!("{}  {}  left {}, back {}{}", pp.bundle, path.join(" → "),

@@ -23,6 +23,7 @@ use std::rc::Rc;
 use lbplan_core::history::prometheus::mapping::parse_pairs;
 use lbplan_core::history::prometheus::render::basis_lines;
 use lbplan_core::history::render::{cause_text, change_text};
+use lbplan_core::naming::BrokerNames;
 use lbplan_core::view::lane_colouring::{LaneColouring, LanePainter};
 use lbplan_core::view::palette::css_hex;
 use lbplan_core::view::sim_chart::Chart;
@@ -34,11 +35,11 @@ use lbplan_worker::protocol::{
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
-use super::event_value;
 use super::history_answers::HistoryAnswersView;
 use super::history_leader_log::HistoryLeaderLogView;
 use super::model_accuracy::ModelAccuracyView;
 use super::sim_chart::{SimChartView, hidpi_context};
+use super::{event_value, named_text};
 use crate::format::{bytes_per_sec, pct};
 use crate::history_client::{HistoryEvent, HistoryWorker};
 use crate::loader::{Picked, pick_file_list};
@@ -92,17 +93,28 @@ struct Shown {
     chart: Rc<Chart>,
     /// A live history's view (the section follows it), not an uploaded series'.
     live: bool,
+    /// The series' brokers by core's display rule (60-character ids make owners, changes and
+    /// reasons unreadable at 1,000 brokers); full ids on hover.
+    names: Rc<BrokerNames>,
 }
 
 impl Shown {
     fn of(view: HistoryView, live: bool) -> Self {
         let chart = Rc::new(broker_load_chart(&view.report));
         let timeline = Rc::new(view.timeline.clone());
+        let names = Rc::new(BrokerNames::new(
+            timeline
+                .brokers
+                .iter()
+                .chain(view.report.broker_load.keys())
+                .map(String::as_str),
+        ));
         Self {
             view: Rc::new(view),
             timeline,
             chart,
             live,
+            names,
         }
     }
 }
@@ -499,24 +511,24 @@ impl HistoryTimeline {
             .unwrap_or_else(|| LaneColouring::default_for(t));
         let colour_picker = {
             let picked = colouring.key();
-            let option = |key: String, label: String| {
+            let option = |key: String, label: String, title: String| {
                 let selected = key == picked;
-                html! { <option value={key} {selected}>{ label }</option> }
+                html! { <option value={key} {selected} {title}>{ label }</option> }
             };
             html! {
                 <label class="small" data-testid="history-colouring-label">{ "Colour lanes by " }
                     <select data-testid="history-colouring"
                         onchange={ctx.link().callback(|e: Event| Msg::Colouring(event_value(&e)))}>
-                        { option(LaneColouring::Owner.key(), "owning broker".to_string()) }
-                        { option(LaneColouring::Moved.key(), "moved vs stayed".to_string()) }
+                        { option(LaneColouring::Owner.key(), "owning broker".to_string(), String::new()) }
+                        { option(LaneColouring::Moved.key(), "moved vs stayed".to_string(), String::new()) }
                         <optgroup label="one broker">
-                            { for t.brokers.iter().map(|b| option(LaneColouring::Broker(b.clone()).key(), b.clone())) }
+                            { for t.brokers.iter().map(|b| option(LaneColouring::Broker(b.clone()).key(), s.names.short(b).to_string(), b.clone())) }
                         </optgroup>
                     </select>
                 </label>
             }
         };
-        let legend = colouring.legend();
+        let legend = s.names.shorten_text(&colouring.legend());
         let lanes_total = t.lanes.len();
         let pages = lanes_total.div_ceil(LANES_PER_PAGE).max(1);
         let lane_page = self.lane_page.min(pages - 1);
@@ -531,13 +543,13 @@ impl HistoryTimeline {
                 let owners_text = owners
                     .iter()
                     .take(6)
-                    .map(|(b, k)| format!("{b} ×{k}"))
+                    .map(|(b, k)| format!("{} ×{k}", s.names.short(b)))
                     .collect::<Vec<_>>()
                     .join(", ");
                 let more = owners.len().saturating_sub(6);
                 html! {
                     <figure class="history-lane" data-testid="history-lane" data-namespace={lane.namespace.clone()}>
-                        <figcaption class="mono small">{ lane.namespace.clone() }
+                        <figcaption class="mono small">{ named_text(&s.names, &lane.namespace) }
                             <span class="muted">{ format!(" — {} cells", lane.cells.len()) }</span></figcaption>
                         <LaneCanvas timeline={t.clone()} lane={i} step={step} dark={ctx.props().dark}
                             colouring={colouring.clone()} on_pick={on_step.clone()} />
@@ -608,10 +620,10 @@ impl HistoryTimeline {
             let t0 = r.times_ms.first().copied().unwrap_or(0);
             html! {
                 <div class="history-reason panel" data-testid="history-reason" role="region" aria-label="Reason">
-                    <p><strong>{ change_text(&c.change) }</strong></p>
+                    <p><strong>{ named_text(&s.names, &change_text(&c.change)) }</strong></p>
                     <p class="small">{ format!("between minute {:.0} and minute {:.0} (snapshots {} and {})",
                         (c.from_ms - t0) as f64 / 60_000.0, (c.at_ms - t0) as f64 / 60_000.0, c.step + 1, c.step + 2) }</p>
-                    <p class="small" data-testid="history-reason-text">{ cause_text(&c.cause) }</p>
+                    <p class="small" data-testid="history-reason-text">{ named_text(&s.names, &cause_text(&c.cause)) }</p>
                     if c.throughput_bytes_per_sec > 0.0 {
                         <p class="small muted">{ format!("throughput {}", bytes_per_sec(c.throughput_bytes_per_sec)) }</p>
                     }
@@ -638,7 +650,7 @@ impl HistoryTimeline {
                                 <button type="button" class={classes!("linkish", (self.selected == Some(index)).then_some("selected"))}
                                     data-testid="history-change" data-cause={row.cause} {onclick}>
                                     <span class="mono small">{ format!("min {:.0} ", row.minute) }</span>
-                                    { row.text }
+                                    { named_text(&s.names, &row.text) }
                                     <span class={classes!("cause", row.cause)}>{ format!(" {}", row.cause) }</span>
                                 </button>
                             </li>

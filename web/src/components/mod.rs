@@ -93,3 +93,18 @@ pub fn event_value(e: &yew::Event) -> String {
         })
         .unwrap_or_default()
 }
+
+/// A reason or change text with the brokers it names by full id shown by their display names
+/// (core's `BrokerNames::pieces`), each full id on hover; the rest of the text as it is.
+pub fn named_text(names: &lbplan_core::naming::BrokerNames, text: &str) -> yew::Html {
+    use lbplan_core::naming::NamePiece;
+    use yew::html;
+    html! {
+        { for names.pieces(text).into_iter().map(|p| match p {
+            NamePiece::Text(t) => html! { { t.to_string() } },
+            NamePiece::Broker { id, short } => html! {
+                <span class="broker-name" title={id.to_string()} data-broker={id.to_string()}>{ short.to_string() }</span>
+            },
+        }) }
+    }
+}

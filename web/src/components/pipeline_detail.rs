@@ -5,10 +5,14 @@
 //! `explain: summary` (the plan worker's) has no details: the disclosure asks the worker for this
 //! one decision's when it is opened. Nothing here decides anything: it shows what core recorded.
 
+use std::rc::Rc;
+
 use lbplan_core::modular::pipeline::PlacementOutcome;
+use lbplan_core::naming::BrokerNames;
 use lbplan_core::plan::{DecisionDetail, DecisionRef, SplitDetail, UnloadDetail};
 use yew::prelude::*;
 
+use super::named_text;
 use crate::plan_client::Explanation;
 
 /// Asks for one decision's detail; the answer goes to the callback given.
@@ -24,6 +28,9 @@ pub struct PipelineProps {
     pub detail: Option<DecisionDetail>,
     #[prop_or_default]
     pub explain: Option<ExplainSource>,
+    /// The plan's brokers by display name (full ids on hover).
+    #[prop_or_default]
+    pub names: Rc<BrokerNames>,
 }
 
 /// Where the fetched detail stands.
@@ -59,7 +66,7 @@ pub fn pipeline_disclosure(p: &PipelineProps) -> Html {
         })
     };
     let body = match (&p.detail, &*fetch) {
-        (Some(d), _) | (None, Fetch::Got(Ok(Some(d)))) => detail_html(d),
+        (Some(d), _) | (None, Fetch::Got(Ok(Some(d)))) => detail_html(&p.names, d),
         (None, Fetch::Got(Ok(None))) => {
             html! { <p class="muted small">{ "The plan has no such decision any more." }</p> }
         }
@@ -105,20 +112,20 @@ fn facts(value: &impl serde::Serialize) -> Html {
 }
 
 /// `names`, the first [`NAMED`] of them, then "and N more".
-fn some_names(names: &[String]) -> String {
-    let shown: Vec<&str> = names.iter().take(NAMED).map(String::as_str).collect();
+fn some_names(names: &[String], display: &BrokerNames) -> String {
+    let shown: Vec<&str> = names.iter().take(NAMED).map(|n| display.short(n)).collect();
     match names.len().saturating_sub(NAMED) {
         0 => shown.join(", "),
         more => format!("{} and {more} more", shown.join(", ")),
     }
 }
 
-fn placement_html(o: &PlacementOutcome) -> Html {
+fn placement_html(names: &BrokerNames, o: &PlacementOutcome) -> Html {
     let chosen = o.broker.as_deref().unwrap_or("no broker available");
     html! {
         <>
             <p data-testid="plan-pipeline-strategy">
-                <strong>{ o.strategy.clone() }</strong>{ " chose " }<span class="mono">{ chosen }</span>
+                <strong>{ o.strategy.clone() }</strong>{ " chose " }<span class="mono" title={chosen.to_string()}>{ names.short(chosen).to_string() }</span>
                 if o.from_preallocation { <span class="muted">{ " (preallocated)" }</span> }
             </p>
             if !o.stages.is_empty() {
@@ -131,7 +138,7 @@ fn placement_html(o: &PlacementOutcome) -> Html {
                                 <th scope="row" class="mono">{ s.stage.clone() }</th>
                                 <td class="num">{ s.remaining.len() }</td>
                                 <td class="num">{ s.removed.len() }</td>
-                                <td class="mono small">{ some_names(&s.removed) }
+                                <td class="mono small" title={s.removed.join(", ")}>{ some_names(&s.removed, names) }
                                     if let Some(n) = &s.note { <div class="muted">{ n.clone() }</div> }
                                 </td>
                             </tr>
@@ -140,16 +147,16 @@ fn placement_html(o: &PlacementOutcome) -> Html {
                 </table>
             }
             if let Some(c) = &o.choice {
-                <p class="small" data-testid="plan-pipeline-choice">{ format!("{}: {}", o.strategy, c.reason) }</p>
+                <p class="small" data-testid="plan-pipeline-choice">{ format!("{}: ", o.strategy) }{ named_text(names, &c.reason) }</p>
             }
             if let Some(first) = &o.overloaded_first_choice {
-                <p class="small">{ format!("First choice {} was overloaded ({}); chosen again among the policy-only set.", first.broker, first.reason) }</p>
+                <p class="small">{ "First choice " }{ named_text(names, &first.broker) }{ " was overloaded (" }{ named_text(names, &first.reason) }{ "); chosen again among the policy-only set." }</p>
             }
         </>
     }
 }
 
-fn detail_html(d: &DecisionDetail) -> Html {
+fn detail_html(names: &BrokerNames, d: &DecisionDetail) -> Html {
     match d {
         DecisionDetail::Unload(UnloadDetail::Shedding {
             shedding,
@@ -159,7 +166,7 @@ fn detail_html(d: &DecisionDetail) -> Html {
                 <h5>{ "Shedding rule" }</h5>
                 { facts(shedding) }
                 <h5>{ "Placement" }</h5>
-                { placement_html(placement) }
+                { placement_html(names, placement) }
             </>
         },
         DecisionDetail::Unload(UnloadDetail::Placed {
@@ -168,7 +175,7 @@ fn detail_html(d: &DecisionDetail) -> Html {
         }) => html! {
             <>
                 <p>{ format!("Placed for a {}.", operation.words()) }</p>
-                { placement_html(placement) }
+                { placement_html(names, placement) }
             </>
         },
         DecisionDetail::Unload(UnloadDetail::Manual { operation }) => html! {

@@ -16,11 +16,12 @@ use lbplan_core::view::plan_lists::{self, FlatRow, MoveSort};
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
-use super::VerdictBanner;
 use super::pipeline_detail::{ExplainSource, PipelineDisclosure};
 use super::styled::Styled;
 use super::virtual_rows::{VirtualRows, aria_row};
+use super::{VerdictBanner, named_text};
 use crate::format;
+use lbplan_core::naming::BrokerNames;
 use lbplan_core::plan::verdict::rebalance_instead;
 
 #[derive(Clone, Properties)]
@@ -87,16 +88,18 @@ const PLAN_ROW_PX: u32 = 30;
 const USAGE_ROW_PX: u32 = 38;
 /// The lists' scroll height once they overflow, px.
 const LIST_PX: u32 = 420;
+/// Skipped decisions listed before "Show all" (one line each; a 1,000-broker cycle skips hundreds).
+const SKIPPED_SHOWN: usize = 20;
 
 /// A decision's reason in full (wrapping), with its rule's kind and numbers laid out.
-fn reason_detail(reason: &str, decided: &DecisionReason) -> Html {
+fn reason_detail(names: &BrokerNames, reason: &str, decided: &DecisionReason) -> Html {
     let facts = plan_lists::reason_facts(&serde_json::to_value(decided).unwrap_or_default());
     html! {
         <>
-            <p class="reason-text" data-testid="plan-detail-reason">{ reason.to_string() }</p>
+            <p class="reason-text" data-testid="plan-detail-reason">{ named_text(names, reason) }</p>
             if !facts.is_empty() {
                 <dl class="facts small" data-testid="plan-detail-numbers">
-                    { for facts.into_iter().map(|f| html! { <div><dt>{ f.label }</dt><dd class="mono">{ f.value }</dd></div> }) }
+                    { for facts.into_iter().map(|f| html! { <div><dt>{ f.label }</dt><dd class="mono">{ named_text(names, &f.value) }</dd></div> }) }
                 </dl>
             }
         </>
@@ -288,6 +291,9 @@ pub fn plan_view(p: &PlanViewProps) -> Html {
     // Groups the user opened or closed (against their default), by "move:broker" / "split:namespace".
     let toggled = use_state(HashSet::<String>::new);
     let picked = use_state(|| None::<Picked>);
+    // Every skipped decision listed, not the first [`SKIPPED_SHOWN`] (at 1,000 brokers a cycle
+    // skips a broker or bundle by the hundred).
+    let all_skipped = use_state(|| false);
     // The plan's brokers by core's one display rule, once per plan; full ids on hover and focus.
     let names = use_memo(Rc::as_ptr(&p.plan) as usize, {
         let plan = p.plan.clone();
@@ -469,7 +475,7 @@ pub fn plan_view(p: &PlanViewProps) -> Html {
                             if !u.pass_destination { <span class="muted small">{ " predicted" }</span> }
                         </td>
                         <td class="num">{ mib(unload_bytes_per_sec(u)) }</td>
-                        <td class="reason">{ u.reason_text.clone() }</td>
+                        <td class="reason">{ named_text(&names, &u.reason_text) }</td>
                     </tr>
                 }
             }
@@ -502,7 +508,7 @@ pub fn plan_view(p: &PlanViewProps) -> Html {
                         <td class="mono" title={s.broker.clone()}>{ names.short(&s.broker).to_string() }</td>
                         <td>{ s.algorithm.clone() }</td>
                         <td class="mono small">{ s.new_bundles.join(", ") }</td>
-                        <td class="reason">{ s.reason_text.clone() }</td>
+                        <td class="reason">{ named_text(&names, &s.reason_text) }</td>
                     </tr>
                 }
             }
@@ -556,7 +562,8 @@ pub fn plan_view(p: &PlanViewProps) -> Html {
             <VerdictBanner verdict={plan.verdict.clone()} seed={plan.seed}
                 on_apply_setting={p.on_apply_setting.clone()}
                 on_propose_rebalance={p.on_propose_rebalance.clone()}
-                rebalance_instead={plan.verdict.is_worse().then(|| rebalance_instead(plan))} />
+                rebalance_instead={plan.verdict.is_worse().then(|| rebalance_instead(plan))}
+                names={names.clone()} />
             <p class="muted">
                 { format!("{} load manager, {} shedding, {} placement, profile {}, seed {}",
                     plan.load_manager, plan.shedding_strategy, plan.placement_strategy, plan.profile, plan.seed) }
@@ -607,11 +614,11 @@ pub fn plan_view(p: &PlanViewProps) -> Html {
                             <span class="mono" title={format!("{} → {}", u.from, u.to.as_deref().unwrap_or("(chosen by Pulsar)"))}>
                                 { format!(" {} → {}", names.short(&u.from), u.to.as_deref().map_or("(chosen by Pulsar)", |t| names.short(t))) }</span>
                             { format!(" · {} MiB/s · {}", mib(unload_bytes_per_sec(u)), u.origin) }</h4>
-                        { reason_detail(&u.reason_text, &u.reason) }
+                        { reason_detail(&names, &u.reason_text, &u.reason) }
                         <PipelineDisclosure key={format!("u:{}:{}", plan_serial_key, u.bundle)}
                             which={DecisionRef::Unload { bundle: u.bundle.clone() }}
                             detail={u.detail.clone().map(DecisionDetail::Unload)}
-                            explain={p.explain.clone()} />
+                            explain={p.explain.clone()} names={names.clone()} />
                     </div>
                 }
             }
@@ -633,11 +640,11 @@ pub fn plan_view(p: &PlanViewProps) -> Html {
                         if !s.new_bundles.is_empty() {
                             <p class="mono small">{ format!("New bundles: {}", s.new_bundles.join(", ")) }</p>
                         }
-                        { reason_detail(&s.reason_text, &s.reason) }
+                        { reason_detail(&names, &s.reason_text, &s.reason) }
                         <PipelineDisclosure key={format!("s:{}:{}", plan_serial_key, s.bundle)}
                             which={DecisionRef::Split { bundle: s.bundle.clone() }}
                             detail={s.detail.clone().map(DecisionDetail::Split)}
-                            explain={p.explain.clone()} />
+                            explain={p.explain.clone()} names={names.clone()} />
                     </div>
                 }
             }
@@ -646,23 +653,32 @@ pub fn plan_view(p: &PlanViewProps) -> Html {
                 <ul>{ for plan.topic_unloads.iter().map(|t| html! { <li class="mono">{ t }</li> }) }</ul>
             }
             if !plan.skipped.is_empty() {
-                <h3>{ "Skipped decisions" }</h3>
+                <h3>{ format!("Skipped decisions ({})", plan.skipped.len()) }</h3>
                 <ul data-testid="plan-skipped">
-                    { for plan.skipped.iter().map(|s| html! {
+                    { for plan.skipped.iter().take(if *all_skipped { usize::MAX } else { SKIPPED_SHOWN }).map(|s| html! {
                         <li data-kind={s.reason.kind.as_str()} data-scope={s.scope.name()}>
                             { match &s.scope {
-                                SkipScope::Cycle => html! { { &s.why } },
+                                SkipScope::Cycle => named_text(&names, &s.why),
                                 SkipScope::Broker { broker } => html! {
-                                    <>{ "on " }<span class="mono" title={broker.clone()}>{ names.short(broker).to_string() }</span>{ format!(": {}", s.why) }</>
+                                    <>{ "on " }<span class="mono" title={broker.clone()}>{ names.short(broker).to_string() }</span>{ ": " }{ named_text(&names, &s.why) }</>
                                 },
                                 SkipScope::Bundle { bundle, broker } => html! {
                                     <><span class="mono">{ bundle }</span>{ find_button(bundle, p.on_find.as_ref()) }{ " on " }
-                                    <span class="mono" title={broker.clone()}>{ names.short(broker).to_string() }</span>{ format!(": {}", s.why) }</>
+                                    <span class="mono" title={broker.clone()}>{ names.short(broker).to_string() }</span>{ ": " }{ named_text(&names, &s.why) }</>
                                 },
                             } }
                         </li>
                     }) }
                 </ul>
+                if plan.skipped.len() > SKIPPED_SHOWN {
+                    <p class="small">
+                        <button type="button" class="link" data-testid="plan-skipped-all" aria-pressed={all_skipped.to_string()}
+                            onclick={{ let all = all_skipped.clone(); Callback::from(move |_| all.set(!*all)) }}>
+                            { if *all_skipped { "Show the first ".to_string() + &SKIPPED_SHOWN.to_string() }
+                              else { format!("Show all {} skipped decisions", plan.skipped.len()) } }
+                        </button>
+                    </p>
+                }
             }
             <h3>{ "Balance" }</h3>
             <table class="data" data-testid="plan-balance">

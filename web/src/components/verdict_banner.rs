@@ -5,11 +5,16 @@
 //! (`plan::verdict::warnings`) under it whenever there are any. The texts are the core's
 //! (`plan::verdict`); this only lays them out.
 
+use std::rc::Rc;
+
 use lbplan_core::config::simple_class_name;
+use lbplan_core::naming::BrokerNames;
 use lbplan_core::plan::verdict::{
     Outcome, Verdict, describe_alternative, describe_pattern, warnings,
 };
 use yew::prelude::*;
+
+use super::named_text;
 
 #[derive(Clone, PartialEq, Properties)]
 pub struct VerdictBannerProps {
@@ -25,6 +30,9 @@ pub struct VerdictBannerProps {
     /// What the rebalance would be prefilled with (core's `verdict::rebalance_instead`).
     #[prop_or_default]
     pub rebalance_instead: Option<(String, Option<usize>)>,
+    /// The plan's brokers by display name: the warnings and reasons name brokers by full id.
+    #[prop_or_default]
+    pub names: Rc<BrokerNames>,
 }
 
 fn outcome_class(o: Outcome) -> &'static str {
@@ -51,7 +59,7 @@ pub fn verdict_banner(p: &VerdictBannerProps) -> Html {
                 <span data-testid="verdict-headline">{ &v.headline }</span>
                 if !warned.is_empty() {
                     <ul class="verdict-warnings small" data-testid="verdict-warnings" role="status">
-                        { for warned.iter().map(|w| html! { <li>{ format!("⚠ {w}") }</li> }) }
+                        { for warned.iter().map(|w| html! { <li>{ "⚠ " }{ named_text(&p.names, w) }</li> }) }
                     </ul>
                 }
             </div>
@@ -62,11 +70,11 @@ pub fn verdict_banner(p: &VerdictBannerProps) -> Html {
         <div class="verdict-banner worse" role="alert" data-testid="verdict-banner" data-outcome={class}>
             <strong data-testid="verdict-headline">{ &v.headline }</strong>
             <ul data-testid="verdict-reasons">
-                { for v.reasons.iter().map(|r| html! { <li>{ r }</li> }) }
+                { for v.reasons.iter().map(|r| html! { <li>{ named_text(&p.names, r) }</li> }) }
             </ul>
             if !v.patterns.is_empty() {
                 <ul data-testid="verdict-patterns">
-                    { for v.patterns.iter().map(|pat| html! { <li>{ describe_pattern(pat) }</li> }) }
+                    { for v.patterns.iter().map(|pat| html! { <li>{ named_text(&p.names, &describe_pattern(pat)) }</li> }) }
                 </ul>
             }
             { for v.alternatives.iter().filter(|a| !a.avoids_worse).map(|a| html! {

@@ -305,6 +305,81 @@ impl BrokerNames {
     }
 }
 
+/// A piece of a text that may name brokers by their full ids (a shedder's or a placement's
+/// reason): plain text, or one broker's id with its display name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NamePiece<'a> {
+    Text(&'a str),
+    Broker { id: &'a str, short: &'a str },
+}
+
+/// A byte that may be part of a broker id (`host:port`, `[v6]:port`): ids are cut out of a reason
+/// at the first byte that is not, so `paired with X (scores …)`, `X=13209.3` and `X;` all give `X`.
+fn id_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'.' | b'-' | b'_' | b':' | b'[' | b']')
+}
+
+impl BrokerNames {
+    /// `text` cut where it names a broker of this set by its full id, so a reason can be shown
+    /// with display names and each full id kept (for hover and copy). One pass over the text:
+    /// each run of id bytes is looked up whole, then without a trailing `.` or `:` (the end of a
+    /// sentence, `X: …`); ids of other brokers and partial ids stay text.
+    pub fn pieces<'a>(&'a self, text: &'a str) -> Vec<NamePiece<'a>> {
+        let mut out = Vec::new();
+        if self.short.is_empty() {
+            out.push(NamePiece::Text(text));
+            return out;
+        }
+        let bytes = text.as_bytes();
+        let (mut i, mut plain) = (0, 0);
+        while i < bytes.len() {
+            if !bytes.get(i).copied().is_some_and(id_byte) {
+                i += 1;
+                continue;
+            }
+            let start = i;
+            while bytes.get(i).copied().is_some_and(id_byte) {
+                i += 1;
+            }
+            let mut end = i;
+            let found = loop {
+                // Id bytes are ASCII, so these are char boundaries.
+                let token = text.get(start..end).unwrap_or_default();
+                if let Some((id, short)) = self.short.get_key_value(token) {
+                    break Some((id.as_str(), short.as_str()));
+                }
+                match bytes.get(end.wrapping_sub(1)) {
+                    Some(b'.' | b':') if end > start + 1 => end -= 1,
+                    _ => break None,
+                }
+            };
+            if let Some((id, short)) = found {
+                if plain < start {
+                    out.push(NamePiece::Text(text.get(plain..start).unwrap_or_default()));
+                }
+                out.push(NamePiece::Broker { id, short });
+                plain = end;
+            }
+        }
+        if plain < bytes.len() || out.is_empty() {
+            out.push(NamePiece::Text(text.get(plain..).unwrap_or_default()));
+        }
+        out
+    }
+
+    /// `text` with every full broker id of this set written as its display name (where a text
+    /// cannot carry the full id beside it, e.g. an `<option>` label).
+    pub fn shorten_text(&self, text: &str) -> String {
+        self.pieces(text)
+            .into_iter()
+            .map(|p| match p {
+                NamePiece::Text(t) => t,
+                NamePiece::Broker { short, .. } => short,
+            })
+            .collect()
+    }
+}
+
 /// Levenshtein distance over chars (short names: a few dozen characters).
 fn edit_distance(a: &str, b: &str) -> usize {
     let b: Vec<char> = b.chars().collect();
@@ -488,5 +563,59 @@ mod tests {
             panic!()
         };
         assert_eq!(did_you_mean.len(), MAX_SUGGESTIONS);
+    }
+
+    #[test]
+    fn reasons_are_cut_at_full_ids_only() {
+        let ids: Vec<String> = (0..12)
+            .map(|i| format!("pulsar-broker-{i}.pulsar-broker.pulsar-prod.svc.cluster.local:8080"))
+            .collect();
+        let n = BrokerNames::new(ids.iter().map(String::as_str));
+        let b = |k: usize| NamePiece::Broker {
+            id: ids[k].as_str(),
+            short: if k == 3 {
+                "pulsar-broker-3"
+            } else {
+                "pulsar-broker-11"
+            },
+        };
+        // The AvgShedder's line (`paired with X (scores …)`) and a placement's, ending a sentence.
+        let text = format!(
+            "AvgShedder: paired with {} (scores 80.0 vs 20.0); LeastLongTermMessageRate chose {}.",
+            ids[3], ids[11]
+        );
+        assert_eq!(
+            n.pieces(&text),
+            vec![
+                NamePiece::Text("AvgShedder: paired with "),
+                b(3),
+                NamePiece::Text(" (scores 80.0 vs 20.0); LeastLongTermMessageRate chose "),
+                b(11),
+                NamePiece::Text("."),
+            ]
+        );
+        assert_eq!(
+            n.shorten_text(&text),
+            "AvgShedder: paired with pulsar-broker-3 (scores 80.0 vs 20.0); LeastLongTermMessageRate chose pulsar-broker-11."
+        );
+        // A score list (`id=score`), an id followed by `:`, an id at the start.
+        assert_eq!(
+            n.shorten_text(&format!("{}: {}=13209.3467, x", ids[3], ids[11])),
+            "pulsar-broker-3: pulsar-broker-11=13209.3467, x"
+        );
+        // Not this cluster's ids, or a part of one: unchanged; text without ids is one piece.
+        let other =
+            "pulsar-broker-3.pulsar-broker.pulsar-prod.svc.cluster.local:8081 and pulsar-broker-3";
+        assert_eq!(n.pieces(other), vec![NamePiece::Text(other)]);
+        assert_eq!(n.pieces(""), vec![NamePiece::Text("")]);
+        assert_eq!(
+            BrokerNames::default().pieces("a b"),
+            vec![NamePiece::Text("a b")]
+        );
+        // Multi-byte text around ids stays whole.
+        assert_eq!(
+            n.shorten_text(&format!("→ {} ≥ 85 %", ids[3])),
+            "→ pulsar-broker-3 ≥ 85 %"
+        );
     }
 }

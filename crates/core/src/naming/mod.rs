@@ -16,7 +16,7 @@ pub mod sizing;
 mod system_namespace;
 mod topic_name;
 
-pub use broker_names::{BrokerNames, MAX_SUGGESTIONS, Resolved};
+pub use broker_names::{BrokerNames, MAX_SUGGESTIONS, NamePiece, Resolved};
 pub use bundle_range::{
     BundleName, BundleRange, NamingError, boundary_text, default_boundaries, parse_bundle_name,
     parse_hex_boundary, push_boundary,
