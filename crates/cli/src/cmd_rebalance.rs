@@ -132,7 +132,7 @@ fn render(p: &Proposal) -> String {
     // Brokers by their short names (the JSON and scripts keep full ids), lines within a
     // terminal's 120 columns, and nothing from the snapshot can drive the terminal.
     let names = broker_names(&p.plan);
-    let text = |t: &str| escape_control(&names.shorten_in(t)).into_owned();
+    let text = |t: &str| escape_control(&names.shorten_text(t)).into_owned();
     let para = |out: &mut String, first: &str, t: &str| {
         for line in wrap_hanging(&text(t), 120, first, "    ") {
             let _ = writeln!(out, "{line}");

@@ -228,7 +228,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
     // their short names (the JSON and CSV keep full ids).
     let text = if args.format == Format::Text {
         let names = BrokerNames::new(snapshot.brokers.keys().map(String::as_str));
-        escape_lines(&names.shorten_in(&text)).into_owned()
+        escape_lines(&names.shorten_text(&text)).into_owned()
     } else {
         text
     };

@@ -76,7 +76,7 @@ fn render_splits(out: &mut String, plan: &Plan, names: &BrokerNames, verbose: bo
                 e(&s.algorithm),
                 e(&s.new_bundles.join(", "))
             );
-            let reason = e(&names.shorten_in(&readable_rates(&s.reason_text)));
+            let reason = e(&names.shorten_text(&readable_rates(&s.reason_text)));
             for line in wrap(&reason, WIDTH, "        ") {
                 let _ = writeln!(out, "{line}");
             }
@@ -188,7 +188,7 @@ pub fn render_text(plan: &Plan, verbose: bool) -> String {
     let names = broker_names(plan);
     let short = |id: &str| e(&names.short(id));
     // The strategies' and the verdict's sentences name brokers by full id (the JSON keeps them).
-    let text = |t: &str| e(&names.shorten_in(t));
+    let text = |t: &str| e(&names.shorten_text(t));
     let verdict = verdict_lines(&plan.verdict, plan.seed);
     if plan.verdict.is_worse() {
         for line in &verdict {

@@ -153,7 +153,7 @@ pub fn render_text(r: &HistoryReport) -> String {
         crate::config::simple_class_name(&r.placement_strategy)
     ));
     if let Some(basis) = &r.release_basis {
-        lines.push(names.shorten_in(&basis.line()).into_owned());
+        lines.push(names.shorten_text(&basis.line()));
     }
     lines.extend(super::prometheus::render::basis_lines(&r.basis, s));
     lines.push(format!(
