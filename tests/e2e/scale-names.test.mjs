@@ -92,9 +92,14 @@ function move(s, bundle, from, to) {
 
 /** A series of three one-minute snapshots of `s`: two tenant bundles of the first broker move to
  * the last one, then one of them comes back (a return within the hour: ping-pong). */
+/** The two tenant bundles of broker 0 that the series moves. */
+function s1Moves(s) {
+  return s.brokers[id(0)].local_broker_data.bundles.filter((b) => !b.startsWith('pulsar/')).slice(0, 2);
+}
+
 function series(s, brokers) {
   const last = brokers - 1;
-  const tenant = s.brokers[id(0)].local_broker_data.bundles.filter((b) => !b.startsWith('pulsar/')).slice(0, 2);
+  const tenant = s1Moves(s);
   assert.equal(tenant.length, 2);
   const s1 = structuredClone(s);
   s1.captured_at_ms = s.captured_at_ms + 60_000;
@@ -261,6 +266,14 @@ for (const [brokers, label, timeout] of [[12, 'demo', 180_000], [1000, '1000', 6
       const changes = await assertNoFullIds(page, '[data-testid=history-change]', 'a change');
       assert.ok(changes.some((t) => t.includes(`pulsar-broker-0 → pulsar-broker-${brokers - 1}`)), changes.join('\n'));
       await assertNoFullIds(page, '[data-testid=history-owners]', 'a lane\'s owners');
+      // The lanes list the namespaces whose bundles moved first; the brokers' own heartbeat and
+      // SLA-monitor namespaces (one each per broker) come after every other namespace.
+      const moved = new Set(s1Moves(snapshot).map((b) => b.split('/').slice(0, 2).join('/')));
+      const shownLanes = await page.locator('[data-testid=history-lane]').evaluateAll((fs) => fs.map((f) => f.dataset.namespace));
+      assert.ok(moved.has(shownLanes[0]), `first lane ${shownLanes[0]}, moved in ${[...moved]}`);
+      const firstSystem = shownLanes.findIndex((n) => n.startsWith('pulsar/'));
+      assert.ok(firstSystem === -1 || shownLanes.slice(firstSystem).every((n) => n.startsWith('pulsar/')),
+        `a tenant's namespace listed after a broker's own: ${shownLanes}`);
       const options = await page.locator('[data-testid=history-colouring] optgroup option').evaluateAll((os) => os.map((o) => [o.textContent, o.title]));
       assert.equal(options.length, brokers);
       for (const [text, title] of options) assert.equal(title, `${text}${SUFFIX}`);

@@ -96,6 +96,9 @@ struct Shown {
     /// The series' brokers by core's display rule (60-character ids make owners, changes and
     /// reasons unreadable at 1,000 brokers); full ids on hover.
     names: Rc<BrokerNames>,
+    /// The lanes as listed: namespaces that changed first, brokers' own namespaces last (core's
+    /// `Timeline::lanes_by_activity`), worked out once per series, not per slider step.
+    lane_order: Rc<Vec<usize>>,
 }
 
 impl Shown {
@@ -109,12 +112,14 @@ impl Shown {
                 .chain(view.report.broker_load.keys())
                 .map(String::as_str),
         ));
+        let lane_order = Rc::new(timeline.lanes_by_activity());
         Self {
             view: Rc::new(view),
             timeline,
             chart,
             live,
             names,
+            lane_order,
         }
     }
 }
@@ -532,12 +537,12 @@ impl HistoryTimeline {
         let lanes_total = t.lanes.len();
         let pages = lanes_total.div_ceil(LANES_PER_PAGE).max(1);
         let lane_page = self.lane_page.min(pages - 1);
-        let lanes: Vec<Html> = t
-            .lanes
+        let lanes: Vec<Html> = s
+            .lane_order
             .iter()
-            .enumerate()
             .skip(lane_page * LANES_PER_PAGE)
             .take(LANES_PER_PAGE)
+            .filter_map(|&i| t.lanes.get(i).map(|lane| (i, lane)))
             .map(|(i, lane)| {
                 let owners = t.owners_at(lane, step);
                 let owners_text = owners
@@ -594,7 +599,7 @@ impl HistoryTimeline {
                 <ModelAccuracyView accuracy={r.load_model.clone()} />
                 { slider }
                 { colour_picker }
-                <p class="muted small" data-testid="history-lanes-legend">{ format!("x = time, y = the 32-bit hash range; {legend}, darker = busier bundle. A band that changes colour is a bundle changing owner; a band that divides is a split. Click a map to move the instant.") }</p>
+                <p class="muted small" data-testid="history-lanes-legend">{ format!("x = time, y = the 32-bit hash range; {legend}, darker = busier bundle. A band that changes colour is a bundle changing owner; a band that divides is a split. Namespaces where bundles moved or split come first; brokers' own heartbeat and SLA-monitor namespaces last. Click a map to move the instant.") }</p>
                 { for lanes }
                 { lane_nav.unwrap_or_default() }
                 <div class="sim-charts history-load">
