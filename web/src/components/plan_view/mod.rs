@@ -1,28 +1,33 @@
 //! The plan: its verdict first (a banner when it makes the cluster worse), moves grouped by the
-//! broker they leave and splits by namespace (filter, sort; virtualised lists with expandable groups;
-//! the picked decision's reason in full with its numbers laid out in a pane under the list), the outlook of stateful strategies, skipped decisions with why, each
-//! broker's usage before and after as bars with its moves in and out, and the balance summary — all
-//! as the core computed it (`view::plan_lists`).
+//! broker they leave and splits by namespace (filter, sort; virtualised lists with expandable
+//! groups, `grouped_list`; the picked decision's reason in full with its numbers laid out in a pane
+//! under the list, `detail`), the outlook of stateful strategies, skipped decisions with why
+//! (`skipped`), the balance and each broker's usage before and after (`broker_usage`) — all as the
+//! core computed it (`view::plan_lists`).
 
-use std::collections::{HashMap, HashSet};
+mod broker_usage;
+mod detail;
+mod grouped_list;
+mod skipped;
+
+use std::collections::HashSet;
 use std::rc::Rc;
 
-use lbplan_core::plan::diff::{PlanDiff, against_baseline, describe};
-use lbplan_core::plan::summary::broker_names;
-use lbplan_core::plan::summary::unload_bytes_per_sec;
-use lbplan_core::plan::{BalanceSummary, DecisionDetail, DecisionRef, Plan, SkipScope};
-use lbplan_core::reason::DecisionReason;
-use lbplan_core::view::plan_lists::{self, FlatRow, MoveSort};
+use lbplan_core::plan::Plan;
+use lbplan_core::plan::diff::PlanDiff;
+use lbplan_core::plan::summary::{broker_names, unload_bytes_per_sec};
+use lbplan_core::plan::verdict::rebalance_instead;
+use lbplan_core::view::plan_lists::{self, MoveSort};
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
-use super::pipeline_detail::{ExplainSource, PipelineDisclosure};
-use super::styled::Styled;
+use super::pipeline_detail::ExplainSource;
 use super::virtual_rows::{VirtualRows, aria_row};
 use super::{VerdictBanner, named_text};
-use crate::format;
-use lbplan_core::naming::BrokerNames;
-use lbplan_core::plan::verdict::rebalance_instead;
+use broker_usage::{PlanBalance, PlanUsage};
+use detail::{baseline_diff, move_detail, split_detail};
+use grouped_list::{GroupView, ListRows, Picked, list_row, pick_button, positions};
+use skipped::PlanSkipped;
 
 #[derive(Clone, Properties)]
 pub struct PlanViewProps {
@@ -65,199 +70,14 @@ impl PartialEq for PlanViewProps {
     }
 }
 
-fn mib(bytes: f64) -> String {
+pub(super) fn mib(bytes: f64) -> String {
     format!("{:.2}", bytes / (1024.0 * 1024.0))
-}
-
-fn balance(label: &str, b: &BalanceSummary) -> Html {
-    html! {
-        <tr>
-            <th scope="row">{ label }</th>
-            <td class="num">{ format::pct(b.max_usage_fraction * 100.0) }</td>
-            <td class="num">{ format::pct(b.mean_usage_fraction * 100.0) }</td>
-            <td class="num">{ format!("{:.3}", b.max_over_mean) }</td>
-            <td class="num">{ format::pct(b.std_usage_fraction * 100.0) }</td>
-            <td class="num">{ format!("{}–{}", b.min_bundle_count, b.max_bundle_count) }</td>
-        </tr>
-    }
 }
 
 /// Rows of the moves' and splits' lists, px (fixed: the lists are virtualised).
 const PLAN_ROW_PX: u32 = 30;
-/// Rows of the before/after list, px (two bars a row).
-const USAGE_ROW_PX: u32 = 38;
 /// The lists' scroll height once they overflow, px.
 const LIST_PX: u32 = 420;
-/// Skipped decisions listed before "Show all" (one line each; a 1,000-broker cycle skips hundreds).
-const SKIPPED_SHOWN: usize = 20;
-
-/// A decision's reason in full (wrapping), with its rule's kind and numbers laid out.
-fn reason_detail(names: &BrokerNames, reason: &str, decided: &DecisionReason) -> Html {
-    let facts = plan_lists::reason_facts(&serde_json::to_value(decided).unwrap_or_default());
-    html! {
-        <>
-            <p class="reason-text" data-testid="plan-detail-reason">{ named_text(names, reason) }</p>
-            if !facts.is_empty() {
-                <dl class="facts small" data-testid="plan-detail-numbers">
-                    { for facts.into_iter().map(|f| html! { <div><dt>{ f.label }</dt><dd class="mono">{ named_text(names, &f.value) }</dd></div> }) }
-                </dl>
-            }
-        </>
-    }
-}
-
-/// What the edits change against the plan without them (core's `plan::diff`): counts, both
-/// plans' balance, then each added, removed or redirected move and split.
-fn baseline_diff(d: &PlanDiff) -> Html {
-    let mut lines = describe(d).into_iter();
-    let head = lines.next().unwrap_or_default();
-    let judged = against_baseline(d);
-    let outcome = judged.outcome.name().replace(' ', "-");
-    html! {
-        <details class="plan-diff" data-testid="plan-diff" open=true
-            data-identical={d.identical_decisions.to_string()}>
-            <summary>{ format!("What your edits change: {head}") }</summary>
-            <p class={classes!("verdict", outcome.clone())} data-testid="plan-vs-baseline" data-outcome={outcome.clone()}>
-                { judged.headline }</p>
-            <ul class="mono small">
-                { for lines.map(|l| html! { <li>{ l }</li> }) }
-            </ul>
-        </details>
-    }
-}
-
-/// The decision whose reason the detail pane shows: a move or a split, by bundle.
-#[derive(Clone, Debug, PartialEq)]
-enum Picked {
-    Move(String),
-    Split(String),
-}
-
-/// One group of a virtualised list, owned (row callbacks outlive a render's borrow of the plan).
-struct GroupView {
-    /// "move:broker" / "split:namespace": the key the open/closed toggles are kept by.
-    key: String,
-    name: String,
-    /// The summary after the name (counts, traffic).
-    tail: String,
-    /// The destinations (moves), after the summary.
-    after: String,
-    /// The items' positions in the plan's `unloads` / `splits`.
-    items: Vec<usize>,
-}
-
-/// One broker's row of the before/after list, owned.
-struct UsageView {
-    broker: String,
-    before_pct: Option<f64>,
-    after_pct: Option<f64>,
-    moves_in: usize,
-    moves_out: usize,
-    bundles: (Option<usize>, Option<usize>),
-}
-
-/// Each element's position in `all`, by address (groups hold references into the plan's lists).
-fn positions<T>(all: &[T]) -> HashMap<*const T, usize> {
-    all.iter()
-        .enumerate()
-        .map(|(i, x)| (std::ptr::from_ref(x), i))
-        .collect()
-}
-
-/// A group's header row: its summary on a button that opens or closes it.
-fn group_row(
-    i: usize,
-    columns: usize,
-    open: bool,
-    testid: &'static str,
-    key: &str,
-    on_toggle: &Callback<String>,
-    summary: Html,
-) -> Html {
-    let onclick = {
-        let on_toggle = on_toggle.clone();
-        let key = key.to_string();
-        Callback::from(move |_| on_toggle.emit(key.clone()))
-    };
-    html! {
-        <tr class="group-row" data-testid={testid} data-group={key.to_string()} aria-rowindex={aria_row(i)}>
-            <th colspan={columns.to_string()} scope="colgroup">
-                <button type="button" class="group-toggle" aria-expanded={open.to_string()} {onclick}>
-                    <span class="caret" aria-hidden="true">{ if open { "▾ " } else { "▸ " } }</span>
-                    { summary }
-                </button>
-            </th>
-        </tr>
-    }
-}
-
-/// What a grouped list's rows are built from (owned: the row callback outlives a render).
-struct ListRows {
-    groups: Rc<Vec<GroupView>>,
-    rows: Rc<Vec<FlatRow>>,
-    plan: Rc<Result<Plan, String>>,
-    columns: usize,
-    /// The group header rows' test id.
-    testid: &'static str,
-    on_toggle: Callback<String>,
-}
-
-/// The row callback of a grouped list (moves, splits): one shared prologue — the plan, the flat
-/// row, a group's header with its name and summary (then `after_tail`) — and `item` for an item
-/// row, given the plan, the item's position in the plan's list and the row's index.
-fn list_row(
-    l: ListRows,
-    after_tail: impl Fn(&GroupView) -> Html + 'static,
-    item: impl Fn(&Plan, usize, usize) -> Html + 'static,
-) -> Callback<usize, Html> {
-    Callback::from(move |i: usize| {
-        let plan = match &*l.plan {
-            Ok(plan) => plan,
-            Err(_) => return html! {},
-        };
-        match l.rows.get(i) {
-            Some(FlatRow::Header { group, open }) => {
-                let Some(g) = l.groups.get(*group) else {
-                    return html! {};
-                };
-                group_row(
-                    i,
-                    l.columns,
-                    *open,
-                    l.testid,
-                    &g.key,
-                    &l.on_toggle,
-                    html! {
-                        <>
-                            <span class="mono" data-testid="plan-group-name" title={g.key.split_once(':').map(|(_, n)| n.to_string())}>{ g.name.clone() }</span>
-                            { g.tail.clone() }
-                            { after_tail(g) }
-                        </>
-                    },
-                )
-            }
-            Some(FlatRow::Item { group, item: at }) => {
-                match l.groups.get(*group).and_then(|g| g.items.get(*at)) {
-                    Some(at) => item(plan, *at, i),
-                    None => html! {},
-                }
-            }
-            None => html! {},
-        }
-    })
-}
-
-/// A row's bundle as the button that shows its reason in the detail pane.
-fn pick_button(bundle: &str, picked: bool, pick: Picked, on_pick: &Callback<Picked>) -> Html {
-    let onclick = {
-        let on_pick = on_pick.clone();
-        Callback::from(move |_| on_pick.emit(pick.clone()))
-    };
-    html! {
-        <button type="button" class="link mono" data-testid="plan-pick" aria-pressed={picked.to_string()}
-            title="Show this decision's reason and numbers in full" {onclick}>{ bundle.to_string() }</button>
-    }
-}
 
 /// The link from a bundle name to the bundle on the map (Find with the bundle's name).
 pub fn find_button(bundle: &str, on_find: Option<&Callback<String>>) -> Html {
@@ -291,9 +111,6 @@ pub fn plan_view(p: &PlanViewProps) -> Html {
     // Groups the user opened or closed (against their default), by "move:broker" / "split:namespace".
     let toggled = use_state(HashSet::<String>::new);
     let picked = use_state(|| None::<Picked>);
-    // Every skipped decision listed, not the first [`SKIPPED_SHOWN`] (at 1,000 brokers a cycle
-    // skips a broker or bundle by the hundred).
-    let all_skipped = use_state(|| false);
     // The plan's brokers by core's one display rule, once per plan; full ids on hover and focus.
     let names = use_memo(Rc::as_ptr(&p.plan) as usize, {
         let plan = p.plan.clone();
@@ -426,24 +243,6 @@ pub fn plan_view(p: &PlanViewProps) -> Html {
         _ => None,
     }
     .or_else(|| first_item(split_view.as_slice()));
-    let usage: Rc<Vec<UsageView>> = Rc::new(
-        plan_lists::usage_changes(plan)
-            .into_iter()
-            .map(|r| UsageView {
-                bundles: (r.bundles_before, r.bundles_after),
-                broker: r.broker.to_string(),
-                before_pct: r.before_pct,
-                after_pct: r.after_pct,
-                moves_in: r.moves_in,
-                moves_out: r.moves_out,
-            })
-            .collect(),
-    );
-    let scale = usage
-        .iter()
-        .flat_map(|r| [r.before_pct, r.after_pct])
-        .flatten()
-        .fold(100.0_f64, f64::max);
     let move_row = list_row(
         ListRows {
             groups: move_view.clone(),
@@ -514,32 +313,6 @@ pub fn plan_view(p: &PlanViewProps) -> Html {
             }
         },
     );
-    let usage_row = {
-        let (usage, names) = (usage.clone(), names.clone());
-        Callback::from(move |i: usize| {
-            let Some(r) = usage.get(i) else {
-                return html! {};
-            };
-            let bar = |pct: Option<f64>, class: &'static str| match pct {
-                Some(v) => html! { <div class="ubar-line">
-                <Styled class={classes!("ubar", class)} css={vec![("width", format!("{:.1}%", (v / scale * 100.0).clamp(0.0, 100.0)))]} />
-                <span class="value">{ format::pct(v) }</span></div> },
-                None => {
-                    html! { <div class="ubar-line muted small">{ if class == "before" { "new" } else { "removed" } }</div> }
-                }
-            };
-            html! {
-                <tr data-testid="plan-usage-row" data-broker={r.broker.clone()} aria-rowindex={aria_row(i)}>
-                    <th scope="row" class="mono" title={r.broker.clone()}>{ names.short(&r.broker).to_string() }</th>
-                    <td class="ubar-cell">{ bar(r.before_pct, "before") }{ bar(r.after_pct, "after") }</td>
-                    <td class="num">{ r.moves_out }</td>
-                    <td class="num">{ r.moves_in }</td>
-                    <td class="num">{ r.bundles.0.map(|b| b.to_string()).unwrap_or_default() }</td>
-                    <td class="num">{ r.bundles.1.map(|b| b.to_string()).unwrap_or_default() }</td>
-                </tr>
-            }
-        })
-    };
     // The move the user picked: its row kept in view when the list changes under it (not the
     // default pick, the first row, in view already: no layout read at a plan's arrival).
     let reveal_move = picked_move
@@ -609,17 +382,7 @@ pub fn plan_view(p: &PlanViewProps) -> Html {
                         <th scope="col" class="num c-rate">{ "MiB/s" }</th><th scope="col" class="c-reason">{ "Reason" }</th>
                     </> }} />
                 if let Some(u) = picked_move {
-                    <div class="plan-detail" data-testid="plan-detail" data-bundle={u.bundle.clone()} aria-live="polite">
-                        <h4><span class="mono">{ &u.bundle }</span>
-                            <span class="mono" title={format!("{} → {}", u.from, u.to.as_deref().unwrap_or("(chosen by Pulsar)"))}>
-                                { format!(" {} → {}", names.short(&u.from), u.to.as_deref().map_or("(chosen by Pulsar)", |t| names.short(t))) }</span>
-                            { format!(" · {} MiB/s · {}", mib(unload_bytes_per_sec(u)), u.origin) }</h4>
-                        { reason_detail(&names, &u.reason_text, &u.reason) }
-                        <PipelineDisclosure key={format!("u:{}:{}", plan_serial_key, u.bundle)}
-                            which={DecisionRef::Unload { bundle: u.bundle.clone() }}
-                            detail={u.detail.clone().map(DecisionDetail::Unload)}
-                            explain={p.explain.clone()} names={names.clone()} />
-                    </div>
+                    { move_detail(u, &names, plan_serial_key, p.explain.clone()) }
                 }
             }
             if !plan.splits.is_empty() {
@@ -634,71 +397,16 @@ pub fn plan_view(p: &PlanViewProps) -> Html {
                         <th scope="col" class="c-reason">{ "Reason" }</th>
                     </> }} />
                 if let Some(s) = picked_split {
-                    <div class="plan-detail" data-testid="plan-split-detail" data-bundle={s.bundle.clone()} aria-live="polite">
-                        <h4><span class="mono">{ &s.bundle }</span>{ " on " }<span class="mono" title={s.broker.clone()}>{ names.short(&s.broker).to_string() }</span>
-                            { format!(" · {} · {}", s.algorithm, s.origin) }</h4>
-                        if !s.new_bundles.is_empty() {
-                            <p class="mono small">{ format!("New bundles: {}", s.new_bundles.join(", ")) }</p>
-                        }
-                        { reason_detail(&names, &s.reason_text, &s.reason) }
-                        <PipelineDisclosure key={format!("s:{}:{}", plan_serial_key, s.bundle)}
-                            which={DecisionRef::Split { bundle: s.bundle.clone() }}
-                            detail={s.detail.clone().map(DecisionDetail::Split)}
-                            explain={p.explain.clone()} names={names.clone()} />
-                    </div>
+                    { split_detail(s, &names, plan_serial_key, p.explain.clone()) }
                 }
             }
             if !plan.topic_unloads.is_empty() {
                 <h3>{ "Topic unloads" }</h3>
                 <ul>{ for plan.topic_unloads.iter().map(|t| html! { <li class="mono">{ t }</li> }) }</ul>
             }
-            if !plan.skipped.is_empty() {
-                <h3>{ format!("Skipped decisions ({})", plan.skipped.len()) }</h3>
-                <ul data-testid="plan-skipped">
-                    { for plan.skipped.iter().take(if *all_skipped { usize::MAX } else { SKIPPED_SHOWN }).map(|s| html! {
-                        <li data-kind={s.reason.kind.as_str()} data-scope={s.scope.name()}>
-                            { match &s.scope {
-                                SkipScope::Cycle => named_text(&names, &s.why),
-                                SkipScope::Broker { broker } => html! {
-                                    <>{ "on " }<span class="mono" title={broker.clone()}>{ names.short(broker).to_string() }</span>{ ": " }{ named_text(&names, &s.why) }</>
-                                },
-                                SkipScope::Bundle { bundle, broker } => html! {
-                                    <><span class="mono">{ bundle }</span>{ find_button(bundle, p.on_find.as_ref()) }{ " on " }
-                                    <span class="mono" title={broker.clone()}>{ names.short(broker).to_string() }</span>{ ": " }{ named_text(&names, &s.why) }</>
-                                },
-                            } }
-                        </li>
-                    }) }
-                </ul>
-                if plan.skipped.len() > SKIPPED_SHOWN {
-                    <p class="small">
-                        <button type="button" class="link" data-testid="plan-skipped-all" aria-pressed={all_skipped.to_string()}
-                            onclick={{ let all = all_skipped.clone(); Callback::from(move |_| all.set(!*all)) }}>
-                            { if *all_skipped { "Show the first ".to_string() + &SKIPPED_SHOWN.to_string() }
-                              else { format!("Show all {} skipped decisions", plan.skipped.len()) } }
-                        </button>
-                    </p>
-                }
-            }
-            <h3>{ "Balance" }</h3>
-            <table class="data" data-testid="plan-balance">
-                <thead><tr><th scope="col"></th><th scope="col" class="num">{ "Max" }</th><th scope="col" class="num">{ "Mean" }</th><th scope="col" class="num">{ "Max/mean" }</th><th scope="col" class="num">{ "Std" }</th><th scope="col" class="num">{ "Bundles/broker" }</th></tr></thead>
-                <tbody>
-                    { balance("Before", &plan.balance_before) }
-                    { balance("After", &plan.balance_after) }
-                </tbody>
-            </table>
-            <section data-testid="plan-usage">
-                <h3>{ format!("Each broker before and after ({})", usage.len()) }</h3>
-                <p class="muted small">{ "Weighted max usage (the figure the shedders compare), busiest first; the bar's full width is the larger of 100 % and the highest value." }</p>
-                <VirtualRows total={usage.len()} row_height={USAGE_ROW_PX} height={LIST_PX} columns={6}
-                    label="Each broker's usage before and after" class="data usage-change" row={usage_row}
-                    head={html! { <>
-                        <th scope="col" class="c-broker">{ "Broker" }</th><th scope="col" class="c-bars">{ "Before → after" }</th>
-                        <th scope="col" class="num">{ "Moves out" }</th><th scope="col" class="num">{ "in" }</th>
-                        <th scope="col" class="num">{ "Bundles before" }</th><th scope="col" class="num">{ "after" }</th>
-                    </> }} />
-            </section>
+            <PlanSkipped plan={p.plan.clone()} names={names.clone()} on_find={p.on_find.clone()} />
+            <PlanBalance plan={p.plan.clone()} />
+            <PlanUsage plan={p.plan.clone()} names={names.clone()} />
         </section>
     }
 }
