@@ -2,14 +2,15 @@
 //! first snapshot), keeps the session, and lays out the sections. Each other job has its module:
 //! where snapshots come from (`loading`, onto the one import path in the plan worker), drops
 //! (`drop`), keyboard shortcuts (`keyboard`), the theme (`theme`), plan jobs for the worker
-//! (`plan_jobs`), what the host hears (`host`), and what is derived from the snapshot and plan
-//! (`derived`). Everything it shows is computed by `lbplan-core`.
+//! (`plan_jobs`), what the host hears (`host`), what is derived from the snapshot and plan
+//! (`derived`), and the links between sections (`links`). Everything it shows is computed by `lbplan-core`.
 
 mod boot;
 mod derived;
 mod drop;
 mod host;
 mod keyboard;
+mod links;
 mod loading;
 mod plan_jobs;
 mod theme;
@@ -25,8 +26,8 @@ use yew::prelude::*;
 
 use crate::components::{
     BrokerDetailView, BrokerTable, BundleMapView, ErrorBanner, ExportPanel, Header, History,
-    HistoryTimeline, LiveBar, LoadedProps, LoaderBar, NamespaceList, Nav, PlanView, RebalancePanel,
-    RebalancePrefill, SettingsPanel, SimulatePanel, UpgradePanel, WhatIf,
+    HistoryTimeline, ImportWarnings, LiveBar, LoadedProps, LoaderBar, NamespaceList, Nav, PlanView,
+    RebalancePanel, RunPanel, SettingsPanel, SimulatePanel, UpgradePanel, WhatIf,
 };
 use crate::embed::External;
 use crate::embed::Options;
@@ -136,34 +137,8 @@ pub fn app(props: &AppProps) -> Html {
     let overrides = Operation::config_overrides(&state.operations);
     let config_views = derived::use_config_views(loaded.clone(), profile, overrides.clone());
     let selected_broker = use_state(|| None::<String>);
-    // "Propose a rebalance instead" on a worse plan: the rebalance panel's goal and move limit,
-    // with a serial so the same prefill asked twice still applies.
-    let rebalance_prefill = use_state(|| None::<RebalancePrefill>);
-    let prefill_serial = use_mut_ref(|| 0_u32);
-    let on_propose_rebalance = {
-        let (prefill, counter) = (rebalance_prefill.clone(), prefill_serial.clone());
-        Callback::from(move |(goal, max_moves): (String, Option<usize>)| {
-            let serial = {
-                let mut n = counter.borrow_mut();
-                *n = n.wrapping_add(1);
-                *n
-            };
-            prefill.set(Some(RebalancePrefill {
-                serial,
-                goal,
-                max_moves,
-            }));
-        })
-    };
-    // A bundle link (plan rows, broker detail) asks the map's Find for it: (serial, query).
-    let map_find = use_state(|| None::<(u32, AttrValue)>);
-    let on_find = {
-        let map_find = map_find.clone();
-        Callback::from(move |bundle: String| {
-            let serial = map_find.as_ref().map_or(0, |(n, _)| n.wrapping_add(1));
-            map_find.set(Some((serial, AttrValue::from(bundle))));
-        })
-    };
+    let (rebalance_prefill, on_propose_rebalance) = links::use_rebalance_prefill();
+    let (map_find, on_find) = links::use_map_find();
     let broker_detail = derived::use_broker_detail(
         loaded.clone(),
         (*selected_broker).clone(),
@@ -201,25 +176,11 @@ pub fn app(props: &AppProps) -> Html {
         })
     };
     let on_export = host::on_export(options.on_export_requested.clone(), state.plan.clone());
-    // Plans from the worker come without their details (`explain: summary`): a decision's detail
-    // is asked of the worker when its pane's pipeline is opened, and an export asks for the Full
-    // plan first.
     let light = state.plan_ok().is_some_and(|p| p.explained.is_some());
-    let explain_source = loaded.as_ref().filter(|_| light).map(|l| {
-        let (worker, snapshot_id, request) =
-            (imports.worker.clone(), l.id, state.worker_request(false));
-        Callback::from(
-            move |(which, answer): (
-                lbplan_core::plan::DecisionRef,
-                Callback<crate::plan_client::Explanation>,
-            )| {
-                match worker.borrow().as_ref() {
-                    Some(w) => w.ask_explanation(snapshot_id, &request, which, answer),
-                    None => answer.emit(Err("the plan worker is not running".to_string())),
-                }
-            },
-        )
-    });
+    let explain_source = loaded
+        .as_ref()
+        .filter(|_| light)
+        .map(|l| plan_jobs::explain_source(&imports, l, &state));
     let on_need_full = light.then(|| {
         let d = state.dispatcher();
         Callback::from(move |()| d.dispatch(Action::WantFullPlan))
@@ -246,14 +207,7 @@ pub fn app(props: &AppProps) -> Html {
                 <>
                     <Nav present={vec!["cluster", "map", "plan", "rebalance", "simulate", "namespaces", "history"]} standalone={options.standalone} />
                     <div data-section="cluster" tabindex="-1">
-                    if !l.warnings.is_empty() {
-                        <details class="panel warnings-panel" open={l.warnings.len() <= 5}>
-                            <summary>{ format!("{} import warning(s)", l.warnings.len()) }</summary>
-                            <ul class="warnings" data-testid="warnings">
-                                { for l.warnings.iter().map(|w| html! { <li class="mono small">{ w }</li> }) }
-                            </ul>
-                        </details>
-                    }
+                    <ImportWarnings loaded={l.clone()} />
                     <BrokerTable rows={config_views.0.clone()} on_drop_bundle={on_drop_bundle} readonly={readonly}
                         selected={(*selected_broker).clone()}
                         on_select={{ let sb = selected_broker.clone(); Callback::from(move |b| sb.set(b)) }} />
@@ -276,18 +230,10 @@ pub fn app(props: &AppProps) -> Html {
                             on_set={on_set.clone()} readonly={readonly} warnings={plan_warnings}
                             calibration={state.calibration.clone()}
                             on_calibration={{ let d = d.clone(); Callback::from(move |c| d.dispatch(Action::SetCalibration(c))) }} />
-                        <section class="panel run">
-                            <button type="button" class="primary" data-testid="run-plan"
-                                onclick={{ let d = d.clone(); Callback::from(move |_| d.dispatch(Action::RunPlan)) }}>{ "Run plan" }</button>
-                            <label><input type="checkbox" checked={state.leader_cycle}
-                                onchange={{ let d = d.clone(); let on = state.leader_cycle; Callback::from(move |_| d.dispatch(Action::SetLeaderCycle(!on))) }} />
-                                { " include the leader's shedding cycle" }</label>
-                            if state.plan_job.is_some() {
-                                <p class="busy small" role="status" data-testid="plan-pending">{ "Planning in the background…" }</p>
-                            } else if state.plans_in_worker() {
-                                <p class="muted small">{ format!("{} bundles: plans are made in a worker.", crate::format::count(l.bundle_count as i64)) }</p>
-                            }
-                        </section>
+                        <RunPanel leader_cycle={state.leader_cycle} pending={state.plan_job.is_some()}
+                            worker_bundles={state.plans_in_worker().then_some(l.bundle_count)}
+                            on_run={{ let d = d.clone(); Callback::from(move |()| d.dispatch(Action::RunPlan)) }}
+                            on_leader_cycle={{ let d = d.clone(); Callback::from(move |on| d.dispatch(Action::SetLeaderCycle(on))) }} />
                     </div>
                     if let Some(plan) = state.plan.clone() {
                         <PlanView plan={plan.clone()} diff={state.plan_diff.clone()} on_find={Some(on_find.clone())}

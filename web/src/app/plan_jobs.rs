@@ -4,6 +4,7 @@
 
 use yew::prelude::*;
 
+use crate::components::pipeline_detail::ExplainSource;
 use crate::state::{Action, AppState, Loaded, PlanJob};
 use crate::worker_import::WorkerImports;
 
@@ -46,4 +47,26 @@ pub fn use_plan_jobs(state: &UseReducerHandle<AppState>, imports: &WorkerImports
             send_plan_job(&imports, &job, &l);
         }
     });
+}
+
+/// Where a plan view asks for one decision's detail. Plans from the worker come without their
+/// details (`explain: summary`): a decision's detail is asked of the worker when its pane's
+/// pipeline is opened (and an export asks for the full plan first, `Action::WantFullPlan`).
+pub fn explain_source(imports: &WorkerImports, loaded: &Loaded, state: &AppState) -> ExplainSource {
+    let (worker, snapshot_id, request) = (
+        imports.worker.clone(),
+        loaded.id,
+        state.worker_request(false),
+    );
+    Callback::from(
+        move |(which, answer): (
+            lbplan_core::plan::DecisionRef,
+            Callback<crate::plan_client::Explanation>,
+        )| {
+            match worker.borrow().as_ref() {
+                Some(w) => w.ask_explanation(snapshot_id, &request, which, answer),
+                None => answer.emit(Err("the plan worker is not running".to_string())),
+            }
+        },
+    )
 }
