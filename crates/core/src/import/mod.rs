@@ -55,6 +55,7 @@ mod topic_list;
 mod typed;
 mod warning_groups;
 pub(crate) mod zip_names;
+pub(crate) mod zip_reader;
 
 use std::borrow::Cow;
 
