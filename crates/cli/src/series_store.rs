@@ -721,7 +721,9 @@ pub fn explain_series(
     if zip {
         let mut source = ZipSource::open(&shown, &bytes, MAX_FILES)
             .map_err(|e| CliError::BadInput(e.to_string()))?;
-        return explain_source(&mut source, limits, opts, seen).map_err(named);
+        let mut report = explain_source(&mut source, limits, opts, seen).map_err(named)?;
+        report.warnings.splice(0..0, source.warnings());
+        return Ok(report);
     }
     let files = vec![(shown.clone(), bytes)];
     let mut source = store::FilesSource::new(&files);

@@ -61,7 +61,10 @@ pub fn explain_uploaded(
         [(name, bytes)] if bytes.starts_with(b"PK") => {
             let limits = SeriesLimits::default();
             let mut zip = ZipSource::open(name, bytes, limits.max_files)?;
-            explain_source(&mut zip, limits, opts, seen).map_err(|e| in_zip(name, e))
+            let mut report =
+                explain_source(&mut zip, limits, opts, seen).map_err(|e| in_zip(name, e))?;
+            report.warnings.splice(0..0, zip.warnings());
+            Ok(report)
         }
         _ => explain_files_observed(&strip_common_dir(files), opts, seen),
     }

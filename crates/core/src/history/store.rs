@@ -15,6 +15,8 @@
 
 use crate::naming::BundleName;
 use std::collections::HashMap;
+
+use crate::import::zip_reader::{MemberError, OpenError, ZipReader, refused_warning};
 use std::io::{Read, Write};
 use std::rc::Rc;
 
@@ -1103,13 +1105,14 @@ pub fn read_snapshot_file(path: &str, bytes: &[u8]) -> Result<Snapshot, SeriesEr
 }
 
 /// A zip of a series (a stored series, possibly under one top directory, or snapshot files) read
-/// member by member on demand: its listing is checked when opened (member count, unsafe paths
-/// skipped, a name given twice and a second `series.json` refused), and each member is inflated
-/// only when asked for, never past the cap asked (its header's size is checked first and the
-/// inflation stops one byte past the cap, whatever the header said).
+/// member by member on demand through the importer's zip reader (`import::zip_reader`): its
+/// listing is checked when opened (member count, a name given twice and a second `series.json`
+/// refused; a name that is absolute or has a `..` component refused and counted, as the importer
+/// does), and each member is inflated only when asked for, never past the cap asked (its header's
+/// size is checked first and the inflation stops one byte past the cap, whatever the header said).
 pub struct ZipSource<'a> {
     file: String,
-    zip: zip::ZipArchive<std::io::Cursor<&'a [u8]>>,
+    zip: ZipReader<'a>,
     /// Member path (top directory of a zipped series folder removed) → index.
     index: HashMap<String, usize>,
     /// Paths in the zip's order.
@@ -1118,34 +1121,19 @@ pub struct ZipSource<'a> {
 
 impl<'a> ZipSource<'a> {
     pub fn open(file: &str, bytes: &'a [u8], max_members: usize) -> Result<Self, SeriesError> {
-        let bad = |e: zip::result::ZipError| {
-            SeriesError::malformed(file, format!("not a readable zip: {e}"))
-        };
-        let mut zip = zip::ZipArchive::new(std::io::Cursor::new(bytes)).map_err(bad)?;
-        // The zip reader keeps one member per name; the central directory says if one is twice.
-        if let Some(name) = crate::import::zip_names::first_duplicate(bytes) {
-            return Err(SeriesError::malformed(
+        let zip = ZipReader::open(bytes, max_members).map_err(|e| {
+            SeriesError::malformed(
                 file,
-                crate::import::zip_names::duplicate_message(&name),
-            ));
-        }
-        if zip.len() > max_members {
-            return Err(SeriesError::malformed(
-                file,
-                format!("{} members, more than {max_members}", zip.len()),
-            ));
-        }
-        let mut paths: Vec<(String, usize)> = Vec::new();
-        for i in 0..zip.len() {
-            let entry = zip.by_index_raw(i).map_err(bad)?;
-            if entry.is_dir() {
-                continue;
-            }
-            let Some(path) = entry.enclosed_name() else {
-                continue;
-            };
-            paths.push((path.to_string_lossy().replace('\\', "/"), i));
-        }
+                match e {
+                    OpenError::Unreadable(why) => format!("not a readable zip: {why}"),
+                    OpenError::Duplicate(name) => {
+                        crate::import::zip_names::duplicate_message(&name)
+                    }
+                    OpenError::TooManyEntries(n) => format!("{n} members, more than {max_members}"),
+                },
+            )
+        })?;
+        let mut paths: Vec<(String, usize)> = zip.files().to_vec();
         let headers: Vec<&str> = paths
             .iter()
             .map(|(p, _)| p.as_str())
@@ -1197,6 +1185,15 @@ impl<'a> ZipSource<'a> {
     pub fn paths(&self) -> &[String] {
         &self.paths
     }
+
+    /// What the reader of the series says about the zip: the members it refused for their names
+    /// (the importer's warning, naming the zip).
+    pub fn warnings(&self) -> Vec<String> {
+        refused_warning(self.zip.refused())
+            .map(|why| format!("{}: {why}", self.file))
+            .into_iter()
+            .collect()
+    }
 }
 
 impl SeriesSource for ZipSource<'_> {
@@ -1226,23 +1223,12 @@ impl SeriesSource for ZipSource<'_> {
 
     fn read(&mut self, path: &str, cap: u64) -> Result<Vec<u8>, ReadError> {
         let i = *self.index.get(path).ok_or(ReadError::Missing)?;
-        let file = &self.file;
-        let entry = self
-            .zip
-            .by_index(i)
-            .map_err(|e| ReadError::Other(format!("{file}: member {path}: {e}")))?;
-        if entry.size() > cap {
-            return Err(ReadError::TooLarge);
-        }
-        let mut data = Vec::with_capacity(usize::try_from(entry.size()).unwrap_or(0));
-        entry
-            .take(cap.saturating_add(1))
-            .read_to_end(&mut data)
-            .map_err(|e| ReadError::Other(format!("{file}: member {path}: {e}")))?;
-        if data.len() as u64 > cap {
-            return Err(ReadError::TooLarge);
-        }
-        Ok(data)
+        self.zip.read(i, cap).map_err(|e| match e {
+            MemberError::TooLarge => ReadError::TooLarge,
+            MemberError::Other(why) => {
+                ReadError::Other(format!("{}: member {path}: {why}", self.file))
+            }
+        })
     }
 }
 

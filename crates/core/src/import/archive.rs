@@ -7,6 +7,9 @@ use std::io::{Cursor, Read};
 
 use super::diag::{Diag, ImportError, WarningKind};
 use super::limits::ImportOptions;
+use super::zip_reader::{
+    MemberError, MemberPath, OpenError, ZipReader, member_path, read_capped, refused_warning,
+};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum ArchiveKind {
@@ -67,13 +70,6 @@ impl Budget {
     }
 }
 
-/// Reads at most `cap` bytes; `Ok(None)` if there were more.
-fn read_capped(r: impl Read, cap: u64) -> std::io::Result<Option<Vec<u8>>> {
-    let mut out = Vec::new();
-    r.take(cap.saturating_add(1)).read_to_end(&mut out)?;
-    Ok((out.len() as u64 <= cap).then_some(out))
-}
-
 fn too_big(file: &str, member: &str, cap: u64) -> ImportError {
     ImportError::file(
         file,
@@ -94,30 +90,22 @@ fn read_member(
     let cap = opts.max_file_bytes.min(budget.total_bytes_left);
     let data = read_capped(r, cap).map_err(bad)?;
     let Some(data) = data else {
-        if cap == opts.max_file_bytes {
-            return Err(too_big(file, path, cap));
-        }
-        return Err(ImportError::Limit(format!(
-            "{file}: archive member {path} decompresses to more than the {cap} bytes left under \
-             the cap of {} bytes on the import (decompressed archive members included)",
-            opts.max_total_bytes
-        )));
+        return Err(over_cap(file, path, cap, opts));
     };
     budget.take_bytes(data.len() as u64, opts)?;
     Ok(data)
 }
 
-/// Normalises a member path; `None` for entries to skip silently (directories, macOS metadata).
-fn member_path(raw: &str) -> Option<String> {
-    let segs: Vec<&str> = raw
-        .split(['/', '\\'])
-        .filter(|s| !s.is_empty() && *s != ".")
-        .collect();
-    let last = segs.last()?;
-    if segs.first() == Some(&"__MACOSX") || *last == ".DS_Store" || last.starts_with("._") {
-        return None;
+/// A member past `cap`: the per-file cap, or what was left of the import's total.
+fn over_cap(file: &str, path: &str, cap: u64, opts: &ImportOptions) -> ImportError {
+    if cap == opts.max_file_bytes {
+        return too_big(file, path, cap);
     }
-    Some(segs.join("/"))
+    ImportError::Limit(format!(
+        "{file}: archive member {path} decompresses to more than the {cap} bytes left under the \
+         cap of {} bytes on the import (decompressed archive members included)",
+        opts.max_total_bytes
+    ))
 }
 
 /// What receives each member, one at a time (so only one decompressed member is in memory).
@@ -177,38 +165,31 @@ fn expand_zip(
     diag: &mut Diag,
     each: &mut Each<'_>,
 ) -> Result<(), ImportError> {
-    let bad = |e: zip::result::ZipError| {
-        ImportError::file(file, format!("not a readable zip archive: {e}"))
-    };
-    let mut zip = zip::ZipArchive::new(Cursor::new(bytes)).map_err(bad)?;
-    // The zip reader keeps one member per name: a second one of the same name would be read in
-    // place of the first, silently.
-    if let Some(name) = super::zip_names::first_duplicate(bytes) {
-        return Err(ImportError::file(
-            file,
-            super::zip_names::duplicate_message(&name),
-        ));
-    }
-    if zip.len() > budget.entries_left {
-        return Err(ImportError::Limit(format!(
-            "{file}: has {} entries, more than the {} left under the cap on the number of entries",
-            zip.len(),
+    let bad = |why: String| ImportError::file(file, format!("not a readable zip archive: {why}"));
+    let mut zip = ZipReader::open(bytes, budget.entries_left).map_err(|e| match e {
+        OpenError::Unreadable(why) => bad(why),
+        // The zip reader keeps one member per name: a second one of the same name would be read
+        // in place of the first, silently.
+        OpenError::Duplicate(name) => {
+            ImportError::file(file, super::zip_names::duplicate_message(&name))
+        }
+        OpenError::TooManyEntries(n) => ImportError::Limit(format!(
+            "{file}: has {n} entries, more than the {} left under the cap on the number of entries",
             budget.entries_left
-        )));
-    }
+        )),
+    })?;
+    warn_refused(file, zip.refused(), diag);
+    let files = zip.files().to_vec();
     // What the directory says the members decompress to, before any is inflated: a bomb whose
     // headers tell the truth (10 GB of zeros in 10 MB) is refused at once instead of after
     // inflating and reading a gigabyte of it. Headers that lie are caught while inflating.
     let mut declared: u64 = 0;
-    for i in 0..zip.len() {
-        let entry = zip.by_index_raw(i).map_err(bad)?;
-        if !entry.is_dir() && member_path(entry.name()).is_some() {
-            if entry.size() > opts.max_file_bytes {
-                let path = member_path(entry.name()).unwrap_or_default();
-                return Err(too_big(file, &path, opts.max_file_bytes));
-            }
-            declared = declared.saturating_add(entry.size());
+    for (path, i) in &files {
+        let size = zip.declared_size(*i).map_err(|e| bad(member_why(e)))?;
+        if size > opts.max_file_bytes {
+            return Err(too_big(file, path, opts.max_file_bytes));
         }
+        declared = declared.saturating_add(size);
     }
     if declared > budget.total_bytes_left {
         return Err(ImportError::Limit(format!(
@@ -218,21 +199,20 @@ fn expand_zip(
             budget.total_bytes_left, opts.max_total_bytes
         )));
     }
-    for i in 0..zip.len() {
-        let entry = zip.by_index(i).map_err(bad)?;
-        if entry.is_dir() {
-            continue;
-        }
-        let Some(path) = member_path(entry.name()) else {
-            continue;
-        };
-        if entry.size() > opts.max_file_bytes {
-            return Err(too_big(file, &path, opts.max_file_bytes));
-        }
+    for (path, i) in files {
         budget.take_entry(opts)?;
-        let data = read_member(file, &path, entry, opts, budget, |e| {
-            ImportError::file(file, format!("cannot read archive member {path}: {e}"))
-        })?;
+        let cap = opts.max_file_bytes.min(budget.total_bytes_left);
+        let data = match zip.read(i, cap) {
+            Ok(data) => data,
+            Err(MemberError::TooLarge) => return Err(over_cap(file, &path, cap, opts)),
+            Err(MemberError::Other(why)) => {
+                return Err(ImportError::file(
+                    file,
+                    format!("cannot read archive member {path}: {why}"),
+                ));
+            }
+        };
+        budget.take_bytes(data.len() as u64, opts)?;
         if sniff(&data).is_some() {
             skip_nested(file, &path, diag);
             continue;
@@ -240,6 +220,20 @@ fn expand_zip(
         each(Member { path, bytes: data }, diag)?;
     }
     Ok(())
+}
+
+fn member_why(e: MemberError) -> String {
+    match e {
+        MemberError::TooLarge => "larger than its cap".to_string(),
+        MemberError::Other(why) => why,
+    }
+}
+
+/// The archive's members refused for their names, in one warning on the archive.
+fn warn_refused(file: &str, refused: &[String], diag: &mut Diag) {
+    if let Some(why) = refused_warning(refused) {
+        diag.warn(WarningKind::IgnoredFile, file, None, &why);
+    }
 }
 
 fn expand_tar(
@@ -253,6 +247,7 @@ fn expand_tar(
     let bad =
         |e: std::io::Error| ImportError::file(file, format!("not a readable tar archive: {e}"));
     let mut archive = tar::Archive::new(stream);
+    let mut refused = Vec::new();
     for entry in archive.entries().map_err(bad)? {
         let entry = entry.map_err(bad)?;
         let kind = entry.header().entry_type();
@@ -260,8 +255,13 @@ fn expand_tar(
         if kind.is_dir() || kind.is_pax_global_extensions() {
             continue;
         }
-        let Some(path) = member_path(&raw) else {
-            continue;
+        let path = match member_path(&raw) {
+            MemberPath::File(path) => path,
+            MemberPath::Skip => continue,
+            MemberPath::Refused => {
+                refused.push(raw);
+                continue;
+            }
         };
         if !kind.is_file() {
             diag.warn(
@@ -286,6 +286,7 @@ fn expand_tar(
         }
         each(Member { path, bytes: data }, diag)?;
     }
+    warn_refused(file, &refused, diag);
     Ok(())
 }
 

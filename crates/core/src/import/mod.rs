@@ -55,6 +55,7 @@ mod topic_list;
 mod typed;
 mod warning_groups;
 pub(crate) mod zip_names;
+pub(crate) mod zip_reader;
 
 use std::borrow::Cow;
 
@@ -415,18 +416,16 @@ fn process_file(
     if origin == Origin::Snapshot && shape != Shape::Snapshot {
         return Err(not_a_snapshot(file));
     }
-    read_input(
+    let input = Recognised {
         file,
         path,
-        &loc,
+        loc: &loc,
         shape,
         text,
         origin,
         unique_keys,
-        opts,
-        c,
-        diag,
-    )
+    };
+    read_input(input, opts, c, diag)
 }
 
 /// Input that is no export we know: skipped inside a directory or archive, an error if named.
@@ -512,22 +511,38 @@ fn broker_from_file(
     Ok(name)
 }
 
-/// Reads an input whose format [`detect::format`] decided: one reader per format (for JSON, one
-/// typed reader from the text). `loc` names the broker, bundle, namespace or cluster of a
-/// metadata-store node; outside a tree the path (or the content) does.
-#[allow(clippy::too_many_arguments)]
-fn read_input(
-    file: &str,
-    path: &str,
-    loc: &Location,
+/// One input as [`detect::format`] recognised it: what [`read_input`] reads.
+#[derive(Clone, Copy)]
+struct Recognised<'a> {
+    file: &'a str,
+    path: &'a str,
+    /// The broker, bundle, namespace or cluster of a metadata-store node; outside a tree the path
+    /// (or the content) tells them.
+    loc: &'a Location,
     shape: Shape,
-    text: &str,
+    text: &'a str,
     origin: Origin,
+    /// The size guard ran and found no key given twice (our snapshot's fast reader needs both).
     unique_keys: bool,
+}
+
+/// Reads an input whose format [`detect::format`] decided: one reader per format (for JSON, one
+/// typed reader from the text).
+fn read_input(
+    input: Recognised<'_>,
     opts: &ImportOptions,
     c: &mut Collected,
     diag: &mut Diag,
 ) -> Result<(), ImportError> {
+    let Recognised {
+        file,
+        path,
+        loc,
+        shape,
+        text,
+        origin,
+        unique_keys,
+    } = input;
     let mut ctx = Ctx { file, diag };
     match shape {
         Shape::CollectReport => return read_collect_report(file, text, c, diag),

@@ -10,11 +10,18 @@ use crate::modular::pipeline::PlacementContext;
 use crate::modular::shedding::{AvgShedder, shedder_by_name};
 
 /// How far apart the leader's shedding cycles are: `loadBalancerSheddingIntervalMinutes` (at least one
-/// minute), in milliseconds. Plans' outlooks and the simulator's clock both step by it.
+/// minute), in milliseconds. Plans' outlooks and the simulator's clock both step by it
+/// ([`cycle_start_ms`]).
 pub fn cycle_interval_ms(cfg: &LoadBalancerConfig) -> i64 {
     cfg.load_balancer_shedding_interval_minutes
         .max(1)
         .saturating_mul(60_000)
+}
+
+/// When the leader's `n`-th cycle after the one at `first_ms` runs, its cycles `interval_ms`
+/// ([`cycle_interval_ms`]) apart.
+pub fn cycle_start_ms(first_ms: i64, interval_ms: i64, n: u32) -> i64 {
+    first_ms.saturating_add(interval_ms.saturating_mul(i64::from(n)))
 }
 
 pub fn build_strategies(

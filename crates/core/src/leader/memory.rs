@@ -5,7 +5,9 @@
 //! told about. `history` (`leader_step::CarriedLeader`) and the simulation (`simulate::engine`)
 //! each keep one and [`LeaderMemory::tick`] it on the leader's view, whoever keeps that view (a
 //! [`LeaderState`](super::state::LeaderState) stepped through snapshots, or the simulation's
-//! edited in place); what differs between them is a tick's argument, not a copy of the cycle.
+//! edited in place); a plan keeps one for its manual placements ([`LeaderMemory::place`]), its
+//! cycle and its outlook's further ticks. What differs between them is a tick's argument, not a
+//! copy of the cycle.
 
 use indexmap::IndexMap;
 
@@ -121,9 +123,21 @@ impl LeaderMemory {
         if brokers.clone().eq(self.brokers.iter()) {
             return false;
         }
-        self.brokers = brokers.cloned().collect();
-        self.strategies.on_active_brokers_change(&self.brokers);
+        self.tell_brokers(brokers.cloned().collect());
         true
+    }
+
+    /// Tells the strategies the live brokers are now `brokers` (`onActiveBrokersChange`), whether
+    /// or not they differ from the ones they last saw: a plan's operation that removes a broker.
+    pub fn tell_brokers(&mut self, brokers: Vec<String>) {
+        self.brokers = brokers;
+        self.strategies.on_active_brokers_change(&self.brokers);
+    }
+
+    /// The configuration with the picker: a placement outside the modular pipeline (the
+    /// extensible manager's plain unloads) picks from the same picker as the leader's own.
+    pub fn config_and_picker(&mut self) -> (&LoadBalancerConfig, &mut SeededPicker) {
+        (&self.cfg, &mut self.picker)
     }
 
     /// A lookup's placement (`selectBrokerForAssignment` and friends) by this leader: its
@@ -164,13 +178,47 @@ impl LeaderMemory {
         namespace_bundle_count: impl Fn(&str) -> Option<i64>,
         long_term: impl Fn(&LoadData, usize, usize, &str) -> (f64, f64),
     ) -> Tick {
-        let carried = std::mem::take(&mut self.recently_unloaded);
-        data.recently_unloaded = merged_grace_list(carried, &data.recently_unloaded);
-        ctx.trace = trace;
+        self.begin_cycle(data, ctx, trace);
         let view: &LoadData = data;
         let splits = splitter_task::decide(&self.cfg, view, namespace_bundle_count, |p, k, n| {
             long_term(view, p, k, n)
         });
+        let shedding = self.shed(data, ctx, now_ms);
+        Tick { splits, shedding }
+    }
+
+    /// [`tick`](Self::tick) without asking `BundleSplitterTask`: a plan's outlook, whose further
+    /// cycles run on the load of the first, where the task would choose the first cycle's bundles
+    /// again.
+    pub fn tick_shedding_only(
+        &mut self,
+        data: &mut LoadData,
+        ctx: &mut PlacementContext,
+        now_ms: i64,
+        trace: PipelineTrace,
+    ) -> SheddingCycleReport {
+        self.begin_cycle(data, ctx, trace);
+        self.shed(data, ctx, now_ms)
+    }
+
+    fn begin_cycle(
+        &mut self,
+        data: &mut LoadData,
+        ctx: &mut PlacementContext,
+        trace: PipelineTrace,
+    ) {
+        let carried = std::mem::take(&mut self.recently_unloaded);
+        data.recently_unloaded = merged_grace_list(carried, &data.recently_unloaded);
+        ctx.trace = trace;
+    }
+
+    /// `doLoadShedding`, the grace list it leaves kept.
+    fn shed(
+        &mut self,
+        data: &mut LoadData,
+        ctx: &mut PlacementContext,
+        now_ms: i64,
+    ) -> SheddingCycleReport {
         let shedding = do_load_shedding(
             &mut self.strategies,
             data,
@@ -180,7 +228,7 @@ impl LeaderMemory {
             now_ms,
         );
         self.recently_unloaded.clone_from(&data.recently_unloaded);
-        Tick { splits, shedding }
+        shedding
     }
 }
 

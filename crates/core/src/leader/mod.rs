@@ -1,9 +1,11 @@
 //! The leader: the broker that runs Pulsar's load manager. Its view of the cluster, the state it keeps
 //! between cycles (bundle positions, stored bundle data), its memory across cycles and the one `tick`
-//! (shedding, placement, splits, the grace list, the picker) that plans, history and the simulator step.
+//! (shedding, placement, splits, the grace list, the picker) that plans, history and the simulator step,
+//! with the outlook (further ticks on unchanged load).
 
 pub mod context;
 pub mod memory;
+pub mod outlook;
 mod positions;
 pub mod splitter_task;
 pub mod state;

@@ -4,7 +4,6 @@
 //! judges the result. See `docs/plan-model.md`.
 
 use crate::model::Snapshot;
-use crate::rng::SeededPicker;
 
 use super::after_view::{AfterStart, AfterView};
 use super::balance::summarize;
@@ -17,7 +16,7 @@ use super::request::{MAX_OUTLOOK_CYCLES, PlanError, PlanRequest, Workspace};
 use super::transfer_cycle::run_extensible_leader_cycle;
 use super::working_view::{KeptView, WorkingView};
 use crate::config::settings::resolve_config;
-use crate::leader::context::build_strategies;
+use crate::leader::memory::LeaderMemory;
 
 /// One plan with its verdict, without re-planning for alternatives, on `snapshot` whose leader's
 /// view `kept` holds (built here when empty; lent to the plan and given back unchanged).
@@ -52,8 +51,10 @@ pub(crate) fn plan_once(
     let weights = cfg.resource_weights();
     let brokers_before = after.broker_views_before(&weights);
 
-    let strategies = build_strategies(&cfg, profile)?;
-    warnings.extend(strategies.resolution.warnings.iter().cloned());
+    // A freshly elected leader: its strategies have seen no broker list yet.
+    let leader = LeaderMemory::new(cfg, profile, req.seed, Vec::new())?;
+    let resolution = leader.resolution();
+    warnings.extend(resolution.warnings.iter().cloned());
     let mut plan = Plan {
         format_version: PLAN_FORMAT_VERSION,
         snapshot_fingerprint: fingerprint,
@@ -67,29 +68,26 @@ pub(crate) fn plan_once(
             .filter(|(_, f)| f.is_finite() && **f > 0.0)
             .map(|(b, f)| (b.clone(), *f))
             .collect(),
-        load_manager: if cfg.is_extensible() {
+        load_manager: if leader.config().is_extensible() {
             "extensible"
         } else {
             "modular"
         }
         .to_string(),
-        shedding_strategy: strategies.resolution.shedding.clone(),
-        placement_strategy: strategies.resolution.placement.clone(),
+        shedding_strategy: resolution.shedding.clone(),
+        placement_strategy: resolution.placement.clone(),
         seed: req.seed,
         settings,
         operations: req.operations.iter().map(Operation::to_string).collect(),
         ..Plan::default()
     };
     let mut ws = Workspace {
-        cfg,
-        profile,
+        leader,
         after,
-        strategies,
-        picker: SeededPicker::new(req.seed),
         now_ms: snapshot.captured_at_ms.unwrap_or(0),
         trace: req.explain.placement_trace(),
     };
-    if ws.cfg.is_extensible() {
+    if ws.leader.config().is_extensible() {
         plan.shedding_strategy = crate::config::TRANSFER_SHEDDER.to_string();
         plan.placement_strategy =
             "org.apache.pulsar.broker.loadbalance.extensions.strategy.LeastResourceUsageWithWeight"
@@ -106,7 +104,7 @@ pub(crate) fn plan_once(
     }
 
     if req.leader_cycle {
-        if ws.cfg.is_extensible() {
+        if ws.leader.config().is_extensible() {
             run_extensible_leader_cycle(
                 &mut ws,
                 req.outlook_cycles.min(MAX_OUTLOOK_CYCLES),
@@ -133,12 +131,11 @@ pub(crate) fn plan_once(
         basis.reads = Some(super::release_reads::rows_read(
             snapshot,
             &plan.settings,
-            &ws.cfg,
+            ws.leader.config(),
             &plan.unloads,
         ));
     }
-    plan.verdict = super::verdict::judge(&plan, ws.cfg.overloaded_threshold_fraction());
+    plan.verdict = super::verdict::judge(&plan, ws.leader.config().overloaded_threshold_fraction());
     leave_out(&mut plan, req.explain);
-    let _ = ws.profile;
     Ok(plan)
 }

@@ -5,7 +5,7 @@
 
 use crate::model::BrokerSnapshot;
 use crate::modular::LoadData;
-use crate::modular::pipeline::{PlacementContext, SelectionPath, select_broker_for_bundle};
+use crate::modular::pipeline::{PlacementContext, SelectionPath};
 use crate::naming::BrokerNames;
 use crate::reason::{DecisionReason, ReasonKind};
 use crate::split::SplitAlgorithm;
@@ -40,16 +40,9 @@ fn place_and_move(
         _ => ("manual", PlacedOperation::ManualUnload),
     };
     let bundle_data = data.bundle_data.get(bundle).copied().unwrap_or_default();
-    let outcome = select_broker_for_bundle(
-        bundle,
-        &bundle_data,
-        SelectionPath::Assignment,
-        data,
-        ctx,
-        &ws.cfg,
-        ws.strategies.placement(),
-        &mut ws.picker,
-    );
+    let outcome = ws
+        .leader
+        .place(bundle, &bundle_data, SelectionPath::Assignment, data, ctx);
     let to = outcome.broker.clone()?;
     let load = ws.after.bundle_load(from, bundle);
     if to != from {
@@ -291,8 +284,8 @@ fn remove_broker(
     let mut data = load_data_from_snapshot(ws.after.to_mut());
     data.brokers.shift_remove(broker);
     let mut ctx = placement_context(ws.after.to_mut(), &data);
-    let active: Vec<String> = data.brokers.keys().cloned().collect();
-    ws.strategies.on_active_brokers_change(&active);
+    ws.leader
+        .tell_brokers(data.brokers.keys().cloned().collect());
     for bundle in removed {
         if let Some(u) = place_and_move(
             ws,
@@ -330,9 +323,10 @@ fn split_bundle(
                 format!("unknown split algorithm `{name}` (Pulsar answers HTTP 412)"),
             )
         })?,
-        None => {
-            SplitAlgorithm::by_name_or_default("", &ws.cfg.default_namespace_bundle_split_algorithm)
-        }
+        None => SplitAlgorithm::by_name_or_default(
+            "",
+            &ws.leader.config().default_namespace_bundle_split_algorithm,
+        ),
     };
     if chosen == SplitAlgorithm::SpecifiedPositionsDivide && positions.is_empty() {
         return Err(op_error(
@@ -340,8 +334,14 @@ fn split_bundle(
             "specified_positions_divide needs positions (Pulsar answers HTTP 412)",
         ));
     }
-    match compute_split(ws.after.to_mut(), &ws.cfg, bundle, chosen, positions)
-        .map_err(|e| op_error(op, e))?
+    match compute_split(
+        ws.after.to_mut(),
+        ws.leader.config(),
+        bundle,
+        chosen,
+        positions,
+    )
+    .map_err(|e| op_error(op, e))?
     {
         Ok(split) => {
             apply_split(ws.after.to_mut(), &split);

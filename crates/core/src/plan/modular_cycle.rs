@@ -1,21 +1,26 @@
-//! The modular load manager's leader cycle in a plan: `doLoadShedding` on the leader's view, its
-//! unloads and skips recorded with their reasons, `BundleSplitterTask` on the after view, and the
-//! outlook — further cycles on unchanged load — when the first cycle unloads nothing.
+//! The modular load manager's leader cycle in a plan: one tick of the plan's leader
+//! (`crate::leader::memory`) on its view, the unloads and skips recorded with their reasons,
+//! the splits `BundleSplitterTask` chose carried out on the after view, and the outlook — further
+//! ticks on unchanged load (`crate::leader::outlook`) — when the first cycle unloads nothing.
+
+use std::cell::Cell;
 
 use crate::config::LoadBalancerConfig;
+use crate::leader::context::cycle_interval_ms;
+use crate::leader::memory::Tick;
+use crate::leader::outlook::first_acting;
 use crate::modular::LoadData;
-use crate::modular::leader::{CycleSkip, SheddingCycleReport, do_load_shedding};
+use crate::modular::leader::{CycleSkip, SheddingCycleReport};
 use crate::modular::pipeline::{PipelineTrace, PlacementContext};
 use crate::reason::{DecisionReason, ReasonKind};
+use crate::split::ModularSplitCandidate;
 
 use super::after_view::AfterView;
 use super::model::{Outlook, Plan, PlannedUnload, SkipScope, SkippedDecision, UnloadDetail};
 use super::reasons::{describe_skip, shedding_reason, skip_reason, unload_reason};
 use super::request::Workspace;
 use super::working_view::WorkingView;
-use crate::leader::splitter_task::{
-    LongTermCursor, auto_splits_step, decide as decide_auto_splits,
-};
+use crate::leader::splitter_task::{auto_splits_step, long_term_after};
 use crate::leader::state::LeaderState;
 
 /// The cycle skipped because shedding is off: what plans (modular or extensible) record.
@@ -65,28 +70,29 @@ fn unloads_of(report: &mut SheddingCycleReport, after: &mut AfterView<'_>) -> Ve
         .collect()
 }
 
-/// [`auto_splits_step`] on the plan's after view: the whole snapshot is asked for only when
-/// `BundleSplitterTask` accepts a bundle (splitting changes the bundle set and the layouts).
-fn auto_splits_on_after(ws: &mut Workspace<'_>, data: &LoadData, plan: &mut Plan) {
-    let rest = ws.after.rest();
-    let counts = |ns: &str| {
-        rest.namespaces
-            .get(ns)
-            .map(|n| i64::from(n.bundles.num_bundles))
-    };
+/// [`auto_splits_step`] on the plan's after view, `candidates` being what `BundleSplitterTask`
+/// chose in the cycle's tick: the whole snapshot is asked for only when it chose a bundle
+/// (splitting changes the bundle set and the layouts).
+fn auto_splits_on_after(
+    ws: &mut Workspace<'_>,
+    candidates: &[ModularSplitCandidate],
+    data: &LoadData,
+    plan: &mut Plan,
+) {
     // A bundle this cycle unloads is left alone by `auto_splits_step`: when it is every candidate
     // (the usual case on a cluster the cycle acts on), nothing would change.
-    let long_term = LongTermCursor::new(data);
-    let candidates = decide_auto_splits(&ws.cfg, data, counts, |_, _, name| long_term.get(name));
     if candidates
         .iter()
         .all(|c| plan.unloads.iter().any(|u| u.bundle == c.bundle))
     {
         return;
     }
-    auto_splits_step(ws.after.to_mut(), &ws.cfg, data, plan);
+    auto_splits_step(ws.after.to_mut(), ws.leader.config(), data, plan);
 }
 
+/// The leader's cycle in a plan: one tick of the plan's leader on its view, the unloads moved in
+/// the after view, the splits `BundleSplitterTask` chose carried out there, and when the cycle
+/// unloads nothing, the outlook.
 pub(super) fn run_leader_cycle(
     ws: &mut Workspace<'_>,
     view: &mut WorkingView<'_>,
@@ -100,20 +106,32 @@ pub(super) fn run_leader_cycle(
     // are left as they were too; its per-cycle parts are fresh at each `take_context`.
     let steady_recently_unloaded = state.data().recently_unloaded.clone();
     let mut ctx = state.take_context();
-    ctx.trace = ws.trace;
-    let mut report = do_load_shedding(
-        &mut ws.strategies,
-        state.data_mut(),
-        &mut ctx,
-        &ws.cfg,
-        &mut ws.picker,
-        ws.now_ms,
-    );
+    let Tick {
+        splits,
+        shedding: mut report,
+    } = {
+        let rest = ws.after.rest();
+        let counts = |ns: &str| {
+            rest.namespaces
+                .get(ns)
+                .map(|n| i64::from(n.bundles.num_bundles))
+        };
+        // `BundleSplitterTask` asks for the long-term rates in the view's order.
+        let next = Cell::new(0);
+        ws.leader.tick(
+            state.data_mut(),
+            &mut ctx,
+            ws.now_ms,
+            ws.trace,
+            counts,
+            |data, _, _, name| long_term_after(data, name, &next),
+        )
+    };
     state.data_mut().recently_unloaded = steady_recently_unloaded;
     if let Some(skip) = &report.cycle_skipped {
         state.restore_context(ctx);
         plan.skipped.push(match skip {
-            CycleSkip::SheddingDisabled => shedding_disabled_skip(&ws.cfg),
+            CycleSkip::SheddingDisabled => shedding_disabled_skip(ws.leader.config()),
             CycleSkip::SingleBroker { available } => SkippedDecision {
                 scope: SkipScope::Cycle,
                 why: format!("no shedding: only {available} broker available"),
@@ -121,7 +139,7 @@ pub(super) fn run_leader_cycle(
                     .with("available_brokers", *available),
             },
         });
-        auto_splits_on_after(ws, state.data(), plan);
+        auto_splits_on_after(ws, &splits, state.data(), plan);
         return;
     }
     let unloads = unloads_of(&mut report, &mut ws.after);
@@ -144,7 +162,7 @@ pub(super) fn run_leader_cycle(
     }
     let acted = !unloads.is_empty();
     plan.unloads.extend(unloads);
-    auto_splits_on_after(ws, state.data(), plan);
+    auto_splits_on_after(ws, &splits, state.data(), plan);
     if !acted && outlook_cycles > 0 {
         // A cycle that placed nothing left the context as it was; one that did starts afresh.
         if !report.decisions.is_empty() {
@@ -156,7 +174,8 @@ pub(super) fn run_leader_cycle(
     state.restore_context(ctx);
 }
 
-/// Keeps the same strategy objects running on unchanged load to see when (if ever) they act.
+/// Keeps the plan's leader ticking on unchanged load to see when (if ever) it acts: further ticks
+/// of the same leader (its strategies' memory, its picker, the grace list it carries).
 ///
 /// Each extra cycle starts from the steady view (`state`, with its own `recently_unloaded`) and a
 /// fresh placement context. Both are reused rather than copied: a cycle that selects nothing changes
@@ -169,38 +188,16 @@ fn look_ahead(
     ctx: &mut PlacementContext,
     cycles: u32,
 ) -> Outlook {
-    let interval_ms = crate::leader::context::cycle_interval_ms(&ws.cfg);
-    let strategy = crate::config::simple_class_name(&ws.strategies.resolution.shedding).to_string();
+    let strategy = crate::config::simple_class_name(&ws.leader.resolution().shedding).to_string();
     let steady_recently_unloaded = state.data().recently_unloaded.clone();
-    for extra in 1..=cycles {
-        ctx.trace = PipelineTrace::Summary;
-        let now = ws
-            .now_ms
-            .saturating_add(interval_ms.saturating_mul(i64::from(extra)));
-        let mut report = do_load_shedding(
-            &mut ws.strategies,
-            state.data_mut(),
-            ctx,
-            &ws.cfg,
-            &mut ws.picker,
-            now,
-        );
+    let interval_ms = cycle_interval_ms(ws.leader.config());
+    let acting = first_acting(interval_ms, ws.now_ms, cycles, |_, at_ms| {
+        let mut report =
+            ws.leader
+                .tick_shedding_only(state.data_mut(), ctx, at_ms, PipelineTrace::Summary);
         let unloads = unloads_of(&mut report, &mut ws.after);
         if !unloads.is_empty() {
-            let cycle = extra + 1;
-            let mut sources: Vec<&str> = unloads.iter().map(|u| u.from.as_str()).collect();
-            sources.dedup();
-            let summary = format!(
-                "{strategy} unloads {} bundle(s) from {} at cycle {cycle} if the load stays as it is",
-                unloads.len(),
-                sources.join(", ")
-            );
-            return Outlook {
-                cycles_examined: extra,
-                acts_at_cycle: Some(cycle),
-                unloads_then: unloads,
-                summary,
-            };
+            return Some(unloads);
         }
         if !report.decisions.is_empty() {
             // Skipped selections ran the pipeline, which may have grown the candidate cache or
@@ -209,13 +206,32 @@ fn look_ahead(
             state.restore_context(std::mem::take(ctx));
             *ctx = state.take_context();
         }
-    }
-    Outlook {
-        cycles_examined: cycles,
-        acts_at_cycle: None,
-        unloads_then: Vec::new(),
-        summary: format!(
-            "{strategy} would not unload anything in the next {cycles} cycles if the load stays as it is"
-        ),
+        None
+    });
+    match acting {
+        Some((extra, unloads)) => {
+            let cycle = extra + 1;
+            let mut sources: Vec<&str> = unloads.iter().map(|u| u.from.as_str()).collect();
+            sources.dedup();
+            let summary = format!(
+                "{strategy} unloads {} bundle(s) from {} at cycle {cycle} if the load stays as it is",
+                unloads.len(),
+                sources.join(", ")
+            );
+            Outlook {
+                cycles_examined: extra,
+                acts_at_cycle: Some(cycle),
+                unloads_then: unloads,
+                summary,
+            }
+        }
+        None => Outlook {
+            cycles_examined: cycles,
+            acts_at_cycle: None,
+            unloads_then: Vec::new(),
+            summary: format!(
+                "{strategy} would not unload anything in the next {cycles} cycles if the load stays as it is"
+            ),
+        },
     }
 }

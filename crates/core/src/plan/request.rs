@@ -2,9 +2,9 @@
 //! manual operations and the leader's cycle edit. A leaf of `plan/`, so the steps of a plan import
 //! these types without importing the driver that runs them.
 
-use crate::config::{ConfigError, LoadBalancerConfig, Profile};
-use crate::modular::leader::{StrategyConfigError, StrategySet};
-use crate::rng::SeededPicker;
+use crate::config::{ConfigError, Profile};
+use crate::leader::memory::LeaderMemory;
+use crate::modular::leader::StrategyConfigError;
 
 use super::after_view::AfterView;
 use super::explain_level::Explain;
@@ -74,12 +74,11 @@ pub(crate) fn op_error(op: &Operation, why: impl Into<String>) -> PlanError {
 
 /// Everything a cycle works on.
 pub(crate) struct Workspace<'s> {
-    pub(crate) cfg: LoadBalancerConfig,
-    pub(crate) profile: Profile,
+    /// The freshly elected leader the plan runs: its configuration, strategies and picker, which
+    /// place the manual operations' bundles and run the cycle and its outlook.
+    pub(crate) leader: LeaderMemory,
     /// The cluster as it will be after the plan (the "after" view).
     pub(crate) after: AfterView<'s>,
-    pub(crate) strategies: StrategySet,
-    pub(crate) picker: SeededPicker,
     pub(crate) now_ms: i64,
     /// The trace level of the plan's own placements (`PlanRequest::explain`).
     pub(crate) trace: crate::modular::pipeline::PipelineTrace,

@@ -8,6 +8,8 @@ use crate::reason::{DecisionReason, ReasonKind};
 use super::model::{Outlook, Plan, PlannedUnload, SkipScope, SkippedDecision, UnloadDetail};
 use super::modular_cycle::shedding_disabled_skip;
 use super::request::Workspace;
+use crate::leader::context::cycle_interval_ms;
+use crate::leader::outlook::first_acting;
 
 /// A TransferShedder cycle that decided nothing, as a cycle-level skip.
 fn transfer_skip(
@@ -89,45 +91,56 @@ pub(super) fn run_extensible_leader_cycle(
     warnings: &mut Vec<String>,
 ) {
     use super::extensible_cycle::{extensible_view, place_plain_unload, run_transfer_shedder};
-    if crate::modular::leader::shedding_disabled(&ws.cfg) {
-        plan.skipped.push(shedding_disabled_skip(&ws.cfg));
+    let cfg = ws.leader.config();
+    if crate::modular::leader::shedding_disabled(cfg) {
+        plan.skipped.push(shedding_disabled_skip(cfg));
         return;
     }
     // TransferShedder reads every broker's published load: the plan works on the whole snapshot.
     let snapshot = ws.after.to_mut();
-    let view = extensible_view(snapshot, &ws.cfg);
+    let view = extensible_view(snapshot, cfg);
     warnings.extend(view.warnings.iter().cloned());
     let mut shedder = crate::extensible::TransferShedder::new();
     let recent = snapshot.recently_unloaded_bundles.clone();
-    let interval_ms = crate::leader::context::cycle_interval_ms(&ws.cfg);
     let mut cycle = 1;
-    let mut outcome = run_transfer_shedder(&mut shedder, &view, &ws.cfg, &recent, view.now_ms);
+    let mut outcome = run_transfer_shedder(&mut shedder, &view, cfg, &recent, view.now_ms);
     plan.skipped
         .extend(outcome.not_shed.iter().map(SkippedDecision::from));
     let mut first_skip = outcome.skip_reason;
     let first_stats = outcome.load_avg_std;
-    while outcome.decisions.is_empty()
-        && cycle <= outlook_cycles
-        && outcome.skip_reason == Some(crate::extensible::SkipReason::HitCount)
-    {
-        cycle += 1;
-        let now = view
-            .now_ms
-            .saturating_add(interval_ms.saturating_mul(i64::from(cycle - 1)));
-        outcome = run_transfer_shedder(&mut shedder, &view, &ws.cfg, &recent, now);
+    // While `loadBalancerSheddingConditionHitCountThreshold` holds it back, the outlook ticks on
+    // until a cycle decides, or skips for another reason.
+    let held_back = |o: &super::extensible_cycle::ExtensibleCycle| {
+        o.decisions.is_empty() && o.skip_reason == Some(crate::extensible::SkipReason::HitCount)
+    };
+    if held_back(&outcome) && outlook_cycles > 0 {
+        let later = first_acting(
+            cycle_interval_ms(cfg),
+            view.now_ms,
+            outlook_cycles,
+            |_, at_ms| {
+                let o = run_transfer_shedder(&mut shedder, &view, cfg, &recent, at_ms);
+                (!held_back(&o)).then_some(o)
+            },
+        );
+        match later {
+            Some((extra, later)) => {
+                cycle = extra + 1;
+                outcome = later;
+            }
+            // The last cycle decided nothing, like the first.
+            None => cycle = outlook_cycles + 1,
+        }
     }
     let mut unloads = Vec::new();
     for d in &outcome.decisions {
         let (to, pass) = match &d.dest_broker {
             Some(dest) => (Some(dest.clone()), true),
             None => (
-                place_plain_unload(
-                    &view,
-                    &ws.cfg,
-                    &d.service_unit,
-                    &d.source_broker,
-                    &mut ws.picker,
-                ),
+                {
+                    let (cfg, picker) = ws.leader.config_and_picker();
+                    place_plain_unload(&view, cfg, &d.service_unit, &d.source_broker, picker)
+                },
                 false,
             ),
         };
@@ -139,7 +152,7 @@ pub(super) fn run_extensible_leader_cycle(
                     " (load avg {:.1}%, std {:.1}% vs target {:.1}%)",
                     avg * 100.0,
                     std * 100.0,
-                    ws.cfg.load_balancer_broker_load_target_std * 100.0
+                    ws.leader.config().load_balancer_broker_load_target_std * 100.0
                 )
             })
             .unwrap_or_default();
@@ -148,7 +161,7 @@ pub(super) fn run_extensible_leader_cycle(
             from: d.source_broker.clone(),
             to,
             pass_destination: pass,
-            reason: transfer_reason(d.reason, outcome.load_avg_std, &ws.cfg),
+            reason: transfer_reason(d.reason, outcome.load_avg_std, ws.leader.config()),
             reason_text: format!("TransferShedder: {}{stats}", d.reason.name()),
             detail: Some(UnloadDetail::Transfer(d.clone())),
             bytes_per_sec: load.bytes_per_sec(),
@@ -160,7 +173,8 @@ pub(super) fn run_extensible_leader_cycle(
         if unloads.is_empty()
             && let Some(skip) = first_skip
         {
-            plan.skipped.push(transfer_skip(skip, first_stats, &ws.cfg));
+            plan.skipped
+                .push(transfer_skip(skip, first_stats, ws.leader.config()));
         }
         for u in &unloads {
             if let Some(to) = &u.to {
@@ -171,7 +185,8 @@ pub(super) fn run_extensible_leader_cycle(
         return;
     }
     if let Some(skip) = first_skip.take() {
-        plan.skipped.push(transfer_skip(skip, first_stats, &ws.cfg));
+        plan.skipped
+            .push(transfer_skip(skip, first_stats, ws.leader.config()));
     }
     let acts = !unloads.is_empty();
     let mut sources: Vec<&str> = unloads.iter().map(|u| u.from.as_str()).collect();
@@ -181,7 +196,9 @@ pub(super) fn run_extensible_leader_cycle(
             "TransferShedder unloads {} bundle(s) from {} at cycle {cycle} if the load stays as it is (loadBalancerSheddingConditionHitCountThreshold = {})",
             unloads.len(),
             sources.join(", "),
-            ws.cfg.load_balancer_shedding_condition_hit_count_threshold
+            ws.leader
+                .config()
+                .load_balancer_shedding_condition_hit_count_threshold
         )
     } else {
         format!(

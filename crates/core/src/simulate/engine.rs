@@ -320,8 +320,7 @@ fn trace_at(cycle: u32) -> PipelineTrace {
 
 impl Run<'_> {
     fn now_ms(&self, cycle: u32) -> i64 {
-        self.start_ms
-            .saturating_add(self.interval_ms.saturating_mul(i64::from(cycle)))
+        crate::leader::context::cycle_start_ms(self.start_ms, self.interval_ms, cycle)
     }
 
     fn resolve_broker(&self, r: &str, path: String) -> Result<usize, SimulateError> {
