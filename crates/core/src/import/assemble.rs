@@ -106,11 +106,48 @@ pub(crate) fn assemble(mut c: Collected, diag: &mut Diag) -> Result<Snapshot, Im
     c.brokers.sort_keys();
     let c = c;
     let places = Places { c: &c };
+    let (mut origins, owned) = ownership(&c, &places)?;
+    let (by_ns, data_base) = ranges_by_namespace(&c, &owned, &mut origins);
+    let namespaces = namespace_names(&c, &by_ns);
+    let (ns_out, stale) = namespace_layouts(&c, &namespaces, &by_ns, &origins, &places, diag)?;
+    let bundle_data = bundle_data_of(
+        &c,
+        &namespaces,
+        &owned,
+        &origins,
+        &places,
+        &stale,
+        data_base,
+        diag,
+    );
+    let averages = time_averages(&c, &bundle_data, diag);
+    check_broker_references(&c, diag);
+    check_report_ages(&c, diag);
+    let captured_at_ms = captured_at(&c, diag);
+    Ok(into_snapshot(
+        c,
+        averages,
+        bundle_data,
+        ns_out,
+        captured_at_ms,
+    ))
+}
 
-    // Ownership: a bundle may be served by one broker only.
-    let mut origins: Vec<Origin<'_>> = Vec::new();
-    let mut owner: FxHashMap<&str, usize> = FxHashMap::default();
-    let mut owned: Vec<(usize, &str, BundleRange)> = Vec::new();
+/// Ranges of one namespace: (owned, seen elsewhere: stored data and top bundles).
+type NamespaceRanges = (Ranges, Ranges);
+
+/// An owned bundle: its origin (an index into the origins), namespace and range.
+type Owned<'a> = (usize, &'a str, BundleRange);
+
+/// Who owns which bundle: a bundle may be served by one broker only. Each owned bundle's origin
+/// (an index into the returned origins), namespace and range.
+fn ownership<'a>(
+    c: &'a Collected,
+    places: &Places<'_>,
+) -> Result<(Vec<Origin<'a>>, Vec<Owned<'a>>), ImportError> {
+    let mut origins: Vec<Origin<'a>> = Vec::new();
+    let mut owner: FxHashMap<&'a str, usize> = FxHashMap::default();
+    let mut owned: Vec<Owned<'a>> = Vec::new();
     for (bi, (_, e)) in c.brokers.iter().enumerate() {
         let listed = e.data.bundles.iter().enumerate().map(|(i, k)| (k, Some(i)));
         for (key, list) in e.data.last_stats.keys().map(|k| (k, None)).chain(listed) {
@@ -154,13 +191,20 @@ pub(crate) fn assemble(mut c: Collected, diag: &mut Diag) -> Result<Snapshot, Im
             origins.push(here);
         }
     }
+    Ok((origins, owned))
+}
 
-    // Every range seen, per namespace: owned first, then stored data and top bundles.
-    let mut by_ns: FxIndexMap<&str, (Ranges, Ranges)> = FxIndexMap::default();
-    for &(o, ns, r) in &owned {
+/// Every range seen, per namespace: owned first, then stored data and top bundles (their origins
+/// appended). The origin of the i-th stored `BundleData` is the returned base + i.
+fn ranges_by_namespace<'a>(
+    c: &'a Collected,
+    owned: &[Owned<'a>],
+    origins: &mut Vec<Origin<'a>>,
+) -> (FxIndexMap<&'a str, NamespaceRanges>, usize) {
+    let mut by_ns: FxIndexMap<&'a str, NamespaceRanges> = FxIndexMap::default();
+    for &(o, ns, r) in owned {
         by_ns.entry(ns).or_default().0.push((r, o));
     }
-    // The origin of the i-th stored BundleData is `data_base + i`.
     let data_base = origins.len();
     for (key, e) in &c.bundle_data {
         let o = origins.len();
@@ -184,14 +228,33 @@ pub(crate) fn assemble(mut c: Collected, diag: &mut Diag) -> Result<Snapshot, Im
             by_ns.entry(ns).or_default().1.push((range, o));
         }
     }
+    (by_ns, data_base)
+}
 
-    let mut namespaces: Vec<&str> = by_ns.keys().copied().collect();
+/// Every namespace the inputs name (bundles, layouts, topics, anti-affinity groups), sorted.
+fn namespace_names<'a>(
+    c: &'a Collected,
+    by_ns: &FxIndexMap<&'a str, NamespaceRanges>,
+) -> Vec<&'a str> {
+    let mut namespaces: Vec<&'a str> = by_ns.keys().copied().collect();
     namespaces.extend(c.layouts.keys().map(String::as_str));
     namespaces.extend(c.topics.keys().map(String::as_str));
     namespaces.extend(c.anti_affinity.keys().map(String::as_str));
     namespaces.sort_unstable();
     namespaces.dedup();
+    namespaces
+}
 
+/// Each namespace's layout (exported, inferred from bundle names, or guessed with a warning), and
+/// the origins of bundles with data that the layout leaves out (stale after a split).
+fn namespace_layouts(
+    c: &Collected,
+    namespaces: &[&str],
+    by_ns: &FxIndexMap<&str, NamespaceRanges>,
+    origins: &[Origin<'_>],
+    places: &Places<'_>,
+    diag: &mut Diag,
+) -> Result<(IndexMap<String, NamespaceSnapshot>, FxHashSet<usize>), ImportError> {
     let default_n = c
         .conf
         .get("defaultNumberOfNamespaceBundles")
@@ -209,7 +272,7 @@ pub(crate) fn assemble(mut c: Collected, diag: &mut Diag) -> Result<Snapshot, Im
     );
     let empty = (Vec::new(), Vec::new());
     let mut ns_out: IndexMap<String, NamespaceSnapshot> = IndexMap::new();
-    for &ns in &namespaces {
+    for &ns in namespaces {
         let (owned_r, other_r) = by_ns.get(ns).unwrap_or(&empty);
         let mut layout = choose_layout(ns, c.layouts.get(ns).map(Vec::as_slice), diag);
         if let Some(l) = layout
@@ -265,8 +328,8 @@ pub(crate) fn assemble(mut c: Collected, diag: &mut Diag) -> Result<Snapshot, Im
                 ns,
                 owned_r,
                 other_r,
-                &origins,
-                &places,
+                origins,
+                places,
                 &mut stale,
                 &mut stale_tally,
                 &mut inferred_tally,
@@ -289,9 +352,22 @@ pub(crate) fn assemble(mut c: Collected, diag: &mut Diag) -> Result<Snapshot, Im
     }
     stale_tally.emit(diag);
     inferred_tally.emit(diag);
+    Ok((ns_out, stale))
+}
 
-    // BundleData: stored data (minus stale), plus Pulsar's defaults for owned bundles without any,
-    // in (namespace, lower bound) order; namespaces are ranked once rather than compared per bundle.
+/// `BundleData`: stored data (minus stale), plus Pulsar's defaults for owned bundles without any,
+/// in (namespace, lower bound) order; namespaces are ranked once rather than compared per bundle.
+#[allow(clippy::too_many_arguments)]
+fn bundle_data_of(
+    c: &Collected,
+    namespaces: &[&str],
+    owned: &[Owned<'_>],
+    origins: &[Origin<'_>],
+    places: &Places<'_>,
+    stale: &FxHashSet<usize>,
+    data_base: usize,
+    diag: &mut Diag,
+) -> IndexMap<String, BundleData> {
     let ns_rank: FxHashMap<&str, usize> = namespaces
         .iter()
         .enumerate()
@@ -309,7 +385,7 @@ pub(crate) fn assemble(mut c: Collected, diag: &mut Diag) -> Result<Snapshot, Im
         WarningKind::DefaultBundleData,
         "owned bundles have no BundleData; Pulsar's defaults used (50 msg/s and 50000 B/s each way)",
     );
-    for &(o, ns, r) in &owned {
+    for &(o, ns, r) in owned {
         let Some(&og @ Origin::Owned { key, .. }) = origins.get(o) else {
             continue;
         };
@@ -325,8 +401,15 @@ pub(crate) fn assemble(mut c: Collected, diag: &mut Diag) -> Result<Snapshot, Im
     for (_, _, key, d) in data {
         bundle_data.insert(key.to_string(), d);
     }
+    bundle_data
+}
 
-    // Time averages, recomputed where missing.
+/// Each broker's time averages, recomputed from its bundles' data where the inputs have none.
+fn time_averages(
+    c: &Collected,
+    bundle_data: &IndexMap<String, BundleData>,
+    diag: &mut Diag,
+) -> Vec<TimeAverageBrokerData> {
     let mut recomputed = Tally::new(
         WarningKind::RecomputedTimeAverage,
         "brokers have no TimeAverageBrokerData; recomputed from their bundles' BundleData",
@@ -343,7 +426,7 @@ pub(crate) fn assemble(mut c: Collected, diag: &mut Diag) -> Result<Snapshot, Im
                 }
                 TimeAverageBrokerData::from_bundles(
                     e.data.last_stats.keys().map(String::as_str),
-                    &bundle_data,
+                    bundle_data,
                 )
             }
         });
@@ -359,11 +442,12 @@ pub(crate) fn assemble(mut c: Collected, diag: &mut Diag) -> Result<Snapshot, Im
             );
         }
     }
+    averages
+}
 
-    check_broker_references(&c, diag);
-    check_report_ages(&c, diag);
-
-    let captured_at_ms = c.captured_at_ms.or_else(|| {
+/// The capture instant: the inputs', else the newest report's (with a warning).
+fn captured_at(c: &Collected, diag: &mut Diag) -> Option<i64> {
+    c.captured_at_ms.or_else(|| {
         let newest = c
             .brokers
             .values()
@@ -378,9 +462,17 @@ pub(crate) fn assemble(mut c: Collected, diag: &mut Diag) -> Result<Snapshot, Im
             format!("captured_at_ms taken as the newest report time, {newest}"),
         );
         Some(newest)
-    });
+    })
+}
 
-    // Everything is checked: the collected data moves into the snapshot (no copies).
+/// Everything is checked: the collected data moves into the snapshot (no copies).
+fn into_snapshot(
+    c: Collected,
+    averages: Vec<TimeAverageBrokerData>,
+    bundle_data: IndexMap<String, BundleData>,
+    ns_out: IndexMap<String, NamespaceSnapshot>,
+    captured_at_ms: Option<i64>,
+) -> Snapshot {
     let Collected {
         brokers: collected_brokers,
         mut load_data,
@@ -409,7 +501,7 @@ pub(crate) fn assemble(mut c: Collected, diag: &mut Diag) -> Result<Snapshot, Im
         );
     }
 
-    Ok(Snapshot {
+    Snapshot {
         format_version: SNAPSHOT_FORMAT_VERSION,
         cluster: cluster.map(|(_, n)| n),
         captured_at_ms,
@@ -424,7 +516,7 @@ pub(crate) fn assemble(mut c: Collected, diag: &mut Diag) -> Result<Snapshot, Im
             .collect(),
         namespace_isolation_policies: isolation.into_iter().map(|(k, (_, p))| (k, p)).collect(),
         recently_unloaded_bundles: recently_unloaded,
-    })
+    }
 }
 
 /// Brokers known only from extensible data: a broker of the extensible load manager serves no
