@@ -9,7 +9,8 @@
 //!
 //! `LBPLAN_BENCH_REPEAT=N` skips criterion and prints N plain wall-clock timings;
 //! `LBPLAN_BENCH_SNAPSHOTS=N` shortens the day (for profiling); `LBPLAN_BENCH_BUILD_ONLY=1` builds
-//! the snapshots without explaining them.
+//! the snapshots without explaining them; `LBPLAN_BENCH_DIGEST=1` also prints an FNV-1a digest of
+//! every snapshot built and of the report (JSON), to compare two builds' outputs byte for byte.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -21,6 +22,7 @@ use lbplan_core::history::prometheus::{
     BrokerMapping, PromHistory, PromSeries, RangeLimits, Window, names, parse_matrix,
 };
 use lbplan_core::model::Snapshot;
+use lbplan_core::model::fingerprint::fnv1a64;
 use lbplan_core::simulate::builtin_snapshot;
 
 const STEPS: usize = 1_440;
@@ -153,7 +155,25 @@ fn run_day() -> (Duration, usize) {
     (t, moves)
 }
 
+/// FNV-1a 64 of the JSON of every snapshot built, and of the report (`LBPLAN_BENCH_DIGEST`).
+#[derive(Default)]
+struct Digest {
+    snapshots: u64,
+    report: u64,
+}
+
+fn digest_on() -> bool {
+    std::env::var_os("LBPLAN_BENCH_DIGEST").is_some()
+}
+
 fn run_day_phases() -> (Duration, Duration, usize) {
+    let (t, reading, moves, _) = run_day_digest();
+    (t, reading, moves)
+}
+
+fn run_day_digest() -> (Duration, Duration, usize, Digest) {
+    let mut digest = Digest::default();
+    let digesting = digest_on();
     let mut state = builtin_snapshot("bench").expect("builtin:bench");
     let start_ms = state.captured_at_ms.unwrap_or(1_750_000_000_000);
     // `LBPLAN_BENCH_BUILD_ONLY=1`: the snapshots built, not explained (where the time goes).
@@ -184,7 +204,13 @@ fn run_day_phases() -> (Duration, Duration, usize) {
             steps: n,
         };
         history
-            .push_window(window, &results, &mut |_| {})
+            .push_window(window, &results, &mut |s| {
+                if digesting {
+                    let json = serde_json::to_vec(s).expect("snapshot JSON");
+                    digest.snapshots =
+                        fnv1a64(&[&digest.snapshots.to_le_bytes()[..], &json].concat());
+                }
+            })
             .expect("explains");
         timed += clock.elapsed();
         first += n;
@@ -192,7 +218,10 @@ fn run_day_phases() -> (Duration, Duration, usize) {
     let clock = Instant::now();
     let report = history.finish();
     timed += clock.elapsed();
-    (timed, reading, report.summary.moves_seen)
+    if digesting {
+        digest.report = fnv1a64(&serde_json::to_vec(&report).expect("report JSON"));
+    }
+    (timed, reading, report.summary.moves_seen, digest)
 }
 
 fn bench(c: &mut Criterion) {
@@ -201,7 +230,13 @@ fn bench(c: &mut Criterion) {
         .and_then(|v| v.parse::<usize>().ok())
     {
         for _ in 0..n {
-            let (t, reading, moves) = run_day_phases();
+            let (t, reading, moves, digest) = run_day_digest();
+            if digest_on() {
+                println!(
+                    "digest: snapshots {:016x}, report {:016x}",
+                    digest.snapshots, digest.report
+                );
+            }
             println!(
                 "history from Prometheus, {} one-minute steps of builtin:bench: {:.2} s ({moves} \
                  moves), of which reading the answers {:.2} s",

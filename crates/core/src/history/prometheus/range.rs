@@ -439,18 +439,19 @@ impl<'de> DeserializeSeed<'de> for PointsSeed<'_> {
     }
 }
 
-/// `[<unix seconds>, "<value>"]`.
+/// `[<unix seconds>, "<value>"]`; the value's text is borrowed from the answer when it can be
+/// (it always can: Prometheus writes numbers without escapes), not allocated per sample.
 #[derive(Deserialize)]
-struct Point(f64, String);
+struct Point<'a>(f64, #[serde(borrow)] std::borrow::Cow<'a, str>);
 
-impl Point {
+impl Point<'_> {
     fn read<E: de::Error>(self) -> Result<(i64, f64), E> {
         let ms = (self.0 * 1000.0).round();
         if !ms.is_finite() || !(0.0..=crate::history::MAX_TIME_MS as f64).contains(&ms) {
             return Err(E::custom(format!("a sample time {} is not a time", self.0)));
         }
         // Prometheus spells values as Go's strconv: "NaN", "+Inf", "-Inf", "1e+06".
-        let v = match self.1.as_str() {
+        let v = match self.1.as_ref() {
             "+Inf" | "Inf" => f64::INFINITY,
             "-Inf" => f64::NEG_INFINITY,
             text => text
@@ -472,14 +473,14 @@ impl<'de> Visitor<'de> for PointsSeed<'_> {
             let t: f64 = seq
                 .next_element()?
                 .ok_or_else(|| de::Error::custom("a sample without its time"))?;
-            let v: String = seq
+            let v: std::borrow::Cow<'de, str> = seq
                 .next_element()?
                 .ok_or_else(|| de::Error::custom("a sample without its value"))?;
             self.counter.points += 1;
             return Ok(vec![Point(t, v).read()?]);
         }
         let mut out = Vec::new();
-        while let Some(p) = seq.next_element::<Point>()? {
+        while let Some(p) = seq.next_element::<Point<'de>>()? {
             if self.counter.points >= self.counter.limits.max_points {
                 self.counter.failure = Some(RangeError::TooManyPoints {
                     max: self.counter.limits.max_points,
