@@ -155,6 +155,22 @@ fn run_day() -> (Duration, usize) {
     (t, moves)
 }
 
+/// This thread's time on a CPU so far (Linux' schedstat, ns; 0 where there is none): the figure
+/// that stays comparable when other work shares the machine, which the wall clock does not.
+fn cpu_ns() -> u64 {
+    std::fs::read_to_string("/proc/thread-self/schedstat")
+        .ok()
+        .and_then(|s| s.split_whitespace().next()?.parse().ok())
+        .unwrap_or(0)
+}
+
+/// CPU time of the timed part and of its reading, in ns.
+#[derive(Default)]
+struct Cpu {
+    timed: u64,
+    reading: u64,
+}
+
 /// FNV-1a 64 of the JSON of every snapshot built, and of the report (`LBPLAN_BENCH_DIGEST`).
 #[derive(Default)]
 struct Digest {
@@ -167,12 +183,13 @@ fn digest_on() -> bool {
 }
 
 fn run_day_phases() -> (Duration, Duration, usize) {
-    let (t, reading, moves, _) = run_day_digest();
+    let (t, reading, moves, _, _) = run_day_digest();
     (t, reading, moves)
 }
 
-fn run_day_digest() -> (Duration, Duration, usize, Digest) {
+fn run_day_digest() -> (Duration, Duration, usize, Digest, Cpu) {
     let mut digest = Digest::default();
+    let mut cpu = Cpu::default();
     let digesting = digest_on();
     let mut state = builtin_snapshot("bench").expect("builtin:bench");
     let start_ms = state.captured_at_ms.unwrap_or(1_750_000_000_000);
@@ -192,12 +209,14 @@ fn run_day_digest() -> (Duration, Duration, usize, Digest) {
         let texts = answers(&snaps);
         drop(snaps);
         let clock = Instant::now();
+        let cpu_start = cpu_ns();
         let mut results: Vec<(&str, Vec<PromSeries>)> = Vec::with_capacity(texts.len());
         for (m, text) in &texts {
             let (s, _) = parse_matrix(text.as_bytes(), RangeLimits::default()).expect("parses");
             results.push((m, s));
         }
         reading += clock.elapsed();
+        cpu.reading += cpu_ns().saturating_sub(cpu_start);
         let window = Window {
             start_ms: start_ms + first as i64 * STEP_MS,
             step_ms: STEP_MS,
@@ -213,15 +232,18 @@ fn run_day_digest() -> (Duration, Duration, usize, Digest) {
             })
             .expect("explains");
         timed += clock.elapsed();
+        cpu.timed += cpu_ns().saturating_sub(cpu_start);
         first += n;
     }
     let clock = Instant::now();
+    let cpu_start = cpu_ns();
     let report = history.finish();
     timed += clock.elapsed();
+    cpu.timed += cpu_ns().saturating_sub(cpu_start);
     if digesting {
         digest.report = fnv1a64(&serde_json::to_vec(&report).expect("report JSON"));
     }
-    (timed, reading, report.summary.moves_seen, digest)
+    (timed, reading, report.summary.moves_seen, digest, cpu)
 }
 
 fn bench(c: &mut Criterion) {
@@ -230,7 +252,7 @@ fn bench(c: &mut Criterion) {
         .and_then(|v| v.parse::<usize>().ok())
     {
         for _ in 0..n {
-            let (t, reading, moves, digest) = run_day_digest();
+            let (t, reading, moves, digest, cpu) = run_day_digest();
             if digest_on() {
                 println!(
                     "digest: snapshots {:016x}, report {:016x}",
@@ -239,10 +261,12 @@ fn bench(c: &mut Criterion) {
             }
             println!(
                 "history from Prometheus, {} one-minute steps of builtin:bench: {:.2} s ({moves} \
-                 moves), of which reading the answers {:.2} s",
+                 moves), of which reading the answers {:.2} s; on a CPU {:.2} s, reading {:.2} s",
                 steps(),
                 t.as_secs_f64(),
-                reading.as_secs_f64()
+                reading.as_secs_f64(),
+                cpu.timed as f64 / 1e9,
+                cpu.reading as f64 / 1e9
             );
         }
         return;

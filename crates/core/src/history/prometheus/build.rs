@@ -5,7 +5,7 @@
 //! in windows (the caller queries a window at a time), so memory is one window plus the index
 //! (the carried `BundleData`, the topic → bundle cache, the latest layouts).
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, VecDeque};
 
 use indexmap::IndexMap;
 use rustc_hash::FxHashMap;
@@ -79,6 +79,18 @@ struct Kept {
     local: LocalBrokerData,
     /// `local == local` (no NaN in it): only then is an unchanged report equal to itself.
     self_equal: bool,
+    /// Which build of a report this is (a recycled snapshot holding it needs no copy).
+    generation: u64,
+}
+
+/// What a snapshot handed out was built from: the generations of its brokers' reports, of the
+/// stored `BundleData`'s bundles and of the namespaces (a snapshot given back is brought to the
+/// next step by copying only what changed since).
+struct Handed {
+    at_ms: i64,
+    brokers: Vec<u64>,
+    bundle_data: u64,
+    namespaces: u64,
 }
 
 impl Kept {
@@ -146,6 +158,13 @@ pub struct SeriesBuilder {
     observed_owned: Option<Vec<u32>>,
     /// The namespaces as the layouts give them (`None` after a layout changed).
     namespaces: Option<IndexMap<String, NamespaceSnapshot>>,
+    /// Counts builds of reports, of `bundle_data`'s keys and of the namespaces.
+    generation: u64,
+    bundle_data_generation: u64,
+    namespaces_generation: u64,
+    /// The latest snapshots handed out (what they hold), and one given back to be reused.
+    handed: VecDeque<Handed>,
+    spare: Option<(Snapshot, Handed)>,
 }
 
 /// A built snapshot and the brokers whose report differs from the snapshot built before it
@@ -245,6 +264,25 @@ impl SeriesBuilder {
             bundle_data_ids: Vec::new(),
             observed_owned: None,
             namespaces: None,
+            generation: 0,
+            bundle_data_generation: 0,
+            namespaces_generation: 0,
+            handed: VecDeque::new(),
+            spare: None,
+        }
+    }
+
+    /// Takes back a snapshot this builder handed out, unmodified, once its user is done with it
+    /// (the explainer gives back the one before the latest): the next step's snapshot is that one
+    /// with what changed since copied in, instead of every name copied again. Any other snapshot
+    /// is dropped.
+    pub fn recycle(&mut self, snapshot: Snapshot) {
+        let Some(at) = snapshot.captured_at_ms else {
+            return;
+        };
+        if let Some(i) = self.handed.iter().position(|h| h.at_ms == at) {
+            let h = self.handed.drain(..=i).last();
+            self.spare = h.map(|h| (snapshot, h));
         }
     }
 
@@ -266,7 +304,7 @@ impl SeriesBuilder {
         let mut out = Vec::with_capacity(window.steps);
         let done: Result<(), std::convert::Infallible> = self.window_each(window, results, |b| {
             out.push(b);
-            Ok(())
+            Ok(None)
         });
         match done {
             Ok(()) => out,
@@ -274,12 +312,13 @@ impl SeriesBuilder {
     }
 
     /// [`Self::window_changes`], each snapshot handed to `each` as soon as it is built (only one
-    /// is held); stops at the first error `each` gives.
+    /// is held); `each` may give back a snapshot it is done with ([`Self::recycle`]); stops at the
+    /// first error `each` gives.
     pub fn window_each<E>(
         &mut self,
         window: Window,
         results: &[(&str, Vec<PromSeries>)],
-        mut each: impl FnMut(Built) -> Result<(), E>,
+        mut each: impl FnMut(Built) -> Result<Option<Snapshot>, E>,
     ) -> Result<(), E> {
         self.basis.steps_queried = self.basis.steps_queried.saturating_add(window.steps);
         let mut frames: Vec<Frame> = (0..window.steps).map(|_| Frame::default()).collect();
@@ -293,7 +332,9 @@ impl SeriesBuilder {
         }
         for (i, frame) in frames.into_iter().enumerate() {
             if let Some(s) = self.snapshot(window.at(i), frame) {
-                each(s)?;
+                if let Some(done) = each(s)? {
+                    self.recycle(done);
+                }
             }
         }
         Ok(())
@@ -539,11 +580,13 @@ impl SeriesBuilder {
                     if held.is_none_or(|k| k.local != local) {
                         changed.push(id.clone());
                     }
+                    self.generation = self.generation.wrapping_add(1);
                     Kept {
                         self_equal: local == local,
                         owned: mine,
                         usage: *usage,
                         local,
+                        generation: self.generation,
                     }
                 }
             };
@@ -574,6 +617,7 @@ impl SeriesBuilder {
                 .map(|id| (self.bundle_names.name(*id).to_string(), carried(id)))
                 .collect();
             self.bundle_data_ids = ids;
+            self.bundle_data_generation = self.bundle_data_generation.wrapping_add(1);
         }
         // The leader's samples of this step, for the next one's stored data.
         for k in kept.values() {
@@ -585,7 +629,41 @@ impl SeriesBuilder {
             }
         }
         let changed = same_brokers.then_some(changed);
-        let brokers = kept
+        self.kept = kept;
+        let snapshot = match self.spare.take() {
+            Some((mut s, h)) => {
+                self.refresh(&mut s, &h, at_ms);
+                s
+            }
+            None => Snapshot {
+                format_version: crate::model::SNAPSHOT_FORMAT_VERSION,
+                cluster: self.layout.cluster.clone(),
+                captured_at_ms: Some(at_ms),
+                leader_broker: self.layout.leader_broker.clone(),
+                broker_conf: self.layout.broker_conf.clone(),
+                brokers: self.brokers(),
+                bundle_data: self.bundle_data.clone(),
+                namespaces: self.namespaces(),
+                failure_domains: self.layout.failure_domains.clone(),
+                namespace_isolation_policies: self.layout.namespace_isolation_policies.clone(),
+                recently_unloaded_bundles: IndexMap::new(),
+            },
+        };
+        self.handed.push_back(Handed {
+            at_ms,
+            brokers: self.kept.values().map(|k| k.generation).collect(),
+            bundle_data: self.bundle_data_generation,
+            namespaces: self.namespaces_generation,
+        });
+        // The explainer gives back the one before the latest: a few are enough.
+        while self.handed.len() > 4 {
+            self.handed.pop_front();
+        }
+        Some((snapshot, changed))
+    }
+
+    fn brokers(&self) -> IndexMap<String, BrokerSnapshot> {
+        self.kept
             .iter()
             .map(|(id, k)| {
                 (
@@ -596,23 +674,38 @@ impl SeriesBuilder {
                     },
                 )
             })
-            .collect();
-        self.kept = kept;
-        let namespaces = self.namespaces();
-        let snapshot = Snapshot {
-            format_version: crate::model::SNAPSHOT_FORMAT_VERSION,
-            cluster: self.layout.cluster.clone(),
-            captured_at_ms: Some(at_ms),
-            leader_broker: self.layout.leader_broker.clone(),
-            broker_conf: self.layout.broker_conf.clone(),
-            brokers,
-            bundle_data: self.bundle_data.clone(),
-            namespaces,
-            failure_domains: self.layout.failure_domains.clone(),
-            namespace_isolation_policies: self.layout.namespace_isolation_policies.clone(),
-            recently_unloaded_bundles: IndexMap::new(),
-        };
-        Some((snapshot, changed))
+            .collect()
+    }
+
+    /// Brings `s`, a snapshot handed out as `h` says, to this step: the reports, stored data and
+    /// namespaces built since are copied in (into the buffers already there); the layout's parts
+    /// never change.
+    fn refresh(&mut self, s: &mut Snapshot, h: &Handed, at_ms: i64) {
+        s.captured_at_ms = Some(at_ms);
+        if s.brokers.keys().eq(self.kept.keys()) && h.brokers.len() == self.kept.len() {
+            for ((b, k), g) in s
+                .brokers
+                .values_mut()
+                .zip(self.kept.values())
+                .zip(&h.brokers)
+            {
+                if *g != k.generation {
+                    b.local_broker_data.clone_from(&k.local);
+                }
+            }
+        } else {
+            s.brokers = self.brokers();
+        }
+        if h.bundle_data == self.bundle_data_generation {
+            for (v, now) in s.bundle_data.values_mut().zip(self.bundle_data.values()) {
+                *v = *now;
+            }
+        } else {
+            s.bundle_data.clone_from(&self.bundle_data);
+        }
+        if self.namespaces.is_none() || h.namespaces != self.namespaces_generation {
+            s.namespaces = self.namespaces();
+        }
     }
 
     /// Broker `id`'s report at `at_ms`: the layout's broker (limits, version) with this step's
@@ -715,6 +808,7 @@ impl SeriesBuilder {
         if let Some(n) = &self.namespaces {
             return n.clone();
         }
+        self.namespaces_generation = self.namespaces_generation.wrapping_add(1);
         let n: IndexMap<String, NamespaceSnapshot> = self
             .layouts
             .iter()

@@ -69,19 +69,20 @@ impl PromHistory {
             explain,
             snapshots,
         } = self;
-        // Each snapshot is explained as soon as it is built: one step is held, not a window.
+        // Each snapshot is explained as soon as it is built (one step is held, not a window), and
+        // the one the explainer is done with goes back to the builder to become the next.
         builder.window_each(window, results, |(s, changed)| {
             seen(&s);
             *snapshots += 1;
             if !*explain {
-                return Ok(());
+                return Ok(Some(s));
             }
             let ex = match explainer.as_mut() {
                 Some(ex) => ex,
                 None => explainer.insert(Explainer::new(&s, opts)?),
             };
             // The first push has no snapshot before it: no hint.
-            ex.push_changed(s, changed.as_deref()).map(drop)
+            ex.push_changed(s, changed.as_deref())
         })
     }
 

@@ -374,15 +374,15 @@ impl<'de> Visitor<'de> for SeriesSeed<'_> {
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<PromSeries, A::Error> {
         let mut s = PromSeries::default();
-        while let Some(key) = map.next_key::<String>()? {
-            match key.as_str() {
+        while let Some(Key(key)) = map.next_key::<Key<'de>>()? {
+            match key.as_ref() {
                 "metric" => {
                     let max = self.counter.limits.max_labels;
                     s.labels = map.next_value_seed(LabelsSeed(max))?;
                 }
                 // A `query` answer's one sample reads as one point.
                 "values" | "value" => {
-                    let many = key == "values";
+                    let many = key.as_ref() == "values";
                     s.points = map.next_value_seed(PointsSeed {
                         counter: &mut *self.counter,
                         many,
@@ -395,6 +395,29 @@ impl<'de> Visitor<'de> for SeriesSeed<'_> {
         }
         s.labels.sort();
         Ok(s)
+    }
+}
+
+/// A map key, borrowed from the answer when it has no escapes (read once per series: no
+/// allocation for it).
+struct Key<'de>(std::borrow::Cow<'de, str>);
+
+impl<'de> Deserialize<'de> for Key<'de> {
+    fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct KeyVisitor;
+        impl<'de> Visitor<'de> for KeyVisitor {
+            type Value = Key<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a key")
+            }
+            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Key<'de>, E> {
+                Ok(Key(std::borrow::Cow::Borrowed(v)))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Key<'de>, E> {
+                Ok(Key(std::borrow::Cow::Owned(v.to_string())))
+            }
+        }
+        d.deserialize_str(KeyVisitor)
     }
 }
 
