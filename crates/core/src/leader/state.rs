@@ -754,6 +754,14 @@ impl LeaderState {
     /// with every report's stats in broker order) and the time averages of every broker listing one.
     /// `changed` brokers' averages are recomputed too (one whose list emptied lists no bundle).
     fn recompute_values(&mut self, dirty: &[String], dirty_stored: &[usize], changed: Vec<usize>) {
+        // Most stored data changed (a series from Prometheus moves every bundle's time averages at
+        // every step): every value is computed in one walk of the reports, not looked up per
+        // reporter. A value nothing changed is computed again to the same bits (the view is a
+        // fresh build's), so this gives what the targeted recompute gives.
+        if !dirty_stored.is_empty() && dirty_stored.len().saturating_mul(2) >= self.stored.len() {
+            self.recompute_all_values();
+            return;
+        }
         let mut brokers: Vec<usize> = changed;
         for name in dirty {
             let stored = self.stored.get(name.as_str()).copied();
@@ -795,6 +803,42 @@ impl LeaderState {
             if let Some((_, b)) = self.data.brokers.get_index_mut(pos) {
                 b.time_average = time_average;
             }
+        }
+    }
+}
+
+impl LeaderState {
+    /// Every bundle's value and every broker's time average as a fresh build computes them: each
+    /// bundle's stored data (else Pulsar's defaults), updated with the stats of each broker that
+    /// reports it, in broker order.
+    fn recompute_all_values(&mut self) {
+        let LoadData {
+            brokers,
+            bundle_data,
+            ..
+        } = &mut self.data;
+        for (name, v) in bundle_data.iter_mut() {
+            *v = self
+                .stored
+                .get(name.as_str())
+                .copied()
+                .unwrap_or_else(BundleData::pulsar_default);
+        }
+        for b in brokers.values() {
+            for (name, stats) in &b.local.last_stats {
+                if let Some(v) = bundle_data.get_mut(name.as_str()) {
+                    v.update(stats);
+                }
+            }
+        }
+        let default = BundleData::pulsar_default();
+        for b in brokers.values_mut() {
+            b.time_average = TimeAverageBrokerData::from_bundle_data(
+                b.local
+                    .bundles
+                    .iter()
+                    .map(|name| bundle_data.get(name.as_str()).unwrap_or(&default)),
+            );
         }
     }
 }
