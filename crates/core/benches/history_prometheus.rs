@@ -3,11 +3,13 @@
 //! `/api/v1/query_range` JSON of every metric `history --prometheus` asks for (usage per broker,
 //! `pulsar_bundle_*` per bundle), read by core's bounded reader, built into snapshots and
 //! explained. Only the reading, building and explaining are timed (the JSON is made outside the
-//! clock); memory is one window's answers plus the index. Run with
+//! clock); memory is one window's answers plus the index (the builder numbers each name once and
+//! hands out one snapshot at a time, reusing the one the explainer gives back). Run with
 //! `cargo bench -p lbplan-core --bench history_prometheus`; the goal is 30 s for the
-//! queries and the explanation.
+//! queries and the explanation (figures in `docs/history.md`, "From Prometheus").
 //!
-//! `LBPLAN_BENCH_REPEAT=N` skips criterion and prints N plain wall-clock timings;
+//! `LBPLAN_BENCH_REPEAT=N` skips criterion and prints N plain wall-clock timings, each with the
+//! thread's CPU time (what stays comparable on a shared machine);
 //! `LBPLAN_BENCH_SNAPSHOTS=N` shortens the day (for profiling); `LBPLAN_BENCH_BUILD_ONLY=1` builds
 //! the snapshots without explaining them; `LBPLAN_BENCH_DIGEST=1` also prints an FNV-1a digest of
 //! every snapshot built and of the report (JSON), to compare two builds' outputs byte for byte.

@@ -281,7 +281,7 @@ impl SeriesBuilder {
             return;
         };
         if let Some(i) = self.handed.iter().position(|h| h.at_ms == at) {
-            let h = self.handed.drain(..=i).last();
+            let h = self.handed.drain(..=i).next_back();
             self.spare = h.map(|h| (snapshot, h));
         }
     }
@@ -331,10 +331,10 @@ impl SeriesBuilder {
             }
         }
         for (i, frame) in frames.into_iter().enumerate() {
-            if let Some(s) = self.snapshot(window.at(i), frame) {
-                if let Some(done) = each(s)? {
-                    self.recycle(done);
-                }
+            if let Some(s) = self.snapshot(window.at(i), frame)
+                && let Some(done) = each(s)?
+            {
+                self.recycle(done);
             }
         }
         Ok(())
@@ -582,7 +582,8 @@ impl SeriesBuilder {
                     }
                     self.generation = self.generation.wrapping_add(1);
                     Kept {
-                        self_equal: local == local,
+                        // A report with a NaN is not equal to itself.
+                        self_equal: PartialEq::eq(&local, &local),
                         owned: mine,
                         usage: *usage,
                         local,
