@@ -3,13 +3,16 @@
 //! `/api/v1/query_range` JSON of every metric `history --prometheus` asks for (usage per broker,
 //! `pulsar_bundle_*` per bundle), read by core's bounded reader, built into snapshots and
 //! explained. Only the reading, building and explaining are timed (the JSON is made outside the
-//! clock); memory is one window's answers plus the index. Run with
+//! clock); memory is one window's answers plus the index (the builder numbers each name once and
+//! hands out one snapshot at a time, reusing the one the explainer gives back). Run with
 //! `cargo bench -p lbplan-core --bench history_prometheus`; the issue's goal is 30 s for the
-//! queries and the explanation.
+//! queries and the explanation (figures in `docs/history.md`, "From Prometheus").
 //!
-//! `LBPLAN_BENCH_REPEAT=N` skips criterion and prints N plain wall-clock timings;
+//! `LBPLAN_BENCH_REPEAT=N` skips criterion and prints N plain wall-clock timings, each with the
+//! thread's CPU time (what stays comparable on a shared machine);
 //! `LBPLAN_BENCH_SNAPSHOTS=N` shortens the day (for profiling); `LBPLAN_BENCH_BUILD_ONLY=1` builds
-//! the snapshots without explaining them.
+//! the snapshots without explaining them; `LBPLAN_BENCH_DIGEST=1` also prints an FNV-1a digest of
+//! every snapshot built and of the report (JSON), to compare two builds' outputs byte for byte.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -21,6 +24,7 @@ use lbplan_core::history::prometheus::{
     BrokerMapping, PromHistory, PromSeries, RangeLimits, Window, names, parse_matrix,
 };
 use lbplan_core::model::Snapshot;
+use lbplan_core::model::fingerprint::fnv1a64;
 use lbplan_core::simulate::builtin_snapshot;
 
 const STEPS: usize = 1_440;
@@ -153,7 +157,42 @@ fn run_day() -> (Duration, usize) {
     (t, moves)
 }
 
+/// This thread's time on a CPU so far (Linux' schedstat, ns; 0 where there is none): the figure
+/// that stays comparable when other work shares the machine, which the wall clock does not.
+fn cpu_ns() -> u64 {
+    std::fs::read_to_string("/proc/thread-self/schedstat")
+        .ok()
+        .and_then(|s| s.split_whitespace().next()?.parse().ok())
+        .unwrap_or(0)
+}
+
+/// CPU time of the timed part and of its reading, in ns.
+#[derive(Default)]
+struct Cpu {
+    timed: u64,
+    reading: u64,
+}
+
+/// FNV-1a 64 of the JSON of every snapshot built, and of the report (`LBPLAN_BENCH_DIGEST`).
+#[derive(Default)]
+struct Digest {
+    snapshots: u64,
+    report: u64,
+}
+
+fn digest_on() -> bool {
+    std::env::var_os("LBPLAN_BENCH_DIGEST").is_some()
+}
+
 fn run_day_phases() -> (Duration, Duration, usize) {
+    let (t, reading, moves, _, _) = run_day_digest();
+    (t, reading, moves)
+}
+
+fn run_day_digest() -> (Duration, Duration, usize, Digest, Cpu) {
+    let mut digest = Digest::default();
+    let mut cpu = Cpu::default();
+    let digesting = digest_on();
     let mut state = builtin_snapshot("bench").expect("builtin:bench");
     let start_ms = state.captured_at_ms.unwrap_or(1_750_000_000_000);
     // `LBPLAN_BENCH_BUILD_ONLY=1`: the snapshots built, not explained (where the time goes).
@@ -172,27 +211,41 @@ fn run_day_phases() -> (Duration, Duration, usize) {
         let texts = answers(&snaps);
         drop(snaps);
         let clock = Instant::now();
+        let cpu_start = cpu_ns();
         let mut results: Vec<(&str, Vec<PromSeries>)> = Vec::with_capacity(texts.len());
         for (m, text) in &texts {
             let (s, _) = parse_matrix(text.as_bytes(), RangeLimits::default()).expect("parses");
             results.push((m, s));
         }
         reading += clock.elapsed();
+        cpu.reading += cpu_ns().saturating_sub(cpu_start);
         let window = Window {
             start_ms: start_ms + first as i64 * STEP_MS,
             step_ms: STEP_MS,
             steps: n,
         };
         history
-            .push_window(window, &results, &mut |_| {})
+            .push_window(window, &results, &mut |s| {
+                if digesting {
+                    let json = serde_json::to_vec(s).expect("snapshot JSON");
+                    digest.snapshots =
+                        fnv1a64(&[&digest.snapshots.to_le_bytes()[..], &json].concat());
+                }
+            })
             .expect("explains");
         timed += clock.elapsed();
+        cpu.timed += cpu_ns().saturating_sub(cpu_start);
         first += n;
     }
     let clock = Instant::now();
+    let cpu_start = cpu_ns();
     let report = history.finish();
     timed += clock.elapsed();
-    (timed, reading, report.summary.moves_seen)
+    cpu.timed += cpu_ns().saturating_sub(cpu_start);
+    if digesting {
+        digest.report = fnv1a64(&serde_json::to_vec(&report).expect("report JSON"));
+    }
+    (timed, reading, report.summary.moves_seen, digest, cpu)
 }
 
 fn bench(c: &mut Criterion) {
@@ -201,13 +254,21 @@ fn bench(c: &mut Criterion) {
         .and_then(|v| v.parse::<usize>().ok())
     {
         for _ in 0..n {
-            let (t, reading, moves) = run_day_phases();
+            let (t, reading, moves, digest, cpu) = run_day_digest();
+            if digest_on() {
+                println!(
+                    "digest: snapshots {:016x}, report {:016x}",
+                    digest.snapshots, digest.report
+                );
+            }
             println!(
                 "history from Prometheus, {} one-minute steps of builtin:bench: {:.2} s ({moves} \
-                 moves), of which reading the answers {:.2} s",
+                 moves), of which reading the answers {:.2} s; on a CPU {:.2} s, reading {:.2} s",
                 steps(),
                 t.as_secs_f64(),
-                reading.as_secs_f64()
+                reading.as_secs_f64(),
+                cpu.timed as f64 / 1e9,
+                cpu.reading as f64 / 1e9
             );
         }
         return;

@@ -144,6 +144,10 @@ fn remove_broker(reporters: &mut Index, listers: &mut Index, pos: usize, local: 
 #[derive(Default)]
 struct Changes {
     dirty: Vec<String>,
+    /// Positions in `stored` whose data changed: dirty too, named by `stored` (a series whose
+    /// stored data moves at every step, as one from Prometheus does, marks every bundle without
+    /// copying every name).
+    dirty_stored: Vec<usize>,
     changed: Vec<usize>,
     lists_changed: bool,
     /// Bundles whose first appearance in the reports' walk may have moved (a changed broker
@@ -314,15 +318,20 @@ impl LeaderState {
         self.data.recently_unloaded = recently_unloaded;
         self.update_context(snapshot);
         // Bundles whose value must be recomputed, brokers whose time averages must be.
-        let mut dirty: Vec<String> = Vec::new();
-        for ((name, old), new) in self.stored.iter_mut().zip(snapshot.bundle_data.values()) {
+        let mut dirty_stored: Vec<usize> = Vec::new();
+        for (pos, ((_, old), new)) in self
+            .stored
+            .iter_mut()
+            .zip(snapshot.bundle_data.values())
+            .enumerate()
+        {
             if old != new {
                 *old = *new;
-                dirty.push(name.to_string());
+                dirty_stored.push(pos);
             }
         }
         let mut changes = Changes {
-            dirty,
+            dirty_stored,
             ..Changes::default()
         };
         match changed_brokers {
@@ -519,7 +528,7 @@ impl LeaderState {
 
     /// Recomputes what [`Self::take_report`] and the stored-data comparison marked.
     fn apply_changes(&mut self, changes: Changes, observer: &mut dyn OrderRepairObserver) {
-        if changes.dirty.is_empty() {
+        if changes.dirty.is_empty() && changes.dirty_stored.is_empty() {
             return;
         }
         self.ensure_indexes();
@@ -534,7 +543,7 @@ impl LeaderState {
                 self.refill_range_cache(*pos);
             }
         }
-        self.recompute_values(&changes.dirty, changes.changed);
+        self.recompute_values(&changes.dirty, &changes.dirty_stored, changes.changed);
     }
 
     fn update_context(&mut self, snapshot: &Snapshot) {
@@ -744,37 +753,37 @@ impl LeaderState {
     /// Recomputes the value of each dirty bundle (its stored data or Pulsar's defaults, updated
     /// with every report's stats in broker order) and the time averages of every broker listing one.
     /// `changed` brokers' averages are recomputed too (one whose list emptied lists no bundle).
-    fn recompute_values(&mut self, dirty: &[String], changed: Vec<usize>) {
+    fn recompute_values(&mut self, dirty: &[String], dirty_stored: &[usize], changed: Vec<usize>) {
+        // Most stored data changed (a series from Prometheus moves every bundle's time averages at
+        // every step): every value is computed in one walk of the reports, not looked up per
+        // reporter. A value nothing changed is computed again to the same bits (the view is a
+        // fresh build's), so this gives what the targeted recompute gives.
+        if !dirty_stored.is_empty() && dirty_stored.len().saturating_mul(2) >= self.stored.len() {
+            self.recompute_all_values();
+            return;
+        }
         let mut brokers: Vec<usize> = changed;
         for name in dirty {
-            if let Some(list) = self.listers.get(name.as_str()) {
-                brokers.extend(list.as_slice().iter().copied());
-            }
-            let Some(slot) = self.data.bundle_data.get_index_of(name.as_str()) else {
-                continue;
-            };
-            let mut value = self
-                .stored
-                .get(name.as_str())
-                .copied()
-                .unwrap_or_else(BundleData::pulsar_default);
-            for pos in self
-                .reporters
-                .get(name.as_str())
-                .into_iter()
-                .flat_map(Positions::as_slice)
-            {
-                if let Some(stats) = self
-                    .data
-                    .brokers
-                    .get_index(*pos)
-                    .and_then(|(_, b)| b.local.last_stats.get(name.as_str()))
-                {
-                    value.update(stats);
-                }
-            }
-            if let Some((_, v)) = self.data.bundle_data.get_index_mut(slot) {
-                *v = value;
+            let stored = self.stored.get(name.as_str()).copied();
+            recompute_bundle(
+                &mut self.data,
+                &self.reporters,
+                &self.listers,
+                name,
+                stored,
+                &mut brokers,
+            );
+        }
+        for pos in dirty_stored {
+            if let Some((name, stored)) = self.stored.entry_at(*pos) {
+                recompute_bundle(
+                    &mut self.data,
+                    &self.reporters,
+                    &self.listers,
+                    name,
+                    Some(*stored),
+                    &mut brokers,
+                );
             }
         }
         brokers.sort_unstable();
@@ -795,6 +804,78 @@ impl LeaderState {
                 b.time_average = time_average;
             }
         }
+    }
+}
+
+impl LeaderState {
+    /// Every bundle's value and every broker's time average as a fresh build computes them: each
+    /// bundle's stored data (else Pulsar's defaults), updated with the stats of each broker that
+    /// reports it, in broker order.
+    fn recompute_all_values(&mut self) {
+        let LoadData {
+            brokers,
+            bundle_data,
+            ..
+        } = &mut self.data;
+        for (name, v) in bundle_data.iter_mut() {
+            *v = self
+                .stored
+                .get(name.as_str())
+                .copied()
+                .unwrap_or_else(BundleData::pulsar_default);
+        }
+        for b in brokers.values() {
+            for (name, stats) in &b.local.last_stats {
+                if let Some(v) = bundle_data.get_mut(name.as_str()) {
+                    v.update(stats);
+                }
+            }
+        }
+        let default = BundleData::pulsar_default();
+        for b in brokers.values_mut() {
+            b.time_average = TimeAverageBrokerData::from_bundle_data(
+                b.local
+                    .bundles
+                    .iter()
+                    .map(|name| bundle_data.get(name.as_str()).unwrap_or(&default)),
+            );
+        }
+    }
+}
+
+/// The value of bundle `name` (its stored data `stored`, else Pulsar's defaults, updated with
+/// each reporter's stats in position order), written in place; its listers go to `brokers`
+/// (their time averages are recomputed after).
+fn recompute_bundle(
+    data: &mut LoadData,
+    reporters: &Index,
+    listers: &Index,
+    name: &str,
+    stored: Option<BundleData>,
+    brokers: &mut Vec<usize>,
+) {
+    if let Some(list) = listers.get(name) {
+        brokers.extend(list.as_slice().iter().copied());
+    }
+    let Some(slot) = data.bundle_data.get_index_of(name) else {
+        return;
+    };
+    let mut value = stored.unwrap_or_else(BundleData::pulsar_default);
+    for pos in reporters
+        .get(name)
+        .into_iter()
+        .flat_map(Positions::as_slice)
+    {
+        if let Some(stats) = data
+            .brokers
+            .get_index(*pos)
+            .and_then(|(_, b)| b.local.last_stats.get(name))
+        {
+            value.update(stats);
+        }
+    }
+    if let Some((_, v)) = data.bundle_data.get_index_mut(slot) {
+        *v = value;
     }
 }
 

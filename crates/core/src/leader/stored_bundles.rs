@@ -91,6 +91,13 @@ impl StoredBundles {
         self.get(name).is_some()
     }
 
+    /// The name and data at `pos` (in order).
+    pub(crate) fn entry_at(&self, pos: usize) -> Option<(&str, &BundleData)> {
+        self.entries
+            .get(pos)
+            .map(|(span, data)| (self.name(*span), data))
+    }
+
     /// The names in order.
     pub(crate) fn keys(&self) -> impl Iterator<Item = &str> + '_ {
         self.entries.iter().map(|(span, _)| self.name(*span))

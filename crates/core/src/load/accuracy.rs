@@ -95,7 +95,14 @@ impl AccuracyCheck {
 
     /// One step: the moves from `before` to `after`, predicted on `before`, compared with `after`.
     pub fn step(&mut self, before: &Snapshot, after: &Snapshot) {
-        let mut owner_after = std::collections::HashMap::new();
+        // Looked up once per bundle per step: sized up front, with the fast hasher.
+        let listed = after
+            .brokers
+            .values()
+            .map(|b| b.local_broker_data.bundles.len())
+            .sum();
+        let mut owner_after: rustc_hash::FxHashMap<&str, &str> =
+            rustc_hash::FxHashMap::with_capacity_and_hasher(listed, Default::default());
         for (id, b) in &after.brokers {
             for bundle in &b.local_broker_data.bundles {
                 owner_after.entry(bundle.as_str()).or_insert(id.as_str());

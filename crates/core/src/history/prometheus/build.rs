@@ -5,9 +5,10 @@
 //! in windows (the caller queries a window at a time), so memory is one window plus the index
 //! (the carried `BundleData`, the topic → bundle cache, the latest layouts).
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, VecDeque};
 
 use indexmap::IndexMap;
+use rustc_hash::FxHashMap;
 
 use crate::model::{
     BrokerSnapshot, BundleData, LocalBrokerData, NamespaceBundleStats, NamespaceSnapshot,
@@ -16,6 +17,7 @@ use crate::model::{
 use crate::naming::{BundleName, BundleRange, NamespaceBundles, TopicName};
 
 use super::basis::{ATTRIBUTION_CONSISTENT, Gap, SOURCE_PROMETHEUS, SeriesBasis};
+use super::index::Names;
 use super::mapping::BrokerMapping;
 use super::names::{self, BundleSource, Field};
 use super::range::PromSeries;
@@ -57,8 +59,8 @@ impl Window {
 struct Frame {
     /// brokerId → its five usage percentages (`names::USAGE` order).
     usage: BTreeMap<String, [Option<f64>; 5]>,
-    /// bundle → (its first exposer's brokerId, its stats).
-    bundles: BTreeMap<String, (String, NamespaceBundleStats)>,
+    /// bundle number → (its first exposer's broker number, its stats).
+    bundles: Vec<Option<(u32, NamespaceBundleStats)>>,
     /// brokerId → bundle → stats summed from its topics.
     topics: BTreeMap<String, BTreeMap<String, NamespaceBundleStats>>,
     /// brokerId → counter values.
@@ -68,12 +70,70 @@ struct Frame {
     down: Vec<String>,
 }
 
+/// A broker's report as last built, with what it was built from: a step that reads the same
+/// bundles, stats and usage (to the bit) keeps the report instead of building it again.
+struct Kept {
+    /// Its bundles (numbers, by name) and their stats.
+    owned: Vec<(u32, NamespaceBundleStats)>,
+    usage: [Option<f64>; 5],
+    local: LocalBrokerData,
+    /// `local == local` (no NaN in it): only then is an unchanged report equal to itself.
+    self_equal: bool,
+    /// Which build of a report this is (a recycled snapshot holding it needs no copy).
+    generation: u64,
+}
+
+/// What a snapshot handed out was built from: the generations of its brokers' reports, of the
+/// stored `BundleData`'s bundles and of the namespaces (a snapshot given back is brought to the
+/// next step by copying only what changed since).
+struct Handed {
+    at_ms: i64,
+    brokers: Vec<u64>,
+    bundle_data: u64,
+    namespaces: u64,
+}
+
+impl Kept {
+    fn same_readings(
+        &self,
+        owned: &[(u32, NamespaceBundleStats)],
+        usage: &[Option<f64>; 5],
+    ) -> bool {
+        let bits = |v: &Option<f64>| v.map(f64::to_bits);
+        self.self_equal
+            && self.usage.iter().map(bits).eq(usage.iter().map(bits))
+            && self.owned.len() == owned.len()
+            && self
+                .owned
+                .iter()
+                .zip(owned)
+                .all(|((a, x), (b, y))| a == b && same_stats_bits(x, y))
+    }
+}
+
+/// Equal to the bit (a `-0.0` where `0.0` was is a different report to copy).
+fn same_stats_bits(a: &NamespaceBundleStats, b: &NamespaceBundleStats) -> bool {
+    a.msg_rate_in.to_bits() == b.msg_rate_in.to_bits()
+        && a.msg_rate_out.to_bits() == b.msg_rate_out.to_bits()
+        && a.msg_throughput_in.to_bits() == b.msg_throughput_in.to_bits()
+        && a.msg_throughput_out.to_bits() == b.msg_throughput_out.to_bits()
+        && a.topics == b.topics
+        && a.consumer_count == b.consumer_count
+        && a.producer_count == b.producer_count
+        && a.cache_size == b.cache_size
+}
+
 /// Builds the snapshots of a Prometheus history, window by window.
 pub struct SeriesBuilder {
     layout: Snapshot,
     mapping: BrokerMapping,
-    /// The leader's `BundleData` before the next step's samples.
-    carried: HashMap<String, BundleData>,
+    /// Bundle and broker names, numbered once (the index).
+    bundle_names: Names,
+    broker_names: Names,
+    /// Broker label value → its broker's number.
+    broker_of_value: FxHashMap<String, u32>,
+    /// The leader's `BundleData` before the next step's samples, by bundle number.
+    carried: Vec<Option<BundleData>>,
     /// Namespace → its latest layout.
     layouts: BTreeMap<String, NamespaceBundles>,
     /// Topic label → its bundle's full name (`None`: not hashable).
@@ -89,7 +149,22 @@ pub struct SeriesBuilder {
     /// The previous step's reports: a report whose content did not change keeps its
     /// `lastUpdate` (a broker writes a new report only when it changed), and the explainer is
     /// told which reports changed.
-    previous: IndexMap<String, LocalBrokerData>,
+    kept: IndexMap<String, Kept>,
+    /// The previous snapshot's stored `BundleData` and its bundles' numbers: a step with the same
+    /// bundles only writes the values.
+    bundle_data: IndexMap<String, BundleData>,
+    bundle_data_ids: Vec<u32>,
+    /// The bundles owned at the last step whose layouts were observed (numbers, ascending).
+    observed_owned: Option<Vec<u32>>,
+    /// The namespaces as the layouts give them (`None` after a layout changed).
+    namespaces: Option<IndexMap<String, NamespaceSnapshot>>,
+    /// Counts builds of reports, of `bundle_data`'s keys and of the namespaces.
+    generation: u64,
+    bundle_data_generation: u64,
+    namespaces_generation: u64,
+    /// The latest snapshots handed out (what they hold), and one given back to be reused.
+    handed: VecDeque<Handed>,
+    spare: Option<(Snapshot, Handed)>,
 }
 
 /// A built snapshot and the brokers whose report differs from the snapshot built before it
@@ -122,11 +197,16 @@ impl SeriesBuilder {
                     .map(|b| (ns.clone(), b))
             })
             .collect();
-        let carried = layout
-            .bundle_data
-            .iter()
-            .map(|(k, v)| (k.clone(), *v))
-            .collect();
+        let mut bundle_names = Names::default();
+        let mut carried: Vec<Option<BundleData>> = Vec::new();
+        for (k, v) in &layout.bundle_data {
+            if let Some(id) = bundle_names.id(k) {
+                carried.resize(bundle_names.len(), None);
+                if let Some(slot) = carried.get_mut(id as usize) {
+                    *slot = Some(*v);
+                }
+            }
+        }
         let mut derived = vec![
             "bundle_data: the leader's BundleData time averages, each step's reported stats \
              applied once (one sample per step; the leader takes one per report)"
@@ -166,6 +246,9 @@ impl SeriesBuilder {
         Self {
             layout,
             mapping,
+            bundle_names,
+            broker_names: Names::default(),
+            broker_of_value: FxHashMap::default(),
             carried,
             layouts,
             topic_bundle: HashMap::new(),
@@ -176,7 +259,30 @@ impl SeriesBuilder {
             basis,
             uses_bundle_metrics: false,
             uses_topic_metrics: false,
-            previous: IndexMap::new(),
+            kept: IndexMap::new(),
+            bundle_data: IndexMap::new(),
+            bundle_data_ids: Vec::new(),
+            observed_owned: None,
+            namespaces: None,
+            generation: 0,
+            bundle_data_generation: 0,
+            namespaces_generation: 0,
+            handed: VecDeque::new(),
+            spare: None,
+        }
+    }
+
+    /// Takes back a snapshot this builder handed out, unmodified, once its user is done with it
+    /// (the explainer gives back the one before the latest): the next step's snapshot is that one
+    /// with what changed since copied in, instead of every name copied again. Any other snapshot
+    /// is dropped.
+    pub fn recycle(&mut self, snapshot: Snapshot) {
+        let Some(at) = snapshot.captured_at_ms else {
+            return;
+        };
+        if let Some(i) = self.handed.iter().position(|h| h.at_ms == at) {
+            let h = self.handed.drain(..=i).next_back();
+            self.spare = h.map(|h| (snapshot, h));
         }
     }
 
@@ -195,6 +301,25 @@ impl SeriesBuilder {
         window: Window,
         results: &[(&str, Vec<PromSeries>)],
     ) -> Vec<Built> {
+        let mut out = Vec::with_capacity(window.steps);
+        let done: Result<(), std::convert::Infallible> = self.window_each(window, results, |b| {
+            out.push(b);
+            Ok(None)
+        });
+        match done {
+            Ok(()) => out,
+        }
+    }
+
+    /// [`Self::window_changes`], each snapshot handed to `each` as soon as it is built (only one
+    /// is held); `each` may give back a snapshot it is done with ([`Self::recycle`]); stops at the
+    /// first error `each` gives.
+    pub fn window_each<E>(
+        &mut self,
+        window: Window,
+        results: &[(&str, Vec<PromSeries>)],
+        mut each: impl FnMut(Built) -> Result<Option<Snapshot>, E>,
+    ) -> Result<(), E> {
         self.basis.steps_queried = self.basis.steps_queried.saturating_add(window.steps);
         let mut frames: Vec<Frame> = (0..window.steps).map(|_| Frame::default()).collect();
         for (name, series) in results {
@@ -205,18 +330,51 @@ impl SeriesBuilder {
                 self.read_series(field, s, window, &mut frames);
             }
         }
-        let mut out = Vec::with_capacity(frames.len());
         for (i, frame) in frames.into_iter().enumerate() {
-            if let Some(s) = self.snapshot(window.at(i), frame) {
-                out.push(s);
+            if let Some(s) = self.snapshot(window.at(i), frame)
+                && let Some(done) = each(s)?
+            {
+                self.recycle(done);
             }
         }
-        out
+        Ok(())
+    }
+
+    /// The number of the broker that exposed a series with these labels (a label value's broker
+    /// is worked out once).
+    fn broker_number(&mut self, labels: &[(String, String)]) -> Option<u32> {
+        let value = labels
+            .iter()
+            .find(|(k, _)| *k == self.mapping.label)
+            .map(|(_, v)| v.as_str())?;
+        if let Some(id) = self.broker_of_value.get(value) {
+            return Some(*id);
+        }
+        let id = self.broker_names.id(&self.mapping.broker_id(value))?;
+        self.broker_of_value.insert(value.to_string(), id);
+        Some(id)
     }
 
     fn read_series(&mut self, field: Field, s: &PromSeries, window: Window, frames: &mut [Frame]) {
-        let Some(broker) = self.mapping.broker_of(&s.labels) else {
+        let Some(broker_id) = self.broker_number(&s.labels) else {
             return;
+        };
+        // A bundle's number is looked up once per series, not per point.
+        let bundle_id = match field {
+            Field::Bundle(_) => match s.label("bundle") {
+                Some(bundle) if BundleName::split(bundle).is_some() => {
+                    match self.bundle_names.id(bundle) {
+                        Some(id) => Some(id),
+                        None => return,
+                    }
+                }
+                _ => return,
+            },
+            _ => None,
+        };
+        let broker = match field {
+            Field::Bundle(_) => String::new(),
+            _ => self.broker_names.name(broker_id).to_string(),
         };
         // A topic's bundle is looked up once per series, not per point.
         let topic_bundle = match field {
@@ -236,28 +394,34 @@ impl SeriesBuilder {
             }
             match field {
                 Field::Usage(k) => {
-                    let slot = frame.usage.entry(broker.clone()).or_default();
+                    let slot = match frame.usage.get_mut(&broker) {
+                        Some(slot) => slot,
+                        None => frame.usage.entry(broker.clone()).or_default(),
+                    };
                     if let Some(x) = slot.get_mut(k) {
                         *x = Some(v);
                     }
                 }
                 Field::Bundle(k) => {
-                    let Some(bundle) = s.label("bundle") else {
+                    let Some(id) = bundle_id.map(|id| id as usize) else {
                         continue;
                     };
-                    if BundleName::split(bundle).is_none() {
-                        continue;
-                    }
                     self.uses_bundle_metrics = true;
-                    let entry = frame
-                        .bundles
-                        .entry(bundle.to_string())
-                        .or_insert_with(|| (broker.clone(), NamespaceBundleStats::default()));
+                    if frame.bundles.len() <= id {
+                        frame.bundles.resize(id.saturating_add(1), None);
+                    }
+                    let Some(slot) = frame.bundles.get_mut(id) else {
+                        continue;
+                    };
+                    let entry =
+                        slot.get_or_insert_with(|| (broker_id, NamespaceBundleStats::default()));
                     // A bundle two brokers exposed at one step (a move between scrapes): the
                     // first broker by name owns it, as a snapshot's first lister does.
-                    if entry.0 == broker || broker < entry.0 {
-                        if broker < entry.0 {
-                            *entry = (broker.clone(), NamespaceBundleStats::default());
+                    let first = entry.0 != broker_id
+                        && self.broker_names.name(broker_id) < self.broker_names.name(entry.0);
+                    if entry.0 == broker_id || first {
+                        if first {
+                            *entry = (broker_id, NamespaceBundleStats::default());
                         }
                         set_bundle_field(&mut entry.1, k, v);
                     }
@@ -311,6 +475,7 @@ impl SeriesBuilder {
                 None => {
                     let l =
                         NamespaceBundles::with_default_partition(&ns, self.default_bundles).ok()?;
+                    self.namespaces = None;
                     self.layouts.entry(ns.clone()).or_insert(l)
                 }
             };
@@ -323,16 +488,32 @@ impl SeriesBuilder {
 
     fn snapshot(&mut self, at_ms: i64, frame: Frame) -> Option<Built> {
         self.count_counters(&frame);
-        let mut owned: BTreeMap<String, IndexMap<String, NamespaceBundleStats>> = BTreeMap::new();
+        // brokerId → its bundles (numbers, in name order) and their stats.
+        let mut owned: BTreeMap<String, Vec<(u32, NamespaceBundleStats)>> = BTreeMap::new();
         if self.uses_bundle_metrics {
-            for (bundle, (broker, stats)) in frame.bundles {
-                owned.entry(broker).or_default().insert(bundle, stats);
+            self.bundle_names.sort();
+            let mut by_broker: Vec<Vec<(u32, NamespaceBundleStats)>> =
+                vec![Vec::new(); self.broker_names.len()];
+            for id in self.bundle_names.by_name() {
+                if let Some(Some((broker, stats))) = frame.bundles.get(*id as usize)
+                    && let Some(mine) = by_broker.get_mut(*broker as usize)
+                {
+                    mine.push((*id, *stats));
+                }
+            }
+            for (broker, bundles) in by_broker.into_iter().enumerate() {
+                if !bundles.is_empty() {
+                    let name = u32::try_from(broker).map_or("", |b| self.broker_names.name(b));
+                    owned.insert(name.to_string(), bundles);
+                }
             }
         } else {
-            for (broker, bundles) in frame.topics {
-                let mine = owned.entry(broker).or_default();
+            for (broker, bundles) in &frame.topics {
+                let mine = owned.entry(broker.clone()).or_default();
                 for (bundle, stats) in bundles {
-                    mine.insert(bundle, stats);
+                    if let Some(id) = self.bundle_names.id(bundle) {
+                        mine.push((id, *stats));
+                    }
                 }
             }
         }
@@ -384,110 +565,220 @@ impl SeriesBuilder {
         }
         self.seen_brokers.extend(frame.usage.keys().cloned());
         self.observe_layouts(&owned);
-        let mut brokers = IndexMap::with_capacity(frame.usage.len());
+        self.bundle_names.sort();
+        let mut before = std::mem::take(&mut self.kept);
+        let same_brokers = before.keys().eq(frame.usage.keys());
+        let mut changed = Vec::new();
+        let mut kept = IndexMap::with_capacity(frame.usage.len());
         for (id, usage) in &frame.usage {
-            let base = self.layout.brokers.get(id);
-            let mut local = base
-                .map(|b| b.local_broker_data.clone())
-                .unwrap_or_default();
-            let resources = [
-                &mut local.cpu,
-                &mut local.memory,
-                &mut local.direct_memory,
-                &mut local.bandwidth_in,
-                &mut local.bandwidth_out,
-            ];
-            for (r, pct) in resources.into_iter().zip(usage) {
-                *r = usage_for_percent(pct.unwrap_or(0.0), r.limit);
-            }
-            local.set_last_stats(owned.remove(id).unwrap_or_default());
-            local.last_update = at_ms;
-            local.last_bundle_gains.clear();
-            local.last_bundle_losses.clear();
-            if let Some(before) = self.previous.get(id) {
-                let same = LocalBrokerData {
-                    last_update: before.last_update,
-                    ..local.clone()
-                } == *before;
-                if same {
-                    local.last_update = before.last_update;
+            let mine = owned.remove(id).unwrap_or_default();
+            let held = before.swap_remove(id);
+            let k = match held {
+                Some(k) if k.same_readings(&mine, usage) => k,
+                held => {
+                    let local = self.report(id, usage, &mine, at_ms, held.as_ref());
+                    if held.is_none_or(|k| k.local != local) {
+                        changed.push(id.clone());
+                    }
+                    self.generation = self.generation.wrapping_add(1);
+                    Kept {
+                        // A report with a NaN is not equal to itself.
+                        self_equal: PartialEq::eq(&local, &local),
+                        owned: mine,
+                        usage: *usage,
+                        local,
+                        generation: self.generation,
+                    }
                 }
-            }
-            brokers.insert(
-                id.clone(),
-                BrokerSnapshot {
-                    local_broker_data: local,
-                    ..BrokerSnapshot::default()
-                },
-            );
+            };
+            kept.insert(id.clone(), k);
         }
         // Bundles exposed by a broker with no usage were refused above, so none is left here.
-        let mut bundle_data: IndexMap<String, BundleData> = IndexMap::new();
-        for b in brokers.values() {
-            for name in b.local_broker_data.last_stats.keys() {
-                let d = self
-                    .carried
-                    .get(name)
-                    .copied()
-                    .unwrap_or_else(BundleData::pulsar_default);
-                bundle_data.insert(name.clone(), d);
-            }
-        }
-        bundle_data.sort_unstable_keys();
-        // The leader's samples of this step, for the next one's stored data.
-        for b in brokers.values() {
-            for (name, stats) in &b.local_broker_data.last_stats {
-                self.carried
-                    .entry(name.clone())
-                    .or_insert_with(BundleData::pulsar_default)
-                    .update(stats);
-            }
-        }
-        let namespaces = self.namespaces();
-        let changed = self.previous.keys().eq(brokers.keys()).then(|| {
-            brokers
-                .iter()
-                .filter(|(id, b)| self.previous.get(*id) != Some(&b.local_broker_data))
-                .map(|(id, _)| id.clone())
-                .collect::<Vec<String>>()
-        });
-        self.previous = brokers
-            .iter()
-            .map(|(id, b)| (id.clone(), b.local_broker_data.clone()))
+        let mut ids: Vec<u32> = kept
+            .values()
+            .flat_map(|k| k.owned.iter().map(|(id, _)| *id))
             .collect();
-        let snapshot = Snapshot {
-            format_version: crate::model::SNAPSHOT_FORMAT_VERSION,
-            cluster: self.layout.cluster.clone(),
-            captured_at_ms: Some(at_ms),
-            leader_broker: self.layout.leader_broker.clone(),
-            broker_conf: self.layout.broker_conf.clone(),
-            brokers,
-            bundle_data,
-            namespaces,
-            failure_domains: self.layout.failure_domains.clone(),
-            namespace_isolation_policies: self.layout.namespace_isolation_policies.clone(),
-            recently_unloaded_bundles: IndexMap::new(),
+        ids.sort_unstable_by_key(|id| self.bundle_names.rank(*id));
+        ids.dedup();
+        self.carried.resize(self.bundle_names.len(), None);
+        let carried = |id: &u32| {
+            self.carried
+                .get(*id as usize)
+                .copied()
+                .flatten()
+                .unwrap_or_else(BundleData::pulsar_default)
         };
+        if ids == self.bundle_data_ids {
+            for (v, id) in self.bundle_data.values_mut().zip(&ids) {
+                *v = carried(id);
+            }
+        } else {
+            self.bundle_data = ids
+                .iter()
+                .map(|id| (self.bundle_names.name(*id).to_string(), carried(id)))
+                .collect();
+            self.bundle_data_ids = ids;
+            self.bundle_data_generation = self.bundle_data_generation.wrapping_add(1);
+        }
+        // The leader's samples of this step, for the next one's stored data.
+        for k in kept.values() {
+            for (id, stats) in &k.owned {
+                if let Some(slot) = self.carried.get_mut(*id as usize) {
+                    slot.get_or_insert_with(BundleData::pulsar_default)
+                        .update(stats);
+                }
+            }
+        }
+        let changed = same_brokers.then_some(changed);
+        self.kept = kept;
+        let snapshot = match self.spare.take() {
+            Some((mut s, h)) => {
+                self.refresh(&mut s, &h, at_ms);
+                s
+            }
+            None => Snapshot {
+                format_version: crate::model::SNAPSHOT_FORMAT_VERSION,
+                cluster: self.layout.cluster.clone(),
+                captured_at_ms: Some(at_ms),
+                leader_broker: self.layout.leader_broker.clone(),
+                broker_conf: self.layout.broker_conf.clone(),
+                brokers: self.brokers(),
+                bundle_data: self.bundle_data.clone(),
+                namespaces: self.namespaces(),
+                failure_domains: self.layout.failure_domains.clone(),
+                namespace_isolation_policies: self.layout.namespace_isolation_policies.clone(),
+                recently_unloaded_bundles: IndexMap::new(),
+            },
+        };
+        self.handed.push_back(Handed {
+            at_ms,
+            brokers: self.kept.values().map(|k| k.generation).collect(),
+            bundle_data: self.bundle_data_generation,
+            namespaces: self.namespaces_generation,
+        });
+        // The explainer gives back the one before the latest: a few are enough.
+        while self.handed.len() > 4 {
+            self.handed.pop_front();
+        }
         Some((snapshot, changed))
+    }
+
+    fn brokers(&self) -> IndexMap<String, BrokerSnapshot> {
+        self.kept
+            .iter()
+            .map(|(id, k)| {
+                (
+                    id.clone(),
+                    BrokerSnapshot {
+                        local_broker_data: k.local.clone(),
+                        ..BrokerSnapshot::default()
+                    },
+                )
+            })
+            .collect()
+    }
+
+    /// Brings `s`, a snapshot handed out as `h` says, to this step: the reports, stored data and
+    /// namespaces built since are copied in (into the buffers already there); the layout's parts
+    /// never change.
+    fn refresh(&mut self, s: &mut Snapshot, h: &Handed, at_ms: i64) {
+        s.captured_at_ms = Some(at_ms);
+        if s.brokers.keys().eq(self.kept.keys()) && h.brokers.len() == self.kept.len() {
+            for ((b, k), g) in s
+                .brokers
+                .values_mut()
+                .zip(self.kept.values())
+                .zip(&h.brokers)
+            {
+                if *g != k.generation {
+                    b.local_broker_data.clone_from(&k.local);
+                }
+            }
+        } else {
+            s.brokers = self.brokers();
+        }
+        if h.bundle_data == self.bundle_data_generation {
+            for (v, now) in s.bundle_data.values_mut().zip(self.bundle_data.values()) {
+                *v = *now;
+            }
+        } else {
+            s.bundle_data.clone_from(&self.bundle_data);
+        }
+        if self.namespaces.is_none() || h.namespaces != self.namespaces_generation {
+            s.namespaces = self.namespaces();
+        }
+    }
+
+    /// Broker `id`'s report at `at_ms`: the layout's broker (limits, version) with this step's
+    /// usage and bundles; `lastUpdate` stays the held report's when nothing else changed.
+    fn report(
+        &self,
+        id: &str,
+        usage: &[Option<f64>; 5],
+        owned: &[(u32, NamespaceBundleStats)],
+        at_ms: i64,
+        held: Option<&Kept>,
+    ) -> LocalBrokerData {
+        let mut local = self
+            .layout
+            .brokers
+            .get(id)
+            .map(|b| b.local_broker_data.clone())
+            .unwrap_or_default();
+        let resources = [
+            &mut local.cpu,
+            &mut local.memory,
+            &mut local.direct_memory,
+            &mut local.bandwidth_in,
+            &mut local.bandwidth_out,
+        ];
+        for (r, pct) in resources.into_iter().zip(usage) {
+            *r = usage_for_percent(pct.unwrap_or(0.0), r.limit);
+        }
+        local.set_last_stats(
+            owned
+                .iter()
+                .map(|(b, stats)| (self.bundle_names.name(*b).to_string(), *stats))
+                .collect(),
+        );
+        local.last_update = at_ms;
+        local.last_bundle_gains.clear();
+        local.last_bundle_losses.clear();
+        if let Some(before) = held.map(|k| &k.local) {
+            let same = LocalBrokerData {
+                last_update: before.last_update,
+                ..local.clone()
+            } == *before;
+            if same {
+                local.last_update = before.last_update;
+            }
+        }
+        local
     }
 
     /// Bundle metrics name every owned bundle: a namespace whose bundles tile its whole range
     /// has that layout now (a split shows as new boundaries); otherwise the last known one stays.
-    fn observe_layouts(
-        &mut self,
-        owned: &BTreeMap<String, IndexMap<String, NamespaceBundleStats>>,
-    ) {
+    /// The same bundles as at the last step observed give the same layouts: not looked at again.
+    fn observe_layouts(&mut self, owned: &BTreeMap<String, Vec<(u32, NamespaceBundleStats)>>) {
         if !self.uses_bundle_metrics {
+            self.observed_owned = None;
+            return;
+        }
+        let mut all: Vec<u32> = owned
+            .values()
+            .flat_map(|b| b.iter().map(|(id, _)| *id))
+            .collect();
+        all.sort_unstable();
+        if self.observed_owned.as_ref() == Some(&all) {
             return;
         }
         let mut ranges: BTreeMap<&str, Vec<BundleRange>> = BTreeMap::new();
-        for bundles in owned.values() {
-            for name in bundles.keys() {
-                if let Some((ns, r)) = BundleName::split(name) {
-                    ranges.entry(ns).or_default().push(r);
-                }
+        for id in &all {
+            if let Some((ns, r)) = BundleName::split(self.bundle_names.name(*id)) {
+                ranges.entry(ns).or_default().push(r);
             }
         }
+        let mut found: Vec<(String, NamespaceBundles)> = Vec::new();
         for (ns, mut rs) in ranges {
             rs.sort();
             let tiles = rs.first().is_some_and(|r| r.lo == 0)
@@ -497,25 +788,39 @@ impl SeriesBuilder {
                 let mut boundaries: Vec<u32> = rs.iter().map(|r| r.lo).collect();
                 boundaries.push(u32::MAX);
                 if let Ok(l) = NamespaceBundles::new(ns, boundaries) {
-                    self.layouts.insert(ns.to_string(), l);
+                    found.push((ns.to_string(), l));
                 }
             } else if !self.layouts.contains_key(ns)
                 && let Ok(l) = NamespaceBundles::with_default_partition(ns, self.default_bundles)
             {
-                self.layouts.insert(ns.to_string(), l);
+                found.push((ns.to_string(), l));
             }
         }
+        for (ns, l) in found {
+            if self.layouts.get(&ns) != Some(&l) {
+                self.layouts.insert(ns, l);
+                self.namespaces = None;
+            }
+        }
+        self.observed_owned = Some(all);
     }
 
-    fn namespaces(&self) -> IndexMap<String, NamespaceSnapshot> {
-        self.layouts
+    fn namespaces(&mut self) -> IndexMap<String, NamespaceSnapshot> {
+        if let Some(n) = &self.namespaces {
+            return n.clone();
+        }
+        self.namespaces_generation = self.namespaces_generation.wrapping_add(1);
+        let n: IndexMap<String, NamespaceSnapshot> = self
+            .layouts
             .iter()
             .map(|(ns, l)| {
                 let mut n = self.layout.namespaces.get(ns).cloned().unwrap_or_default();
                 n.bundles = l.to_bundles_data();
                 (ns.clone(), n)
             })
-            .collect()
+            .collect();
+        self.namespaces = Some(n.clone());
+        n
     }
 
     fn count_counters(&mut self, frame: &Frame) {

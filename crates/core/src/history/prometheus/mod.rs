@@ -6,6 +6,7 @@
 
 pub mod basis;
 pub mod build;
+mod index;
 pub mod mapping;
 pub mod names;
 pub mod range;
@@ -61,20 +62,28 @@ impl PromHistory {
         results: &[(&str, Vec<PromSeries>)],
         seen: &mut dyn FnMut(&Snapshot),
     ) -> Result<(), PlanError> {
-        for (s, changed) in self.builder.window_changes(window, results) {
+        let Self {
+            builder,
+            explainer,
+            opts,
+            explain,
+            snapshots,
+        } = self;
+        // Each snapshot is explained as soon as it is built (one step is held, not a window), and
+        // the one the explainer is done with goes back to the builder to become the next.
+        builder.window_each(window, results, |(s, changed)| {
             seen(&s);
-            self.snapshots += 1;
-            if !self.explain {
-                continue;
+            *snapshots += 1;
+            if !*explain {
+                return Ok(Some(s));
             }
-            let ex = match self.explainer.as_mut() {
+            let ex = match explainer.as_mut() {
                 Some(ex) => ex,
-                None => self.explainer.insert(Explainer::new(&s, &self.opts)?),
+                None => explainer.insert(Explainer::new(&s, opts)?),
             };
             // The first push has no snapshot before it: no hint.
-            ex.push_changed(s, changed.as_deref()).map(drop)?;
-        }
-        Ok(())
+            ex.push_changed(s, changed.as_deref())
+        })
     }
 
     /// Snapshots built so far.

@@ -374,15 +374,15 @@ impl<'de> Visitor<'de> for SeriesSeed<'_> {
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<PromSeries, A::Error> {
         let mut s = PromSeries::default();
-        while let Some(key) = map.next_key::<String>()? {
-            match key.as_str() {
+        while let Some(Key(key)) = map.next_key::<Key<'de>>()? {
+            match key.as_ref() {
                 "metric" => {
                     let max = self.counter.limits.max_labels;
                     s.labels = map.next_value_seed(LabelsSeed(max))?;
                 }
                 // A `query` answer's one sample reads as one point.
                 "values" | "value" => {
-                    let many = key == "values";
+                    let many = key.as_ref() == "values";
                     s.points = map.next_value_seed(PointsSeed {
                         counter: &mut *self.counter,
                         many,
@@ -395,6 +395,29 @@ impl<'de> Visitor<'de> for SeriesSeed<'_> {
         }
         s.labels.sort();
         Ok(s)
+    }
+}
+
+/// A map key, borrowed from the answer when it has no escapes (read once per series: no
+/// allocation for it).
+struct Key<'de>(std::borrow::Cow<'de, str>);
+
+impl<'de> Deserialize<'de> for Key<'de> {
+    fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct KeyVisitor;
+        impl<'de> Visitor<'de> for KeyVisitor {
+            type Value = Key<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a key")
+            }
+            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Key<'de>, E> {
+                Ok(Key(std::borrow::Cow::Borrowed(v)))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Key<'de>, E> {
+                Ok(Key(std::borrow::Cow::Owned(v.to_string())))
+            }
+        }
+        d.deserialize_str(KeyVisitor)
     }
 }
 
@@ -439,18 +462,19 @@ impl<'de> DeserializeSeed<'de> for PointsSeed<'_> {
     }
 }
 
-/// `[<unix seconds>, "<value>"]`.
+/// `[<unix seconds>, "<value>"]`; the value's text is borrowed from the answer when it can be
+/// (it always can: Prometheus writes numbers without escapes), not allocated per sample.
 #[derive(Deserialize)]
-struct Point(f64, String);
+struct Point<'a>(f64, #[serde(borrow)] std::borrow::Cow<'a, str>);
 
-impl Point {
+impl Point<'_> {
     fn read<E: de::Error>(self) -> Result<(i64, f64), E> {
         let ms = (self.0 * 1000.0).round();
         if !ms.is_finite() || !(0.0..=crate::history::MAX_TIME_MS as f64).contains(&ms) {
             return Err(E::custom(format!("a sample time {} is not a time", self.0)));
         }
         // Prometheus spells values as Go's strconv: "NaN", "+Inf", "-Inf", "1e+06".
-        let v = match self.1.as_str() {
+        let v = match self.1.as_ref() {
             "+Inf" | "Inf" => f64::INFINITY,
             "-Inf" => f64::NEG_INFINITY,
             text => text
@@ -472,14 +496,14 @@ impl<'de> Visitor<'de> for PointsSeed<'_> {
             let t: f64 = seq
                 .next_element()?
                 .ok_or_else(|| de::Error::custom("a sample without its time"))?;
-            let v: String = seq
+            let v: std::borrow::Cow<'de, str> = seq
                 .next_element()?
                 .ok_or_else(|| de::Error::custom("a sample without its value"))?;
             self.counter.points += 1;
             return Ok(vec![Point(t, v).read()?]);
         }
         let mut out = Vec::new();
-        while let Some(p) = seq.next_element::<Point>()? {
+        while let Some(p) = seq.next_element::<Point<'de>>()? {
             if self.counter.points >= self.counter.limits.max_points {
                 self.counter.failure = Some(RangeError::TooManyPoints {
                     max: self.counter.limits.max_points,
