@@ -210,10 +210,13 @@ test('the page follows the watch: a moved bundle shows without a reload, History
 
     // The cluster changes: A's first bundle moves to B.
     cluster.move(0);
-    const moved = `${BUNDLES[0]} moved ${a} → ${b}`;
-    await page.locator('[data-testid=history-change]', { hasText: moved })
-      .waitFor({ timeout: WAIT_MS })
-      .catch(() => assert.fail(`no "${moved}" in the History section\n${w.diagnostics()}`));
+    // The change names both brokers by display name, each with its full id (core's one rule).
+    const moved = `${BUNDLES[0]} moved `;
+    const change = page.locator('[data-testid=history-change]', { hasText: moved })
+      .filter({ has: page.locator(`[data-broker="${a}"]`) })
+      .filter({ has: page.locator(`[data-broker="${b}"]`) });
+    await change.first().waitFor({ timeout: WAIT_MS })
+      .catch(() => assert.fail(`no "${moved}${a} → ${b}" in the History section\n${w.diagnostics()}`));
     assert.ok(await page.locator('[data-testid=history-live]').isVisible());
     // The shown snapshot is a newer one, with the bundle on B (as the watch serves it).
     const shownNow = Number(await until('a newer snapshot shown', async () => {
@@ -284,10 +287,13 @@ test('<pulsar-lb-planner>.pushSnapshot: each pushed snapshot is shown and grows 
       el.pushSnapshot(a);
       el.pushSnapshot(JSON.stringify(b));
     }, [demo, next]);
-    const moved = `${bundle} moved ${from} → ${to}`;
+    const moved = `${bundle} moved `;
     await page.locator('#planner-prod [data-testid=history-change]', { hasText: moved })
+      .filter({ has: page.locator(`[data-broker="${from}"]`) })
+      .filter({ has: page.locator(`[data-broker="${to}"]`) })
+      .first()
       .waitFor({ timeout: WAIT_MS })
-      .catch(() => assert.fail(`no "${moved}" in the element's History section\n${w.diagnostics()}`));
+      .catch(() => assert.fail(`no "${moved}${from} → ${to}" in the element's History section\n${w.diagnostics()}`));
     assert.match(await page.textContent('#planner-prod [data-testid=history-live]'), /last 2 snapshot/);
     // The other planner on the page has no live history.
     assert.equal(await page.locator('#planner-staging [data-testid=history-live]').count(), 0);
