@@ -257,7 +257,34 @@ impl Run<'_> {
     }
 
     fn all(&mut self) {
-        // First what needs nothing else: clusters, the leader, the broker configuration, tenants.
+        let first = self.cluster_round();
+        self.write_broker_conf(first.runtime.as_ref(), first.dynamic.as_ref());
+        let class = first
+            .dynamic
+            .as_ref()
+            .and_then(|d| d.get("loadManagerClassName"))
+            .or_else(|| {
+                first
+                    .runtime
+                    .as_ref()
+                    .and_then(|r| r.get("loadManagerClassName"))
+            });
+        let extensible = class.is_some_and(|c| c.trim() == EXTENSIBLE_LOAD_MANAGER);
+        self.report.load_manager = match class {
+            None => "unknown",
+            Some(_) if extensible => "extensible",
+            Some(_) => "modular",
+        }
+        .to_string();
+        let cluster = self.choose_cluster(first.runtime.as_ref());
+        self.report.cluster = cluster.clone();
+        let (brokers, namespaces) = self.brokers_round(cluster.as_ref(), &first.tenants);
+        self.reports_round(&brokers, &namespaces, extensible);
+        self.report.missing.extend(report::not_exposed(extensible));
+    }
+
+    /// First what needs nothing else: clusters, the leader, the broker configuration, tenants.
+    fn cluster_round(&mut self) -> FirstRound {
         let mut round1 = vec![
             What::Clusters,
             What::Leader,
@@ -325,29 +352,27 @@ impl Run<'_> {
                 _ => {}
             }
         }
-        self.write_broker_conf(runtime.as_ref(), dynamic.as_ref());
-        let class = dynamic
-            .as_ref()
-            .and_then(|d| d.get("loadManagerClassName"))
-            .or_else(|| runtime.as_ref().and_then(|r| r.get("loadManagerClassName")));
-        let extensible = class.is_some_and(|c| c.trim() == EXTENSIBLE_LOAD_MANAGER);
-        self.report.load_manager = match class {
-            None => "unknown",
-            Some(_) if extensible => "extensible",
-            Some(_) => "modular",
+        FirstRound {
+            runtime,
+            dynamic,
+            tenants,
         }
-        .to_string();
-        let cluster = self.choose_cluster(runtime.as_ref());
-        self.report.cluster = cluster.clone();
+    }
 
-        // Then what needs the cluster or a tenant: brokers, failure domains, isolation policies, namespaces.
+    /// Then what needs the cluster or a tenant: brokers, failure domains, isolation policies,
+    /// namespaces. The brokers and namespaces kept, sorted; the brokers' origins allowed.
+    fn brokers_round(
+        &mut self,
+        cluster: Option<&String>,
+        tenants: &[String],
+    ) -> (Vec<String>, Vec<String>) {
         let mut round2 = Vec::new();
-        if let Some(c) = &cluster {
+        if let Some(c) = cluster {
             round2.push(What::Brokers { cluster: c.clone() });
             round2.push(What::FailureDomains { cluster: c.clone() });
             round2.push(What::IsolationPolicies { cluster: c.clone() });
         }
-        for t in &tenants {
+        for t in tenants {
             round2.push(What::TenantNamespaces { tenant: t.clone() });
         }
         let mut brokers: Vec<String> = Vec::new();
@@ -421,10 +446,14 @@ impl Run<'_> {
         }
         self.report.brokers = brokers.clone();
         self.report.namespaces = namespaces.clone();
+        (brokers, namespaces)
+    }
 
-        // Last what needs a broker or a namespace: load reports, bundles, policies, anti-affinity, topics.
+    /// Last what needs a broker or a namespace: load reports, bundles, policies, anti-affinity,
+    /// topics; then each namespace's local policies assembled from its bundles and group.
+    fn reports_round(&mut self, brokers: &[String], namespaces: &[String], extensible: bool) {
         let mut round3 = Vec::new();
-        for b in &brokers {
+        for b in brokers {
             let what = What::LoadReport { broker: b.clone() };
             if extensible {
                 self.skipped(
@@ -438,7 +467,7 @@ impl Run<'_> {
                 round3.push(what);
             }
         }
-        for ns in &namespaces {
+        for ns in namespaces {
             round3.push(What::Bundles {
                 namespace: ns.clone(),
             });
@@ -518,7 +547,6 @@ impl Run<'_> {
                 }
             }
         }
-        self.report.missing.extend(report::not_exposed(extensible));
     }
 
     fn choose_cluster(&mut self, runtime: Option<&IndexMap<String, String>>) -> Option<String> {
@@ -660,4 +688,10 @@ fn hint(what: &What, e: &Failure) -> Option<String> {
         _ => return None,
     };
     Some(s.to_string())
+}
+/// What the first round answers that later rounds need.
+struct FirstRound {
+    runtime: Option<IndexMap<String, String>>,
+    dynamic: Option<IndexMap<String, String>>,
+    tenants: Vec<String>,
 }
