@@ -71,6 +71,9 @@ pub fn parse_matrix(
     body: &[u8],
     limits: RangeLimits,
 ) -> Result<(Vec<PromSeries>, Vec<String>), RangeError> {
+    if let Some(series) = one_pass_matrix(body, limits) {
+        return Ok((series, Vec::new()));
+    }
     let mut counter = Counter {
         limits,
         points: 0,
@@ -507,11 +510,25 @@ fn sample_value(text: &str) -> Result<f64, String> {
 /// reads each time and value in place is about half the cost of a visitor per pair. The points
 /// cap is counted pair by pair, as before.
 fn read_values(text: &str, counter: &mut Counter) -> Result<Vec<(i64, f64)>, String> {
-    let mut scan = Scan { text, at: 0 };
+    let mut scan = Scan {
+        text,
+        at: 0,
+        strict: false,
+    };
+    scan_values(&mut scan, counter)
+}
+
+fn scan_values(scan: &mut Scan<'_>, counter: &mut Counter) -> Result<Vec<(i64, f64)>, String> {
     scan.expect(b'[', "values is not an array of [time, \"value\"] pairs")?;
     let remaining = counter.limits.max_points.saturating_sub(counter.points);
-    // A pair of a day's answer is about 24 bytes; the cap bounds the guess.
-    let mut out = Vec::with_capacity((text.len() / 20 + 1).min(remaining));
+    // A pair of a day's answer is about 24 bytes (the raw array's length is known; in one pass,
+    // an hour of minutes is guessed); the cap bounds the guess.
+    let guess = if scan.strict {
+        60
+    } else {
+        scan.text.len() / 20 + 1
+    };
+    let mut out = Vec::with_capacity(guess.min(remaining));
     if scan.eat(b']') {
         return Ok(out);
     }
@@ -545,6 +562,9 @@ fn read_values(text: &str, counter: &mut Counter) -> Result<Vec<(i64, f64)>, Str
 struct Scan<'a> {
     text: &'a str,
     at: usize,
+    /// Unchecked text (the one-pass reader): only times spelled as exact milliseconds and values
+    /// without escapes are read; anything else is left to serde.
+    strict: bool,
 }
 
 impl<'a> Scan<'a> {
@@ -575,6 +595,21 @@ impl<'a> Scan<'a> {
         }
     }
 
+    /// A string without escapes or control characters (the one-pass reader's keys and labels).
+    fn plain_string(&mut self) -> Option<&'a str> {
+        if !self.eat(b'"') {
+            return None;
+        }
+        let start = self.at;
+        let rest = self.text.as_bytes().get(start..)?;
+        let len = memchr::memchr2(b'"', b'\\', rest)?;
+        if rest.get(len) != Some(&b'"') || rest.get(..len)?.iter().any(|&b| b < 0x20) {
+            return None;
+        }
+        self.at = start + len + 1;
+        self.text.get(start..start + len)
+    }
+
     /// The token up to the next delimiter (a number, `true`, `null`, …).
     fn token(&mut self) -> &'a str {
         self.peek();
@@ -600,6 +635,9 @@ impl<'a> Scan<'a> {
         if let Some(ms) = exact_ms(token.as_bytes()) {
             return Ok(ms);
         }
+        if self.strict {
+            return Err("a time left to serde".into());
+        }
         let t = token
             .parse::<f64>()
             .map_err(|_| format!("a sample time {token} is not a number"))?;
@@ -621,6 +659,9 @@ impl<'a> Scan<'a> {
             self.at = start + len + 1;
             return sample_value(self.text.get(start..start + len).unwrap_or(""));
         }
+        if self.strict {
+            return Err("an escaped value left to serde".into());
+        }
         // Escapes: the checked string's end is the first quote not escaped.
         let mut end = start + len;
         let bytes = self.text.as_bytes();
@@ -638,12 +679,139 @@ impl<'a> Scan<'a> {
     }
 }
 
+/// Reads a success answer as Prometheus writes it (the envelope's known keys only, no escapes,
+/// times with up to 3 decimals) in one pass over the bytes; `None` for anything else (an error,
+/// warnings, a cap reached, text that may not be JSON), which the serde reader then reads with
+/// its own errors. Serde checking the text first and a scan reading it again cost twice this.
+fn one_pass_matrix(body: &[u8], limits: RangeLimits) -> Option<Vec<PromSeries>> {
+    let text = std::str::from_utf8(body).ok()?;
+    let mut scan = Scan {
+        text,
+        at: 0,
+        strict: true,
+    };
+    let mut counter = Counter {
+        limits,
+        points: 0,
+        failure: None,
+    };
+    let (mut success, mut series) = (false, None);
+    scan.eat(b'{').then_some(())?;
+    loop {
+        let key = scan.plain_string()?;
+        scan.eat(b':').then_some(())?;
+        match key {
+            "status" if !success => {
+                (scan.plain_string()? == "success").then_some(())?;
+                success = true;
+            }
+            "data" if series.is_none() => series = Some(one_pass_data(&mut scan, &mut counter)?),
+            _ => return None,
+        }
+        if scan.eat(b'}') {
+            break;
+        }
+        scan.eat(b',').then_some(())?;
+    }
+    (success && scan.peek().is_none()).then_some(series?)
+}
+
+fn one_pass_data(scan: &mut Scan<'_>, counter: &mut Counter) -> Option<Vec<PromSeries>> {
+    let (mut matrix, mut series) = (false, None);
+    scan.eat(b'{').then_some(())?;
+    loop {
+        let key = scan.plain_string()?;
+        scan.eat(b':').then_some(())?;
+        match key {
+            "resultType" if !matrix => {
+                (scan.plain_string()? == "matrix").then_some(())?;
+                matrix = true;
+            }
+            "result" if series.is_none() => series = Some(one_pass_result(scan, counter)?),
+            _ => return None,
+        }
+        if scan.eat(b'}') {
+            break;
+        }
+        scan.eat(b',').then_some(())?;
+    }
+    matrix.then_some(series?)
+}
+
+fn one_pass_result(scan: &mut Scan<'_>, counter: &mut Counter) -> Option<Vec<PromSeries>> {
+    let mut out = Vec::new();
+    scan.eat(b'[').then_some(())?;
+    if scan.eat(b']') {
+        return Some(out);
+    }
+    loop {
+        (out.len() < counter.limits.max_series).then_some(())?;
+        out.push(one_pass_series(scan, counter)?);
+        if scan.eat(b']') {
+            return Some(out);
+        }
+        scan.eat(b',').then_some(())?;
+    }
+}
+
+fn one_pass_series(scan: &mut Scan<'_>, counter: &mut Counter) -> Option<PromSeries> {
+    let mut s = PromSeries::default();
+    let (mut metric, mut values) = (false, false);
+    scan.eat(b'{').then_some(())?;
+    if !scan.eat(b'}') {
+        loop {
+            let key = scan.plain_string()?;
+            scan.eat(b':').then_some(())?;
+            match key {
+                "metric" if !metric => {
+                    s.labels = one_pass_labels(scan, counter.limits.max_labels)?;
+                    metric = true;
+                }
+                "values" if !values => {
+                    s.points = scan_values(scan, counter).ok()?;
+                    values = true;
+                }
+                _ => return None,
+            }
+            if scan.eat(b'}') {
+                break;
+            }
+            scan.eat(b',').then_some(())?;
+        }
+    }
+    s.labels.sort();
+    Some(s)
+}
+
+fn one_pass_labels(scan: &mut Scan<'_>, max: usize) -> Option<Vec<(String, String)>> {
+    let mut out = Vec::new();
+    scan.eat(b'{').then_some(())?;
+    if scan.eat(b'}') {
+        return Some(out);
+    }
+    loop {
+        let name = scan.plain_string()?;
+        scan.eat(b':').then_some(())?;
+        let value = scan.plain_string()?;
+        (out.len() < max).then_some(())?;
+        out.push((name.to_string(), value.to_string()));
+        if scan.eat(b'}') {
+            return Some(out);
+        }
+        scan.eat(b',').then_some(())?;
+    }
+}
+
 /// `digits[.d{1,3}]` as milliseconds, if the time is spelled so and within range.
 fn exact_ms(token: &[u8]) -> Option<i64> {
     let (whole, frac) = match token.iter().position(|&b| b == b'.') {
         Some(dot) => (token.get(..dot)?, token.get(dot + 1..)?),
         None => (token, &[][..]),
     };
+    // A leading zero ("01") is not JSON.
+    if whole.len() > 1 && whole.first() == Some(&b'0') {
+        return None;
+    }
     if whole.is_empty()
         || whole.len() > 12
         || frac.len() > 3
@@ -667,7 +835,7 @@ fn exact_ms(token: &[u8]) -> Option<i64> {
         ms = ms * 10 + i64::from(b - b'0');
     }
     let ms = ms * scale;
-    // Leading zeros ("01") are not JSON, but the checked text has none; the range is the float path's.
+    // The range is the float path's.
     (ms <= crate::history::MAX_TIME_MS).then_some(ms)
 }
 
@@ -799,5 +967,35 @@ mod tests {
         assert!(read(r#"{"a":1}"#).starts_with("values is not an array"));
         // Not JSON at all is still the parser's own error.
         assert!(read(r#"[[1,"1"],]"#).contains("line 1"));
+    }
+
+    #[test]
+    fn the_one_pass_reader_leaves_the_rest_to_serde() {
+        // Prometheus' own shape is read in one pass, the same as serde's reader reads it.
+        let plain = br#"{"status":"success","data":{"resultType":"matrix","result":[{"metric":{"job":"b","__name__":"up"},"values":[[1435781430.781,"1"],[1435781445,"NaN"]]}]}}"#;
+        let one = one_pass_matrix(plain, RangeLimits::default()).unwrap();
+        assert_eq!(one[0].labels[0], ("__name__".to_string(), "up".to_string()));
+        assert_eq!(one[0].points[0], (1_435_781_430_781, 1.0));
+        // Not JSON (a leading zero, a trailing comma) is serde's error, not a reading.
+        for bad in [
+            &br#"{"status":"success","data":{"resultType":"matrix","result":[{"metric":{},"values":[[01,"1"]]}]}}"#[..],
+            &br#"{"status":"success","data":{"resultType":"matrix","result":[{"metric":{},"values":[[1,"1"],]}]}}"#[..],
+            &br#"{"status":"success","data":{"resultType":"matrix","result":[]}} x"#[..],
+        ] {
+            assert!(
+                one_pass_matrix(bad, RangeLimits::default()).is_none(),
+                "{}",
+                String::from_utf8_lossy(bad)
+            );
+            assert!(matches!(
+                parse_matrix(bad, RangeLimits::default()),
+                Err(RangeError::Malformed(_))
+            ));
+        }
+        // Warnings, escapes and a cap go to serde's reader too.
+        let warned = br#"{"status":"success","warnings":["w"],"data":{"resultType":"matrix","result":[{"metric":{"a":"\u0062"},"values":[]}]}}"#;
+        assert!(one_pass_matrix(warned, RangeLimits::default()).is_none());
+        let (s, w) = parse_matrix(warned, RangeLimits::default()).unwrap();
+        assert_eq!((s[0].label("a"), w), (Some("b"), vec!["w".to_string()]));
     }
 }
