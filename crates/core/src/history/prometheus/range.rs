@@ -1,6 +1,7 @@
 //! The Prometheus HTTP API's answers read within limits: the `/api/v1/query_range` (and
 //! `/api/v1/query` of a range selector) matrix, `/api/v1/series` label sets, and the error
-//! envelope (`{"status":"error","errorType":…,"error":…}`). The result array is read one series at
+//! envelope (`{"status":"error","errorType":…,"error":…}`). An answer in Prometheus' own shape is
+//! read in one pass over the bytes; any other (and any that reaches a cap) by serde, one series at
 //! a time by a counting visitor, so an answer with millions of series or points stops at the cap
 //! with an error naming the query instead of building them.
 
