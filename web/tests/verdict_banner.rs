@@ -83,12 +83,23 @@ async fn a_worse_plan_shows_the_banner_and_its_fix_applies_as_an_edit() {
     );
     assert_eq!(banner.get_attribute("role").as_deref(), Some("alert"));
     assert!(text_of(&root, "[data-testid=verdict-headline]").starts_with("WORSE: "));
+    // Brokers by display name (the usual port dropped), the full id on the name's title.
     let reasons = text_of(&root, "[data-testid=verdict-reasons]");
-    let tiny_over = format!("{} ends at 102.9%", converging::TINY);
-    assert!(reasons.contains(&tiny_over), "{reasons}");
+    assert!(reasons.contains("tiny-1 ends at 102.9%"), "{reasons}");
+    let full = root
+        .query_selector(&format!(
+            "[data-testid=verdict-reasons] [data-broker=\"{}\"]",
+            converging::TINY
+        ))
+        .unwrap()
+        .expect("the name carries its full id");
+    assert_eq!(
+        full.get_attribute("title").as_deref(),
+        Some(converging::TINY)
+    );
     let patterns = text_of(&root, "[data-testid=verdict-patterns]");
     assert!(
-        patterns.contains("8 of 8 unloads converge on tiny-1:8080"),
+        patterns.contains("8 of 8 unloads converge on tiny-1 "),
         "{patterns}"
     );
 
