@@ -7,7 +7,9 @@
 //! hands out one snapshot at a time, reusing the one the explainer gives back). Run with
 //! `cargo bench -p lbplan-core --bench history_prometheus`; the goal is 30 s for the
 //! queries and the explanation (figures in `docs/history.md`, "From Prometheus"; last measured
-//! 2026-12-07: 34.2 s wall, 31.7 s on a CPU, of which reading the answers 7.3 s).
+//! 2026-12-07: 34.2 s wall, 31.7 s on a CPU, of which reading the answers 7.3 s; with the accuracy
+//! check told what changed, 30.6 s and 31.8 s on a CPU in two runs on a loaded machine where the same binary
+//! varied by 8 s).
 //!
 //! `LBPLAN_BENCH_REPEAT=N` skips criterion and prints N plain wall-clock timings, each with the
 //! thread's CPU time (what stays comparable on a shared machine);

@@ -158,7 +158,8 @@ impl Explainer {
                 &mut self.pending,
                 &mut self.report,
             );
-            self.accuracy.step(&before, &snapshot);
+            self.accuracy
+                .step_changed(&before, &snapshot, changed_brokers);
             done = Some(before);
         }
         self.previous = Some((snapshot, at, step));
