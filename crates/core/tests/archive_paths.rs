@@ -2,22 +2,13 @@
 //! `..` or are absolute, a member inflating past the cap) is read the same way by both — the same
 //! members refused with the same warning, the same member refused for its size.
 
-use std::io::Write;
+mod zip_support;
+
+use zip_support::zip_of;
 
 use lbplan_core::history::store::{ReadError, SeriesSource, ZipSource};
 use lbplan_core::history::{ExplainOptions, explain_uploaded};
 use lbplan_core::import::{ImportError, ImportInput, ImportOptions, WarningKind, import_with};
-
-fn zip_of(files: &[(&str, &[u8])]) -> Vec<u8> {
-    let mut w = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
-    let opts = zip::write::SimpleFileOptions::default()
-        .compression_method(zip::CompressionMethod::Deflated);
-    for (name, bytes) in files {
-        w.start_file(*name, opts).unwrap();
-        w.write_all(bytes).unwrap();
-    }
-    w.finish().unwrap().into_inner()
-}
 
 fn demo() -> Vec<u8> {
     std::fs::read(

@@ -2,7 +2,10 @@
 //! small file that would parse into a huge tree, in every reader (generic walk, typed fast path,
 //! archive members), and one budget of decompressed bytes covers every archive of an import.
 
+mod zip_support;
+
 use std::io::Write;
+use zip_support::zip_of;
 
 use lbplan_core::import::{
     DEFAULT_MAX_JSON_VALUES, ImportError, ImportInput, ImportOptions, import, import_with,
@@ -27,17 +30,6 @@ fn zeros(n: usize) -> Vec<u8> {
     }
     out.push(b']');
     out
-}
-
-fn zip_of(files: &[(&str, &[u8])]) -> Vec<u8> {
-    let mut w = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
-    let opts = zip::write::SimpleFileOptions::default()
-        .compression_method(zip::CompressionMethod::Deflated);
-    for (name, bytes) in files {
-        w.start_file(*name, opts).unwrap();
-        w.write_all(bytes).unwrap();
-    }
-    w.finish().unwrap().into_inner()
 }
 
 fn gzip_of(bytes: &[u8]) -> Vec<u8> {

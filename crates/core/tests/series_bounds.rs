@@ -6,7 +6,10 @@
 //! Every hostile input here is small: it *claims* or *references* much, and the refusal names the
 //! file.
 
+mod zip_support;
+
 use std::io::Write;
+use zip_support::zip_of;
 
 use lbplan_core::history::store::{
     ENTRY_COST_BYTES, Files, FilesSource, HEADER_FILE, PARTS_DIR, SNAPSHOTS_DIR, SeriesLimits,
@@ -330,17 +333,6 @@ fn a_manifest_whose_name_and_time_disagree_is_refused() {
         err.starts_with("snapshots/000000000005000-000000.json: $.envelope.captured_at_ms is 1000"),
         "{err}"
     );
-}
-
-fn zip_of(members: &[(&str, &[u8])]) -> Vec<u8> {
-    let mut w = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
-    let opts = zip::write::SimpleFileOptions::default()
-        .compression_method(zip::CompressionMethod::Deflated);
-    for (name, bytes) in members {
-        w.start_file(*name, opts).unwrap();
-        w.write_all(bytes).unwrap();
-    }
-    w.finish().unwrap().into_inner()
 }
 
 /// Replaces every occurrence of `from` by `to` (same length) in `bytes`.
