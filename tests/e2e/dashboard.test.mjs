@@ -684,7 +684,7 @@ test('rebalance: a proposal toward the goal that Pulsar leaves alone, its trade-
     await page.dispatchEvent('[data-testid=rebalance-max-moves]', 'change');
     await page.fill('[data-testid=rebalance-drain-input]', 'broker-4');
     await page.dispatchEvent('[data-testid=rebalance-drain-input]', 'change');
-    assert.match(await page.textContent('[data-testid=rebalance-drain-error]'), /did you mean `broker-04\.demo\.svc:8080`/);
+    assert.match(await page.textContent('[data-testid=rebalance-drain-input-error]'), /did you mean `broker-04\.demo\.svc:8080`/);
     await page.fill('[data-testid=rebalance-drain-input]', 'broker-04');
     await page.dispatchEvent('[data-testid=rebalance-drain-input]', 'change');
     assert.deepEqual(await page.locator('[data-testid=rebalance-drain-chip]').evaluateAll((cs) => cs.map((c) => c.dataset.broker)),

@@ -274,9 +274,38 @@ for (const [brokers, label, timeout] of [[12, 'demo', 180_000], [1000, '1000', 6
       const firstSystem = shownLanes.findIndex((n) => n.startsWith('pulsar/'));
       assert.ok(firstSystem === -1 || shownLanes.slice(firstSystem).every((n) => n.startsWith('pulsar/')),
         `a tenant's namespace listed after a broker's own: ${shownLanes}`);
-      const options = await page.locator('[data-testid=history-colouring] optgroup option').evaluateAll((os) => os.map((o) => [o.textContent, o.title]));
-      assert.equal(options.length, brokers);
-      for (const [text, title] of options) assert.equal(title, `${text}${SUFFIX}`);
+      // One broker is picked for the lanes' colouring with the cluster's broker picker: a select of
+      // short names at 12 brokers, a search field past 64 whose suggestions (short name, full id
+      // beside it) are in the page only while it has the focus.
+      const picked = `pulsar-broker-${brokers - 1}`;
+      const picker = '[data-testid=history-colouring-broker]';
+      if (brokers <= 64) {
+        const options = await page.locator(`${picker} option`).evaluateAll((os) => os.map((o) => [o.textContent, o.title]));
+        assert.equal(options.length, brokers + 1);
+        for (const [text, title] of options.slice(1)) assert.equal(title, `${text}${SUFFIX}`);
+        await page.selectOption(picker, `${picked}${SUFFIX}`);
+      } else {
+        assert.equal(await page.locator(picker).evaluate((e) => e.tagName), 'INPUT');
+        assert.equal(await page.locator('#history-colouring-broker-brokers option').count(), 0);
+        await page.fill(picker, picked);
+        const options = await page.locator('#history-colouring-broker-brokers option').evaluateAll((os) => os.map((o) => [o.value, o.label]));
+        assert.equal(options.length, brokers);
+        for (const [value, label] of options) assert.equal(label, `${value}${SUFFIX}`);
+        await page.dispatchEvent(picker, 'change');
+      }
+      await page.waitForFunction((id) => document.querySelector('[data-testid=history-colouring]').value === `broker:${id}`, `${picked}${SUFFIX}`);
+      const legend = await page.textContent('[data-testid=history-lanes-legend]');
+      assert.ok(legend.includes(`coloured = owned by ${picked},`), legend);
+      assert.ok(!legend.includes(SUFFIX), legend);
+      if (brokers > 64) {
+        await page.fill(picker, 'pulsar-broker-99999');
+        await page.dispatchEvent(picker, 'change');
+        assert.match(await page.textContent("[data-testid=history-colouring-broker-error]"), /no such broker/);
+      }
+      // No broker <select> of the whole cluster anywhere in the page at 1,000 brokers (each was
+      // 1,001 options laid out when the snapshot was shown).
+      const biggest = await page.locator('select').evaluateAll((ss) => Math.max(0, ...ss.map((s) => s.options.length)));
+      assert.ok(brokers <= 64 || biggest <= 100, `a select of ${biggest} options`);
       await page.locator('[data-testid=history-change]').first().click();
       await assertNoFullIds(page, '[data-testid=history-reason]', 'a change\'s reason');
       await screenshotOf(page, '[data-testid=history-view]', `scale-${label}-history.png`);

@@ -3,8 +3,9 @@
 //! A plan's rows carry their full explanation (`detail`: the rule that fired, the placement
 //! pipeline, every candidate broker), so at 1,000 brokers and 200,000 bundles one plan's JSON is
 //! ≈ 8 MiB: decoded in one message it was the page's one task over 50 ms (docs/performance.md,
-//! rounds 16 and 20). The worker posts a `planned` answer as [`PlanRows`] messages of about
-//! [`PLAN_PART_BYTES`] each (the plan's moves, splits, skips and outlook moves, in order), then
+//! rounds 16 and 20); at 1,000 brokers the per-broker usage before and after alone is ≈ 1 MiB.
+//! The worker posts a `planned` answer as [`PlanRows`] messages of about [`PLAN_PART_BYTES`] each
+//! (the plan's moves, splits, skips, outlook moves and brokers before and after, in order), then
 //! the `planned` message itself with those lists empty and their lengths in `rows`
 //! ([`plan_messages`]). Messages from one worker arrive in order, each in its own task: the page
 //! decodes each part in its task ([`PlanRows::read_bytes`]), keeps them in a [`PlanAssembly`] and,
@@ -13,7 +14,7 @@
 //! it only cuts the answer and joins it again.
 
 use lbplan_core::plan::diff::PlanDiff;
-use lbplan_core::plan::{Plan, PlannedSplit, PlannedUnload, SkippedDecision};
+use lbplan_core::plan::{BrokerLoadView, Plan, PlannedSplit, PlannedUnload, SkippedDecision};
 use serde::{Deserialize, Serialize};
 
 use crate::protocol::Response;
@@ -38,6 +39,10 @@ pub struct PlanRows {
     /// The outlook's later-cycle moves (`Outlook::unloads_then`).
     #[serde(default)]
     pub outlook_unloads: Vec<PlannedUnload>,
+    #[serde(default)]
+    pub brokers_before: Vec<BrokerLoadView>,
+    #[serde(default)]
+    pub brokers_after: Vec<BrokerLoadView>,
 }
 
 impl PlanRows {
@@ -56,6 +61,10 @@ pub struct RowCounts {
     pub splits: usize,
     pub skipped: usize,
     pub outlook_unloads: usize,
+    #[serde(default)]
+    pub brokers_before: usize,
+    #[serde(default)]
+    pub brokers_after: usize,
 }
 
 /// A `planned` message as the page reads it: the serde form of [`Response::Planned`] (a small
@@ -96,11 +105,18 @@ struct Parts {
     budget: usize,
     done: Vec<String>,
     /// The part being written: one JSON array's text per list.
-    lists: [String; 4],
+    lists: [String; 6],
     bytes: usize,
 }
 
-const LISTS: [&str; 4] = ["unloads", "splits", "skipped", "outlook_unloads"];
+const LISTS: [&str; 6] = [
+    "unloads",
+    "splits",
+    "skipped",
+    "outlook_unloads",
+    "brokers_before",
+    "brokers_after",
+];
 
 impl Parts {
     fn push<T: Serialize>(&mut self, list: usize, row: &T) {
@@ -164,6 +180,8 @@ pub fn plan_messages(response: Response, budget: usize) -> Result<Vec<String>, R
         .as_mut()
         .map(|o| std::mem::take(&mut o.unloads_then))
         .unwrap_or_default();
+    let brokers_before = std::mem::take(&mut plan.brokers_before);
+    let brokers_after = std::mem::take(&mut plan.brokers_after);
     for row in &unloads {
         parts.push(0, row);
     }
@@ -176,6 +194,12 @@ pub fn plan_messages(response: Response, budget: usize) -> Result<Vec<String>, R
     for row in &outlook_unloads {
         parts.push(3, row);
     }
+    for row in &brokers_before {
+        parts.push(4, row);
+    }
+    for row in &brokers_after {
+        parts.push(5, row);
+    }
     parts.close();
     let head = HeadOut {
         kind: "planned",
@@ -185,6 +209,8 @@ pub fn plan_messages(response: Response, budget: usize) -> Result<Vec<String>, R
             splits: splits.len(),
             skipped: skipped.len(),
             outlook_unloads: outlook_unloads.len(),
+            brokers_before: brokers_before.len(),
+            brokers_after: brokers_after.len(),
         },
         result: Ok(&plan),
         diff: diff.as_deref(),
@@ -212,6 +238,8 @@ impl PlanAssembly {
                 rows.splits.extend(part.splits);
                 rows.skipped.extend(part.skipped);
                 rows.outlook_unloads.extend(part.outlook_unloads);
+                rows.brokers_before.extend(part.brokers_before);
+                rows.brokers_after.extend(part.brokers_after);
             }
             _ => self.rows = Some(part),
         }
@@ -237,6 +265,8 @@ impl PlanAssembly {
             splits: rows.splits.len(),
             skipped: rows.skipped.len(),
             outlook_unloads: rows.outlook_unloads.len(),
+            brokers_before: rows.brokers_before.len(),
+            brokers_after: rows.brokers_after.len(),
         };
         if got != counts {
             return Response::Failed {
@@ -249,6 +279,8 @@ impl PlanAssembly {
         plan.unloads = rows.unloads;
         plan.splits = rows.splits;
         plan.skipped = rows.skipped;
+        plan.brokers_before = rows.brokers_before;
+        plan.brokers_after = rows.brokers_after;
         if let Some(outlook) = &mut plan.outlook {
             outlook.unloads_then = rows.outlook_unloads;
         }
@@ -301,7 +333,9 @@ mod tests {
             let rows = plan.unloads.len()
                 + plan.splits.len()
                 + plan.skipped.len()
-                + plan.outlook.as_ref().map_or(0, |o| o.unloads_then.len());
+                + plan.outlook.as_ref().map_or(0, |o| o.unloads_then.len())
+                + plan.brokers_before.len()
+                + plan.brokers_after.len();
             if budget == 1 {
                 assert_eq!(messages.len(), rows + 1);
             }
@@ -311,10 +345,18 @@ mod tests {
             }
             assert_eq!(receive(&messages), answer, "budget {budget}");
         }
-        // The head is the plan without its rows (at the demo's size, mostly the brokers).
+        // The head is the plan without its rows and brokers: its settings, verdict and balance.
         let messages = plan_messages(answer.clone(), PLAN_PART_BYTES).unwrap();
-        let whole = answer.to_json().len();
-        assert!(messages.last().unwrap().len() < whole);
+        let head = messages.last().unwrap();
+        assert!(
+            !head.contains("\"cpu_pct\""),
+            "a broker's usage in the head"
+        );
+        assert!(
+            head.len() < answer.to_json().len() / 4,
+            "{} bytes",
+            head.len()
+        );
     }
 
     #[test]

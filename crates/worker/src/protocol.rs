@@ -51,8 +51,10 @@ use serde::{Deserialize, Serialize};
 /// format 9 would read as a series; an `upgrade` request runs the upgrade preview in a job worker
 /// of its own (the snapshot's file beside it, `progress` then `upgraded`), which a worker of
 /// format 9 cannot read; an `import` may be `live` (a host's `pushSnapshot`), answered with
-/// `live_history` as well, which a worker of format 9 would import without.
-pub const WORKER_PROTOCOL_VERSION: u32 = 10;
+/// `live_history` as well, which a worker of format 9 would import without. 11: a plan's
+/// per-broker usage before and after (`brokers_before`, `brokers_after`) travels in its
+/// `plan_rows` parts too, which a page of format 10 would show empty.
+pub const WORKER_PROTOCOL_VERSION: u32 = 11;
 
 /// The load model a request's predictions use: the per-broker CPU cost factors of the calibration
 /// the page loaded (`lbplan history --calibrate`), none for the default model. Only the factors

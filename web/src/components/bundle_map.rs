@@ -20,6 +20,7 @@ use lbplan_core::view::palette::{broker_colour, css_hex};
 use wasm_bindgen::{Clamped, JsCast};
 use yew::prelude::*;
 
+use super::broker_picker::BrokerPicker;
 use super::styled::{Styled, Swatch};
 use super::tenant_filter::TenantFilter;
 use crate::format;
@@ -74,7 +75,7 @@ pub enum Msg {
     Search(String),
     /// One of the choices an ambiguous search offered.
     Choose(String),
-    Broker(String),
+    Broker(Option<String>),
     ToggleAfter,
     ToggleSystem,
     Level(String),
@@ -116,6 +117,8 @@ pub struct BundleMapView {
     panel: NodeRef,
     /// Display names of the map's brokers (core's one rule), once per map.
     names: Rc<BrokerNames>,
+    /// The map's brokers, for the broker filter's picker (once per map).
+    brokers: Rc<Vec<String>>,
 }
 
 impl BundleMapView {
@@ -380,6 +383,7 @@ impl Component for BundleMapView {
             search_input: NodeRef::default(),
             panel: NodeRef::default(),
             names: Rc::new(BrokerNames::new(map.brokers.iter().map(String::as_str))),
+            brokers: Rc::new(map.brokers.clone()),
         };
         view.refilter(&map);
         view
@@ -396,6 +400,7 @@ impl Component for BundleMapView {
             self.search_note = None;
             self.choices.clear();
             self.names = Rc::new(BrokerNames::new(map.brokers.iter().map(String::as_str)));
+            self.brokers = Rc::new(map.brokers.clone());
             self.refilter(&map);
         }
         if let Some((serial, query)) = ctx.props().find.clone()
@@ -503,7 +508,7 @@ impl Component for BundleMapView {
                 self.search(ctx, &map, &q);
             }
             Msg::Broker(b) => {
-                self.filter.broker = Some(b).filter(|b| !b.is_empty());
+                self.filter.broker = b.filter(|b| !b.is_empty());
                 self.refilter(&map);
             }
             Msg::ToggleAfter => {
@@ -692,12 +697,10 @@ impl Component for BundleMapView {
                             })} />
                     </label>
                     <label>{ "Broker " }
-                        <select onchange={link.callback(move |e: Event| Msg::Broker(select_value(e)))}>
-                            <option value="" selected={self.filter.broker.is_none()}>{ "all" }</option>
-                            { for map.brokers.iter().map(|b| html! {
-                                <option value={b.clone()} title={b.clone()} selected={self.filter.broker.as_deref() == Some(b.as_str())}>{ self.names.short(b).to_string() }</option>
-                            }) }
-                        </select>
+                        <BrokerPicker brokers={self.brokers.clone()} names={self.names.clone()}
+                            selected={self.filter.broker.clone().map(AttrValue::from)}
+                            empty="all" what="Broker" testid="map-broker"
+                            on_pick={link.callback(Msg::Broker)} />
                     </label>
                     if p.after_owners.is_some() {
                         <label><input type="checkbox" data-testid="map-after" checked={self.show_after}

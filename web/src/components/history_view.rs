@@ -35,6 +35,7 @@ use lbplan_worker::protocol::{
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
+use super::broker_picker::BrokerPicker;
 use super::history_answers::HistoryAnswersView;
 use super::history_leader_log::HistoryLeaderLogView;
 use super::model_accuracy::ModelAccuracyView;
@@ -83,6 +84,8 @@ pub enum Msg {
     Select(usize),
     /// A `LaneColouring` key from the lanes' colour picker.
     Colouring(String),
+    /// One broker picked for the lanes' colouring (`None`: that picker emptied).
+    ColourBroker(Option<String>),
     /// Back to the live history from an uploaded series.
     ShowLive,
 }
@@ -99,6 +102,8 @@ struct Shown {
     /// The lanes as listed: namespaces that changed first, brokers' own namespaces last (core's
     /// `Timeline::lanes_by_activity`), worked out once per series, not per slider step.
     lane_order: Rc<Vec<usize>>,
+    /// The series' brokers, for the lanes' broker picker.
+    brokers: Rc<Vec<String>>,
 }
 
 impl Shown {
@@ -113,6 +118,7 @@ impl Shown {
                 .map(String::as_str),
         ));
         let lane_order = Rc::new(timeline.lanes_by_activity());
+        let brokers = Rc::new(timeline.brokers.clone());
         Self {
             view: Rc::new(view),
             timeline,
@@ -120,6 +126,7 @@ impl Shown {
             live,
             names,
             lane_order,
+            brokers,
         }
     }
 }
@@ -315,6 +322,12 @@ impl HistoryTimeline {
             }
             Msg::Select(i) => self.selected = Some(i),
             Msg::Colouring(key) => self.colouring = Some(LaneColouring::from_key(&key)),
+            Msg::ColourBroker(Some(id)) => self.colouring = Some(LaneColouring::Broker(id)),
+            Msg::ColourBroker(None) => {
+                if matches!(self.colouring, Some(LaneColouring::Broker(_))) {
+                    self.colouring = None;
+                }
+            }
             Msg::ShowLive => {
                 if let Some(live) = ctx.props().live.clone() {
                     self.show_live(&live);
@@ -520,17 +533,31 @@ impl HistoryTimeline {
                 let selected = key == picked;
                 html! { <option value={key} {selected} {title}>{ label }</option> }
             };
+            // One broker is picked with the cluster's broker picker (a search field at 1,000
+            // brokers); only the broker picked is an entry of this select.
+            let picked_broker = match &colouring {
+                LaneColouring::Broker(b) => Some(b.clone()),
+                _ => None,
+            };
+            let on_broker = ctx.link().callback(Msg::ColourBroker);
             html! {
-                <label class="small" data-testid="history-colouring-label">{ "Colour lanes by " }
-                    <select data-testid="history-colouring"
-                        onchange={ctx.link().callback(|e: Event| Msg::Colouring(event_value(&e)))}>
-                        { option(LaneColouring::Owner.key(), "owning broker".to_string(), String::new()) }
-                        { option(LaneColouring::Moved.key(), "moved vs stayed".to_string(), String::new()) }
-                        <optgroup label="one broker">
-                            { for t.brokers.iter().map(|b| option(LaneColouring::Broker(b.clone()).key(), s.names.short(b).to_string(), b.clone())) }
-                        </optgroup>
-                    </select>
-                </label>
+                <div class="history-colouring small">
+                    <label data-testid="history-colouring-label">{ "Colour lanes by " }
+                        <select data-testid="history-colouring"
+                            onchange={ctx.link().callback(|e: Event| Msg::Colouring(event_value(&e)))}>
+                            { option(LaneColouring::Owner.key(), "owning broker".to_string(), String::new()) }
+                            { option(LaneColouring::Moved.key(), "moved vs stayed".to_string(), String::new()) }
+                            if let Some(b) = picked_broker.clone() {
+                                { option(LaneColouring::Broker(b.clone()).key(), format!("broker {}", s.names.short(&b)), b.clone()) }
+                            }
+                        </select>
+                    </label>
+                    <label>{ " or one broker " }
+                        <BrokerPicker brokers={s.brokers.clone()} names={s.names.clone()}
+                            selected={picked_broker.clone().map(AttrValue::from)} empty="none"
+                            what="Colour lanes by" testid="history-colouring-broker" on_pick={on_broker} />
+                    </label>
+                </div>
             }
         };
         let legend = s.names.shorten_text(&colouring.legend());

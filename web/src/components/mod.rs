@@ -4,6 +4,7 @@
 pub mod apply_dialog;
 pub mod apply_run;
 pub mod broker_detail;
+pub mod broker_picker;
 pub mod broker_table;
 pub mod bundle_map;
 pub mod calibration_loader;

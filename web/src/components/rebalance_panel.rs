@@ -13,6 +13,7 @@ use lbplan_core::rebalance::{CurvePoint, Goal, Limits, Proposal};
 use lbplan_worker::protocol::{RebalanceJob, Request, WORKER_PROTOCOL_VERSION};
 use yew::prelude::*;
 
+use super::broker_picker::BrokerPicker;
 use super::{ExportPanel, PlanView, event_value};
 use crate::format;
 use crate::plan_client::{FIRST_REBALANCE_ID, RebalanceAnswer};
@@ -162,28 +163,21 @@ pub fn rebalance_panel(props: &RebalanceProps) -> Html {
             BrokerNames::new(loaded.snapshot.brokers.keys().map(String::as_str))
         })
     };
-    let drain_error = use_state(|| None::<String>);
+    let brokers = {
+        let loaded = props.loaded.clone();
+        use_memo(props.loaded.id, move |_| {
+            Rc::new(loaded.snapshot.brokers.keys().cloned().collect::<Vec<_>>())
+        })
+    };
     let on_add_drain = {
-        let (drain, drain_error, names) = (drain.clone(), drain_error.clone(), names.clone());
-        Callback::from(move |e: Event| {
-            let Some(input) = super::event_input(&e) else {
-                return;
-            };
-            let typed = input.value();
-            if typed.trim().is_empty() {
-                return;
-            }
-            match names.resolve_or_explain(typed.trim(), "Drain") {
-                Ok(id) => {
-                    if !drain.contains(&id) {
-                        let mut next = (*drain).clone();
-                        next.push(id);
-                        drain.set(next);
-                    }
-                    drain_error.set(None);
-                    input.set_value("");
-                }
-                Err(why) => drain_error.set(Some(why)),
+        let drain = drain.clone();
+        Callback::from(move |id: Option<String>| {
+            if let Some(id) = id
+                && !drain.contains(&id)
+            {
+                let mut next = (*drain).clone();
+                next.push(id);
+                drain.set(next);
             }
         })
     };
@@ -223,14 +217,9 @@ pub fn rebalance_panel(props: &RebalanceProps) -> Html {
                     data-testid="rebalance-max-moves" onchange={text_input(&max_moves)} /></label>
                 <label>{ "Max moves per broker " }<input type="number" min="0" value={(*per_broker).clone()}
                     data-testid="rebalance-max-per-broker" onchange={text_input(&per_broker)} /></label>
-                <label>{ "Drain " }<input type="search" list="rebalance-brokers" autocomplete="off"
-                    data-testid="rebalance-drain-input" placeholder="broker to empty (short or full name)"
-                    onchange={on_add_drain} /></label>
-                <datalist id="rebalance-brokers">
-                    { for props.loaded.snapshot.brokers.keys().map(|b| html! {
-                        <option value={names.short(b).to_string()} label={b.clone()} />
-                    }) }
-                </datalist>
+                <label>{ "Drain " }<BrokerPicker brokers={(*brokers).clone()} names={names.clone()}
+                    empty="broker to empty" what="Drain" testid="rebalance-drain-input" adds=true
+                    on_pick={on_add_drain} /></label>
                 if !drain.is_empty() {
                     <ul class="chips small" data-testid="rebalance-drain-chips" aria-label="Brokers to drain">
                         { for drain.iter().map(|d| html! {
@@ -241,9 +230,6 @@ pub fn rebalance_panel(props: &RebalanceProps) -> Html {
                             </li>
                         }) }
                     </ul>
-                }
-                if let Some(why) = &*drain_error {
-                    <p class="error small" role="alert" data-testid="rebalance-drain-error">{ why.clone() }</p>
                 }
                 <button type="button" class="primary" data-testid="run-rebalance" onclick={on_run}
                     disabled={matches!(*status, Status::Running { .. })}>{ "Propose" }</button>

@@ -12,6 +12,7 @@ use yew::prelude::*;
 
 use super::event_value;
 
+use super::broker_picker::BrokerPicker;
 use super::broker_table::BUNDLE_MIME;
 use crate::format;
 
@@ -45,8 +46,22 @@ pub fn what_if(p: &WhatIfProps) -> Html {
     let new_broker = use_state(String::new);
     let remove = use_state(String::new);
     let map = &p.map;
-    // Brokers offered by their display names (core's one rule), the full id as the value.
-    let names = BrokerNames::new(map.brokers.iter().map(String::as_str));
+    // Brokers offered by their display names (core's one rule), the full id as the value; worked
+    // out once per map, not at each render (1,000 brokers).
+    let (names, brokers) = {
+        let map = map.clone();
+        (*use_memo(Rc::as_ptr(&p.map) as usize, move |_| {
+            (
+                Rc::new(BrokerNames::new(map.brokers.iter().map(String::as_str))),
+                Rc::new(map.brokers.clone()),
+            )
+        }))
+        .clone()
+    };
+    let picked = |h: &UseStateHandle<String>| {
+        let h = h.clone();
+        Callback::from(move |b: Option<String>| h.set(b.unwrap_or_default()))
+    };
     let selected = p.selected.and_then(|s| {
         let seg = map.segments.get(s)?;
         Some((map.bundle_name(s)?, *seg))
@@ -170,12 +185,10 @@ pub fn what_if(p: &WhatIfProps) -> Html {
                     if !p.readonly {
                         <div class="actions">
                             <label>{ "Move to " }
-                                <select onchange={setter(&dest)} data-testid="move-destination">
-                                    <option value="" selected={dest.is_empty()}>{ "choose a broker" }</option>
-                                    { for map.brokers.iter().filter(|b| **b != owner).map(|b| html! {
-                                        <option value={b.clone()} title={b.clone()} selected={*dest == *b}>{ names.short(b).to_string() }</option>
-                                    }) }
-                                </select>
+                                <BrokerPicker brokers={Rc::new(brokers.iter().filter(|b| **b != owner).cloned().collect::<Vec<_>>())}
+                                    names={names.clone()} selected={(!dest.is_empty()).then(|| AttrValue::from((*dest).clone()))}
+                                    empty="choose a broker" what="Move to" testid="move-destination"
+                                    on_pick={picked(&dest)} />
                             </label>
                             <button type="button" onclick={on_move} data-testid="move-bundle">{ "Move" }</button>
                             <button type="button" onclick={on_unload}>{ "Unload (Pulsar places it)" }</button>
@@ -229,10 +242,10 @@ pub fn what_if(p: &WhatIfProps) -> Html {
                     <label>{ "Add broker " }<input class="mono" placeholder="host:port" onchange={setter(&new_broker)} data-testid="add-broker-name" /></label>
                     <button type="button" onclick={on_add} data-testid="add-broker">{ "Add" }</button>
                     <label>{ " Remove broker " }
-                        <select onchange={setter(&remove)} data-testid="remove-broker-name">
-                            <option value="" selected={remove.is_empty()}>{ "choose" }</option>
-                            { for map.brokers.iter().map(|b| html! { <option value={b.clone()} title={b.clone()} selected={*remove == *b}>{ names.short(b).to_string() }</option> }) }
-                        </select>
+                        <BrokerPicker brokers={brokers.clone()} names={names.clone()}
+                            selected={(!remove.is_empty()).then(|| AttrValue::from((*remove).clone()))}
+                            empty="choose" what="Remove broker" testid="remove-broker-name"
+                            on_pick={picked(&remove)} />
                     </label>
                     <button type="button" onclick={on_remove} data-testid="remove-broker">{ "Remove" }</button>
                 </div>
