@@ -104,6 +104,50 @@ function enlarged(copies) {
   return s;
 }
 
+/** A page of a new context that records every long task in `window.__longTasks` from before its
+ * own scripts run, opened at the dashboard (`?trace`: the page's own measures). */
+async function tracedPage(width) {
+  const context = await env.browser.newContext({ viewport: { width, height: 1000 } });
+  await context.addInitScript(() => {
+    window.__longTasks = [];
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) window.__longTasks.push({ start: e.startTime, duration: e.duration });
+    }).observe({ type: 'longtask', buffered: true });
+  });
+  const rec = await recordingPage(context);
+  // `?trace` turns on the page's own measures (web/src/page_trace.rs).
+  await rec.page.goto(TRACE ? `${env.baseUrl}?trace` : env.baseUrl, { waitUntil: 'load' });
+  return { context, rec, page: rec.page };
+}
+
+/** The first plan (in the plan worker, which holds the snapshot it imported) and one what-if edit
+ * (shedding switched off), traced as `label`: every task's CPU checked against the budget; answers
+ * the long tasks the page's observer saw by the wall clock. */
+async function planAndEdit(page, label, mark) {
+  const cdp = TRACE ? await startTrace(page) : null;
+  await page.evaluate((m) => performance.mark(`${m}-start`), mark);
+  const t0 = await page.evaluate(() => performance.now());
+  await page.click('[data-testid=run-plan]');
+  await page.waitForSelector('[data-testid=plan]', { timeout: 120_000 * SCALE });
+  await page.waitForFunction(() => !document.querySelector('[data-testid=plan-pending]'), null, { timeout: 120_000 * SCALE });
+  await page.locator('[data-testid=top-loadBalancerSheddingEnabled] input[role=switch]').click();
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid=operations] li').length === 1
+    && !document.querySelector('[data-testid=plan-pending]'), null, { timeout: 120_000 * SCALE });
+  await page.waitForTimeout(500);
+  if (cdp) {
+    await page.evaluate((m) => performance.mark(`${m}-edited`), mark);
+    const events = await stopTrace(cdp);
+    const r = longTasks(events, `${mark}-start`, `${mark}-edited`);
+    console.log(report(label, r));
+    for (const line of heaviest(events, `${mark}-start`, `${mark}-edited`)) console.log(`${label}, heaviest: ${line}`);
+    assertComputesUnderBudget(label, r);
+  }
+  const tasks = await page.evaluate((t) => window.__longTasks.filter((e) => e.start >= t), t0);
+  console.log(`${label}: ${tasks.length} long task(s) by the wall clock: ${JSON.stringify(tasks.map((e) => Math.round(e.duration)))}`);
+  assert.match(await page.textContent('[data-testid=operations] li'), /loadBalancerSheddingEnabled.*false/);
+  return tasks;
+}
+
 let env;
 before(async () => {
   env = await start();
@@ -117,17 +161,7 @@ test(`a ~${COPIES * 124}-bundle upload is imported in the worker without a long 
   const bundles = Object.keys(snapshot.bundle_data).length;
   const text = JSON.stringify(snapshot);
   assert.ok(bundles > COPIES * 123, `${bundles} bundles`);
-  const context = await env.browser.newContext({ viewport: { width: 1400, height: 1000 } });
-  await context.addInitScript(() => {
-    window.__longTasks = [];
-    new PerformanceObserver((list) => {
-      for (const e of list.getEntries()) window.__longTasks.push({ start: e.startTime, duration: e.duration });
-    }).observe({ type: 'longtask', buffered: true });
-  });
-  const rec = await recordingPage(context);
-  const { page } = rec;
-  // `?trace` turns on the page's own measures (web/src/page_trace.rs).
-  await page.goto(TRACE ? `${env.baseUrl}?trace` : env.baseUrl, { waitUntil: 'load' });
+  const { context, rec, page } = await tracedPage(1400);
   await page.waitForFunction((n) => document.querySelector('[data-testid=broker-count]')?.textContent === String(n),
     Object.keys(demo.brokers).length, { timeout: 30_000 });
 
@@ -184,31 +218,9 @@ test(`a ~${COPIES * 124}-bundle upload is imported in the worker without a long 
     null, { timeout: 30_000 });
   await screenshotOf(page, '.map-panel', 'large-map.png');
 
-  // The first plan (in the plan worker, which holds the snapshot it imported) and one what-if edit
-  // (shedding switched off): the page only sends the request and renders the answer.
-  const planCdp = TRACE ? await startTrace(page) : null;
-  await page.evaluate(() => performance.mark('large-plan-start'));
-  const t2 = await page.evaluate(() => performance.now());
-  await page.click('[data-testid=run-plan]');
-  await page.waitForSelector('[data-testid=plan]', { timeout: 120_000 * SCALE });
-  await page.waitForFunction(() => !document.querySelector('[data-testid=plan-pending]'), null, { timeout: 120_000 * SCALE });
-  await page.locator('[data-testid=top-loadBalancerSheddingEnabled] input[role=switch]').click();
-  await page.waitForFunction(() => document.querySelectorAll('[data-testid=operations] li').length === 1
-    && !document.querySelector('[data-testid=plan-pending]'), null, { timeout: 120_000 * SCALE });
-  await page.waitForTimeout(500);
-  if (planCdp) {
-    await page.evaluate(() => performance.mark('large-plan-edited'));
-    const events = await stopTrace(planCdp);
-    const r = longTasks(events, 'large-plan-start', 'large-plan-edited');
-    console.log(report('first plan → what-if edit', r));
-    for (const line of heaviest(events, 'large-plan-start', 'large-plan-edited')) console.log(`plan → edit, heaviest: ${line}`);
-    assertComputesUnderBudget('first plan → what-if edit', r);
-  }
-  const planTasks = await page.evaluate((t) => window.__longTasks.filter((e) => e.start >= t), t2);
+  // The first plan and one what-if edit: the page only sends the request and renders the answer.
+  const planTasks = await planAndEdit(page, 'first plan → what-if edit', 'large-plan');
   const planLongest = Math.max(0, ...planTasks.map((e) => e.duration));
-  console.log(`first plan + one what-if edit: ${planTasks.length} long task(s), longest ${planLongest.toFixed(0)} ms: `
-    + JSON.stringify(planTasks.map((e) => Math.round(e.duration))));
-  assert.match(await page.textContent('[data-testid=operations] li'), /loadBalancerSheddingEnabled.*false/);
   assert.ok(planLongest <= LONG_TASK_BOUND_MS, `longest page task of the plan and edit ${planLongest} ms > ${LONG_TASK_BOUND_MS} ms`);
   await screenshotOf(page, '[data-testid=plan]', 'large-plan-edit.png');
   // Shedding on again (after the timed part): the plan at this scale with its moves, for the eye.
@@ -267,17 +279,8 @@ test(`${LARGE_BROKERS} brokers / ${LARGE_BROKER_BUNDLES} bundles: upload, show, 
   { timeout: 240_000 * SCALE }, async () => {
     const file = path.join(ARTIFACTS, 'large-1000-brokers.json');
     lbplan(['generate', '--spec', 'large', '--broker-domain', 'pulsar-broker.pulsar-prod', '-o', file]);
-    const context = await env.browser.newContext({ viewport: { width: 1440, height: 1000 } });
-    await context.addInitScript(() => {
-      window.__longTasks = [];
-      new PerformanceObserver((list) => {
-        for (const e of list.getEntries()) window.__longTasks.push({ start: e.startTime, duration: e.duration });
-      }).observe({ type: 'longtask', buffered: true });
-    });
-    const rec = await recordingPage(context);
-    const { page } = rec;
+    const { context, rec, page } = await tracedPage(1440);
     try {
-      await page.goto(TRACE ? `${env.baseUrl}?trace` : env.baseUrl, { waitUntil: 'load' });
       await page.waitForFunction((n) => document.querySelector('[data-testid=broker-count]')?.textContent === String(n),
         Object.keys(demo.brokers).length, { timeout: 30_000 });
 
@@ -305,26 +308,7 @@ test(`${LARGE_BROKERS} brokers / ${LARGE_BROKER_BUNDLES} bundles: upload, show, 
       assert.ok(!firstRow.includes('pulsar-broker.pulsar-prod'), firstRow);
       await screenshotOf(page, '[data-testid=loader]', 'large-1000-brokers.png');
 
-      const planCdp = TRACE ? await startTrace(page) : null;
-      await page.evaluate(() => performance.mark('brokers-plan-start'));
-      const t1 = await page.evaluate(() => performance.now());
-      await page.click('[data-testid=run-plan]');
-      await page.waitForSelector('[data-testid=plan]', { timeout: 120_000 * SCALE });
-      await page.waitForFunction(() => !document.querySelector('[data-testid=plan-pending]'), null, { timeout: 120_000 * SCALE });
-      await page.locator('[data-testid=top-loadBalancerSheddingEnabled] input[role=switch]').click();
-      await page.waitForFunction(() => document.querySelectorAll('[data-testid=operations] li').length === 1
-        && !document.querySelector('[data-testid=plan-pending]'), null, { timeout: 120_000 * SCALE });
-      await page.waitForTimeout(500);
-      if (planCdp) {
-        await page.evaluate(() => performance.mark('brokers-plan-edited'));
-        const events = await stopTrace(planCdp);
-        const r = longTasks(events, 'brokers-plan-start', 'brokers-plan-edited');
-        console.log(report(`${LARGE_BROKERS} brokers: first plan → what-if edit`, r));
-        assertComputesUnderBudget(`${LARGE_BROKERS} brokers: first plan → what-if edit`, r);
-      }
-      const planned = await page.evaluate((t) => window.__longTasks.filter((e) => e.start >= t), t1);
-      console.log(`${LARGE_BROKERS} brokers: first plan + one what-if edit, ${planned.length} long task(s) by the wall clock: ${JSON.stringify(planned.map((e) => Math.round(e.duration)))}`);
-      assert.match(await page.textContent('[data-testid=operations] li'), /loadBalancerSheddingEnabled.*false/);
+      await planAndEdit(page, `${LARGE_BROKERS} brokers: first plan → what-if edit`, 'brokers-plan');
       await screenshotOf(page, '[data-testid=plan]', 'large-1000-brokers-plan-edit.png');
       rec.assertClean();
     } finally {
