@@ -73,7 +73,7 @@ mod tests {
     fn recorded_positions_only_where_the_name_still_is() {
         let mut t = Trail::default();
         let mut lookups = Vec::new();
-        let mut walk = |t: &mut Trail, map: &[&str], names: &[&str], lookups: &mut Vec<String>| {
+        let walk = |t: &mut Trail, map: &[&str], names: &[&str], lookups: &mut Vec<String>| {
             let found: Vec<Option<usize>> = names
                 .iter()
                 .enumerate()
