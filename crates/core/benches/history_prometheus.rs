@@ -9,7 +9,9 @@
 //! queries and the explanation (figures in `docs/history.md`, "From Prometheus"; last measured
 //! 2026-12-07: 34.2 s wall, 31.7 s on a CPU, of which reading the answers 7.3 s; with the accuracy
 //! check told what changed, 30.6 s and 31.8 s on a CPU in two runs on a loaded machine where the same binary
-//! varied by 8 s).
+//! varied by 8 s; with the readings by bundle, the view's recompute trying recorded positions
+//! and the explanation reading each owner once, 24.3 s, 29.8 s and 24.2 s on a CPU against
+//! 28.2 s, 33.4 s and 35.5 s before in three alternated pairs, outputs the same bytes).
 //!
 //! `LBPLAN_BENCH_REPEAT=N` skips criterion and prints N plain wall-clock timings, each with the
 //! thread's CPU time (what stays comparable on a shared machine);

@@ -11,4 +11,5 @@ pub mod splitter_task;
 pub mod state;
 pub mod step;
 mod stored_bundles;
+mod value_routes;
 pub mod view;

@@ -25,6 +25,7 @@ use crate::modular::placement_context::BundleRangeCache;
 
 use super::positions::Positions;
 use super::stored_bundles::StoredBundles;
+use super::value_routes::ValueRoutes;
 use super::view::load_data_from_snapshot;
 use crate::leader::context::{anti_affinity_groups, placement_context};
 
@@ -46,6 +47,8 @@ pub struct LeaderState {
     anti_affinity: IndexMap<String, String>,
     failure_domains: IndexMap<String, Vec<String>>,
     range_cache: BundleRangeCache,
+    /// Where the last full recompute found each name.
+    routes: ValueRoutes,
 }
 
 /// Which repair of the leader's bundle order an update ran.
@@ -235,6 +238,7 @@ impl LeaderState {
             anti_affinity: ctx.namespace_anti_affinity_groups,
             failure_domains: ctx.failure_domains,
             range_cache: ctx.bundle_range_cache,
+            routes: ValueRoutes::default(),
             data,
         }
     }
@@ -810,35 +814,59 @@ impl LeaderState {
 impl LeaderState {
     /// Every bundle's value and every broker's time average as a fresh build computes them: each
     /// bundle's stored data (else Pulsar's defaults), updated with the stats of each broker that
-    /// reports it, in broker order.
+    /// reports it, in broker order. A name is first tried where the last recompute found it
+    /// ([`ValueRoutes`]), and looked up when it is not there.
     fn recompute_all_values(&mut self) {
         let LoadData {
             brokers,
             bundle_data,
             ..
         } = &mut self.data;
-        for (name, v) in bundle_data.iter_mut() {
-            *v = self
-                .stored
-                .get(name.as_str())
-                .copied()
+        let (stored, routes) = (&self.stored, &mut self.routes);
+        let trail = &mut routes.bundle_names;
+        for (k, (name, v)) in bundle_data.iter_mut().enumerate() {
+            *v = trail
+                .find(
+                    k,
+                    |p| stored.entry_at(p).is_some_and(|(n, _)| n == name),
+                    || stored.position(name),
+                )
+                .and_then(|pos| stored.entry_at(pos))
+                .map(|(_, data)| *data)
                 .unwrap_or_else(BundleData::pulsar_default);
         }
-        for b in brokers.values() {
-            for (name, stats) in &b.local.last_stats {
-                if let Some(v) = bundle_data.get_mut(name.as_str()) {
+        trail.finish(bundle_data.len());
+        routes.brokers(brokers.len());
+        // A name's entry in the view's bundle data: where it was last time if it still is there.
+        let slot = |trail: &mut super::value_routes::Trail,
+                    k: usize,
+                    name: &str,
+                    bundle_data: &crate::modular::BundleDataMap| {
+            trail.find(
+                k,
+                |p| bundle_data.get_index(p).is_some_and(|(n, _)| n == name),
+                || bundle_data.get_index_of(name),
+            )
+        };
+        for (b, trail) in brokers.values().zip(routes.reported.iter_mut()) {
+            for (k, (name, stats)) in b.local.last_stats.iter().enumerate() {
+                let at = slot(trail, k, name, bundle_data);
+                if let Some((_, v)) = at.and_then(|i| bundle_data.get_index_mut(i)) {
                     v.update(stats);
                 }
             }
+            trail.finish(b.local.last_stats.len());
         }
         let default = BundleData::pulsar_default();
-        for b in brokers.values_mut() {
+        for (b, trail) in brokers.values_mut().zip(routes.listed.iter_mut()) {
             b.time_average = TimeAverageBrokerData::from_bundle_data(
-                b.local
-                    .bundles
-                    .iter()
-                    .map(|name| bundle_data.get(name.as_str()).unwrap_or(&default)),
+                b.local.bundles.iter().enumerate().map(|(k, name)| {
+                    slot(trail, k, name, bundle_data)
+                        .and_then(|i| bundle_data.get_index(i))
+                        .map_or(&default, |(_, v)| v)
+                }),
             );
+            trail.finish(b.local.bundles.len());
         }
     }
 }

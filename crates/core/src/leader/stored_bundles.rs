@@ -79,12 +79,18 @@ impl StoredBundles {
     }
 
     pub(crate) fn get(&self, name: &str) -> Option<&BundleData> {
+        let pos = self.position(name)?;
+        self.entries.get(pos).map(|(_, data)| data)
+    }
+
+    /// The position of `name` (in order).
+    pub(crate) fn position(&self, name: &str) -> Option<usize> {
         let hash = FxBuildHasher.hash_one(name);
         let (&pos, _) = self
             .by_name()
             .raw_entry_v1()
             .from_hash(hash, |&p| self.name_at(p) == Some(name))?;
-        self.entries.get(pos).map(|(_, data)| data)
+        Some(pos)
     }
 
     pub(crate) fn contains_key(&self, name: &str) -> bool {
@@ -138,8 +144,9 @@ mod tests {
         let mut stored = StoredBundles::new(&map);
         assert_eq!(stored.len(), map.len());
         assert!(stored.keys().eq(map.keys().map(String::as_str)));
-        for (name, data) in &map {
+        for (pos, (name, data)) in map.iter().enumerate() {
             assert_eq!(stored.get(name), Some(data));
+            assert_eq!(stored.position(name), Some(pos));
             assert!(stored.contains_key(name));
         }
         for missing in ["t/ns1", "t/ns1/0x00000001_0x0000000", "x"] {

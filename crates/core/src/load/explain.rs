@@ -9,11 +9,14 @@ use std::collections::HashMap;
 
 use serde::Serialize;
 
-use crate::load::bundle_load::{OwnerWork, owner_work};
-use crate::model::Snapshot;
+use crate::load::bundle_load::{BundleLoad, bundle_load_from};
+use crate::model::{LocalBrokerData, Snapshot};
 use crate::units::percent_usage as units_percent;
 
-use super::work::{Amounts, CPU, LoadModel, MEMORY, NIC_IN, NIC_OUT, ShareBasis};
+use super::work::{
+    Amounts, BundleShare, CPU, LoadModel, MEMORY, NIC_IN, NIC_OUT, OwnerTraffic, ShareBasis,
+    estimate_owner,
+};
 
 /// One move of a plan: bundle, from, to.
 pub type Move<'a> = (&'a str, &'a str, &'a str);
@@ -144,10 +147,12 @@ pub fn explain_moves(
         idle_cpu_fraction: (model.idle_cpu_fraction * 2.0).min(1.0),
         ..model.clone()
     };
-    let main = Prediction::of(snapshot, moves, model);
+    // Each broker's bundles are read once for the three models and the baselines.
+    let mut read = OwnerReads::default();
+    let main = Prediction::of(snapshot, moves, model, &mut read);
     let alts = [
-        Prediction::of(snapshot, moves, &low),
-        Prediction::of(snapshot, moves, &high),
+        Prediction::of(snapshot, moves, &low, &mut read),
+        Prediction::of(snapshot, moves, &high, &mut read),
     ];
     let mut out = Vec::new();
     for broker in main.touched.iter() {
@@ -164,7 +169,7 @@ pub fn explain_moves(
             l
         };
         let usage = crate::load::work::usage_amounts(local);
-        let est = owner_work(snapshot, broker, model);
+        let est = read.get(snapshot, broker).map(|o| o.estimate(model));
         for (r, name) in crate::load::resource_names().into_iter().enumerate() {
             let (unit, scale) = unit_of(r);
             let get = |a: &Amounts| a.get(r).copied().unwrap_or(0.0);
@@ -219,7 +224,7 @@ pub fn explain_moves(
                 unit,
                 limit: limit * scale,
                 before: before * scale,
-                baseline: est.as_ref().map_or(0.0, |e| get(&e.estimate.baseline)) * scale,
+                baseline: est.as_ref().map_or(0.0, |e| get(&e.baseline)) * scale,
                 moved_in,
                 moved_out,
                 after: after_raw * scale,
@@ -233,10 +238,72 @@ pub fn explain_moves(
     out
 }
 
+/// An owner's bundles as the load model reads them (`owner_work`'s reading, which no model
+/// changes): each bundle's traffic and their sums.
+struct OwnerRead<'s> {
+    local: &'s LocalBrokerData,
+    loads: Vec<(&'s str, BundleLoad)>,
+    traffic: OwnerTraffic,
+}
+
+impl OwnerRead<'_> {
+    fn estimate(&self, model: &LoadModel) -> super::work::OwnerEstimate {
+        estimate_owner(self.local, self.traffic, model)
+    }
+
+    /// The share and work of `bundle` (its first entry) under `model`, as `owner_work` gives it.
+    fn work(&self, bundle: &str, model: &LoadModel) -> Option<(BundleShare, Amounts)> {
+        let (_, load) = self.loads.iter().find(|(b, _)| *b == bundle)?;
+        let share = BundleShare::of(&load.stats, &self.traffic);
+        Some((share, share.work(&self.estimate(model).busy)))
+    }
+}
+
+/// Owners read so far (`None`: a broker the snapshot does not have).
+#[derive(Default)]
+struct OwnerReads<'s> {
+    owners: HashMap<&'s str, Option<OwnerRead<'s>>>,
+}
+
+impl<'s> OwnerReads<'s> {
+    fn get(&mut self, snapshot: &'s Snapshot, owner: &str) -> Option<&OwnerRead<'s>> {
+        if !self.owners.contains_key(owner) {
+            let read = snapshot.brokers.get_key_value(owner).map(|(id, b)| {
+                let local = &b.local_broker_data;
+                // As `bundle_load` reads each bundle of the owner's list.
+                let loads: Vec<(&str, BundleLoad)> = local
+                    .bundles
+                    .iter()
+                    .map(|name| {
+                        let load = bundle_load_from(
+                            local.last_stats.get(name.as_str()),
+                            snapshot.bundle_data.get(name.as_str()),
+                        );
+                        (name.as_str(), load)
+                    })
+                    .collect();
+                let traffic = OwnerTraffic::of(loads.iter().map(|(_, l)| &l.stats));
+                (
+                    id.as_str(),
+                    OwnerRead {
+                        local,
+                        loads,
+                        traffic,
+                    },
+                )
+            });
+            match read {
+                Some((id, read)) => self.owners.insert(id, Some(read)),
+                None => return None,
+            };
+        }
+        self.owners.get(owner).and_then(Option::as_ref)
+    }
+}
+
 /// The moves' work under one model: per broker, what comes in and goes out.
 struct Prediction {
     touched: Vec<String>,
-    owners: HashMap<String, OwnerWork>,
     /// broker → (bundle, from, work as it costs here).
     ins: HashMap<String, Vec<(String, String, Amounts)>>,
     /// broker → (bundle, to, work as it cost here).
@@ -245,10 +312,14 @@ struct Prediction {
 }
 
 impl Prediction {
-    fn of(snapshot: &Snapshot, moves: &[Move<'_>], model: &LoadModel) -> Self {
+    fn of<'s>(
+        snapshot: &'s Snapshot,
+        moves: &[Move<'_>],
+        model: &LoadModel,
+        read: &mut OwnerReads<'s>,
+    ) -> Self {
         let mut p = Prediction {
             touched: Vec::new(),
-            owners: HashMap::new(),
             ins: HashMap::new(),
             outs: HashMap::new(),
             weakness: HashMap::new(),
@@ -270,20 +341,11 @@ impl Prediction {
             if from == to {
                 continue;
             }
-            if !p.owners.contains_key(from)
-                && let Some(ow) = owner_work(snapshot, from, model)
-            {
-                p.owners.insert(from.to_string(), ow);
-            }
-            let Some(bw) = p
-                .owners
-                .get(from)
-                .and_then(|o| o.bundles.iter().find(|b| b.bundle == bundle))
+            let Some((share, work)) = read.get(snapshot, from).and_then(|o| o.work(bundle, model))
             else {
                 continue;
             };
-            let work = bw.work;
-            match bw.share.basis {
+            match share.basis {
                 ShareBasis::Throughput => {}
                 ShareBasis::MessageRate => {
                     p.weakness.insert(

@@ -59,8 +59,6 @@ impl Window {
 struct Frame {
     /// brokerId → its five usage percentages (`names::USAGE` order).
     usage: BTreeMap<String, [Option<f64>; 5]>,
-    /// bundle number → (its first exposer's broker number, its stats).
-    bundles: Vec<Option<(u32, NamespaceBundleStats)>>,
     /// brokerId → bundle → stats summed from its topics.
     topics: BTreeMap<String, BTreeMap<String, NamespaceBundleStats>>,
     /// brokerId → counter values.
@@ -68,6 +66,48 @@ struct Frame {
     splits: BTreeMap<String, f64>,
     /// brokerIds whose scrape failed (`up == 0`).
     down: Vec<String>,
+}
+
+/// A window's bundle readings, by bundle number then step: a series' points (one bundle, every
+/// step) land side by side, where a table per step took a cache miss for each point; a step's
+/// readings are read once, when the step is built.
+struct BundleGrid {
+    steps: usize,
+    /// Entry `id * steps + i`: bundle `id` at step `i`: its first exposer's broker number and its
+    /// stats.
+    cells: Vec<Option<(u32, NamespaceBundleStats)>>,
+}
+
+impl BundleGrid {
+    fn new(steps: usize) -> Self {
+        Self {
+            steps,
+            cells: Vec::new(),
+        }
+    }
+
+    /// Bundle `id`'s entry at step `i` (the grid grows to hold it).
+    fn cell(&mut self, id: usize, i: usize) -> Option<&mut Option<(u32, NamespaceBundleStats)>> {
+        if i >= self.steps {
+            return None;
+        }
+        let at = id.checked_mul(self.steps)?.checked_add(i)?;
+        if self.cells.len() <= at {
+            let len = id.checked_add(1)?.checked_mul(self.steps)?;
+            self.cells.resize(len, None);
+        }
+        self.cells.get_mut(at)
+    }
+
+    /// Bundle `id`'s entry at step `i`.
+    fn get(&self, id: usize, i: usize) -> Option<&(u32, NamespaceBundleStats)> {
+        if i >= self.steps {
+            return None;
+        }
+        self.cells
+            .get(id.checked_mul(self.steps)?.checked_add(i)?)?
+            .as_ref()
+    }
 }
 
 /// A broker's report as last built, with what it was built from: a step that reads the same
@@ -322,16 +362,17 @@ impl SeriesBuilder {
     ) -> Result<(), E> {
         self.basis.steps_queried = self.basis.steps_queried.saturating_add(window.steps);
         let mut frames: Vec<Frame> = (0..window.steps).map(|_| Frame::default()).collect();
+        let mut grid = BundleGrid::new(window.steps);
         for (name, series) in results {
             let Some(field) = names::field_of(name) else {
                 continue;
             };
             for s in series {
-                self.read_series(field, s, window, &mut frames);
+                self.read_series(field, s, window, &mut frames, &mut grid);
             }
         }
         for (i, frame) in frames.into_iter().enumerate() {
-            if let Some(s) = self.snapshot(window.at(i), frame)
+            if let Some(s) = self.snapshot(window.at(i), frame, |id| grid.get(id, i))
                 && let Some(done) = each(s)?
             {
                 self.recycle(done);
@@ -355,7 +396,14 @@ impl SeriesBuilder {
         Some(id)
     }
 
-    fn read_series(&mut self, field: Field, s: &PromSeries, window: Window, frames: &mut [Frame]) {
+    fn read_series(
+        &mut self,
+        field: Field,
+        s: &PromSeries,
+        window: Window,
+        frames: &mut [Frame],
+        grid: &mut BundleGrid,
+    ) {
         let Some(broker_id) = self.broker_number(&s.labels) else {
             return;
         };
@@ -385,7 +433,10 @@ impl SeriesBuilder {
             _ => None,
         };
         for &(t, v) in &s.points {
-            let Some(frame) = window.index_of(t).and_then(|i| frames.get_mut(i)) else {
+            let Some(i) = window.index_of(t) else {
+                continue;
+            };
+            let Some(frame) = frames.get_mut(i) else {
                 continue;
             };
             // NaN is a value Prometheus can hold; a report never does.
@@ -407,10 +458,7 @@ impl SeriesBuilder {
                         continue;
                     };
                     self.uses_bundle_metrics = true;
-                    if frame.bundles.len() <= id {
-                        frame.bundles.resize(id.saturating_add(1), None);
-                    }
-                    let Some(slot) = frame.bundles.get_mut(id) else {
+                    let Some(slot) = grid.cell(id, i) else {
                         continue;
                     };
                     let entry =
@@ -486,7 +534,13 @@ impl SeriesBuilder {
         found
     }
 
-    fn snapshot(&mut self, at_ms: i64, frame: Frame) -> Option<Built> {
+    /// The step's snapshot from its `frame` and its bundle readings by number (`bundles`).
+    fn snapshot<'g>(
+        &mut self,
+        at_ms: i64,
+        frame: Frame,
+        bundles: impl Fn(usize) -> Option<&'g (u32, NamespaceBundleStats)>,
+    ) -> Option<Built> {
         self.count_counters(&frame);
         // brokerId → its bundles (numbers, in name order) and their stats.
         let mut owned: BTreeMap<String, Vec<(u32, NamespaceBundleStats)>> = BTreeMap::new();
@@ -495,7 +549,7 @@ impl SeriesBuilder {
             let mut by_broker: Vec<Vec<(u32, NamespaceBundleStats)>> =
                 vec![Vec::new(); self.broker_names.len()];
             for id in self.bundle_names.by_name() {
-                if let Some(Some((broker, stats))) = frame.bundles.get(*id as usize)
+                if let Some((broker, stats)) = bundles(*id as usize)
                     && let Some(mine) = by_broker.get_mut(*broker as usize)
                 {
                     mine.push((*id, *stats));
