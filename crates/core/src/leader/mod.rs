@@ -4,6 +4,7 @@
 //! with the outlook (further ticks on unchanged load).
 
 pub mod context;
+pub mod error;
 pub mod memory;
 pub mod outlook;
 mod positions;

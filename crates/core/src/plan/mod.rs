@@ -18,6 +18,7 @@ pub mod operations;
 pub mod reasons;
 pub mod release_reads;
 pub mod request;
+pub mod split_records;
 pub mod splits;
 pub mod summary;
 mod transfer_cycle;

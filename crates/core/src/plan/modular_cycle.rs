@@ -19,8 +19,9 @@ use super::after_view::AfterView;
 use super::model::{Outlook, Plan, PlannedUnload, SkipScope, SkippedDecision, UnloadDetail};
 use super::reasons::{describe_skip, shedding_reason, skip_reason, unload_reason};
 use super::request::Workspace;
+use super::split_records::auto_splits_step;
 use super::working_view::WorkingView;
-use crate::leader::splitter_task::{auto_splits_step, long_term_after};
+use crate::leader::splitter_task::long_term_after;
 use crate::leader::state::LeaderState;
 
 /// The cycle skipped because shedding is off: what plans (modular or extensible) record.
