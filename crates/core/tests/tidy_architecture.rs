@@ -225,11 +225,12 @@ const LAYERS: &[(&str, &[&str])] = &[
         "load",
         &["config", "model", "naming", "text", "typed_json", "units"],
     ),
-    // The leader: its view, kept state and cycle.
+    // The leader: its view, kept state and cycle (of either load manager).
     (
         "leader",
         &[
             "config",
+            "extensible",
             "isolation",
             "load",
             "model",

@@ -10,7 +10,6 @@ mod driver;
 pub mod engine;
 pub mod explain;
 mod explain_level;
-pub mod extensible_cycle;
 mod manual_ops;
 pub mod model;
 mod modular_cycle;
