@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use lbplan_core::act::export::ExportOptions;
 use lbplan_core::act::export_format::{ExportError, ExportFormat, export_plan};
 use lbplan_core::load::LoadModel;
-use lbplan_core::load::explain::explain_plan;
+use lbplan_core::plan::balance::explain_plan;
 use lbplan_core::plan::diff::{against_baseline, describe, diff_plans};
 use lbplan_core::plan::operations::Operation;
 use lbplan_core::plan::{PlanEngine, PlanRequest};

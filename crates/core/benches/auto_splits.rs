@@ -1,16 +1,17 @@
 //! The leader cycle's automatic splits (`BundleSplitterTask`) on the large synthetic cluster
 //! (1,000 brokers, 200,000 bundles, `SyntheticSpec::large()`) with `plan_dump`'s split settings
-//! (`loadBalancerNamespaceBundleMaxTopics=3`, `loadBalancerNamespaceMaximumBundles=200`): `leader::splitter_task::auto_splits_step` on the leader view of the snapshot, each iteration on
-//! a fresh copy of the snapshot (made outside the timed part). The goal is 50 µs per split.
+//! (`loadBalancerNamespaceBundleMaxTopics=3`, `loadBalancerNamespaceMaximumBundles=200`):
+//! `plan::split_records::auto_splits_step` on the leader view of the snapshot, each iteration on a
+//! fresh copy of the snapshot (made outside the timed part). The goal is 50 µs per split.
 //! Run with `cargo bench -p lbplan-core --bench auto_splits`.
 
 use std::time::Duration;
 
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use lbplan_core::config::settings::resolve_config;
-use lbplan_core::leader::splitter_task::auto_splits_step;
 use lbplan_core::leader::view::load_data_from_snapshot;
 use lbplan_core::plan::Plan;
+use lbplan_core::plan::split_records::auto_splits_step;
 use lbplan_core::synthetic::{SyntheticSpec, generate};
 
 fn bench(c: &mut Criterion) {

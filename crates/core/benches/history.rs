@@ -5,7 +5,8 @@
 //!
 //! `LBPLAN_BENCH_REPEAT=N` skips criterion and prints N plain wall-clock timings (each with the
 //! leader's view kept across snapshots, then rebuilt from each as before: the ratio), plus the stored
-//! series' size against one snapshot's JSON (the storage goal is ~10×). `LBPLAN_BENCH_PHASES=1`
+//! series' size against one snapshot's JSON (the storage goal is ~10×), each timing with this
+//! thread's time on a CPU. `LBPLAN_BENCH_PHASES=1`
 //! first prints where the time goes (decode, leader view, step, diff). `LBPLAN_BENCH_WRITE_SERIES=DIR`
 //! only writes the series to `DIR` (for the browser's History bench).
 
@@ -162,6 +163,15 @@ fn write_series(dir: &std::path::Path, files: &Files) {
     );
 }
 
+/// This thread's time on a CPU so far (Linux' schedstat, ns; 0 where there is none): what stays
+/// comparable on a shared machine, where the wall clock counts the time other work held the CPU.
+fn cpu_ns() -> u64 {
+    std::fs::read_to_string("/proc/thread-self/schedstat")
+        .ok()
+        .and_then(|s| s.split_whitespace().next()?.parse().ok())
+        .unwrap_or(0)
+}
+
 fn bench_history(c: &mut Criterion) {
     let (files, one) = stored_series();
     if let Some(dir) = std::env::var_os("LBPLAN_BENCH_WRITE_SERIES") {
@@ -184,15 +194,20 @@ fn bench_history(c: &mut Criterion) {
         );
         for _ in 0..repeat {
             let t = Instant::now();
+            let cpu = cpu_ns();
             let r = explain_stored(&files, false);
             let kept = t.elapsed();
+            let kept_cpu = cpu_ns().saturating_sub(cpu) as f64 / 1e9;
             let t = Instant::now();
+            let cpu = cpu_ns();
             let baseline = explain_stored(&files, true);
             let rebuilt = t.elapsed();
+            let rebuilt_cpu = cpu_ns().saturating_sub(cpu) as f64 / 1e9;
             assert_eq!(r, baseline, "the kept view changed the report");
             eprintln!(
-                "explained {} snapshots, {} changes in {kept:.2?} (leader's view kept); \
-                 {rebuilt:.2?} with the view rebuilt each snapshot ({:.2}x)",
+                "explained {} snapshots, {} changes in {kept:.2?} (leader's view kept; on a CPU \
+                 {kept_cpu:.2} s); {rebuilt:.2?} with the view rebuilt each snapshot (on a CPU \
+                 {rebuilt_cpu:.2} s; {:.2}x)",
                 r.summary.snapshots,
                 r.changes.len(),
                 rebuilt.as_secs_f64() / kept.as_secs_f64()

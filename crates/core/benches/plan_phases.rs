@@ -6,7 +6,7 @@
 //! (`LBPLAN_ONLY_ENGINE=build|cycle|whatif|whatif_summary|explain`: only that, repeated on one
 //! engine, for `perf record`). `whatif_summary` is the what-if as the dashboard sends it
 //! (`explain: summary`, details left out); `explain` is the on-demand detail of its manual unload
-//! (`plan::explain_decision`).
+//! (`plan::explain_decision`). Each timing is wall clock, then this thread's time on a CPU.
 
 use std::borrow::Cow;
 use std::time::Instant;
@@ -26,12 +26,23 @@ use lbplan_core::plan::{
 use lbplan_core::rng::SeededPicker;
 use lbplan_core::synthetic::{SyntheticSpec, generate};
 
+/// This thread's time on a CPU so far (Linux' schedstat, ns; 0 where there is none): what stays
+/// comparable on a shared machine, where the wall clock counts the time other work held the CPU.
+fn cpu_ns() -> u64 {
+    std::fs::read_to_string("/proc/thread-self/schedstat")
+        .ok()
+        .and_then(|s| s.split_whitespace().next()?.parse().ok())
+        .unwrap_or(0)
+}
+
 fn time<T>(label: &str, f: impl FnOnce() -> T) -> T {
     let start = Instant::now();
+    let cpu = cpu_ns();
     let out = f();
     println!(
-        "  {label:<28} {:>9.1} ms",
-        start.elapsed().as_secs_f64() * 1e3
+        "  {label:<28} {:>9.1} ms, on a CPU {:>9.1} ms",
+        start.elapsed().as_secs_f64() * 1e3,
+        cpu_ns().saturating_sub(cpu) as f64 / 1e6
     );
     out
 }

@@ -4,7 +4,7 @@
 //! Run with `cargo bench -p lbplan-core --bench rebalance`.
 //!
 //! `LBPLAN_BENCH_REPEAT=N` skips criterion and prints N plain wall-clock timings, with the size of
-//! the proposal and the time of each phase; with `LBPLAN_BENCH_KNOWN_FINGERPRINT=1` the snapshot's
+//! the proposal, this thread's time on a CPU and the time of each phase; with `LBPLAN_BENCH_KNOWN_FINGERPRINT=1` the snapshot's
 //! fingerprint is computed once beforehand and passed in, as the dashboard's worker does.
 
 use std::time::{Duration, Instant};
@@ -20,6 +20,15 @@ fn request() -> RebalanceRequest {
     RebalanceRequest::new(Goal::MaxOverMean(1.15))
 }
 
+/// This thread's time on a CPU so far (Linux' schedstat, ns; 0 where there is none): what stays
+/// comparable on a shared machine, where the wall clock counts the time other work held the CPU.
+fn cpu_ns() -> u64 {
+    std::fs::read_to_string("/proc/thread-self/schedstat")
+        .ok()
+        .and_then(|s| s.split_whitespace().next()?.parse().ok())
+        .unwrap_or(0)
+}
+
 fn bench_rebalance(c: &mut Criterion) {
     let snapshot = generate(&SyntheticSpec::large(), 0).expect("synthetic cluster");
     assert_eq!(snapshot.brokers.len(), 1_000);
@@ -32,6 +41,7 @@ fn bench_rebalance(c: &mut Criterion) {
         let fingerprint = known.then(|| snapshot_fingerprint(&snapshot));
         for i in 0..repeat {
             let start = Instant::now();
+            let cpu = cpu_ns();
             let mut last = start;
             let mut phases: Vec<String> = Vec::new();
             let mut progress = |phase: &str, done: usize, total: usize| {
@@ -47,8 +57,9 @@ fn bench_rebalance(c: &mut Criterion) {
                 None => propose_with_progress(&snapshot, &req, &mut progress),
             }
             .expect("proposes");
+            let on_cpu = cpu_ns().saturating_sub(cpu) as f64 / 1e6;
             println!(
-                "run {i}: {:.0} ms; {} moves of {} found, max/mean {:.3} -> {:.3}, goal met {}, fixed point {:?}; {}",
+                "run {i}: {:.0} ms, on a CPU {on_cpu:.0} ms; {} moves of {} found, max/mean {:.3} -> {:.3}, goal met {}, fixed point {:?}; {}",
                 start.elapsed().as_secs_f64() * 1e3,
                 p.chosen_moves,
                 p.steps.len(),

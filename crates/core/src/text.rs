@@ -1,8 +1,11 @@
-//! Text that is safe to show on a terminal. Broker ids, bundle names, file and archive member names
-//! and an admin server's error text come from outside; printed raw, an ESC sequence in them can
-//! recolour, move the cursor or rewrite what the operator reads, and a newline can forge a line
-//! (`warning: …`, a plan row). Every human-readable output of the front ends passes the outside
-//! text through [`escape_control`]; JSON needs nothing more (serde already escapes controls).
+//! Text for people: safe to show on a terminal, wrapped to a width, and the number formats every
+//! text shares ([`rate`] in the unit that keeps its digits, [`count`] with thousands separators).
+//!
+//! Broker ids, bundle names, file and archive member names and an admin server's error text come
+//! from outside; printed raw, an ESC sequence in them can recolour, move the cursor or rewrite what
+//! the operator reads, and a newline can forge a line (`warning: …`, a plan row). Every
+//! human-readable output of the front ends passes the outside text through [`escape_control`]; JSON
+//! needs nothing more (serde already escapes controls).
 
 use std::borrow::Cow;
 use std::fmt::Write as _;
@@ -136,6 +139,54 @@ pub fn wrap_hanging(text: &str, width: usize, first: &str, indent: &str) -> Vec<
     lines
 }
 
+const KIB: f64 = 1024.0;
+const MIB: f64 = KIB * 1024.0;
+const GIB: f64 = MIB * 1024.0;
+
+/// A byte rate in the unit that keeps its digits: `27 MiB/s`, `9.4 MiB/s`, `512 KiB/s`, `300 B/s`
+/// (never "0.0 MiB/s" for a small but real figure).
+pub fn rate(bytes_per_sec: f64) -> String {
+    let b = bytes_per_sec;
+    let (value, unit) = if b.abs() >= GIB {
+        (b / GIB, "GiB/s")
+    } else if b.abs() >= MIB {
+        (b / MIB, "MiB/s")
+    } else if b.abs() >= KIB {
+        (b / KIB, "KiB/s")
+    } else {
+        return format!("{} B/s", count(b));
+    };
+    if value.abs() >= 100.0 {
+        format!("{value:.0} {unit}")
+    } else {
+        format!("{value:.1} {unit}")
+    }
+}
+
+/// A count or message rate for a reader: whole units with thousands separators (`13,209`), one
+/// decimal below 10 so a small rate does not read as zero.
+pub fn count(value: f64) -> String {
+    if !value.is_finite() {
+        return value.to_string();
+    }
+    if value.abs() < 10.0 && value.fract() != 0.0 {
+        return format!("{value:.1}");
+    }
+    let whole = format!("{:.0}", value.abs());
+    let mut grouped = String::new();
+    for (i, digit) in whole.chars().enumerate() {
+        if i > 0 && (whole.len() - i) % 3 == 0 {
+            grouped.push(',');
+        }
+        grouped.push(digit);
+    }
+    if value < 0.0 && whole != "0" {
+        format!("-{grouped}")
+    } else {
+        grouped
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -211,5 +262,28 @@ mod tests {
             wrap_hanging("- broker-10 ends at 120.5% (was 40.1%)", 22, "", "  "),
             ["- broker-10 ends at", "  120.5% (was 40.1%)"]
         );
+    }
+
+    #[test]
+    fn rates_keep_their_digits() {
+        // "no 'must shed 0.0 MiB/s'": a small figure gets a smaller unit.
+        assert_eq!(rate(0.0), "0 B/s");
+        assert_eq!(rate(300.0), "300 B/s");
+        assert_eq!(rate(40_000.0), "39.1 KiB/s");
+        assert_eq!(rate(9.4 * MIB), "9.4 MiB/s");
+        assert_eq!(rate(150.0 * MIB), "150 MiB/s");
+        assert_eq!(rate(2.5 * GIB), "2.5 GiB/s");
+    }
+
+    #[test]
+    fn counts_read_at_a_glance() {
+        // "13,209 msg/s, not 13209.3467".
+        assert_eq!(count(13209.3467), "13,209");
+        assert_eq!(count(1602.0), "1,602");
+        assert_eq!(count(999.6), "1,000");
+        assert_eq!(count(1_234_567.0), "1,234,567");
+        assert_eq!(count(-4816.0), "-4,816");
+        assert_eq!(count(0.5), "0.5");
+        assert_eq!(count(0.0), "0");
     }
 }

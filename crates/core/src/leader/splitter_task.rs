@@ -1,31 +1,27 @@
 //! Pulsar's `BundleSplitterTask` step, one copy for plans and simulations: which bundles the
 //! leader splits this cycle ([`decide`]: `findBundlesToSplit` on the leader's `LoadData`) and each
 //! of them split with the default algorithm ([`carry_out`]) on whatever holds the cluster — a
-//! plan's snapshot through a [`SplitBatch`], the simulator's own cluster — through [`SplitHost`],
-//! with the structured reason of every split and of every split the algorithm declined
-//! ([`SplitStep`]).
+//! plan's snapshot (`plan::split_records`), the simulator's own cluster — through [`SplitHost`],
+//! with the limits each bundle exceeded and the split made or why the algorithm declined
+//! ([`SplitStep`]; a plan records them as its splits and skipped decisions).
 //!
 //! A host answers what a split needs (the bundle's owner, its namespace's layout and bundle count)
 //! without walking the cluster, so each split costs what it touches; only [`decide`] reads every
 //! reported bundle, once per cycle, as Pulsar's task does.
 
 use std::cell::Cell;
-use std::collections::HashSet;
 
 use rustc_hash::FxHashMap;
 
 use crate::config::LoadBalancerConfig;
-use crate::model::{BundleData, Snapshot};
+use crate::model::BundleData;
 use crate::modular::LoadData;
 use crate::naming::BundleName;
 use crate::reason::{DecisionReason, ReasonKind};
 use crate::split::{
-    BrokerBundleStats, ModularSplitCandidate, SplitAlgorithm, SplitThresholds, SplitTrigger,
-    auto_split_runs, find_bundles_to_split,
+    BrokerBundleStats, ModularSplitCandidate, SplitAlgorithm, SplitResult, SplitThresholds,
+    SplitTrigger, auto_split_runs, find_bundles_to_split,
 };
-
-use crate::plan::model::{Plan, PlannedSplit, SkipScope, SkippedDecision, SplitDetail};
-use crate::plan::splits::{SplitBatch, SplitResult};
 
 /// What the step needs from whatever holds the cluster.
 pub trait SplitHost {
@@ -47,14 +43,6 @@ pub trait SplitHost {
     ) -> Result<Result<SplitResult, String>, String>;
     /// Replaces the parent `bundle` by its children.
     fn apply(&mut self, bundle: &str, split: &SplitResult);
-}
-
-/// A [`SplitStep`] as the plan records it.
-#[derive(Clone, Debug, PartialEq)]
-pub enum PlanRecord {
-    Split(PlannedSplit),
-    /// The algorithm did not split it: a skipped decision.
-    Declined(SkippedDecision),
 }
 
 /// One bundle the task chose, and what became of it.
@@ -83,35 +71,9 @@ impl SplitStep {
         split_reason(&self.triggers())
     }
 
-    /// The plan's record of the step: the split, or the declined split as a skipped decision.
-    pub fn into_plan_record(self) -> PlanRecord {
-        let triggers = self.triggers();
-        match &self.outcome {
-            Ok(split) => PlanRecord::Split(planned_split(
-                &self.candidate.bundle,
-                &self.owner,
-                self.algorithm,
-                split,
-                (triggers_reason(&self.candidate), split_reason(&triggers)),
-                SplitDetail::Automatic { triggers },
-                "auto-split",
-            )),
-            Err(why) => PlanRecord::Declined(SkippedDecision {
-                scope: SkipScope::Bundle {
-                    bundle: self.candidate.bundle.clone(),
-                    broker: self.owner.clone(),
-                },
-                why: format!(
-                    "BundleSplitterTask chose it ({}), but {} did not split: {why}",
-                    triggers.join("; "),
-                    self.algorithm.name()
-                ),
-                reason: DecisionReason::new(ReasonKind::SplitDeclined)
-                    .with("algorithm", self.algorithm.name())
-                    .with("declined", why.clone())
-                    .with_fields_of(&triggers_reason(&self.candidate).numbers, &[]),
-            }),
-        }
+    /// Every limit the bundle exceeded, as numbers: the reason of a split and of a declined one.
+    pub fn triggers_reason(&self) -> DecisionReason {
+        triggers_reason(&self.candidate)
     }
 }
 
@@ -303,69 +265,6 @@ pub fn run<H: SplitHost + ?Sized>(
     carry_out(host, cfg, candidates, unloaded)
 }
 
-/// A plan's snapshot as the step's host: the batch reads each namespace's layout once, finds the
-/// candidates' owners in one pass and changes the cluster-wide `bundle_data` once.
-impl SplitHost for SplitBatch<'_> {
-    fn namespace_bundle_count(&self, namespace: &str) -> Option<i64> {
-        SplitBatch::namespace_bundle_count(self, namespace)
-    }
-
-    fn track(&mut self, bundles: &[ModularSplitCandidate]) {
-        self.track_owners(bundles.iter().map(|c| c.bundle.as_str()));
-    }
-
-    fn owner(&self, bundle: &str) -> Option<String> {
-        SplitBatch::owner(self, bundle)
-    }
-
-    fn compute(
-        &mut self,
-        cfg: &LoadBalancerConfig,
-        bundle: &str,
-        algorithm: SplitAlgorithm,
-    ) -> Result<Result<SplitResult, String>, String> {
-        SplitBatch::compute(self, cfg, bundle, algorithm, &[])
-    }
-
-    fn apply(&mut self, _bundle: &str, split: &SplitResult) {
-        SplitBatch::apply(self, split);
-    }
-}
-
-/// `BundleSplitterTask` in a plan, on the leader's view `data`: bundles over a limit are split in
-/// `snapshot` (a bundle `unloaded` this cycle is left alone); the splits, and the declined ones as
-/// skipped decisions, in the task's order.
-pub fn plan_auto_splits(
-    snapshot: &mut Snapshot,
-    cfg: &LoadBalancerConfig,
-    data: &LoadData,
-    unloaded: impl Fn(&str) -> bool,
-) -> Vec<PlanRecord> {
-    let mut batch = SplitBatch::new(snapshot, std::iter::empty());
-    run(&mut batch, cfg, data, unloaded)
-        .into_iter()
-        .map(SplitStep::into_plan_record)
-        .collect()
-}
-
-/// [`plan_auto_splits`] recorded in `plan`: a bundle in `plan.unloads` is left alone; the splits
-/// go to `plan.splits`, the declined ones to `plan.skipped`. Public for the `auto_splits` bench.
-pub fn auto_splits_step(
-    snapshot: &mut Snapshot,
-    cfg: &LoadBalancerConfig,
-    data: &LoadData,
-    plan: &mut Plan,
-) {
-    let unloaded: HashSet<&str> = plan.unloads.iter().map(|u| u.bundle.as_str()).collect();
-    let records = plan_auto_splits(snapshot, cfg, data, |b| unloaded.contains(b));
-    for record in records {
-        match record {
-            PlanRecord::Split(split) => plan.splits.push(split),
-            PlanRecord::Declined(skip) => plan.skipped.push(skip),
-        }
-    }
-}
-
 /// Why `BundleSplitterTask` split a bundle: every limit it exceeded.
 pub fn split_reason(triggers: &[String]) -> String {
     format!("BundleSplitterTask: {}", triggers.join("; "))
@@ -399,34 +298,6 @@ fn triggers_reason(candidate: &ModularSplitCandidate) -> DecisionReason {
         };
     }
     r
-}
-
-/// The plan's record of a split (automatic or manual) of `bundle` on `owner`.
-pub(crate) fn planned_split(
-    bundle: &str,
-    owner: &str,
-    algorithm: SplitAlgorithm,
-    split: &SplitResult,
-    (reason, reason_text): (DecisionReason, String),
-    detail: SplitDetail,
-    origin: &str,
-) -> PlannedSplit {
-    PlannedSplit {
-        bundle: bundle.to_string(),
-        broker: owner.to_string(),
-        algorithm: algorithm.name().to_string(),
-        boundaries: split.cut_points.clone(),
-        new_bundles: split
-            .children
-            .iter()
-            .map(|c| format!("{}/{}", split.namespace, c))
-            .collect(),
-        reason,
-        reason_text,
-        detail: Some(detail),
-        permanent: true,
-        origin: origin.to_string(),
-    }
 }
 
 #[cfg(test)]

@@ -15,6 +15,7 @@ use crate::model::Snapshot;
 use crate::modular::leader::SheddingCycleReport;
 use crate::split::ModularSplitCandidate;
 
+use super::error::LeaderError;
 use super::memory::LeaderMemory;
 use super::splitter_task::long_term_after;
 use super::state::LeaderState;
@@ -23,7 +24,6 @@ use crate::config::settings::{apply_nic_speed_override, resolve_config};
 use crate::leader::context::placement_context;
 use crate::modular::LoadData;
 use crate::modular::pipeline::{PipelineTrace, PlacementContext};
-use crate::plan::request::PlanError;
 
 /// What one carried cycle decided.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -60,7 +60,7 @@ impl CarriedLeader {
         profile: Option<Profile>,
         overrides: &[(String, String)],
         seed: u64,
-    ) -> Result<Self, PlanError> {
+    ) -> Result<Self, LeaderError> {
         let resolved = resolve_config(first, profile, overrides)?;
         let memory = LeaderMemory::new(
             resolved.config,
@@ -104,7 +104,7 @@ impl CarriedLeader {
 
     /// Runs the cycle the leader would run on `snapshot` at `now_ms`. The snapshot's own
     /// recently-unloaded list is merged into the carried one (a bundle's latest time wins).
-    pub fn step(&mut self, snapshot: &Snapshot, now_ms: i64) -> Result<LeaderStep, PlanError> {
+    pub fn step(&mut self, snapshot: &Snapshot, now_ms: i64) -> Result<LeaderStep, LeaderError> {
         self.step_changed(snapshot, now_ms, None)
     }
 
@@ -116,7 +116,7 @@ impl CarriedLeader {
         snapshot: &Snapshot,
         now_ms: i64,
         changed_brokers: Option<&[String]>,
-    ) -> Result<LeaderStep, PlanError> {
+    ) -> Result<LeaderStep, LeaderError> {
         if snapshot.broker_conf != self.conf {
             let resolved = resolve_config(snapshot, self.profile, &self.overrides)?;
             self.memory.reconfigure(resolved.config, resolved.profile)?;

@@ -66,7 +66,7 @@ fn unit_of(r: usize) -> (&'static str, f64) {
 fn fmt(x: f64, unit: &str) -> String {
     match unit {
         "cores" => format!("{x:.2} cores"),
-        "bytes/s" => crate::plan::summary::rate(x),
+        "bytes/s" => crate::text::rate(x),
         _ => format!("{x:.0} MiB"),
     }
 }
@@ -408,31 +408,10 @@ impl Prediction {
     }
 }
 
-/// [`explain_moves`] of a plan made on `snapshot`: its unloads with a destination, the NIC limits
-/// as the plan's configuration has them.
-pub fn explain_plan(
-    snapshot: &Snapshot,
-    plan: &crate::plan::Plan,
-    model: &LoadModel,
-) -> Vec<UsageExplanation> {
-    let moves: Vec<Move<'_>> = plan
-        .unloads
-        .iter()
-        .filter_map(|u| Some((u.bundle.as_str(), u.from.as_str(), u.to.as_deref()?)))
-        .collect();
-    let nic = crate::config::settings::resolve_config(
-        snapshot,
-        crate::config::Profile::parse(&plan.profile),
-        &plan.settings,
-    )
-    .ok()
-    .and_then(|r| crate::config::settings::nic_speed_limit_kbps(&r.config));
-    explain_moves(snapshot, &moves, model, nic)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::plan::balance::explain_plan;
     use crate::plan::{PlanRequest, make_plan};
     use crate::simulate::builtin_snapshot;
 

@@ -1,8 +1,11 @@
 //! Per-broker load views and the cluster's balance: the one statistic of how evenly the brokers'
 //! weighted max usage is spread ([`UsageSpread`]), which plans ([`summarize`]), rebalance proposals
-//! ([`balance_summary`]) and simulations (per cycle) all compute here.
+//! ([`balance_summary`]) and simulations (per cycle) all compute here; and what a plan's predicted
+//! usages rest on ([`explain_plan`]: the load model's arithmetic for the brokers its moves change).
 
-use super::model::{BalanceSummary, BrokerLoadView};
+use super::model::{BalanceSummary, BrokerLoadView, Plan};
+use crate::load::LoadModel;
+use crate::load::explain::{Move, UsageExplanation, explain_moves};
 use crate::model::{LocalBrokerData, Snapshot};
 use crate::units::ResourceWeights;
 
@@ -108,6 +111,24 @@ pub fn summarize(views: &[BrokerLoadView]) -> BalanceSummary {
         views.iter().map(|v| v.weighted_max_usage_fraction),
         views.iter().map(|v| v.bundle_count),
     )
+}
+
+/// [`explain_moves`] of a plan made on `snapshot`: its unloads with a destination, the NIC limits as
+/// the plan's configuration has them.
+pub fn explain_plan(snapshot: &Snapshot, plan: &Plan, model: &LoadModel) -> Vec<UsageExplanation> {
+    let moves: Vec<Move<'_>> = plan
+        .unloads
+        .iter()
+        .filter_map(|u| Some((u.bundle.as_str(), u.from.as_str(), u.to.as_deref()?)))
+        .collect();
+    let nic = crate::config::settings::resolve_config(
+        snapshot,
+        crate::config::Profile::parse(&plan.profile),
+        &plan.settings,
+    )
+    .ok()
+    .and_then(|r| crate::config::settings::nic_speed_limit_kbps(&r.config));
+    explain_moves(snapshot, &moves, model, nic)
 }
 
 #[cfg(test)]

@@ -16,10 +16,10 @@ use super::model::{
 use super::operations::Operation;
 use super::reasons::{describe_placement, with_placement};
 use super::request::{PlanError, Workspace, op_error};
+use super::split_records::planned_split;
 use super::splits::{apply_split, compute_split};
 use super::working_view::WorkingView;
 use crate::leader::context::placement_context;
-use crate::leader::splitter_task::planned_split;
 use crate::leader::view::load_data_from_snapshot;
 use crate::load::bundle_load::owner_of;
 use crate::naming::{check_broker_id as check_broker, check_namespace, check_topic};

@@ -19,16 +19,27 @@ use super::after_view::AfterView;
 use super::model::{Outlook, Plan, PlannedUnload, SkipScope, SkippedDecision, UnloadDetail};
 use super::reasons::{describe_skip, shedding_reason, skip_reason, unload_reason};
 use super::request::Workspace;
+use super::split_records::auto_splits_step;
 use super::working_view::WorkingView;
-use crate::leader::splitter_task::{auto_splits_step, long_term_after};
+use crate::leader::splitter_task::long_term_after;
 use crate::leader::state::LeaderState;
 
-/// The cycle skipped because shedding is off: what plans (modular or extensible) record.
-pub(super) fn shedding_disabled_skip(cfg: &LoadBalancerConfig) -> SkippedDecision {
-    SkippedDecision {
-        scope: SkipScope::Cycle,
-        why: "no shedding: loadBalancerEnabled or loadBalancerSheddingEnabled is false".to_string(),
-        reason: shedding_disabled_reason(cfg),
+/// A cycle that did not run, as plans of either load manager record it: shedding is off, or at
+/// most one broker is available.
+pub(super) fn cycle_skip(skip: &CycleSkip, cfg: &LoadBalancerConfig) -> SkippedDecision {
+    match skip {
+        CycleSkip::SheddingDisabled => SkippedDecision {
+            scope: SkipScope::Cycle,
+            why: "no shedding: loadBalancerEnabled or loadBalancerSheddingEnabled is false"
+                .to_string(),
+            reason: shedding_disabled_reason(cfg),
+        },
+        CycleSkip::SingleBroker { available } => SkippedDecision {
+            scope: SkipScope::Cycle,
+            why: format!("no shedding: only {available} broker available"),
+            reason: DecisionReason::new(ReasonKind::SingleBroker)
+                .with("available_brokers", *available),
+        },
     }
 }
 
@@ -130,15 +141,7 @@ pub(super) fn run_leader_cycle(
     state.data_mut().recently_unloaded = steady_recently_unloaded;
     if let Some(skip) = &report.cycle_skipped {
         state.restore_context(ctx);
-        plan.skipped.push(match skip {
-            CycleSkip::SheddingDisabled => shedding_disabled_skip(ws.leader.config()),
-            CycleSkip::SingleBroker { available } => SkippedDecision {
-                scope: SkipScope::Cycle,
-                why: format!("no shedding: only {available} broker available"),
-                reason: DecisionReason::new(ReasonKind::SingleBroker)
-                    .with("available_brokers", *available),
-            },
-        });
+        plan.skipped.push(cycle_skip(skip, ws.leader.config()));
         auto_splits_on_after(ws, &splits, state.data(), plan);
         return;
     }

@@ -3,6 +3,7 @@
 //! these types without importing the driver that runs them.
 
 use crate::config::{ConfigError, Profile};
+use crate::leader::error::LeaderError;
 use crate::leader::memory::LeaderMemory;
 use crate::modular::leader::StrategyConfigError;
 
@@ -57,12 +58,23 @@ impl PlanRequest {
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum PlanError {
-    #[error("setting {0}")]
-    Setting(#[from] ConfigError),
+    /// The plan's leader cannot be configured: a setting, or a strategy.
     #[error(transparent)]
-    Strategy(#[from] StrategyConfigError),
+    Leader(#[from] LeaderError),
     #[error("operation `{op}`: {why}")]
     Operation { op: String, why: String },
+}
+
+impl From<ConfigError> for PlanError {
+    fn from(e: ConfigError) -> Self {
+        PlanError::Leader(e.into())
+    }
+}
+
+impl From<StrategyConfigError> for PlanError {
+    fn from(e: StrategyConfigError) -> Self {
+        PlanError::Leader(e.into())
+    }
 }
 
 pub(crate) fn op_error(op: &Operation, why: impl Into<String>) -> PlanError {

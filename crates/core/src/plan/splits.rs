@@ -12,36 +12,9 @@ use crate::load::bundle_load::owner_of;
 use crate::model::{BundleData, NamespaceBundleStats, Snapshot, TimeAverageMessageData};
 use crate::naming::{BundleName, BundleRange, NamespaceBundles, TopicName, parse_bundle_name};
 use crate::split::{
-    SplitAlgorithm, SplitPoints, range_equally_divide, specified_positions_divide, split_bundles,
-    topic_count_equally_divide,
+    SplitAlgorithm, SplitPoints, SplitResult, range_equally_divide, specified_positions_divide,
+    split_bundles, topic_count_equally_divide,
 };
-
-/// A split ready to apply.
-#[derive(Clone, Debug, PartialEq)]
-pub struct SplitResult {
-    pub namespace: String,
-    pub parent: BundleRange,
-    pub cut_points: Vec<u32>,
-    pub children: Vec<BundleRange>,
-    pub layout_after: NamespaceBundles,
-}
-
-impl SplitResult {
-    /// Each child's full bundle name with its share of the parent's hash range: what a split gives
-    /// each child of the parent's load, in both hosts of the splitter task (a plan's batch, the
-    /// simulator's cluster).
-    pub fn children_with_shares(&self) -> Vec<(String, f64)> {
-        self.children
-            .iter()
-            .map(|c| {
-                (
-                    format!("{}/{}", self.namespace, c),
-                    range_fraction(*c, self.parent),
-                )
-            })
-            .collect()
-    }
-}
 
 /// The namespace's layout as the snapshot records it.
 pub fn namespace_layout(snapshot: &Snapshot, namespace: &str) -> Result<NamespaceBundles, String> {
@@ -195,17 +168,6 @@ fn bundle_topic_count(snapshot: &Snapshot, bundle: &str, data: Option<&BundleDat
         .or_else(|| data.map(|d| i64::from(d.topics)))
         .unwrap_or(0);
     usize::try_from(topics).unwrap_or(0)
-}
-
-/// The child's share of its parent's hash range (what a split gives each child of the parent's load).
-fn range_fraction(child: BundleRange, parent: BundleRange) -> f64 {
-    let width = |r: BundleRange| (u64::from(r.hi) - u64::from(r.lo)) as f64;
-    let parent_width = width(parent);
-    if parent_width > 0.0 {
-        width(child) / parent_width
-    } else {
-        0.0
-    }
 }
 
 fn scale_stats(s: &NamespaceBundleStats, f: f64) -> NamespaceBundleStats {

@@ -1,7 +1,7 @@
 //! A plan at a glance, for every front end: the one-line summary ("3 moves, 26 MiB/s: broker-04 →
-//! broker-10, broker-00; max 79% → 60%"), moves grouped by source broker, and the number formats the
-//! texts share (a rate in the unit that fits, counts with thousands separators). One home, so the CLI
-//! and the dashboard say the same thing.
+//! broker-10, broker-00; max 79% → 60%"), moves grouped by source broker, and a strategy's own text
+//! with its rates made readable (with `crate::text`'s number formats, handed on here). One home, so
+//! the CLI and the dashboard say the same thing.
 
 use indexmap::IndexMap;
 
@@ -9,53 +9,7 @@ use super::model::{Plan, PlannedUnload};
 use crate::naming::BrokerNames;
 use crate::reason::ReasonKind;
 
-const KIB: f64 = 1024.0;
-const MIB: f64 = KIB * 1024.0;
-const GIB: f64 = MIB * 1024.0;
-
-/// A byte rate in the unit that keeps its digits: `27 MiB/s`, `9.4 MiB/s`, `512 KiB/s`, `300 B/s`
-/// (never "0.0 MiB/s" for a small but real figure).
-pub fn rate(bytes_per_sec: f64) -> String {
-    let b = bytes_per_sec;
-    let (value, unit) = if b.abs() >= GIB {
-        (b / GIB, "GiB/s")
-    } else if b.abs() >= MIB {
-        (b / MIB, "MiB/s")
-    } else if b.abs() >= KIB {
-        (b / KIB, "KiB/s")
-    } else {
-        return format!("{} B/s", count(b));
-    };
-    if value.abs() >= 100.0 {
-        format!("{value:.0} {unit}")
-    } else {
-        format!("{value:.1} {unit}")
-    }
-}
-
-/// A count or message rate for a reader: whole units with thousands separators (`13,209`), one
-/// decimal below 10 so a small rate does not read as zero.
-pub fn count(value: f64) -> String {
-    if !value.is_finite() {
-        return value.to_string();
-    }
-    if value.abs() < 10.0 && value.fract() != 0.0 {
-        return format!("{value:.1}");
-    }
-    let whole = format!("{:.0}", value.abs());
-    let mut grouped = String::new();
-    for (i, digit) in whole.chars().enumerate() {
-        if i > 0 && (whole.len() - i) % 3 == 0 {
-            grouped.push(',');
-        }
-        grouped.push(digit);
-    }
-    if value < 0.0 && whole != "0" {
-        format!("-{grouped}")
-    } else {
-        grouped
-    }
-}
+pub use crate::text::{count, rate};
 
 /// A strategy's or the split task's own text with its rates made readable: `13209.3467 msg/s` →
 /// `13,209 msg/s`, `2345678.9 B/s` → `2.2 MiB/s` (the exact figures stay in the JSON `detail`).
@@ -229,17 +183,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn rates_keep_their_digits() {
-        // "no 'must shed 0.0 MiB/s'": a small figure gets a smaller unit.
-        assert_eq!(rate(0.0), "0 B/s");
-        assert_eq!(rate(300.0), "300 B/s");
-        assert_eq!(rate(40_000.0), "39.1 KiB/s");
-        assert_eq!(rate(9.4 * MIB), "9.4 MiB/s");
-        assert_eq!(rate(150.0 * MIB), "150 MiB/s");
-        assert_eq!(rate(2.5 * GIB), "2.5 GiB/s");
-    }
-
-    #[test]
     fn rates_inside_texts_are_rounded() {
         assert_eq!(
             readable_rates("least long-term message rate 13209.3467 msg/s (1 of 4 candidates tie)"),
@@ -257,17 +200,5 @@ mod tests {
             ),
             "throughput 200 MiB/s > loadBalancerNamespaceBundleMaxBandwidthMbytes × MiB = 100 MiB/s"
         );
-    }
-
-    #[test]
-    fn counts_read_at_a_glance() {
-        // "13,209 msg/s, not 13209.3467".
-        assert_eq!(count(13209.3467), "13,209");
-        assert_eq!(count(1602.0), "1,602");
-        assert_eq!(count(999.6), "1,000");
-        assert_eq!(count(1_234_567.0), "1,234,567");
-        assert_eq!(count(-4816.0), "-4,816");
-        assert_eq!(count(0.5), "0.5");
-        assert_eq!(count(0.0), "0");
     }
 }

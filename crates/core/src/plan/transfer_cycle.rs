@@ -1,15 +1,15 @@
-//! The extensible load manager's cycle in a plan: `TransferShedder` (§9.2–9.3) on the brokers'
-//! published load, its transfers or plain unloads recorded with their reasons, its cycle-level
-//! skips, and the outlook while `loadBalancerSheddingConditionHitCountThreshold` holds it back.
+//! The extensible load manager's cycle in a plan: the cycle of the plan's leader
+//! (`crate::leader::extensible`) recorded — its transfers or plain unloads with their reasons,
+//! moved in the after view, its cycle-level skips, and the outlook while
+//! `loadBalancerSheddingConditionHitCountThreshold` holds it back.
 
 use crate::config::LoadBalancerConfig;
 use crate::reason::{DecisionReason, ReasonKind};
 
 use super::model::{Outlook, Plan, PlannedUnload, SkipScope, SkippedDecision, UnloadDetail};
-use super::modular_cycle::shedding_disabled_skip;
+use super::modular_cycle::cycle_skip;
 use super::request::Workspace;
-use crate::leader::context::cycle_interval_ms;
-use crate::leader::outlook::first_acting;
+use crate::leader::extensible::run_cycle;
 
 /// A TransferShedder cycle that decided nothing, as a cycle-level skip.
 fn transfer_skip(
@@ -90,62 +90,24 @@ pub(super) fn run_extensible_leader_cycle(
     plan: &mut Plan,
     warnings: &mut Vec<String>,
 ) {
-    use super::extensible_cycle::{extensible_view, place_plain_unload, run_transfer_shedder};
-    let cfg = ws.leader.config();
-    if crate::modular::leader::shedding_disabled(cfg) {
-        plan.skipped.push(shedding_disabled_skip(cfg));
+    // TransferShedder reads every broker's published load: the plan works on the whole snapshot.
+    let after = &mut ws.after;
+    let run = run_cycle(&mut ws.leader, outlook_cycles, || &*after.to_mut());
+    if let Some(skip) = &run.cycle_skipped {
+        plan.skipped.push(cycle_skip(skip, ws.leader.config()));
         return;
     }
-    // TransferShedder reads every broker's published load: the plan works on the whole snapshot.
-    let snapshot = ws.after.to_mut();
-    let view = extensible_view(snapshot, cfg);
-    warnings.extend(view.warnings.iter().cloned());
-    let mut shedder = crate::extensible::TransferShedder::new();
-    let recent = snapshot.recently_unloaded_bundles.clone();
-    let mut cycle = 1;
-    let mut outcome = run_transfer_shedder(&mut shedder, &view, cfg, &recent, view.now_ms);
+    warnings.extend(run.warnings);
     plan.skipped
-        .extend(outcome.not_shed.iter().map(SkippedDecision::from));
-    let mut first_skip = outcome.skip_reason;
-    let first_stats = outcome.load_avg_std;
-    // While `loadBalancerSheddingConditionHitCountThreshold` holds it back, the outlook ticks on
-    // until a cycle decides, or skips for another reason.
-    let held_back = |o: &super::extensible_cycle::ExtensibleCycle| {
-        o.decisions.is_empty() && o.skip_reason == Some(crate::extensible::SkipReason::HitCount)
-    };
-    if held_back(&outcome) && outlook_cycles > 0 {
-        let later = first_acting(
-            cycle_interval_ms(cfg),
-            view.now_ms,
-            outlook_cycles,
-            |_, at_ms| {
-                let o = run_transfer_shedder(&mut shedder, &view, cfg, &recent, at_ms);
-                (!held_back(&o)).then_some(o)
-            },
-        );
-        match later {
-            Some((extra, later)) => {
-                cycle = extra + 1;
-                outcome = later;
-            }
-            // The last cycle decided nothing, like the first.
-            None => cycle = outlook_cycles + 1,
-        }
-    }
+        .extend(run.not_shed.iter().map(SkippedDecision::from));
+    let cycle = run.cycle;
+    let mut first_skip = run.first_skip;
+    let first_stats = run.first_load_avg_std;
     let mut unloads = Vec::new();
-    for d in &outcome.decisions {
-        let (to, pass) = match &d.dest_broker {
-            Some(dest) => (Some(dest.clone()), true),
-            None => (
-                {
-                    let (cfg, picker) = ws.leader.config_and_picker();
-                    place_plain_unload(&view, cfg, &d.service_unit, &d.source_broker, picker)
-                },
-                false,
-            ),
-        };
+    for u in run.unloads {
+        let d = u.decision;
         let load = ws.after.bundle_load(&d.source_broker, &d.service_unit);
-        let stats = outcome
+        let stats = run
             .load_avg_std
             .map(|(avg, std)| {
                 format!(
@@ -159,11 +121,11 @@ pub(super) fn run_extensible_leader_cycle(
         unloads.push(PlannedUnload {
             bundle: d.service_unit.clone(),
             from: d.source_broker.clone(),
-            to,
-            pass_destination: pass,
-            reason: transfer_reason(d.reason, outcome.load_avg_std, ws.leader.config()),
+            to: u.to,
+            pass_destination: u.pass_destination,
+            reason: transfer_reason(d.reason, run.load_avg_std, ws.leader.config()),
             reason_text: format!("TransferShedder: {}{stats}", d.reason.name()),
-            detail: Some(UnloadDetail::Transfer(d.clone())),
+            detail: Some(UnloadDetail::Transfer(d)),
             bytes_per_sec: load.bytes_per_sec(),
             msg_per_sec: load.msg_per_sec(),
             origin: "shedding".to_string(),

@@ -25,7 +25,8 @@ use crate::model::{
 use crate::modular::LoadData;
 use crate::modular::pipeline::{PipelineTrace, PlacementContext};
 use crate::naming::BundleName;
-use crate::plan::splits::{SplitResult, apply_split, compute_split};
+use crate::plan::splits::{apply_split, compute_split};
+use crate::split::SplitResult;
 
 use super::load_model::{HeapCurve, bundle_factor, global_factor, name_key, scaled};
 use super::scenario::{LoadSpec, SpikeTarget};

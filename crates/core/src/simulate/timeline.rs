@@ -9,8 +9,8 @@ use std::collections::HashMap;
 
 use crate::model::Snapshot;
 use crate::naming::parse_bundle_name;
-use crate::plan::splits::{SplitResult, apply_split, namespace_layout};
-use crate::split::split_bundles;
+use crate::plan::splits::{apply_split, namespace_layout};
+use crate::split::{SplitResult, split_bundles};
 
 use super::metrics::CycleMetrics;
 pub use super::ownership::OwnershipChange;

@@ -8,6 +8,7 @@ mod extensible;
 mod factory;
 mod flow_or_qps;
 mod modular;
+mod result;
 mod thresholds;
 
 pub use algorithms::{
@@ -25,4 +26,5 @@ pub use modular::{
     BrokerBundleStats, ModularSplitCandidate, ModularSplitPlan, ModularSplitSkip, auto_split_runs,
     find_bundles_to_split,
 };
+pub use result::SplitResult;
 pub use thresholds::{SplitThresholds, SplitTrigger};

@@ -174,7 +174,7 @@ pub fn broker_detail(
             .filter(|s| s.broker == broker)
             .map(|s| s.bundle.clone())
             .collect(),
-        usage_explained: crate::load::explain::explain_plan(
+        usage_explained: crate::plan::balance::explain_plan(
             snapshot,
             p,
             &crate::load::LoadModel::default(),

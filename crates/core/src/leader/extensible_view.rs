@@ -1,10 +1,11 @@
-//! One unload cycle of the extensible load manager on a snapshot (`UnloadScheduler` +
-//! `TransferShedder`, §9.2–9.3), for plans of clusters whose `loadManagerClassName` is
-//! `ExtensibleLoadManagerImpl`.
+//! The extensible load manager's leader on a snapshot (`UnloadScheduler` + `TransferShedder`,
+//! §9.2–9.3), for clusters whose `loadManagerClassName` is `ExtensibleLoadManagerImpl`: its inputs
+//! built once ([`ExtensibleView`]), one shedder call ([`run_transfer_shedder`]) and where a plain
+//! unload lands ([`place_plain_unload`]). The cycle with its look-ahead is `leader::extensible`.
 //!
 //! The shedder reads each broker's published `BrokerLoadData` and `TopBundlesLoadData`. When a snapshot
 //! has only the modular reports, both are derived from them (the EMA then equals the latest sample, and
-//! the top bundles come from `lastStats` through Pulsar's top-K rules) and the plan says so.
+//! the top bundles come from `lastStats` through Pulsar's top-K rules) and the view's warnings say so.
 
 use indexmap::{IndexMap, IndexSet};
 
