@@ -5,6 +5,7 @@
 //! owns, so every result is reproducible from (snapshot, config, seed).
 
 pub mod act;
+pub mod calendar;
 pub mod config;
 pub mod extensible;
 pub mod history;

@@ -60,7 +60,7 @@ fn rfc3339(t: &str) -> Option<i64> {
             sign * (num(oh)? * 60 + num(om)?)
         }
     };
-    let days = lbplan_core::history::leader_log::time::days_from_civil(y, mo, da);
+    let days = lbplan_core::calendar::days_from_civil(y, mo, da);
     let secs = days * 86_400 + h * 3600 + mi * 60 + s - offset_min * 60;
     (secs >= 0).then_some(secs * 1000 + ms_frac)
 }

@@ -11,6 +11,7 @@ use std::fmt::Write as _;
 use serde::{Deserialize, Serialize};
 
 use super::names::shell_quote;
+pub use crate::calendar::utc;
 use crate::plan::model::Plan;
 use crate::plan::verdict::{I_KNOW_FLAG, Outcome};
 
@@ -549,34 +550,6 @@ lbplan_check_profile() {{
         flag = I_KNOW_FLAG,
         plan_profile = one_line(&plan.profile),
     )
-}
-
-/// `2026-12-07 04:46:30 UTC` for ms since the epoch (proleptic Gregorian calendar).
-pub fn utc(ms: i64) -> String {
-    let secs = ms.div_euclid(1000);
-    let days = secs.div_euclid(86_400);
-    let rem = secs.rem_euclid(86_400);
-    let (y, m, d) = civil_from_days(days);
-    format!(
-        "{y:04}-{m:02}-{d:02} {:02}:{:02}:{:02} UTC",
-        rem / 3600,
-        (rem % 3600) / 60,
-        rem % 60
-    )
-}
-
-/// Howard Hinnant's `civil_from_days`: days since 1970-01-01 → (year, month, day).
-fn civil_from_days(z: i64) -> (i64, i64, i64) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let y = yoe + era * 400;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    (if m <= 2 { y + 1 } else { y }, m, d)
 }
 
 /// A duration for an operator: `45 s`, `12 min`, `3 h 05 min`, `3 d 2 h`.

@@ -4,6 +4,7 @@ use indexmap::IndexMap;
 use rustc_hash::FxBuildHasher;
 
 use crate::model::{BundleData, LocalBrokerData, TimeAverageBrokerData};
+pub use crate::naming::is_heartbeat_or_sla_namespace;
 
 /// The leader's bundle data by full bundle name. Hashed with Fx, not SipHash: building the view
 /// hashes all 200,000 names of a large cluster, and an `IndexMap`'s order is its insertion order
@@ -28,41 +29,6 @@ pub struct LoadData {
     pub bundle_data: BundleDataMap,
     /// Bundles unloaded recently: name → unload time (ms).
     pub recently_unloaded: IndexMap<String, i64>,
-}
-
-/// Heartbeat (`pulsar/<host>:<port>`) and SLA (`sla-monitor/<host>:<port>`) namespaces, which the
-/// leader hides from shedding. With `include_v1_names`, also the V1 forms `pulsar/<cluster>/<host>:<port>`
-/// (filtered on 4.0.x, not on master after PIP-457). This is the leader's shedding filter per profile,
-/// checked by the conformance vectors; which namespaces are brokers' own, as `NamespaceService`
-/// defines them, is `naming::broker_namespace`.
-pub fn is_heartbeat_or_sla_namespace(namespace: &str, include_v1_names: bool) -> bool {
-    fn host_port(s: &str) -> bool {
-        match s.rsplit_once(':') {
-            Some((host, port)) => {
-                !host.is_empty()
-                    && !host.contains(':')
-                    && !port.is_empty()
-                    && port.chars().all(|c| c.is_ascii_digit())
-            }
-            None => false,
-        }
-    }
-    for prefix in ["pulsar/", "sla-monitor/"] {
-        if let Some(rest) = namespace.strip_prefix(prefix) {
-            if !rest.contains('/') && host_port(rest) {
-                return true;
-            }
-            if include_v1_names
-                && let Some((cluster, hp)) = rest.split_once('/')
-                && !cluster.is_empty()
-                && !hp.contains('/')
-                && host_port(hp)
-            {
-                return true;
-            }
-        }
-    }
-    false
 }
 
 /// `getBundleDataForLoadShedding()`'s filter, `NamespaceService.isSLAOrHeartbeatNamespace`, as the

@@ -34,6 +34,7 @@ pub use rules::{
     is_named_entity, is_pulsar_name,
 };
 pub use system_namespace::{
-    BrokerNamespace, SystemNamespaceKind, broker_namespace, is_sla_or_heartbeat_namespace,
+    BrokerNamespace, SystemNamespaceKind, broker_namespace, is_heartbeat_or_sla_namespace,
+    is_sla_or_heartbeat_namespace,
 };
 pub use topic_name::{PARTITIONED_TOPIC_SUFFIX, TopicDomain, TopicName, partition_index_of};

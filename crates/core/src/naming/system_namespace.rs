@@ -1,8 +1,8 @@
 //! Brokers' own namespaces as `NamespaceService` recognises them: the heartbeat namespace
 //! (`HEARTBEAT_NAMESPACE_PATTERN` `pulsar/[^/]+/([^:]+:\d+)`, V2 `pulsar/([^:]+:\d+)`) and the SLA-monitor
 //! namespace (`SLA_NAMESPACE_PATTERN` `sla-monitor/[^/]+/([^:]+:\d+)`), each a full match whose group is
-//! the broker (`host:port`). Views use this; the leader's shedding filter, which differs per profile,
-//! is `modular::is_heartbeat_or_sla_namespace`.
+//! the broker (`host:port`). Views use this. The leader's shedding filter, which differs per profile,
+//! is [`is_heartbeat_or_sla_namespace`] (the exports skip the same namespaces).
 
 /// Which of a broker's own namespaces a namespace is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -66,6 +66,42 @@ pub fn broker_namespace(namespace: &str) -> Option<BrokerNamespace<'_>> {
 /// `NamespaceService.isSLAOrHeartbeatNamespace`.
 pub fn is_sla_or_heartbeat_namespace(namespace: &str) -> bool {
     broker_namespace(namespace).is_some()
+}
+
+/// Heartbeat (`pulsar/<host>:<port>`) and SLA (`sla-monitor/<host>:<port>`) namespaces, which the
+/// leader hides from shedding. With `include_v1_names`, also the V1 forms `pulsar/<cluster>/<host>:<port>`
+/// (filtered on 4.0.x, not on master after PIP-457). This is the leader's shedding filter per profile,
+/// checked by the conformance vectors (`modular::load_data::hidden_from_shedding`); which namespaces
+/// are brokers' own, as `NamespaceService` defines them, is [`broker_namespace`]. Here, below the
+/// ports, because the exports skip the same namespaces.
+pub fn is_heartbeat_or_sla_namespace(namespace: &str, include_v1_names: bool) -> bool {
+    fn v2_host_port(s: &str) -> bool {
+        match s.rsplit_once(':') {
+            Some((host, port)) => {
+                !host.is_empty()
+                    && !host.contains(':')
+                    && !port.is_empty()
+                    && port.chars().all(|c| c.is_ascii_digit())
+            }
+            None => false,
+        }
+    }
+    for prefix in ["pulsar/", "sla-monitor/"] {
+        if let Some(rest) = namespace.strip_prefix(prefix) {
+            if !rest.contains('/') && v2_host_port(rest) {
+                return true;
+            }
+            if include_v1_names
+                && let Some((cluster, hp)) = rest.split_once('/')
+                && !cluster.is_empty()
+                && !hp.contains('/')
+                && v2_host_port(hp)
+            {
+                return true;
+            }
+        }
+    }
+    false
 }
 
 #[cfg(test)]

@@ -19,7 +19,7 @@ use serde::Serialize;
 use super::engine::make_plan;
 use super::model::Plan;
 use super::request::PlanRequest;
-use crate::act::safety::utc;
+use crate::calendar::utc;
 use crate::config::{LoadBalancerConfig, Profile};
 use crate::model::Snapshot;
 use crate::model::fingerprint::snapshot_fingerprint;

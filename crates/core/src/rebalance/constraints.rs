@@ -21,8 +21,9 @@ use crate::leader::context::placement_context;
 use crate::leader::view::load_data_from_snapshot;
 use crate::model::{BrokerSnapshot, LocalBrokerData, Snapshot};
 use crate::modular::LoadData;
-use crate::modular::load_data::{is_heartbeat_or_sla_namespace, namespace_of_bundle};
+use crate::modular::load_data::namespace_of_bundle;
 use crate::modular::pipeline::{PlacementContext, allowed_destination_positions};
+use crate::naming::is_heartbeat_or_sla_namespace;
 
 pub struct Constraints<'c> {
     cfg: &'c LoadBalancerConfig,

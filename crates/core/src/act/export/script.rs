@@ -232,7 +232,7 @@ pub(super) fn render(
                 .unwrap_or("(not named by the snapshot)")
         ),
         plan.snapshot_captured_at_ms
-            .map(crate::act::safety::utc)
+            .map(crate::calendar::utc)
             .unwrap_or_else(|| "at an unknown time".to_string())
     );
     let _ = writeln!(

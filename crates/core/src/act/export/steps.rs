@@ -2,8 +2,8 @@
 //! them out, and their rollback; a decision with a bad name refuses the whole export.
 
 use crate::act::names::{NameError, check_broker, check_bundle, check_topic};
-use crate::modular::is_heartbeat_or_sla_namespace;
 use crate::naming::BundleRange;
+use crate::naming::is_heartbeat_or_sla_namespace;
 use crate::plan::model::{Plan, PlannedUnload};
 
 /// Why a plan cannot be exported: which decision, and what is wrong with it.

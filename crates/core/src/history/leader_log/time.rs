@@ -3,17 +3,7 @@
 //! JSON layouts' `2026-08-20T08:57:37.123Z`. The offset may be `+hhmm`, `+hh:mm`, `+hh` or `Z`
 //! (Log4j 2.23–2.26 print `+0000`; the legacy formatter prints `Z`).
 
-/// Days from 1970-01-01 to the civil date (proleptic Gregorian; Howard Hinnant's algorithm); also
-/// `lbplan history --from/--to`'s dates.
-pub fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
-}
+pub use crate::calendar::days_from_civil;
 
 fn digits(s: &str) -> Option<i64> {
     if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) {
