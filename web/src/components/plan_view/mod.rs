@@ -8,6 +8,7 @@
 mod broker_usage;
 mod detail;
 mod grouped_list;
+mod rows;
 mod skipped;
 
 use std::collections::HashSet;
@@ -15,18 +16,18 @@ use std::rc::Rc;
 
 use lbplan_core::plan::Plan;
 use lbplan_core::plan::diff::PlanDiff;
-use lbplan_core::plan::summary::{broker_names, unload_bytes_per_sec};
+use lbplan_core::plan::summary::broker_names;
 use lbplan_core::plan::verdict::rebalance_instead;
 use lbplan_core::view::plan_lists::{self, MoveSort};
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
+use super::VerdictBanner;
 use super::pipeline_detail::ExplainSource;
-use super::virtual_rows::{VirtualRows, aria_row};
-use super::{VerdictBanner, named_text};
+use super::virtual_rows::VirtualRows;
 use broker_usage::{PlanBalance, PlanUsage};
 use detail::{baseline_diff, move_detail, split_detail};
-use grouped_list::{GroupView, ListRows, Picked, list_row, pick_button, positions};
+use grouped_list::{GroupView, ListRows, Picked, list_row};
 use skipped::PlanSkipped;
 
 #[derive(Clone, Properties)]
@@ -98,6 +99,44 @@ pub fn find_button(bundle: &str, on_find: Option<&Callback<String>>) -> Html {
     }
 }
 
+/// The lists' filter and the moves' sort.
+fn plan_tools(filter: &UseStateHandle<String>, sort: &UseStateHandle<MoveSort>) -> Html {
+    let on_filter = {
+        let filter = filter.clone();
+        Callback::from(move |e: InputEvent| {
+            filter.set(super::event_value(&e));
+        })
+    };
+    let on_sort = {
+        let sort = sort.clone();
+        Callback::from(move |e: Event| {
+            if let Some(v) = e
+                .target()
+                .and_then(|t| t.dyn_into::<web_sys::HtmlSelectElement>().ok())
+                .and_then(|s| MoveSort::parse(&s.value()))
+            {
+                sort.set(v);
+            }
+        })
+    };
+    html! {
+        <div class="plan-tools" role="search">
+            <label>{ "Filter " }
+                <input type="search" data-testid="plan-filter" placeholder="bundle, broker or origin"
+                    value={(**filter).clone()} oninput={on_filter} />
+            </label>
+            <label>{ "Sort moves by " }
+                <select data-testid="plan-sort" onchange={on_sort}>
+                    <option value="throughput" selected={**sort == MoveSort::Throughput}>{ "traffic" }</option>
+                    <option value="bundle" selected={**sort == MoveSort::Bundle}>{ "bundle" }</option>
+                    <option value="destination" selected={**sort == MoveSort::Destination}>{ "destination" }</option>
+                    <option value="applied" selected={**sort == MoveSort::Applied}>{ "order applied" }</option>
+                </select>
+            </label>
+        </div>
+    }
+}
+
 #[function_component(PlanView)]
 pub fn plan_view(p: &PlanViewProps) -> Html {
     let filter = use_state(String::new);
@@ -119,24 +158,6 @@ pub fn plan_view(p: &PlanViewProps) -> Html {
             Err(_) => lbplan_core::naming::BrokerNames::default(),
         }
     });
-    let on_filter = {
-        let filter = filter.clone();
-        Callback::from(move |e: InputEvent| {
-            filter.set(super::event_value(&e));
-        })
-    };
-    let on_sort = {
-        let sort = sort.clone();
-        Callback::from(move |e: Event| {
-            if let Some(v) = e
-                .target()
-                .and_then(|t| t.dyn_into::<web_sys::HtmlSelectElement>().ok())
-                .and_then(|s| MoveSort::parse(&s.value()))
-            {
-                sort.set(v);
-            }
-        })
-    };
     let on_toggle = {
         let toggled = toggled.clone();
         Callback::from(move |key: String| {
@@ -170,55 +191,8 @@ pub fn plan_view(p: &PlanViewProps) -> Html {
     let split_groups = plan_lists::split_groups(plan, &filter);
     // The groups as owned rows (the row callbacks outlive this render's borrow of the plan): each
     // item is its position in `plan.unloads` / `plan.splits`.
-    let move_view: Rc<Vec<GroupView>> = Rc::new({
-        let at = positions(&plan.unloads);
-        move_groups
-            .iter()
-            .map(|g| {
-                let n = g.moves.len();
-                let to: Vec<&str> = g
-                    .destinations
-                    .iter()
-                    .map(|d| d.map_or("(chosen by Pulsar)", |d| names.short(d)))
-                    .collect();
-                GroupView {
-                    key: format!("move:{}", g.from),
-                    name: names.short(g.from).to_string(),
-                    tail: format!(
-                        " · {n} move{} · {} MiB/s → ",
-                        if n == 1 { "" } else { "s" },
-                        mib(g.bytes_per_sec)
-                    ),
-                    after: to.join(", "),
-                    items: g
-                        .moves
-                        .iter()
-                        .filter_map(|u| at.get(&std::ptr::from_ref(*u)).copied())
-                        .collect(),
-                }
-            })
-            .collect()
-    });
-    let split_view: Rc<Vec<GroupView>> = Rc::new({
-        let at = positions(&plan.splits);
-        split_groups
-            .iter()
-            .map(|g| {
-                let n = g.splits.len();
-                GroupView {
-                    key: format!("split:{}", g.namespace),
-                    name: g.namespace.clone(),
-                    tail: format!(" · {n} split{}", if n == 1 { "" } else { "s" }),
-                    after: String::new(),
-                    items: g
-                        .splits
-                        .iter()
-                        .filter_map(|s| at.get(&std::ptr::from_ref(*s)).copied())
-                        .collect(),
-                }
-            })
-            .collect()
-    });
+    let move_view: Rc<Vec<GroupView>> = Rc::new(rows::move_groups(plan, &move_groups, &names));
+    let split_view: Rc<Vec<GroupView>> = Rc::new(rows::split_groups(plan, &split_groups));
     let flat = |groups: &[GroupView]| {
         let lens: Vec<usize> = groups.iter().map(|g| g.items.len()).collect();
         Rc::new(plan_lists::flat_rows(&lens, |i| {
@@ -257,26 +231,15 @@ pub fn plan_view(p: &PlanViewProps) -> Html {
             let on_pick = on_pick.clone();
             let (names, on_find) = (names.clone(), p.on_find.clone());
             move |plan: &Plan, at: usize, i: usize| {
-                let Some(u) = plan.unloads.get(at) else {
-                    return html! {};
-                };
-                let is_picked = picked_move == Some(at);
-                let to = u.to.as_deref();
-                html! {
-                    <tr data-testid="plan-move" data-origin={u.origin.clone()} data-from={u.from.clone()}
-                        data-to={to.unwrap_or_default().to_string()}
-                        aria-rowindex={aria_row(i)} class={classes!(is_picked.then_some("selected"))}>
-                        <th scope="row">{ pick_button(&u.bundle, is_picked, Picked::Move(u.bundle.clone()), &on_pick) }
-                            { find_button(&u.bundle, on_find.as_ref()) }</th>
-                        <td class="mono" data-testid="plan-move-from" title={u.from.clone()}>{ names.short(&u.from).to_string() }</td>
-                        <td class="mono" data-testid="plan-move-to" title={to.unwrap_or("the next lookup chooses").to_string()}>
-                            { to.map_or("(chosen by Pulsar)", |t| names.short(t)).to_string() }
-                            if !u.pass_destination { <span class="muted small">{ " predicted" }</span> }
-                        </td>
-                        <td class="num">{ mib(unload_bytes_per_sec(u)) }</td>
-                        <td class="reason">{ named_text(&names, &u.reason_text) }</td>
-                    </tr>
-                }
+                rows::move_row(
+                    plan,
+                    at,
+                    i,
+                    picked_move == Some(at),
+                    &names,
+                    &on_pick,
+                    on_find.as_ref(),
+                )
             }
         },
     );
@@ -294,22 +257,15 @@ pub fn plan_view(p: &PlanViewProps) -> Html {
             let on_pick = on_pick.clone();
             let (names, on_find) = (names.clone(), p.on_find.clone());
             move |plan: &Plan, at: usize, i: usize| {
-                let Some(s) = plan.splits.get(at) else {
-                    return html! {};
-                };
-                let is_picked = picked_split == Some(at);
-                html! {
-                    <tr data-testid="plan-split" aria-rowindex={aria_row(i)} class={classes!(is_picked.then_some("selected"))}>
-                        <th scope="row">{ pick_button(&s.bundle, is_picked, Picked::Split(s.bundle.clone()), &on_pick) }
-                            { find_button(&s.bundle, on_find.as_ref()) }
-                            if s.permanent { <span class="tag permanent" title="Pulsar cannot merge bundles back">{ "permanent" }</span> }
-                        </th>
-                        <td class="mono" title={s.broker.clone()}>{ names.short(&s.broker).to_string() }</td>
-                        <td>{ s.algorithm.clone() }</td>
-                        <td class="mono small">{ s.new_bundles.join(", ") }</td>
-                        <td class="reason">{ named_text(&names, &s.reason_text) }</td>
-                    </tr>
-                }
+                rows::split_row(
+                    plan,
+                    at,
+                    i,
+                    picked_split == Some(at),
+                    &names,
+                    &on_pick,
+                    on_find.as_ref(),
+                )
             }
         },
     );
@@ -354,20 +310,7 @@ pub fn plan_view(p: &PlanViewProps) -> Html {
                 <p class="outlook" data-testid="plan-outlook">{ &o.summary }</p>
             }
             if !plan.splits.is_empty() || !plan.unloads.is_empty() {
-                <div class="plan-tools" role="search">
-                    <label>{ "Filter " }
-                        <input type="search" data-testid="plan-filter" placeholder="bundle, broker or origin"
-                            value={(*filter).clone()} oninput={on_filter} />
-                    </label>
-                    <label>{ "Sort moves by " }
-                        <select data-testid="plan-sort" onchange={on_sort}>
-                            <option value="throughput" selected={*sort == MoveSort::Throughput}>{ "traffic" }</option>
-                            <option value="bundle" selected={*sort == MoveSort::Bundle}>{ "bundle" }</option>
-                            <option value="destination" selected={*sort == MoveSort::Destination}>{ "destination" }</option>
-                            <option value="applied" selected={*sort == MoveSort::Applied}>{ "order applied" }</option>
-                        </select>
-                    </label>
-                </div>
+                { plan_tools(&filter, &sort) }
             }
             if !plan.unloads.is_empty() {
                 <h3>{ format!("Moves ({} from {} broker{}{})", plan.unloads.len(), move_view.len(),
@@ -376,11 +319,7 @@ pub fn plan_view(p: &PlanViewProps) -> Html {
                 <VirtualRows total={move_rows.len()} row_height={PLAN_ROW_PX} height={LIST_PX} columns={5}
                     label="Moves, grouped by the broker they leave" class="data plan-table moves"
                     testid="plan-moves" scroll_testid="plan-moves-scroll" row={move_row} reveal={reveal_move}
-                    head={html! { <>
-                        <th scope="col" class="c-bundle">{ "Bundle" }</th><th scope="col" class="c-from">{ "From" }</th>
-                        <th scope="col" class="c-to">{ "To" }</th>
-                        <th scope="col" class="num c-rate">{ "MiB/s" }</th><th scope="col" class="c-reason">{ "Reason" }</th>
-                    </> }} />
+                    head={rows::moves_head()} />
                 if let Some(u) = picked_move {
                     { move_detail(u, &names, plan_serial_key, p.explain.clone()) }
                 }
@@ -391,11 +330,7 @@ pub fn plan_view(p: &PlanViewProps) -> Html {
                 <VirtualRows total={split_rows.len()} row_height={PLAN_ROW_PX} height={LIST_PX} columns={5}
                     label="Splits, grouped by namespace" class="data plan-table splits"
                     testid="plan-splits" scroll_testid="plan-splits-scroll" row={split_row}
-                    head={html! { <>
-                        <th scope="col" class="c-bundle">{ "Bundle" }</th><th scope="col" class="c-broker">{ "Broker" }</th>
-                        <th scope="col" class="c-algo">{ "Algorithm" }</th><th scope="col" class="c-new">{ "New bundles" }</th>
-                        <th scope="col" class="c-reason">{ "Reason" }</th>
-                    </> }} />
+                    head={rows::splits_head()} />
                 if let Some(s) = picked_split {
                     { split_detail(s, &names, plan_serial_key, p.explain.clone()) }
                 }
