@@ -31,7 +31,6 @@ use crate::components::{
 };
 use crate::embed::External;
 use crate::embed::Options;
-use crate::loader::Picked;
 use crate::persist;
 use crate::plan_client::PlanWorker;
 use crate::state::{Action, AppState, Status};
@@ -99,32 +98,12 @@ pub fn app(props: &AppProps) -> Html {
     let (dark, theme_class) = theme::use_theme(options.theme.clone());
     let readonly = options.readonly;
 
-    let on_inputs = {
-        let (imports, prefix, busy) = (imports.clone(), prefix.clone(), busy.clone());
-        Callback::from(move |(picked, label): (Vec<Picked>, String)| {
-            busy.set(false);
-            loading::load_picked(&imports, picked, label, false, prefix.clone());
-        })
-    };
+    let on_inputs = loading::on_inputs(&imports, prefix.clone(), busy.clone());
     let on_error = {
         let d = state.dispatcher();
         Callback::from(move |e: String| d.dispatch(Action::Failed(e)))
     };
-    let on_demo = {
-        let (imports, prefix) = (imports.clone(), prefix.clone());
-        let demo = options.demo_url();
-        Callback::from(move |_| {
-            let (imports, prefix, demo) = (imports.clone(), prefix.clone(), demo.clone());
-            imports.dispatcher.dispatch(Action::ClearHistory);
-            imports.note.set(None);
-            yew::platform::spawn_local(async move {
-                if let Some(p) = &prefix {
-                    persist::clear_snapshot(p).await;
-                }
-                loading::load_url(&imports, demo, true, None).await;
-            });
-        })
-    };
+    let on_demo = loading::on_demo(&imports, prefix.clone(), options.demo_url());
     let ondragover = Callback::from(|e: DragEvent| e.prevent_default());
     let ondrop = drop::on_drop(readonly, on_inputs.clone(), on_error.clone(), busy.clone());
     let onkeydown = keyboard::undo_redo_keys(state.dispatcher(), readonly);
@@ -149,13 +128,7 @@ pub fn app(props: &AppProps) -> Html {
     let sim_overrides = Rc::new(overrides.clone());
     let ops = Rc::new(state.operations.clone());
     let redo = Rc::new(state.redo.clone());
-    let share_url = {
-        let base = web_sys::window()
-            .and_then(|w| w.location().href().ok())
-            .map(|h| h.split('#').next().unwrap_or_default().to_string())
-            .unwrap_or_default();
-        format!("{base}#{}", state.session().to_fragment())
-    };
+    let share_url = links::share_url(&state.session().to_fragment());
     let on_op = {
         let d = state.dispatcher();
         Callback::from(move |op: Operation| d.dispatch(Action::Push(op)))

@@ -45,3 +45,12 @@ pub fn use_map_find() -> (UseStateHandle<Option<(u32, AttrValue)>>, Callback<Str
     };
     (map_find, on_find)
 }
+
+/// This page's address with the session (`Session::to_fragment`) after `#`: what "share" copies.
+pub fn share_url(fragment: &str) -> String {
+    let base = web_sys::window()
+        .and_then(|w| w.location().href().ok())
+        .map(|h| h.split('#').next().unwrap_or_default().to_string())
+        .unwrap_or_default();
+    format!("{base}#{fragment}")
+}

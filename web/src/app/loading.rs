@@ -2,7 +2,9 @@
 //! files, a URL (the demo, `?snapshot=`), text from the host page, what this browser kept. Nothing
 //! here reads or imports a snapshot on the page: each source becomes files for the plan worker.
 
-use yew::AttrValue;
+use std::rc::Rc;
+
+use yew::{AttrValue, Callback, UseStateHandle};
 
 use crate::loader::{Picked, fetch_blob};
 use crate::persist;
@@ -21,6 +23,37 @@ pub fn load_picked(
     keep: Option<String>,
 ) {
     imports.start(picked, label, keep_session, keep);
+}
+
+/// The loader bar's files (picked or dropped): imported, and kept under `prefix` when the page
+/// keeps what it loads.
+pub fn on_inputs(
+    imports: &Rc<WorkerImports>,
+    prefix: Option<String>,
+    busy: UseStateHandle<bool>,
+) -> Callback<(Vec<Picked>, String)> {
+    let imports = imports.clone();
+    Callback::from(move |(picked, label): (Vec<Picked>, String)| {
+        busy.set(false);
+        load_picked(&imports, picked, label, false, prefix.clone());
+    })
+}
+
+/// The loader bar's "demo": the operator's edits and the kept snapshot forgotten, the demo
+/// imported from `demo`.
+pub fn on_demo(imports: &Rc<WorkerImports>, prefix: Option<String>, demo: String) -> Callback<()> {
+    let imports = imports.clone();
+    Callback::from(move |()| {
+        let (imports, prefix, demo) = (imports.clone(), prefix.clone(), demo.clone());
+        imports.dispatcher.dispatch(Action::ClearHistory);
+        imports.note.set(None);
+        yew::platform::spawn_local(async move {
+            if let Some(p) = &prefix {
+                persist::clear_snapshot(p).await;
+            }
+            load_url(&imports, demo, true, None).await;
+        });
+    })
 }
 
 /// A snapshot's JSON text the host page gave: encoded once into a `Blob` the worker reads.
