@@ -42,8 +42,10 @@ test('a worse plan\'s banner proposes a rebalance, prefilled for the same cluste
     await panel.waitFor({ timeout: 10_000 });
     assert.equal(await panel.locator('[data-testid=rebalance-goal]').inputValue(), 'max<=85%');
     assert.equal(await panel.locator('[data-testid=rebalance-max-moves]').inputValue(), '8');
-    // The same cluster: the drain picker offers the loaded snapshot's brokers (full ids as labels).
-    const drain = await panel.locator('#rebalance-brokers option').evaluateAll((os) => os.map((o) => o.label));
+    // The same cluster: the drain picker offers the loaded snapshot's brokers (full ids as labels),
+    // its suggestions in the page once it has the focus.
+    await panel.locator('[data-testid=rebalance-drain-input]').focus();
+    const drain = await panel.locator('#rebalance-drain-input-brokers option').evaluateAll((os) => os.map((o) => o.label));
     assert.equal(drain.length, 15, drain.join(', '));
     assert.ok(drain.some((d) => d.includes('tiny-1')), drain.join(', '));
     await screenshot(page, 'propose-rebalance.png');
