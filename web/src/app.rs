@@ -5,6 +5,7 @@
 //! (`plan_jobs`), what the host hears (`host`), what is derived from the snapshot and plan
 //! (`derived`), and the links between sections (`links`). Everything it shows is computed by `lbplan-core`.
 
+mod actions;
 mod boot;
 mod derived;
 mod drop;
@@ -31,10 +32,10 @@ use crate::components::{
 };
 use crate::embed::External;
 use crate::embed::Options;
-use crate::persist;
 use crate::plan_client::PlanWorker;
 use crate::state::{Action, AppState, Status};
 use crate::worker_import::WorkerImports;
+use actions::act;
 
 /// The handle through which `PlannerHandle` talks to a mounted app.
 #[derive(Default)]
@@ -80,16 +81,7 @@ pub fn app(props: &AppProps) -> Html {
     boot::use_boot(props, &options, &imports);
     plan_jobs::use_plan_jobs(&state, &imports);
 
-    // Keep the session whenever it changes.
-    {
-        let session = state.session();
-        let prefix = prefix.clone();
-        use_effect_with(session, move |s| {
-            if let Some(p) = prefix {
-                persist::save_session(&p, s);
-            }
-        });
-    }
+    boot::use_keep_session(state.session(), prefix.clone());
     host::use_plan_ready(
         state.plan.clone(),
         state.plan_serial,
@@ -99,10 +91,8 @@ pub fn app(props: &AppProps) -> Html {
     let readonly = options.readonly;
 
     let on_inputs = loading::on_inputs(&imports, prefix.clone(), busy.clone());
-    let on_error = {
-        let d = state.dispatcher();
-        Callback::from(move |e: String| d.dispatch(Action::Failed(e)))
-    };
+    let d = state.dispatcher();
+    let on_error = act(&d, Action::Failed);
     let on_demo = loading::on_demo(&imports, prefix.clone(), options.demo_url());
     let ondragover = Callback::from(|e: DragEvent| e.prevent_default());
     let ondrop = drop::on_drop(readonly, on_inputs.clone(), on_error.clone(), busy.clone());
@@ -129,39 +119,19 @@ pub fn app(props: &AppProps) -> Html {
     let ops = Rc::new(state.operations.clone());
     let redo = Rc::new(state.redo.clone());
     let share_url = links::share_url(&state.session().to_fragment());
-    let on_op = {
-        let d = state.dispatcher();
-        Callback::from(move |op: Operation| d.dispatch(Action::Push(op)))
-    };
-    let on_set = {
-        let d = state.dispatcher();
-        Callback::from(move |(key, value): (String, String)| {
-            d.dispatch(Action::Push(Operation::SetConfig { key, value }))
-        })
-    };
-    let on_drop_bundle = {
-        let d = state.dispatcher();
-        Callback::from(move |(bundle, broker): (String, String)| {
-            d.dispatch(Action::Push(Operation::UnloadBundle {
-                bundle,
-                destination_broker: Some(broker),
-            }))
-        })
-    };
+    let on_op = act(&d, Action::Push);
+    let on_set = act(&d, actions::set_config);
+    let on_drop_bundle = act(&d, actions::drop_bundle);
     let on_export = host::on_export(options.on_export_requested.clone(), state.plan.clone());
     let light = state.plan_ok().is_some_and(|p| p.explained.is_some());
     let explain_source = loaded
         .as_ref()
         .filter(|_| light)
         .map(|l| plan_jobs::explain_source(&imports, l, &state));
-    let on_need_full = light.then(|| {
-        let d = state.dispatcher();
-        Callback::from(move |()| d.dispatch(Action::WantFullPlan))
-    });
+    let on_need_full = light.then(|| act(&d, |()| Action::WantFullPlan));
 
     let banner = state.error.clone().map(|e| {
-        let d = state.dispatcher();
-        html! { <ErrorBanner message={e} on_dismiss={Some(Callback::from(move |_| d.dispatch(Action::DismissError)))} /> }
+        html! { <ErrorBanner message={e} on_dismiss={Some(act(&d, |_| Action::DismissError))} /> }
     });
     let body = match (&state.status, &loaded) {
         (Status::Loading, _) => {
@@ -169,7 +139,6 @@ pub fn app(props: &AppProps) -> Html {
         }
         (_, None) => html! {},
         (_, Some(l)) => {
-            let d = state.dispatcher();
             let plan_warnings = Rc::new(
                 state
                     .plan_ok()
@@ -192,21 +161,21 @@ pub fn app(props: &AppProps) -> Html {
                     <div class="map-row" data-section="map" tabindex="-1">
                         <BundleMapView map={l.map.clone()} highlighted={marks.0.clone()} after_owners={marks.1.clone()}
                             selected={state.selected} dark={dark} find={(*map_find).clone()}
-                            on_select={{ let d = d.clone(); Callback::from(move |s| d.dispatch(Action::Select(s))) }} />
+                            on_select={act(&d, Action::Select)} />
                         <WhatIf map={l.map.clone()} selected={state.selected} on_op={on_op.clone()}
                             on_error={on_error.clone()} readonly={readonly} split_algorithms={config_views.1.clone()} />
                     </div>
                     <div data-section="plan" tabindex="-1">
                     <div class="plan-row">
                         <SettingsPanel snapshot={l.snapshot.clone()} profile={state.profile} operations={ops.clone()}
-                            on_profile={{ let d = d.clone(); Callback::from(move |p| d.dispatch(Action::SetProfile(p))) }}
+                            on_profile={act(&d, Action::SetProfile)}
                             on_set={on_set.clone()} readonly={readonly} warnings={plan_warnings}
                             calibration={state.calibration.clone()}
-                            on_calibration={{ let d = d.clone(); Callback::from(move |c| d.dispatch(Action::SetCalibration(c))) }} />
+                            on_calibration={act(&d, Action::SetCalibration)} />
                         <RunPanel leader_cycle={state.leader_cycle} pending={state.plan_job.is_some()}
                             worker_bundles={state.plans_in_worker().then_some(l.bundle_count)}
-                            on_run={{ let d = d.clone(); Callback::from(move |()| d.dispatch(Action::RunPlan)) }}
-                            on_leader_cycle={{ let d = d.clone(); Callback::from(move |on| d.dispatch(Action::SetLeaderCycle(on))) }} />
+                            on_run={act(&d, |()| Action::RunPlan)}
+                            on_leader_cycle={act(&d, Action::SetLeaderCycle)} />
                     </div>
                     if let Some(plan) = state.plan.clone() {
                         <PlanView plan={plan.clone()} diff={state.plan_diff.clone()} on_find={Some(on_find.clone())}
@@ -219,9 +188,9 @@ pub fn app(props: &AppProps) -> Html {
                             auth_headers={options.auth_headers.clone()} on_export={on_export.clone()} />
                     }
                     <History operations={ops.clone()} redo={redo}
-                        on_undo={{ let d = d.clone(); Callback::from(move |_| d.dispatch(Action::Undo)) }}
-                        on_redo={{ let d = d.clone(); Callback::from(move |_| d.dispatch(Action::Redo)) }}
-                        on_clear={{ let d = d.clone(); Callback::from(move |_| d.dispatch(Action::ClearHistory)) }}
+                        on_undo={act(&d, |_| Action::Undo)}
+                        on_redo={act(&d, |_| Action::Redo)}
+                        on_clear={act(&d, |_| Action::ClearHistory)}
                         share_url={share_url} readonly={readonly} />
                     </div>
                     <div data-section="rebalance" tabindex="-1">

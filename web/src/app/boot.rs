@@ -126,3 +126,14 @@ pub fn use_boot(props: &AppProps, options: &UseStateHandle<Rc<Options>>, imports
         }
     });
 }
+
+/// Keeps the session in this browser (under `prefix`, when the page keeps what it loads) whenever
+/// it changes, so a reload starts where the operator was.
+#[hook]
+pub fn use_keep_session(session: Session, prefix: Option<String>) {
+    use_effect_with(session, move |s| {
+        if let Some(p) = prefix {
+            persist::save_session(&p, s);
+        }
+    });
+}
