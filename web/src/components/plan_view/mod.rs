@@ -229,17 +229,13 @@ pub fn plan_view(p: &PlanViewProps) -> Html {
         |g| html! { <span class="mono">{ g.after.clone() }</span> },
         {
             let on_pick = on_pick.clone();
-            let (names, on_find) = (names.clone(), p.on_find.clone());
+            let row = rows::RowActions {
+                names: names.clone(),
+                on_pick,
+                on_find: p.on_find.clone(),
+            };
             move |plan: &Plan, at: usize, i: usize| {
-                rows::move_row(
-                    plan,
-                    at,
-                    i,
-                    picked_move == Some(at),
-                    &names,
-                    &on_pick,
-                    on_find.as_ref(),
-                )
+                rows::move_row(plan, at, i, picked_move == Some(at), &row)
             }
         },
     );
@@ -255,17 +251,13 @@ pub fn plan_view(p: &PlanViewProps) -> Html {
         |_| html! {},
         {
             let on_pick = on_pick.clone();
-            let (names, on_find) = (names.clone(), p.on_find.clone());
+            let row = rows::RowActions {
+                names: names.clone(),
+                on_pick,
+                on_find: p.on_find.clone(),
+            };
             move |plan: &Plan, at: usize, i: usize| {
-                rows::split_row(
-                    plan,
-                    at,
-                    i,
-                    picked_split == Some(at),
-                    &names,
-                    &on_pick,
-                    on_find.as_ref(),
-                )
+                rows::split_row(plan, at, i, picked_split == Some(at), &row)
             }
         },
     );

@@ -3,6 +3,8 @@
 //! callbacks outlive a render's borrow of the plan), one table row per decision, and each list's
 //! header.
 
+use std::rc::Rc;
+
 use lbplan_core::naming::BrokerNames;
 use lbplan_core::plan::Plan;
 use lbplan_core::plan::summary::unload_bytes_per_sec;
@@ -71,16 +73,22 @@ pub(super) fn split_groups(plan: &Plan, groups: &[SplitGroup]) -> Vec<GroupView>
         .collect()
 }
 
+/// What every row of both lists names brokers with and reports to.
+pub(super) struct RowActions {
+    pub names: Rc<BrokerNames>,
+    pub on_pick: Callback<Picked>,
+    pub on_find: Option<Callback<String>>,
+}
+
 /// Row `i` of the moves list: the move at `at` in `plan.unloads`.
 pub(super) fn move_row(
     plan: &Plan,
     at: usize,
     i: usize,
     is_picked: bool,
-    names: &BrokerNames,
-    on_pick: &Callback<Picked>,
-    on_find: Option<&Callback<String>>,
+    row: &RowActions,
 ) -> Html {
+    let (names, on_pick, on_find) = (&*row.names, &row.on_pick, row.on_find.as_ref());
     let Some(u) = plan.unloads.get(at) else {
         return html! {};
     };
@@ -108,10 +116,9 @@ pub(super) fn split_row(
     at: usize,
     i: usize,
     is_picked: bool,
-    names: &BrokerNames,
-    on_pick: &Callback<Picked>,
-    on_find: Option<&Callback<String>>,
+    row: &RowActions,
 ) -> Html {
+    let (names, on_pick, on_find) = (&*row.names, &row.on_pick, row.on_find.as_ref());
     let Some(s) = plan.splits.get(at) else {
         return html! {};
     };
