@@ -11,7 +11,7 @@ use std::fmt::Write as _;
 use serde::{Deserialize, Serialize};
 
 use super::names::shell_quote;
-pub use crate::calendar::utc;
+use crate::calendar::utc;
 use crate::plan::model::Plan;
 use crate::plan::verdict::{I_KNOW_FLAG, Outcome};
 

@@ -4,7 +4,7 @@ use indexmap::IndexMap;
 use rustc_hash::FxBuildHasher;
 
 use crate::model::{BundleData, LocalBrokerData, TimeAverageBrokerData};
-pub use crate::naming::is_heartbeat_or_sla_namespace;
+use crate::naming::is_heartbeat_or_sla_namespace;
 
 /// The leader's bundle data by full bundle name. Hashed with Fx, not SipHash: building the view
 /// hashes all 200,000 names of a large cluster, and an `IndexMap`'s order is its insertion order

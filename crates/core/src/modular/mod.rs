@@ -12,6 +12,6 @@ pub mod range_cache;
 pub mod shed_memo;
 pub mod shedding;
 
-pub use load_data::{BrokerData, BundleDataMap, LoadData, is_heartbeat_or_sla_namespace};
+pub use load_data::{BrokerData, BundleDataMap, LoadData};
 pub use placement::{PlacementChoice, PlacementStrategy};
 pub use shedding::{LoadSheddingStrategy, ShedReason, SheddingSelection};

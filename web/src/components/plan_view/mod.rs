@@ -217,6 +217,11 @@ pub fn plan_view(p: &PlanViewProps) -> Html {
         _ => None,
     }
     .or_else(|| first_item(split_view.as_slice()));
+    let row_actions = rows::RowActions {
+        names: names.clone(),
+        on_pick: on_pick.clone(),
+        on_find: p.on_find.clone(),
+    };
     let move_row = list_row(
         ListRows {
             groups: move_view.clone(),
@@ -228,12 +233,7 @@ pub fn plan_view(p: &PlanViewProps) -> Html {
         },
         |g| html! { <span class="mono">{ g.after.clone() }</span> },
         {
-            let on_pick = on_pick.clone();
-            let row = rows::RowActions {
-                names: names.clone(),
-                on_pick,
-                on_find: p.on_find.clone(),
-            };
+            let row = row_actions.clone();
             move |plan: &Plan, at: usize, i: usize| {
                 rows::move_row(plan, at, i, picked_move == Some(at), &row)
             }
@@ -250,12 +250,7 @@ pub fn plan_view(p: &PlanViewProps) -> Html {
         },
         |_| html! {},
         {
-            let on_pick = on_pick.clone();
-            let row = rows::RowActions {
-                names: names.clone(),
-                on_pick,
-                on_find: p.on_find.clone(),
-            };
+            let row = row_actions.clone();
             move |plan: &Plan, at: usize, i: usize| {
                 rows::split_row(plan, at, i, picked_split == Some(at), &row)
             }

@@ -74,6 +74,7 @@ pub(super) fn split_groups(plan: &Plan, groups: &[SplitGroup]) -> Vec<GroupView>
 }
 
 /// What every row of both lists names brokers with and reports to.
+#[derive(Clone)]
 pub(super) struct RowActions {
     pub names: Rc<BrokerNames>,
     pub on_pick: Callback<Picked>,

@@ -3,7 +3,7 @@
 //! JSON layouts' `2026-08-20T08:57:37.123Z`. The offset may be `+hhmm`, `+hh:mm`, `+hh` or `Z`
 //! (Log4j 2.23–2.26 print `+0000`; the legacy formatter prints `Z`).
 
-pub use crate::calendar::days_from_civil;
+use crate::calendar::days_from_civil;
 
 fn digits(s: &str) -> Option<i64> {
     if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) {
