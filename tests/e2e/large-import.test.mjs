@@ -32,11 +32,13 @@ const SCALE = Math.max(1, COPIES / 325);
 // LBPLAN_TRACE=0 runs without the trace (and without that check).
 const TRACE = process.env.LBPLAN_TRACE !== '0';
 const PAGE_CPU_BUDGET_MS = 50;
-// What fails the test: the first frame's style and layout of the loaded dashboard use 31–47 ms of
-// CPU at this size on the shared CI machine (docs/performance.md, Round 24), so asserting the
-// budget itself would flake; twice it still fails every cause Round 24 found (up to 130 ms), and a
-// task over the budget is printed.
-const PAGE_CPU_FAIL_MS = Number(process.env.LBPLAN_PAGE_CPU_FAIL_MS ?? 2 * PAGE_CPU_BUDGET_MS);
+// What fails the test: a task that computed for the budget or more. Since the plan and its export
+// are shown in steps a frame apart and the bundle map draws a page's change in a task of its own
+// (docs/performance.md, "The plan shown in steps"), the heaviest task of either case computes for
+// at most ≈ 35 ms on the 2-core machine, a busy loop on the other core or not. Before, the frame
+// that first showed the plan computed for 45–86 ms from run to run. LBPLAN_PAGE_CPU_FAIL_MS
+// raises the bound for a run on a slower machine.
+const PAGE_CPU_FAIL_MS = Number(process.env.LBPLAN_PAGE_CPU_FAIL_MS ?? PAGE_CPU_BUDGET_MS);
 
 /** Every long task of a traced window computed for less than the fail bound (and says which
  * exceeded the budget). */
@@ -274,12 +276,7 @@ test(`a ~${COPIES * 124}-bundle upload is imported in the worker without a long 
 // placement over 1,000 candidates.
 const LARGE_BROKERS = 1_000;
 const LARGE_BROKER_BUNDLES = 200_000;
-// At this size the frame that first shows the plan (style, layout and paint of the plan view and
-// the page around it) computes for 45–82 ms on the shared CI machine (docs/performance.md, "The
-// dashboard at 1,000 brokers and 200,000 bundles, in the suite"): over the 50 ms budget, which is
-// printed, and not yet met. What fails is a regression past this bound; import → show keeps the
-// large case's bound.
-const LARGE_BROKERS_PLAN_FAIL_MS = 150;
+// Both windows are held to the budget, as in the 12-broker case.
 
 test(`${LARGE_BROKERS} brokers / ${LARGE_BROKER_BUNDLES} bundles: upload, show, first plan and a what-if edit, each page task's CPU measured`,
   { timeout: 240_000 * SCALE }, async () => {
@@ -304,6 +301,9 @@ test(`${LARGE_BROKERS} brokers / ${LARGE_BROKER_BUNDLES} bundles: upload, show, 
         const events = await stopTrace(cdp);
         const r = longTasks(events, 'brokers-import-start', 'brokers-import-shown');
         console.log(report(`${LARGE_BROKERS} brokers: import → show`, r));
+        for (const line of heaviest(events, 'brokers-import-start', 'brokers-import-shown')) {
+          console.log(`${LARGE_BROKERS} brokers: import → show, heaviest: ${line}`);
+        }
         assertComputesUnderBudget(`${LARGE_BROKERS} brokers: import → show`, r);
       }
       const shown = await page.evaluate((t) => window.__longTasks.filter((e) => e.start >= t), t0);
@@ -314,7 +314,7 @@ test(`${LARGE_BROKERS} brokers / ${LARGE_BROKER_BUNDLES} bundles: upload, show, 
       assert.ok(!firstRow.includes('pulsar-broker.pulsar-prod'), firstRow);
       await screenshotOf(page, '[data-testid=loader]', 'large-1000-brokers.png');
 
-      await planAndEdit(page, `${LARGE_BROKERS} brokers: first plan → what-if edit`, 'brokers-plan', LARGE_BROKERS_PLAN_FAIL_MS);
+      await planAndEdit(page, `${LARGE_BROKERS} brokers: first plan → what-if edit`, 'brokers-plan');
       await screenshotOf(page, '[data-testid=plan]', 'large-1000-brokers-plan-edit.png');
       rec.assertClean();
     } finally {

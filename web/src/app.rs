@@ -22,7 +22,6 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use lbplan_core::plan::operations::Operation;
-use lbplan_core::view::settings::effective_profile;
 use yew::prelude::*;
 
 use crate::components::{
@@ -99,10 +98,7 @@ pub fn app(props: &AppProps) -> Html {
     let onkeydown = keyboard::undo_redo_keys(state.dispatcher(), readonly);
 
     let loaded = state.loaded().cloned();
-    let profile = loaded
-        .as_ref()
-        .map(|l| effective_profile(&l.snapshot, state.profile))
-        .unwrap_or(lbplan_core::config::Profile::Pulsar4x);
+    let profile = derived::use_effective_profile(loaded.clone(), state.profile);
     let overrides = Operation::config_overrides(&state.operations);
     let config_views = derived::use_config_views(loaded.clone(), profile, overrides.clone());
     let selected_broker = use_state(|| None::<String>);

@@ -1,4 +1,4 @@
-//! What the page derives from the loaded snapshot, the effective configuration and the plan,
+//! What the page derives from the loaded snapshot (the profile it plans with), the effective configuration and the plan,
 //! each computed by core and memoised on what it depends on: broker rows and the operator's split
 //! algorithms, the selected broker's detail ("why is this broker hot?"), and the bundle map's
 //! marks for the plan (bundles it touches, owners after its moves).
@@ -11,9 +11,25 @@ use lbplan_core::plan::Plan;
 use lbplan_core::split::{SplitAlgorithm, operator_split_algorithms};
 use lbplan_core::view::broker_detail::BrokerDetail;
 use lbplan_core::view::brokers::{BrokerRow, broker_rows};
+use lbplan_core::view::settings::effective_profile;
 use yew::prelude::*;
 
 use crate::state::Loaded;
+
+/// The profile the page plans with: the operator's choice, else the one the snapshot's brokers
+/// run (resolving the release reads every broker's version: once per snapshot and choice).
+#[hook]
+pub fn use_effective_profile(loaded: Option<Rc<Loaded>>, chosen: Option<Profile>) -> Profile {
+    *use_memo(
+        (loaded.as_ref().map(|l| Rc::as_ptr(l) as usize), chosen),
+        move |(_, chosen)| {
+            loaded
+                .as_ref()
+                .map(|l| effective_profile(&l.snapshot, *chosen))
+                .unwrap_or(Profile::Pulsar4x)
+        },
+    )
+}
 
 /// Broker rows (usage levels), the split algorithms an operator may pick, and the configuration
 /// they were derived from.

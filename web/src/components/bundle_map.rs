@@ -6,11 +6,15 @@
 //! here through the `find` property. Geometry, the
 //! level of detail, search, hit testing and rasterising come from the core (`view::bundle_map`,
 //! `view::map_levels`, `view::map_search`); this component keeps the viewport and filter, turns
-//! input into their changes and puts the core's pixels on the canvas once per animation frame.
+//! input into their changes and puts the core's pixels on the canvas once per animation frame
+//! while the operator pans and zooms. A change from the page (a plan's marks, the selection) is
+//! drawn in a task of its own, at the width the browser last laid out (`width_watch`), so a large
+//! plan's first layout and the map's pixels are not one task.
 
 use std::rc::Rc;
 
 use gloo::render::{AnimationFrame, request_animation_frame};
+use gloo::timers::callback::Timeout;
 use lbplan_core::naming::BrokerNames;
 use lbplan_core::naming::BundleRange;
 use lbplan_core::view::bundle_map::{BundleMap, MapFilter, RenderStyle, Viewport};
@@ -23,6 +27,7 @@ use yew::prelude::*;
 use super::broker_picker::BrokerPicker;
 use super::styled::{Styled, Swatch};
 use super::tenant_filter::TenantFilter;
+use super::width_watch::WidthWatch;
 use crate::format;
 
 const HEIGHT_PX: u32 = 420;
@@ -70,6 +75,8 @@ pub enum Msg {
     Up(f64, f64),
     Leave,
     Frame,
+    /// The canvas's laid-out width, px.
+    Resized(u32),
     Key(String),
     Tenant(String),
     Search(String),
@@ -93,6 +100,11 @@ pub struct BundleMapView {
     hover_band: Option<(usize, usize, f64, f64)>,
     drag: Option<(f64, f64, bool)>,
     raf: Option<AnimationFrame>,
+    /// A draw asked for by the page, in a task of its own.
+    soon: Option<Timeout>,
+    /// The canvas's width as last laid out, and what watches it.
+    laid_out_width: Option<u32>,
+    width_watch: Option<WidthWatch>,
     buf: Vec<u8>,
     show_after: bool,
     last_draw_ms: f64,
@@ -128,6 +140,15 @@ impl BundleMapView {
             self.raf = Some(request_animation_frame(move |_| {
                 link.send_message(Msg::Frame)
             }));
+        }
+    }
+
+    /// A draw for a change from the page: in the next task, not in the coming frame's (where the
+    /// page's own new elements are laid out).
+    fn request_soon(&mut self, ctx: &Context<Self>) {
+        if self.raf.is_none() && self.soon.is_none() {
+            let link = ctx.link().clone();
+            self.soon = Some(Timeout::new(0, move || link.send_message(Msg::Frame)));
         }
     }
 
@@ -243,7 +264,12 @@ impl BundleMapView {
             return;
         };
         let started = now_ms();
-        let width = u32::try_from(canvas.client_width()).unwrap_or(0).max(100);
+        let width = match self.laid_out_width {
+            Some(w) if w > 0 => w,
+            // No observation yet (or no ResizeObserver): ask the layout.
+            _ => u32::try_from(canvas.client_width()).unwrap_or(0),
+        }
+        .max(100);
         if canvas.width() != width || canvas.height() != HEIGHT_PX {
             canvas.set_width(width);
             canvas.set_height(HEIGHT_PX);
@@ -367,6 +393,9 @@ impl Component for BundleMapView {
             hover_band: None,
             drag: None,
             raf: None,
+            soon: None,
+            laid_out_width: None,
+            width_watch: None,
             buf: Vec::new(),
             show_after: false,
             last_draw_ms: 0.0,
@@ -415,7 +444,7 @@ impl Component for BundleMapView {
         }
         // The plan (moves, owners after it) or the selection may have changed.
         self.mixes_dirty = true;
-        self.request(ctx);
+        self.request_soon(ctx);
         true
     }
 
@@ -424,7 +453,15 @@ impl Component for BundleMapView {
         match msg {
             Msg::Frame => {
                 self.raf = None;
+                self.soon = None;
                 self.draw(ctx);
+                return false;
+            }
+            Msg::Resized(width) => {
+                self.laid_out_width = Some(width);
+                if width != self.vp.width_px || self.buf.is_empty() {
+                    self.request_soon(ctx);
+                }
                 return false;
             }
             Msg::Wheel(dy, x) => {
@@ -543,7 +580,15 @@ impl Component for BundleMapView {
 
     fn rendered(&mut self, ctx: &Context<Self>, first: bool) {
         if first {
-            self.request(ctx);
+            // The first draw comes with the first observation of the canvas's width; without a
+            // ResizeObserver, at the next frame.
+            self.width_watch = self
+                .canvas
+                .cast::<web_sys::Element>()
+                .and_then(|c| WidthWatch::new(&c, ctx.link().callback(Msg::Resized)));
+            if self.width_watch.is_none() {
+                self.request(ctx);
+            }
         }
     }
 

@@ -28,12 +28,14 @@ pub mod run_panel;
 pub mod settings_panel;
 pub mod sim_chart;
 pub mod simulate_panel;
+pub mod staged;
 pub mod styled;
 pub mod tenant_filter;
 pub mod upgrade_panel;
 pub mod verdict_banner;
 pub mod virtual_rows;
 pub mod whatif;
+pub mod width_watch;
 
 pub use broker_detail::BrokerDetailView;
 pub use broker_table::BrokerTable;

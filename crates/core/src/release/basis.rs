@@ -165,12 +165,25 @@ pub fn resolve_release(
         }
     }
     let mut other_versions = Vec::new();
+    // Each distinct text resolved once: a cluster's brokers report a handful of versions, and the
+    // dashboard asks this at every change of the snapshot or the profile (1,000 brokers).
+    let mut resolved: Vec<(&str, Result<Release, String>)> = Vec::new();
     for (broker, v) in &versions {
         if deciding_version.as_deref() == Some(*v) {
             continue;
         }
-        match resolve_version(v) {
-            Ok(other) if source == BasisSource::Override && other.release == m.release => {}
+        let other = match resolved.iter().find(|(text, _)| text == v) {
+            Some((_, r)) => r.clone(),
+            None => {
+                let r = resolve_version(v)
+                    .map(|o| o.release)
+                    .map_err(|e| e.to_string());
+                resolved.push((v, r.clone()));
+                r
+            }
+        };
+        match other {
+            Ok(other) if source == BasisSource::Override && other == m.release => {}
             Ok(_) => other_versions.push(BrokerVersion {
                 broker: (*broker).to_string(),
                 version: (*v).to_string(),
@@ -329,6 +342,45 @@ mod tests {
             (r.name().as_str(), basis.source),
             ("5.0.0", BasisSource::Override)
         );
+    }
+
+    #[test]
+    fn a_version_many_brokers_share_is_judged_for_each_of_them() {
+        let s = snap(
+            &[
+                ("b1:8080", Some("4.0.8")),
+                ("b2:8080", Some("banana")),
+                ("b3:8080", Some("banana")),
+                ("b4:8080", Some("4.0.7")),
+                ("b5:8080", Some("4.0.7")),
+            ],
+            Some("b1:8080"),
+        );
+        let (_, basis) = resolve_release(&s, None, None).unwrap();
+        for b in ["b2:8080", "b3:8080"] {
+            assert!(
+                basis
+                    .warnings
+                    .iter()
+                    .any(|w| w.starts_with(&format!("broker `{b}` brokerVersionString"))),
+                "{b}: {:?}",
+                basis.warnings
+            );
+        }
+        let others: Vec<&str> = basis
+            .other_versions
+            .iter()
+            .map(|o| o.broker.as_str())
+            .collect();
+        assert_eq!(others, ["b4:8080", "b5:8080"]);
+        // Under an override, brokers on the chosen release are not "another release".
+        let (_, basis) = resolve_release(&s, Some("4.0.7"), None).unwrap();
+        let others: Vec<&str> = basis
+            .other_versions
+            .iter()
+            .map(|o| o.broker.as_str())
+            .collect();
+        assert_eq!(others, ["b1:8080"]);
     }
 
     #[test]

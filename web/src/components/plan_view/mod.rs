@@ -3,7 +3,7 @@
 //! groups, `grouped_list`; the picked decision's reason in full with its numbers laid out in a pane
 //! under the list, `detail`), the outlook of stateful strategies, skipped decisions with why
 //! (`skipped`), the balance and each broker's usage before and after (`broker_usage`) — all as the
-//! core computed it (`view::plan_lists`).
+//! core computed it (`view::plan_lists`). A plan first shown comes in two steps (`staged`).
 
 mod broker_usage;
 mod detail;
@@ -24,6 +24,7 @@ use yew::prelude::*;
 
 use super::VerdictBanner;
 use super::pipeline_detail::ExplainSource;
+use super::staged::use_steps_shown;
 use super::virtual_rows::VirtualRows;
 use broker_usage::{PlanBalance, PlanUsage};
 use detail::{baseline_diff, move_detail, split_detail};
@@ -150,6 +151,10 @@ pub fn plan_view(p: &PlanViewProps) -> Html {
     // Groups the user opened or closed (against their default), by "move:broker" / "split:namespace".
     let toggled = use_state(HashSet::<String>::new);
     let picked = use_state(|| None::<Picked>);
+    // A plan first shown comes in two steps a frame apart: the verdict and the lists, then the
+    // picked decision's detail, what was skipped and each broker before and after
+    // (`staged`: at 1,000 brokers, all at once is one task over the page's 50 ms budget).
+    let tail_shown = use_steps_shown(1) >= 1;
     // The plan's brokers by core's one display rule, once per plan; full ids on hover and focus.
     let names = use_memo(Rc::as_ptr(&p.plan) as usize, {
         let plan = p.plan.clone();
@@ -307,7 +312,7 @@ pub fn plan_view(p: &PlanViewProps) -> Html {
                     label="Moves, grouped by the broker they leave" class="data plan-table moves"
                     testid="plan-moves" scroll_testid="plan-moves-scroll" row={move_row} reveal={reveal_move}
                     head={rows::moves_head()} />
-                if let Some(u) = picked_move {
+                if let Some(u) = picked_move.filter(|_| tail_shown) {
                     { move_detail(u, &names, plan_serial_key, p.explain.clone()) }
                 }
             }
@@ -318,7 +323,7 @@ pub fn plan_view(p: &PlanViewProps) -> Html {
                     label="Splits, grouped by namespace" class="data plan-table splits"
                     testid="plan-splits" scroll_testid="plan-splits-scroll" row={split_row}
                     head={rows::splits_head()} />
-                if let Some(s) = picked_split {
+                if let Some(s) = picked_split.filter(|_| tail_shown) {
                     { split_detail(s, &names, plan_serial_key, p.explain.clone()) }
                 }
             }
@@ -326,9 +331,14 @@ pub fn plan_view(p: &PlanViewProps) -> Html {
                 <h3>{ "Topic unloads" }</h3>
                 <ul>{ for plan.topic_unloads.iter().map(|t| html! { <li class="mono">{ t }</li> }) }</ul>
             }
-            <PlanSkipped plan={p.plan.clone()} names={names.clone()} on_find={p.on_find.clone()} />
-            <PlanBalance plan={p.plan.clone()} />
-            <PlanUsage plan={p.plan.clone()} names={names.clone()} />
+            if tail_shown {
+                <PlanSkipped plan={p.plan.clone()} names={names.clone()} on_find={p.on_find.clone()} />
+                <PlanBalance plan={p.plan.clone()} />
+                <PlanUsage plan={p.plan.clone()} names={names.clone()} />
+            } else {
+                // Also what the tests and the run panel call a plan in progress.
+                <p class="busy small" role="status" data-testid="plan-pending">{ "Laying out the plan…" }</p>
+            }
         </section>
     }
 }
