@@ -238,7 +238,12 @@ test('run plan, a manual move, export, and reload restores it', async () => {
     await diff.waitFor({ timeout: 10_000 });
     assert.equal(await diff.getAttribute('data-identical'), 'false');
     assert.match(await diff.textContent(), /Against the baseline: \d+ move\(s\) added/);
-    assert.ok((await diff.textContent()).includes(`${owner} → ${dest}`), await diff.textContent());
+    // It names the brokers by their display names, each full id on hover.
+    const shortOf = async (id) => (await diff.locator(`.broker-name[title="${id}"]`).first().textContent()).trim();
+    const [ownerShort, destShort] = [await shortOf(owner), await shortOf(dest)];
+    assert.ok(dest.startsWith(`${destShort}.`), `${destShort} for ${dest}`);
+    assert.ok((await diff.textContent()).includes(`${ownerShort} → ${destShort}`), await diff.textContent());
+    assert.ok(!(await diff.textContent()).includes(dest), await diff.textContent());
 
     // Export: the pulsar-admin script unloads the bundles.
     const script = await page.textContent('[data-testid=export-commands]');

@@ -315,6 +315,12 @@ test(`${LARGE_BROKERS} brokers / ${LARGE_BROKER_BUNDLES} bundles: upload, show, 
       await screenshotOf(page, '[data-testid=loader]', 'large-1000-brokers.png');
 
       await planAndEdit(page, `${LARGE_BROKERS} brokers: first plan → what-if edit`, 'brokers-plan');
+      // What the edit changes against the baseline names brokers short, each full id on hover.
+      const diffLines = await page.locator('[data-testid=plan-diff] li').allTextContents();
+      assert.ok(diffLines.some((l) => /^- \S+ broker-\d{3} → broker-\d{3}$/.test(l)), diffLines.slice(0, 5).join('\n'));
+      assert.ok(diffLines.every((l) => !l.includes('pulsar-broker.pulsar-prod')), diffLines.slice(0, 5).join('\n'));
+      assert.match(await page.locator('[data-testid=plan-diff] li .broker-name').first().getAttribute('title'),
+        /^broker-\d{3}\.pulsar-broker\.pulsar-prod\.svc:8080$/);
       await screenshotOf(page, '[data-testid=plan]', 'large-1000-brokers-plan-edit.png');
       rec.assertClean();
     } finally {

@@ -12,6 +12,7 @@ use lbplan_core::load::LoadModel;
 use lbplan_core::plan::balance::explain_plan;
 use lbplan_core::plan::diff::{against_baseline, describe, diff_plans};
 use lbplan_core::plan::operations::Operation;
+use lbplan_core::plan::summary::broker_names;
 use lbplan_core::plan::{PlanEngine, PlanRequest};
 
 use crate::exit::CliError;
@@ -136,11 +137,15 @@ pub fn run(args: Args) -> Result<(), CliError> {
         let diff = diff_plans(&base, &plan).map_err(|e| CliError::Failed(e.to_string()))?;
         let text = match args.format {
             Format::Text => {
-                // The what-if judged against its baseline first, as the dashboard shows it.
+                // The what-if judged against its baseline first, as the dashboard shows it; the
+                // changed moves name brokers by display name (the JSON keeps the full ids).
+                let names = broker_names(&plan);
                 let mut t = against_baseline(&diff).headline;
                 t.push('\n');
-                t.push_str(&describe(&diff).join("\n"));
-                t.push('\n');
+                for line in describe(&diff) {
+                    t.push_str(&names.shorten_text(&line));
+                    t.push('\n');
+                }
                 t
             }
             Format::Export(ExportFormat::Json) => {

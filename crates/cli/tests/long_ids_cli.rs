@@ -93,6 +93,20 @@ fn a_thousand_brokers_with_kubernetes_ids_read_short_within_120_columns() {
         plan.contains("LeastLongTermMessageRate chose broker-"),
         "{plan}"
     );
+    // A what-if against its baseline (shedding off: every move removed) names them short too.
+    let diff = stdout(&[
+        "plan",
+        &snapshot,
+        "--set",
+        "loadBalancerSheddingEnabled=false",
+        "--diff-baseline",
+    ]);
+    assert_readable("plan --diff-baseline", &diff);
+    assert!(
+        diff.lines()
+            .any(|l| l.starts_with("- ") && l.contains(" broker-") && l.contains(" → broker-")),
+        "{diff}"
+    );
     // The plan as JSON keeps the ids an admin call needs.
     let plan_json: serde_json::Value =
         serde_json::from_str(&stdout(&["plan", &snapshot, "--format", "json"])).unwrap();

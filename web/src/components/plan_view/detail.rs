@@ -32,7 +32,7 @@ fn reason_detail(names: &BrokerNames, reason: &str, decided: &DecisionReason) ->
 
 /// What the edits change against the plan without them (core's `plan::diff`): counts, both
 /// plans' balance, then each added, removed or redirected move and split.
-pub(super) fn baseline_diff(d: &PlanDiff) -> Html {
+pub(super) fn baseline_diff(d: &PlanDiff, names: &BrokerNames) -> Html {
     let mut lines = describe(d).into_iter();
     let head = lines.next().unwrap_or_default();
     let judged = against_baseline(d);
@@ -44,7 +44,8 @@ pub(super) fn baseline_diff(d: &PlanDiff) -> Html {
             <p class={classes!("verdict", outcome.clone())} data-testid="plan-vs-baseline" data-outcome={outcome.clone()}>
                 { judged.headline }</p>
             <ul class="mono small">
-                { for lines.map(|l| html! { <li>{ l }</li> }) }
+                // Brokers by display name, each full id on hover (as in the reasons).
+                { for lines.map(|l| html! { <li>{ named_text(names, &l) }</li> }) }
             </ul>
         </details>
     }

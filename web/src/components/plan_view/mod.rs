@@ -293,7 +293,7 @@ pub fn plan_view(p: &PlanViewProps) -> Html {
                 <p class="small" data-testid="plan-prediction-basis">{ basis }</p>
             }
             if let Some(d) = p.diff.as_deref() {
-                { baseline_diff(d) }
+                { baseline_diff(d, &names) }
             }
             if nothing {
                 <p data-testid="plan-empty">{ "This cycle moves nothing." }</p>
