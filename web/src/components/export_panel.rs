@@ -83,30 +83,6 @@ pub fn export_panel(p: &ExportProps) -> Html {
     // The commands and their text (tens of KB at a 1,000-broker plan) come a frame after the
     // plan's second step (`staged`), in a task of their own.
     let text_shown = super::staged::use_steps_shown(2) >= 2;
-    // An export asked of a plan without its details runs when the Full plan has come.
-    {
-        let (pending, plan, f, pause, cb) = (
-            pending.clone(),
-            p.plan.clone(),
-            *format,
-            *pause,
-            p.on_export.clone(),
-        );
-        use_effect_with((Rc::as_ptr(&p.plan) as usize, *pending), move |_| {
-            if let (Some(kind), Ok(plan)) = (*pending, &*plan)
-                && plan.explained.is_none()
-            {
-                pending.set(None);
-                let opts = ExportOptions {
-                    pause_automatic_shedding: pause,
-                    ..ExportOptions::default()
-                };
-                let text = export_plan(plan, f, opts)
-                    .unwrap_or_else(|e| format!("# cannot export: {e}\n"));
-                run_export(kind, f, &text, &cb);
-            }
-        });
-    }
     // The commands, once per plan, format and pause (≈ 8 ms and 68 KB at a 1,000-broker plan:
     // not again at each render of the page), from the step that shows them.
     let text: Rc<String> = use_memo(
@@ -130,6 +106,25 @@ pub fn export_panel(p: &ExportProps) -> Html {
             }
         },
     );
+    // An export asked of a plan without its details runs when the Full plan has come, with the
+    // commands this render made of it.
+    {
+        let (pending, plan, f, text, cb) = (
+            pending.clone(),
+            p.plan.clone(),
+            *format,
+            text.clone(),
+            p.on_export.clone(),
+        );
+        use_effect_with((Rc::as_ptr(&p.plan) as usize, *pending), move |_| {
+            if let (Some(kind), Ok(plan)) = (*pending, &*plan)
+                && plan.explained.is_none()
+            {
+                pending.set(None);
+                run_export(kind, f, &text, &cb);
+            }
+        });
+    }
     let Ok(plan) = &*p.plan else {
         return html! {};
     };
